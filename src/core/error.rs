@@ -1,0 +1,195 @@
+//! The one error format every tool uses:
+//! `{"error": {"code", "message", "details": {"field", "reason"}, "resource_uri", "timestamp"}}`.
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+/// Error codes. Each starts with its category: `VALIDATION_`, `API_`, `RESOURCE_`,
+/// `TOOL_` or `RATE_LIMIT_`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    /// A schema rule not covered by a more specific code.
+    ValidationError,
+    /// A required argument is absent.
+    ValidationMissingField,
+    /// An argument the tool does not take.
+    ValidationUnknownField,
+    /// An argument of the wrong JSON type.
+    ValidationWrongType,
+    /// A string that does not have the required format (ids, keys).
+    ValidationInvalidFormat,
+    /// A number outside its allowed range.
+    ValidationOutOfRange,
+    /// A well-formed id of another entity kind than the one asked for.
+    ValidationWrongEntityType,
+    /// A value not in the allowed set.
+    ValidationInvalidValue,
+    /// The entity or resource does not exist.
+    ResourceNotFound,
+    /// No tool of that name is registered.
+    ToolNotFound,
+    /// The tool failed while running.
+    ToolExecutionFailed,
+    /// The tool ran out of time or iterations.
+    ToolTimeout,
+    /// The game source answered with an error.
+    ApiError,
+    /// The game source could not be reached.
+    ApiUnavailable,
+    /// Too many requests.
+    RateLimitExceeded,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::ValidationError => "VALIDATION_ERROR",
+            ErrorCode::ValidationMissingField => "VALIDATION_MISSING_FIELD",
+            ErrorCode::ValidationUnknownField => "VALIDATION_UNKNOWN_FIELD",
+            ErrorCode::ValidationWrongType => "VALIDATION_WRONG_TYPE",
+            ErrorCode::ValidationInvalidFormat => "VALIDATION_INVALID_FORMAT",
+            ErrorCode::ValidationOutOfRange => "VALIDATION_OUT_OF_RANGE",
+            ErrorCode::ValidationWrongEntityType => "VALIDATION_WRONG_ENTITY_TYPE",
+            ErrorCode::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
+            ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
+            ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
+            ErrorCode::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
+            ErrorCode::ToolTimeout => "TOOL_TIMEOUT",
+            ErrorCode::ApiError => "API_ERROR",
+            ErrorCode::ApiUnavailable => "API_UNAVAILABLE",
+            ErrorCode::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+        }
+    }
+}
+
+/// A structured tool error. `details` names the argument at fault and why; `extra`
+/// carries anything more a caller can act on (the other errors, suggestions).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+    pub field: Option<String>,
+    pub reason: Option<String>,
+    pub resource_uri: Option<String>,
+    pub extra: serde_json::Map<String, Value>,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+        ToolError {
+            code,
+            message: message.into(),
+            field: None,
+            reason: None,
+            resource_uri: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    /// An error about one argument: `field` is its name (dotted path when nested).
+    pub fn field(
+        code: ErrorCode,
+        field: impl Into<String>,
+        reason: impl Into<String>,
+    ) -> ToolError {
+        let field = field.into();
+        let reason = reason.into();
+        let message = format!("invalid argument {field}: {reason}");
+        ToolError {
+            field: Some(field),
+            reason: Some(reason),
+            ..ToolError::new(code, message)
+        }
+    }
+
+    pub fn not_found(id: impl std::fmt::Display, field: Option<&str>) -> ToolError {
+        let id = id.to_string();
+        let mut e = ToolError::new(ErrorCode::ResourceNotFound, format!("{id} not found"));
+        e.field = field.map(str::to_string);
+        e.reason = Some(format!("no entity with id {id} exists on this source"));
+        e.resource_uri = Some(format!("structs://entity/{id}"));
+        e.extra.insert("id".into(), Value::String(id));
+        e
+    }
+
+    pub fn with_message(mut self, message: impl Into<String>) -> ToolError {
+        self.message = message.into();
+        self
+    }
+
+    pub fn with_resource_uri(mut self, uri: impl Into<String>) -> ToolError {
+        self.resource_uri = Some(uri.into());
+        self
+    }
+
+    pub fn with_extra(mut self, key: &str, value: Value) -> ToolError {
+        self.extra.insert(key.to_string(), value);
+        self
+    }
+
+    /// The wire form, stamped with `timestamp` (RFC 3339).
+    pub fn to_json(&self, timestamp: &str) -> Value {
+        let mut details = serde_json::Map::new();
+        if let Some(field) = &self.field {
+            details.insert("field".into(), json!(field));
+        }
+        if let Some(reason) = &self.reason {
+            details.insert("reason".into(), json!(reason));
+        }
+        for (k, v) in &self.extra {
+            details.insert(k.clone(), v.clone());
+        }
+        let mut error = serde_json::Map::new();
+        error.insert("code".into(), json!(self.code.as_str()));
+        error.insert("message".into(), json!(self.message));
+        error.insert("details".into(), Value::Object(details));
+        if let Some(uri) = &self.resource_uri {
+            error.insert("resource_uri".into(), json!(uri));
+        }
+        error.insert("timestamp".into(), json!(timestamp));
+        json!({ "error": Value::Object(error) })
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_form_has_the_brief_shape() {
+        let e = ToolError::field(
+            ErrorCode::ValidationInvalidFormat,
+            "player_id",
+            "expected {type}-{index}",
+        );
+        let v = e.to_json("2026-01-01T00:00:00Z");
+        assert_eq!(v["error"]["code"], "VALIDATION_INVALID_FORMAT");
+        assert_eq!(v["error"]["details"]["field"], "player_id");
+        assert_eq!(v["error"]["details"]["reason"], "expected {type}-{index}");
+        assert_eq!(v["error"]["timestamp"], "2026-01-01T00:00:00Z");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("player_id")
+        );
+    }
+
+    #[test]
+    fn not_found_names_the_id() {
+        let v = ToolError::not_found("1-999", Some("player_id")).to_json("t");
+        assert_eq!(v["error"]["code"], "RESOURCE_NOT_FOUND");
+        assert_eq!(v["error"]["details"]["id"], "1-999");
+        assert!(v["error"]["message"].as_str().unwrap().contains("1-999"));
+        assert_eq!(v["error"]["resource_uri"], "structs://entity/1-999");
+    }
+}

@@ -1,0 +1,15 @@
+//! structs-console: one server core for the Structs tool catalog, with two faces onto
+//! it, a ratatui console ([`tui`]) and an MCP server ([`mcp`]).
+//!
+//! See `ARCHITECTURE.md` for the code map and the invariants each module keeps.
+
+pub mod core;
+pub mod entity;
+pub mod mcp;
+pub mod source;
+pub mod tools;
+pub mod tui;
+
+pub use crate::core::Core;
+pub use crate::core::error::{ErrorCode, ToolError};
+pub use crate::entity::{EntityId, EntityKind};

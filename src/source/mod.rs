@@ -1,0 +1,78 @@
+//! Game sources: where entity data comes from. The core talks to a source only through
+//! [`GameSource`]; the console and MCP never see one directly.
+
+pub mod sim;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::core::error::ToolError;
+use crate::entity::{EntityId, EntityKind};
+
+/// A boxed, sendable future: what [`GameSource`] methods return, so the trait stays
+/// object-safe for sources that do real I/O.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One page request against a kind's list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListQuery {
+    pub kind: EntityKind,
+    /// Items per page, 1..=100 (the tools enforce the range).
+    pub page_size: usize,
+    /// Start after this index (the decoded page key); `None` for the first page.
+    pub after: Option<u64>,
+    /// Only entities owned or controlled by this player.
+    pub owner: Option<EntityId>,
+    /// Only entities belonging to this guild (directly or through their owner).
+    pub guild: Option<EntityId>,
+    /// Only entities whose id starts with this text.
+    pub id_prefix: Option<String>,
+}
+
+impl ListQuery {
+    pub fn new(kind: EntityKind, page_size: usize) -> ListQuery {
+        ListQuery {
+            kind,
+            page_size,
+            after: None,
+            owner: None,
+            guild: None,
+            id_prefix: None,
+        }
+    }
+}
+
+/// One page of entities, each in the chain's JSON shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Page {
+    pub items: Vec<Value>,
+    /// The index to continue after, when more entities match.
+    pub next_after: Option<u64>,
+    /// How many entities match the query in all.
+    pub total: u64,
+}
+
+/// What the console's header shows and what tools stamp on results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceInfo {
+    /// `sim` or `rest`.
+    pub name: &'static str,
+    /// A one-line description (`seed 42, 24 players`).
+    pub description: String,
+    pub block_height: u64,
+    /// True when the block clock is stopped and advances only when stepped.
+    pub paused: bool,
+}
+
+/// A source of game state: the embedded simulation or a live chain.
+pub trait GameSource: Send + Sync {
+    fn info(&self) -> SourceInfo;
+
+    /// One entity by id in the chain's JSON shape, or `None` when it does not exist.
+    fn get(&self, id: EntityId) -> BoxFuture<'_, Result<Option<Value>, ToolError>>;
+
+    /// A page of one kind's entities, filtered.
+    fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>>;
+}

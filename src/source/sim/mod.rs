@@ -1,0 +1,232 @@
+//! The embedded simulation source: a generated [`World`] and a [`BlockClock`].
+
+pub mod clock;
+pub mod json;
+pub mod struct_types;
+pub mod world;
+
+use std::fmt::Write as _;
+use std::sync::RwLock;
+
+use serde_json::Value;
+
+pub use clock::BlockClock;
+pub use world::{World, WorldConfig};
+
+use super::{BoxFuture, GameSource, ListQuery, Page, SourceInfo};
+use crate::core::error::ToolError;
+use crate::entity::{EntityId, EntityKind};
+
+/// The sim source. Reads take a shared lock on the world; later issues' actions will
+/// take the write lock.
+pub struct SimSource {
+    world: RwLock<World>,
+    clock: BlockClock,
+}
+
+impl SimSource {
+    pub fn new(config: WorldConfig, clock: BlockClock) -> SimSource {
+        SimSource {
+            world: RwLock::new(World::generate(config)),
+            clock,
+        }
+    }
+
+    /// The demo world with a running clock.
+    pub fn demo() -> SimSource {
+        let config = WorldConfig::demo();
+        SimSource::new(config, BlockClock::running(config.genesis_height))
+    }
+
+    pub fn clock(&self) -> &BlockClock {
+        &self.clock
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, World> {
+        self.world.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn list_now(&self, q: &ListQuery) -> Page {
+        let world = self.read();
+        let count = world.count(q.kind);
+        let matches = |index: u64, buf: &mut String| -> bool {
+            let eid = EntityId::new(q.kind, index);
+            if let Some(owner) = q.owner
+                && (owner.kind != EntityKind::Player || world.owner_of(eid) != Some(owner.index))
+            {
+                return false;
+            }
+            if let Some(guild) = q.guild
+                && (guild.kind != EntityKind::Guild || world.guild_of(eid) != Some(guild.index))
+            {
+                return false;
+            }
+            if let Some(prefix) = &q.id_prefix {
+                buf.clear();
+                let _ = write!(buf, "{eid}");
+                if !buf.starts_with(prefix.as_str()) {
+                    return false;
+                }
+            }
+            true
+        };
+        let unfiltered = q.owner.is_none() && q.guild.is_none() && q.id_prefix.is_none();
+        let mut buf = String::new();
+        let total = if unfiltered {
+            count
+        } else {
+            (1..=count).filter(|i| matches(*i, &mut buf)).count() as u64
+        };
+        let start = q.after.unwrap_or(0).saturating_add(1);
+        let mut items = Vec::with_capacity(q.page_size.min(100));
+        let mut next_after = None;
+        let mut last_returned = None;
+        let mut index = start;
+        while index <= count {
+            if matches(index, &mut buf) {
+                if items.len() == q.page_size {
+                    // Another match exists: the next page starts after the last one shown.
+                    next_after = last_returned;
+                    break;
+                }
+                if let Some(v) = world.render(EntityId::new(q.kind, index)) {
+                    items.push(v);
+                    last_returned = Some(index);
+                }
+            }
+            index += 1;
+        }
+        Page {
+            items,
+            next_after,
+            total,
+        }
+    }
+}
+
+impl GameSource for SimSource {
+    fn info(&self) -> SourceInfo {
+        let world = self.read();
+        SourceInfo {
+            name: "sim",
+            description: format!(
+                "seed {}, {} players",
+                world.config.seed,
+                world.players.len()
+            ),
+            block_height: self.clock.height(),
+            paused: self.clock.is_paused(),
+        }
+    }
+
+    fn get(&self, id: EntityId) -> BoxFuture<'_, Result<Option<Value>, ToolError>> {
+        let v = self.read().render(id);
+        Box::pin(async move { Ok(v) })
+    }
+
+    fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
+        let page = self.list_now(&query);
+        Box::pin(async move { Ok(page) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(page: &Page, kind: EntityKind) -> Vec<String> {
+        page.items
+            .iter()
+            .map(|v| {
+                kind.core_object(v).unwrap()["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    fn sim(players: usize) -> SimSource {
+        SimSource::new(WorldConfig::with_players(players), BlockClock::paused(10))
+    }
+
+    #[test]
+    fn pages_cover_every_entity_once() {
+        let src = sim(57);
+        let mut q = ListQuery::new(EntityKind::Player, 10);
+        let mut seen = Vec::new();
+        loop {
+            let page = src.list_now(&q);
+            assert_eq!(page.total, 57);
+            seen.extend(ids(&page, EntityKind::Player));
+            match page.next_after {
+                Some(after) => q.after = Some(after),
+                None => break,
+            }
+        }
+        let expected: Vec<String> = (1..=57).map(|i| format!("1-{i}")).collect();
+        assert_eq!(seen, expected);
+    }
+
+    #[test]
+    fn exact_multiple_of_page_size_has_no_empty_last_page() {
+        let src = sim(20);
+        let page = src.list_now(&ListQuery::new(EntityKind::Player, 20));
+        assert_eq!(page.items.len(), 20);
+        assert_eq!(page.next_after, None);
+    }
+
+    #[test]
+    fn filters_by_owner_guild_and_prefix() {
+        let src = sim(80);
+        let world = src.read();
+        let mut q = ListQuery::new(EntityKind::Struct, 100);
+        q.owner = Some(EntityId::new(EntityKind::Player, 3));
+        let page = src.list_now(&q);
+        assert!(!page.items.is_empty());
+        for v in &page.items {
+            assert_eq!(v["Struct"]["owner"], "1-3");
+        }
+        assert_eq!(
+            page.total,
+            world.structs.iter().filter(|s| s.owner == 3).count() as u64
+        );
+
+        let mut q = ListQuery::new(EntityKind::Player, 100);
+        q.guild = Some(EntityId::new(EntityKind::Guild, 2));
+        let page = src.list_now(&q);
+        assert!(page.items.iter().all(|v| v["Player"]["guildId"] == "0-2"));
+        assert_eq!(
+            page.total,
+            world.players.iter().filter(|p| p.guild == Some(2)).count() as u64
+        );
+
+        let mut q = ListQuery::new(EntityKind::Player, 100);
+        q.id_prefix = Some("1-7".into());
+        let page = src.list_now(&q);
+        assert_eq!(
+            ids(&page, EntityKind::Player),
+            vec![
+                "1-7", "1-70", "1-71", "1-72", "1-73", "1-74", "1-75", "1-76", "1-77", "1-78",
+                "1-79"
+            ]
+        );
+    }
+
+    #[test]
+    fn filtered_pages_continue_past_gaps() {
+        let src = sim(80);
+        let mut q = ListQuery::new(EntityKind::Player, 3);
+        q.guild = Some(EntityId::new(EntityKind::Guild, 1));
+        let mut all = Vec::new();
+        loop {
+            let page = src.list_now(&q);
+            all.extend(ids(&page, EntityKind::Player));
+            match page.next_after {
+                Some(a) => q.after = Some(a),
+                None => break,
+            }
+        }
+        assert_eq!(all.len() as u64, src.list_now(&q).total);
+    }
+}

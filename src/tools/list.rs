@@ -1,0 +1,257 @@
+//! List tools: pages of one kind's entities with simple filters.
+//!
+//! Pagination: `page_size` (default 20, 1-100) and `page_key`, the opaque `next_key` a
+//! previous page returned. Every page states the `total` of matching entities.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Value, json};
+
+use super::{id_schema, opt_str, parse_id};
+use crate::core::error::{ErrorCode, ToolError};
+use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::{EntityId, EntityKind};
+use crate::source::ListQuery;
+
+pub const DEFAULT_PAGE_SIZE: u64 = 20;
+pub const MAX_PAGE_SIZE: u64 = 100;
+
+/// Which filters a list accepts.
+#[derive(Clone, Copy)]
+struct Filters {
+    owner: bool,
+    guild: bool,
+}
+
+const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
+    (
+        "structs_list_players",
+        EntityKind::Player,
+        Filters {
+            owner: false,
+            guild: true,
+        },
+        "List players, a page at a time, optionally only the members of one guild.",
+    ),
+    (
+        "structs_list_planets",
+        EntityKind::Planet,
+        Filters {
+            owner: true,
+            guild: true,
+        },
+        "List planets, a page at a time, optionally only one player's or one guild's.",
+    ),
+    (
+        "structs_list_structs",
+        EntityKind::Struct,
+        Filters {
+            owner: true,
+            guild: true,
+        },
+        "List structs, a page at a time, optionally only one player's or one guild's.",
+    ),
+    (
+        "structs_list_guilds",
+        EntityKind::Guild,
+        Filters {
+            owner: true,
+            guild: false,
+        },
+        "List guilds, a page at a time, optionally only those a given player owns.",
+    ),
+    (
+        "structs_list_fleets",
+        EntityKind::Fleet,
+        Filters {
+            owner: true,
+            guild: true,
+        },
+        "List fleets, a page at a time, optionally only one player's or one guild's.",
+    ),
+];
+
+fn paging_properties(filters: Filters) -> Map<String, Value> {
+    let mut props = Map::new();
+    props.insert(
+        "page_size".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE,
+               "default": DEFAULT_PAGE_SIZE, "description": "Entities per page (1-100, default 20)."}),
+    );
+    props.insert(
+        "page_key".into(),
+        json!({"type": "string", "maxLength": 256,
+               "description": "The pagination.next_key of the previous page; omit for the first page."}),
+    );
+    if filters.owner {
+        props.insert(
+            "owner".into(),
+            id_schema("Only entities owned by this player (1-N)."),
+        );
+    }
+    if filters.guild {
+        props.insert(
+            "guild_id".into(),
+            id_schema("Only entities of this guild (0-N), directly or through their owner."),
+        );
+    }
+    props
+}
+
+pub fn register(registry: &mut Registry) {
+    for (name, kind, filters, description) in TYPED {
+        registry.add(
+            ToolSpec {
+                name,
+                description,
+                input_schema: json!({
+                    "type": "object",
+                    "properties": paging_properties(filters),
+                    "additionalProperties": false
+                }),
+            },
+            move |core, args| list(core, args, Some(kind)),
+        );
+    }
+    let mut props = paging_properties(Filters {
+        owner: true,
+        guild: true,
+    });
+    props.insert(
+        "entity_type".into(),
+        json!({"type": ["string", "integer"],
+               "description": "The kind to list: a name (guild, player, planet, reactor, substation, struct, allocation, infusion, address, fleet, provider, agreement) or a code 0-11."}),
+    );
+    props.insert(
+        "id_prefix".into(),
+        json!({"type": "string", "maxLength": 48,
+               "description": "Only entities whose id starts with this text, e.g. \"1-1\"."}),
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_list_entities",
+            description: "List the entities of any kind, a page at a time, with the owner, \
+                guild and id-prefix filters.",
+            input_schema: json!({
+                "type": "object",
+                "properties": props,
+                "required": ["entity_type"],
+                "additionalProperties": false
+            }),
+        },
+        |core, args| list(core, args, None),
+    );
+}
+
+/// Encodes the position after `index` in `kind`'s list as an opaque key.
+pub fn encode_page_key(kind: EntityKind, after: u64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}:{after}", kind.code()))
+}
+
+fn decode_page_key(key: &str, kind: EntityKind) -> Result<u64, ToolError> {
+    let bad = |why: &str| ToolError::field(ErrorCode::ValidationInvalidFormat, "page_key", why);
+    let bytes = URL_SAFE_NO_PAD
+        .decode(key)
+        .map_err(|_| bad("is not a key this server issued; pass pagination.next_key unchanged"))?;
+    let text = String::from_utf8(bytes).map_err(|_| bad("is not a key this server issued"))?;
+    let (code, after) = text
+        .split_once(':')
+        .ok_or_else(|| bad("is not a key this server issued"))?;
+    if code != kind.code().to_string() {
+        return Err(bad(&format!(
+            "belongs to another list than {}; start again without page_key",
+            kind.plural()
+        )));
+    }
+    after
+        .parse::<u64>()
+        .map_err(|_| bad("is not a key this server issued"))
+}
+
+fn kind_arg(args: &Value) -> Result<EntityKind, ToolError> {
+    let v = &args["entity_type"];
+    let kind = match v {
+        Value::String(s) => EntityKind::parse_name_or_code(s),
+        Value::Number(n) => n.as_u64().and_then(EntityKind::from_code),
+        _ => None,
+    };
+    kind.ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "entity_type",
+            format!("{v} is not an entity kind; use a name such as player or a code 0-11"),
+        )
+    })
+}
+
+async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value, ToolError> {
+    let kind = match kind {
+        Some(k) => k,
+        None => kind_arg(&args)?,
+    };
+    let page_size = args
+        .get("page_size")
+        .and_then(Value::as_u64)
+        .unwrap_or(DEFAULT_PAGE_SIZE);
+    let mut query = ListQuery::new(kind, page_size as usize);
+    if let Some(key) = opt_str(&args, "page_key") {
+        query.after = Some(decode_page_key(key, kind)?);
+    }
+    if let Some(owner) = opt_str(&args, "owner") {
+        query.owner = Some(parse_id(owner, "owner", Some(EntityKind::Player))?);
+    }
+    if let Some(guild) = opt_str(&args, "guild_id") {
+        query.guild = Some(parse_id(guild, "guild_id", Some(EntityKind::Guild))?);
+    }
+    query.id_prefix = opt_str(&args, "id_prefix").map(str::to_string);
+    let page = core.source().list(query).await?;
+    let mut out = Map::new();
+    out.insert("entity_type".into(), json!(kind.name()));
+    out.insert(kind.plural().into(), Value::Array(page.items));
+    out.insert(
+        "pagination".into(),
+        json!({
+            "next_key": page.next_after.map(|a| encode_page_key(kind, a)),
+            "total": page.total,
+            "page_size": page_size,
+        }),
+    );
+    out.insert("timestamp".into(), json!(core.timestamp()));
+    Ok(Value::Object(out))
+}
+
+/// The ids on a list page, in order (for the console and tests).
+pub fn page_ids(page: &Value) -> Vec<EntityId> {
+    let Some(kind) = page
+        .get("entity_type")
+        .and_then(Value::as_str)
+        .and_then(EntityKind::parse_name_or_code)
+    else {
+        return Vec::new();
+    };
+    page.get(kind.plural())
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|v| kind.core_object(v)?.get("id")?.as_str())
+                .filter_map(|s| EntityId::parse(s).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_keys_round_trip_and_reject_foreign_keys() {
+        let key = encode_page_key(EntityKind::Player, 40);
+        assert_eq!(decode_page_key(&key, EntityKind::Player).unwrap(), 40);
+        let e = decode_page_key(&key, EntityKind::Planet).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationInvalidFormat);
+        assert!(decode_page_key("!!!", EntityKind::Player).is_err());
+        assert!(decode_page_key(&URL_SAFE_NO_PAD.encode("1:x"), EntityKind::Player).is_err());
+    }
+}

@@ -1,0 +1,80 @@
+//! The tool catalog: one file per category, each exposing its specs and handlers, all
+//! registered here. Names follow `structs_{category}_{action}`.
+
+pub mod endpoints;
+pub mod list;
+pub mod query;
+pub mod validate;
+
+use serde_json::Value;
+
+use crate::core::Registry;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::entity::{EntityId, EntityKind, IdError};
+
+/// Registers every tool of the catalog.
+pub fn register_all(registry: &mut Registry) {
+    validate::register(registry);
+    query::register(registry);
+    list::register(registry);
+    endpoints::register(registry);
+}
+
+/// The JSON Schema of an entity-id argument.
+pub(crate) fn id_schema(description: &str) -> Value {
+    serde_json::json!({
+        "type": "string",
+        "description": description,
+        "pattern": EntityId::PATTERN,
+        "maxLength": 48,
+    })
+}
+
+/// A string argument, if present (the schema has already checked its type).
+pub(crate) fn opt_str<'a>(args: &'a Value, field: &str) -> Option<&'a str> {
+    args.get(field).and_then(Value::as_str)
+}
+
+/// Parses an id argument and checks its kind when one is expected.
+pub(crate) fn id_arg(
+    args: &Value,
+    field: &str,
+    expected: Option<EntityKind>,
+) -> Result<EntityId, ToolError> {
+    let text = opt_str(args, field)
+        .ok_or_else(|| ToolError::field(ErrorCode::ValidationMissingField, field, "is required"))?;
+    parse_id(text, field, expected)
+}
+
+pub(crate) fn parse_id(
+    text: &str,
+    field: &str,
+    expected: Option<EntityKind>,
+) -> Result<EntityId, ToolError> {
+    let id = EntityId::parse(text).map_err(|e| id_error(&e, field))?;
+    if let Some(kind) = expected
+        && id.kind != kind
+    {
+        return Err(wrong_kind(field, id, kind));
+    }
+    Ok(id)
+}
+
+pub(crate) fn id_error(e: &IdError, field: &str) -> ToolError {
+    ToolError::field(ErrorCode::ValidationInvalidFormat, field, e.to_string())
+        .with_resource_uri("structs://schemas/formats#entity-id")
+}
+
+pub(crate) fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> ToolError {
+    ToolError::field(
+        ErrorCode::ValidationWrongEntityType,
+        field,
+        format!(
+            "expected a {expected} id ({}-N), got {id}, which is a {}",
+            expected.code(),
+            id.kind
+        ),
+    )
+    .with_extra("expected_type", Value::String(expected.name().into()))
+    .with_extra("actual_type", Value::String(id.kind.name().into()))
+}

@@ -1,0 +1,135 @@
+//! Query tools: one entity by id (`structs_query_player`, ..., `structs_query_entity`)
+//! and the block height.
+
+use serde_json::{Value, json};
+
+use super::{id_arg, id_schema};
+use crate::core::error::ToolError;
+use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::{EntityId, EntityKind};
+
+/// The typed query tools: (tool, kind, argument, description).
+const TYPED: [(&str, EntityKind, &str, &str); 5] = [
+    (
+        "structs_query_player",
+        EntityKind::Player,
+        "player_id",
+        "Query a player by id (1-N): core data (guild, substation, planet, fleet, rank), \
+         gridAttributes (capacity, load, structsLoad, ore, lastAction) and playerInventory.",
+    ),
+    (
+        "structs_query_planet",
+        EntityKind::Planet,
+        "planet_id",
+        "Query a planet by id (2-N): owner, ore, the four ambit slot rows of struct ids, \
+         gridAttributes and planetAttributes (planetaryShield).",
+    ),
+    (
+        "structs_query_guild",
+        EntityKind::Guild,
+        "guild_id",
+        "Query a guild by id (0-N): owner, primary reactor, entry substation, join rules.",
+    ),
+    (
+        "structs_query_struct",
+        EntityKind::Struct,
+        "struct_id",
+        "Query a struct by id (5-N): its type (an integer struct type), owner, location, \
+         operating ambit and slot, and structAttributes (health, status, build state).",
+    ),
+    (
+        "structs_query_fleet",
+        EntityKind::Fleet,
+        "fleet_id",
+        "Query a fleet by id (9-N): owner, station planet or away, command struct and the \
+         four ambit slot rows.",
+    ),
+];
+
+pub fn register(registry: &mut Registry) {
+    for (name, kind, field, description) in TYPED {
+        registry.add(
+            ToolSpec {
+                name,
+                description,
+                input_schema: json!({
+                    "type": "object",
+                    "properties": {
+                        field: id_schema(&format!("The {kind} id, e.g. \"{}-1\".", kind.code())),
+                    },
+                    "required": [field],
+                    "additionalProperties": false
+                }),
+            },
+            move |core, args| query_typed(core, args, kind, field),
+        );
+    }
+    registry.add(
+        ToolSpec {
+            name: "structs_query_entity",
+            description: "Query any entity by id, whatever its kind (guild 0, player 1, planet 2, \
+                reactor 3, substation 4, struct 5, allocation 6, infusion 7, address 8, fleet 9, \
+                provider 10, agreement 11). Returns the kind and the entity in the chain's shape.",
+            input_schema: json!({
+                "type": "object",
+                "properties": { "id": id_schema("Any entity id, e.g. \"3-1\".") },
+                "required": ["id"],
+                "additionalProperties": false
+            }),
+        },
+        query_entity,
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_query_block_height",
+            description: "The source's current block height, whether its clock is paused, and \
+                which source it is.",
+            input_schema: json!({
+                "type": "object", "properties": {}, "additionalProperties": false
+            }),
+        },
+        block_height,
+    );
+}
+
+/// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming it.
+pub(crate) async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
+    core.source()
+        .get(id)
+        .await?
+        .ok_or_else(|| ToolError::not_found(id, Some(field)))
+}
+
+async fn query_typed(
+    core: Core,
+    args: Value,
+    kind: EntityKind,
+    field: &'static str,
+) -> Result<Value, ToolError> {
+    let id = id_arg(&args, field, Some(kind))?;
+    let entity = fetch(&core, id, field).await?;
+    Ok(json!({ kind.name(): entity, "timestamp": core.timestamp() }))
+}
+
+async fn query_entity(core: Core, args: Value) -> Result<Value, ToolError> {
+    let id = id_arg(&args, "id", None)?;
+    let entity = fetch(&core, id, "id").await?;
+    Ok(json!({
+        "id": id.to_string(),
+        "type": id.kind.name(),
+        "type_code": id.kind.code(),
+        "entity": entity,
+        "timestamp": core.timestamp(),
+    }))
+}
+
+async fn block_height(core: Core, _args: Value) -> Result<Value, ToolError> {
+    let info = core.status();
+    Ok(json!({
+        "height": info.block_height,
+        "paused": info.paused,
+        "source": info.name,
+        "source_description": info.description,
+        "timestamp": core.timestamp(),
+    }))
+}
