@@ -65,8 +65,15 @@ impl ErrorCode {
 
 /// A structured tool error. `details` names the argument at fault and why; `extra`
 /// carries anything more a caller can act on (the other errors, suggestions).
+///
+/// Boxed so that `Result<_, ToolError>` stays one pointer wide on the success path; the
+/// fields are reached through `Deref`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
+pub struct ToolError(Box<ErrorBody>);
+
+/// The fields of a [`ToolError`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorBody {
     pub code: ErrorCode,
     pub message: String,
     pub field: Option<String>,
@@ -75,16 +82,29 @@ pub struct ToolError {
     pub extra: serde_json::Map<String, Value>,
 }
 
+impl std::ops::Deref for ToolError {
+    type Target = ErrorBody;
+    fn deref(&self) -> &ErrorBody {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for ToolError {
+    fn deref_mut(&mut self) -> &mut ErrorBody {
+        &mut self.0
+    }
+}
+
 impl ToolError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
-        ToolError {
+        ToolError(Box::new(ErrorBody {
             code,
             message: message.into(),
             field: None,
             reason: None,
             resource_uri: None,
             extra: serde_json::Map::new(),
-        }
+        }))
     }
 
     /// An error about one argument: `field` is its name (dotted path when nested).
@@ -96,11 +116,10 @@ impl ToolError {
         let field = field.into();
         let reason = reason.into();
         let message = format!("invalid argument {field}: {reason}");
-        ToolError {
-            field: Some(field),
-            reason: Some(reason),
-            ..ToolError::new(code, message)
-        }
+        let mut e = ToolError::new(code, message);
+        e.field = Some(field);
+        e.reason = Some(reason);
+        e
     }
 
     pub fn not_found(id: impl std::fmt::Display, field: Option<&str>) -> ToolError {

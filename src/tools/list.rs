@@ -191,7 +191,8 @@ async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value
     };
     let page_size = args
         .get("page_size")
-        .and_then(Value::as_u64)
+        // The schema allows integral floats (`20.0`), which are integers in JSON Schema.
+        .and_then(|v| v.as_u64().or_else(|| v.as_f64().map(|f| f as u64)))
         .unwrap_or(DEFAULT_PAGE_SIZE);
     let mut query = ListQuery::new(kind, page_size as usize);
     if let Some(key) = opt_str(&args, "page_key") {

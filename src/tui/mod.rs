@@ -1,1 +1,87 @@
+//! The terminal console: a ratatui face on the core.
+//!
+//! - [`app`]: the console's state and frame (header, tabs, pane, status, hints);
+//! - [`keymap`]: named commands and the keys bound to them, which the hint bar and the
+//!   help overlay are drawn from;
+//! - [`theme`]: styles by role, from TOML files in `themes/`;
+//! - `panes/`: one file per pane, each owning its state;
+//! - `dispatch`: tool calls run on the tokio runtime and report back by channel, so
+//!   the draw loop never waits on the core.
+//!
+//! The console reaches the game only through tool calls ([`Core::call`]) and
+//! [`Core::status`] for the header; it never touches a source directly.
 
+pub mod app;
+mod component;
+mod dispatch;
+pub mod keymap;
+mod panes;
+pub mod theme;
+
+use std::time::Duration;
+
+use anyhow::Context as _;
+use crossterm::event::{self, Event};
+use tokio::runtime::Runtime;
+
+pub use app::{App, Tab};
+pub use theme::Theme;
+
+use crate::core::Core;
+
+/// How often the console redraws while idle, so the block height in the header ticks.
+const TICK: Duration = Duration::from_millis(100);
+
+/// How often it looks for tool results while calls are in flight.
+const BUSY_TICK: Duration = Duration::from_millis(15);
+
+/// Runs the console on the terminal until the user quits.
+///
+/// Tool calls run on `runtime`; this thread only handles keys and draws. The terminal
+/// is restored however this ends: on return, on error, and on panic (ratatui's panic
+/// hook restores it before the panic message is printed).
+///
+/// # Errors
+///
+/// When the terminal cannot be set up, drawn to, or read from.
+pub fn run(core: Core, theme: Theme, runtime: &Runtime) -> anyhow::Result<()> {
+    let mut terminal = match ratatui::try_init() {
+        Ok(terminal) => terminal,
+        Err(e) => {
+            // Setup may have got half way (raw mode on, no alternate screen).
+            let _ = ratatui::try_restore();
+            return Err(e).context("cannot set up the terminal");
+        }
+    };
+    let _restore = RestoreOnDrop;
+    let mut app = App::new(core, theme, runtime.handle().clone());
+    loop {
+        app.update();
+        terminal
+            .draw(|frame| app.render(frame))
+            .context("cannot draw the console")?;
+        if app.should_quit() {
+            return Ok(());
+        }
+        let timeout = if app.pending_requests() > 0 {
+            BUSY_TICK
+        } else {
+            TICK
+        };
+        if event::poll(timeout).context("cannot read terminal events")? {
+            // Resizes need nothing here: the next draw fits the new size.
+            if let Event::Key(key) = event::read().context("cannot read terminal events")? {
+                app.handle_key(key);
+            }
+        }
+    }
+}
+
+/// Restores the terminal when dropped, so an early `?` return leaves no raw mode.
+struct RestoreOnDrop;
+
+impl Drop for RestoreOnDrop {
+    fn drop(&mut self) {
+        ratatui::restore();
+    }
+}

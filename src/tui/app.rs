@@ -1,0 +1,519 @@
+//! The console's state and its frame: header, tabs, the pane on show, the status line
+//! and the key-hint bar.
+
+use std::time::Duration;
+
+use crossterm::event::{KeyEvent, KeyEventKind};
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
+use tokio::runtime::Handle;
+
+use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
+use super::dispatch::{Dispatcher, Reply};
+use super::keymap::{Command, Context, Hint, Keymap};
+use super::panes::entities::EntitiesPane;
+use super::panes::placeholder::Placeholder;
+use super::theme::{Role, Theme};
+use crate::core::Core;
+use crate::entity::EntityId;
+
+/// How long [`App::settle`] waits for any one tool result before giving up.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The console's tabs, in the order the tab bar shows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Tab {
+    Entities,
+    Handles,
+    Plans,
+    Pow,
+    Docs,
+    Replay,
+}
+
+impl Tab {
+    /// Every tab, left to right.
+    pub const ALL: [Tab; 6] = [
+        Tab::Entities,
+        Tab::Handles,
+        Tab::Plans,
+        Tab::Pow,
+        Tab::Docs,
+        Tab::Replay,
+    ];
+
+    /// The tab bar title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Tab::Entities => "Entities",
+            Tab::Handles => "Handles",
+            Tab::Plans => "Plans",
+            Tab::Pow => "PoW",
+            Tab::Docs => "Docs",
+            Tab::Replay => "Replay",
+        }
+    }
+
+    /// The tab's position, from 1; its number key shows it.
+    pub fn number(self) -> u8 {
+        match self {
+            Tab::Entities => 1,
+            Tab::Handles => 2,
+            Tab::Plans => 3,
+            Tab::Pow => 4,
+            Tab::Docs => 5,
+            Tab::Replay => 6,
+        }
+    }
+}
+
+/// The console. It reaches the game only through tool calls on its [`Core`] (and
+/// [`Core::status`] for the header); calls run on the tokio runtime and their results
+/// are applied by [`App::update`], so handling a key or drawing a frame never waits.
+pub struct App {
+    core: Core,
+    theme: Theme,
+    keymap: Keymap,
+    dispatcher: Dispatcher,
+    status: StatusLine,
+    tab: Tab,
+    entities: EntitiesPane,
+    help: bool,
+    quit: bool,
+}
+
+impl App {
+    /// A console on `core`, drawn with `theme`, running tool calls on `runtime`. It
+    /// opens on the Entities tab and has already asked for the first kind's entities.
+    pub fn new(core: Core, theme: Theme, runtime: Handle) -> App {
+        let keymap = Keymap::standard();
+        let mut dispatcher = Dispatcher::new(core.clone(), runtime);
+        let mut status = StatusLine::default();
+        let entities = EntitiesPane::new(&mut Ctx {
+            dispatcher: &mut dispatcher,
+            status: &mut status,
+            keymap: &keymap,
+        });
+        App {
+            core,
+            theme,
+            keymap,
+            dispatcher,
+            status,
+            tab: Tab::Entities,
+            entities,
+            help: false,
+            quit: false,
+        }
+    }
+
+    /// Handles one key event. Releases are ignored; the status line is cleared, so it
+    /// shows the outcome of this key.
+    pub fn handle_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        self.status.clear();
+        if self.help {
+            match self.keymap.command(Context::Help, &key) {
+                Some(Command::CloseHelp) => self.help = false,
+                _ => {
+                    if self.keymap.command(Context::Global, &key) == Some(Command::Quit) {
+                        self.quit = true;
+                    }
+                }
+            }
+            return;
+        }
+        let mut ctx = Ctx {
+            dispatcher: &mut self.dispatcher,
+            status: &mut self.status,
+            keymap: &self.keymap,
+        };
+        let consumed = match self.tab {
+            Tab::Entities => self.entities.handle_key(&key, &mut ctx),
+            tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
+        };
+        if consumed == EventState::Consumed {
+            return;
+        }
+        match self.keymap.command(Context::Global, &key) {
+            Some(Command::Quit) => self.quit = true,
+            Some(Command::ToggleHelp) => self.help = true,
+            Some(Command::ShowTab(tab)) => self.tab = tab,
+            _ => {}
+        }
+    }
+
+    /// Applies every tool result that has arrived, without waiting. Returns true when
+    /// there was any (the frame may have changed).
+    pub fn update(&mut self) -> bool {
+        let mut any = false;
+        while let Some(reply) = self.dispatcher.try_next() {
+            self.apply(&reply);
+            any = true;
+        }
+        any
+    }
+
+    /// Waits until every tool call started so far, and any they lead to, has answered
+    /// and been applied. For tests and benchmarks: it blocks the calling thread, so it
+    /// must not be called from inside the tokio runtime. Gives up, saying so on the
+    /// status line, if the core does not answer within 10 seconds.
+    pub fn settle(&mut self) {
+        while self.dispatcher.pending() > 0 {
+            match self.dispatcher.wait_next(SETTLE_TIMEOUT) {
+                Some(reply) => self.apply(&reply),
+                None => {
+                    self.status.error(format!(
+                        "no answer from the core after {} s; gave up waiting",
+                        SETTLE_TIMEOUT.as_secs()
+                    ));
+                    return;
+                }
+            }
+        }
+    }
+
+    fn apply(&mut self, reply: &Reply) {
+        let mut ctx = Ctx {
+            dispatcher: &mut self.dispatcher,
+            status: &mut self.status,
+            keymap: &self.keymap,
+        };
+        // Results nobody claims answer calls that were superseded (a list page asked
+        // for again before it came); they are dropped.
+        let _claimed = self.entities.on_reply(reply, &mut ctx);
+    }
+
+    /// True once the user has asked to quit.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// The tab on show.
+    pub fn tab(&self) -> Tab {
+        self.tab
+    }
+
+    /// How many tool calls the console has started.
+    pub fn requests_sent(&self) -> u64 {
+        self.dispatcher.sent()
+    }
+
+    /// How many tool calls have not answered yet.
+    pub fn pending_requests(&self) -> usize {
+        self.dispatcher.pending()
+    }
+
+    /// The ids on the Entities pane's page on show, in order.
+    pub fn listed_ids(&self) -> Vec<EntityId> {
+        self.entities.listed_ids()
+    }
+
+    /// The status line's text, if any.
+    pub fn status_text(&self) -> Option<&str> {
+        self.status.message().map(|(_, text)| text)
+    }
+
+    /// Draws the console into the frame.
+    pub fn render(&mut self, frame: &mut Frame<'_>) {
+        let area = frame.area();
+        self.render_into(area, frame.buffer_mut());
+    }
+
+    /// Draws the console into `area` of `buf`. Any size is fine, down to nothing.
+    pub fn render_into(&mut self, area: Rect, buf: &mut Buffer) {
+        let area = area.intersection(buf.area);
+        buf.set_style(area, self.theme.style(Role::Base));
+        if area.is_empty() {
+            return;
+        }
+        let rows = Rows::split(area);
+        self.render_header(rows.header, buf);
+        self.render_tabs(rows.tabs, buf);
+        let ui = Ui {
+            theme: &self.theme,
+            keymap: &self.keymap,
+        };
+        match self.tab {
+            Tab::Entities => self.entities.render(rows.body, buf, &ui),
+            tab => Placeholder::new(tab).render(rows.body, buf, &ui),
+        }
+        if self.help {
+            self.render_help(rows.body, buf);
+        }
+        self.render_status(rows.status, buf);
+        self.render_hints(rows.hints, buf);
+    }
+
+    /// `structs-console  sim · seed 42, 24 players        block 120000 ⏸ paused`,
+    /// shortened to fit.
+    fn render_header(&self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let theme = &self.theme;
+        buf.set_style(area, theme.style(Role::Header));
+        let info = self.core.status();
+        let name = Span::styled(" structs-console ", theme.style(Role::HeaderAccent));
+        let block = Span::styled(
+            format!(" block {} ", info.block_height),
+            theme.style(Role::Header),
+        );
+        let width = usize::from(area.width);
+        let candidates = [
+            (
+                format!(" {} · {} ", info.name, info.description),
+                "⏸ paused ",
+            ),
+            (format!(" {} ", info.name), "⏸ paused "),
+            (format!(" {} ", info.name), "⏸ "),
+            (String::new(), "⏸ "),
+        ];
+        for (source, paused) in candidates {
+            let left = Line::from(vec![
+                name.clone(),
+                Span::styled(source, theme.style(Role::Header)),
+            ]);
+            let mut right = vec![block.clone()];
+            if info.paused {
+                right.push(Span::styled(paused, theme.style(Role::Paused)));
+            }
+            let right = Line::from(right);
+            if left.width() + right.width() <= width {
+                left.render(area, buf);
+                right.right_aligned().render(area, buf);
+                return;
+            }
+        }
+        // Narrower than even the shortest header: the block height matters most.
+        let mut right = vec![block];
+        if info.paused {
+            right.push(Span::styled("⏸ ", theme.style(Role::Paused)));
+        }
+        Line::from(right).render(area, buf);
+    }
+
+    /// The tab bar; when the titles do not fit, tabs other than the one on show are
+    /// reduced to their numbers.
+    fn render_tabs(&self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let theme = &self.theme;
+        let full = Tab::ALL.map(|t| format!("{} {}", t.number(), t.title()));
+        // Each title is padded by a space on both sides; a divider sits between two.
+        let full_width: usize = full.iter().map(|t| t.chars().count() + 3).sum::<usize>() - 1;
+        let titles = if full_width <= usize::from(area.width) {
+            full
+        } else {
+            Tab::ALL.map(|t| {
+                if t == self.tab {
+                    format!("{} {}", t.number(), t.title())
+                } else {
+                    t.number().to_string()
+                }
+            })
+        };
+        let selected = Tab::ALL.iter().position(|t| *t == self.tab);
+        Tabs::new(titles)
+            .select(selected)
+            .style(theme.style(Role::Tab))
+            .highlight_style(theme.style(Role::TabActive))
+            .divider(Span::styled("│", theme.style(Role::Border)))
+            .render(area, buf);
+    }
+
+    fn render_status(&self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let theme = &self.theme;
+        let line = match self.status.message() {
+            Some((Level::Error, text)) => {
+                Line::from(Span::styled(format!(" {text}"), theme.style(Role::Error)))
+            }
+            Some((Level::Info, text)) => {
+                Line::from(Span::styled(format!(" {text}"), theme.style(Role::Info)))
+            }
+            None if self.dispatcher.pending() > 0 => {
+                Line::from(Span::styled(" loading…", theme.style(Role::Muted)))
+            }
+            None => Line::default(),
+        };
+        line.render(area, buf);
+    }
+
+    /// The hints of the focused area, then the global keys. The help hint comes
+    /// separately: it is always drawn, since help lists everything the bar leaves out.
+    fn hints(&self) -> (Vec<Hint>, Vec<Hint>) {
+        if self.help {
+            let mut hints = self
+                .keymap
+                .hints(Context::Help, &[Command::CloseHelp], false);
+            hints.extend(self.keymap.hints(Context::Global, &[Command::Quit], true));
+            return (hints, Vec::new());
+        }
+        let (context, commands, text) = match self.tab {
+            Tab::Entities => (
+                self.entities.context(),
+                self.entities.commands(),
+                self.entities.captures_text(),
+            ),
+            tab => {
+                let pane = Placeholder::new(tab);
+                (pane.context(), pane.commands(), pane.captures_text())
+            }
+        };
+        let mut hints = self.keymap.hints(context, &commands, text);
+        let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
+        global.push(Command::Quit);
+        hints.extend(self.keymap.hints(Context::Global, &global, text));
+        let help = self
+            .keymap
+            .hints(Context::Global, &[Command::ToggleHelp], text);
+        (hints, help)
+    }
+
+    /// The hint bar: as many whole hints as fit, and the help hint at the end.
+    fn render_hints(&self, area: Rect, buf: &mut Buffer) {
+        if area.is_empty() {
+            return;
+        }
+        let theme = &self.theme;
+        let chip = |hint: &Hint| {
+            [
+                Span::styled(format!(" {} ", hint.keys), theme.style(Role::HintKey)),
+                Span::styled(format!(" {} ", hint.label), theme.style(Role::HintText)),
+            ]
+        };
+        let width_of = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
+        let (hints, last) = self.hints();
+        let last: Vec<Span<'_>> = last.iter().flat_map(chip).collect();
+        let room = usize::from(area.width).saturating_sub(1 + width_of(&last));
+        let mut spans = vec![Span::raw(" ")];
+        let mut used = 0;
+        for hint in &hints {
+            let chip = chip(hint);
+            let width = width_of(&chip);
+            if used + width > room {
+                break;
+            }
+            used += width;
+            spans.extend(chip);
+        }
+        spans.extend(last);
+        Line::from(spans).render(area, buf);
+    }
+
+    /// The keys of the focused area and the global keys, from the keymap, in a box
+    /// over the pane.
+    fn render_help(&self, body: Rect, buf: &mut Buffer) {
+        let theme = &self.theme;
+        let context = match self.tab {
+            Tab::Entities => self.entities.context(),
+            tab => Placeholder::new(tab).context(),
+        };
+        let mut sections = Vec::new();
+        if context != Context::Global {
+            sections.push((context, self.keymap.help(context)));
+        }
+        sections.push((Context::Global, self.keymap.help(Context::Global)));
+        let key_width = sections
+            .iter()
+            .flat_map(|(_, lines)| lines.iter())
+            .map(|l| Line::from(l.keys.as_str()).width())
+            .max()
+            .unwrap_or(0);
+        let mut lines = Vec::new();
+        for (context, entries) in &sections {
+            if !lines.is_empty() {
+                lines.push(Line::default());
+            }
+            lines.push(Line::from(Span::styled(
+                context.title().to_string(),
+                theme.style(Role::Title),
+            )));
+            if *context == Context::Filter {
+                lines.push(help_line(
+                    theme,
+                    key_width,
+                    "0-9 -",
+                    "Type the id, or its start",
+                ));
+            }
+            for entry in entries {
+                lines.push(help_line(theme, key_width, &entry.keys, &entry.description));
+            }
+        }
+        let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+        let width = body.width.min(72);
+        let [_, column, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(width),
+            Constraint::Fill(1),
+        ])
+        .areas(body);
+        let [_, popup, _] = Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(height.min(body.height)),
+            Constraint::Fill(1),
+        ])
+        .areas(column);
+        Clear.render(popup, buf);
+        buf.set_style(popup, theme.style(Role::Base));
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.style(Role::BorderFocused))
+            .title(Span::styled(" Keys ", theme.style(Role::Title)));
+        Paragraph::new(lines).block(block).render(popup, buf);
+    }
+}
+
+fn help_line(theme: &Theme, key_width: usize, keys: &str, description: &str) -> Line<'static> {
+    let pad = key_width.saturating_sub(Line::from(keys).width());
+    Line::from(vec![
+        Span::raw("  "),
+        Span::styled(keys.to_string(), theme.style(Role::HintKey)),
+        Span::raw(" ".repeat(pad + 2)),
+        Span::styled(description.to_string(), theme.style(Role::Text)),
+    ])
+}
+
+/// The rows of the frame. Small terminals lose the tab bar first, then the status
+/// line, then the hint bar; the header stays as long as there is a row.
+struct Rows {
+    header: Rect,
+    tabs: Rect,
+    body: Rect,
+    status: Rect,
+    hints: Rect,
+}
+
+impl Rows {
+    fn split(area: Rect) -> Rows {
+        let h = area.height;
+        let header_h = h.min(1);
+        let hints_h = u16::from(h >= 2);
+        let status_h = u16::from(h >= 3);
+        let tabs_h = u16::from(h >= 4);
+        let body_h = h - header_h - hints_h - status_h - tabs_h;
+        let row = |y: u16, height: u16| Rect::new(area.x, y, area.width, height);
+        let header = row(area.y, header_h);
+        let tabs = row(header.bottom(), tabs_h);
+        let body = row(tabs.bottom(), body_h);
+        let status = row(body.bottom(), status_h);
+        let hints = row(status.bottom(), hints_h);
+        Rows {
+            header,
+            tabs,
+            body,
+            status,
+            hints,
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! What every pane implements, and what the app lends a pane while it handles a key
+//! or a tool result.
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+
+use super::dispatch::{Dispatcher, Reply};
+use super::keymap::{Command, Context, Keymap};
+use super::theme::Theme;
+use crate::core::error::ToolError;
+
+/// The mark in front of the selected row of a list or tree. The tree's closed and open
+/// nodes use `▸` and `▾`, so the selection needs a shape of its own.
+pub(crate) const SELECTED_MARK: &str = "› ";
+
+/// Whether a pane used a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum EventState {
+    Consumed,
+    NotConsumed,
+}
+
+/// What a pane may touch while handling a key or a result: the tool dispatcher, the
+/// status line, and the keymap.
+pub(crate) struct Ctx<'a> {
+    pub dispatcher: &'a mut Dispatcher,
+    pub status: &'a mut StatusLine,
+    pub keymap: &'a Keymap,
+}
+
+/// What a pane draws with.
+pub(crate) struct Ui<'a> {
+    pub theme: &'a Theme,
+    pub keymap: &'a Keymap,
+}
+
+/// One tab's content. Panes own their state, draw themselves into the area they are
+/// given, and report the commands they offer right now (the hint bar shows those).
+pub(crate) trait Pane {
+    /// Handles a key press; `NotConsumed` lets the app try its global keys.
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState;
+
+    /// Applies a tool result if it answers one of this pane's calls.
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        let _ = (reply, ctx);
+        false
+    }
+
+    /// The keymap context of the focused area.
+    fn context(&self) -> Context;
+
+    /// True while a text prompt takes typed characters, so plain-character global
+    /// keys (`q`, `1`) do not apply.
+    fn captures_text(&self) -> bool {
+        false
+    }
+
+    /// The commands a key can run right now, in hint-bar order.
+    fn commands(&self) -> Vec<Command>;
+
+    /// Draws the pane.
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>);
+}
+
+/// How serious a status message is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Level {
+    Info,
+    Error,
+}
+
+/// The one-line message under the pane: the outcome of the last action, or why a tool
+/// call failed. Cleared by the next key press.
+#[derive(Debug, Default)]
+pub(crate) struct StatusLine {
+    message: Option<(Level, String)>,
+}
+
+impl StatusLine {
+    pub fn info(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Info, text.into()));
+    }
+
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.message = Some((Level::Error, text.into()));
+    }
+
+    /// Reports a failed tool call: its code, message, and what the console was doing.
+    pub fn tool_error(&mut self, doing: &str, error: &ToolError) {
+        self.error(format!(
+            "{}: {} ({doing})",
+            error.code.as_str(),
+            error.message
+        ));
+    }
+
+    pub fn clear(&mut self) {
+        self.message = None;
+    }
+
+    pub fn message(&self) -> Option<(Level, &str)> {
+        self.message.as_ref().map(|(l, t)| (*l, t.as_str()))
+    }
+}

@@ -1,0 +1,102 @@
+//! Tool calls off the draw loop: each call runs as a task on the tokio runtime and
+//! its result comes back over a channel, tagged with the id the call was given. The
+//! console never waits on the core; it applies whatever results have arrived before
+//! each frame.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::runtime::Handle;
+
+use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
+
+/// Names one tool call, so its result can be matched to whoever asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct RequestId(u64);
+
+/// A finished tool call.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub id: RequestId,
+    pub result: Result<Value, ToolError>,
+}
+
+/// Sends tool calls to the runtime and collects their results.
+pub(crate) struct Dispatcher {
+    core: Core,
+    runtime: Handle,
+    sender: Sender<Reply>,
+    receiver: Receiver<Reply>,
+    next_id: u64,
+    pending: usize,
+}
+
+impl Dispatcher {
+    pub fn new(core: Core, runtime: Handle) -> Dispatcher {
+        let (sender, receiver) = mpsc::channel();
+        Dispatcher {
+            core,
+            runtime,
+            sender,
+            receiver,
+            next_id: 0,
+            pending: 0,
+        }
+    }
+
+    /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
+    /// returned id will arrive, even if the tool panics.
+    pub fn call(&mut self, tool: &'static str, args: Value) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId(self.next_id);
+        self.pending += 1;
+        let core = self.core.clone();
+        let sender = self.sender.clone();
+        self.runtime.spawn(async move {
+            // The call runs in its own task so that a panic inside a tool becomes an
+            // error reply instead of a result that never comes.
+            let call = tokio::spawn(async move { core.call(tool, args).await });
+            let result = match call.await {
+                Ok(result) => result,
+                Err(e) => Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("{tool} did not finish: {e}"),
+                )),
+            };
+            // The console may have closed meanwhile; then nobody wants the result.
+            let _ = sender.send(Reply { id, result });
+        });
+        id
+    }
+
+    /// A result that has arrived, without waiting.
+    pub fn try_next(&mut self) -> Option<Reply> {
+        let reply = self.receiver.try_recv().ok()?;
+        self.pending = self.pending.saturating_sub(1);
+        Some(reply)
+    }
+
+    /// The next result, waiting up to `timeout` for it. Never call this from inside
+    /// the runtime: it blocks the thread.
+    pub fn wait_next(&mut self, timeout: Duration) -> Option<Reply> {
+        match self.receiver.recv_timeout(timeout) {
+            Ok(reply) => {
+                self.pending = self.pending.saturating_sub(1);
+                Some(reply)
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// Calls started whose results have not been taken yet.
+    pub fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Every call started so far.
+    pub fn sent(&self) -> u64 {
+        self.next_id
+    }
+}

@@ -1,0 +1,529 @@
+//! Named commands and the one keymap from keys to commands.
+//!
+//! Every action the console takes on a key is a [`Command`]. [`Keymap`] binds keys to
+//! commands per [`Context`] (which area has focus). The hint bar and the help overlay
+//! are both drawn from this table and from the commands a pane says it offers right
+//! now, so what they show is always what a key does.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::Tab;
+
+/// Where a key is read: the focused area, or the console as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Keys that work wherever the focused area does not use them.
+    Global,
+    /// The help overlay.
+    Help,
+    /// The list of entity kinds.
+    Kinds,
+    /// The page of entities of one kind.
+    List,
+    /// The opened entity's tree.
+    Tree,
+    /// The id filter prompt, which takes typed text.
+    Filter,
+}
+
+impl Context {
+    /// A heading for the help overlay.
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Everywhere",
+            Context::Help => "Help",
+            Context::Kinds => "Kinds",
+            Context::List => "Entity list",
+            Context::Tree => "Entity tree",
+            Context::Filter => "Id filter",
+        }
+    }
+}
+
+/// Everything the console does on a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Leave the console.
+    Quit,
+    /// Open or close the help overlay.
+    ToggleHelp,
+    /// Close the help overlay.
+    CloseHelp,
+    /// Show a tab.
+    ShowTab(Tab),
+    /// Focus the next area of the pane.
+    FocusNext,
+    /// Focus the previous area of the pane.
+    FocusPrev,
+    /// Move the selection up one row.
+    Up,
+    /// Move the selection down one row.
+    Down,
+    /// Select the first row.
+    Top,
+    /// Select the last row.
+    Bottom,
+    /// Kinds: go to the selected kind's entities.
+    ShowKind,
+    /// List: open the selected entity as a tree.
+    OpenEntity,
+    /// List: the next page.
+    NextPage,
+    /// List: the previous page.
+    PrevPage,
+    /// Open the id filter prompt.
+    StartFilter,
+    /// Drop the id filter.
+    ClearFilter,
+    /// Focus the area to the left (the list from the tree, the kinds from the list).
+    Back,
+    /// Tree: expand the selected node (fetching an entity if it names one).
+    Expand,
+    /// Tree: collapse the selected node, or select its parent.
+    Collapse,
+    /// Tree: expand or collapse the selected node.
+    Toggle,
+    /// Filter prompt: keep the filter, or open the entity when the text is a whole id.
+    AcceptFilter,
+    /// Filter prompt: clear the filter and close the prompt.
+    CancelFilter,
+    /// Filter prompt: erase the last character.
+    EraseChar,
+}
+
+impl Command {
+    /// The short label the hint bar shows; commands sharing a label share one hint
+    /// (`↑↓ move`). `None` keeps a command out of the hint bar (it is still in help).
+    pub fn hint(self, context: Context) -> Option<&'static str> {
+        Some(match self {
+            Command::Quit => "quit",
+            Command::ToggleHelp => "help",
+            Command::CloseHelp => "close",
+            Command::ShowTab(_) => "tabs",
+            Command::FocusNext => "next area",
+            Command::Up | Command::Down => "move",
+            Command::ShowKind => "list",
+            Command::OpenEntity => "open",
+            Command::NextPage | Command::PrevPage => "page",
+            Command::StartFilter => "filter",
+            Command::ClearFilter => "clear filter",
+            Command::Back if context == Context::Tree => "list",
+            Command::Back => "kinds",
+            Command::Expand => "expand",
+            Command::Collapse => "collapse",
+            Command::Toggle => "open/close",
+            Command::AcceptFilter => "done",
+            Command::CancelFilter => "clear",
+            Command::EraseChar => "erase",
+            Command::FocusPrev | Command::Top | Command::Bottom => return None,
+        })
+    }
+
+    /// What the command does, for the help overlay.
+    pub fn description(self, context: Context) -> String {
+        match self {
+            Command::Quit => "Quit the console".into(),
+            Command::ToggleHelp => "Show or hide the keys of the focused area".into(),
+            Command::CloseHelp => "Close this list".into(),
+            Command::ShowTab(_) => {
+                let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
+                format!("Show a tab: {}", titles.join(", "))
+            }
+            Command::FocusNext => "Focus the next area (kinds, list, tree)".into(),
+            Command::FocusPrev => "Focus the previous area".into(),
+            Command::Up => "Move up".into(),
+            Command::Down => "Move down".into(),
+            Command::Top => "Go to the first row".into(),
+            Command::Bottom => "Go to the last row".into(),
+            Command::ShowKind => "Go to the selected kind's entities".into(),
+            Command::OpenEntity => "Open the selected entity as a tree".into(),
+            Command::NextPage => "Next page".into(),
+            Command::PrevPage => "Previous page".into(),
+            Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
+            Command::ClearFilter => "Clear the id filter".into(),
+            Command::Back if context == Context::Tree => "Back to the entity list".into(),
+            Command::Back => "Back to the kinds".into(),
+            Command::Expand => "Expand; a field naming an entity fetches it in place".into(),
+            Command::Collapse => "Collapse, or go to the parent field".into(),
+            Command::Toggle => "Expand or collapse".into(),
+            Command::AcceptFilter => "Keep the filter; a whole id opens that entity".into(),
+            Command::CancelFilter => "Clear the filter and close the prompt".into(),
+            Command::EraseChar => "Erase the last character".into(),
+        }
+    }
+}
+
+/// A key, as bound in the keymap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyBinding {
+    code: KeyCode,
+    control: bool,
+}
+
+impl KeyBinding {
+    const fn key(code: KeyCode) -> KeyBinding {
+        KeyBinding {
+            code,
+            control: false,
+        }
+    }
+
+    const fn ch(c: char) -> KeyBinding {
+        KeyBinding::key(KeyCode::Char(c))
+    }
+
+    const fn ctrl(c: char) -> KeyBinding {
+        KeyBinding {
+            code: KeyCode::Char(c),
+            control: true,
+        }
+    }
+
+    /// True when `key` is this binding. Shift is ignored, since it is already part of
+    /// the character (`G`, `?`) or of the key (`BackTab`); Alt never matches.
+    pub fn matches(&self, key: &KeyEvent) -> bool {
+        if key.modifiers.contains(KeyModifiers::ALT) {
+            return false;
+        }
+        let control = key.modifiers.contains(KeyModifiers::CONTROL);
+        let code = match key.code {
+            KeyCode::Char(c) if control => KeyCode::Char(c.to_ascii_lowercase()),
+            other => other,
+        };
+        code == self.code && control == self.control
+    }
+
+    /// True for a key that types a character into a text prompt.
+    pub fn is_plain_char(&self) -> bool {
+        matches!(self.code, KeyCode::Char(_)) && !self.control
+    }
+
+    /// How the key is written in hints and help (`↑`, `Enter`, `C-c`, `n`).
+    pub fn label(&self) -> String {
+        let name = match self.code {
+            KeyCode::Up => "↑".to_string(),
+            KeyCode::Down => "↓".to_string(),
+            KeyCode::Left => "←".to_string(),
+            KeyCode::Right => "→".to_string(),
+            KeyCode::Enter => "Enter".to_string(),
+            KeyCode::Esc => "Esc".to_string(),
+            KeyCode::Tab => "Tab".to_string(),
+            KeyCode::BackTab => "S-Tab".to_string(),
+            KeyCode::PageUp => "PgUp".to_string(),
+            KeyCode::PageDown => "PgDn".to_string(),
+            KeyCode::Home => "Home".to_string(),
+            KeyCode::End => "End".to_string(),
+            KeyCode::Backspace => "Bksp".to_string(),
+            KeyCode::Char(' ') => "Space".to_string(),
+            KeyCode::Char(c) => c.to_string(),
+            other => format!("{other:?}"),
+        };
+        if self.control {
+            format!("C-{name}")
+        } else {
+            name
+        }
+    }
+}
+
+/// One row of the keymap.
+#[derive(Debug, Clone, Copy)]
+struct Binding {
+    context: Context,
+    key: KeyBinding,
+    command: Command,
+}
+
+/// One entry of the hint bar: the keys and what they do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    /// `↑↓`, `n/p`, `1-6`, `Enter`.
+    pub keys: String,
+    /// `move`, `page`, `open`.
+    pub label: &'static str,
+}
+
+/// One line of the help overlay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpLine {
+    /// Every key bound to the command, e.g. `↑/k`.
+    pub keys: String,
+    pub description: String,
+}
+
+/// The key bindings of every context.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    bindings: Vec<Binding>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap::standard()
+    }
+}
+
+impl Keymap {
+    /// The console's bindings.
+    pub fn standard() -> Keymap {
+        use Command as C;
+        use Context as X;
+        use KeyBinding as K;
+        let mut bindings = Vec::new();
+        let mut bind = |context: Context, keys: &[KeyBinding], command: Command| {
+            for key in keys {
+                bindings.push(Binding {
+                    context,
+                    key: *key,
+                    command,
+                });
+            }
+        };
+
+        bind(X::Global, &[K::ch('q'), K::ctrl('c')], C::Quit);
+        bind(X::Global, &[K::ch('?')], C::ToggleHelp);
+        for tab in Tab::ALL {
+            let digit = char::from_digit(u32::from(tab.number()), 10).unwrap_or('0');
+            bind(X::Global, &[K::ch(digit)], C::ShowTab(tab));
+        }
+
+        bind(
+            X::Help,
+            &[K::key(KeyCode::Esc), K::ch('?'), K::ch('q')],
+            C::CloseHelp,
+        );
+
+        let up = [K::key(KeyCode::Up), K::ch('k')];
+        let down = [K::key(KeyCode::Down), K::ch('j')];
+        let top = [K::key(KeyCode::Home), K::ch('g')];
+        let bottom = [K::key(KeyCode::End), K::ch('G')];
+        let forward = [K::key(KeyCode::Enter), K::key(KeyCode::Right), K::ch('l')];
+        for context in [X::Kinds, X::List, X::Tree] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(context, &[K::ch('/')], C::StartFilter);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+        }
+
+        bind(X::Kinds, &forward, C::ShowKind);
+
+        bind(X::List, &forward, C::OpenEntity);
+        bind(
+            X::List,
+            &[K::ch('n'), K::key(KeyCode::PageDown)],
+            C::NextPage,
+        );
+        bind(X::List, &[K::ch('p'), K::key(KeyCode::PageUp)], C::PrevPage);
+        bind(X::List, &[K::key(KeyCode::Esc)], C::ClearFilter);
+        bind(X::List, &[K::key(KeyCode::Left), K::ch('h')], C::Back);
+
+        bind(X::Tree, &[K::key(KeyCode::Right), K::ch('l')], C::Expand);
+        bind(X::Tree, &[K::key(KeyCode::Left), K::ch('h')], C::Collapse);
+        bind(X::Tree, &[K::key(KeyCode::Enter)], C::Toggle);
+        // Left at a top-level field that is not open goes back to the list, as Left
+        // goes from the list to the kinds: Collapse is tried first, Back when it is
+        // not available.
+        bind(
+            X::Tree,
+            &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
+            C::Back,
+        );
+
+        bind(X::Filter, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::Filter, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::Filter, &[K::key(KeyCode::Backspace)], C::EraseChar);
+
+        Keymap { bindings }
+    }
+
+    /// The command `key` is bound to first in `context`, if any.
+    pub fn command(&self, context: Context, key: &KeyEvent) -> Option<Command> {
+        self.commands_for(context, key).next()
+    }
+
+    /// Every command `key` is bound to in `context`, in keymap order. A key may name
+    /// several commands of one context; the first that is available runs.
+    pub fn commands_for(&self, context: Context, key: &KeyEvent) -> impl Iterator<Item = Command> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.context == context && b.key.matches(key))
+            .map(|b| b.command)
+    }
+
+    /// The keys bound to `command` in `context`, first (primary) key first.
+    pub fn keys(&self, context: Context, command: Command) -> impl Iterator<Item = KeyBinding> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.context == context && b.command == command)
+            .map(|b| b.key)
+    }
+
+    /// The primary key of `command` in `context`, written for people (`Enter`).
+    pub fn key_label(&self, context: Context, command: Command) -> Option<String> {
+        self.keys(context, command).next().map(|k| k.label())
+    }
+
+    /// The hint bar entries for `offered` commands, in order. With `text_input`, keys
+    /// that would type a character are left out (a text prompt takes them).
+    pub fn hints(&self, context: Context, offered: &[Command], text_input: bool) -> Vec<Hint> {
+        let mut groups: Vec<(&'static str, Vec<String>)> = Vec::new();
+        for command in offered {
+            let Some(label) = command.hint(context) else {
+                continue;
+            };
+            let Some(key) = self
+                .keys(context, *command)
+                .find(|k| !(text_input && k.is_plain_char()))
+            else {
+                continue;
+            };
+            let key = key.label();
+            match groups.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, keys)) if !keys.contains(&key) => keys.push(key),
+                Some(_) => {}
+                None => groups.push((label, vec![key])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(label, keys)| Hint {
+                keys: join_keys(&keys),
+                label,
+            })
+            .collect()
+    }
+
+    /// Every binding of `context`, one line per command, in keymap order.
+    pub fn help(&self, context: Context) -> Vec<HelpLine> {
+        let mut lines: Vec<(String, Vec<String>)> = Vec::new();
+        for binding in self.bindings.iter().filter(|b| b.context == context) {
+            let description = binding.command.description(context);
+            let key = binding.key.label();
+            match lines.iter_mut().find(|(d, _)| *d == description) {
+                Some((_, keys)) => keys.push(key),
+                None => lines.push((description, vec![key])),
+            }
+        }
+        lines
+            .into_iter()
+            .map(|(description, keys)| HelpLine {
+                keys: join_keys(&keys),
+                description,
+            })
+            .collect()
+    }
+}
+
+/// Writes a group of keys compactly: arrows run together (`↑↓`), a run of consecutive
+/// digits becomes a range (`1-6`), anything else is joined with `/` (`n/p`).
+fn join_keys(keys: &[String]) -> String {
+    let digits: Vec<u32> = keys
+        .iter()
+        .filter_map(|k| {
+            let mut chars = k.chars();
+            let c = chars.next()?;
+            chars.next().is_none().then_some(c)?.to_digit(10)
+        })
+        .collect();
+    if keys.len() >= 3 && digits.len() == keys.len() && digits.windows(2).all(|w| w[1] == w[0] + 1)
+    {
+        return format!("{}-{}", keys[0], keys[keys.len() - 1]);
+    }
+    let arrows = ["↑", "↓", "←", "→"];
+    if keys.len() > 1 && keys.iter().all(|k| arrows.contains(&k.as_str())) {
+        return keys.concat();
+    }
+    keys.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEvent;
+
+    #[test]
+    fn no_binding_is_listed_twice() {
+        let keymap = Keymap::standard();
+        for (i, a) in keymap.bindings.iter().enumerate() {
+            for b in &keymap.bindings[i + 1..] {
+                assert!(
+                    !(a.context == b.context && a.key == b.key && a.command == b.command),
+                    "{} is bound to {:?} twice in {:?}",
+                    a.key.label(),
+                    a.command,
+                    a.context
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shared_keys_only_where_meant() {
+        // A key bound to several commands of one context must be one the pane
+        // resolves by availability: only Left/h in the tree (Collapse, else Back).
+        let keymap = Keymap::standard();
+        for a in &keymap.bindings {
+            let commands: Vec<Command> = keymap
+                .bindings
+                .iter()
+                .filter(|b| b.context == a.context && b.key == a.key)
+                .map(|b| b.command)
+                .collect();
+            if commands.len() > 1 {
+                assert_eq!(
+                    a.context,
+                    Context::Tree,
+                    "{} in {:?}",
+                    a.key.label(),
+                    a.context
+                );
+                assert_eq!(commands, [Command::Collapse, Command::Back]);
+            }
+        }
+    }
+
+    #[test]
+    fn keys_match_with_and_without_shift() {
+        let keymap = Keymap::standard();
+        let shifted_g = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        assert_eq!(
+            keymap.command(Context::List, &shifted_g),
+            Some(Command::Bottom)
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            keymap.command(Context::Global, &ctrl_c),
+            Some(Command::Quit)
+        );
+        let plain_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(keymap.command(Context::Global, &plain_c), None);
+    }
+
+    #[test]
+    fn hints_group_and_compact_keys() {
+        let keymap = Keymap::standard();
+        let hints = keymap.hints(
+            Context::List,
+            &[
+                Command::Up,
+                Command::Down,
+                Command::NextPage,
+                Command::PrevPage,
+            ],
+            false,
+        );
+        let text: Vec<String> = hints
+            .iter()
+            .map(|h| format!("{} {}", h.keys, h.label))
+            .collect();
+        assert_eq!(text, ["↑↓ move", "n/p page"]);
+        let tabs: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
+        let hints = keymap.hints(Context::Global, &tabs, false);
+        assert_eq!(hints[0].keys, "1-6");
+        let quit = keymap.hints(Context::Global, &[Command::Quit], true);
+        assert_eq!(quit[0].keys, "C-c");
+    }
+}

@@ -1,0 +1,470 @@
+//! The Entities pane: pick a kind, page through its entities, open one as a tree.
+//!
+//! Three areas, left to right: the kinds, the selected kind's entities, and the
+//! opened entity's tree. `/` opens an id filter under them. On a narrow terminal only
+//! the focused area is drawn, full width.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, BorderType, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget,
+    Widget, Wrap,
+};
+
+use super::entity_list::EntityList;
+use super::entity_tree::EntityTree;
+use crate::entity::{EntityId, EntityKind};
+use crate::tui::component::SELECTED_MARK;
+use crate::tui::component::{Ctx, EventState, Pane, Ui};
+use crate::tui::dispatch::Reply;
+use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
+
+/// The kinds in the order the kinds list shows them: players first (what an agent
+/// plays as), then what players hold, then the energy economy, then addresses.
+pub(crate) const KIND_ORDER: [EntityKind; 12] = [
+    EntityKind::Player,
+    EntityKind::Guild,
+    EntityKind::Planet,
+    EntityKind::Fleet,
+    EntityKind::Struct,
+    EntityKind::Reactor,
+    EntityKind::Substation,
+    EntityKind::Allocation,
+    EntityKind::Infusion,
+    EntityKind::Provider,
+    EntityKind::Agreement,
+    EntityKind::Address,
+];
+
+/// Below this width only the focused area is drawn.
+const WIDE: u16 = 60;
+
+/// The width of the kinds column: border, marker, code and the longest name.
+const KINDS_WIDTH: u16 = 17;
+
+/// The narrowest the list gets beside the tree.
+const MIN_LIST_WIDTH: u16 = 24;
+
+/// The longest id filter the list tool accepts.
+const MAX_FILTER_LEN: usize = 48;
+
+/// The three areas of the pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Area {
+    Kinds,
+    List,
+    Tree,
+}
+
+/// The Entities pane.
+pub(crate) struct EntitiesPane {
+    kind_index: usize,
+    kinds_state: ListState,
+    focus: Area,
+    list: EntityList,
+    tree: Option<EntityTree>,
+    /// The id filter as typed; applied to the list as it changes.
+    filter: String,
+    /// True while the filter prompt takes keys.
+    editing: bool,
+}
+
+impl EntitiesPane {
+    /// The pane, with the first kind's first page already asked for.
+    pub fn new(ctx: &mut Ctx<'_>) -> EntitiesPane {
+        let mut pane = EntitiesPane {
+            kind_index: 0,
+            kinds_state: ListState::default().with_selected(Some(0)),
+            focus: Area::List,
+            list: EntityList::new(),
+            tree: None,
+            filter: String::new(),
+            editing: false,
+        };
+        pane.list.load(pane.kind(), None, ctx);
+        pane
+    }
+
+    fn kind(&self) -> EntityKind {
+        KIND_ORDER[self.kind_index.min(KIND_ORDER.len() - 1)]
+    }
+
+    /// The ids on the list's page on show.
+    pub fn listed_ids(&self) -> Vec<EntityId> {
+        self.list.ids()
+    }
+
+    fn select_kind(&mut self, index: usize, ctx: &mut Ctx<'_>) {
+        let index = index.min(KIND_ORDER.len() - 1);
+        self.kinds_state.select(Some(index));
+        if index != self.kind_index {
+            self.kind_index = index;
+            // An id filter belongs to one kind's ids; a new kind starts unfiltered.
+            self.filter.clear();
+            self.list.load(self.kind(), None, ctx);
+        }
+    }
+
+    fn focus_step(&mut self, forward: bool) {
+        let mut areas = vec![Area::Kinds, Area::List];
+        if self.tree.is_some() {
+            areas.push(Area::Tree);
+        }
+        let at = areas.iter().position(|a| *a == self.focus).unwrap_or(0);
+        let next = if forward {
+            (at + 1) % areas.len()
+        } else {
+            (at + areas.len() - 1) % areas.len()
+        };
+        self.focus = areas[next];
+    }
+
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match (self.focus, command) {
+            (_, Command::FocusNext) => self.focus_step(true),
+            (_, Command::FocusPrev) => self.focus_step(false),
+            (_, Command::StartFilter) => self.editing = true,
+            (Area::Kinds, Command::Up) => self.select_kind(self.kind_index.saturating_sub(1), ctx),
+            (Area::Kinds, Command::Down) => self.select_kind(self.kind_index + 1, ctx),
+            (Area::Kinds, Command::Top) => self.select_kind(0, ctx),
+            (Area::Kinds, Command::Bottom) => self.select_kind(KIND_ORDER.len() - 1, ctx),
+            (Area::Kinds, Command::ShowKind) => self.focus = Area::List,
+            (Area::List, Command::Up) => self.list.move_by(-1),
+            (Area::List, Command::Down) => self.list.move_by(1),
+            (Area::List, Command::Top) => self.list.select_end(false),
+            (Area::List, Command::Bottom) => self.list.select_end(true),
+            (Area::List, Command::OpenEntity) => {
+                if let Some(row) = self.list.selected() {
+                    self.tree = Some(EntityTree::loaded(row.id, row.entity.clone()));
+                    self.focus = Area::Tree;
+                }
+            }
+            (Area::List, Command::NextPage) => self.list.next_page(ctx),
+            (Area::List, Command::PrevPage) => self.list.prev_page(ctx),
+            (Area::List, Command::ClearFilter) => {
+                self.filter.clear();
+                self.list.load(self.kind(), None, ctx);
+            }
+            (Area::List, Command::Back) => self.focus = Area::Kinds,
+            (Area::Tree, Command::Back) => self.focus = Area::List,
+            (Area::Tree, command) => {
+                if let Some(tree) = &mut self.tree {
+                    tree.run(command, ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Keys while the filter prompt is open: commands from the keymap, and the
+    /// characters of an id.
+    fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        match ctx.keymap.command(Context::Filter, key) {
+            Some(Command::AcceptFilter) => self.accept_filter(ctx),
+            Some(Command::CancelFilter) => {
+                self.editing = false;
+                self.focus = Area::List;
+                if !self.filter.is_empty() {
+                    self.filter.clear();
+                    self.list.load(self.kind(), None, ctx);
+                }
+            }
+            Some(Command::EraseChar) => {
+                if self.filter.pop().is_some() {
+                    self.apply_filter(ctx);
+                }
+            }
+            Some(_) => {}
+            None => match key.code {
+                KeyCode::Char(c)
+                    if !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                {
+                    if !(c.is_ascii_digit() || c == '-') {
+                        ctx.status
+                            .info("ids are digits and a dash: {kind code}-{index}, e.g. 1-12");
+                    } else if self.filter.len() >= MAX_FILTER_LEN {
+                        ctx.status.info(format!(
+                            "an id filter is at most {MAX_FILTER_LEN} characters"
+                        ));
+                    } else {
+                        self.filter.push(c);
+                        self.apply_filter(ctx);
+                    }
+                }
+                _ => return EventState::NotConsumed,
+            },
+        }
+        EventState::Consumed
+    }
+
+    /// Lists what the filter matches. A leading kind code (`1`, `1-`, `1-2`) switches
+    /// to that kind, since every id of a kind starts with its code.
+    fn apply_filter(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(kind) = kind_named_by(&self.filter)
+            && let Some(index) = KIND_ORDER.iter().position(|k| *k == kind)
+        {
+            self.kind_index = index;
+            self.kinds_state.select(Some(index));
+        }
+        let prefix = (!self.filter.is_empty()).then(|| self.filter.clone());
+        self.list.load(self.kind(), prefix, ctx);
+    }
+
+    /// Enter in the prompt: a whole id opens that entity; anything else keeps the
+    /// filter and returns to the list.
+    fn accept_filter(&mut self, ctx: &mut Ctx<'_>) {
+        self.editing = false;
+        match EntityId::parse(&self.filter) {
+            Ok(id) => {
+                self.tree = Some(EntityTree::fetching(id, ctx));
+                self.focus = Area::Tree;
+            }
+            Err(_) => self.focus = Area::List,
+        }
+    }
+
+    fn render_kinds(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Area::Kinds;
+        let items: Vec<ListItem<'_>> = KIND_ORDER
+            .iter()
+            .map(|kind| {
+                ListItem::new(Line::from(vec![
+                    Span::styled(format!("{:>2} ", kind.code()), theme.style(Role::Muted)),
+                    Span::styled(kind.name(), theme.style(Role::Text)),
+                ]))
+            })
+            .collect();
+        let list = List::new(items)
+            .block(area_block(ui, " Kinds ", focused))
+            .highlight_style(theme.style(if focused {
+                Role::Selected
+            } else {
+                Role::SelectedInactive
+            }))
+            .highlight_symbol(SELECTED_MARK)
+            .highlight_spacing(HighlightSpacing::Always);
+        StatefulWidget::render(list, area, buf, &mut self.kinds_state);
+    }
+
+    fn render_tree(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let focused = self.focus == Area::Tree;
+        match &mut self.tree {
+            Some(tree) => {
+                let root = tree.root();
+                let title = format!(" {} {root} ", root.kind);
+                tree.render(area, buf, ui, area_block(ui, &title, focused), focused);
+            }
+            None => {
+                let open = ui
+                    .keymap
+                    .key_label(Context::List, Command::OpenEntity)
+                    .unwrap_or_default();
+                let filter = ui
+                    .keymap
+                    .key_label(Context::List, Command::StartFilter)
+                    .unwrap_or_default();
+                let text = format!(
+                    "No entity open. Select one in the list and press {open}, or press \
+                     {filter} and type its id."
+                );
+                Paragraph::new(Span::styled(text, ui.theme.style(Role::Muted)))
+                    .wrap(Wrap { trim: true })
+                    .block(area_block(ui, " Entity ", focused))
+                    .render(area, buf);
+            }
+        }
+    }
+
+    fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let mut spans = vec![
+            Span::styled(" id › ", theme.style(Role::Prompt)),
+            Span::styled(self.filter.clone(), theme.style(Role::Text)),
+            Span::styled("█", theme.style(Role::Prompt)),
+        ];
+        let accept = ui
+            .keymap
+            .key_label(Context::Filter, Command::AcceptFilter)
+            .unwrap_or_default();
+        let note = match EntityId::parse(&self.filter) {
+            Ok(id) => format!("   {accept} opens {id}"),
+            Err(_) if self.filter.is_empty() => "   type an id or its start, e.g. 1-1".into(),
+            Err(_) => format!("   {accept} keeps the filter"),
+        };
+        spans.push(Span::styled(note, theme.style(Role::Muted)));
+        Line::from(spans).render(area, buf);
+    }
+}
+
+impl Pane for EntitiesPane {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.editing {
+            return self.filter_key(key, ctx);
+        }
+        let mut bound = ctx.keymap.commands_for(self.context(), key).peekable();
+        if bound.peek().is_none() {
+            return EventState::NotConsumed;
+        }
+        // The first of the key's commands that is available now runs; a key of this
+        // area with none available does nothing.
+        let offered = self.commands();
+        if let Some(command) = bound.find(|c| offered.contains(c)) {
+            self.run(command, ctx);
+        }
+        EventState::Consumed
+    }
+
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if self.list.on_reply(reply, ctx) {
+            return true;
+        }
+        self.tree
+            .as_mut()
+            .is_some_and(|tree| tree.on_reply(reply, ctx))
+    }
+
+    fn context(&self) -> Context {
+        if self.editing {
+            return Context::Filter;
+        }
+        match self.focus {
+            Area::Kinds => Context::Kinds,
+            Area::List => Context::List,
+            Area::Tree => Context::Tree,
+        }
+    }
+
+    fn captures_text(&self) -> bool {
+        self.editing
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        let mut out = Vec::new();
+        match self.context() {
+            Context::Filter => {
+                out.extend([Command::AcceptFilter, Command::CancelFilter]);
+                if !self.filter.is_empty() {
+                    out.push(Command::EraseChar);
+                }
+                return out;
+            }
+            Context::Kinds => out.extend([
+                Command::Up,
+                Command::Down,
+                Command::Top,
+                Command::Bottom,
+                Command::ShowKind,
+            ]),
+            Context::List => {
+                if self.list.has_rows() {
+                    out.extend([
+                        Command::Up,
+                        Command::Down,
+                        Command::Top,
+                        Command::Bottom,
+                        Command::OpenEntity,
+                    ]);
+                }
+                if self.list.has_next() {
+                    out.push(Command::NextPage);
+                }
+                if self.list.has_prev() {
+                    out.push(Command::PrevPage);
+                }
+            }
+            Context::Tree => {
+                if let Some(tree) = &self.tree {
+                    tree.commands(&mut out);
+                }
+            }
+            Context::Global | Context::Help => {}
+        }
+        out.push(Command::StartFilter);
+        if self.focus == Area::List && !self.filter.is_empty() {
+            out.push(Command::ClearFilter);
+        }
+        if self.focus != Area::Kinds {
+            out.push(Command::Back);
+        }
+        out.extend([Command::FocusNext, Command::FocusPrev]);
+        out
+    }
+
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let (main, prompt) = if self.editing && area.height > 0 {
+            let [main, prompt] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            (main, Some(prompt))
+        } else {
+            (area, None)
+        };
+        if main.width >= WIDE {
+            // The list takes what its rows need, within limits; the tree the rest.
+            let rest = main.width - KINDS_WIDTH;
+            let list_width = self
+                .list
+                .content_width()
+                .clamp(MIN_LIST_WIDTH, (rest / 2).max(MIN_LIST_WIDTH));
+            let [kinds, list, tree] = Layout::horizontal([
+                Constraint::Length(KINDS_WIDTH),
+                Constraint::Length(list_width),
+                Constraint::Min(0),
+            ])
+            .areas(main);
+            self.render_kinds(kinds, buf, ui);
+            let focused = self.focus == Area::List;
+            self.list
+                .render(list, buf, ui, area_block(ui, "", focused), focused);
+            self.render_tree(tree, buf, ui);
+        } else {
+            match self.focus {
+                Area::Kinds => self.render_kinds(main, buf, ui),
+                Area::List => self
+                    .list
+                    .render(main, buf, ui, area_block(ui, "", true), true),
+                Area::Tree => self.render_tree(main, buf, ui),
+            }
+        }
+        if let Some(prompt) = prompt {
+            self.render_prompt(prompt, buf, ui);
+        }
+    }
+}
+
+/// A bordered area, its border brighter when focused.
+fn area_block<'a>(ui: &Ui<'_>, title: &str, focused: bool) -> Block<'a> {
+    let theme = ui.theme;
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme.style(if focused {
+            Role::BorderFocused
+        } else {
+            Role::Border
+        }));
+    if title.is_empty() {
+        block
+    } else {
+        block.title(Span::styled(title.to_string(), theme.style(Role::Title)))
+    }
+}
+
+/// The kind whose code `text` starts with, when the code is complete: `1`, `1-` and
+/// `1-2` name players; `1` could still become `10`, but the list follows the text as
+/// typed.
+fn kind_named_by(text: &str) -> Option<EntityKind> {
+    let code_len = text.bytes().take_while(u8::is_ascii_digit).count();
+    if code_len == 0 {
+        return None;
+    }
+    let (code, rest) = text.split_at(code_len);
+    if !(rest.is_empty() || rest.starts_with('-')) {
+        return None;
+    }
+    EntityKind::from_code(code.parse().ok()?)
+}

@@ -1,0 +1,423 @@
+//! One kind's entities, a page at a time, through `structs_list_entities`.
+//!
+//! The list keeps the page key of every page from the first to the one on show, so
+//! going back asks for exactly the page seen before.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget, Wrap,
+};
+use serde_json::{Map, Value};
+
+use crate::entity::{EntityId, EntityKind};
+use crate::tui::component::SELECTED_MARK;
+use crate::tui::component::{Ctx, Ui};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::theme::Role;
+
+/// The tool behind the list.
+const LIST_TOOL: &str = "structs_list_entities";
+
+/// Entities per page.
+pub(crate) const PAGE_SIZE: u64 = 20;
+
+/// Which page of which list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Query {
+    kind: EntityKind,
+    /// Only ids starting with this.
+    prefix: Option<String>,
+    /// The key of every page from the first (`None`) to this one.
+    keys: Vec<Option<String>>,
+}
+
+impl Query {
+    fn first_page(kind: EntityKind, prefix: Option<String>) -> Query {
+        Query {
+            kind,
+            prefix,
+            keys: vec![None],
+        }
+    }
+
+    fn args(&self) -> Value {
+        let mut args = Map::new();
+        args.insert("entity_type".into(), self.kind.name().into());
+        args.insert("page_size".into(), PAGE_SIZE.into());
+        if let Some(Some(key)) = self.keys.last() {
+            args.insert("page_key".into(), key.clone().into());
+        }
+        if let Some(prefix) = &self.prefix {
+            args.insert("id_prefix".into(), prefix.clone().into());
+        }
+        Value::Object(args)
+    }
+}
+
+/// One listed entity.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub id: EntityId,
+    pub summary: String,
+    /// The entity as the list returned it, so opening it needs no second call.
+    pub entity: Value,
+}
+
+/// A page on show.
+#[derive(Debug)]
+struct Page {
+    query: Query,
+    rows: Vec<Row>,
+    next_key: Option<String>,
+    total: u64,
+}
+
+/// What the list area shows.
+#[derive(Debug)]
+enum Shown {
+    Nothing,
+    Page(Page),
+    Failed { query: Query, message: String },
+}
+
+/// The entity list of the Entities pane.
+pub(crate) struct EntityList {
+    pending: Option<(RequestId, Query)>,
+    shown: Shown,
+    state: ListState,
+}
+
+impl EntityList {
+    pub fn new() -> EntityList {
+        EntityList {
+            pending: None,
+            shown: Shown::Nothing,
+            state: ListState::default(),
+        }
+    }
+
+    /// Asks for the first page of `kind`, filtered by id `prefix`.
+    pub fn load(&mut self, kind: EntityKind, prefix: Option<String>, ctx: &mut Ctx<'_>) {
+        self.request(Query::first_page(kind, prefix), ctx);
+    }
+
+    fn request(&mut self, query: Query, ctx: &mut Ctx<'_>) {
+        let id = ctx.dispatcher.call(LIST_TOOL, query.args());
+        // A newer request replaces an older one; the older result is then ignored.
+        self.pending = Some((id, query));
+    }
+
+    /// Applies the result of this list's latest request.
+    pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        // Only the latest request counts; a superseded one's result is dropped.
+        if self.pending.as_ref().is_none_or(|(id, _)| *id != reply.id) {
+            return false;
+        }
+        let Some((_, query)) = self.pending.take() else {
+            return false;
+        };
+        match &reply.result {
+            Ok(answer) => {
+                let rows = parse_rows(query.kind, answer);
+                let pagination = answer.get("pagination");
+                let next_key = pagination
+                    .and_then(|p| p.get("next_key"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string);
+                let total = pagination
+                    .and_then(|p| p.get("total"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(rows.len() as u64);
+                self.state
+                    .select(if rows.is_empty() { None } else { Some(0) });
+                *self.state.offset_mut() = 0;
+                self.shown = Shown::Page(Page {
+                    query,
+                    rows,
+                    next_key,
+                    total,
+                });
+            }
+            Err(e) => {
+                ctx.status
+                    .tool_error(&format!("listing {}", query.kind.plural()), e);
+                self.state.select(None);
+                self.shown = Shown::Failed {
+                    message: format!("{}: {}", e.code.as_str(), e.message),
+                    query,
+                };
+            }
+        }
+        true
+    }
+
+    fn page(&self) -> Option<&Page> {
+        match &self.shown {
+            Shown::Page(page) => Some(page),
+            _ => None,
+        }
+    }
+
+    /// The ids on show, in order.
+    pub fn ids(&self) -> Vec<EntityId> {
+        self.page()
+            .map(|p| p.rows.iter().map(|r| r.id).collect())
+            .unwrap_or_default()
+    }
+
+    /// The selected row.
+    pub fn selected(&self) -> Option<&Row> {
+        self.page()?.rows.get(self.state.selected()?)
+    }
+
+    /// True when there are rows to move through.
+    pub fn has_rows(&self) -> bool {
+        self.page().is_some_and(|p| !p.rows.is_empty())
+    }
+
+    pub fn has_next(&self) -> bool {
+        self.page().is_some_and(|p| p.next_key.is_some())
+    }
+
+    pub fn has_prev(&self) -> bool {
+        self.page().is_some_and(|p| p.query.keys.len() > 1)
+    }
+
+    /// Asks for the page after the one on show.
+    pub fn next_page(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(page) = self.page() else {
+            return;
+        };
+        let Some(key) = page.next_key.clone() else {
+            return;
+        };
+        let mut query = page.query.clone();
+        query.keys.push(Some(key));
+        self.request(query, ctx);
+    }
+
+    /// Asks for the page before the one on show.
+    pub fn prev_page(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(page) = self.page() else {
+            return;
+        };
+        if page.query.keys.len() < 2 {
+            return;
+        }
+        let mut query = page.query.clone();
+        query.keys.pop();
+        self.request(query, ctx);
+    }
+
+    /// Moves the selection by `delta` rows, staying on the page.
+    pub fn move_by(&mut self, delta: isize) {
+        let len = self.page().map_or(0, |p| p.rows.len());
+        if len == 0 {
+            return;
+        }
+        let current = self.state.selected().unwrap_or(0);
+        self.state
+            .select(Some(current.saturating_add_signed(delta).min(len - 1)));
+    }
+
+    /// Selects the first (`false`) or last (`true`) row.
+    pub fn select_end(&mut self, last: bool) {
+        let len = self.page().map_or(0, |p| p.rows.len());
+        if len > 0 {
+            self.state.select(Some(if last { len - 1 } else { 0 }));
+        }
+    }
+
+    /// The width the page on show and its title need to be read whole, borders
+    /// included.
+    pub fn content_width(&self) -> u16 {
+        let title: usize = self
+            .title_parts()
+            .iter()
+            .map(|(_, text)| Line::from(text.as_str()).width())
+            .sum();
+        let widest = self.page().map_or(0, |page| {
+            let id_width = page
+                .rows
+                .iter()
+                .map(|r| r.id.to_string().len())
+                .max()
+                .unwrap_or(0);
+            page.rows
+                .iter()
+                .map(|r| id_width + 2 + Line::from(r.summary.as_str()).width())
+                .max()
+                .unwrap_or(0)
+        });
+        // Rows: two for the borders, two for the selection marker. Title: the corners.
+        u16::try_from((widest + 4).max(title + 2)).unwrap_or(u16::MAX)
+    }
+
+    /// Draws the list in `block`, titled with the kind, filter and page.
+    pub fn render(
+        &mut self,
+        area: Rect,
+        buf: &mut Buffer,
+        ui: &Ui<'_>,
+        block: Block<'_>,
+        focused: bool,
+    ) {
+        let theme = ui.theme;
+        let block = block.title(self.title(ui));
+        match &self.shown {
+            Shown::Nothing => Paragraph::new(Span::styled("loading…", theme.style(Role::Muted)))
+                .block(block)
+                .render(area, buf),
+            Shown::Failed { message, .. } => {
+                Paragraph::new(Span::styled(message.clone(), theme.style(Role::Error)))
+                    .wrap(Wrap { trim: true })
+                    .block(block)
+                    .render(area, buf);
+            }
+            Shown::Page(page) if page.rows.is_empty() => {
+                let text = match &page.query.prefix {
+                    Some(prefix) => {
+                        format!("no {} id starts with {prefix}", page.query.kind.name())
+                    }
+                    None => format!("no {}", page.query.kind.plural()),
+                };
+                Paragraph::new(Span::styled(text, theme.style(Role::Muted)))
+                    .wrap(Wrap { trim: true })
+                    .block(block)
+                    .render(area, buf);
+            }
+            Shown::Page(page) => {
+                let width = page
+                    .rows
+                    .iter()
+                    .map(|r| r.id.to_string().len())
+                    .max()
+                    .unwrap_or(0);
+                let items: Vec<ListItem<'_>> = page
+                    .rows
+                    .iter()
+                    .map(|row| {
+                        ListItem::new(Line::from(vec![
+                            Span::styled(
+                                format!("{:<width$}  ", row.id.to_string()),
+                                theme.style(Role::Text),
+                            ),
+                            Span::styled(row.summary.clone(), theme.style(Role::Muted)),
+                        ]))
+                    })
+                    .collect();
+                let highlight = if focused {
+                    Role::Selected
+                } else {
+                    Role::SelectedInactive
+                };
+                let list = List::new(items)
+                    .block(block)
+                    .highlight_style(theme.style(highlight))
+                    .highlight_symbol(SELECTED_MARK)
+                    .highlight_spacing(HighlightSpacing::Always);
+                StatefulWidget::render(list, area, buf, &mut self.state);
+            }
+        }
+    }
+
+    /// ` players · page 1/2 · 24 total `, with the filter when one applies, the
+    /// page only when there are several, and a loading mark while a page is asked for.
+    fn title_parts(&self) -> Vec<(Role, String)> {
+        let query = match &self.shown {
+            Shown::Page(page) => Some(&page.query),
+            Shown::Failed { query, .. } => Some(query),
+            Shown::Nothing => self.pending.as_ref().map(|(_, q)| q),
+        };
+        let mut parts = vec![(Role::Title, " ".to_string())];
+        if let Some(query) = query {
+            parts.push((Role::Title, query.kind.plural().to_string()));
+            if let Some(prefix) = &query.prefix {
+                parts.push((Role::Prompt, format!(" · id {prefix}*")));
+            }
+        }
+        if let Some(page) = self.page() {
+            let pages = page.total.div_ceil(PAGE_SIZE).max(1);
+            if pages > 1 {
+                let at = page.query.keys.len();
+                parts.push((Role::Muted, format!(" · page {at}/{pages}")));
+            }
+            parts.push((Role::Muted, format!(" · {} total", page.total)));
+        }
+        if self.pending.is_some() {
+            parts.push((Role::Muted, " · loading…".to_string()));
+        }
+        parts.push((Role::Title, " ".to_string()));
+        parts
+    }
+
+    fn title(&self, ui: &Ui<'_>) -> Line<'static> {
+        Line::from(
+            self.title_parts()
+                .into_iter()
+                .map(|(role, text)| Span::styled(text, ui.theme.style(role)))
+                .collect::<Vec<_>>(),
+        )
+    }
+}
+
+/// The rows of a list result.
+fn parse_rows(kind: EntityKind, answer: &Value) -> Vec<Row> {
+    let Some(items) = answer.get(kind.plural()).and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|entity| {
+            let core = kind.core_object(entity)?;
+            let id = EntityId::parse(core.get("id")?.as_str()?).ok()?;
+            Some(Row {
+                id,
+                summary: summary(kind, core),
+                entity: entity.clone(),
+            })
+        })
+        .collect()
+}
+
+/// A few telling fields of an entity, for its row: `novaforge1 · guild 0-1`.
+fn summary(kind: EntityKind, core: &Value) -> String {
+    use EntityKind as K;
+    let fields: &[(&str, &str)] = match kind {
+        K::Player => &[("", "username"), ("guild", "guildId")],
+        K::Guild => &[("owner", "owner"), ("", "endpoint")],
+        K::Planet => &[("owner", "owner"), ("", "status")],
+        K::Fleet => &[("owner", "owner"), ("", "status"), ("at", "planetId")],
+        K::Struct => &[("type", "type"), ("owner", "owner"), ("", "operatingAmbit")],
+        K::Reactor => &[("guild", "guildId"), ("owner", "owner")],
+        K::Substation => &[("owner", "owner")],
+        K::Allocation => &[
+            ("", "type"),
+            ("from", "sourceObjectId"),
+            ("to", "destinationId"),
+        ],
+        K::Infusion => &[("player", "playerId"), ("into", "destinationId")],
+        K::Address => &[("player", "playerId"), ("", "address")],
+        K::Provider => &[("substation", "substationId"), ("owner", "owner")],
+        K::Agreement => &[("provider", "providerId"), ("consumer", "consumerId")],
+    };
+    let mut parts = Vec::new();
+    for (label, field) in fields {
+        let Some(value) = core.get(*field) else {
+            continue;
+        };
+        let text = match value {
+            Value::String(s) if s.is_empty() => continue,
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        parts.push(if label.is_empty() {
+            text
+        } else {
+            format!("{label} {text}")
+        });
+    }
+    parts.join(" · ")
+}

@@ -1,0 +1,504 @@
+//! One entity as a tree of its fields. A field naming another entity expands into
+//! that entity, fetched through `structs_query_entity` the first time it is opened.
+//!
+//! Cycle safety: an id already open on the path from the root (the root included) is
+//! shown as a marked leaf (`↺ owner: 1-1 (already open above)`) that cannot expand.
+//! Nodes are built only under open nodes, so the tree is never larger than what the
+//! user opened, whatever the references between entities.
+
+use std::collections::HashMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph, StatefulWidget, Widget};
+use serde_json::{Value, json};
+use tui_tree_widget::{Tree, TreeItem, TreeState};
+
+use crate::entity::EntityId;
+use crate::tui::component::SELECTED_MARK;
+use crate::tui::component::{Ctx, Ui};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::Command;
+use crate::tui::theme::Role;
+
+/// The tool that fetches an entity when a field naming it is expanded.
+const QUERY_TOOL: &str = "structs_query_entity";
+
+/// A node's name among its siblings. Prefixes keep names unique: `f:` a field of the
+/// entity's core object, `s:` another section of the entity (`gridAttributes`), `k:` a
+/// key of a nested object, `i:` an array index, `~` a note.
+type NodeId = String;
+
+/// What a node is, which decides what keys do on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeKind {
+    /// An object or array: opens in place.
+    Branch,
+    /// A scalar value.
+    Leaf,
+    /// A field naming another entity: opening it fetches that entity.
+    Link(EntityId),
+    /// A field naming an entity already open above it; never expands.
+    Cycle(EntityId),
+    /// "loading…" or an error, standing in for a linked entity's fields.
+    Note,
+}
+
+/// A node of the model the widget's items are made from. Text is kept as spans
+/// tagged with theme roles, so the model does not depend on a theme.
+#[derive(Debug, Clone)]
+struct Node {
+    id: NodeId,
+    spans: Vec<(Role, String)>,
+    kind: NodeKind,
+    children: Vec<Node>,
+}
+
+impl Node {
+    fn leaf(id: NodeId, kind: NodeKind, spans: Vec<(Role, String)>) -> Node {
+        Node {
+            id,
+            spans,
+            kind,
+            children: Vec::new(),
+        }
+    }
+
+    fn loading() -> Node {
+        Node::leaf(
+            "~loading".into(),
+            NodeKind::Note,
+            vec![(Role::Muted, "loading…".into())],
+        )
+    }
+
+    fn failed(message: &str) -> Node {
+        Node::leaf(
+            "~error".into(),
+            NodeKind::Note,
+            vec![(Role::Error, message.to_string())],
+        )
+    }
+
+    fn to_item(&self, ui: &Ui<'_>) -> TreeItem<'static, NodeId> {
+        let line = Line::from(
+            self.spans
+                .iter()
+                .map(|(role, text)| Span::styled(text.clone(), ui.theme.style(*role)))
+                .collect::<Vec<_>>(),
+        );
+        let children: Vec<_> = self.children.iter().map(|c| c.to_item(ui)).collect();
+        // Sibling ids are unique by construction (object keys, array indices).
+        TreeItem::new(self.id.clone(), line.clone(), children)
+            .unwrap_or_else(|_| TreeItem::new_leaf(self.id.clone(), line))
+    }
+}
+
+/// Where an entity's data stands.
+#[derive(Debug)]
+enum Fetch {
+    Loading,
+    Loaded(Value),
+    Failed(String),
+}
+
+/// An opened entity: its fetched entities, the open and selected nodes, and the
+/// model built from them.
+pub(crate) struct EntityTree {
+    root: EntityId,
+    /// Every entity this tree has asked for, by id.
+    cache: HashMap<EntityId, Fetch>,
+    inflight: HashMap<RequestId, EntityId>,
+    state: TreeState<NodeId>,
+    nodes: Vec<Node>,
+    /// The widget items, made from `nodes` when first drawn after a change.
+    items: Option<Vec<TreeItem<'static, NodeId>>>,
+}
+
+impl EntityTree {
+    /// A tree over an entity already at hand (from a list page).
+    pub fn loaded(root: EntityId, entity: Value) -> EntityTree {
+        let mut tree = EntityTree::empty(root);
+        tree.cache.insert(root, Fetch::Loaded(entity));
+        tree.rebuild();
+        tree
+    }
+
+    /// A tree whose root entity is fetched first.
+    pub fn fetching(root: EntityId, ctx: &mut Ctx<'_>) -> EntityTree {
+        let mut tree = EntityTree::empty(root);
+        tree.fetch(root, ctx);
+        tree.rebuild();
+        tree
+    }
+
+    fn empty(root: EntityId) -> EntityTree {
+        EntityTree {
+            root,
+            cache: HashMap::new(),
+            inflight: HashMap::new(),
+            state: TreeState::default(),
+            nodes: Vec::new(),
+            items: None,
+        }
+    }
+
+    /// The entity at the root.
+    pub fn root(&self) -> EntityId {
+        self.root
+    }
+
+    fn fetch(&mut self, id: EntityId, ctx: &mut Ctx<'_>) {
+        let request = ctx
+            .dispatcher
+            .call(QUERY_TOOL, json!({ "id": id.to_string() }));
+        self.inflight.insert(request, id);
+        self.cache.insert(id, Fetch::Loading);
+    }
+
+    /// Applies the result of one of this tree's fetches.
+    pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        let Some(id) = self.inflight.remove(&reply.id) else {
+            return false;
+        };
+        let fetch = match &reply.result {
+            Ok(answer) => Fetch::Loaded(answer.get("entity").cloned().unwrap_or(Value::Null)),
+            Err(e) => {
+                ctx.status.tool_error(&format!("fetching {id}"), e);
+                Fetch::Failed(format!("{}: {}", e.code.as_str(), e.message))
+            }
+        };
+        self.cache.insert(id, fetch);
+        self.rebuild();
+        true
+    }
+
+    /// The commands the selected node offers.
+    pub fn commands(&self, out: &mut Vec<Command>) {
+        if self.visible().len() > 1 {
+            out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+        }
+        let selected = self.state.selected();
+        let open = self.state.opened().contains(selected);
+        if let Some(node) = self.node(selected)
+            && matches!(node.kind, NodeKind::Branch | NodeKind::Link(_))
+        {
+            out.extend([Command::Expand, Command::Toggle]);
+        }
+        if open || selected.len() > 1 {
+            out.push(Command::Collapse);
+        }
+    }
+
+    /// Runs a tree command; the caller has checked it is offered.
+    pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::Up => self.move_by(-1),
+            Command::Down => self.move_by(1),
+            Command::Top => self.select_index(0),
+            Command::Bottom => self.select_index(usize::MAX),
+            Command::Expand => self.expand(ctx),
+            Command::Collapse => self.collapse(),
+            Command::Toggle => {
+                let selected = self.state.selected().to_vec();
+                if self.state.opened().contains(&selected) {
+                    self.state.close(&selected);
+                    self.rebuild();
+                } else {
+                    self.expand(ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn expand(&mut self, ctx: &mut Ctx<'_>) {
+        let selected = self.state.selected().to_vec();
+        let Some(node) = self.node(&selected) else {
+            return;
+        };
+        let kind = node.kind;
+        let first_child = node.children.first().map(|c| c.id.clone());
+        if self.state.opened().contains(&selected) {
+            // Already open: step into it.
+            if let Some(child) = first_child {
+                let mut path = selected;
+                path.push(child);
+                self.state.select(path);
+            }
+            return;
+        }
+        match kind {
+            NodeKind::Branch => {}
+            NodeKind::Link(target) => {
+                if matches!(self.cache.get(&target), None | Some(Fetch::Failed(_))) {
+                    self.fetch(target, ctx);
+                }
+            }
+            NodeKind::Leaf | NodeKind::Cycle(_) | NodeKind::Note => return,
+        }
+        self.state.open(selected);
+        self.rebuild();
+    }
+
+    fn collapse(&mut self) {
+        let mut selected = self.state.selected().to_vec();
+        if self.state.close(&selected) {
+            self.rebuild();
+        } else if selected.len() > 1 {
+            selected.pop();
+            self.state.select(selected);
+        }
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        let visible = self.visible();
+        let current = visible
+            .iter()
+            .position(|p| p.as_slice() == self.state.selected());
+        let next = match current {
+            Some(i) => i.saturating_add_signed(delta),
+            None => 0,
+        };
+        if let Some(path) = visible.get(next.min(visible.len().saturating_sub(1))) {
+            self.state.select(path.clone());
+        }
+    }
+
+    fn select_index(&mut self, index: usize) {
+        let visible = self.visible();
+        if let Some(path) = visible.get(index.min(visible.len().saturating_sub(1))) {
+            self.state.select(path.clone());
+        }
+    }
+
+    /// The paths of the rows on show, top to bottom.
+    fn visible(&self) -> Vec<Vec<NodeId>> {
+        fn walk(
+            nodes: &[Node],
+            prefix: &mut Vec<NodeId>,
+            state: &TreeState<NodeId>,
+            out: &mut Vec<Vec<NodeId>>,
+        ) {
+            for node in nodes {
+                prefix.push(node.id.clone());
+                out.push(prefix.clone());
+                if state.opened().contains(prefix.as_slice()) {
+                    walk(&node.children, prefix, state, out);
+                }
+                prefix.pop();
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.nodes, &mut Vec::new(), &self.state, &mut out);
+        out
+    }
+
+    fn node(&self, path: &[NodeId]) -> Option<&Node> {
+        let (first, rest) = path.split_first()?;
+        let mut node = self.nodes.iter().find(|n| &n.id == first)?;
+        for id in rest {
+            node = node.children.iter().find(|n| &n.id == id)?;
+        }
+        Some(node)
+    }
+
+    /// Rebuilds the model after the data or the open nodes changed, keeping the
+    /// selection on a row that is still on show.
+    fn rebuild(&mut self) {
+        let mut on_path = vec![self.root];
+        self.nodes = match self.cache.get(&self.root) {
+            Some(Fetch::Loaded(entity)) => {
+                let fields = self.entity_fields(self.root, entity, &[], &mut on_path);
+                if fields.is_empty() {
+                    vec![Node::leaf(
+                        "~empty".into(),
+                        NodeKind::Note,
+                        vec![(Role::Muted, "no fields".into())],
+                    )]
+                } else {
+                    fields
+                }
+            }
+            Some(Fetch::Failed(message)) => vec![Node::failed(message)],
+            Some(Fetch::Loading) | None => vec![Node::loading()],
+        };
+        self.items = None;
+        let visible = self.visible();
+        let mut selected = self.state.selected().to_vec();
+        while !selected.is_empty() && !visible.contains(&selected) {
+            selected.pop();
+        }
+        if selected.is_empty() {
+            selected = visible.first().cloned().unwrap_or_default();
+        }
+        self.state.select(selected);
+    }
+
+    /// The nodes for an entity's fields: its core object's fields first, then its
+    /// other sections (`gridAttributes`, ...).
+    fn entity_fields(
+        &self,
+        id: EntityId,
+        entity: &Value,
+        parent: &[NodeId],
+        on_path: &mut Vec<EntityId>,
+    ) -> Vec<Node> {
+        let mut out = Vec::new();
+        if let Some(Value::Object(fields)) = id.kind.core_object(entity) {
+            for (key, value) in fields {
+                let node_id = format!("f:{key}");
+                out.push(self.value_node(node_id, key, value, key == "id", parent, on_path));
+            }
+        }
+        if let Some(core_key) = id.kind.rest_key()
+            && let Value::Object(sections) = entity
+        {
+            for (key, value) in sections.iter().filter(|(k, _)| *k != core_key) {
+                let node_id = format!("s:{key}");
+                out.push(self.value_node(node_id, key, value, false, parent, on_path));
+            }
+        }
+        out
+    }
+
+    /// The node for one value. `own_id` marks the entity's own `id` field, which is
+    /// shown as plain text rather than as a link to itself.
+    fn value_node(
+        &self,
+        node_id: NodeId,
+        label: &str,
+        value: &Value,
+        own_id: bool,
+        parent: &[NodeId],
+        on_path: &mut Vec<EntityId>,
+    ) -> Node {
+        let mut path = parent.to_vec();
+        path.push(node_id.clone());
+        let field = (Role::Field, label.to_string());
+        let sep = || (Role::Muted, ": ".to_string());
+        let scalar = |role: Role, text: String| {
+            Node::leaf(
+                node_id.clone(),
+                NodeKind::Leaf,
+                vec![field.clone(), sep(), (role, text)],
+            )
+        };
+        match value {
+            Value::String(text) if text.is_empty() => scalar(Role::Muted, "—".into()),
+            Value::String(text) => match EntityId::parse(text).ok().filter(|_| !own_id) {
+                Some(target) if on_path.contains(&target) => Node::leaf(
+                    node_id.clone(),
+                    NodeKind::Cycle(target),
+                    vec![
+                        (Role::Cycle, "↺ ".into()),
+                        field.clone(),
+                        sep(),
+                        (Role::Cycle, text.clone()),
+                        (Role::Muted, " (already open above)".into()),
+                    ],
+                ),
+                Some(target) => {
+                    let children = if self.state.opened().contains(&path) {
+                        match self.cache.get(&target) {
+                            Some(Fetch::Loaded(entity)) => {
+                                on_path.push(target);
+                                let fields = self.entity_fields(target, entity, &path, on_path);
+                                on_path.pop();
+                                fields
+                            }
+                            Some(Fetch::Failed(message)) => vec![Node::failed(message)],
+                            Some(Fetch::Loading) | None => vec![Node::loading()],
+                        }
+                    } else {
+                        // Never on show while closed; it gives the node its ▸ marker.
+                        vec![Node::loading()]
+                    };
+                    Node {
+                        id: node_id.clone(),
+                        spans: vec![
+                            field.clone(),
+                            sep(),
+                            (Role::IdLink, text.clone()),
+                            (Role::Muted, format!(" {}", target.kind)),
+                        ],
+                        kind: NodeKind::Link(target),
+                        children,
+                    }
+                }
+                None => scalar(Role::Value, text.clone()),
+            },
+            Value::Number(n) => scalar(Role::Value, n.to_string()),
+            Value::Bool(b) => scalar(Role::Value, b.to_string()),
+            Value::Null => scalar(Role::Muted, "null".into()),
+            Value::Array(items) if items.is_empty() => scalar(Role::Muted, "[]".into()),
+            Value::Object(map) if map.is_empty() => scalar(Role::Muted, "{}".into()),
+            Value::Array(items) => Node {
+                id: node_id.clone(),
+                spans: vec![field.clone(), (Role::Muted, format!(" [{}]", items.len()))],
+                kind: NodeKind::Branch,
+                children: items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let label = format!("[{i}]");
+                        self.value_node(format!("i:{i}"), &label, item, false, &path, on_path)
+                    })
+                    .collect(),
+            },
+            Value::Object(map) => Node {
+                id: node_id.clone(),
+                spans: vec![field.clone(), (Role::Muted, format!(" {{{}}}", map.len()))],
+                kind: NodeKind::Branch,
+                children: map
+                    .iter()
+                    .map(|(key, item)| {
+                        self.value_node(format!("k:{key}"), key, item, false, &path, on_path)
+                    })
+                    .collect(),
+            },
+        }
+    }
+
+    /// Draws the tree inside `block`; the selection is quieter when `focused` is false.
+    pub fn render(
+        &mut self,
+        area: Rect,
+        buf: &mut Buffer,
+        ui: &Ui<'_>,
+        block: Block<'_>,
+        focused: bool,
+    ) {
+        if self.items.is_none() {
+            self.items = Some(self.nodes.iter().map(|n| n.to_item(ui)).collect());
+        }
+        let items = self.items.as_deref().unwrap_or_default();
+        let highlight = if focused {
+            Role::Selected
+        } else {
+            Role::SelectedInactive
+        };
+        match Tree::new(items) {
+            Ok(tree) => {
+                let tree = tree
+                    .block(block)
+                    .style(ui.theme.style(Role::Text))
+                    .highlight_style(ui.theme.style(highlight))
+                    .highlight_symbol(SELECTED_MARK)
+                    .node_closed_symbol("▸ ")
+                    .node_open_symbol("▾ ")
+                    .node_no_children_symbol("  ");
+                StatefulWidget::render(tree, area, buf, &mut self.state);
+            }
+            // Sibling ids are unique by construction; should that ever break, say so
+            // instead of drawing a wrong tree.
+            Err(e) => Paragraph::new(Span::styled(
+                format!("cannot show this entity: {e}"),
+                ui.theme.style(Role::Error),
+            ))
+            .block(block)
+            .render(area, buf),
+        }
+    }
+}

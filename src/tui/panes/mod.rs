@@ -1,0 +1,6 @@
+//! The panes behind the tabs, one file each.
+
+pub(crate) mod entities;
+pub(crate) mod entity_list;
+pub(crate) mod entity_tree;
+pub(crate) mod placeholder;

@@ -1,0 +1,138 @@
+//! The headless server for real: spawns the built binary and drives it over stdio with
+//! rmcp's client, as an agent would.
+
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+fn args(v: Value) -> serde_json::Map<String, Value> {
+    match v {
+        Value::Object(o) => o,
+        _ => panic!("arguments must be an object"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_list_call_and_reject_bad_arguments() {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"]);
+    let transport = TokioChildProcess::new(cmd).expect("spawn structs-console --headless");
+    let client = ().serve(transport).await.expect("initialize");
+
+    let info = client.peer_info().expect("server info after initialize");
+    assert_eq!(
+        info.server_info.as_ref().map(|i| i.name.as_str()),
+        Some("structs-console")
+    );
+    assert!(info.capabilities.tools.is_some());
+
+    // tools/list carries every tool with its input schema.
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let player = tools
+        .iter()
+        .find(|t| t.name == "structs_query_player")
+        .expect("structs_query_player is listed");
+    assert_eq!(player.input_schema["required"], json!(["player_id"]));
+    assert_eq!(
+        player.input_schema["properties"]["player_id"]["pattern"],
+        "^[0-9]+-[0-9]+$"
+    );
+    assert!(tools.len() >= 13, "{} tools", tools.len());
+
+    // A query: JSON as text and as structuredContent.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("structs_query_player")
+                .with_arguments(args(json!({"player_id": "1-1"}))),
+        )
+        .await
+        .expect("tools/call");
+    assert_eq!(result.is_error, Some(false));
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("structuredContent");
+    assert_eq!(structured["player"]["Player"]["id"], "1-1");
+    let text = result.content[0]
+        .as_text()
+        .expect("text content")
+        .text
+        .clone();
+    let parsed: Value = serde_json::from_str(&text).expect("text is JSON");
+    assert_eq!(parsed, structured);
+
+    // Bad arguments: isError with the error object naming the field.
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("structs_query_player")
+                .with_arguments(args(json!({"player_id": "2-1"}))),
+        )
+        .await
+        .expect("a failed tool is still a tools/call result");
+    assert_eq!(result.is_error, Some(true));
+    let error = &result.structured_content.expect("error object")["error"];
+    assert_eq!(error["code"], "VALIDATION_WRONG_ENTITY_TYPE");
+    assert_eq!(error["details"]["field"], "player_id");
+
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("structs_list_players")
+                .with_arguments(args(json!({"page_size": 1000}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.structured_content.unwrap()["error"]["code"],
+        "VALIDATION_OUT_OF_RANGE"
+    );
+
+    // Unknown tool: a structured error, and the server keeps serving.
+    let result = client
+        .call_tool(CallToolRequestParams::new("structs_fly_to_the_moon"))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(
+        result.structured_content.unwrap()["error"]["code"],
+        "TOOL_NOT_FOUND"
+    );
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("structs_query_entity")
+                .with_arguments(args(json!({"id": "0-1"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        result.structured_content.unwrap()["entity"]["Guild"]["id"],
+        "0-1"
+    );
+
+    client.cancel().await.expect("clean shutdown");
+}
+
+#[test]
+fn the_console_without_a_terminal_points_to_headless() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run structs-console");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--headless"), "{stderr}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bad_command_line_values_are_refused_clearly() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--world-size", "0"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run structs-console");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("world-size"), "{stderr}");
+}
