@@ -136,3 +136,69 @@ fn bad_command_line_values_are_refused_clearly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("world-size"), "{stderr}");
 }
+
+/// Raw JSON-RPC lines, some of them garbage: the server answers what it can and keeps
+/// serving the well-formed requests that follow.
+#[test]
+fn garbage_on_stdin_does_not_stop_the_server() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--paused", "--log-level", "error"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn headless server");
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "{not json at all",
+        "[1,2,3]",
+        "\u{0}\u{1}binary\u{7f}",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"structs_query_player","arguments":"not an object"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"structs_query_player","arguments":{"player_id":"1-99999999999999999999999"}}}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"structs_query_guild","arguments":{"guild_id":"0-2"}}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    stdin.flush().unwrap();
+
+    // Read answers until ids 3 and 4 have both come back (bounded by a deadline).
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut by_id = std::collections::HashMap::new();
+    while !(by_id.contains_key(&3) && by_id.contains_key(&4)) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx.recv_timeout(left).expect("the server stopped answering");
+        let v: Value = serde_json::from_str(&line).expect("every line out is JSON");
+        if let Some(id) = v["id"].as_u64() {
+            by_id.insert(id, v);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+
+    let overflow = &by_id[&3]["result"];
+    assert_eq!(overflow["isError"], true);
+    assert_eq!(
+        overflow["structuredContent"]["error"]["code"],
+        "VALIDATION_INVALID_FORMAT"
+    );
+    assert_eq!(
+        by_id[&4]["result"]["structuredContent"]["guild"]["Guild"]["id"],
+        "0-2"
+    );
+}

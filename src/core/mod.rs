@@ -74,6 +74,18 @@ impl Registry {
     }
 }
 
+/// The message of a panicked task, for the error a caller sees.
+fn panic_text(e: tokio::task::JoinError) -> String {
+    match e.try_into_panic() {
+        Ok(payload) => payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string()),
+        Err(e) => e.to_string(),
+    }
+}
+
 /// Where timestamps come from: the system clock, or a fixed instant so that snapshots
 /// and replays are stable.
 #[derive(Debug, Clone, Copy)]
@@ -110,8 +122,18 @@ impl Core {
     }
 
     pub fn with_clock(source: Arc<dyn GameSource>, wall: WallClock) -> Core {
+        Core::with_extra_tools(source, wall, |_| {})
+    }
+
+    /// The whole catalog plus the tools `extra` registers (for embedding and tests).
+    pub fn with_extra_tools(
+        source: Arc<dyn GameSource>,
+        wall: WallClock,
+        extra: impl FnOnce(&mut Registry),
+    ) -> Core {
         let mut registry = Registry::default();
         crate::tools::register_all(&mut registry);
+        extra(&mut registry);
         Core {
             inner: Arc::new(Inner {
                 source,
@@ -128,7 +150,15 @@ impl Core {
         };
         let args = if args.is_null() { json!({}) } else { args };
         registered.schema.check(&args)?;
-        (registered.handler)(self.clone(), args).await
+        // The handler runs as its own task so that a bug that panics in one tool comes
+        // back as a structured error and the server keeps serving.
+        match tokio::spawn((registered.handler)(self.clone(), args)).await {
+            Ok(result) => result,
+            Err(e) => Err(ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                format!("{tool} failed unexpectedly: {}", panic_text(e)),
+            )),
+        }
     }
 
     /// [`Core::call`], with a failure turned into the wire error object.
@@ -188,5 +218,48 @@ impl Core {
             .wall
             .now()
             .to_rfc3339_opts(SecondsFormat::Secs, true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::sim::SimSource;
+
+    fn core_with_a_broken_tool() -> Core {
+        Core::with_extra_tools(Arc::new(SimSource::demo()), WallClock::System, |r| {
+            r.add(
+                ToolSpec {
+                    name: "structs_test_broken",
+                    description: "A tool with a bug, for testing.",
+                    input_schema: json!({"type": "object", "additionalProperties": false}),
+                },
+                |_core, _args| async { panic!("index out of bounds in the test tool") },
+            );
+        })
+    }
+
+    #[tokio::test]
+    async fn a_panicking_tool_is_a_structured_error_and_the_core_keeps_serving() {
+        let core = core_with_a_broken_tool();
+        let e = core
+            .call("structs_test_broken", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ToolExecutionFailed);
+        assert!(e.message.contains("index out of bounds"), "{}", e.message);
+        let v = core
+            .call("structs_validate_entity_id", json!({"id": "1-1"}))
+            .await
+            .unwrap();
+        assert_eq!(v["valid"], true);
+    }
+
+    #[test]
+    #[should_panic(expected = "registered twice")]
+    fn duplicate_tool_names_are_refused() {
+        let mut r = Registry::default();
+        crate::tools::register_all(&mut r);
+        crate::tools::register_all(&mut r);
     }
 }

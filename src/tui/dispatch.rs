@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio::runtime::Handle;
 
 use crate::core::Core;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::core::error::ToolError;
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +47,7 @@ impl Dispatcher {
     }
 
     /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
-    /// returned id will arrive, even if the tool panics.
+    /// returned id will arrive, even if the tool panics (the core reports that as an error).
     pub fn call(&mut self, tool: &'static str, args: Value) -> RequestId {
         self.next_id += 1;
         let id = RequestId(self.next_id);
@@ -55,16 +55,9 @@ impl Dispatcher {
         let core = self.core.clone();
         let sender = self.sender.clone();
         self.runtime.spawn(async move {
-            // The call runs in its own task so that a panic inside a tool becomes an
-            // error reply instead of a result that never comes.
-            let call = tokio::spawn(async move { core.call(tool, args).await });
-            let result = match call.await {
-                Ok(result) => result,
-                Err(e) => Err(ToolError::new(
-                    ErrorCode::ToolExecutionFailed,
-                    format!("{tool} did not finish: {e}"),
-                )),
-            };
+            // `Core::call` turns a panicking tool into an error result, so exactly one
+            // reply comes back for every call.
+            let result = core.call(tool, args).await;
             // The console may have closed meanwhile; then nobody wants the result.
             let _ = sender.send(Reply { id, result });
         });
