@@ -2,9 +2,9 @@
 
 use serde_json::{Value, json};
 
-use crate::core::error::{ErrorCode, ToolError};
+use super::kind_arg;
+use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
-use crate::entity::EntityKind;
 
 /// One REST endpoint: (method, path, entity kind or "", category, paginated, description).
 type Endpoint = (
@@ -311,8 +311,8 @@ pub fn register(registry: &mut Registry) {
             input_schema: json!({
                 "type": "object",
                 "properties": {
-                    "entity_type": {"type": "string", "maxLength": 32,
-                        "description": "Only endpoints for this kind (player, planet, ...)."},
+                    "entity_type": {"type": ["string", "integer"],
+                        "description": "Only endpoints for this kind: a name (player, planet, ...) or a code 0-11."},
                     "category": {"type": "string", "enum": CATEGORIES,
                         "description": "Only endpoints of this category."}
                 },
@@ -324,16 +324,7 @@ pub fn register(registry: &mut Registry) {
 }
 
 async fn query_endpoints(core: Core, args: Value) -> Result<Value, ToolError> {
-    let kind = match args.get("entity_type").and_then(Value::as_str) {
-        None => None,
-        Some(text) => Some(EntityKind::parse_name_or_code(text).ok_or_else(|| {
-            ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "entity_type",
-                format!("{text:?} is not an entity kind; use a name such as player or a code 0-11"),
-            )
-        })?),
-    };
+    let kind = kind_arg(&args, "entity_type")?;
     let category = args.get("category").and_then(Value::as_str);
     let endpoints: Vec<Value> = ENDPOINTS
         .iter()

@@ -7,7 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
-use super::{id_schema, opt_str, parse_id};
+use super::{id_schema, kind_arg, opt_str, parse_id};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
@@ -168,26 +168,17 @@ fn decode_page_key(key: &str, kind: EntityKind) -> Result<u64, ToolError> {
         .map_err(|_| bad("is not a key this server issued"))
 }
 
-fn kind_arg(args: &Value) -> Result<EntityKind, ToolError> {
-    let v = &args["entity_type"];
-    let kind = match v {
-        Value::String(s) => EntityKind::parse_name_or_code(s),
-        Value::Number(n) => n.as_u64().and_then(EntityKind::from_code),
-        _ => None,
-    };
-    kind.ok_or_else(|| {
-        ToolError::field(
-            ErrorCode::ValidationInvalidValue,
-            "entity_type",
-            format!("{v} is not an entity kind; use a name such as player or a code 0-11"),
-        )
-    })
-}
-
 async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value, ToolError> {
     let kind = match kind {
         Some(k) => k,
-        None => kind_arg(&args)?,
+        // The schema makes entity_type required here.
+        None => kind_arg(&args, "entity_type")?.ok_or_else(|| {
+            ToolError::field(
+                ErrorCode::ValidationMissingField,
+                "entity_type",
+                "is required",
+            )
+        })?,
     };
     let page_size = args
         .get("page_size")

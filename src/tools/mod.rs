@@ -78,3 +78,27 @@ pub(crate) fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> Too
     .with_extra("expected_type", Value::String(expected.name().into()))
     .with_extra("actual_type", Value::String(id.kind.name().into()))
 }
+
+/// An entity-kind argument given by name (`player`, case-insensitive, plural allowed) or
+/// by code (`1` or `"1"`); `None` when the argument is absent.
+pub(crate) fn kind_arg(args: &Value, field: &str) -> Result<Option<EntityKind>, ToolError> {
+    let Some(v) = args.get(field) else {
+        return Ok(None);
+    };
+    let kind = match v {
+        Value::String(s) => EntityKind::parse_name_or_code(s),
+        Value::Number(n) => n.as_u64().and_then(EntityKind::from_code),
+        _ => None,
+    };
+    kind.map(Some).ok_or_else(|| {
+        let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.name()).collect();
+        ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            field,
+            format!(
+                "{v} is not an entity kind; use a name ({}) or a code 0-11",
+                names.join(", ")
+            ),
+        )
+    })
+}

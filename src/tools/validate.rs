@@ -2,10 +2,10 @@
 
 use serde_json::{Value, json};
 
-use super::{id_error, wrong_kind};
-use crate::core::error::{ErrorCode, ToolError};
+use super::{id_error, kind_arg, wrong_kind};
+use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
-use crate::entity::{EntityId, EntityKind};
+use crate::entity::EntityId;
 
 pub fn register(registry: &mut Registry) {
     registry.add(
@@ -32,27 +32,8 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-fn expected_kind(v: &Value) -> Result<EntityKind, ToolError> {
-    let kind = match v {
-        Value::String(s) => EntityKind::parse_name_or_code(s),
-        Value::Number(n) => n.as_u64().and_then(EntityKind::from_code),
-        _ => None,
-    };
-    kind.ok_or_else(|| {
-        let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.name()).collect();
-        ToolError::field(
-            ErrorCode::ValidationInvalidValue,
-            "expected_type",
-            format!(
-                "{v} is not an entity kind; use a name ({}) or a code 0-11",
-                names.join(", ")
-            ),
-        )
-    })
-}
-
 async fn validate_entity_id(_core: Core, args: Value) -> Result<Value, ToolError> {
-    let expected = args.get("expected_type").map(expected_kind).transpose()?;
+    let expected = kind_arg(&args, "expected_type")?;
     let text = args["id"].as_str().unwrap_or_default();
     let id = EntityId::parse(text).map_err(|e| id_error(&e, "id"))?;
     if let Some(kind) = expected
