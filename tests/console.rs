@@ -465,3 +465,21 @@ fn theme_files_load_and_bad_ones_say_why() {
 
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn clock_keys_step_and_toggle_the_sim_clock() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('+'));
+    let screen = draw(&mut app, 100, 30);
+    assert!(screen.contains("block 120001"), "{screen}");
+    assert_eq!(app.status_text(), Some("block 120001, clock paused"));
+    press(&mut app, KeyCode::Char('P'));
+    assert_eq!(app.status_text(), Some("block 120001, clock running"));
+    press(&mut app, KeyCode::Char('P'));
+    assert!(
+        app.status_text()
+            .is_some_and(|t| t.ends_with("clock paused")),
+        "{:?}",
+        app.status_text()
+    );
+}

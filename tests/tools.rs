@@ -522,3 +522,54 @@ fn every_tool_declares_an_object_schema_and_a_description() {
         assert!(spec.description.len() > 20, "{}", spec.name);
     }
 }
+
+#[test]
+fn the_sim_clock_can_be_stepped_paused_and_resumed() {
+    let c = core();
+    let v = call(&c, "structs_clock_control", json!({"action": "step"})).unwrap();
+    assert_eq!(v["height"], WorldConfig::DEFAULT_HEIGHT + 1);
+    assert_eq!(v["paused"], true);
+    let v = call(
+        &c,
+        "structs_clock_control",
+        json!({"action": "step", "blocks": 10}),
+    )
+    .unwrap();
+    assert_eq!(v["height"], WorldConfig::DEFAULT_HEIGHT + 11);
+    let v = call(&c, "structs_query_block_height", json!({})).unwrap();
+    assert_eq!(v["height"], WorldConfig::DEFAULT_HEIGHT + 11);
+
+    let v = call(&c, "structs_clock_control", json!({"action": "resume"})).unwrap();
+    assert_eq!(v["paused"], false);
+    let v = call(&c, "structs_clock_control", json!({"action": "pause"})).unwrap();
+    assert_eq!(v["paused"], true);
+    assert!(v["height"].as_u64().unwrap() >= WorldConfig::DEFAULT_HEIGHT + 11);
+
+    for (args, code, field) in [
+        (
+            json!({"action": "rewind"}),
+            "VALIDATION_INVALID_VALUE",
+            "action",
+        ),
+        (
+            json!({"action": "step", "blocks": 0}),
+            "VALIDATION_OUT_OF_RANGE",
+            "blocks",
+        ),
+        (
+            json!({"action": "step", "blocks": 1_000_001}),
+            "VALIDATION_OUT_OF_RANGE",
+            "blocks",
+        ),
+        (
+            json!({"action": "pause", "blocks": 3}),
+            "VALIDATION_INVALID_VALUE",
+            "blocks",
+        ),
+        (json!({}), "VALIDATION_MISSING_FIELD", "action"),
+    ] {
+        let e = call(&c, "structs_clock_control", args.clone()).unwrap_err();
+        assert_eq!(err_code(&e), code, "{args}");
+        assert_eq!(err_field(&e), field, "{args}");
+    }
+}

@@ -66,6 +66,17 @@ pub struct SourceInfo {
     pub paused: bool,
 }
 
+/// What to do to a source's block clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockAction {
+    /// Stop at the current height.
+    Pause,
+    /// Advance with wall time again (about one block every 6 s).
+    Resume,
+    /// Advance by this many blocks at once.
+    Step(u64),
+}
+
 /// A source of game state: the embedded simulation or a live chain.
 pub trait GameSource: Send + Sync {
     fn info(&self) -> SourceInfo;
@@ -75,4 +86,17 @@ pub trait GameSource: Send + Sync {
 
     /// A page of one kind's entities, filtered.
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>>;
+
+    /// Pauses, resumes or steps the block clock, and returns the state after it. A
+    /// source that follows a live chain cannot; the default says so.
+    fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
+        let _ = action;
+        Err(ToolError::new(
+            crate::core::error::ErrorCode::ToolExecutionFailed,
+            format!(
+                "the {} source follows its chain's blocks; only the sim source's clock can be paused or stepped",
+                self.info().name
+            ),
+        ))
+    }
 }

@@ -1,12 +1,13 @@
-//! Query tools: one entity by id (`structs_query_player`, ..., `structs_query_entity`)
-//! and the block height.
+//! Query tools: one entity by id (`structs_query_player`, ..., `structs_query_entity`),
+//! the block height, and control of the sim source's block clock.
 
 use serde_json::{Value, json};
 
 use super::{id_arg, id_schema};
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
+use crate::source::{ClockAction, SourceInfo};
 
 /// The typed query tools: (tool, kind, argument, description).
 const TYPED: [(&str, EntityKind, &str, &str); 5] = [
@@ -45,6 +46,9 @@ const TYPED: [(&str, EntityKind, &str, &str); 5] = [
          four ambit slot rows.",
     ),
 ];
+
+/// Most blocks one `step` may advance.
+pub const MAX_STEP_BLOCKS: u64 = 1_000_000;
 
 pub fn register(registry: &mut Registry) {
     for (name, kind, field, description) in TYPED {
@@ -90,6 +94,26 @@ pub fn register(registry: &mut Registry) {
         },
         block_height,
     );
+    registry.add(
+        ToolSpec {
+            name: "structs_clock_control",
+            description: "Pause, resume or step the sim source's block clock (about one block \
+                every 6 s while running). `step` advances `blocks` blocks at once, paused or \
+                not. Returns the height after the change. A live chain's clock cannot be \
+                controlled.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "action": {"type": "string", "enum": ["pause", "resume", "step"]},
+                    "blocks": {"type": "integer", "minimum": 1, "maximum": MAX_STEP_BLOCKS,
+                               "default": 1, "description": "Blocks to advance with step."}
+                },
+                "required": ["action"],
+                "additionalProperties": false
+            }),
+        },
+        clock_control,
+    );
 }
 
 /// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming it.
@@ -124,12 +148,33 @@ async fn query_entity(core: Core, args: Value) -> Result<Value, ToolError> {
 }
 
 async fn block_height(core: Core, _args: Value) -> Result<Value, ToolError> {
-    let info = core.status();
-    Ok(json!({
+    Ok(clock_json(&core, &core.status()))
+}
+
+async fn clock_control(core: Core, args: Value) -> Result<Value, ToolError> {
+    let blocks = args.get("blocks").and_then(Value::as_u64);
+    let action = match args["action"].as_str() {
+        Some("pause") => ClockAction::Pause,
+        Some("resume") => ClockAction::Resume,
+        _ => ClockAction::Step(blocks.unwrap_or(1)),
+    };
+    if blocks.is_some() && !matches!(action, ClockAction::Step(_)) {
+        return Err(ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "blocks",
+            "only applies to action \"step\"",
+        ));
+    }
+    let info = core.source().control_clock(action)?;
+    Ok(clock_json(&core, &info))
+}
+
+fn clock_json(core: &Core, info: &SourceInfo) -> Value {
+    json!({
         "height": info.block_height,
         "paused": info.paused,
         "source": info.name,
         "source_description": info.description,
         "timestamp": core.timestamp(),
-    }))
+    })
 }

@@ -9,16 +9,20 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
+use serde_json::json;
 use tokio::runtime::Handle;
 
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
-use super::dispatch::{Dispatcher, Reply};
+use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
 use super::panes::entities::EntitiesPane;
 use super::panes::placeholder::Placeholder;
 use super::theme::{Role, Theme};
 use crate::core::Core;
 use crate::entity::EntityId;
+
+/// The tool the clock keys call.
+const CLOCK_TOOL: &str = "structs_clock_control";
 
 /// How long [`App::settle`] waits for any one tool result before giving up.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -83,6 +87,8 @@ pub struct App {
     entities: EntitiesPane,
     help: bool,
     quit: bool,
+    /// Clock changes asked for and not answered yet.
+    clock_requests: Vec<RequestId>,
 }
 
 impl App {
@@ -107,6 +113,7 @@ impl App {
             entities,
             help: false,
             quit: false,
+            clock_requests: Vec::new(),
         }
     }
 
@@ -144,8 +151,24 @@ impl App {
             Some(Command::Quit) => self.quit = true,
             Some(Command::ToggleHelp) => self.help = true,
             Some(Command::ShowTab(tab)) => self.tab = tab,
+            Some(Command::ToggleClock) => {
+                let action = if self.core.status().paused {
+                    "resume"
+                } else {
+                    "pause"
+                };
+                self.clock_call(json!({ "action": action }));
+            }
+            Some(Command::StepBlock) => self.clock_call(json!({"action": "step", "blocks": 1})),
             _ => {}
         }
+    }
+
+    /// Asks the core to change the block clock; the header shows the new height once
+    /// the answer is in, and the status line says what happened.
+    fn clock_call(&mut self, args: serde_json::Value) {
+        let id = self.dispatcher.call(CLOCK_TOOL, args);
+        self.clock_requests.push(id);
     }
 
     /// Applies every tool result that has arrived, without waiting. Returns true when
@@ -179,6 +202,22 @@ impl App {
     }
 
     fn apply(&mut self, reply: &Reply) {
+        if let Some(at) = self.clock_requests.iter().position(|id| *id == reply.id) {
+            self.clock_requests.swap_remove(at);
+            match &reply.result {
+                Ok(v) => self.status.info(format!(
+                    "block {}{}",
+                    v["height"],
+                    if v["paused"] == true {
+                        ", clock paused"
+                    } else {
+                        ", clock running"
+                    }
+                )),
+                Err(e) => self.status.tool_error("changing the block clock", e),
+            }
+            return;
+        }
         let mut ctx = Ctx {
             dispatcher: &mut self.dispatcher,
             status: &mut self.status,

@@ -51,6 +51,10 @@ pub enum Command {
     CloseHelp,
     /// Show a tab.
     ShowTab(Tab),
+    /// Pause the sim source's block clock, or start it again.
+    ToggleClock,
+    /// Advance the sim source's block clock by one block.
+    StepBlock,
     /// Focus the next area of the pane.
     FocusNext,
     /// Focus the previous area of the pane.
@@ -115,7 +119,11 @@ impl Command {
             Command::AcceptFilter => "done",
             Command::CancelFilter => "clear",
             Command::EraseChar => "erase",
-            Command::FocusPrev | Command::Top | Command::Bottom => return None,
+            Command::FocusPrev
+            | Command::Top
+            | Command::Bottom
+            | Command::ToggleClock
+            | Command::StepBlock => return None,
         })
     }
 
@@ -129,6 +137,8 @@ impl Command {
                 let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
                 format!("Show a tab: {}", titles.join(", "))
             }
+            Command::ToggleClock => "Pause or resume the block clock (sim source)".into(),
+            Command::StepBlock => "Advance the block clock by one block (sim source)".into(),
             Command::FocusNext => "Focus the next area (kinds, list, tree)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
             Command::Up => "Move up".into(),
@@ -282,6 +292,8 @@ impl Keymap {
 
         bind(X::Global, &[K::ch('q'), K::ctrl('c')], C::Quit);
         bind(X::Global, &[K::ch('?')], C::ToggleHelp);
+        bind(X::Global, &[K::ch('P')], C::ToggleClock);
+        bind(X::Global, &[K::ch('+')], C::StepBlock);
         for tab in Tab::ALL {
             let digit = char::from_digit(u32::from(tab.number()), 10).unwrap_or('0');
             bind(X::Global, &[K::ch(digit)], C::ShowTab(tab));

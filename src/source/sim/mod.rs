@@ -13,7 +13,7 @@ use serde_json::Value;
 pub use clock::BlockClock;
 pub use world::{World, WorldConfig};
 
-use super::{BoxFuture, GameSource, ListQuery, Page, SourceInfo};
+use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo};
 use crate::core::error::ToolError;
 use crate::entity::{EntityId, EntityKind};
 
@@ -127,6 +127,17 @@ impl GameSource for SimSource {
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
         let page = self.list_now(&query);
         Box::pin(async move { Ok(page) })
+    }
+
+    fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
+        match action {
+            ClockAction::Pause => self.clock.pause(),
+            ClockAction::Resume => self.clock.resume(),
+            ClockAction::Step(blocks) => {
+                self.clock.step(blocks);
+            }
+        }
+        Ok(self.info())
     }
 }
 
