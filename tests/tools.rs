@@ -573,3 +573,22 @@ fn the_sim_clock_can_be_stepped_paused_and_resumed() {
         assert_eq!(err_field(&e), field, "{args}");
     }
 }
+
+#[test]
+fn struct_types_are_queried_by_integer_id() {
+    let c = core();
+    let v = call(&c, "structs_query_struct_type", json!({"struct_type": 14})).unwrap();
+    assert_eq!(v["struct_type"]["type"], "Ore Extractor");
+    assert_eq!(v["struct_type"]["buildDifficulty"], 700);
+    assert_eq!(v["struct_type"]["category"], "planet");
+    for bad in [json!(0), json!(23), json!("14"), json!("5-14")] {
+        let e = call(
+            &c,
+            "structs_query_struct_type",
+            json!({ "struct_type": bad }),
+        )
+        .unwrap_err();
+        assert!(err_code(&e).starts_with("VALIDATION_"), "{e}");
+        assert_eq!(err_field(&e), "struct_type");
+    }
+}

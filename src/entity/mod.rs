@@ -1,6 +1,8 @@
 //! Entity identifiers: the twelve entity kinds of the chain and the `{code}-{index}` ids
 //! that name them. Pure data, no I/O.
 
+pub mod struct_types;
+
 use std::fmt;
 use std::str::FromStr;
 

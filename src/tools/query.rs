@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::{id_arg, id_schema};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
 use crate::source::{ClockAction, SourceInfo};
 
@@ -96,6 +97,25 @@ pub fn register(registry: &mut Registry) {
     );
     registry.add(
         ToolSpec {
+            name: "structs_query_struct_type",
+            description: "A struct type's genesis record by its integer id (1 Command Ship ... \
+                22 World Engine): category (fleet or planet), build difficulty and draw, \
+                passive draw, health, possible ambits (bitmask: water 2, land 4, air 8, \
+                space 16), weapons and defenses. Struct types are integers, never entity ids.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "struct_type": {"type": "integer", "minimum": 1, "maximum": 22,
+                                    "description": "The struct type id, 1-22."}
+                },
+                "required": ["struct_type"],
+                "additionalProperties": false
+            }),
+        },
+        query_struct_type,
+    );
+    registry.add(
+        ToolSpec {
             name: "structs_clock_control",
             description: "Pause, resume or step the sim source's block clock (about one block \
                 every 6 s while running). `step` advances `blocks` blocks at once, paused or \
@@ -145,6 +165,18 @@ async fn query_entity(core: Core, args: Value) -> Result<Value, ToolError> {
         "entity": entity,
         "timestamp": core.timestamp(),
     }))
+}
+
+async fn query_struct_type(core: Core, args: Value) -> Result<Value, ToolError> {
+    let id = args["struct_type"].as_u64().unwrap_or_default();
+    let record = u8::try_from(id).ok().and_then(struct_type).ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationOutOfRange,
+            "struct_type",
+            "must be 1-22",
+        )
+    })?;
+    Ok(json!({ "struct_type": record.raw, "timestamp": core.timestamp() }))
 }
 
 async fn block_height(core: Core, _args: Value) -> Result<Value, ToolError> {

@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
-use super::struct_types::struct_type;
 use super::world::{Grid, Location, Slots, World};
+use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
 
 fn s(n: u64) -> Value {

@@ -2,7 +2,6 @@
 
 pub mod clock;
 pub mod json;
-pub mod struct_types;
 pub mod world;
 
 use std::fmt::Write as _;

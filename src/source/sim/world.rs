@@ -5,7 +5,7 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::struct_types::{Ambit, StructType, struct_type, struct_types};
+use crate::entity::struct_types::{Ambit, StructType, struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
 
 /// What to build.

@@ -1,4 +1,5 @@
 //! The chain's 22 struct types, embedded from `data/struct-types.json` (genesis values).
+//! Static facts of the game, the same on every source; no I/O.
 
 use std::sync::OnceLock;
 
@@ -82,7 +83,7 @@ impl Ambit {
     }
 }
 
-const STRUCT_TYPES_JSON: &str = include_str!("../../../data/struct-types.json");
+const STRUCT_TYPES_JSON: &str = include_str!("../../data/struct-types.json");
 
 /// All 22 struct types, indexed by `id - 1`.
 pub fn struct_types() -> &'static [StructType] {
