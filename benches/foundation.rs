@@ -41,6 +41,25 @@ fn verdict(ok: bool) -> &'static str {
     if ok { "PASS" } else { "FAIL" }
 }
 
+/// Draws 300 frames of `app` and prints their p50, p99 and max against the 5 ms target.
+fn report_frames(label: &str, what: &str, app: &mut App, terminal: &mut Terminal<TestBackend>) {
+    let mut frames = Vec::new();
+    for _ in 0..300 {
+        let t = Instant::now();
+        terminal.draw(|f| app.render(f)).expect("draw");
+        frames.push(t.elapsed());
+    }
+    frames.sort();
+    let p99 = percentile(&frames, 0.99);
+    println!(
+        "  {label} {:>9.3} ms p50, {:.3} ms p99, {:.3} ms max ({what})   target < 5 ms   {}",
+        ms(percentile(&frames, 0.5)),
+        ms(p99),
+        ms(*frames.last().unwrap()),
+        verdict(p99 < Duration::from_millis(5))
+    );
+}
+
 fn headless() -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
     cmd.args(["--headless", "--paused", "--log-level", "warn"]);
@@ -82,20 +101,11 @@ fn main() {
     let mut app = App::new(core, theme, runtime.handle().clone());
     app.settle();
     let mut terminal = Terminal::new(TestBackend::new(100, 30)).expect("test terminal");
-    let mut frames = Vec::new();
-    for _ in 0..300 {
-        let t = Instant::now();
-        terminal.draw(|f| app.render(f)).expect("draw");
-        frames.push(t.elapsed());
-    }
-    frames.sort();
-    let p50 = percentile(&frames, 0.5);
-    println!(
-        "  Entities pane frame    {:>9.3} ms p50, {:.3} ms p99, {:.3} ms max (100x30, 300 frames)   target < 5 ms   {}",
-        ms(p50),
-        ms(percentile(&frames, 0.99)),
-        ms(*frames.last().unwrap()),
-        verdict(percentile(&frames, 0.99) < Duration::from_millis(5))
+    report_frames(
+        "Entities pane frame   ",
+        "100x30, 300 frames",
+        &mut app,
+        &mut terminal,
     );
     // The same with player 1-1 open and its planetId expanded (a fetched child).
     use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -106,19 +116,11 @@ fn main() {
     }
     app.handle_key(key(KeyCode::Right));
     app.settle();
-    let mut frames = Vec::new();
-    for _ in 0..300 {
-        let t = Instant::now();
-        terminal.draw(|f| app.render(f)).expect("draw");
-        frames.push(t.elapsed());
-    }
-    frames.sort();
-    println!(
-        "  ... with a tree open   {:>9.3} ms p50, {:.3} ms p99, {:.3} ms max (player 1-1, planetId expanded)   target < 5 ms   {}",
-        ms(percentile(&frames, 0.5)),
-        ms(percentile(&frames, 0.99)),
-        ms(*frames.last().unwrap()),
-        verdict(percentile(&frames, 0.99) < Duration::from_millis(5))
+    report_frames(
+        "... with a tree open  ",
+        "player 1-1, planetId expanded",
+        &mut app,
+        &mut terminal,
     );
     drop(app);
 

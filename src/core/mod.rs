@@ -64,14 +64,6 @@ impl Registry {
         );
         assert!(previous.is_none(), "tool {name} registered twice");
     }
-
-    pub fn len(&self) -> usize {
-        self.tools.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.tools.is_empty()
-    }
 }
 
 /// The message of a panicked task, for the error a caller sees.
@@ -197,10 +189,6 @@ impl Core {
 
     pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.inner.registry.tools.keys().copied()
-    }
-
-    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
-        self.inner.registry.tools.get(name).map(|t| &t.spec)
     }
 
     /// The source's name, description and block height.

@@ -38,10 +38,6 @@ impl BlockClock {
         }
     }
 
-    pub fn block_time(&self) -> Duration {
-        self.block_time
-    }
-
     pub fn height(&self) -> u64 {
         let mode = self.mode.lock().unwrap_or_else(|e| e.into_inner());
         match *mode {

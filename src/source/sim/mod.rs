@@ -69,31 +69,43 @@ impl SimSource {
             }
             true
         };
+        // One pass: count every match for `total`, and render the page's matches after
+        // `after`. Unfiltered, every index matches, so the scan stops at the page's end.
         let unfiltered = q.owner.is_none() && q.guild.is_none() && q.id_prefix.is_none();
+        let after = q.after.unwrap_or(0);
         let mut buf = String::new();
-        let total = if unfiltered {
-            count
-        } else {
-            (1..=count).filter(|i| matches(*i, &mut buf)).count() as u64
-        };
-        let start = q.after.unwrap_or(0).saturating_add(1);
+        let mut total = 0;
         let mut items = Vec::with_capacity(q.page_size.min(100));
-        let mut next_after = None;
         let mut last_returned = None;
-        let mut index = start;
-        while index <= count {
-            if matches(index, &mut buf) {
-                if items.len() == q.page_size {
-                    // Another match exists: the next page starts after the last one shown.
-                    next_after = last_returned;
-                    break;
-                }
+        let mut next_after = None;
+        let first = if unfiltered {
+            after.saturating_add(1)
+        } else {
+            1
+        };
+        for index in first..=count {
+            if !matches(index, &mut buf) {
+                continue;
+            }
+            total += 1;
+            if index <= after {
+                continue;
+            }
+            if items.len() < q.page_size {
                 if let Some(v) = world.render(EntityId::new(q.kind, index)) {
                     items.push(v);
                     last_returned = Some(index);
                 }
+            } else if next_after.is_none() {
+                // Another match exists: the next page starts after the last one shown.
+                next_after = last_returned;
+                if unfiltered {
+                    break;
+                }
             }
-            index += 1;
+        }
+        if unfiltered {
+            total = count;
         }
         Page {
             items,

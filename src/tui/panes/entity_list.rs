@@ -74,6 +74,17 @@ struct Page {
     total: u64,
 }
 
+impl Page {
+    /// The width of the longest id on the page, so the summaries line up.
+    fn id_width(&self) -> usize {
+        self.rows
+            .iter()
+            .map(|r| r.id.to_string().len())
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 /// What the list area shows.
 #[derive(Debug)]
 enum Shown {
@@ -239,12 +250,7 @@ impl EntityList {
             .map(|(_, text)| Line::from(text.as_str()).width())
             .sum();
         let widest = self.page().map_or(0, |page| {
-            let id_width = page
-                .rows
-                .iter()
-                .map(|r| r.id.to_string().len())
-                .max()
-                .unwrap_or(0);
+            let id_width = page.id_width();
             page.rows
                 .iter()
                 .map(|r| id_width + 2 + Line::from(r.summary.as_str()).width())
@@ -289,12 +295,7 @@ impl EntityList {
                     .render(area, buf);
             }
             Shown::Page(page) => {
-                let width = page
-                    .rows
-                    .iter()
-                    .map(|r| r.id.to_string().len())
-                    .max()
-                    .unwrap_or(0);
+                let width = page.id_width();
                 let items: Vec<ListItem<'_>> = page
                     .rows
                     .iter()
