@@ -3,9 +3,11 @@
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each module keeps.
 
+pub mod config;
 pub mod core;
 pub mod entity;
 pub mod mcp;
+pub mod references;
 pub mod source;
 pub mod tools;
 pub mod tui;

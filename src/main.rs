@@ -9,6 +9,8 @@ use std::sync::Arc;
 use clap::Parser;
 
 use structs_console::Core;
+use structs_console::config::Config;
+use structs_console::references::Include;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::theme::Theme;
 
@@ -50,6 +52,70 @@ struct Cli {
     /// Log filter (error, warn, info, debug, trace, or a tracing directive).
     #[arg(long, default_value = "info", env = "STRUCTS_CONSOLE_LOG")]
     log_level: String,
+
+    /// Configuration file (TOML); see ARCHITECTURE.md for its tables. Flags override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    /// References a call gets when it does not say: off, on (all for single results,
+    /// primary for lists), all or primary.
+    #[arg(long, value_name = "MODE", value_parser = ["off", "on", "all", "primary"])]
+    references: Option<String>,
+
+    /// Default reference depth, 1 or 2.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
+    reference_depth: Option<u8>,
+
+    /// Default cap on the entries of one response's references.
+    #[arg(long, value_name = "N")]
+    max_references: Option<usize>,
+
+    /// Fetches in flight at once while resolving one response's references.
+    #[arg(long, value_name = "N")]
+    max_parallel_queries: Option<usize>,
+
+    /// Time allowed for one reference, in milliseconds.
+    #[arg(long, value_name = "MS")]
+    reference_timeout_ms: Option<u64>,
+
+    /// How long resolved references are reused, in seconds (0 turns the cache off).
+    #[arg(long, value_name = "SECS")]
+    reference_cache_ttl: Option<u64>,
+}
+
+/// The configuration file, if any, with the command-line flags applied over it.
+fn load_config(cli: &Cli) -> anyhow::Result<Config> {
+    let mut config = match &cli.config {
+        Some(path) => Config::load(path).map_err(|e| anyhow::anyhow!(e))?,
+        None => Config::default(),
+    };
+    let r = &mut config.references;
+    if let Some(mode) = &cli.references {
+        r.include_references = match mode.as_str() {
+            "on" => Include::On,
+            "all" => Include::All,
+            "primary" => Include::Primary,
+            _ => Include::Off,
+        };
+    }
+    if let Some(d) = cli.reference_depth {
+        r.reference_depth = d;
+    }
+    if let Some(n) = cli.max_references {
+        r.max_references = n;
+        r.max_references_limit = r.max_references_limit.max(n);
+    }
+    if let Some(n) = cli.max_parallel_queries {
+        r.max_parallel_queries = n;
+    }
+    if let Some(ms) = cli.reference_timeout_ms {
+        r.reference_timeout_ms = ms;
+    }
+    if let Some(secs) = cli.reference_cache_ttl {
+        r.cache_ttl_secs = secs;
+    }
+    r.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(config)
 }
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
@@ -77,25 +143,30 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_core(cli: &Cli) -> Core {
-    let config = WorldConfig {
+fn build_core(cli: &Cli, config: Config) -> anyhow::Result<Core> {
+    let world = WorldConfig {
         seed: cli.seed,
         players: cli.world_size as usize,
         genesis_height: cli.start_height,
     };
     let clock = if cli.paused {
-        BlockClock::paused(config.genesis_height)
+        BlockClock::paused(world.genesis_height)
     } else {
-        BlockClock::running(config.genesis_height)
+        BlockClock::running(world.genesis_height)
     };
-    Core::new(Arc::new(SimSource::new(config, clock)))
+    let source = Arc::new(SimSource::new(world, clock));
+    Core::builder(source)
+        .references(config.references)
+        .build()
+        .map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     init_logging(&cli)?;
+    let config = load_config(&cli)?;
     if cli.headless {
         let runtime = tokio::runtime::Runtime::new()?;
-        let core = build_core(&cli);
+        let core = build_core(&cli, config)?;
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
         runtime.block_on(structs_console::mcp::serve_stdio(core))?;
         return Ok(ExitCode::SUCCESS);
@@ -109,7 +180,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let core = build_core(&cli);
+    let core = build_core(&cli, config)?;
     structs_console::tui::run(core, theme, &runtime)?;
     Ok(ExitCode::SUCCESS)
 }

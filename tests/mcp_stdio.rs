@@ -202,3 +202,109 @@ fn garbage_on_stdin_does_not_stop_the_server() {
         "0-2"
     );
 }
+
+/// References over MCP: asked for by a call, and switched on for every call by the
+/// server's configuration file and flags.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn references_over_mcp_by_argument_and_by_configuration() {
+    let dir = std::env::temp_dir().join(format!("structs-console-refs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(
+        &config,
+        "[references]\ninclude_references = true\n\n[references.tools.structs_query_guild]\nenabled = false\n",
+    )
+    .unwrap();
+
+    // A plain server: references only when a call asks.
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"]);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let player = tools
+        .iter()
+        .find(|t| t.name == "structs_query_player")
+        .unwrap();
+    assert!(player.input_schema["properties"]["include_references"].is_object());
+    let call = |args_v: Value| {
+        CallToolRequestParams::new("structs_query_player").with_arguments(args(args_v))
+    };
+    let plain = client
+        .call_tool(call(json!({"player_id": "1-1"})))
+        .await
+        .unwrap();
+    assert!(
+        plain
+            .structured_content
+            .unwrap()
+            .get("references")
+            .is_none()
+    );
+    let with = client
+        .call_tool(call(
+            json!({"player_id": "1-1", "include_references": true}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(with.is_error, Some(false));
+    let v = with.structured_content.unwrap();
+    let planet = v["player"]["Player"]["planetId"].as_str().unwrap();
+    assert_eq!(v["references"][planet]["Planet"]["id"], planet);
+    assert_eq!(v["references"][planet]["referenced_from"], "planetId");
+    assert_eq!(v["references_summary"]["status"], "complete");
+    let text: Value = serde_json::from_str(&with.content[0].as_text().unwrap().text).unwrap();
+    assert_eq!(text, v, "the text content carries the references too");
+    client.cancel().await.unwrap();
+
+    // A configured server: on by default, depth 2 from the flag, off for guild queries.
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args([
+        "--headless",
+        "--paused",
+        "--log-level",
+        "warn",
+        "--reference-depth",
+        "2",
+    ]);
+    cmd.arg("--config").arg(&config);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let v = client
+        .call_tool(call(json!({"player_id": "1-1"})))
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(v["references_summary"]["depth"], 2);
+    assert!(
+        v["references"]
+            .as_object()
+            .unwrap()
+            .values()
+            .any(|r| r["depth"] == 2)
+    );
+    let guild = client
+        .call_tool(
+            CallToolRequestParams::new("structs_query_guild")
+                .with_arguments(args(json!({"guild_id": "0-1"}))),
+        )
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(guild["references_summary"]["status"], "disabled");
+    client.cancel().await.unwrap();
+
+    // A broken configuration stops the server before it serves, saying what is wrong.
+    std::fs::write(&config, "[references]\nreference_depth = 4\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless"])
+        .arg("--config")
+        .arg(&config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("reference_depth"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

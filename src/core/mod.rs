@@ -2,7 +2,8 @@
 //! console and the MCP server) reach the game only through [`Core::call`].
 //!
 //! A call flows one way: look up the tool → validate the arguments against its input
-//! schema → run the handler → result (or a structured [`ToolError`]).
+//! schema → take out the reference options → run the handler → attach references when
+//! asked → result (or a structured [`ToolError`]).
 
 pub mod error;
 pub mod schema;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
+use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
 use crate::source::{BoxFuture, GameSource, SourceInfo};
 use error::{ErrorCode, ToolError};
 use schema::ArgSchema;
@@ -22,8 +24,11 @@ use schema::ArgSchema;
 pub struct ToolSpec {
     pub name: &'static str,
     pub description: &'static str,
-    /// JSON Schema (draft 2020-12 compatible) of the arguments object.
+    /// JSON Schema (draft 2020-12 compatible) of the arguments object. A tool that
+    /// supports references gains the reference options on registration.
     pub input_schema: Value,
+    /// Whether and how the tool's results carry references.
+    pub references: Support,
 }
 
 /// A tool's implementation: takes the core and already-validated arguments.
@@ -45,11 +50,25 @@ pub struct Registry {
 impl Registry {
     /// Adds a tool. Panics on a duplicate name or a schema that does not compile: both
     /// are programming errors caught by the first test that builds a core.
-    pub fn add<F, Fut>(&mut self, spec: ToolSpec, handler: F)
+    pub fn add<F, Fut>(&mut self, mut spec: ToolSpec, handler: F)
     where
         F: Fn(Core, Value) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
+        if spec.references != Support::None
+            && let Some(props) = spec
+                .input_schema
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+        {
+            for (k, v) in references::config::schema_properties(spec.references) {
+                assert!(
+                    props.insert(k.clone(), v).is_none(),
+                    "{} declares {k} itself; reference options are added by the registry",
+                    spec.name
+                );
+            }
+        }
         let schema = ArgSchema::compile(&spec.input_schema)
             .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
         let name = spec.name;
@@ -99,6 +118,70 @@ struct Inner {
     source: Arc<dyn GameSource>,
     registry: Registry,
     wall: WallClock,
+    references: ReferenceConfig,
+    reference_cache: ReferenceCache,
+}
+
+/// Builds a [`Core`] with settings other than the defaults.
+pub struct CoreBuilder {
+    source: Arc<dyn GameSource>,
+    wall: WallClock,
+    references: ReferenceConfig,
+    extra: Vec<ExtraTools>,
+}
+
+/// A function that registers tools beside the catalog.
+type ExtraTools = Box<dyn FnOnce(&mut Registry)>;
+
+impl CoreBuilder {
+    /// Where timestamps come from (the system clock by default).
+    pub fn clock(mut self, wall: WallClock) -> CoreBuilder {
+        self.wall = wall;
+        self
+    }
+
+    /// The server-wide reference settings (checked with [`ReferenceConfig::validate`]).
+    pub fn references(mut self, config: ReferenceConfig) -> CoreBuilder {
+        self.references = config;
+        self
+    }
+
+    /// Registers more tools beside the catalog (for embedding and tests).
+    pub fn tools(mut self, extra: impl FnOnce(&mut Registry) + 'static) -> CoreBuilder {
+        self.extra.push(Box::new(extra));
+        self
+    }
+
+    /// The core; fails when the reference settings are out of range or name a tool
+    /// that does not exist or does not carry references.
+    pub fn build(self) -> Result<Core, String> {
+        self.references.validate()?;
+        let mut registry = Registry::default();
+        crate::tools::register_all(&mut registry);
+        for extra in self.extra {
+            extra(&mut registry);
+        }
+        for name in self.references.tools.keys() {
+            match registry.tools.get(name.as_str()) {
+                Some(t) if t.spec.references != Support::None => {}
+                Some(_) => {
+                    return Err(format!(
+                        "references.tools.{name}: this tool never carries references"
+                    ));
+                }
+                None => return Err(format!("references.tools.{name}: no tool of that name")),
+            }
+        }
+        Ok(Core {
+            inner: Arc::new(Inner {
+                source: self.source,
+                registry,
+                wall: self.wall,
+                references: self.references,
+                reference_cache: ReferenceCache::default(),
+            }),
+        })
+    }
 }
 
 /// The server core. Cheap to clone; every clone is the same core.
@@ -114,24 +197,19 @@ impl Core {
     }
 
     pub fn with_clock(source: Arc<dyn GameSource>, wall: WallClock) -> Core {
-        Core::with_extra_tools(source, wall, |_| {})
+        Core::builder(source)
+            .clock(wall)
+            .build()
+            .expect("the default settings are valid")
     }
 
-    /// The whole catalog plus the tools `extra` registers (for embedding and tests).
-    pub fn with_extra_tools(
-        source: Arc<dyn GameSource>,
-        wall: WallClock,
-        extra: impl FnOnce(&mut Registry),
-    ) -> Core {
-        let mut registry = Registry::default();
-        crate::tools::register_all(&mut registry);
-        extra(&mut registry);
-        Core {
-            inner: Arc::new(Inner {
-                source,
-                registry,
-                wall,
-            }),
+    /// A core with settings other than the defaults.
+    pub fn builder(source: Arc<dyn GameSource>) -> CoreBuilder {
+        CoreBuilder {
+            source,
+            wall: WallClock::System,
+            references: ReferenceConfig::default(),
+            extra: Vec::new(),
         }
     }
 
@@ -140,11 +218,24 @@ impl Core {
         let Some(registered) = self.inner.registry.tools.get(tool) else {
             return Err(self.unknown_tool(tool));
         };
-        let args = if args.is_null() { json!({}) } else { args };
+        let mut args = if args.is_null() { json!({}) } else { args };
         registered.schema.check(&args)?;
+        let plan = references::config::plan(
+            &self.inner.references,
+            tool,
+            registered.spec.references,
+            &mut args,
+        )?;
+        let result = (registered.handler)(self.clone(), args);
+        let core = self.clone();
         // The handler runs as its own task so that a bug that panics in one tool comes
         // back as a structured error and the server keeps serving.
-        match tokio::spawn((registered.handler)(self.clone(), args)).await {
+        let task = async move {
+            let mut value = result.await?;
+            references::attach(&core, &plan, &mut value).await;
+            Ok(value)
+        };
+        match tokio::spawn(task).await {
             Ok(result) => result,
             Err(e) => Err(ToolError::new(
                 ErrorCode::ToolExecutionFailed,
@@ -200,6 +291,21 @@ impl Core {
         self.inner.source.as_ref()
     }
 
+    /// The server-wide reference settings.
+    pub fn reference_config(&self) -> &ReferenceConfig {
+        &self.inner.references
+    }
+
+    /// Entities resolved as references, reused across calls.
+    pub fn reference_cache(&self) -> &ReferenceCache {
+        &self.inner.reference_cache
+    }
+
+    /// The spec of one tool.
+    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
+        self.inner.registry.tools.get(name).map(|t| &t.spec)
+    }
+
     /// Now, in RFC 3339 with second precision (`2026-11-21T10:00:00Z`).
     pub fn timestamp(&self) -> String {
         self.inner
@@ -215,16 +321,20 @@ mod tests {
     use crate::source::sim::SimSource;
 
     fn core_with_a_broken_tool() -> Core {
-        Core::with_extra_tools(Arc::new(SimSource::demo()), WallClock::System, |r| {
-            r.add(
-                ToolSpec {
-                    name: "structs_test_broken",
-                    description: "A tool with a bug, for testing.",
-                    input_schema: json!({"type": "object", "additionalProperties": false}),
-                },
-                |_core, _args| async { panic!("index out of bounds in the test tool") },
-            );
-        })
+        Core::builder(Arc::new(SimSource::demo()))
+            .tools(|r| {
+                r.add(
+                    ToolSpec {
+                        name: "structs_test_broken",
+                        description: "A tool with a bug, for testing.",
+                        input_schema: json!({"type": "object", "additionalProperties": false}),
+                        references: Support::None,
+                    },
+                    |_core, _args| async { panic!("index out of bounds in the test tool") },
+                );
+            })
+            .build()
+            .unwrap()
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! Game sources: where entity data comes from. The core talks to a source only through
 //! [`GameSource`]; the console and MCP never see one directly.
 
+pub mod instrumented;
 pub mod sim;
 
 use std::future::Future;

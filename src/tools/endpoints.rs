@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::kind_arg;
 use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::references::Support;
 
 /// One REST endpoint: (method, path, entity kind or "", category, paginated, description).
 type Endpoint = (
@@ -318,6 +319,7 @@ pub fn register(registry: &mut Registry) {
                 },
                 "additionalProperties": false
             }),
+            references: Support::None,
         },
         query_endpoints,
     );

@@ -11,6 +11,7 @@ use super::{id_schema, kind_arg, opt_str, parse_id};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
+use crate::references::Support;
 use crate::source::ListQuery;
 
 pub const DEFAULT_PAGE_SIZE: u64 = 20;
@@ -109,6 +110,7 @@ pub fn register(registry: &mut Registry) {
                     "properties": paging_properties(filters),
                     "additionalProperties": false
                 }),
+                references: Support::List,
             },
             move |core, args| list(core, args, Some(kind)),
         );
@@ -138,6 +140,7 @@ pub fn register(registry: &mut Registry) {
                 "required": ["entity_type"],
                 "additionalProperties": false
             }),
+            references: Support::List,
         },
         |core, args| list(core, args, None),
     );

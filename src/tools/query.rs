@@ -8,6 +8,7 @@ use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
+use crate::references::Support;
 use crate::source::{ClockAction, SourceInfo};
 
 /// The typed query tools: (tool, kind, argument, description).
@@ -65,6 +66,7 @@ pub fn register(registry: &mut Registry) {
                     "required": [field],
                     "additionalProperties": false
                 }),
+                references: Support::Single,
             },
             move |core, args| query_typed(core, args, kind, field),
         );
@@ -81,6 +83,7 @@ pub fn register(registry: &mut Registry) {
                 "required": ["id"],
                 "additionalProperties": false
             }),
+            references: Support::Single,
         },
         query_entity,
     );
@@ -92,6 +95,7 @@ pub fn register(registry: &mut Registry) {
             input_schema: json!({
                 "type": "object", "properties": {}, "additionalProperties": false
             }),
+            references: Support::Single,
         },
         block_height,
     );
@@ -111,6 +115,7 @@ pub fn register(registry: &mut Registry) {
                 "required": ["struct_type"],
                 "additionalProperties": false
             }),
+            references: Support::Single,
         },
         query_struct_type,
     );
@@ -131,6 +136,7 @@ pub fn register(registry: &mut Registry) {
                 "required": ["action"],
                 "additionalProperties": false
             }),
+            references: Support::None,
         },
         clock_control,
     );

@@ -6,6 +6,7 @@ use super::{id_error, kind_arg, wrong_kind};
 use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityId;
+use crate::references::Support;
 
 pub fn register(registry: &mut Registry) {
     registry.add(
@@ -27,6 +28,7 @@ pub fn register(registry: &mut Registry) {
                 "required": ["id"],
                 "additionalProperties": false
             }),
+            references: Support::None,
         },
         validate_entity_id,
     );

@@ -1,0 +1,72 @@
+//! The configuration file (`--config FILE`, TOML). Each table configures one part of
+//! the core; command-line flags override what the file says, and a call's arguments
+//! override both within the bounds set here.
+//!
+//! ```toml
+//! [references]
+//! include_references = false     # what a call gets when it does not say
+//! reference_depth = 1
+//! max_references = 50
+//! max_parallel_queries = 5
+//! reference_timeout_ms = 2000
+//! cache_ttl_secs = 30
+//!
+//! [references.tools.structs_list_structs]
+//! enabled = false
+//! ```
+
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::references::ReferenceConfig;
+
+/// Everything the configuration file can set.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub references: ReferenceConfig,
+}
+
+impl Config {
+    /// Reads and checks a configuration file; the error names the file and the problem.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read config file {}: {e}", path.display()))?;
+        Config::parse(&text).map_err(|e| format!("config file {}: {e}", path.display()))
+    }
+
+    pub fn parse(text: &str) -> Result<Config, String> {
+        let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
+        config.references.validate()?;
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::references::Include;
+
+    #[test]
+    fn an_empty_file_is_the_defaults() {
+        let c = Config::parse("").unwrap();
+        assert_eq!(c.references.max_references, 50);
+        assert_eq!(c.references.include_references, Include::Off);
+    }
+
+    #[test]
+    fn settings_are_read_and_checked() {
+        let c =
+            Config::parse("[references]\ninclude_references = \"primary\"\nreference_depth = 2\n")
+                .unwrap();
+        assert_eq!(c.references.include_references, Include::Primary);
+        assert_eq!(c.references.reference_depth, 2);
+        let e = Config::parse("[references]\nreference_depth = 5\n").unwrap_err();
+        assert!(e.contains("reference_depth"), "{e}");
+        let e = Config::parse("[referencs]\n").unwrap_err();
+        assert!(e.contains("referencs"), "{e}");
+        let e = Config::parse("[references]\ninclude_references = \"most\"\n").unwrap_err();
+        assert!(e.contains("include_references"), "{e}");
+    }
+}

@@ -1,0 +1,225 @@
+//! References: a response can carry the full data of every entity it mentions.
+//!
+//! After a reference-capable tool's handler returns, [`attach`] walks the result for
+//! entity ids ([`extract`]), chooses which to include (mode, type filter, limits,
+//! depth), resolves them ([`resolve`]) and adds two top-level fields beside the
+//! result's own:
+//!
+//! - `references`: a flat map, entity id → `{reference_type, id, status, error?,
+//!   referenced_from, referenced_in, depth, ...the entity's data as its query returns it}`;
+//! - `references_summary`: how many were included, resolved, failed, served from the
+//!   cache, and left out by which limit, so an agent knows whether the map is complete.
+//!
+//! With references off the result is untouched, byte for byte.
+
+pub mod config;
+pub mod extract;
+pub mod resolve;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+pub use config::{Include, Mode, OnError, Plan, ReferenceConfig, ReferenceOptions, Support};
+use extract::{Candidate, Extraction};
+use resolve::Outcome;
+
+use crate::core::Core;
+use crate::entity::EntityId;
+
+/// Most left-out ids the summary lists by name.
+const LEFT_OUT_IDS_SHOWN: usize = 20;
+
+/// Why a found reference was not included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Limit {
+    Total,
+    PerEntity,
+}
+
+/// The choice of references for one response, level by level.
+struct Selection<'a> {
+    opts: &'a ReferenceOptions,
+    chosen: Vec<(Candidate, u8)>,
+    chosen_ids: HashSet<EntityId>,
+    per_entity: HashMap<EntityId, usize>,
+    left_out: Vec<(EntityId, Limit)>,
+}
+
+impl<'a> Selection<'a> {
+    fn new(opts: &'a ReferenceOptions) -> Selection<'a> {
+        Selection {
+            opts,
+            chosen: Vec::new(),
+            chosen_ids: HashSet::new(),
+            per_entity: HashMap::new(),
+            left_out: Vec::new(),
+        }
+    }
+
+    /// Considers `candidates` at `depth`; returns how many were chosen.
+    fn consider(&mut self, candidates: &[Candidate], present: &HashSet<EntityId>, depth: u8) {
+        for c in candidates {
+            if !self.opts.wants(c.id.kind)
+                || (self.opts.mode == Mode::Primary && !c.primary)
+                || present.contains(&c.id)
+                || self.chosen_ids.contains(&c.id)
+            {
+                continue;
+            }
+            if let (Some(limit), Some(by)) = (self.opts.max_per_entity, c.referenced_in)
+                && self.per_entity.get(&by).copied().unwrap_or(0) >= limit
+            {
+                self.left_out.push((c.id, Limit::PerEntity));
+                continue;
+            }
+            if self.chosen.len() >= self.opts.max_references {
+                self.left_out.push((c.id, Limit::Total));
+                continue;
+            }
+            if let Some(by) = c.referenced_in {
+                *self.per_entity.entry(by).or_default() += 1;
+            }
+            self.chosen_ids.insert(c.id);
+            self.chosen.push((c.clone(), depth));
+        }
+    }
+
+    /// Left-out ids that no other mention brought in, each once, with its first reason.
+    fn left_out(&self) -> Vec<(EntityId, Limit)> {
+        let mut seen = HashSet::new();
+        self.left_out
+            .iter()
+            .filter(|(id, _)| !self.chosen_ids.contains(id) && seen.insert(*id))
+            .copied()
+            .collect()
+    }
+}
+
+/// Adds `references` and `references_summary` to `response` as `plan` says. A response
+/// that is not a JSON object is left as it is.
+pub async fn attach(core: &Core, plan: &Plan, response: &mut Value) {
+    let Some(obj) = response.as_object() else {
+        return;
+    };
+    let (references, summary) = match plan {
+        Plan::Off => return,
+        Plan::Disabled(reason) => (Map::new(), json!({"status": "disabled", "reason": reason})),
+        Plan::On(opts) => collect(core, opts, obj).await,
+    };
+    if let Some(obj) = response.as_object_mut() {
+        obj.insert("references".into(), Value::Object(references));
+        obj.insert("references_summary".into(), summary);
+    }
+}
+
+async fn collect(
+    core: &Core,
+    opts: &ReferenceOptions,
+    payload: &Map<String, Value>,
+) -> (Map<String, Value>, Value) {
+    core.reference_cache()
+        .observe_height(core.status().block_height);
+
+    let mut found = Extraction::default();
+    found.walk_object(payload);
+    let mut selection = Selection::new(opts);
+    selection.consider(&found.candidates, &found.present, 1);
+    let level_one: Vec<EntityId> = selection.chosen.iter().map(|(c, _)| c.id).collect();
+    let mut outcomes = resolve::resolve_all(core, &level_one).await;
+
+    if opts.depth >= 2 {
+        let before = found.candidates.len();
+        for (id, outcome) in level_one.iter().zip(&outcomes) {
+            if let Outcome::Resolved { data, .. } = outcome {
+                found.walk_entity(*id, data);
+            }
+        }
+        for id in &level_one {
+            found.present.insert(*id);
+        }
+        let start = selection.chosen.len();
+        selection.consider(&found.candidates[before..], &found.present, 2);
+        let level_two: Vec<EntityId> = selection.chosen[start..]
+            .iter()
+            .map(|(c, _)| c.id)
+            .collect();
+        outcomes.extend(resolve::resolve_all(core, &level_two).await);
+    }
+
+    let mut references = Map::new();
+    let (mut resolved, mut failed, mut omitted, mut cached) = (0, 0, 0, 0);
+    for ((candidate, depth), outcome) in selection.chosen.iter().zip(outcomes) {
+        let id = candidate.id;
+        let mut entry = Map::new();
+        entry.insert("reference_type".into(), json!(id.kind.name()));
+        entry.insert("id".into(), json!(id.to_string()));
+        match &outcome {
+            Outcome::Resolved { .. } => {
+                resolved += 1;
+                entry.insert("status".into(), json!("success"));
+            }
+            Outcome::Failed { code, message } => {
+                failed += 1;
+                if opts.on_error == OnError::Omit {
+                    omitted += 1;
+                    continue;
+                }
+                entry.insert("status".into(), json!("failed"));
+                entry.insert("error".into(), json!(message));
+                entry.insert("error_code".into(), json!(code.as_str()));
+            }
+        }
+        entry.insert("referenced_from".into(), json!(candidate.from));
+        entry.insert(
+            "referenced_in".into(),
+            candidate
+                .referenced_in
+                .map_or(Value::Null, |by| json!(by.to_string())),
+        );
+        entry.insert("depth".into(), json!(depth));
+        if let Outcome::Resolved { data, cached: hit } = outcome {
+            cached += usize::from(hit);
+            merge_entity(&mut entry, &data);
+        }
+        references.insert(id.to_string(), Value::Object(entry));
+    }
+
+    let left_out = selection.left_out();
+    let by = |limit: Limit| left_out.iter().filter(|(_, l)| *l == limit).count();
+    let summary = json!({
+        "status": if left_out.is_empty() { "complete" } else { "partial" },
+        "mode": opts.mode.as_str(),
+        "depth": opts.depth,
+        "included": references.len(),
+        "resolved": resolved,
+        "failed": failed,
+        "failed_omitted": omitted,
+        "from_cache": cached,
+        "left_out": left_out.len(),
+        "left_out_by": {
+            "max_references": by(Limit::Total),
+            "max_references_per_entity": by(Limit::PerEntity),
+        },
+        "left_out_ids": left_out.iter().take(LEFT_OUT_IDS_SHOWN).map(|(id, _)| id.to_string()).collect::<Vec<_>>(),
+    });
+    (references, summary)
+}
+
+/// Adds an entity's data (its chain JSON) after the reference's own fields. A field the
+/// entry already has (a flat entity's `id`) keeps the entry's value.
+fn merge_entity(entry: &mut Map<String, Value>, data: &Arc<Value>) {
+    match data.as_ref() {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                if !entry.contains_key(k) {
+                    entry.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        other => {
+            entry.insert("data".into(), other.clone());
+        }
+    }
+}

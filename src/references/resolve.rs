@@ -1,0 +1,179 @@
+//! Resolution: fetching referenced entities with bounded parallelism, a timeout per
+//! reference, exponential backoff on rate limits, and a cache shared by every call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use super::config::ReferenceConfig;
+use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::entity::EntityId;
+
+/// How one reference came out.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    Resolved { data: Arc<Value>, cached: bool },
+    Failed { code: ErrorCode, message: String },
+}
+
+/// Resolved entities, reused for a while. The entries belong to one block height: when
+/// the source's height moves, they are all dropped, since any of them may have changed.
+#[derive(Default)]
+pub struct ReferenceCache {
+    state: Mutex<CacheState>,
+}
+
+#[derive(Default)]
+struct CacheState {
+    height: u64,
+    entries: HashMap<EntityId, (Instant, Arc<Value>)>,
+}
+
+impl ReferenceCache {
+    /// Drops every entry if the source has moved past the height they were read at.
+    pub fn observe_height(&self, height: u64) {
+        let mut s = self.lock();
+        if s.height != height {
+            s.entries.clear();
+            s.height = height;
+        }
+    }
+
+    pub fn get(&self, id: EntityId, ttl: Duration) -> Option<Arc<Value>> {
+        let mut s = self.lock();
+        match s.entries.get(&id) {
+            Some((at, v)) if at.elapsed() < ttl => Some(Arc::clone(v)),
+            Some(_) => {
+                s.entries.remove(&id);
+                None
+            }
+            None => None,
+        }
+    }
+
+    pub fn put(&self, id: EntityId, data: Arc<Value>, capacity: usize, ttl: Duration) {
+        let mut s = self.lock();
+        if s.entries.len() >= capacity {
+            s.entries.retain(|_, (at, _)| at.elapsed() < ttl);
+            if s.entries.len() >= capacity {
+                // Still full of live entries: start over rather than grow without bound.
+                s.entries.clear();
+            }
+        }
+        s.entries.insert(id, (Instant::now(), data));
+    }
+
+    pub fn len(&self) -> usize {
+        self.lock().entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn clear(&self) {
+        self.lock().entries.clear();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, CacheState> {
+        // A panic while holding the lock leaves plain data behind; keep using it.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Resolves `ids` (distinct) and returns their outcomes in the same order. At most
+/// `max_parallel_queries` fetches are in flight; cached entities cost no fetch.
+pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
+    let config = core.reference_config();
+    let cache = core.reference_cache();
+    let ttl = config.cache_ttl();
+    let mut out: Vec<Option<Outcome>> = vec![None; ids.len()];
+    let mut misses = Vec::new();
+    for (i, &id) in ids.iter().enumerate() {
+        match cache.get(id, ttl) {
+            Some(data) => out[i] = Some(Outcome::Resolved { data, cached: true }),
+            None => misses.push((i, id)),
+        }
+    }
+    if !misses.is_empty() {
+        let permits = Arc::new(Semaphore::new(config.max_parallel_queries));
+        let mut set = JoinSet::new();
+        for (i, id) in misses {
+            let core = core.clone();
+            let permits = Arc::clone(&permits);
+            set.spawn(async move {
+                // The semaphore is never closed, so acquiring cannot fail.
+                let _permit = permits.acquire_owned().await.ok();
+                (i, id, fetch_one(&core, id).await)
+            });
+        }
+        while let Some(joined) = set.join_next().await {
+            match joined {
+                Ok((i, id, outcome)) => {
+                    if let Outcome::Resolved { data, .. } = &outcome {
+                        cache.put(id, Arc::clone(data), config.cache_capacity, ttl);
+                    }
+                    out[i] = Some(outcome);
+                }
+                // A fetch that panicked: its slot stays empty and is reported below.
+                Err(e) => tracing::warn!("reference fetch failed unexpectedly: {e}"),
+            }
+        }
+    }
+    out.into_iter()
+        .map(|o| {
+            o.unwrap_or(Outcome::Failed {
+                code: ErrorCode::ToolExecutionFailed,
+                message: "the fetch failed unexpectedly".into(),
+            })
+        })
+        .collect()
+}
+
+/// One reference: the source's answer within the timeout, retrying rate-limit refusals
+/// after 1, 2, 4, ... times the base backoff.
+async fn fetch_one(core: &Core, id: EntityId) -> Outcome {
+    let config: &ReferenceConfig = core.reference_config();
+    let attempt = async {
+        let mut retries = 0;
+        loop {
+            match core.source().get(id).await {
+                Ok(Some(data)) => return Ok(data),
+                Ok(None) => return Err(ToolError::not_found(id, None)),
+                Err(e)
+                    if e.code == ErrorCode::RateLimitExceeded
+                        && retries < config.rate_limit_retries =>
+                {
+                    let wait = Duration::from_millis(config.backoff_ms) * 2u32.pow(retries);
+                    tracing::debug!(%id, ?wait, "reference fetch rate limited; backing off");
+                    tokio::time::sleep(wait).await;
+                    retries += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    };
+    match tokio::time::timeout(config.timeout(), attempt).await {
+        Ok(Ok(data)) => Outcome::Resolved {
+            data: Arc::new(data),
+            cached: false,
+        },
+        Ok(Err(e)) => Outcome::Failed {
+            code: e.code,
+            message: e.message.clone(),
+        },
+        Err(_) => Outcome::Failed {
+            code: ErrorCode::ToolTimeout,
+            message: format!(
+                "no answer for {id} within {} ms",
+                config.reference_timeout_ms
+            ),
+        },
+    }
+}
