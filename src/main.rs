@@ -81,6 +81,11 @@ struct Cli {
     /// How long resolved references are reused, in seconds (0 turns the cache off).
     #[arg(long, value_name = "SECS")]
     reference_cache_ttl: Option<u64>,
+
+    /// Tools that never carry references, whatever a call asks (comma-separated or
+    /// repeated).
+    #[arg(long, value_name = "TOOL", value_delimiter = ',')]
+    no_references_for: Vec<String>,
 }
 
 /// The configuration file, if any, with the command-line flags applied over it.
@@ -113,6 +118,9 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
     }
     if let Some(secs) = cli.reference_cache_ttl {
         r.cache_ttl_secs = secs;
+    }
+    for tool in &cli.no_references_for {
+        r.tools.entry(tool.clone()).or_default().enabled = Some(false);
     }
     r.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(config)

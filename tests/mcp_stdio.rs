@@ -266,6 +266,7 @@ async fn references_over_mcp_by_argument_and_by_configuration() {
         "--reference-depth",
         "2",
     ]);
+    cmd.args(["--no-references-for", "structs_list_structs"]);
     cmd.arg("--config").arg(&config);
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     let v = client
@@ -292,6 +293,16 @@ async fn references_over_mcp_by_argument_and_by_configuration() {
         .structured_content
         .unwrap();
     assert_eq!(guild["references_summary"]["status"], "disabled");
+    let structs = client
+        .call_tool(
+            CallToolRequestParams::new("structs_list_structs")
+                .with_arguments(args(json!({"page_size": 2, "include_references": true}))),
+        )
+        .await
+        .unwrap()
+        .structured_content
+        .unwrap();
+    assert_eq!(structs["references_summary"]["status"], "disabled");
     client.cancel().await.unwrap();
 
     // A broken configuration stops the server before it serves, saying what is wrong.
@@ -306,5 +317,15 @@ async fn references_over_mcp_by_argument_and_by_configuration() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("reference_depth"), "{stderr}");
+
+    // A flag naming a tool that does not exist is refused the same way.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--no-references-for", "structs_query_plaent"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("structs_query_plaent"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }

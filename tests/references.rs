@@ -255,6 +255,26 @@ async fn the_type_filter_keeps_only_the_kinds_asked_for() {
         );
     }
     assert!(refs.values().any(|r| r["reference_type"] == "planet"));
+    // The guild is filtered out, yet its reactor is reached through it at depth 2.
+    let guild = v["player"]["Player"]["guildId"].as_str().unwrap();
+    let reactor = refs
+        .values()
+        .find(|r| r["reference_type"] == "reactor")
+        .expect("the guild's reactor");
+    assert_eq!(reactor["referenced_in"], guild);
+    assert_eq!(reactor["depth"], 2);
+    assert!(refs.get(guild).is_none());
+    assert!(v["references_summary"]["traversed"].as_u64().unwrap() >= 1);
+
+    // At depth 1 nothing is fetched only to be walked.
+    let v = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-1", "include_references": true, "reference_types": ["planet"]}),
+    )
+    .await;
+    assert_eq!(keys(&v["references"]).len(), 1);
+    assert_eq!(v["references_summary"]["traversed"], 0);
 }
 
 #[tokio::test]
@@ -597,4 +617,32 @@ async fn reference_options_are_part_of_every_query_and_list_schema_and_checked()
         .await
         .unwrap_err();
     assert_eq!(e["error"]["code"], "VALIDATION_UNKNOWN_FIELD");
+}
+
+#[path = "../benches/support/agent_tasks.rs"]
+mod agent_tasks;
+
+/// The benchmark's scripted agent reaches the same answers with references as without,
+/// in fewer calls on every task.
+#[tokio::test]
+async fn the_scripted_agent_answers_the_same_in_fewer_calls() {
+    let core = core();
+    let mut plain = agent_tasks::Agent::new(core.clone(), false);
+    let mut with = agent_tasks::Agent::new(core, true);
+    for (i, name) in agent_tasks::TASKS.iter().enumerate() {
+        plain.forget();
+        with.forget();
+        let (c0, c1) = (plain.calls, with.calls);
+        let a0 = agent_tasks::run(i, &mut plain).await;
+        let a1 = agent_tasks::run(i, &mut with).await;
+        assert_eq!(a0, a1, "{name}");
+        assert!(
+            with.calls - c1 < plain.calls - c0,
+            "{name}: {} calls with references, {} without",
+            with.calls - c1,
+            plain.calls - c0
+        );
+    }
+    let saved = 1.0 - f64::from(with.calls) / f64::from(plain.calls);
+    assert!(saved >= 0.7, "{} vs {} calls", with.calls, plain.calls);
 }

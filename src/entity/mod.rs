@@ -106,6 +106,13 @@ impl EntityKind {
         })
     }
 
+    /// The kind whose chain wrapper key is `key` (`"Player"` → player).
+    pub fn from_rest_key(key: &str) -> Option<EntityKind> {
+        EntityKind::ALL
+            .into_iter()
+            .find(|k| k.rest_key() == Some(key))
+    }
+
     /// Parses a kind given by name (case-insensitive) or by code (`"1"`).
     pub fn parse_name_or_code(text: &str) -> Option<EntityKind> {
         let t = text.trim();

@@ -37,94 +37,89 @@ pub struct Extraction {
     seen: HashSet<(EntityId, Option<EntityId>)>,
 }
 
-/// Normalised field names (lowercase, no `_`) that never hold entity ids; the walk skips
-/// them and everything beneath them.
-const NEVER_IDS: &[&str] = &[
-    "version",
-    "schemaversion",
-    "apiversion",
-    "coordinates",
-    "position",
-    "range",
-    "timestamp",
-    "createdat",
-    "updatedat",
-    "deletedat",
-    "date",
-    "time",
-    "duration",
-    "height",
-    "blockheight",
-    "amount",
-    "balance",
-    "balances",
-    "denom",
-    "rate",
-    "ratio",
-    "commission",
-    "defaultcommission",
-    "nonce",
-    "proxynonce",
-    "hash",
-    "txhash",
-    "signature",
-    "memo",
-    "index",
-    "slot",
-    "type",
-    "structtype",
-    "typeid",
-    "username",
-    "pfp",
-    "endpoint",
-    "checkpointblock",
-    "difficulty",
-    "seed",
-    "pagekey",
-    "nextkey",
-    "pagination",
-    "total",
-];
-
-/// Suffixes (of normalised names) that mark block heights, amounts, versions and times.
-const NEVER_ID_SUFFIXES: &[&str] = &[
-    "height",
-    "block",
-    "amount",
-    "version",
-    "timestamp",
-    "duration",
-    "nonce",
-    "count",
-];
-
-/// Prefixes that mark block numbers (`blockStartBuild`, `block_start`).
-const NEVER_ID_PREFIXES: &[&str] = &["block"];
-
-/// True when a field of this name never holds an entity id.
+/// True when a field of this name never holds an entity id: versions, positions and
+/// ranges, times, block heights, amounts and balances, nonces and hashes, indices and
+/// slots, struct types, names and pagination. Names are compared lowercase without `_`
+/// or `-`, so `created_at` and `createdAt` are the same field.
 pub fn never_holds_ids(field: &str) -> bool {
-    let mut norm = [0u8; 48];
+    let mut buf = [0u8; 48];
     let mut n = 0;
     for b in field.bytes() {
         if b == b'_' || b == b'-' {
             continue;
         }
-        if n == norm.len() {
+        if n == buf.len() {
             return false;
         }
-        norm[n] = b.to_ascii_lowercase();
+        buf[n] = b.to_ascii_lowercase();
         n += 1;
     }
-    let Ok(norm) = std::str::from_utf8(&norm[..n]) else {
-        return false;
-    };
-    // A relationship field (`…Id`, `…_id`) is never excluded by a suffix rule.
-    if norm.ends_with("id") && norm != "typeid" {
+    let norm = &buf[..n];
+    if matches!(
+        norm,
+        b"version"
+            | b"schemaversion"
+            | b"apiversion"
+            | b"coordinates"
+            | b"position"
+            | b"range"
+            | b"timestamp"
+            | b"createdat"
+            | b"updatedat"
+            | b"deletedat"
+            | b"date"
+            | b"time"
+            | b"duration"
+            | b"height"
+            | b"amount"
+            | b"balance"
+            | b"balances"
+            | b"denom"
+            | b"rate"
+            | b"ratio"
+            | b"commission"
+            | b"defaultcommission"
+            | b"nonce"
+            | b"hash"
+            | b"txhash"
+            | b"signature"
+            | b"memo"
+            | b"index"
+            | b"slot"
+            | b"type"
+            | b"structtype"
+            | b"typeid"
+            | b"username"
+            | b"pfp"
+            | b"endpoint"
+            | b"difficulty"
+            | b"seed"
+            | b"pagekey"
+            | b"nextkey"
+            | b"pagination"
+            | b"total"
+    ) {
+        return true;
+    }
+    // A relationship field (`…Id`, `…_id`) is never excluded by the rules below.
+    if norm.ends_with(b"id") {
         return false;
     }
-    NEVER_IDS.contains(&norm)
-        || NEVER_ID_SUFFIXES.iter().any(|s| norm.ends_with(s))
-        || NEVER_ID_PREFIXES.iter().any(|p| norm.starts_with(p))
+    // Block numbers (`blockStartBuild`, `startBlock`, `blockHeight`), amounts, versions,
+    // times and counters.
+    norm.starts_with(b"block")
+        || [
+            &b"height"[..],
+            b"block",
+            b"amount",
+            b"version",
+            b"timestamp",
+            b"duration",
+            b"nonce",
+            b"count",
+        ]
+        .iter()
+        .any(|s| norm.ends_with(s))
 }
 
 /// A quick test before the full parse: digits, one dash, digits.
@@ -139,9 +134,14 @@ pub fn own_id(obj: &Map<String, Value>) -> Option<EntityId> {
     if let Some(Value::String(s)) = obj.get("id") {
         return EntityId::parse(s).ok();
     }
-    EntityKind::ALL.iter().find_map(|k| {
-        let inner = obj.get(k.rest_key()?)?.as_object()?;
-        EntityId::parse(inner.get("id")?.as_str()?).ok()
+    // Wrapper keys are capitalised; everything else in entity JSON is camelCase.
+    obj.iter().find_map(|(k, v)| {
+        if !k.starts_with(|c: char| c.is_ascii_uppercase()) {
+            return None;
+        }
+        let kind = EntityKind::from_rest_key(k)?;
+        let id = EntityId::parse(v.get("id")?.as_str()?).ok()?;
+        (id.kind == kind).then_some(id)
     })
 }
 

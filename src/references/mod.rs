@@ -8,7 +8,13 @@
 //! - `references`: a flat map, entity id → `{reference_type, id, status, error?,
 //!   referenced_from, referenced_in, depth, ...the entity's data as its query returns it}`;
 //! - `references_summary`: how many were included, resolved, failed, served from the
-//!   cache, and left out by which limit, so an agent knows whether the map is complete.
+//!   cache, traversed, and left out by which limit, so an agent knows whether the map
+//!   is complete.
+//!
+//! The type filter decides what enters the map, not what is walked: at depth 2 a
+//! first-level entity of a filtered-out kind is still fetched (counted as `traversed`)
+//! so that the kinds asked for are reached through it (a player's structs through its
+//! planet). Their `referenced_in` then names an entity that is not in the map.
 //!
 //! With references off the result is untouched, byte for byte.
 
@@ -45,6 +51,9 @@ struct Selection<'a> {
     chosen_ids: HashSet<EntityId>,
     per_entity: HashMap<EntityId, usize>,
     left_out: Vec<(EntityId, Limit)>,
+    /// First-level mentions of kinds the type filter leaves out, fetched only to reach
+    /// their own references at depth 2 (never in the map).
+    through: Vec<EntityId>,
 }
 
 impl<'a> Selection<'a> {
@@ -55,17 +64,29 @@ impl<'a> Selection<'a> {
             chosen_ids: HashSet::new(),
             per_entity: HashMap::new(),
             left_out: Vec::new(),
+            through: Vec::new(),
         }
     }
 
-    /// Considers `candidates` at `depth`; returns how many were chosen.
+    /// Considers `candidates` found at `depth`.
     fn consider(&mut self, candidates: &[Candidate], present: &HashSet<EntityId>, depth: u8) {
         for c in candidates {
-            if !self.opts.wants(c.id.kind)
-                || (self.opts.mode == Mode::Primary && !c.primary)
+            if (self.opts.mode == Mode::Primary && !c.primary)
                 || present.contains(&c.id)
                 || self.chosen_ids.contains(&c.id)
             {
+                continue;
+            }
+            if !self.opts.wants(c.id.kind) {
+                // A kind the filter leaves out can still lead to kinds it keeps: at depth
+                // 2 it is fetched and walked, within the same total limit.
+                if depth == 1
+                    && self.opts.depth >= 2
+                    && !self.through.contains(&c.id)
+                    && self.through.len() < self.opts.max_references
+                {
+                    self.through.push(c.id);
+                }
                 continue;
             }
             if let (Some(limit), Some(by)) = (self.opts.max_per_entity, c.referenced_in)
@@ -127,11 +148,15 @@ async fn collect(
     let mut selection = Selection::new(opts);
     selection.consider(&found.candidates, &found.present, 1);
     let level_one: Vec<EntityId> = selection.chosen.iter().map(|(c, _)| c.id).collect();
-    let mut outcomes = resolve::resolve_all(core, &level_one).await;
+    let mut fetch = level_one.clone();
+    fetch.extend(&selection.through);
+    let mut outcomes = resolve::resolve_all(core, &fetch).await;
+    let traversed = outcomes.split_off(level_one.len());
 
     if opts.depth >= 2 {
         let before = found.candidates.len();
-        for (id, outcome) in level_one.iter().zip(&outcomes) {
+        let walked = level_one.iter().zip(&outcomes);
+        for (id, outcome) in walked.chain(selection.through.iter().zip(&traversed)) {
             if let Outcome::Resolved { data, .. } = outcome {
                 found.walk_entity(*id, data);
             }
@@ -197,6 +222,7 @@ async fn collect(
         "failed": failed,
         "failed_omitted": omitted,
         "from_cache": cached,
+        "traversed": selection.through.len(),
         "left_out": left_out.len(),
         "left_out_by": {
             "max_references": by(Limit::Total),

@@ -253,6 +253,12 @@ impl App {
         self.entities.listed_ids()
     }
 
+    /// The arguments of the opened entity's latest references query
+    /// (`structs_query_entity` with `include_references`), if an entity is open.
+    pub fn references_query(&self) -> Option<&serde_json::Value> {
+        self.entities.references_query()
+    }
+
     /// The status line's text, if any.
     pub fn status_text(&self) -> Option<&str> {
         self.status.message().map(|(_, text)| text)

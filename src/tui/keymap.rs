@@ -22,6 +22,8 @@ pub enum Context {
     List,
     /// The opened entity's tree.
     Tree,
+    /// The tree of the entities the opened entity references.
+    References,
     /// The id filter prompt, which takes typed text.
     Filter,
 }
@@ -35,6 +37,7 @@ impl Context {
             Context::Kinds => "Kinds",
             Context::List => "Entity list",
             Context::Tree => "Entity tree",
+            Context::References => "References",
             Context::Filter => "Id filter",
         }
     }
@@ -87,6 +90,11 @@ pub enum Command {
     Collapse,
     /// Tree: expand or collapse the selected node.
     Toggle,
+    /// Entity tree and references: switch the references between depth 1 and 2.
+    ReferenceDepth,
+    /// Entity tree and references: show the next kind of reference (all kinds, then
+    /// each kind the unfiltered references held, then all again).
+    ReferenceKinds,
     /// Filter prompt: keep the filter, or open the entity when the text is a whole id.
     AcceptFilter,
     /// Filter prompt: clear the filter and close the prompt.
@@ -112,10 +120,13 @@ impl Command {
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
+            Command::Back if context == Context::References => "tree",
             Command::Back => "kinds",
             Command::Expand => "expand",
             Command::Collapse => "collapse",
             Command::Toggle => "open/close",
+            Command::ReferenceDepth => "depth",
+            Command::ReferenceKinds => "kinds",
             Command::AcceptFilter => "done",
             Command::CancelFilter => "clear",
             Command::EraseChar => "erase",
@@ -139,7 +150,7 @@ impl Command {
             }
             Command::ToggleClock => "Pause or resume the block clock (sim source)".into(),
             Command::StepBlock => "Advance the block clock by one block (sim source)".into(),
-            Command::FocusNext => "Focus the next area (kinds, list, tree)".into(),
+            Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
             Command::Up => "Move up".into(),
             Command::Down => "Move down".into(),
@@ -152,10 +163,13 @@ impl Command {
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
+            Command::Back if context == Context::References => "Back to the entity tree".into(),
             Command::Back => "Back to the kinds".into(),
             Command::Expand => "Expand; a field naming an entity fetches it in place".into(),
             Command::Collapse => "Collapse, or go to the parent field".into(),
             Command::Toggle => "Expand or collapse".into(),
+            Command::ReferenceDepth => "References: switch between depth 1 and 2".into(),
+            Command::ReferenceKinds => "References: kind filter (all, then each kind found)".into(),
             Command::AcceptFilter => "Keep the filter; a whole id opens that entity".into(),
             Command::CancelFilter => "Clear the filter and close the prompt".into(),
             Command::EraseChar => "Erase the last character".into(),
@@ -310,7 +324,7 @@ impl Keymap {
         let top = [K::key(KeyCode::Home), K::ch('g')];
         let bottom = [K::key(KeyCode::End), K::ch('G')];
         let forward = [K::key(KeyCode::Enter), K::key(KeyCode::Right), K::ch('l')];
-        for context in [X::Kinds, X::List, X::Tree] {
+        for context in [X::Kinds, X::List, X::Tree, X::References] {
             bind(context, &up, C::Up);
             bind(context, &down, C::Down);
             bind(context, &top, C::Top);
@@ -332,17 +346,22 @@ impl Keymap {
         bind(X::List, &[K::key(KeyCode::Esc)], C::ClearFilter);
         bind(X::List, &[K::key(KeyCode::Left), K::ch('h')], C::Back);
 
-        bind(X::Tree, &[K::key(KeyCode::Right), K::ch('l')], C::Expand);
-        bind(X::Tree, &[K::key(KeyCode::Left), K::ch('h')], C::Collapse);
-        bind(X::Tree, &[K::key(KeyCode::Enter)], C::Toggle);
-        // Left at a top-level field that is not open goes back to the list, as Left
-        // goes from the list to the kinds: Collapse is tried first, Back when it is
-        // not available.
-        bind(
-            X::Tree,
-            &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
-            C::Back,
-        );
+        // Both trees move and open alike. Left at a top-level node that is not open
+        // goes back an area (the entity tree to the list, the references to the entity
+        // tree), as Left goes from the list to the kinds: Collapse is tried first, Back
+        // when it is not available.
+        for context in [X::Tree, X::References] {
+            bind(context, &[K::key(KeyCode::Right), K::ch('l')], C::Expand);
+            bind(context, &[K::key(KeyCode::Left), K::ch('h')], C::Collapse);
+            bind(context, &[K::key(KeyCode::Enter)], C::Toggle);
+            bind(
+                context,
+                &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
+                C::Back,
+            );
+            bind(context, &[K::ch('d')], C::ReferenceDepth);
+            bind(context, &[K::ch('t')], C::ReferenceKinds);
+        }
 
         bind(X::Filter, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::Filter, &[K::key(KeyCode::Esc)], C::CancelFilter);
@@ -475,7 +494,7 @@ mod tests {
     #[test]
     fn shared_keys_only_where_meant() {
         // A key bound to several commands of one context must be one the pane
-        // resolves by availability: only Left/h in the tree (Collapse, else Back).
+        // resolves by availability: only Left/h in the trees (Collapse, else Back).
         let keymap = Keymap::standard();
         for a in &keymap.bindings {
             let commands: Vec<Command> = keymap
@@ -485,9 +504,8 @@ mod tests {
                 .map(|b| b.command)
                 .collect();
             if commands.len() > 1 {
-                assert_eq!(
-                    a.context,
-                    Context::Tree,
+                assert!(
+                    matches!(a.context, Context::Tree | Context::References),
                     "{} in {:?}",
                     a.key.label(),
                     a.context

@@ -1,8 +1,10 @@
-//! The Entities pane: pick a kind, page through its entities, open one as a tree.
+//! The Entities pane: pick a kind, page through its entities, open one as a tree
+//! beside the tree of what it references.
 //!
-//! Three areas, left to right: the kinds, the selected kind's entities, and the
-//! opened entity's tree. `/` opens an id filter under them. On a narrow terminal only
-//! the focused area is drawn, full width.
+//! Four areas, left to right: the kinds, the selected kind's entities, the opened
+//! entity's tree, and its references (`reference_tree.rs`). `/` opens an id filter
+//! under them. Which areas are drawn depends on the width and the focus; see
+//! [`EntitiesPane::columns`].
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
@@ -15,6 +17,7 @@ use ratatui::widgets::{
 
 use super::entity_list::EntityList;
 use super::entity_tree::EntityTree;
+use super::reference_tree::ReferenceTree;
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::component::SELECTED_MARK;
 use crate::tui::component::{Ctx, EventState, Pane, Ui};
@@ -48,15 +51,21 @@ const KINDS_WIDTH: u16 = 17;
 /// The narrowest the list gets beside the tree.
 const MIN_LIST_WIDTH: u16 = 24;
 
+/// From this width on, the entity tree and its references read well side by side
+/// (60 columns for the focused one, 40 for the other); the kinds and the list join
+/// them when there is room for them too.
+const TREES_WIDTH: u16 = 100;
+
 /// The longest id filter the list tool accepts.
 const MAX_FILTER_LEN: usize = 48;
 
-/// The three areas of the pane.
+/// The areas of the pane, left to right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Area {
     Kinds,
     List,
     Tree,
+    References,
 }
 
 /// The Entities pane.
@@ -66,6 +75,11 @@ pub(crate) struct EntitiesPane {
     focus: Area,
     list: EntityList,
     tree: Option<EntityTree>,
+    /// The opened entity's references; there whenever `tree` is.
+    references: Option<ReferenceTree>,
+    /// The references' depth, kept from one opened entity to the next (the kind
+    /// filter is not: which kinds make sense depends on the entity).
+    reference_depth: u8,
     /// The id filter as typed; applied to the list as it changes.
     filter: String,
     /// True while the filter prompt takes keys.
@@ -81,6 +95,8 @@ impl EntitiesPane {
             focus: Area::List,
             list: EntityList::new(),
             tree: None,
+            references: None,
+            reference_depth: 1,
             filter: String::new(),
             editing: false,
         };
@@ -95,6 +111,18 @@ impl EntitiesPane {
     /// The ids on the list's page on show.
     pub fn listed_ids(&self) -> Vec<EntityId> {
         self.list.ids()
+    }
+
+    /// The arguments of the latest references query, while an entity is open.
+    pub fn references_query(&self) -> Option<&serde_json::Value> {
+        self.references.as_ref().map(ReferenceTree::args)
+    }
+
+    /// Shows `tree` and asks for its entity's references; the tree takes the focus.
+    fn open(&mut self, tree: EntityTree, ctx: &mut Ctx<'_>) {
+        self.references = Some(ReferenceTree::new(tree.root(), self.reference_depth, ctx));
+        self.tree = Some(tree);
+        self.focus = Area::Tree;
     }
 
     fn select_kind(&mut self, index: usize, ctx: &mut Ctx<'_>) {
@@ -112,6 +140,9 @@ impl EntitiesPane {
         let mut areas = vec![Area::Kinds, Area::List];
         if self.tree.is_some() {
             areas.push(Area::Tree);
+        }
+        if self.references.is_some() {
+            areas.push(Area::References);
         }
         let at = areas.iter().position(|a| *a == self.focus).unwrap_or(0);
         let next = if forward {
@@ -138,8 +169,8 @@ impl EntitiesPane {
             (Area::List, Command::Bottom) => self.list.select_end(true),
             (Area::List, Command::OpenEntity) => {
                 if let Some(row) = self.list.selected() {
-                    self.tree = Some(EntityTree::loaded(row.id, row.entity.clone()));
-                    self.focus = Area::Tree;
+                    let tree = EntityTree::loaded(row.id, row.entity.clone());
+                    self.open(tree, ctx);
                 }
             }
             (Area::List, Command::NextPage) => self.list.next_page(ctx),
@@ -150,9 +181,26 @@ impl EntitiesPane {
             }
             (Area::List, Command::Back) => self.focus = Area::Kinds,
             (Area::Tree, Command::Back) => self.focus = Area::List,
+            (Area::References, Command::Back) => self.focus = Area::Tree,
+            (Area::Tree | Area::References, Command::ReferenceDepth) => {
+                if let Some(references) = &mut self.references {
+                    references.toggle_depth(ctx);
+                    self.reference_depth = references.depth();
+                }
+            }
+            (Area::Tree | Area::References, Command::ReferenceKinds) => {
+                if let Some(references) = &mut self.references {
+                    references.cycle_kinds(ctx);
+                }
+            }
             (Area::Tree, command) => {
                 if let Some(tree) = &mut self.tree {
                     tree.run(command, ctx);
+                }
+            }
+            (Area::References, command) => {
+                if let Some(references) = &mut self.references {
+                    references.run(command, ctx);
                 }
             }
             _ => {}
@@ -221,8 +269,8 @@ impl EntitiesPane {
         self.editing = false;
         match EntityId::parse(&self.filter) {
             Ok(id) => {
-                self.tree = Some(EntityTree::fetching(id, ctx));
-                self.focus = Area::Tree;
+                let tree = EntityTree::fetching(id, ctx);
+                self.open(tree, ctx);
             }
             Err(_) => self.focus = Area::List,
         }
@@ -281,6 +329,89 @@ impl EntitiesPane {
         }
     }
 
+    fn render_references(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let focused = self.focus == Area::References;
+        if let Some(references) = &mut self.references {
+            references.render(area, buf, ui, area_block(ui, "", focused), focused);
+        }
+    }
+
+    /// The areas drawn side by side, and where.
+    ///
+    /// - Below [`WIDE`] columns: only the focused area, full width.
+    /// - With an entity open and room for everything (about 150 columns): the kinds,
+    ///   the list, the entity tree and its references, those two 2:3 (a reference's
+    ///   line is longer than a field's).
+    /// - With an entity open and the entity tree or the references focused: those two
+    ///   alone, the focused one 3/5 of the width and the other 2/5 (60 and 40 columns
+    ///   at 100). The kinds and the list make way rather than squeezing every area to
+    ///   25-33 columns: while reading an entity, its fields and what it references are
+    ///   the content, and their lines are long (a nested field, a reference's
+    ///   `5-2  Orbital Shield Generator  ← space[0] of 2-1  (depth 2)`). The one being
+    ///   read gets the room; the other stays in view beside it. Left or Esc goes back
+    ///   to the list, which brings the kinds and the list back.
+    /// - Otherwise (browsing kinds and list): the kinds, the list and the entity tree,
+    ///   as before references existed; the references stay out of the way until the
+    ///   entity is read.
+    fn columns(&self, main: Rect) -> Vec<(Area, Rect)> {
+        if main.width < WIDE {
+            return vec![(self.focus, main)];
+        }
+        let rest = main.width.saturating_sub(KINDS_WIDTH);
+        if self.references.is_some() {
+            let list_width = self
+                .list
+                .content_width()
+                .clamp(MIN_LIST_WIDTH, (rest / 3).max(MIN_LIST_WIDTH));
+            if main.width >= KINDS_WIDTH + list_width + TREES_WIDTH {
+                let [kinds, list, tree, references] = Layout::horizontal([
+                    Constraint::Length(KINDS_WIDTH),
+                    Constraint::Length(list_width),
+                    Constraint::Fill(2),
+                    Constraint::Fill(3),
+                ])
+                .areas(main);
+                return vec![
+                    (Area::Kinds, kinds),
+                    (Area::List, list),
+                    (Area::Tree, tree),
+                    (Area::References, references),
+                ];
+            }
+            if matches!(self.focus, Area::Tree | Area::References) {
+                let (tree_share, references_share) = self.tree_shares();
+                let [tree, references] = Layout::horizontal([
+                    Constraint::Fill(tree_share),
+                    Constraint::Fill(references_share),
+                ])
+                .areas(main);
+                return vec![(Area::Tree, tree), (Area::References, references)];
+            }
+        }
+        // The list takes what its rows need, within limits; the tree the rest.
+        let list_width = self
+            .list
+            .content_width()
+            .clamp(MIN_LIST_WIDTH, (rest / 2).max(MIN_LIST_WIDTH));
+        let [kinds, list, tree] = Layout::horizontal([
+            Constraint::Length(KINDS_WIDTH),
+            Constraint::Length(list_width),
+            Constraint::Min(0),
+        ])
+        .areas(main);
+        vec![(Area::Kinds, kinds), (Area::List, list), (Area::Tree, tree)]
+    }
+
+    /// How the entity tree and the references share their width when they are drawn
+    /// alone: 3:2 for the focused one.
+    fn tree_shares(&self) -> (u16, u16) {
+        if self.focus == Area::Tree {
+            (3, 2)
+        } else {
+            (2, 3)
+        }
+    }
+
     fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let mut spans = vec![
@@ -324,9 +455,16 @@ impl Pane for EntitiesPane {
         if self.list.on_reply(reply, ctx) {
             return true;
         }
-        self.tree
+        if self
+            .tree
             .as_mut()
             .is_some_and(|tree| tree.on_reply(reply, ctx))
+        {
+            return true;
+        }
+        self.references
+            .as_mut()
+            .is_some_and(|references| references.on_reply(reply, ctx))
     }
 
     fn context(&self) -> Context {
@@ -337,6 +475,7 @@ impl Pane for EntitiesPane {
             Area::Kinds => Context::Kinds,
             Area::List => Context::List,
             Area::Tree => Context::Tree,
+            Area::References => Context::References,
         }
     }
 
@@ -383,7 +522,20 @@ impl Pane for EntitiesPane {
                     tree.commands(&mut out);
                 }
             }
+            Context::References => {
+                if let Some(references) = &self.references {
+                    references.commands(&mut out);
+                }
+            }
             Context::Global | Context::Help => {}
+        }
+        if matches!(self.focus, Area::Tree | Area::References)
+            && let Some(references) = &self.references
+        {
+            out.push(Command::ReferenceDepth);
+            if references.can_cycle_kinds() {
+                out.push(Command::ReferenceKinds);
+            }
         }
         out.push(Command::StartFilter);
         if self.focus == Area::List && !self.filter.is_empty() {
@@ -404,31 +556,16 @@ impl Pane for EntitiesPane {
         } else {
             (area, None)
         };
-        if main.width >= WIDE {
-            // The list takes what its rows need, within limits; the tree the rest.
-            let rest = main.width - KINDS_WIDTH;
-            let list_width = self
-                .list
-                .content_width()
-                .clamp(MIN_LIST_WIDTH, (rest / 2).max(MIN_LIST_WIDTH));
-            let [kinds, list, tree] = Layout::horizontal([
-                Constraint::Length(KINDS_WIDTH),
-                Constraint::Length(list_width),
-                Constraint::Min(0),
-            ])
-            .areas(main);
-            self.render_kinds(kinds, buf, ui);
-            let focused = self.focus == Area::List;
-            self.list
-                .render(list, buf, ui, area_block(ui, "", focused), focused);
-            self.render_tree(tree, buf, ui);
-        } else {
-            match self.focus {
-                Area::Kinds => self.render_kinds(main, buf, ui),
-                Area::List => self
-                    .list
-                    .render(main, buf, ui, area_block(ui, "", true), true),
-                Area::Tree => self.render_tree(main, buf, ui),
+        for (area, rect) in self.columns(main) {
+            match area {
+                Area::Kinds => self.render_kinds(rect, buf, ui),
+                Area::List => {
+                    let focused = self.focus == Area::List;
+                    self.list
+                        .render(rect, buf, ui, area_block(ui, "", focused), focused);
+                }
+                Area::Tree => self.render_tree(rect, buf, ui),
+                Area::References => self.render_references(rect, buf, ui),
             }
         }
         if let Some(prompt) = prompt {

@@ -1,0 +1,263 @@
+//! The references figures, printed side by side with their targets in one run:
+//!
+//! - against a source that adds 20 ms to every fetch: a player query with its 4 direct
+//!   references at depth 1 and at depth 2, and a repeat within the cache TTL, each
+//!   compared with the plain query measured in the same run;
+//! - a list of 100 planets with `"primary"` references: its round trips against
+//!   ⌈references / 5⌉ + 1;
+//! - detection throughput on a 1,000-entity payload;
+//! - a scripted agent doing 12 realistic tasks with and without references: tool calls
+//!   and bytes per task.
+//!
+//! Run with `cargo bench --bench references`.
+
+#[path = "support/agent_tasks.rs"]
+mod agent_tasks;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use structs_console::Core;
+use structs_console::entity::{EntityId, EntityKind};
+use structs_console::references::extract::Extraction;
+use structs_console::source::GameSource;
+use structs_console::source::instrumented::InstrumentedSource;
+use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+
+const ROUND_TRIP: Duration = Duration::from_millis(20);
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "PASS" } else { "FAIL" }
+}
+
+fn sim(players: usize) -> SimSource {
+    let config = WorldConfig::with_players(players);
+    SimSource::new(config, BlockClock::paused(config.genesis_height))
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Median time of `runs` calls, emptying the reference cache before each when asked.
+async fn time_calls(
+    core: &Core,
+    tool: &str,
+    args: &Value,
+    runs: usize,
+    clear_cache: bool,
+) -> (Duration, Value) {
+    let mut times = Vec::with_capacity(runs);
+    let mut last = Value::Null;
+    for _ in 0..runs {
+        if clear_cache {
+            core.reference_cache().clear();
+        }
+        let t = Instant::now();
+        last = core.call_json(tool, args.clone()).await.expect("call");
+        times.push(t.elapsed());
+    }
+    (median(times), last)
+}
+
+/// Prints the latency figures and returns the measured round trip: the plain query's
+/// median, one fetch from a source 20 ms away (timer rounding makes it a little more).
+async fn latency() -> Duration {
+    println!("1. Latency against a source 20 ms away (median of 15 calls each)");
+    let source = Arc::new(InstrumentedSource::new(Arc::new(sim(24))).with_delay(ROUND_TRIP));
+    let core = Core::new(source.clone());
+    let plain_args = json!({"player_id": "1-1"});
+    let (plain, _) = time_calls(&core, "structs_query_player", &plain_args, 15, true).await;
+    println!(
+        "  plain structs_query_player        {:>7.2} ms  (one fetch: the round trip the figures below count in)",
+        ms(plain)
+    );
+
+    let rows = [
+        (
+            "depth 1, cache empty",
+            json!({"player_id": "1-1", "include_references": true}),
+            true,
+            1.0,
+        ),
+        (
+            "depth 2, cache empty",
+            json!({"player_id": "1-1", "include_references": true, "reference_depth": 2}),
+            true,
+            2.0,
+        ),
+    ];
+    for (label, args, clear, allowed) in rows {
+        source.reset_counts();
+        let (t, v) = time_calls(&core, "structs_query_player", &args, 15, clear).await;
+        let refs = v["references"].as_object().map_or(0, |m| m.len());
+        let extra = t.saturating_sub(plain);
+        let trips = extra.as_secs_f64() / plain.as_secs_f64();
+        println!(
+            "  {label:<32} {:>7.2} ms  {refs:>2} references, +{:.2} ms = {trips:.2} extra round trips   target <= {allowed}   {}",
+            ms(t),
+            ms(extra),
+            // A round trip is 20 ms plus scheduling; a quarter of one is the margin.
+            verdict(trips <= allowed + 0.25)
+        );
+    }
+    // Warm the cache, then time repeats within the TTL.
+    let args = json!({"player_id": "1-1", "include_references": true});
+    core.call_json("structs_query_player", args.clone())
+        .await
+        .unwrap();
+    let (t, v) = time_calls(&core, "structs_query_player", &args, 15, false).await;
+    let extra = t.saturating_sub(plain);
+    println!(
+        "  {:<32} {:>7.2} ms  {} of {} from cache, +{:.3} ms over plain   target < 1 ms   {}",
+        "repeat within the cache TTL",
+        ms(t),
+        v["references_summary"]["from_cache"],
+        v["references_summary"]["included"],
+        ms(extra),
+        verdict(extra < Duration::from_millis(1))
+    );
+    plain
+}
+
+async fn list_round_trips(round_trip: Duration) {
+    println!("\n2. A list of 100 planets with \"primary\" references, source 20 ms away");
+    let source = Arc::new(InstrumentedSource::new(Arc::new(sim(200))).with_delay(ROUND_TRIP));
+    let core = Core::new(source.clone());
+    let (plain, _) = time_calls(
+        &core,
+        "structs_list_planets",
+        &json!({"page_size": 100}),
+        5,
+        true,
+    )
+    .await;
+    source.reset_counts();
+    let args = json!({"page_size": 100, "include_references": true});
+    let (t, v) = time_calls(&core, "structs_list_planets", &args, 5, true).await;
+    let s = &v["references_summary"];
+    let refs = v["references"].as_object().map_or(0, |m| m.len());
+    // The list call is one round trip (plus the time to build a 100-planet page, which
+    // the plain list measures); what references add is counted in fetch round trips.
+    let trips = 1.0 + t.saturating_sub(plain).as_secs_f64() / round_trip.as_secs_f64();
+    let bound = refs.div_ceil(5) + 1;
+    println!("  plain list                      {:>7.2} ms", ms(plain));
+    println!(
+        "  with references                 {:>7.2} ms  mode {}, {refs} references (limit 50), {} left out by max_references",
+        ms(t),
+        s["mode"],
+        s["left_out_by"]["max_references"]
+    );
+    println!(
+        "  round trips (list + fetches of {:.2} ms) {trips:>6.2}   target <= ceil({refs}/5)+1 = {bound}   {}",
+        ms(round_trip),
+        verdict(refs <= 50 && trips <= bound as f64 + 0.25)
+    );
+    println!(
+        "  peak fetches in flight          {:>7}     target <= 5   {}",
+        source.peak_in_flight(),
+        verdict(source.peak_in_flight() <= 5)
+    );
+}
+
+async fn detection() {
+    println!("\n3. Detection throughput on a 1,000-entity list payload");
+    let source = sim(200);
+    let mut items = Vec::new();
+    'fill: for kind in [
+        EntityKind::Player,
+        EntityKind::Planet,
+        EntityKind::Fleet,
+        EntityKind::Struct,
+        EntityKind::Guild,
+        EntityKind::Substation,
+    ] {
+        for index in 1.. {
+            if items.len() == 1000 {
+                break 'fill;
+            }
+            match source.get(EntityId::new(kind, index)).await.unwrap() {
+                Some(v) => items.push(v),
+                None => break,
+            }
+        }
+    }
+    let payload = json!({"entities": items});
+    let bytes = serde_json::to_vec(&payload).unwrap().len();
+    let runs = 200;
+    let mut found = 0;
+    let t = Instant::now();
+    for _ in 0..runs {
+        let mut x = Extraction::default();
+        x.walk(std::hint::black_box(&payload));
+        found = x.candidates.len();
+    }
+    let per = t.elapsed() / runs;
+    let mbps = bytes as f64 / per.as_secs_f64() / 1e6;
+    println!(
+        "  {} entities, {:.1} KB serialized, {found} mentions found: {:.3} ms per walk = {mbps:.0} MB/s   target >= 100 MB/s   {}",
+        payload["entities"].as_array().unwrap().len(),
+        bytes as f64 / 1e3,
+        ms(per),
+        verdict(mbps >= 100.0)
+    );
+}
+
+async fn agent_efficiency() {
+    println!("\n4. A scripted agent, 12 tasks, without and with references (demo world)");
+    let core = Core::new(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
+    let mut plain = agent_tasks::Agent::new(core.clone(), false);
+    let mut with = agent_tasks::Agent::new(core, true);
+    println!("  {:<80} {:>11} {:>19}", "task", "calls", "bytes");
+    let (mut calls0, mut calls1, mut bytes0, mut bytes1) = (0, 0, 0, 0);
+    for (i, name) in agent_tasks::TASKS.iter().enumerate() {
+        plain.forget();
+        with.forget();
+        let (c0, b0) = (plain.calls, plain.bytes);
+        let (c1, b1) = (with.calls, with.bytes);
+        let a0 = agent_tasks::run(i, &mut plain).await;
+        let a1 = agent_tasks::run(i, &mut with).await;
+        assert_eq!(a0, a1, "task {i} reached different answers");
+        let (dc0, dc1) = (plain.calls - c0, with.calls - c1);
+        let (db0, db1) = (plain.bytes - b0, with.bytes - b1);
+        println!(
+            "  {:<80} {dc0:>4} -> {dc1:<4} {db0:>8} -> {db1:<8}",
+            format!("{:>2}. {name}", i + 1)
+        );
+        calls0 += dc0;
+        calls1 += dc1;
+        bytes0 += db0;
+        bytes1 += db1;
+    }
+    let saved = 100.0 * (1.0 - f64::from(calls1) / f64::from(calls0));
+    println!(
+        "  {:<80} {calls0:>4} -> {calls1:<4} {bytes0:>8} -> {bytes1:<8}",
+        "total"
+    );
+    println!(
+        "  tool calls saved: {saved:.0} %   target >= 70 %   {}   (bytes: {:+.0} %)",
+        verdict(saved >= 70.0),
+        100.0 * (bytes1 as f64 / bytes0 as f64 - 1.0)
+    );
+}
+
+fn main() {
+    println!("structs-console references benchmark\n");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let round_trip = latency().await;
+        list_round_trips(round_trip).await;
+        detection().await;
+        agent_efficiency().await;
+    });
+}

@@ -1,0 +1,368 @@
+//! A scripted agent doing realistic Structs tasks through `Core::call`, with or without
+//! references, counting its tool calls and the bytes it read.
+//!
+//! Each task is written once, the way an agent works: it makes its main call, then
+//! looks up each entity it needs by id. A lookup uses what the agent already holds (a
+//! reference it was given, or an entity it queried earlier) and otherwise costs a
+//! `structs_query_entity` call. Run with references off, every lookup is a call; run
+//! with them on, the main call's `references` usually answer them.
+//!
+//! Shared by `benches/references.rs` (which prints the figures) and
+//! `tests/references.rs` (which checks both runs reach the same answers).
+
+use std::collections::HashMap;
+
+use serde_json::{Value, json};
+use structs_console::Core;
+use structs_console::references::extract::own_id;
+
+/// How a task asks for references when the agent uses them.
+#[derive(Debug, Clone, Copy)]
+pub struct Ask {
+    pub mode: &'static str,
+    pub depth: u8,
+}
+
+const D1: Ask = Ask {
+    mode: "all",
+    depth: 1,
+};
+const D2: Ask = Ask {
+    mode: "all",
+    depth: 2,
+};
+const PRIMARY: Ask = Ask {
+    mode: "primary",
+    depth: 1,
+};
+
+pub struct Agent {
+    core: Core,
+    /// True: calls ask for references; false: plain calls.
+    pub references: bool,
+    /// Tool calls made for tasks (setup lookups are not counted).
+    pub calls: u32,
+    /// Serialized bytes of every counted response.
+    pub bytes: usize,
+    known: HashMap<String, Value>,
+}
+
+impl Agent {
+    pub fn new(core: Core, references: bool) -> Agent {
+        Agent {
+            core,
+            references,
+            calls: 0,
+            bytes: 0,
+            known: HashMap::new(),
+        }
+    }
+
+    /// Forgets what it learned (between tasks, so each task is measured alone).
+    pub fn forget(&mut self) {
+        self.known.clear();
+        self.core.reference_cache().clear();
+    }
+
+    async fn call(&mut self, tool: &str, mut args: Value, ask: Ask) -> Value {
+        if self.references {
+            args["include_references"] = json!(ask.mode);
+            args["reference_depth"] = json!(ask.depth);
+        }
+        let v = self
+            .core
+            .call_json(tool, args)
+            .await
+            .unwrap_or_else(|e| panic!("{tool}: {e}"));
+        self.calls += 1;
+        self.bytes += serde_json::to_vec(&v).map_or(0, |b| b.len());
+        if let Some(refs) = v.get("references").and_then(Value::as_object) {
+            for (id, r) in refs {
+                if r["status"] == "success" {
+                    self.known.insert(id.clone(), r.clone());
+                }
+            }
+        }
+        // Like any agent, it remembers the entities a response carried (the queried one,
+        // a list's items), with or without references.
+        if let Some(fields) = v.as_object() {
+            for (k, field) in fields {
+                if k != "references" {
+                    self.learn(field);
+                }
+            }
+        }
+        v
+    }
+
+    fn learn(&mut self, v: &Value) {
+        match v {
+            Value::Object(obj) => {
+                if let Some(id) = own_id(obj) {
+                    self.known
+                        .entry(id.to_string())
+                        .or_insert_with(|| v.clone());
+                } else {
+                    obj.values().for_each(|x| self.learn(x));
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|x| self.learn(x)),
+            _ => {}
+        }
+    }
+
+    /// An entity's data by id: from what the agent holds, or one query.
+    async fn entity(&mut self, id: &str) -> Value {
+        if let Some(v) = self.known.get(id) {
+            return v.clone();
+        }
+        let v = self
+            .call("structs_query_entity", json!({ "id": id }), D1)
+            .await;
+        let e = v["entity"].clone();
+        self.known.insert(id.to_string(), e.clone());
+        e
+    }
+
+    /// The first id of a kind (setup: not counted).
+    async fn first(&self, kind: &str, skip: usize) -> String {
+        let v = self
+            .core
+            .call_json(
+                "structs_list_entities",
+                json!({"entity_type": kind, "page_size": 100}),
+            )
+            .await
+            .unwrap();
+        let items = v
+            .as_object()
+            .unwrap()
+            .values()
+            .find_map(Value::as_array)
+            .unwrap();
+        let item = &items[skip.min(items.len() - 1)];
+        own_id(item.as_object().unwrap()).unwrap().to_string()
+    }
+}
+
+impl Agent {
+    /// The planet with the most structs among the first 100 (setup: not counted).
+    async fn busiest_planet(&self) -> String {
+        let v = self
+            .core
+            .call_json("structs_list_planets", json!({"page_size": 100}))
+            .await
+            .unwrap();
+        let planets = v["planets"].as_array().unwrap();
+        let best = planets
+            .iter()
+            .max_by_key(|p| slot_ids(&p["Planet"]).len())
+            .unwrap();
+        s(&best["Planet"]["id"])
+    }
+}
+
+/// The tasks, by name.
+pub const TASKS: [&str; 12] = [
+    "what player 1-3 owns, and who owns their guild",
+    "which structs sit on the busiest planet, and their types",
+    "where fleet 9-2 is stationed, whose planet that is, its command ship's health",
+    "guild 0-1: owner's name, reactor's guild, entry substation's connections",
+    "the first 10 planets and each owner's name",
+    "a struct's location and the owner of that location",
+    "player 1-5's substation: owner and capacity",
+    "an agreement's provider substation and consumer's guild",
+    "an allocation's source, destination and controller",
+    "player 1-2's structs and the status of where each sits",
+    "guild 0-1's members and the ore on their planets",
+    "player 1-4's planet and the health of the structs on it",
+];
+
+fn s(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
+fn slot_ids(planet: &Value) -> Vec<String> {
+    ["space", "air", "land", "water"]
+        .iter()
+        .flat_map(|row| planet[row].as_array().cloned().unwrap_or_default())
+        .filter_map(|x| x.as_str().filter(|x| !x.is_empty()).map(str::to_string))
+        .collect()
+}
+
+/// The core object of any entity JSON (`{"Player": {...}}` → `{...}`, flat → itself).
+fn core_of(e: &Value) -> Value {
+    for key in [
+        "Guild",
+        "Player",
+        "Planet",
+        "Reactor",
+        "Substation",
+        "Struct",
+        "Allocation",
+        "Infusion",
+        "Fleet",
+        "Provider",
+        "Agreement",
+    ] {
+        if let Some(inner) = e.get(key) {
+            return inner.clone();
+        }
+    }
+    e.clone()
+}
+
+/// Runs task `i` and returns its answer.
+pub async fn run(i: usize, a: &mut Agent) -> Value {
+    match i {
+        0 => {
+            let p = a
+                .call("structs_query_player", json!({"player_id": "1-3"}), D2)
+                .await;
+            let p = &p["player"]["Player"];
+            let planet = core_of(&a.entity(&s(&p["planetId"])).await);
+            let fleet = core_of(&a.entity(&s(&p["fleetId"])).await);
+            let guild = core_of(&a.entity(&s(&p["guildId"])).await);
+            let owner = core_of(&a.entity(&s(&guild["owner"])).await);
+            json!([planet["maxOre"], fleet["status"], owner["username"]])
+        }
+        1 => {
+            let planet_id = a.busiest_planet().await;
+            let v = a
+                .call("structs_query_planet", json!({"planet_id": planet_id}), D1)
+                .await;
+            let mut types = Vec::new();
+            for sid in slot_ids(&v["planet"]["Planet"]) {
+                let st = core_of(&a.entity(&sid).await);
+                types.push(json!([sid, st["type"]]));
+            }
+            json!(types)
+        }
+        2 => {
+            let v = a
+                .call("structs_query_fleet", json!({"fleet_id": "9-2"}), D2)
+                .await;
+            let f = &v["fleet"]["Fleet"];
+            let mut out = vec![f["status"].clone()];
+            if let Some(pid) = f["planetId"].as_str().filter(|x| !x.is_empty()) {
+                let planet = core_of(&a.entity(pid).await);
+                let owner = core_of(&a.entity(&s(&planet["owner"])).await);
+                out.push(owner["username"].clone());
+            }
+            let ship = a.entity(&s(&f["commandStruct"])).await;
+            out.push(ship["structAttributes"]["health"].clone());
+            json!(out)
+        }
+        3 => {
+            let v = a
+                .call("structs_query_guild", json!({"guild_id": "0-1"}), D1)
+                .await;
+            let g = &v["guild"]["Guild"];
+            let owner = core_of(&a.entity(&s(&g["owner"])).await);
+            let reactor = core_of(&a.entity(&s(&g["primaryReactorId"])).await);
+            let sub = a.entity(&s(&g["entrySubstationId"])).await;
+            json!([
+                owner["username"],
+                reactor["guildId"],
+                sub["gridAttributes"]["connectionCount"]
+            ])
+        }
+        4 => {
+            let v = a
+                .call("structs_list_planets", json!({"page_size": 10}), PRIMARY)
+                .await;
+            let mut names = Vec::new();
+            for p in v["planets"].as_array().unwrap() {
+                let owner = core_of(&a.entity(&s(&p["Planet"]["owner"])).await);
+                names.push(owner["username"].clone());
+            }
+            json!(names)
+        }
+        5 => {
+            let sid = a.first("struct", 7).await;
+            let v = a
+                .call("structs_query_struct", json!({"struct_id": sid}), D2)
+                .await;
+            let st = &v["struct"]["Struct"];
+            let location = core_of(&a.entity(&s(&st["locationId"])).await);
+            let owner = core_of(&a.entity(&s(&location["owner"])).await);
+            json!([st["locationType"], owner["username"]])
+        }
+        6 => {
+            let v = a
+                .call("structs_query_player", json!({"player_id": "1-5"}), D2)
+                .await;
+            let sub_id = s(&v["player"]["Player"]["substationId"]);
+            if sub_id.is_empty() {
+                return json!(null);
+            }
+            let sub = a.entity(&sub_id).await;
+            let owner = core_of(&a.entity(&s(&sub["Substation"]["owner"])).await);
+            json!([owner["username"], sub["gridAttributes"]["capacity"]])
+        }
+        7 => {
+            let id = a.first("agreement", 0).await;
+            let v = a.call("structs_query_entity", json!({"id": id}), D2).await;
+            let ag = core_of(&v["entity"]);
+            let provider = core_of(&a.entity(&s(&ag["providerId"])).await);
+            let consumer = core_of(&a.entity(&s(&ag["consumerId"])).await);
+            json!([provider["substationId"], consumer["guildId"]])
+        }
+        8 => {
+            let id = a.first("allocation", 0).await;
+            let v = a.call("structs_query_entity", json!({"id": id}), D1).await;
+            let al = core_of(&v["entity"]);
+            let source = a.entity(&s(&al["sourceObjectId"])).await;
+            let dest = a.entity(&s(&al["destinationId"])).await;
+            let controller = core_of(&a.entity(&s(&al["controller"])).await);
+            json!([
+                core_of(&source)["id"],
+                core_of(&dest)["id"],
+                controller["username"]
+            ])
+        }
+        9 => {
+            let v = a
+                .call(
+                    "structs_list_structs",
+                    json!({"owner": "1-2", "page_size": 10}),
+                    PRIMARY,
+                )
+                .await;
+            let mut out = Vec::new();
+            for st in v["structs"].as_array().unwrap() {
+                let loc = core_of(&a.entity(&s(&st["Struct"]["locationId"])).await);
+                out.push(json!([st["Struct"]["id"], loc["status"]]));
+            }
+            json!(out)
+        }
+        10 => {
+            let v = a
+                .call(
+                    "structs_list_players",
+                    json!({"guild_id": "0-1", "page_size": 10}),
+                    PRIMARY,
+                )
+                .await;
+            let mut out = Vec::new();
+            for p in v["players"].as_array().unwrap() {
+                let planet = core_of(&a.entity(&s(&p["Player"]["planetId"])).await);
+                out.push(planet["maxOre"].clone());
+            }
+            json!(out)
+        }
+        11 => {
+            let v = a
+                .call("structs_query_player", json!({"player_id": "1-4"}), D2)
+                .await;
+            let planet = core_of(&a.entity(&s(&v["player"]["Player"]["planetId"])).await);
+            let mut out = Vec::new();
+            for sid in slot_ids(&planet) {
+                let st = a.entity(&sid).await;
+                out.push(st["structAttributes"]["health"].clone());
+            }
+            json!(out)
+        }
+        _ => unreachable!("there are {} tasks", TASKS.len()),
+    }
+}

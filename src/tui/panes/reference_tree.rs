@@ -1,0 +1,563 @@
+//! The entities an opened entity references, as a tree beside its own.
+//!
+//! Opening an entity asks `structs_query_entity` for it with `include_references`, at
+//! the pane's depth (1 or 2) and kind filter, and shows the answer's `references`:
+//!
+//! ```text
+//! ▾ guild (1)
+//!   ▸ 0-1  ← guildId of 1-1
+//! ▾ struct (2) · 1 failed
+//!   ▸ 5-2  Orbital Shield Generator  ← space[0] of 2-1  (depth 2)
+//!     ✗ 5-9 failed  ← water[0] of 9-1
+//!         the source failed to answer for 5-9
+//! ```
+//!
+//! - Top-level nodes group the references by kind, in the kinds list's order
+//!   ([`KIND_ORDER`]), each with its count (and its failures).
+//! - Under a kind, one node per referenced entity in the answer's order (depth 1
+//!   first): its id, a name where the entity has one (a player's username, a struct's
+//!   type), where it was found (`← planetId of 1-1`), and `(depth 2)` for what was
+//!   reached through another reference. It expands into the entity's fields, drawn as
+//!   the entity tree draws them ([`Fields`]); a field naming an entity expands in turn,
+//!   from the answer when it holds that entity, otherwise fetched on demand.
+//! - A reference that could not be resolved is a red `✗` leaf, its error on a second
+//!   line.
+//! - The title says the depth and kind filter asked for, the bottom border what came
+//!   back (`4 resolved, 0 failed`, `· 3 left out (limit)` when limits cut the list).
+//!
+//! Changing the depth or the kind filter asks again; only the latest question's answer
+//! is applied, so an answer overtaken by a newer question is dropped.
+//!
+//! The kind filter cycles through all kinds, then each kind the last unfiltered answer
+//! held (at its depth), then all kinds again. The filter only decides what is shown:
+//! at depth 2 the tool still walks through first-level entities of other kinds, so
+//! filtering a player's references to `struct` shows the structs on its planet.
+
+use std::collections::HashSet;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Block;
+use serde_json::{Map, Value, json};
+
+use super::entities::KIND_ORDER;
+use super::entity_tree::{Change, Fetched, Fields, Node, NodeId, NodeKind, QUERY_TOOL, TreeView};
+use crate::entity::struct_types::struct_type;
+use crate::entity::{EntityId, EntityKind};
+use crate::tui::component::{Ctx, Ui};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::Command;
+use crate::tui::theme::Role;
+
+/// The fields the tool adds to a reference beside the entity's own data.
+const REFERENCE_FIELDS: [&str; 7] = [
+    "reference_type",
+    "status",
+    "error",
+    "error_code",
+    "referenced_from",
+    "referenced_in",
+    "depth",
+];
+
+/// One entry of the answer's `references`.
+#[derive(Debug)]
+struct Reference {
+    id: EntityId,
+    /// The entity's data, or why it could not be had.
+    outcome: Result<Value, String>,
+    /// The field it was found in (`planetId`, `space[0]`).
+    from: String,
+    /// The entity that field belongs to, when the tool says.
+    within: Option<String>,
+    depth: u64,
+}
+
+impl Reference {
+    fn parse(key: &str, entry: &Value) -> Option<Reference> {
+        let text = entry.get("id").and_then(Value::as_str).unwrap_or(key);
+        let id = EntityId::parse(text).ok()?;
+        let outcome = if entry["status"] == "success" {
+            Ok(entity_data(id.kind, entry))
+        } else {
+            let message = entry["error"]
+                .as_str()
+                .or_else(|| entry["error_code"].as_str())
+                .unwrap_or("unknown error");
+            Err(message.to_string())
+        };
+        Some(Reference {
+            id,
+            outcome,
+            from: entry["referenced_from"].as_str().unwrap_or("?").to_string(),
+            within: entry["referenced_in"].as_str().map(str::to_string),
+            depth: entry["depth"].as_u64().unwrap_or(1),
+        })
+    }
+
+    /// A name that tells entities of one kind apart at a glance, where there is one.
+    fn name(&self) -> Option<String> {
+        let entity = self.outcome.as_ref().ok()?;
+        let core = self.id.kind.core_object(entity)?;
+        match self.id.kind {
+            EntityKind::Player => core["username"]
+                .as_str()
+                .filter(|s| !s.is_empty())
+                .map(str::to_string),
+            EntityKind::Struct => {
+                let code = core["type"].as_str()?.parse().ok()?;
+                struct_type(code).map(|t| t.name.clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// `  ← planetId of 1-1`.
+    fn origin(&self) -> String {
+        match &self.within {
+            Some(within) => format!("  ← {} of {within}", self.from),
+            None => format!("  ← {}", self.from),
+        }
+    }
+}
+
+/// A reference's entity as its query returns it: the entry without the fields the
+/// references add. An entity the chain does not wrap (an address) keeps its `id`.
+fn entity_data(kind: EntityKind, entry: &Value) -> Value {
+    let Value::Object(fields) = entry else {
+        return Value::Null;
+    };
+    let data: Map<String, Value> = fields
+        .iter()
+        .filter(|(k, _)| {
+            !REFERENCE_FIELDS.contains(&k.as_str())
+                && (k.as_str() != "id" || kind.rest_key().is_none())
+        })
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    Value::Object(data)
+}
+
+/// The answer's `references_summary`, as far as the footer tells it.
+#[derive(Debug)]
+enum Summary {
+    /// References are turned off on this server, for this reason.
+    Disabled(String),
+    Counted {
+        resolved: u64,
+        failed: u64,
+        /// Failed references the server leaves out of the map.
+        omitted: u64,
+        /// References the limits left out.
+        left_out: u64,
+    },
+}
+
+impl Summary {
+    fn parse(summary: &Value) -> Summary {
+        if summary["status"] == "disabled" {
+            let reason = summary["reason"].as_str().unwrap_or("no reason given");
+            return Summary::Disabled(reason.to_string());
+        }
+        let count = |key: &str| summary[key].as_u64().unwrap_or(0);
+        Summary::Counted {
+            resolved: count("resolved"),
+            failed: count("failed"),
+            omitted: count("failed_omitted"),
+            left_out: count("left_out"),
+        }
+    }
+}
+
+/// Where the references stand.
+#[derive(Debug)]
+enum Answer {
+    Loading,
+    Loaded {
+        references: Vec<Reference>,
+        summary: Summary,
+    },
+    Failed(String),
+}
+
+/// The references of one opened entity.
+pub(crate) struct ReferenceTree {
+    root: EntityId,
+    depth: u8,
+    /// Only references of this kind; `None` for all kinds.
+    kind: Option<EntityKind>,
+    /// The kinds in the last unfiltered answer, in [`KIND_ORDER`]: what the kind filter
+    /// cycles through.
+    seen_kinds: Vec<EntityKind>,
+    /// The question on its way, and its arguments (kept after it is answered).
+    request: Option<RequestId>,
+    args: Value,
+    answer: Answer,
+    /// The entities the answer brought, and those fetched since for opened links.
+    fetched: Fetched,
+    /// Kind groups opened once already: a new group starts open, but one the user
+    /// closed stays closed when the answer is replaced.
+    opened_groups: HashSet<EntityKind>,
+    /// The selection when the question was asked, kept once the answer is in.
+    reselect: Vec<NodeId>,
+    view: TreeView,
+}
+
+impl ReferenceTree {
+    /// The references of `root` at `depth`, of every kind, already asked for.
+    pub fn new(root: EntityId, depth: u8, ctx: &mut Ctx<'_>) -> ReferenceTree {
+        let mut tree = ReferenceTree {
+            root,
+            depth: depth.clamp(1, 2),
+            kind: None,
+            seen_kinds: Vec::new(),
+            request: None,
+            args: Value::Null,
+            answer: Answer::Loading,
+            fetched: Fetched::default(),
+            opened_groups: HashSet::new(),
+            reselect: Vec::new(),
+            view: TreeView::default(),
+        };
+        tree.ask(ctx);
+        tree
+    }
+
+    /// The depth asked for.
+    pub fn depth(&self) -> u8 {
+        self.depth
+    }
+
+    /// The arguments of the latest question.
+    pub fn args(&self) -> &Value {
+        &self.args
+    }
+
+    /// Asks for the references with the current depth and filter. Any earlier question
+    /// still on its way is forgotten, so its answer will be dropped.
+    fn ask(&mut self, ctx: &mut Ctx<'_>) {
+        let mut args = json!({
+            "id": self.root.to_string(),
+            "include_references": true,
+            "reference_depth": self.depth,
+        });
+        if let Some(kind) = self.kind {
+            args["reference_types"] = json!([kind.name()]);
+        }
+        self.request = Some(ctx.dispatcher.call(QUERY_TOOL, args.clone()));
+        self.args = args;
+        if !matches!(self.answer, Answer::Loading) {
+            self.reselect = self.view.selected().to_vec();
+        }
+        self.answer = Answer::Loading;
+        self.rebuild();
+    }
+
+    /// Switches between depth 1 and 2 and asks again.
+    pub fn toggle_depth(&mut self, ctx: &mut Ctx<'_>) {
+        self.depth = if self.depth == 1 { 2 } else { 1 };
+        self.ask(ctx);
+        self.say_what_is_asked(ctx);
+    }
+
+    /// True when the kind filter has somewhere to go.
+    pub fn can_cycle_kinds(&self) -> bool {
+        self.kind.is_some() || !self.seen_kinds.is_empty()
+    }
+
+    /// Moves the kind filter on (all kinds, each kind seen, all kinds) and asks again.
+    pub fn cycle_kinds(&mut self, ctx: &mut Ctx<'_>) {
+        self.kind = match self.kind {
+            None => self.seen_kinds.first().copied(),
+            Some(kind) => {
+                let at = self.seen_kinds.iter().position(|k| *k == kind);
+                at.and_then(|i| self.seen_kinds.get(i + 1)).copied()
+            }
+        };
+        self.ask(ctx);
+        self.say_what_is_asked(ctx);
+    }
+
+    /// Puts the new question on the status line, for terminals too narrow to show the
+    /// references beside the entity.
+    fn say_what_is_asked(&self, ctx: &mut Ctx<'_>) {
+        ctx.status.info(format!(
+            "references of {}: depth {}, {}",
+            self.root,
+            self.depth,
+            self.kinds_label()
+        ));
+    }
+
+    fn kinds_label(&self) -> String {
+        match self.kind {
+            Some(kind) => format!("{kind} only"),
+            None => "all kinds".into(),
+        }
+    }
+
+    /// Applies the answer to the latest question, or a fetch for an opened link.
+    /// Answers to earlier questions are not claimed.
+    pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if self.request == Some(reply.id) {
+            self.request = None;
+            self.answer = match &reply.result {
+                Ok(answer) => self.take(answer),
+                // The tree says what went wrong; the status line is left to the entity
+                // tree, which asked the same core about the same id at the same time.
+                Err(e) => Answer::Failed(format!("{}: {}", e.code.as_str(), e.message)),
+            };
+            self.rebuild();
+            let reselect = std::mem::take(&mut self.reselect);
+            if !reselect.is_empty() {
+                self.view.select_if_visible(reselect);
+            }
+            return true;
+        }
+        if self.fetched.on_reply(reply, ctx) {
+            self.rebuild();
+            return true;
+        }
+        false
+    }
+
+    /// Reads an answer: the references in order, the summary, and the entities for
+    /// links to expand into.
+    fn take(&mut self, answer: &Value) -> Answer {
+        if let Some(entity) = answer.get("entity") {
+            self.fetched.insert(self.root, entity.clone());
+        }
+        let references: Vec<Reference> = answer["references"]
+            .as_object()
+            .map(|map| {
+                map.iter()
+                    .filter_map(|(key, entry)| Reference::parse(key, entry))
+                    .collect()
+            })
+            .unwrap_or_default();
+        for reference in &references {
+            if let Ok(entity) = &reference.outcome {
+                self.fetched.insert(reference.id, entity.clone());
+            }
+        }
+        if self.kind.is_none() {
+            self.seen_kinds.clear();
+            for reference in &references {
+                if !self.seen_kinds.contains(&reference.id.kind) {
+                    self.seen_kinds.push(reference.id.kind);
+                }
+            }
+            self.seen_kinds.sort_by_key(|k| kind_rank(*k));
+        }
+        Answer::Loaded {
+            references,
+            summary: Summary::parse(&answer["references_summary"]),
+        }
+    }
+
+    /// The commands the selected node offers.
+    pub fn commands(&self, out: &mut Vec<Command>) {
+        self.view.commands(out);
+    }
+
+    /// Runs a tree command; the caller has checked it is offered.
+    pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match self.view.run(command) {
+            Change::None => {}
+            Change::Reshaped => self.rebuild(),
+            Change::LinkOpened(target) => {
+                self.fetched.fetch_if_needed(target, ctx);
+                self.rebuild();
+            }
+        }
+    }
+
+    /// Rebuilds the model after the answer or the open nodes changed.
+    fn rebuild(&mut self) {
+        let nodes = match &self.answer {
+            Answer::Loading => vec![Node::note("loading", Role::Muted, "loading references…")],
+            Answer::Failed(message) => vec![Node::failed(message)],
+            Answer::Loaded {
+                summary: Summary::Disabled(reason),
+                ..
+            } => vec![Node::note(
+                "disabled",
+                Role::Muted,
+                format!("references are off: {reason}"),
+            )],
+            Answer::Loaded { references, .. } if references.is_empty() => {
+                let text = match self.kind {
+                    Some(kind) => format!("no {kind} references"),
+                    None => "no references".into(),
+                };
+                vec![Node::note("none", Role::Muted, text)]
+            }
+            Answer::Loaded { references, .. } => {
+                let mut groups = Vec::new();
+                for kind in KIND_ORDER {
+                    let of_kind: Vec<&Reference> =
+                        references.iter().filter(|r| r.id.kind == kind).collect();
+                    if of_kind.is_empty() {
+                        continue;
+                    }
+                    let group_id = format!("g:{kind}");
+                    if self.opened_groups.insert(kind) {
+                        self.view.open(vec![group_id.clone()]);
+                    }
+                    groups.push((kind, group_id, of_kind));
+                }
+                let fields = Fields {
+                    fetched: &self.fetched,
+                    opened: self.view.opened(),
+                };
+                groups
+                    .into_iter()
+                    .map(|(kind, group_id, of_kind)| group_node(kind, group_id, &of_kind, &fields))
+                    .collect()
+            }
+        };
+        self.view.set_nodes(nodes);
+    }
+
+    /// Draws the tree in `block`, titled with the question and footed with the
+    /// answer's counts.
+    pub fn render(
+        &mut self,
+        area: Rect,
+        buf: &mut Buffer,
+        ui: &Ui<'_>,
+        block: Block<'_>,
+        focused: bool,
+    ) {
+        let theme = ui.theme;
+        let title = format!(
+            " references · depth {} · {} ",
+            self.depth,
+            self.kinds_label()
+        );
+        let mut footer = vec![Span::raw(" ")];
+        match &self.answer {
+            Answer::Loading => footer.push(Span::styled("loading…", theme.style(Role::Muted))),
+            Answer::Failed(_) => {
+                footer.push(Span::styled("query failed", theme.style(Role::Error)));
+            }
+            Answer::Loaded {
+                summary: Summary::Disabled(_),
+                ..
+            } => footer.push(Span::styled("disabled", theme.style(Role::Muted))),
+            Answer::Loaded {
+                summary:
+                    Summary::Counted {
+                        resolved,
+                        failed,
+                        omitted,
+                        left_out,
+                    },
+                ..
+            } => {
+                footer.push(Span::styled(
+                    format!("{resolved} resolved, "),
+                    theme.style(Role::Muted),
+                ));
+                let failed_role = if *failed > 0 {
+                    Role::Error
+                } else {
+                    Role::Muted
+                };
+                footer.push(Span::styled(
+                    format!("{failed} failed"),
+                    theme.style(failed_role),
+                ));
+                if *omitted > 0 {
+                    footer.push(Span::styled(
+                        format!(" ({omitted} not shown)"),
+                        theme.style(Role::Muted),
+                    ));
+                }
+                if *left_out > 0 {
+                    footer.push(Span::styled(
+                        format!(" · {left_out} left out (limit)"),
+                        theme.style(Role::Muted),
+                    ));
+                }
+            }
+        }
+        footer.push(Span::raw(" "));
+        let block = block
+            .title(Span::styled(title, theme.style(Role::Title)))
+            .title_bottom(Line::from(footer));
+        self.view.render(area, buf, ui, block, focused);
+    }
+}
+
+/// A kind's group: `struct (3)`, and its failures, over one node per reference.
+fn group_node(
+    kind: EntityKind,
+    group_id: NodeId,
+    references: &[&Reference],
+    fields: &Fields<'_>,
+) -> Node {
+    let mut spans = vec![
+        (Role::Text, kind.name().to_string()),
+        (Role::Muted, format!(" ({})", references.len())),
+    ];
+    let failed = references.iter().filter(|r| r.outcome.is_err()).count();
+    if failed > 0 {
+        spans.push((Role::Error, format!(" · {failed} failed")));
+    }
+    let children = references
+        .iter()
+        .map(|r| reference_node(r, &group_id, fields))
+        .collect();
+    Node::new(group_id, NodeKind::Branch, spans, children)
+}
+
+/// One referenced entity: its fields under it once opened, or a marked leaf when it
+/// could not be resolved, its error on a second line (errors are long, and beside the
+/// origin they would be cut short).
+fn reference_node(reference: &Reference, group_id: &NodeId, fields: &Fields<'_>) -> Node {
+    let id = format!("r:{}", reference.id);
+    let origin = (Role::Muted, reference.origin());
+    let entity = match &reference.outcome {
+        Ok(entity) => entity,
+        Err(message) => {
+            let mut node = Node::leaf(
+                id,
+                NodeKind::Leaf,
+                vec![(Role::Error, format!("✗ {} failed", reference.id)), origin],
+            );
+            node.detail = Some((Role::Error, format!("  {message}")));
+            return node;
+        }
+    };
+    let mut spans = vec![(Role::IdLink, reference.id.to_string())];
+    if let Some(name) = reference.name() {
+        spans.push((Role::Text, format!("  {name}")));
+    }
+    spans.push(origin);
+    if reference.depth >= 2 {
+        spans.push((Role::Muted, format!("  (depth {})", reference.depth)));
+    }
+    let path = vec![group_id.clone(), id.clone()];
+    let children = if fields.opened.contains(&path) {
+        let nodes = fields.entity(reference.id, entity, &path, &mut vec![reference.id]);
+        if nodes.is_empty() {
+            vec![Node::note("empty", Role::Muted, "no fields")]
+        } else {
+            nodes
+        }
+    } else {
+        // Never on show while closed; it gives the node its ▸ marker.
+        vec![Node::loading()]
+    };
+    Node::new(id, NodeKind::Branch, spans, children)
+}
+
+/// A kind's place in [`KIND_ORDER`].
+fn kind_rank(kind: EntityKind) -> usize {
+    KIND_ORDER
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(KIND_ORDER.len())
+}
