@@ -10,7 +10,7 @@ use clap::Parser;
 
 use structs_console::Core;
 use structs_console::config::Config;
-use structs_console::references::Include;
+use structs_console::references::{Include, OnError};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::theme::Theme;
 
@@ -70,9 +70,17 @@ struct Cli {
     #[arg(long, value_name = "N")]
     max_references: Option<usize>,
 
-    /// Fetches in flight at once while resolving one response's references.
+    /// Default cap on the new references one entity adds (each item of a list).
+    #[arg(long, value_name = "N")]
+    max_references_per_entity: Option<usize>,
+
+    /// Reference fetches in flight at once, across every call being served.
     #[arg(long, value_name = "N")]
     max_parallel_queries: Option<usize>,
+
+    /// What a failed reference becomes: indicate (status "failed" and its error) or omit.
+    #[arg(long, value_name = "WHAT", value_parser = ["indicate", "omit"])]
+    on_reference_error: Option<String>,
 
     /// Time allowed for one reference, in milliseconds.
     #[arg(long, value_name = "MS")]
@@ -110,8 +118,18 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
         r.max_references = n;
         r.max_references_limit = r.max_references_limit.max(n);
     }
+    if let Some(n) = cli.max_references_per_entity {
+        r.max_references_per_entity = n;
+    }
     if let Some(n) = cli.max_parallel_queries {
         r.max_parallel_queries = n;
+    }
+    if let Some(what) = &cli.on_reference_error {
+        r.on_error = if what == "omit" {
+            OnError::Omit
+        } else {
+            OnError::Indicate
+        };
     }
     if let Some(ms) = cli.reference_timeout_ms {
         r.reference_timeout_ms = ms;

@@ -91,9 +91,29 @@ async fn off_by_default_and_false_is_byte_for_byte_the_plain_result() {
         assert_eq!(plain, off, "{tool}");
         assert!(!plain.contains("references"), "{tool}: {plain}");
     }
-    // And the plain result is the shape the query tools had before references existed.
-    let plain = call(&core, "structs_query_player", json!({"player_id": "1-1"})).await;
-    assert_eq!(keys(&plain), ["player", "timestamp"]);
+    // And the plain result is exactly what the query tools returned before references
+    // existed: the source's entity under the kind's name, and the timestamp.
+    let source = sim();
+    for (tool, field, id_text) in [
+        ("structs_query_player", "player_id", "1-1"),
+        ("structs_query_planet", "planet_id", "2-1"),
+        ("structs_query_fleet", "fleet_id", "9-1"),
+    ] {
+        let entity = source.get(id(id_text)).await.unwrap().unwrap();
+        let kind = id(id_text).kind.name();
+        let expected = json!({ kind: entity, "timestamp": "2026-11-21T12:00:00Z" });
+        for args in [
+            json!({ field: id_text }),
+            json!({ field: id_text, "include_references": false }),
+        ] {
+            let got = call(&core, tool, args).await;
+            assert_eq!(
+                serde_json::to_string(&got).unwrap(),
+                serde_json::to_string(&expected).unwrap(),
+                "{tool}"
+            );
+        }
+    }
 }
 
 #[tokio::test]
@@ -145,7 +165,7 @@ async fn a_player_query_carries_its_direct_relationships_at_depth_one() {
 
 #[tokio::test]
 async fn depth_two_adds_the_references_of_references_once_and_stops_at_cycles() {
-    let core = core();
+    let (core, source) = instrumented(|s| s, ReferenceConfig::default());
     let one = call(
         &core,
         "structs_query_player",
@@ -183,6 +203,22 @@ async fn depth_two_adds_the_references_of_references_once_and_stops_at_cycles() 
         }
     }
     assert_eq!(two["references_summary"]["depth"], 2);
+    // Each entity was fetched once: the two queries, then every reference of each
+    // (nothing is cached across calls here: the second call repeats the first level).
+    source.reset_counts();
+    core.reference_cache().clear();
+    let again = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-1", "include_references": true, "reference_depth": 2}),
+    )
+    .await;
+    assert_eq!(
+        source.gets(),
+        1 + refs2.len() as u64,
+        "the query, then each reference once"
+    );
+    assert_eq!(again["references"], two["references"]);
 }
 
 #[tokio::test]
@@ -275,6 +311,20 @@ async fn the_type_filter_keeps_only_the_kinds_asked_for() {
     .await;
     assert_eq!(keys(&v["references"]).len(), 1);
     assert_eq!(v["references_summary"]["traversed"], 0);
+
+    // Entities walked through count against max_references, and one the limit stops
+    // makes the map partial.
+    let v = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-1", "include_references": true, "reference_depth": 2,
+               "reference_types": ["reactor"], "max_references": 2}),
+    )
+    .await;
+    let s = &v["references_summary"];
+    let fetched = s["included"].as_u64().unwrap() + s["traversed"].as_u64().unwrap();
+    assert!(fetched <= 2, "{s}");
+    assert_eq!(s["status"], "partial", "{s}");
 }
 
 #[tokio::test]
@@ -438,6 +488,44 @@ async fn a_hanging_reference_times_out_alone() {
 }
 
 #[tokio::test]
+async fn the_timeout_is_per_reference_not_per_batch() {
+    let player = entity(&core(), "1-1").await;
+    let guild = player["Player"]["guildId"].as_str().unwrap().to_string();
+    let substation = player["Player"]["substationId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // One fetch at a time: the guild hangs for its whole 150 ms, then the substation
+    // takes 100 ms of its own 150 ms and succeeds.
+    let config = ReferenceConfig {
+        reference_timeout_ms: 150,
+        max_parallel_queries: 1,
+        ..ReferenceConfig::default()
+    };
+    let (core, _) = instrumented(
+        |s| {
+            s.hanging(id(&guild))
+                .slow(id(&substation), Duration::from_millis(100))
+        },
+        config,
+    );
+    let started = std::time::Instant::now();
+    let v = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-1", "include_references": true}),
+    )
+    .await;
+    assert!(
+        started.elapsed() >= Duration::from_millis(250),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(v["references"][&guild]["error_code"], "TOOL_TIMEOUT");
+    assert_eq!(v["references"][&substation]["status"], "success");
+}
+
+#[tokio::test]
 async fn rate_limited_fetches_back_off_and_then_resolve() {
     let player = entity(&core(), "1-1").await;
     let fleet = player["Player"]["fleetId"].as_str().unwrap().to_string();
@@ -474,20 +562,21 @@ async fn rate_limited_fetches_back_off_and_then_resolve() {
     assert_eq!(v["references"][&fleet]["error_code"], "RATE_LIMIT_EXCEEDED");
 }
 
-#[tokio::test]
-async fn resolution_never_has_more_fetches_in_flight_than_allowed() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resolution_never_has_more_fetches_in_flight_than_allowed_across_calls() {
     let config = ReferenceConfig {
         max_parallel_queries: 3,
         ..ReferenceConfig::default()
     };
     let (core, source) = instrumented(|s| s.with_delay(Duration::from_millis(5)), config);
-    let v = call(
-        &core,
-        "structs_list_planets",
-        json!({"page_size": 24, "include_references": "all", "max_references": 60}),
-    )
-    .await;
-    assert!(v["references"].as_object().unwrap().len() > 10);
+    let args = json!({"page_size": 24, "include_references": "all", "max_references": 60});
+    let (a, b) = tokio::join!(
+        call(&core, "structs_list_planets", args.clone()),
+        call(&core, "structs_list_fleets", args),
+    );
+    assert!(a["references"].as_object().unwrap().len() > 10);
+    assert!(b["references"].as_object().unwrap().len() > 10);
+    // Two calls resolving at once still share the three permits.
     assert_eq!(source.peak_in_flight(), 3);
 }
 

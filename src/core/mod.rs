@@ -55,12 +55,17 @@ impl Registry {
         F: Fn(Core, Value) -> Fut + Send + Sync + 'static,
         Fut: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
-        if spec.references != Support::None
-            && let Some(props) = spec
+        if spec.references != Support::None {
+            let Some(props) = spec
                 .input_schema
                 .get_mut("properties")
                 .and_then(Value::as_object_mut)
-        {
+            else {
+                panic!(
+                    "{} supports references but its schema has no properties object",
+                    spec.name
+                );
+            };
             for (k, v) in references::config::schema_properties(spec.references) {
                 assert!(
                     props.insert(k.clone(), v).is_none(),
@@ -120,6 +125,8 @@ struct Inner {
     wall: WallClock,
     references: ReferenceConfig,
     reference_cache: ReferenceCache,
+    /// Permits for reference fetches, shared by every call.
+    reference_permits: Arc<tokio::sync::Semaphore>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -177,6 +184,9 @@ impl CoreBuilder {
                 source: self.source,
                 registry,
                 wall: self.wall,
+                reference_permits: Arc::new(tokio::sync::Semaphore::new(
+                    self.references.max_parallel_queries,
+                )),
                 references: self.references,
                 reference_cache: ReferenceCache::default(),
             }),
@@ -299,6 +309,11 @@ impl Core {
     /// Entities resolved as references, reused across calls.
     pub fn reference_cache(&self) -> &ReferenceCache {
         &self.inner.reference_cache
+    }
+
+    /// Permits for reference fetches: at most `max_parallel_queries` in flight.
+    pub(crate) fn reference_permits(&self) -> &Arc<tokio::sync::Semaphore> {
+        &self.inner.reference_permits
     }
 
     /// The spec of one tool.

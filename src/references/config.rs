@@ -105,7 +105,8 @@ pub struct ToolReferenceConfig {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReferenceConfig {
-    /// False turns references off for every tool.
+    /// False turns references off for every tool (a tool's own `enabled = true` does
+    /// not turn them back on).
     pub enabled: bool,
     /// What a call gets when it does not pass `include_references` (default off).
     pub include_references: Include,
@@ -118,7 +119,8 @@ pub struct ReferenceConfig {
     /// Default cap on new references one entity may contribute (always for list items;
     /// for single results only when a call sets it).
     pub max_references_per_entity: usize,
-    /// Fetches in flight at once while resolving one response's references.
+    /// Reference fetches in flight at once, across every call the server is serving
+    /// (so a rate-limited node sees at most this many, however many agents ask).
     pub max_parallel_queries: usize,
     /// Time allowed for one reference, retries included, in milliseconds.
     pub reference_timeout_ms: u64,
@@ -288,7 +290,7 @@ pub fn schema_properties(support: Support) -> Map<String, Value> {
     );
     p.insert(
         "reference_types".into(),
-        json!({"type": "array", "maxItems": 12,
+        json!({"type": "array", "minItems": 1, "maxItems": 12,
                "items": {"type": "string", "maxLength": 32},
                "description": format!("Only references of these kinds ({}).", kinds.join(", "))}),
     );
@@ -308,6 +310,15 @@ pub fn schema_properties(support: Support) -> Map<String, Value> {
                "description": "\"indicate\" (default): a failed reference appears with status \"failed\" and its error; \"omit\": it is left out."}),
     );
     p
+}
+
+/// A whole number argument; the schema accepts `2.0` as an integer, so it is one here.
+fn whole(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
+            .map(|f| f as u64)
+    })
 }
 
 /// Works out a call's plan from the server configuration, the tool and the call's
@@ -360,7 +371,7 @@ pub fn plan(
     }
 
     let depth = match taken.get("reference_depth") {
-        Some(v) => match v.as_u64() {
+        Some(v) => match whole(v) {
             Some(d @ 1..=2) => d as u8,
             _ => {
                 return Err(ToolError::field(
@@ -405,7 +416,7 @@ pub fn plan(
         }
     };
 
-    let max_references = match taken.get("max_references").and_then(Value::as_u64) {
+    let max_references = match taken.get("max_references").and_then(whole) {
         Some(n) if n as usize > config.max_references_limit => {
             return Err(ToolError::field(
                 ErrorCode::ValidationOutOfRange,
@@ -420,10 +431,7 @@ pub fn plan(
         None => config.max_references,
     };
 
-    let max_per_entity = match taken
-        .get("max_references_per_entity")
-        .and_then(Value::as_u64)
-    {
+    let max_per_entity = match taken.get("max_references_per_entity").and_then(whole) {
         Some(n) => Some(n as usize),
         None if support == Support::List => Some(config.max_references_per_entity),
         None => None,
@@ -555,6 +563,18 @@ mod tests {
             assert_eq!(e.field.as_deref(), Some(field), "{args}");
             assert_eq!(e.code, code, "{args}");
         }
+    }
+
+    #[test]
+    fn whole_number_floats_count_as_integers() {
+        let c = ReferenceConfig::default();
+        let mut args = json!({"include_references": true, "reference_depth": 2.0,
+                              "max_references": 10.0, "max_references_per_entity": 2.0});
+        let o = on(plan(&c, "t", Support::Single, &mut args).unwrap());
+        assert_eq!(
+            (o.depth, o.max_references, o.max_per_entity),
+            (2, 10, Some(2))
+        );
     }
 
     #[test]

@@ -98,6 +98,8 @@ pub fn never_holds_ids(field: &str) -> bool {
             | b"nextkey"
             | b"pagination"
             | b"total"
+            | b"count"
+            | b"connectioncount"
     ) {
         return true;
     }
@@ -116,16 +118,24 @@ pub fn never_holds_ids(field: &str) -> bool {
             b"timestamp",
             b"duration",
             b"nonce",
-            b"count",
         ]
         .iter()
         .any(|s| norm.ends_with(s))
 }
 
-/// A quick test before the full parse: digits, one dash, digits.
+/// A quick test before the full parse: starts and ends with a digit, and neither part
+/// has a leading zero (the chain writes `1-5`, never `01-5` or `1-05`; such a string is
+/// something else, and taking it for `1-5` would key the map by text it never had).
 fn could_be_id(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() >= 3 && b.len() <= 41 && b[0].is_ascii_digit() && b[b.len() - 1].is_ascii_digit()
+    if b.len() < 3 || b.len() > 41 || !b[0].is_ascii_digit() || !b[b.len() - 1].is_ascii_digit() {
+        return false;
+    }
+    let Some(dash) = b.iter().position(|&c| c == b'-') else {
+        return false;
+    };
+    let leading_zero = |part: &[u8]| part.len() > 1 && part[0] == b'0';
+    !leading_zero(&b[..dash]) && !leading_zero(&b[dash + 1..])
 }
 
 /// The id an object stands for: its own `id`, or the `id` inside its chain wrapper key
@@ -283,7 +293,7 @@ mod tests {
         let v = json!({
             "a": "", "b": null, "c": 12, "d": "1-", "e": "-1", "f": "1-1-1", "g": "12-1",
             "h": "99-4", "i": "1-0", "j": "01-x", "k": "1 - 2", "l": true, "m": [null, "", 3],
-            "n": "1-99999999999999999999999", "o": "０-1"
+            "n": "1-99999999999999999999999", "o": "０-1", "p": "01-1", "q": "1-01"
         });
         let x = extract(&v);
         assert!(x.candidates.is_empty(), "{:?}", ids(&x));
@@ -306,6 +316,7 @@ mod tests {
         assert_eq!(ids(&extract(&v)), ["1-6"]);
         assert!(never_holds_ids("blockStartOreMine"));
         assert!(never_holds_ids("connectionCount"));
+        assert!(!never_holds_ids("account"));
         assert!(!never_holds_ids("owner"));
         assert!(!never_holds_ids("destinationId"));
         assert!(!never_holds_ids("commandStruct"));

@@ -14,7 +14,9 @@
 //! The type filter decides what enters the map, not what is walked: at depth 2 a
 //! first-level entity of a filtered-out kind is still fetched (counted as `traversed`)
 //! so that the kinds asked for are reached through it (a player's structs through its
-//! planet). Their `referenced_in` then names an entity that is not in the map.
+//! planet). Their `referenced_in` then names an entity that is not in the map. Such a
+//! fetch counts against `max_references` like an entry; one the limit stops is counted
+//! as left out, since what it would have led to is missing.
 //!
 //! With references off the result is untouched, byte for byte.
 
@@ -54,6 +56,7 @@ struct Selection<'a> {
     /// First-level mentions of kinds the type filter leaves out, fetched only to reach
     /// their own references at depth 2 (never in the map).
     through: Vec<EntityId>,
+    through_ids: HashSet<EntityId>,
 }
 
 impl<'a> Selection<'a> {
@@ -65,7 +68,14 @@ impl<'a> Selection<'a> {
             per_entity: HashMap::new(),
             left_out: Vec::new(),
             through: Vec::new(),
+            through_ids: HashSet::new(),
         }
+    }
+
+    /// Entities this response fetches (or takes from the cache): the map's entries and
+    /// those walked through. `max_references` bounds both together.
+    fn fetches(&self) -> usize {
+        self.chosen.len() + self.through.len()
     }
 
     /// Considers `candidates` found at `depth`.
@@ -79,13 +89,13 @@ impl<'a> Selection<'a> {
             }
             if !self.opts.wants(c.id.kind) {
                 // A kind the filter leaves out can still lead to kinds it keeps: at depth
-                // 2 it is fetched and walked, within the same total limit.
-                if depth == 1
-                    && self.opts.depth >= 2
-                    && !self.through.contains(&c.id)
-                    && self.through.len() < self.opts.max_references
-                {
-                    self.through.push(c.id);
+                // 2 it is fetched and walked. Its fetch counts against `max_references`.
+                if depth == 1 && self.opts.depth >= 2 && self.through_ids.insert(c.id) {
+                    if self.fetches() < self.opts.max_references {
+                        self.through.push(c.id);
+                    } else {
+                        self.left_out.push((c.id, Limit::Total));
+                    }
                 }
                 continue;
             }
@@ -95,7 +105,7 @@ impl<'a> Selection<'a> {
                 self.left_out.push((c.id, Limit::PerEntity));
                 continue;
             }
-            if self.chosen.len() >= self.opts.max_references {
+            if self.fetches() >= self.opts.max_references {
                 self.left_out.push((c.id, Limit::Total));
                 continue;
             }

@@ -6,7 +6,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
@@ -87,12 +86,15 @@ impl ReferenceCache {
     }
 }
 
-/// Resolves `ids` (distinct) and returns their outcomes in the same order. At most
-/// `max_parallel_queries` fetches are in flight; cached entities cost no fetch.
+/// Resolves `ids` (distinct) and returns their outcomes in the same order. Fetches take
+/// a permit from the core's reference semaphore, so at most `max_parallel_queries` are
+/// in flight across the server; cached entities cost no fetch.
 pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
     let config = core.reference_config();
     let cache = core.reference_cache();
     let ttl = config.cache_ttl();
+    // What is read while the height moves may be older than the new block: not cached.
+    let height = core.status().block_height;
     let mut out: Vec<Option<Outcome>> = vec![None; ids.len()];
     let mut misses = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
@@ -102,11 +104,10 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
         }
     }
     if !misses.is_empty() {
-        let permits = Arc::new(Semaphore::new(config.max_parallel_queries));
         let mut set = JoinSet::new();
         for (i, id) in misses {
             let core = core.clone();
-            let permits = Arc::clone(&permits);
+            let permits = Arc::clone(core.reference_permits());
             set.spawn(async move {
                 // The semaphore is never closed, so acquiring cannot fail.
                 let _permit = permits.acquire_owned().await.ok();
@@ -116,7 +117,9 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
         while let Some(joined) = set.join_next().await {
             match joined {
                 Ok((i, id, outcome)) => {
-                    if let Outcome::Resolved { data, .. } = &outcome {
+                    if let Outcome::Resolved { data, .. } = &outcome
+                        && core.status().block_height == height
+                    {
                         cache.put(id, Arc::clone(data), config.cache_capacity, ttl);
                     }
                     out[i] = Some(outcome);

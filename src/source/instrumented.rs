@@ -20,6 +20,7 @@ pub struct InstrumentedSource {
     delay: Duration,
     failing: HashSet<EntityId>,
     hanging: HashSet<EntityId>,
+    slow: HashMap<EntityId, Duration>,
     /// Ids refused with `RATE_LIMIT_EXCEEDED` this many more times before answering.
     rate_limited: Mutex<HashMap<EntityId, u32>>,
     gets: AtomicU64,
@@ -44,6 +45,7 @@ impl InstrumentedSource {
             delay: Duration::ZERO,
             failing: HashSet::new(),
             hanging: HashSet::new(),
+            slow: HashMap::new(),
             rate_limited: Mutex::new(HashMap::new()),
             gets: AtomicU64::new(0),
             lists: AtomicU64::new(0),
@@ -67,6 +69,12 @@ impl InstrumentedSource {
     /// Fetching `id` never answers.
     pub fn hanging(mut self, id: EntityId) -> InstrumentedSource {
         self.hanging.insert(id);
+        self
+    }
+
+    /// Fetching `id` takes `extra` longer than the others.
+    pub fn slow(mut self, id: EntityId, extra: Duration) -> InstrumentedSource {
+        self.slow.insert(id, extra);
         self
     }
 
@@ -124,6 +132,9 @@ impl GameSource for InstrumentedSource {
             let _guard = InFlight(&self.in_flight);
             if !self.delay.is_zero() {
                 tokio::time::sleep(self.delay).await;
+            }
+            if let Some(extra) = self.slow.get(&id) {
+                tokio::time::sleep(*extra).await;
             }
             if self.hanging.contains(&id) {
                 std::future::pending::<()>().await;
