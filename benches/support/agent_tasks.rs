@@ -14,6 +14,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use structs_console::Core;
+use structs_console::entity::EntityKind;
 use structs_console::references::extract::own_id;
 
 /// How a task asks for references when the agent uses them.
@@ -192,24 +193,11 @@ fn slot_ids(planet: &Value) -> Vec<String> {
 
 /// The core object of any entity JSON (`{"Player": {...}}` → `{...}`, flat → itself).
 fn core_of(e: &Value) -> Value {
-    for key in [
-        "Guild",
-        "Player",
-        "Planet",
-        "Reactor",
-        "Substation",
-        "Struct",
-        "Allocation",
-        "Infusion",
-        "Fleet",
-        "Provider",
-        "Agreement",
-    ] {
-        if let Some(inner) = e.get(key) {
-            return inner.clone();
-        }
-    }
-    e.clone()
+    EntityKind::ALL
+        .iter()
+        .find_map(|k| e.get(k.rest_key()?))
+        .unwrap_or(e)
+        .clone()
 }
 
 /// Runs task `i` and returns its answer.

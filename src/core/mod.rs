@@ -316,11 +316,6 @@ impl Core {
         &self.inner.reference_permits
     }
 
-    /// The spec of one tool.
-    pub fn tool(&self, name: &str) -> Option<&ToolSpec> {
-        self.inner.registry.tools.get(name).map(|t| &t.spec)
-    }
-
     /// Now, in RFC 3339 with second precision (`2026-11-21T10:00:00Z`).
     pub fn timestamp(&self) -> String {
         self.inner

@@ -36,6 +36,17 @@ use resolve::Outcome;
 use crate::core::Core;
 use crate::entity::EntityId;
 
+/// The fields a `references` entry has beside the entity's own data (`id` is both).
+pub const ENTRY_FIELDS: [&str; 7] = [
+    "reference_type",
+    "status",
+    "error",
+    "error_code",
+    "referenced_from",
+    "referenced_in",
+    "depth",
+];
+
 /// Most left-out ids the summary lists by name.
 const LEFT_OUT_IDS_SHOWN: usize = 20;
 

@@ -68,14 +68,6 @@ impl ReferenceCache {
         s.entries.insert(id, (Instant::now(), data));
     }
 
-    pub fn len(&self) -> usize {
-        self.lock().entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     pub fn clear(&self) {
         self.lock().entries.clear();
     }

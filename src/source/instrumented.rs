@@ -24,7 +24,6 @@ pub struct InstrumentedSource {
     /// Ids refused with `RATE_LIMIT_EXCEEDED` this many more times before answering.
     rate_limited: Mutex<HashMap<EntityId, u32>>,
     gets: AtomicU64,
-    lists: AtomicU64,
     in_flight: AtomicU64,
     peak_in_flight: AtomicU64,
 }
@@ -48,7 +47,6 @@ impl InstrumentedSource {
             slow: HashMap::new(),
             rate_limited: Mutex::new(HashMap::new()),
             gets: AtomicU64::new(0),
-            lists: AtomicU64::new(0),
             in_flight: AtomicU64::new(0),
             peak_in_flight: AtomicU64::new(0),
         }
@@ -92,10 +90,6 @@ impl InstrumentedSource {
         self.gets.load(Ordering::SeqCst)
     }
 
-    pub fn lists(&self) -> u64 {
-        self.lists.load(Ordering::SeqCst)
-    }
-
     /// The most gets that were ever in flight at once.
     pub fn peak_in_flight(&self) -> u64 {
         self.peak_in_flight.load(Ordering::SeqCst)
@@ -103,7 +97,6 @@ impl InstrumentedSource {
 
     pub fn reset_counts(&self) {
         self.gets.store(0, Ordering::SeqCst);
-        self.lists.store(0, Ordering::SeqCst);
         self.peak_in_flight.store(0, Ordering::SeqCst);
     }
 
@@ -157,7 +150,6 @@ impl GameSource for InstrumentedSource {
 
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
         Box::pin(async move {
-            self.lists.fetch_add(1, Ordering::SeqCst);
             if !self.delay.is_zero() {
                 tokio::time::sleep(self.delay).await;
             }

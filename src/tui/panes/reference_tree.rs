@@ -45,21 +45,11 @@ use super::entities::KIND_ORDER;
 use super::entity_tree::{Change, Fetched, Fields, Node, NodeId, NodeKind, QUERY_TOOL, TreeView};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
+use crate::references::ENTRY_FIELDS;
 use crate::tui::component::{Ctx, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
 use crate::tui::theme::Role;
-
-/// The fields the tool adds to a reference beside the entity's own data.
-const REFERENCE_FIELDS: [&str; 7] = [
-    "reference_type",
-    "status",
-    "error",
-    "error_code",
-    "referenced_from",
-    "referenced_in",
-    "depth",
-];
 
 /// One entry of the answer's `references`.
 #[derive(Debug)]
@@ -131,8 +121,7 @@ fn entity_data(kind: EntityKind, entry: &Value) -> Value {
     let data: Map<String, Value> = fields
         .iter()
         .filter(|(k, _)| {
-            !REFERENCE_FIELDS.contains(&k.as_str())
-                && (k.as_str() != "id" || kind.rest_key().is_none())
+            !ENTRY_FIELDS.contains(&k.as_str()) && (k.as_str() != "id" || kind.rest_key().is_none())
         })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
