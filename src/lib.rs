@@ -6,6 +6,7 @@
 pub mod config;
 pub mod core;
 pub mod entity;
+pub mod handles;
 pub mod mcp;
 pub mod references;
 pub mod source;

@@ -131,7 +131,7 @@ impl Agent {
             .core
             .call_json(
                 "structs_list_entities",
-                json!({"entity_type": kind, "page_size": 100}),
+                json!({"entity_type": kind, "page_size": 100, "fields": "id"}),
             )
             .await
             .unwrap();
@@ -151,7 +151,10 @@ impl Agent {
     async fn busiest_planet(&self) -> String {
         let v = self
             .core
-            .call_json("structs_list_planets", json!({"page_size": 100}))
+            .call_json(
+                "structs_list_planets",
+                json!({"page_size": 100, "fields": "space,air,land,water"}),
+            )
             .await
             .unwrap();
         let planets = v["planets"].as_array().unwrap();

@@ -27,6 +27,8 @@ pub enum ErrorCode {
     ValidationInvalidValue,
     /// The entity or resource does not exist.
     ResourceNotFound,
+    /// The resource existed but has expired (a result handle past its TTL).
+    ResourceExpired,
     /// No tool of that name is registered.
     ToolNotFound,
     /// The tool failed while running.
@@ -53,6 +55,7 @@ impl ErrorCode {
             ErrorCode::ValidationWrongEntityType => "VALIDATION_WRONG_ENTITY_TYPE",
             ErrorCode::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
             ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
+            ErrorCode::ResourceExpired => "RESOURCE_EXPIRED",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             ErrorCode::ToolTimeout => "TOOL_TIMEOUT",

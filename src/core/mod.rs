@@ -14,6 +14,8 @@ use std::sync::Arc;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
+use crate::handles::store::{HandleStore, MemoryStore};
+use crate::handles::{self, HandleConfig, Shaping};
 use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
 use crate::source::{BoxFuture, GameSource, SourceInfo};
 use error::{ErrorCode, ToolError};
@@ -29,6 +31,8 @@ pub struct ToolSpec {
     pub input_schema: Value,
     /// Whether and how the tool's results carry references.
     pub references: Support,
+    /// Whether the core shapes the tool's results (`verbosity`, `fields`).
+    pub shaping: Shaping,
 }
 
 /// A tool's implementation: takes the core and already-validated arguments.
@@ -70,6 +74,28 @@ impl Registry {
                 assert!(
                     props.insert(k.clone(), v).is_none(),
                     "{} declares {k} itself; reference options are added by the registry",
+                    spec.name
+                );
+            }
+        }
+        if spec.shaping == Shaping::Standard {
+            let Some(props) = spec
+                .input_schema
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+            else {
+                panic!("{} has no properties object in its schema", spec.name);
+            };
+            for (k, v) in [
+                (
+                    "verbosity",
+                    handles::verbosity_schema("the result as it is"),
+                ),
+                ("fields", handles::fields_schema()),
+            ] {
+                assert!(
+                    props.insert(k.to_string(), v).is_none(),
+                    "{} declares {k} itself; shaping options are added by the registry",
                     spec.name
                 );
             }
@@ -127,6 +153,10 @@ struct Inner {
     reference_cache: ReferenceCache,
     /// Permits for reference fetches, shared by every call.
     reference_permits: Arc<tokio::sync::Semaphore>,
+    handle_config: HandleConfig,
+    handle_store: Arc<dyn HandleStore>,
+    /// When expired handles were last cleaned out.
+    last_cleanup: std::sync::Mutex<Option<DateTime<Utc>>>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -134,6 +164,8 @@ pub struct CoreBuilder {
     source: Arc<dyn GameSource>,
     wall: WallClock,
     references: ReferenceConfig,
+    handles: HandleConfig,
+    handle_store: Option<Arc<dyn HandleStore>>,
     extra: Vec<ExtraTools>,
 }
 
@@ -153,6 +185,18 @@ impl CoreBuilder {
         self
     }
 
+    /// Handle settings (TTL, cleanup interval).
+    pub fn handles(mut self, config: HandleConfig) -> CoreBuilder {
+        self.handles = config;
+        self
+    }
+
+    /// Where results over the size limit are kept (in memory unless set).
+    pub fn handle_store(mut self, store: Arc<dyn HandleStore>) -> CoreBuilder {
+        self.handle_store = Some(store);
+        self
+    }
+
     /// Registers more tools beside the catalog (for embedding and tests).
     pub fn tools(mut self, extra: impl FnOnce(&mut Registry) + 'static) -> CoreBuilder {
         self.extra.push(Box::new(extra));
@@ -163,6 +207,7 @@ impl CoreBuilder {
     /// that does not exist or does not carry references.
     pub fn build(self) -> Result<Core, String> {
         self.references.validate()?;
+        self.handles.validate()?;
         let mut registry = Registry::default();
         crate::tools::register_all(&mut registry);
         for extra in self.extra {
@@ -189,6 +234,11 @@ impl CoreBuilder {
                 )),
                 references: self.references,
                 reference_cache: ReferenceCache::default(),
+                handle_config: self.handles,
+                handle_store: self
+                    .handle_store
+                    .unwrap_or_else(|| Arc::new(MemoryStore::default())),
+                last_cleanup: std::sync::Mutex::new(None),
             }),
         })
     }
@@ -219,6 +269,8 @@ impl Core {
             source,
             wall: WallClock::System,
             references: ReferenceConfig::default(),
+            handles: HandleConfig::default(),
+            handle_store: None,
             extra: Vec::new(),
         }
     }
@@ -236,14 +288,19 @@ impl Core {
             registered.spec.references,
             &mut args,
         )?;
+        let shaping = match registered.spec.shaping {
+            Shaping::Standard => handles::Request::take(&mut args),
+            Shaping::Own => handles::Request::default(),
+        };
         let result = (registered.handler)(self.clone(), args);
         let core = self.clone();
+        let name = registered.spec.name;
         // The handler runs as its own task so that a bug that panics in one tool comes
         // back as a structured error and the server keeps serving.
         let task = async move {
             let mut value = result.await?;
             references::attach(&core, &plan, &mut value).await;
-            Ok(value)
+            handles::finish(&core, name, &shaping, value).await
         };
         match tokio::spawn(task).await {
             Ok(result) => result,
@@ -311,6 +368,46 @@ impl Core {
         &self.inner.reference_cache
     }
 
+    /// Handle settings.
+    pub fn handle_config(&self) -> &HandleConfig {
+        &self.inner.handle_config
+    }
+
+    /// Where results over the size limit are kept.
+    pub fn handle_store(&self) -> &Arc<dyn HandleStore> {
+        &self.inner.handle_store
+    }
+
+    /// Now, by the core's wall clock.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.inner.wall.now()
+    }
+
+    /// Cleans expired handles out of the store when the cleanup interval has passed
+    /// since the last time. Called as handles are stored, fetched and listed, so the
+    /// cleanup runs periodically while the server is used, with no timer of its own.
+    pub(crate) async fn maybe_clean_handles(&self) {
+        let now = self.now();
+        let every =
+            chrono::Duration::seconds(self.inner.handle_config.cleanup_interval_secs as i64);
+        {
+            let mut last = self
+                .inner
+                .last_cleanup
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| now - at < every) {
+                return;
+            }
+            *last = Some(now);
+        }
+        match self.handle_store().cleanup(now).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(removed = n, "expired handles cleaned"),
+            Err(e) => tracing::warn!("handle cleanup failed: {}", e.message),
+        }
+    }
+
     /// Permits for reference fetches: at most `max_parallel_queries` in flight.
     pub(crate) fn reference_permits(&self) -> &Arc<tokio::sync::Semaphore> {
         &self.inner.reference_permits
@@ -337,8 +434,9 @@ mod tests {
                     ToolSpec {
                         name: "structs_test_broken",
                         description: "A tool with a bug, for testing.",
-                        input_schema: json!({"type": "object", "additionalProperties": false}),
+                        input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
                         references: Support::None,
+                        shaping: Shaping::Standard,
                     },
                     |_core, _args| async { panic!("index out of bounds in the test tool") },
                 );

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::kind_arg;
 use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::handles::Shaping;
 use crate::references::Support;
 
 /// One REST endpoint: (method, path, entity kind or "", category, paginated, description).
@@ -320,6 +321,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::None,
+            shaping: Shaping::Standard,
         },
         query_endpoints,
     );

@@ -11,6 +11,7 @@ use super::{id_schema, kind_arg, opt_str, parse_id};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
+use crate::handles::Shaping;
 use crate::references::Support;
 use crate::source::ListQuery;
 
@@ -111,6 +112,7 @@ pub fn register(registry: &mut Registry) {
                     "additionalProperties": false
                 }),
                 references: Support::List,
+                shaping: Shaping::Standard,
             },
             move |core, args| list(core, args, Some(kind)),
         );
@@ -141,6 +143,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::List,
+            shaping: Shaping::Standard,
         },
         |core, args| list(core, args, None),
     );

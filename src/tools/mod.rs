@@ -2,6 +2,7 @@
 //! registered here. Names follow `structs_{category}_{action}`.
 
 pub mod endpoints;
+pub mod handles;
 pub mod list;
 pub mod query;
 pub mod validate;
@@ -18,6 +19,7 @@ pub fn register_all(registry: &mut Registry) {
     query::register(registry);
     list::register(registry);
     endpoints::register(registry);
+    handles::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.

@@ -8,6 +8,7 @@ use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
+use crate::handles::Shaping;
 use crate::references::Support;
 use crate::source::{ClockAction, SourceInfo};
 
@@ -67,6 +68,7 @@ pub fn register(registry: &mut Registry) {
                     "additionalProperties": false
                 }),
                 references: Support::Single,
+                shaping: Shaping::Standard,
             },
             move |core, args| query_typed(core, args, kind, field),
         );
@@ -84,6 +86,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::Single,
+            shaping: Shaping::Standard,
         },
         query_entity,
     );
@@ -96,6 +99,7 @@ pub fn register(registry: &mut Registry) {
                 "type": "object", "properties": {}, "additionalProperties": false
             }),
             references: Support::Single,
+            shaping: Shaping::Standard,
         },
         block_height,
     );
@@ -116,6 +120,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::Single,
+            shaping: Shaping::Standard,
         },
         query_struct_type,
     );
@@ -137,6 +142,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::None,
+            shaping: Shaping::Standard,
         },
         clock_control,
     );

@@ -6,6 +6,7 @@ use super::{id_error, kind_arg, wrong_kind};
 use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityId;
+use crate::handles::Shaping;
 use crate::references::Support;
 
 pub fn register(registry: &mut Registry) {
@@ -29,6 +30,7 @@ pub fn register(registry: &mut Registry) {
                 "additionalProperties": false
             }),
             references: Support::None,
+            shaping: Shaping::Standard,
         },
         validate_entity_id,
     );

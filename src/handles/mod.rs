@@ -1,0 +1,348 @@
+//! Result handles: no response leaves the core over 25 KB, and nothing is lost.
+//!
+//! Every tool result passes through [`finish`] last (after references):
+//!
+//! 1. when the call asked for `verbosity` or `fields`, each record is shaped
+//!    ([`shape`]);
+//! 2. a result of at most [`LIMIT`] bytes (serialized JSON) is returned as it is;
+//! 3. a larger one is stored whole in the handle store under a handle
+//!    (`structs:{entity}:{unix_time}:{hash8}`, [`HandleConfig::ttl_secs`]) and the
+//!    response becomes an envelope: `status: "partial"`, a `summary` (records at the
+//!    call's verbosity or `compact`, the first rows of each collection, long text cut,
+//!    arrays sampled, each marked), the `result_handle`, `page_info` and `metadata`.
+//!
+//! `structs_handle_fetch` reads a stored result back a page at a time ([`page`]), each
+//! page under the limit; `structs_handle_list` lists the live handles.
+
+pub mod page;
+pub mod shape;
+pub mod store;
+
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::references::extract::own_id;
+use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
+use store::HandleMeta;
+
+/// The most bytes of serialized JSON any response may have.
+pub const LIMIT: usize = 25_600;
+
+/// The most bytes of data one fetched page carries (the rest of the limit is the
+/// page's own fields).
+pub const PAGE_BUDGET: usize = LIMIT - 2_600;
+
+/// Rows per fetched page unless the call says.
+pub const DEFAULT_PAGE_SIZE: usize = 20;
+
+/// Handle settings: the `[handles]` table of the configuration file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HandleConfig {
+    /// How long a stored result stays fetchable, in seconds.
+    pub ttl_secs: u64,
+    /// How often expired results are cleaned out, in seconds.
+    pub cleanup_interval_secs: u64,
+}
+
+impl Default for HandleConfig {
+    fn default() -> HandleConfig {
+        HandleConfig {
+            ttl_secs: 900,
+            cleanup_interval_secs: 60,
+        }
+    }
+}
+
+impl HandleConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        if !(1..=7 * 24 * 3600).contains(&self.ttl_secs) {
+            return Err("handles.ttl_secs must be 1-604800".into());
+        }
+        if !(1..=3600).contains(&self.cleanup_interval_secs) {
+            return Err("handles.cleanup_interval_secs must be 1-3600".into());
+        }
+        Ok(())
+    }
+}
+
+/// Whether the core shapes a tool's results or the tool does it itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shaping {
+    /// The tool takes `verbosity` and `fields` from the core (added to its schema).
+    Standard,
+    /// The tool has its own `verbosity` and `fields` (the handle tools); the core still
+    /// holds it to the size limit.
+    Own,
+}
+
+/// The argument names of the shaping options the core takes out of a call.
+pub const ARGUMENTS: [&str; 2] = ["verbosity", "fields"];
+
+/// The JSON Schema of `verbosity`.
+pub fn verbosity_schema(default: &str) -> Value {
+    json!({"enum": ["summary", "compact", "detailed", "raw"],
+           "description": format!("Fields per record: summary 5, compact 15, detailed 50, raw all (default {default}). The most useful fields of each kind come first.")})
+}
+
+/// The JSON Schema of `fields`.
+pub fn fields_schema() -> Value {
+    json!({"type": "string", "maxLength": 2000,
+           "description": "Comma-separated field paths to return for each record, dotted for nesting (\"id,owner,gridAttributes.ore\"); overrides verbosity."})
+}
+
+/// The shaping a call asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Request {
+    /// `fields` if given, else `verbosity` if given.
+    pub selection: Option<Selection>,
+    pub verbosity: Option<Verbosity>,
+}
+
+impl Request {
+    /// Takes the shaping options out of `args` (already checked by the schema).
+    pub fn take(args: &mut Value) -> Request {
+        let Some(obj) = args.as_object_mut() else {
+            return Request::default();
+        };
+        let verbosity = obj
+            .remove("verbosity")
+            .and_then(|v| v.as_str().and_then(Verbosity::parse));
+        let fields = obj.remove("fields");
+        let selection = match fields.as_ref().and_then(Value::as_str) {
+            Some(text) => Some(Selection::fields(text)),
+            None => verbosity.map(Selection::Verbosity),
+        };
+        Request {
+            selection,
+            verbosity,
+        }
+    }
+}
+
+fn size_of(v: &Value) -> usize {
+    serde_json::to_vec(v).map_or(usize::MAX, |b| b.len())
+}
+
+/// The last step of every call: shapes the result as asked, and turns one over the
+/// limit into an envelope with a handle.
+pub async fn finish(
+    core: &Core,
+    tool: &str,
+    request: &Request,
+    mut value: Value,
+) -> Result<Value, ToolError> {
+    let full = match &request.selection {
+        Some(selection) => {
+            let full = value.clone();
+            shape(&mut value, selection);
+            Some(full)
+        }
+        None => None,
+    };
+    if size_of(&value) <= LIMIT {
+        return Ok(value);
+    }
+    envelope(core, tool, request, full.unwrap_or(value)).await
+}
+
+/// The kind of the first record in a result, for the handle's name.
+fn entity_of(v: &Value) -> Option<&'static str> {
+    match v {
+        Value::Object(obj) => own_id(obj)
+            .map(|id| id.kind.name())
+            .or_else(|| obj.values().find_map(entity_of)),
+        Value::Array(items) => items.iter().find_map(entity_of),
+        _ => None,
+    }
+}
+
+static HANDLE_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// `structs:{entity}:{unix_time}:{hash8}`. The hash mixes the data, the time, a
+/// per-process random key and a counter, so handles from several servers sharing a
+/// store do not collide.
+fn new_handle(entity: &str, unix: i64, data: &Value) -> String {
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write(&serde_json::to_vec(data).unwrap_or_default());
+    h.write_i64(unix);
+    h.write_u64(HANDLE_COUNTER.fetch_add(1, Ordering::Relaxed));
+    format!("structs:{entity}:{unix}:{:08x}", h.finish() as u32)
+}
+
+/// Rows shown in a summary: items of its top-level collections.
+fn shown_rows(summary: &Value) -> usize {
+    let Value::Object(obj) = summary else {
+        return 0;
+    };
+    obj.values()
+        .map(|v| match v {
+            Value::Array(items) => items.len(),
+            Value::Object(o) if o.get("sampled") == Some(&Value::Bool(true)) => {
+                match &o["sample"] {
+                    Value::Array(items) => items.len(),
+                    Value::Object(map) => map.len(),
+                    _ => 0,
+                }
+            }
+            Value::Object(map) if page::is_record_map(map) => map.len(),
+            _ => 0,
+        })
+        .sum()
+}
+
+async fn envelope(
+    core: &Core,
+    tool: &str,
+    request: &Request,
+    full: Value,
+) -> Result<Value, ToolError> {
+    let config = core.handle_config();
+    let now = core.now();
+    let size_bytes = size_of(&full);
+    let entity = entity_of(&full).unwrap_or("result");
+    let handle = new_handle(entity, now.timestamp(), &full);
+    let ttl = chrono::Duration::seconds(config.ttl_secs as i64);
+    let data = Arc::new(full);
+    let rows = page::row_count(&data);
+    let total_pages =
+        page::page(&data, 1, DEFAULT_PAGE_SIZE, PAGE_BUDGET).map_or(1, |p| p.total_pages);
+    let meta = HandleMeta {
+        handle: handle.clone(),
+        tool: tool.to_string(),
+        size_bytes,
+        rows,
+        created: now,
+        expires: now + ttl,
+        hits: 0,
+    };
+    core.handle_store()
+        .put(meta, Arc::clone(&data))
+        .await
+        .map_err(|e| {
+            ToolError::new(
+                e.code,
+                format!(
+                    "the result of {tool} is {size_bytes} bytes, over the {LIMIT}-byte limit, and \
+                     could not be stored for fetching: {}. Ask for less (verbosity, fields, page_size).",
+                    e.message
+                ),
+            )
+        })?;
+    core.maybe_clean_handles().await;
+
+    let verbosity = request.verbosity.unwrap_or(Verbosity::Compact);
+    let selection = match &request.selection {
+        Some(Selection::Fields(f)) => Selection::Fields(f.clone()),
+        _ => Selection::Verbosity(verbosity),
+    };
+    // Smaller and smaller summaries until the envelope fits.
+    let attempts = [
+        (selection.clone(), 5, 200),
+        (Selection::Verbosity(verbosity.smaller()), 5, 200),
+        (Selection::Verbosity(Verbosity::Summary), 3, 100),
+        (Selection::Verbosity(Verbosity::Summary), 1, 60),
+    ];
+    for (selection, keep, text) in attempts {
+        let mut summary = (*data).clone();
+        let shaped = shape(&mut summary, &selection);
+        sample_record_maps(&mut summary, keep);
+        sample_arrays(&mut summary, keep);
+        truncate_strings(&mut summary, text);
+        let verbosity_name = match &selection {
+            Selection::Fields(_) => "fields",
+            Selection::Verbosity(v) => v.as_str(),
+        };
+        let out = envelope_json(EnvelopeParts {
+            summary,
+            handle: &handle,
+            rows,
+            total_pages,
+            verbosity: verbosity_name,
+            size_bytes,
+            field_count: shaped.max_fields,
+            ttl_secs: config.ttl_secs,
+            tool,
+            timestamp: core.timestamp(),
+        });
+        if size_of(&out) <= LIMIT {
+            return Ok(out);
+        }
+    }
+    // Nothing of the data fits: name its fields and point at the handle.
+    let keys: Vec<&String> = data
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    let mut keys: Vec<Value> = keys.into_iter().take(200).map(|k| json!(k)).collect();
+    keys.truncate(200);
+    Ok(envelope_json(EnvelopeParts {
+        summary: json!({"fields": keys, "note": "too large to summarise; fetch it by handle"}),
+        handle: &handle,
+        rows,
+        total_pages,
+        verbosity: "summary",
+        size_bytes,
+        field_count: 0,
+        ttl_secs: config.ttl_secs,
+        tool,
+        timestamp: core.timestamp(),
+    }))
+}
+
+struct EnvelopeParts<'a> {
+    summary: Value,
+    handle: &'a str,
+    rows: usize,
+    total_pages: usize,
+    verbosity: &'a str,
+    size_bytes: usize,
+    field_count: usize,
+    ttl_secs: u64,
+    tool: &'a str,
+    timestamp: String,
+}
+
+fn envelope_json(p: EnvelopeParts<'_>) -> Value {
+    let row_count = shown_rows(&p.summary);
+    let mut out = Map::new();
+    out.insert("status".into(), json!("partial"));
+    out.insert("summary".into(), p.summary);
+    out.insert("result_handle".into(), json!(p.handle));
+    out.insert(
+        "page_info".into(),
+        json!({"has_more": true, "total": p.rows, "current_page": 1, "total_pages": p.total_pages}),
+    );
+    out.insert(
+        "metadata".into(),
+        json!({
+            "verbosity": p.verbosity,
+            "size_bytes": p.size_bytes,
+            "field_count": p.field_count,
+            "row_count": row_count,
+            "expires_in_sec": p.ttl_secs,
+            "tool_name": p.tool,
+            "timestamp": p.timestamp,
+        }),
+    );
+    out.insert(
+        "resource_uri".into(),
+        json!(format!("structs://handles/{}", p.handle)),
+    );
+    Value::Object(out)
+}
+
+/// The error for a bad handle argument or missing result.
+pub(crate) fn bad_page(page: usize, total: usize) -> ToolError {
+    ToolError::field(
+        ErrorCode::ValidationOutOfRange,
+        "page",
+        format!("must be 1-{total}, got {page}"),
+    )
+}

@@ -1,0 +1,565 @@
+//! Shaping: fewer fields per record (verbosity, or an explicit field selection), long
+//! text truncated, long arrays sampled.
+//!
+//! A *record* is an entity's JSON anywhere in a result: a queried entity, a list item, a
+//! `references` entry. Its *fields* are its leaf paths with the chain's wrapper key left
+//! out (`Player.guildId` is `guildId`; `gridAttributes.ore` stays as it is); an array
+//! (a slot row, the balances) is one field. Verbosity keeps the most useful fields of
+//! each kind first, in the kind's order of usefulness, then the rest in document order;
+//! what survives keeps the record's own structure and order.
+
+use serde_json::{Map, Value};
+
+use crate::entity::EntityKind;
+use crate::references::ENTRY_FIELDS;
+use crate::references::extract::own_id;
+
+/// How many fields of each record a response keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verbosity {
+    /// At most 5 fields per record.
+    Summary,
+    /// At most 15 (the default for summaries).
+    Compact,
+    /// At most 50.
+    Detailed,
+    /// Every field.
+    Raw,
+}
+
+impl Verbosity {
+    pub const ALL: [Verbosity; 4] = [
+        Verbosity::Summary,
+        Verbosity::Compact,
+        Verbosity::Detailed,
+        Verbosity::Raw,
+    ];
+
+    pub fn parse(s: &str) -> Option<Verbosity> {
+        Verbosity::ALL.into_iter().find(|v| v.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verbosity::Summary => "summary",
+            Verbosity::Compact => "compact",
+            Verbosity::Detailed => "detailed",
+            Verbosity::Raw => "raw",
+        }
+    }
+
+    /// Most fields per record; `None` for all.
+    pub fn max_fields(self) -> Option<usize> {
+        match self {
+            Verbosity::Summary => Some(5),
+            Verbosity::Compact => Some(15),
+            Verbosity::Detailed => Some(50),
+            Verbosity::Raw => None,
+        }
+    }
+
+    /// The next smaller level (summary stays summary).
+    pub fn smaller(self) -> Verbosity {
+        match self {
+            Verbosity::Raw => Verbosity::Detailed,
+            Verbosity::Detailed => Verbosity::Compact,
+            _ => Verbosity::Summary,
+        }
+    }
+}
+
+/// Each kind's fields, most useful first. Fields not named here follow in the
+/// record's own order.
+fn priorities(kind: EntityKind) -> &'static [&'static str] {
+    match kind {
+        EntityKind::Guild => &[
+            "id",
+            "owner",
+            "primaryReactorId",
+            "entrySubstationId",
+            "joinInfusionMinimum",
+            "entryRank",
+            "endpoint",
+        ],
+        EntityKind::Player => &[
+            "id",
+            "username",
+            "guildId",
+            "planetId",
+            "fleetId",
+            "substationId",
+            "guildRank",
+            "gridAttributes.ore",
+            "playerInventory.rocks.ore",
+            "playerInventory.balances",
+            "gridAttributes.capacity",
+            "gridAttributes.load",
+            "gridAttributes.structsLoad",
+            "gridAttributes.power",
+            "gridAttributes.lastAction",
+        ],
+        EntityKind::Planet => &[
+            "id",
+            "owner",
+            "status",
+            "maxOre",
+            "gridAttributes.ore",
+            "space",
+            "air",
+            "land",
+            "water",
+            "planetAttributes.planetaryShield",
+        ],
+        EntityKind::Reactor => &[
+            "id",
+            "owner",
+            "guildId",
+            "validator",
+            "defaultCommission",
+            "gridAttributes.power",
+            "gridAttributes.capacity",
+            "gridAttributes.load",
+        ],
+        EntityKind::Substation => &[
+            "id",
+            "owner",
+            "gridAttributes.capacity",
+            "gridAttributes.load",
+            "gridAttributes.connectionCount",
+            "gridAttributes.connectionCapacity",
+        ],
+        EntityKind::Struct => &[
+            "id",
+            "type",
+            "owner",
+            "structAttributes.status",
+            "locationId",
+            "locationType",
+            "operatingAmbit",
+            "slot",
+            "structAttributes.health",
+            "structAttributes.maxHealth",
+            "structAttributes.isBuilt",
+            "structAttributes.isOnline",
+        ],
+        EntityKind::Allocation => &[
+            "id",
+            "type",
+            "sourceObjectId",
+            "destinationId",
+            "controller",
+            "gridAttributes.power",
+            "locked",
+        ],
+        EntityKind::Infusion => &[
+            "id",
+            "playerId",
+            "destinationId",
+            "destinationType",
+            "fuel",
+            "power",
+            "ratio",
+            "commission",
+        ],
+        EntityKind::Address => &["id", "address", "playerId", "permissions"],
+        EntityKind::Fleet => &[
+            "id",
+            "owner",
+            "status",
+            "planetId",
+            "commandStruct",
+            "space",
+            "air",
+            "land",
+            "water",
+        ],
+        EntityKind::Provider => &[
+            "id",
+            "owner",
+            "substationId",
+            "rate",
+            "accessPolicy",
+            "capacityMinimum",
+            "capacityMaximum",
+            "durationMinimum",
+            "durationMaximum",
+        ],
+        EntityKind::Agreement => &[
+            "id",
+            "providerId",
+            "consumerId",
+            "allocationId",
+            "capacity",
+            "startBlock",
+            "endBlock",
+        ],
+    }
+}
+
+/// What to keep of each record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Selection {
+    /// The record's most useful fields, up to the level's count.
+    Verbosity(Verbosity),
+    /// Exactly these field paths (and everything under a path that names an object).
+    Fields(Vec<String>),
+}
+
+impl Selection {
+    /// Parses `fields` (`"id, owner,gridAttributes.ore"`): paths, dotted for nesting.
+    pub fn fields(text: &str) -> Selection {
+        Selection::Fields(
+            text.split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        )
+    }
+}
+
+/// A record's leaf fields: (path without the wrapper key, path in the JSON).
+fn leaves(record: &Map<String, Value>, wrapper: Option<&str>) -> Vec<(String, Vec<String>)> {
+    fn walk(
+        v: &Value,
+        json_path: &mut Vec<String>,
+        skip: usize,
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        match v {
+            Value::Object(obj) if !obj.is_empty() => {
+                for (k, child) in obj {
+                    json_path.push(k.clone());
+                    walk(child, json_path, skip, out);
+                    json_path.pop();
+                }
+            }
+            _ => {
+                let name = json_path[skip.min(json_path.len())..].join(".");
+                out.push((name, json_path.clone()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in record {
+        let mut path = vec![k.clone()];
+        // The wrapper's own key is not part of a field's name.
+        let skip = usize::from(Some(k.as_str()) == wrapper);
+        walk(v, &mut path, skip, &mut out);
+    }
+    out
+}
+
+/// Does `name` answer one of the selected paths (itself, or under it)?
+fn selected(name: &str, wrapper: Option<&str>, paths: &[String]) -> bool {
+    paths.iter().any(|p| {
+        let p = match wrapper {
+            // `Player.guildId` names the same field as `guildId`.
+            Some(w) => p
+                .strip_prefix(w)
+                .and_then(|rest| rest.strip_prefix('.'))
+                .unwrap_or(p),
+            None => p.as_str(),
+        };
+        name == p || (name.starts_with(p) && name.as_bytes().get(p.len()) == Some(&b'.'))
+    })
+}
+
+/// Keeps the chosen leaves of `record`, in place.
+fn keep(record: &mut Map<String, Value>, chosen: &[Vec<String>]) {
+    fn retain(v: &mut Value, depth: usize, chosen: &[&Vec<String>]) {
+        let Value::Object(obj) = v else { return };
+        let keys: Vec<String> = obj.keys().cloned().collect();
+        for k in keys {
+            let below: Vec<&Vec<String>> = chosen
+                .iter()
+                .filter(|p| p.get(depth) == Some(&k))
+                .copied()
+                .collect();
+            if below.is_empty() {
+                obj.remove(&k);
+            } else if below.iter().all(|p| p.len() > depth + 1)
+                && let Some(child) = obj.get_mut(&k)
+            {
+                retain(child, depth + 1, &below);
+            }
+        }
+    }
+    let refs: Vec<&Vec<String>> = chosen.iter().collect();
+    let mut whole = Value::Object(std::mem::take(record));
+    retain(&mut whole, 0, &refs);
+    if let Value::Object(obj) = whole {
+        *record = obj;
+    }
+}
+
+/// Shapes one record: which leaves survive.
+fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize {
+    let Some(id) = own_id(record) else { return 0 };
+    let wrapper = id.kind.rest_key().filter(|k| record.contains_key(*k));
+    let all = leaves(record, wrapper);
+    // A references entry's own fields are the reference, not the entity: always kept.
+    let is_meta = |name: &str, json_path: &[String]| {
+        json_path.len() == 1 && (ENTRY_FIELDS.contains(&name) || name == "id")
+    };
+    let chosen: Vec<Vec<String>> = match selection {
+        Selection::Verbosity(v) => {
+            let Some(max) = v.max_fields() else {
+                return all.len();
+            };
+            let mut order: Vec<usize> = Vec::with_capacity(all.len());
+            let meta: Vec<usize> = (0..all.len())
+                .filter(|&i| is_meta(&all[i].0, &all[i].1))
+                .collect();
+            for p in priorities(id.kind) {
+                if let Some(i) = all.iter().position(|(name, _)| name == p)
+                    && !meta.contains(&i)
+                {
+                    order.push(i);
+                }
+            }
+            for i in 0..all.len() {
+                if !order.contains(&i) && !meta.contains(&i) {
+                    order.push(i);
+                }
+            }
+            order.truncate(max);
+            order.extend(meta);
+            order.sort_unstable();
+            order.into_iter().map(|i| all[i].1.clone()).collect()
+        }
+        Selection::Fields(paths) => all
+            .iter()
+            // The id always stays, so a shaped record still says which entity it is.
+            .filter(|(name, json_path)| {
+                name == "id" || is_meta(name, json_path) || selected(name, wrapper, paths)
+            })
+            .map(|(_, p)| p.clone())
+            .collect(),
+    };
+    let kept = chosen.len();
+    keep(record, &chosen);
+    kept
+}
+
+/// What shaping did, for the envelope's metadata.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Shaped {
+    /// Records found and shaped.
+    pub records: usize,
+    /// The most fields any record kept.
+    pub max_fields: usize,
+}
+
+/// Shapes every record in `value`. A value with no records at all (the block height,
+/// a validation result) gets a field selection applied to its own top level.
+pub fn shape(value: &mut Value, selection: &Selection) -> Shaped {
+    let mut shaped = Shaped::default();
+    visit(value, selection, &mut shaped);
+    if shaped.records == 0
+        && let (Selection::Fields(paths), Value::Object(obj)) = (selection, value)
+    {
+        let all = leaves(obj, None);
+        let chosen: Vec<Vec<String>> = all
+            .into_iter()
+            .filter(|(name, _)| selected(name, None, paths))
+            .map(|(_, p)| p)
+            .collect();
+        shaped.max_fields = chosen.len();
+        keep(obj, &chosen);
+    }
+    shaped
+}
+
+fn visit(value: &mut Value, selection: &Selection, shaped: &mut Shaped) {
+    match value {
+        Value::Object(obj) => {
+            if own_id(obj).is_some() {
+                let kept = shape_record(obj, selection);
+                shaped.records += 1;
+                shaped.max_fields = shaped.max_fields.max(kept);
+            } else {
+                for child in obj.values_mut() {
+                    visit(child, selection, shaped);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                visit(item, selection, shaped);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The marker that ends a truncated string.
+pub const TRUNCATED: &str = "…[truncated]";
+
+/// Cuts strings longer than `max_chars` (at a character boundary) and marks them.
+pub fn truncate_strings(value: &mut Value, max_chars: usize) {
+    match value {
+        Value::String(s) if s.chars().count() > max_chars => {
+            let cut = s.char_indices().nth(max_chars).map_or(s.len(), |(i, _)| i);
+            s.truncate(cut);
+            s.push_str(TRUNCATED);
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| truncate_strings(v, max_chars)),
+        Value::Object(obj) => obj
+            .values_mut()
+            .for_each(|v| truncate_strings(v, max_chars)),
+        _ => {}
+    }
+}
+
+/// Keeps the first `keep` items of every array longer than that, and states what was
+/// there: `{"sample": [...first items...], "total": 120, "sampled": true}`.
+pub fn sample_arrays(value: &mut Value, keep: usize) {
+    match value {
+        Value::Array(items) => {
+            items.iter_mut().for_each(|v| sample_arrays(v, keep));
+            if items.len() > keep {
+                let total = items.len();
+                items.truncate(keep);
+                let sample = std::mem::take(items);
+                *value = serde_json::json!({"sample": sample, "total": total, "sampled": true});
+            }
+        }
+        Value::Object(obj) => obj.values_mut().for_each(|v| sample_arrays(v, keep)),
+        _ => {}
+    }
+}
+
+/// Keeps the first `keep` entries of every object that maps ids to records (the
+/// `references` map), stating how many there were.
+pub fn sample_record_maps(value: &mut Value, keep: usize) {
+    let Value::Object(obj) = value else { return };
+    for (_, child) in obj.iter_mut() {
+        if let Value::Object(map) = child
+            && map.len() > keep
+            && map
+                .values()
+                .all(|v| v.as_object().is_some_and(|o| own_id(o).is_some()))
+        {
+            let total = map.len();
+            let first: Map<String, Value> = map
+                .iter()
+                .take(keep)
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            *child = serde_json::json!({"sample": first, "total": total, "sampled": true});
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn player() -> Value {
+        json!({
+            "Player": {"id": "1-1", "index": "1", "guildId": "0-1", "substationId": "4-1",
+                       "creator": "structs1x", "primaryAddress": "structs1x", "planetId": "2-1",
+                       "fleetId": "9-1", "guildRank": "1", "username": "nova", "pfp": ""},
+            "gridAttributes": {"ore": "3", "fuel": "0", "capacity": "7", "load": "0",
+                               "structsLoad": "6", "power": "0", "lastAction": "9", "nonce": "1"},
+            "playerInventory": {"rocks": {"ore": "1"}, "balances": [{"denom": "ualpha", "amount": "5"}]}
+        })
+    }
+
+    fn count(v: &Value) -> usize {
+        leaves(v.as_object().unwrap(), Some("Player")).len()
+    }
+
+    #[test]
+    fn verbosity_keeps_the_kinds_most_useful_fields_in_the_records_order() {
+        let mut v = player();
+        let s = shape(&mut v, &Selection::Verbosity(Verbosity::Summary));
+        assert_eq!(s.records, 1);
+        assert_eq!(count(&v), 5);
+        assert_eq!(
+            v,
+            json!({"Player": {"id": "1-1", "guildId": "0-1", "planetId": "2-1", "fleetId": "9-1", "username": "nova"}})
+        );
+        let mut v = player();
+        shape(&mut v, &Selection::Verbosity(Verbosity::Compact));
+        assert_eq!(count(&v), 15);
+        assert_eq!(v["gridAttributes"]["ore"], "3");
+        assert_eq!(
+            v["playerInventory"]["balances"][0]["amount"], "5",
+            "an array is one field"
+        );
+        let mut v = player();
+        shape(&mut v, &Selection::Verbosity(Verbosity::Raw));
+        assert_eq!(v, player());
+    }
+
+    #[test]
+    fn field_selection_takes_paths_with_or_without_the_wrapper_and_whole_objects() {
+        let mut v = player();
+        shape(
+            &mut v,
+            &Selection::fields("username, Player.planetId,gridAttributes.ore,playerInventory"),
+        );
+        assert_eq!(
+            v,
+            json!({
+                "Player": {"id": "1-1", "planetId": "2-1", "username": "nova"},
+                "gridAttributes": {"ore": "3"},
+                "playerInventory": {"rocks": {"ore": "1"}, "balances": [{"denom": "ualpha", "amount": "5"}]}
+            })
+        );
+        // A prefix of a name is not a path: `grid` selects nothing.
+        let mut v = player();
+        shape(&mut v, &Selection::fields("grid"));
+        assert_eq!(v, json!({"Player": {"id": "1-1"}}));
+    }
+
+    #[test]
+    fn records_are_shaped_wherever_they_are_and_reference_fields_stay() {
+        let mut v = json!({
+            "players": [player(), player()],
+            "references": {"0-1": {"reference_type": "guild", "id": "0-1", "status": "success",
+                                   "referenced_from": "guildId", "referenced_in": "1-1", "depth": 1,
+                                   "Guild": {"id": "0-1", "owner": "1-1", "endpoint": "x", "entryRank": "2",
+                                             "creator": "c", "primaryReactorId": "3-1"}}},
+            "timestamp": "t"
+        });
+        let s = shape(&mut v, &Selection::Verbosity(Verbosity::Summary));
+        assert_eq!(s.records, 3);
+        assert_eq!(v["timestamp"], "t");
+        let r = &v["references"]["0-1"];
+        assert_eq!(r["referenced_from"], "guildId");
+        assert_eq!(r["depth"], 1);
+        assert_eq!(
+            r["Guild"],
+            json!({"id": "0-1", "owner": "1-1", "endpoint": "x", "entryRank": "2", "primaryReactorId": "3-1"})
+        );
+    }
+
+    #[test]
+    fn fields_on_a_result_without_records_select_its_top_level() {
+        let mut v = json!({"height": 5, "paused": true, "source": "sim"});
+        shape(&mut v, &Selection::fields("height,source"));
+        assert_eq!(v, json!({"height": 5, "source": "sim"}));
+    }
+
+    #[test]
+    fn truncation_and_sampling_are_marked() {
+        let mut v =
+            json!({"text": "é".repeat(300), "short": "ok", "rows": (0..30).collect::<Vec<_>>()});
+        truncate_strings(&mut v, 100);
+        sample_arrays(&mut v, 5);
+        let text = v["text"].as_str().unwrap();
+        assert!(text.ends_with(TRUNCATED));
+        assert_eq!(text.chars().count(), 100 + TRUNCATED.chars().count());
+        assert_eq!(v["short"], "ok");
+        assert_eq!(
+            v["rows"],
+            json!({"sample": [0, 1, 2, 3, 4], "total": 30, "sampled": true})
+        );
+    }
+}

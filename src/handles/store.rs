@@ -1,0 +1,252 @@
+//! Where full results live while their handles are valid: a store trait and the
+//! in-memory store (the default).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::core::error::{ErrorCode, ToolError};
+use crate::source::BoxFuture;
+
+/// What a store knows of a handle besides its data.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HandleMeta {
+    pub handle: String,
+    pub tool: String,
+    /// Serialized size of the stored result, in bytes.
+    pub size_bytes: usize,
+    /// Rows the result pages over (see `page.rs`).
+    pub rows: usize,
+    pub created: DateTime<Utc>,
+    pub expires: DateTime<Utc>,
+    /// Fetches served so far.
+    pub hits: u64,
+}
+
+impl HandleMeta {
+    pub fn to_json(&self, now: DateTime<Utc>) -> Value {
+        json!({
+            "handle": self.handle,
+            "tool_name": self.tool,
+            "size_bytes": self.size_bytes,
+            "rows": self.rows,
+            "created": self.created.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "expires": self.expires.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "age_sec": (now - self.created).num_seconds().max(0),
+            "expires_in_sec": (self.expires - now).num_seconds().max(0),
+            "hits": self.hits,
+        })
+    }
+}
+
+/// A stored result.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    pub meta: HandleMeta,
+    pub data: Arc<Value>,
+}
+
+/// Why a handle has nothing to give.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Missing {
+    /// No such handle was ever stored here (or it was cleaned long ago).
+    Unknown,
+    /// It existed and expired at this time.
+    Expired(DateTime<Utc>),
+}
+
+impl Missing {
+    pub fn to_error(&self, handle: &str) -> ToolError {
+        let e = match self {
+            Missing::Unknown => ToolError::field(
+                ErrorCode::ResourceNotFound,
+                "handle",
+                format!("no result is stored under {handle:?}"),
+            ),
+            Missing::Expired(at) => ToolError::field(
+                ErrorCode::ResourceExpired,
+                "handle",
+                format!(
+                    "the result under {handle:?} expired at {}; run the tool again",
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ),
+            ),
+        };
+        e.with_resource_uri(format!("structs://handles/{handle}"))
+    }
+}
+
+/// A place to keep full results under handles. Implementations are shared by every
+/// call, so they take `&self` and synchronise inside.
+pub trait HandleStore: Send + Sync {
+    /// `memory` or `redis`, for the console and errors.
+    fn name(&self) -> &'static str;
+
+    fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>>;
+
+    /// The result under `handle`, counting a hit, as of `now`.
+    fn get(
+        &self,
+        handle: &str,
+        now: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<Result<Stored, Missing>, ToolError>>;
+
+    /// Every live handle's metadata, newest first.
+    fn list(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<Vec<HandleMeta>, ToolError>>;
+
+    /// Drops what expired before `now`; returns how many.
+    fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>>;
+}
+
+/// How long an expired handle is still recognised as expired (rather than unknown).
+pub const EXPIRED_MEMORY: Duration = Duration::from_secs(3600);
+
+/// Results in this process's memory.
+#[derive(Default)]
+pub struct MemoryStore {
+    state: Mutex<MemoryState>,
+}
+
+#[derive(Default)]
+struct MemoryState {
+    live: HashMap<String, Stored>,
+    /// Handles cleaned up, with when they expired, so a late fetch hears "expired".
+    expired: HashMap<String, DateTime<Utc>>,
+}
+
+impl MemoryStore {
+    fn lock(&self) -> std::sync::MutexGuard<'_, MemoryState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl HandleStore for MemoryStore {
+    fn name(&self) -> &'static str {
+        "memory"
+    }
+
+    fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
+        let mut s = self.lock();
+        s.expired.remove(&meta.handle);
+        s.live.insert(meta.handle.clone(), Stored { meta, data });
+        Box::pin(async { Ok(()) })
+    }
+
+    fn get(
+        &self,
+        handle: &str,
+        now: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<Result<Stored, Missing>, ToolError>> {
+        let mut s = self.lock();
+        let found = match s.live.get_mut(handle) {
+            Some(stored) if stored.meta.expires > now => {
+                stored.meta.hits += 1;
+                Ok(stored.clone())
+            }
+            Some(stored) => Err(Missing::Expired(stored.meta.expires)),
+            None => Err(s
+                .expired
+                .get(handle)
+                .map_or(Missing::Unknown, |at| Missing::Expired(*at))),
+        };
+        Box::pin(async { Ok(found) })
+    }
+
+    fn list(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<Vec<HandleMeta>, ToolError>> {
+        let s = self.lock();
+        let mut live: Vec<HandleMeta> = s
+            .live
+            .values()
+            .filter(|v| v.meta.expires > now)
+            .map(|v| v.meta.clone())
+            .collect();
+        live.sort_by(|a, b| b.created.cmp(&a.created).then(a.handle.cmp(&b.handle)));
+        Box::pin(async { Ok(live) })
+    }
+
+    fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>> {
+        let mut s = self.lock();
+        let gone: Vec<(String, DateTime<Utc>)> = s
+            .live
+            .iter()
+            .filter(|(_, v)| v.meta.expires <= now)
+            .map(|(k, v)| (k.clone(), v.meta.expires))
+            .collect();
+        for (handle, at) in &gone {
+            s.live.remove(handle);
+            s.expired.insert(handle.clone(), *at);
+        }
+        let forget = chrono::Duration::from_std(EXPIRED_MEMORY).unwrap_or_default();
+        s.expired.retain(|_, at| *at + forget > now);
+        let n = gone.len();
+        Box::pin(async move { Ok(n) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn meta(handle: &str, created: DateTime<Utc>, ttl: i64) -> HandleMeta {
+        HandleMeta {
+            handle: handle.into(),
+            tool: "t".into(),
+            size_bytes: 1,
+            rows: 1,
+            created,
+            expires: created + chrono::Duration::seconds(ttl),
+            hits: 0,
+        }
+    }
+
+    #[tokio::test]
+    async fn ttl_expiry_cleanup_and_hits() {
+        let t0: DateTime<Utc> = "2026-11-21T12:00:00Z".parse().unwrap();
+        let s = MemoryStore::default();
+        s.put(meta("a", t0, 60), Arc::new(serde_json::json!(1)))
+            .await
+            .unwrap();
+        s.put(
+            meta("b", t0 + chrono::Duration::seconds(1), 600),
+            Arc::new(serde_json::json!(2)),
+        )
+        .await
+        .unwrap();
+        let got = s.get("a", t0).await.unwrap().unwrap();
+        assert_eq!(*got.data, serde_json::json!(1));
+        assert_eq!(got.meta.hits, 1);
+        assert_eq!(s.get("a", t0).await.unwrap().unwrap().meta.hits, 2);
+        let names = |v: Vec<HandleMeta>| v.into_iter().map(|m| m.handle).collect::<Vec<_>>();
+        assert_eq!(
+            names(s.list(t0 + chrono::Duration::seconds(2)).await.unwrap()),
+            ["b", "a"]
+        );
+
+        let later = t0 + chrono::Duration::seconds(61);
+        assert_eq!(
+            s.get("a", later).await.unwrap().unwrap_err(),
+            Missing::Expired(t0 + chrono::Duration::seconds(60))
+        );
+        assert_eq!(names(s.list(later).await.unwrap()), ["b"]);
+        assert_eq!(s.cleanup(later).await.unwrap(), 1);
+        assert_eq!(s.cleanup(later).await.unwrap(), 0);
+        // Remembered as expired for a while after cleanup, then unknown.
+        assert!(matches!(
+            s.get("a", later).await.unwrap(),
+            Err(Missing::Expired(_))
+        ));
+        let much_later = later + chrono::Duration::from_std(EXPIRED_MEMORY).unwrap();
+        s.cleanup(much_later).await.unwrap();
+        assert_eq!(
+            s.get("a", much_later).await.unwrap().unwrap_err(),
+            Missing::Unknown
+        );
+        assert_eq!(
+            s.get("zzz", t0).await.unwrap().unwrap_err(),
+            Missing::Unknown
+        );
+    }
+}

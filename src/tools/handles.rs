@@ -1,0 +1,136 @@
+//! Handle tools: read back a result that was too large to return
+//! (`structs_handle_fetch`), and list the live handles (`structs_handle_list`).
+
+use serde_json::{Value, json};
+
+use super::opt_str;
+use crate::core::error::ToolError;
+use crate::core::{Core, Registry, ToolSpec};
+use crate::handles::shape::{Selection, Verbosity, shape};
+use crate::handles::{
+    DEFAULT_PAGE_SIZE, PAGE_BUDGET, Shaping, bad_page, fields_schema, page, verbosity_schema,
+};
+use crate::references::Support;
+
+/// The pattern of a handle.
+pub const HANDLE_PATTERN: &str = "^structs:[a-z_]+:[0-9]+:[0-9a-f]{8}$";
+
+/// Most handles one list shows.
+const LIST_MAX: usize = 100;
+
+pub fn register(registry: &mut Registry) {
+    registry.add(
+        ToolSpec {
+            name: "structs_handle_fetch",
+            description: "Read back a result that was over the 25 KB limit, by the \
+                result_handle its envelope gave, a page at a time (each page under the \
+                limit; merge pages in order to rebuild the whole: arrays extend, maps merge). \
+                Optional fields and verbosity shape each record. Says the handle's age, expiry \
+                and size. An unknown handle is RESOURCE_NOT_FOUND, an expired one \
+                RESOURCE_EXPIRED.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "handle": {"type": "string", "pattern": HANDLE_PATTERN, "maxLength": 120,
+                               "description": "The result_handle, e.g. \"structs:player:1763726400:1a2b3c4d\"."},
+                    "fields": fields_schema(),
+                    "verbosity": verbosity_schema("raw"),
+                    "page": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1,
+                             "description": "Which page, from 1."},
+                    "page_size": {"type": "integer", "minimum": 1, "maximum": 100,
+                                  "default": DEFAULT_PAGE_SIZE,
+                                  "description": "Rows per page (1-100, default 20); a page also stops before 23 KB of data."}
+                },
+                "required": ["handle"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Own,
+        },
+        fetch,
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_handle_list",
+            description: "The live result handles, newest first (at most 100): tool, size, \
+                rows, age, time to expiry and hits of each.",
+            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+            references: Support::None,
+            shaping: Shaping::Own,
+        },
+        list,
+    );
+}
+
+fn whole(args: &Value, field: &str) -> Option<usize> {
+    args.get(field)
+        .and_then(|v| v.as_u64().or_else(|| v.as_f64().map(|f| f as u64)))
+        .map(|n| n as usize)
+}
+
+async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
+    let handle = opt_str(&args, "handle").unwrap_or_default().to_string();
+    core.maybe_clean_handles().await;
+    let now = core.now();
+    let stored = core
+        .handle_store()
+        .get(&handle, now)
+        .await?
+        .map_err(|missing| missing.to_error(&handle))?;
+    let verbosity = opt_str(&args, "verbosity")
+        .and_then(Verbosity::parse)
+        .unwrap_or(Verbosity::Raw);
+    let selection = match opt_str(&args, "fields") {
+        Some(text) => Selection::fields(text),
+        None => Selection::Verbosity(verbosity),
+    };
+    let page_no = whole(&args, "page").unwrap_or(1);
+    let page_size = whole(&args, "page_size").unwrap_or(DEFAULT_PAGE_SIZE);
+    let shaped;
+    let data = if selection == Selection::Verbosity(Verbosity::Raw) {
+        stored.data.as_ref()
+    } else {
+        let mut copy = (*stored.data).clone();
+        shape(&mut copy, &selection);
+        shaped = copy;
+        &shaped
+    };
+    let Some(p) = page::page(data, page_no, page_size, PAGE_BUDGET) else {
+        let total = page::page(data, 1, page_size, PAGE_BUDGET).map_or(1, |p| p.total_pages);
+        return Err(bad_page(page_no, total));
+    };
+    let mut metadata = stored.meta.to_json(now);
+    metadata["verbosity"] = json!(match &selection {
+        Selection::Fields(_) => "fields",
+        Selection::Verbosity(v) => v.as_str(),
+    });
+    Ok(json!({
+        "handle": handle,
+        "data": p.data,
+        "page_info": {
+            "has_more": p.page < p.total_pages,
+            "total": p.total_rows,
+            "current_page": p.page,
+            "total_pages": p.total_pages,
+            "rows": [p.rows.start, p.rows.end],
+            "cut": p.cut,
+        },
+        "metadata": metadata,
+        "timestamp": core.timestamp(),
+    }))
+}
+
+async fn list(core: Core, _args: Value) -> Result<Value, ToolError> {
+    let now = core.now();
+    let store = core.handle_store();
+    store.cleanup(now).await?;
+    let all = store.list(now).await?;
+    let shown: Vec<Value> = all.iter().take(LIST_MAX).map(|m| m.to_json(now)).collect();
+    Ok(json!({
+        "handles": shown,
+        "total": all.len(),
+        "store": store.name(),
+        "ttl_secs": core.handle_config().ttl_secs,
+        "timestamp": core.timestamp(),
+    }))
+}
