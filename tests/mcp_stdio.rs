@@ -329,3 +329,87 @@ async fn references_over_mcp_by_argument_and_by_configuration() {
     assert!(stderr.contains("structs_query_plaent"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A result over 25 KB over MCP: an envelope with a resource link, and the stored
+/// result readable page by page with resources/read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_results_are_handles_readable_as_resources() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args([
+        "--headless",
+        "--paused",
+        "--log-level",
+        "warn",
+        "--world-size",
+        "200",
+    ]);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let info = client.peer_info().unwrap();
+    assert!(info.capabilities.resources.is_some());
+
+    let result = client
+        .call_tool(
+            CallToolRequestParams::new("structs_list_players")
+                .with_arguments(args(json!({"page_size": 100}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(false));
+    let envelope = result.structured_content.clone().unwrap();
+    assert_eq!(envelope["status"], "partial");
+    assert!(envelope.to_string().len() <= 25_600);
+    let handle = envelope["result_handle"].as_str().unwrap();
+    let link = result
+        .content
+        .iter()
+        .find_map(|c| c.as_resource_link())
+        .expect("a resource link");
+    assert_eq!(link.uri, format!("structs://handles/{handle}"));
+    assert_eq!(link.size, envelope["metadata"]["size_bytes"].as_u64());
+
+    // The handle is listed, and its pages read back.
+    let resources = client.list_all_resources().await.unwrap();
+    assert!(resources.iter().any(|r| r.uri == link.uri));
+    let total_pages = envelope["page_info"]["total_pages"].as_u64().unwrap();
+    let mut players = 0;
+    for page in 1..=total_pages {
+        let read = client
+            .read_resource(ReadResourceRequestParams::new(format!(
+                "{}?page={page}",
+                link.uri
+            )))
+            .await
+            .unwrap();
+        let ResourceContents::TextResourceContents {
+            text, mime_type, ..
+        } = &read.contents[0]
+        else {
+            panic!("text contents expected");
+        };
+        assert_eq!(mime_type.as_deref(), Some("application/json"));
+        assert!(text.len() <= 25_600);
+        let body: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(body["page_info"]["current_page"], page);
+        players += body["data"]["players"].as_array().map_or(0, Vec::len);
+    }
+    assert_eq!(players, 100, "the page's 100 players, all of them");
+
+    // An unknown handle is an error that says so; the server keeps serving.
+    let err = client
+        .read_resource(ReadResourceRequestParams::new(
+            "structs://handles/structs:player:1:00000000",
+        ))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no result is stored"), "{err}");
+    let again = client
+        .call_tool(
+            CallToolRequestParams::new("structs_handle_list").with_arguments(args(json!({}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.structured_content.unwrap()["total"], 1);
+    client.cancel().await.unwrap();
+}

@@ -5,8 +5,10 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -54,20 +56,106 @@ impl McpServer {
     ) -> CallToolResult {
         let args = arguments.map_or(Value::Null, Value::Object);
         match self.core.call_json(name, args).await {
-            Ok(value) => CallToolResult::structured(value),
+            Ok(value) => {
+                let link = handle_link(&value);
+                let mut result = CallToolResult::structured(value);
+                // A partial result points at its stored whole, readable as a resource.
+                if let Some(link) = link {
+                    result.content.push(ContentBlock::resource_link(link));
+                }
+                result
+            }
             Err(error) => CallToolResult::structured_error(error),
+        }
+    }
+
+    /// `resources/read` of `structs://handles/{handle}[?page=N&page_size=M&fields=..&verbosity=..]`:
+    /// one page of the stored result, as `structs_handle_fetch` gives it.
+    pub async fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let Some(rest) = uri.strip_prefix(HANDLE_URI) else {
+            return Err(McpError::resource_not_found(
+                format!("no resource {uri:?}; handles are {HANDLE_URI}{{handle}}"),
+                None,
+            ));
+        };
+        let (handle, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let mut args = serde_json::Map::new();
+        args.insert("handle".into(), Value::String(handle.to_string()));
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = match k {
+                "page" | "page_size" => v
+                    .parse::<u64>()
+                    .map(Value::from)
+                    .unwrap_or_else(|_| Value::String(v.to_string())),
+                "fields" | "verbosity" => Value::String(v.replace("%2C", ",")),
+                _ => {
+                    return Err(McpError::invalid_params(
+                        format!(
+                            "unknown query parameter {k:?}; use page, page_size, fields, verbosity"
+                        ),
+                        None,
+                    ));
+                }
+            };
+            args.insert(k.to_string(), value);
+        }
+        match self
+            .core
+            .call_json("structs_handle_fetch", Value::Object(args))
+            .await
+        {
+            Ok(page) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(page.to_string(), uri).with_mime_type("application/json"),
+            ])),
+            Err(error) => {
+                let message = error["error"]["message"]
+                    .as_str()
+                    .unwrap_or("cannot read the handle")
+                    .to_string();
+                Err(McpError::resource_not_found(message, Some(error)))
+            }
         }
     }
 }
 
+/// Where stored results live as MCP resources.
+pub const HANDLE_URI: &str = "structs://handles/";
+
+/// The resource link of a partial result, if it is one.
+fn handle_link(value: &Value) -> Option<Resource> {
+    if value.get("status")?.as_str()? != "partial" {
+        return None;
+    }
+    let handle = value.get("result_handle")?.as_str()?;
+    let meta = value.get("metadata");
+    let mut link = Resource::new(format!("{HANDLE_URI}{handle}"), handle)
+        .with_mime_type("application/json")
+        .with_description(format!(
+            "The whole result of {}, {} pages; read with ?page=N",
+            meta.and_then(|m| m["tool_name"].as_str())
+                .unwrap_or("the tool"),
+            value["page_info"]["total_pages"]
+        ));
+    if let Some(size) = meta.and_then(|m| m["size_bytes"].as_u64()) {
+        link = link.with_size(size);
+    }
+    Some(link)
+}
+
 impl ServerHandler for McpServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(
-                Implementation::new("structs-console", env!("CARGO_PKG_VERSION"))
-                    .with_title("Structs console"),
-            )
-            .with_instructions(INSTRUCTIONS)
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("structs-console", env!("CARGO_PKG_VERSION"))
+                .with_title("Structs console"),
+        )
+        .with_instructions(INSTRUCTIONS)
     }
 
     async fn list_tools(
@@ -76,6 +164,59 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let now = self.core.now();
+        let live = self
+            .core
+            .handle_store()
+            .list(now)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        let resources = live
+            .into_iter()
+            .map(|m| {
+                Resource::new(format!("{HANDLE_URI}{}", m.handle), m.handle.clone())
+                    .with_mime_type("application/json")
+                    .with_size(m.size_bytes as u64)
+                    .with_description(format!(
+                        "{} result, {} rows, expires in {} s",
+                        m.tool,
+                        m.rows,
+                        (m.expires - now).num_seconds().max(0)
+                    ))
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(
+                format!("{HANDLE_URI}{{handle}}{{?page,page_size,fields,verbosity}}"),
+                "result handle",
+            )
+            .with_description(
+                "A stored result over the 25 KB limit, a page at a time (as structs_handle_fetch)",
+            ),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        Ok(self.read(&request.uri).await?.into())
     }
 
     async fn call_tool(
