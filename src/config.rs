@@ -13,12 +13,17 @@
 //!
 //! [references.tools.structs_list_structs]
 //! enabled = false
+//!
+//! [handles]
+//! ttl_secs = 900                 # how long a result over 25 KB stays fetchable
+//! cleanup_interval_secs = 60
 //! ```
 
 use std::path::Path;
 
 use serde::Deserialize;
 
+use crate::handles::HandleConfig;
 use crate::references::ReferenceConfig;
 
 /// Everything the configuration file can set.
@@ -26,6 +31,7 @@ use crate::references::ReferenceConfig;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub references: ReferenceConfig,
+    pub handles: HandleConfig,
 }
 
 impl Config {
@@ -39,6 +45,7 @@ impl Config {
     pub fn parse(text: &str) -> Result<Config, String> {
         let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
         config.references.validate()?;
+        config.handles.validate()?;
         Ok(config)
     }
 }
@@ -64,6 +71,10 @@ mod tests {
         assert_eq!(c.references.reference_depth, 2);
         let e = Config::parse("[references]\nreference_depth = 5\n").unwrap_err();
         assert!(e.contains("reference_depth"), "{e}");
+        let c = Config::parse("[handles]\nttl_secs = 60\n").unwrap();
+        assert_eq!(c.handles.ttl_secs, 60);
+        let e = Config::parse("[handles]\nttl_secs = 0\n").unwrap_err();
+        assert!(e.contains("ttl_secs"), "{e}");
         let e = Config::parse("[referencs]\n").unwrap_err();
         assert!(e.contains("referencs"), "{e}");
         let e = Config::parse("[references]\ninclude_references = \"most\"\n").unwrap_err();

@@ -90,6 +90,10 @@ struct Cli {
     #[arg(long, value_name = "SECS")]
     reference_cache_ttl: Option<u64>,
 
+    /// How long a result over 25 KB stays fetchable by its handle, in seconds.
+    #[arg(long, value_name = "SECS")]
+    handle_ttl: Option<u64>,
+
     /// Tools that never carry references, whatever a call asks (comma-separated or
     /// repeated).
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
@@ -141,6 +145,13 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
         r.tools.entry(tool.clone()).or_default().enabled = Some(false);
     }
     r.validate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    if let Some(secs) = cli.handle_ttl {
+        config.handles.ttl_secs = secs;
+    }
+    config
+        .handles
+        .validate()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(config)
 }
 
@@ -183,6 +194,7 @@ fn build_core(cli: &Cli, config: Config) -> anyhow::Result<Core> {
     let source = Arc::new(SimSource::new(world, clock));
     Core::builder(source)
         .references(config.references)
+        .handles(config.handles)
         .build()
         .map_err(|e| anyhow::anyhow!("{e}"))
 }

@@ -345,6 +345,7 @@ async fn large_results_are_handles_readable_as_resources() {
         "--world-size",
         "200",
     ]);
+    cmd.args(["--handle-ttl", "120"]);
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     let info = client.peer_info().unwrap();
     assert!(info.capabilities.resources.is_some());
@@ -368,6 +369,7 @@ async fn large_results_are_handles_readable_as_resources() {
         .expect("a resource link");
     assert_eq!(link.uri, format!("structs://handles/{handle}"));
     assert_eq!(link.size, envelope["metadata"]["size_bytes"].as_u64());
+    assert_eq!(envelope["metadata"]["expires_in_sec"], 120, "--handle-ttl");
 
     // The handle is listed, and its pages read back.
     let resources = client.list_all_resources().await.unwrap();

@@ -292,6 +292,13 @@ impl ReferenceTree {
         if self.request == Some(reply.id) {
             self.request = None;
             self.answer = match &reply.result {
+                // Over the size limit the core answers with an envelope; the whole answer
+                // waits under its handle.
+                Ok(answer) if answer["status"] == "partial" => Answer::Failed(format!(
+                    "the answer is over 25 KB; it is stored as {} (structs_handle_fetch); \
+                     try depth 1 or a kind filter",
+                    answer["result_handle"].as_str().unwrap_or("a handle")
+                )),
                 Ok(answer) => self.take(answer),
                 // The tree says what went wrong; the status line is left to the entity
                 // tree, which asked the same core about the same id at the same time.
