@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::core::Core;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::core::error::ToolError;
 use crate::references::extract::own_id;
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
 use store::HandleMeta;
@@ -276,12 +276,10 @@ async fn envelope(
         }
     }
     // Nothing of the data fits: name its fields and point at the handle.
-    let keys: Vec<&String> = data
+    let keys: Vec<Value> = data
         .as_object()
-        .map(|o| o.keys().collect())
+        .map(|o| o.keys().take(200).map(|k| json!(k)).collect())
         .unwrap_or_default();
-    let mut keys: Vec<Value> = keys.into_iter().take(200).map(|k| json!(k)).collect();
-    keys.truncate(200);
     Ok(envelope_json(EnvelopeParts {
         summary: json!({"fields": keys, "note": "too large to summarise; fetch it by handle"}),
         handle: &handle,
@@ -336,13 +334,4 @@ fn envelope_json(p: EnvelopeParts<'_>) -> Value {
         json!(format!("structs://handles/{}", p.handle)),
     );
     Value::Object(out)
-}
-
-/// The error for a bad handle argument or missing result.
-pub(crate) fn bad_page(page: usize, total: usize) -> ToolError {
-    ToolError::field(
-        ErrorCode::ValidationOutOfRange,
-        "page",
-        format!("must be 1-{total}, got {page}"),
-    )
 }

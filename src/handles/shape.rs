@@ -10,6 +10,7 @@
 
 use serde_json::{Map, Value};
 
+use super::page::is_record_map;
 use crate::entity::EntityKind;
 use crate::references::ENTRY_FIELDS;
 use crate::references::extract::own_id;
@@ -307,26 +308,27 @@ fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize
             let Some(max) = v.max_fields() else {
                 return all.len();
             };
-            let mut order: Vec<usize> = Vec::with_capacity(all.len());
-            let meta: Vec<usize> = (0..all.len())
-                .filter(|&i| is_meta(&all[i].0, &all[i].1))
-                .collect();
-            for p in priorities(id.kind) {
-                if let Some(i) = all.iter().position(|(name, _)| name == p)
-                    && !meta.contains(&i)
-                {
-                    order.push(i);
+            // Meta fields are kept outside the count; the rest in priority order, then
+            // in the record's order, up to the level's count.
+            let mut taken: Vec<bool> = all.iter().map(|(n, p)| is_meta(n, p)).collect();
+            let mut keep: Vec<usize> = (0..all.len()).filter(|&i| taken[i]).collect();
+            let ranked = priorities(id.kind)
+                .iter()
+                .filter_map(|p| all.iter().position(|(name, _)| name == p))
+                .chain(0..all.len());
+            let mut counted = 0;
+            for i in ranked {
+                if counted == max {
+                    break;
+                }
+                if !taken[i] {
+                    taken[i] = true;
+                    keep.push(i);
+                    counted += 1;
                 }
             }
-            for i in 0..all.len() {
-                if !order.contains(&i) && !meta.contains(&i) {
-                    order.push(i);
-                }
-            }
-            order.truncate(max);
-            order.extend(meta);
-            order.sort_unstable();
-            order.into_iter().map(|i| all[i].1.clone()).collect()
+            keep.sort_unstable();
+            keep.into_iter().map(|i| all[i].1.clone()).collect()
         }
         Selection::Fields(paths) => all
             .iter()
@@ -439,9 +441,7 @@ pub fn sample_record_maps(value: &mut Value, keep: usize) {
     for (_, child) in obj.iter_mut() {
         if let Value::Object(map) = child
             && map.len() > keep
-            && map
-                .values()
-                .all(|v| v.as_object().is_some_and(|o| own_id(o).is_some()))
+            && is_record_map(map)
         {
             let total = map.len();
             let first: Map<String, Value> = map

@@ -9,6 +9,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
 use crate::core::error::{ErrorCode, ToolError};
+use crate::core::schema::whole_number as whole;
 use crate::entity::EntityKind;
 
 /// How a tool takes part in references.
@@ -310,15 +311,6 @@ pub fn schema_properties(support: Support) -> Map<String, Value> {
                "description": "\"indicate\" (default): a failed reference appears with status \"failed\" and its error; \"omit\": it is left out."}),
     );
     p
-}
-
-/// A whole number argument; the schema accepts `2.0` as an integer, so it is one here.
-fn whole(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| {
-        v.as_f64()
-            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
-            .map(|f| f as u64)
-    })
 }
 
 /// Works out a call's plan from the server configuration, the tool and the call's

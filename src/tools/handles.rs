@@ -4,11 +4,12 @@
 use serde_json::{Value, json};
 
 use super::opt_str;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::handles::shape::{Selection, Verbosity, shape};
 use crate::handles::{
-    DEFAULT_PAGE_SIZE, PAGE_BUDGET, Shaping, bad_page, fields_schema, page, verbosity_schema,
+    DEFAULT_PAGE_SIZE, PAGE_BUDGET, Shaping, fields_schema, page, verbosity_schema,
 };
 use crate::references::Support;
 
@@ -63,9 +64,15 @@ pub fn register(registry: &mut Registry) {
 }
 
 fn whole(args: &Value, field: &str) -> Option<usize> {
-    args.get(field)
-        .and_then(|v| v.as_u64().or_else(|| v.as_f64().map(|f| f as u64)))
-        .map(|n| n as usize)
+    args.get(field).and_then(whole_number).map(|n| n as usize)
+}
+
+fn bad_page(page: usize, total: usize) -> ToolError {
+    ToolError::field(
+        ErrorCode::ValidationOutOfRange,
+        "page",
+        format!("must be 1-{total}, got {page}"),
+    )
 }
 
 async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use super::{id_schema, kind_arg, opt_str, parse_id};
 use crate::core::error::{ErrorCode, ToolError};
+use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
 use crate::handles::Shaping;
@@ -188,8 +189,7 @@ async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value
     };
     let page_size = args
         .get("page_size")
-        // The schema allows integral floats (`20.0`), which are integers in JSON Schema.
-        .and_then(|v| v.as_u64().or_else(|| v.as_f64().map(|f| f as u64)))
+        .and_then(whole_number)
         .unwrap_or(DEFAULT_PAGE_SIZE);
     let mut query = ListQuery::new(kind, page_size as usize);
     if let Some(key) = opt_str(&args, "page_key") {
