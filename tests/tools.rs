@@ -598,3 +598,33 @@ fn struct_types_are_queried_by_integer_id() {
         assert_eq!(err_field(&e), "struct_type");
     }
 }
+
+/// JSON Schema counts `2.0` as an integer; the tools read it as one.
+#[test]
+fn integral_floats_are_read_as_the_integers_they_are() {
+    let c = core();
+    let v = call(
+        &c,
+        "structs_query_struct_type",
+        json!({"struct_type": 14.0}),
+    )
+    .unwrap();
+    assert_eq!(
+        v,
+        call(&c, "structs_query_struct_type", json!({"struct_type": 14})).unwrap()
+    );
+    let v = call(
+        &c,
+        "structs_clock_control",
+        json!({"action": "step", "blocks": 3.0}),
+    )
+    .unwrap();
+    assert_eq!(v["height"], WorldConfig::DEFAULT_HEIGHT + 3);
+    let e = call(
+        &c,
+        "structs_clock_control",
+        json!({"action": "pause", "blocks": 2.0}),
+    )
+    .unwrap_err();
+    assert_eq!(err_field(&e), "blocks");
+}

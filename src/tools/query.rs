@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 
 use super::{id_arg, id_schema};
 use crate::core::error::{ErrorCode, ToolError};
+use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
@@ -180,7 +181,7 @@ async fn query_entity(core: Core, args: Value) -> Result<Value, ToolError> {
 }
 
 async fn query_struct_type(core: Core, args: Value) -> Result<Value, ToolError> {
-    let id = args["struct_type"].as_u64().unwrap_or_default();
+    let id = whole_number(&args["struct_type"]).unwrap_or_default();
     let record = u8::try_from(id).ok().and_then(struct_type).ok_or_else(|| {
         ToolError::field(
             ErrorCode::ValidationOutOfRange,
@@ -196,7 +197,7 @@ async fn block_height(core: Core, _args: Value) -> Result<Value, ToolError> {
 }
 
 async fn clock_control(core: Core, args: Value) -> Result<Value, ToolError> {
-    let blocks = args.get("blocks").and_then(Value::as_u64);
+    let blocks = args.get("blocks").and_then(whole_number);
     let action = match args["action"].as_str() {
         Some("pause") => ClockAction::Pause,
         Some("resume") => ClockAction::Resume,
