@@ -17,6 +17,8 @@
 //! [handles]
 //! ttl_secs = 900                 # how long a result over 25 KB stays fetchable
 //! cleanup_interval_secs = 60
+//! store = "memory"              # or "redis://127.0.0.1:6379/0" to share handles
+//! redis_prefix = "structs-console"
 //! ```
 
 use std::path::Path;

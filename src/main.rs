@@ -94,6 +94,11 @@ struct Cli {
     #[arg(long, value_name = "SECS")]
     handle_ttl: Option<u64>,
 
+    /// Where results over 25 KB are kept: `memory`, or a Redis URL
+    /// (`redis://127.0.0.1:6379/0`) so several servers share their handles.
+    #[arg(long, value_name = "STORE")]
+    handle_store: Option<String>,
+
     /// Tools that never carry references, whatever a call asks (comma-separated or
     /// repeated).
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
@@ -148,6 +153,9 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
     if let Some(secs) = cli.handle_ttl {
         config.handles.ttl_secs = secs;
     }
+    if let Some(store) = &cli.handle_store {
+        config.handles.store = store.clone();
+    }
     config
         .handles
         .validate()
@@ -180,7 +188,11 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_core(cli: &Cli, config: Config) -> anyhow::Result<Core> {
+fn build_core(
+    cli: &Cli,
+    config: Config,
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<Core> {
     let world = WorldConfig {
         seed: cli.seed,
         players: cli.world_size as usize,
@@ -192,7 +204,11 @@ fn build_core(cli: &Cli, config: Config) -> anyhow::Result<Core> {
         BlockClock::running(world.genesis_height)
     };
     let source = Arc::new(SimSource::new(world, clock));
+    let store = runtime
+        .block_on(config.handles.open_store())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Core::builder(source)
+        .handle_store(store)
         .references(config.references)
         .handles(config.handles)
         .build()
@@ -204,7 +220,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let config = load_config(&cli)?;
     if cli.headless {
         let runtime = tokio::runtime::Runtime::new()?;
-        let core = build_core(&cli, config)?;
+        let core = build_core(&cli, config, &runtime)?;
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
         runtime.block_on(structs_console::mcp::serve_stdio(core))?;
         return Ok(ExitCode::SUCCESS);
@@ -218,7 +234,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let core = build_core(&cli, config)?;
+    let core = build_core(&cli, config, &runtime)?;
     structs_console::tui::run(core, theme, &runtime)?;
     Ok(ExitCode::SUCCESS)
 }

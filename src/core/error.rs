@@ -29,6 +29,8 @@ pub enum ErrorCode {
     ResourceNotFound,
     /// The resource existed but has expired (a result handle past its TTL).
     ResourceExpired,
+    /// The store that keeps resources (result handles) cannot be reached.
+    ResourceUnavailable,
     /// No tool of that name is registered.
     ToolNotFound,
     /// The tool failed while running.
@@ -56,6 +58,7 @@ impl ErrorCode {
             ErrorCode::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
             ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
             ErrorCode::ResourceExpired => "RESOURCE_EXPIRED",
+            ErrorCode::ResourceUnavailable => "RESOURCE_UNAVAILABLE",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             ErrorCode::ToolTimeout => "TOOL_TIMEOUT",

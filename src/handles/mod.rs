@@ -15,6 +15,7 @@
 //! page under the limit; `structs_handle_list` lists the live handles.
 
 pub mod page;
+pub mod redis_store;
 pub mod shape;
 pub mod store;
 
@@ -49,6 +50,11 @@ pub struct HandleConfig {
     pub ttl_secs: u64,
     /// How often expired results are cleaned out, in seconds.
     pub cleanup_interval_secs: u64,
+    /// Where results are kept: `memory` (this process) or a Redis URL
+    /// (`redis://host:port/db`), which several servers can share.
+    pub store: String,
+    /// The prefix of every Redis key the store writes.
+    pub redis_prefix: String,
 }
 
 impl Default for HandleConfig {
@@ -56,6 +62,8 @@ impl Default for HandleConfig {
         HandleConfig {
             ttl_secs: 900,
             cleanup_interval_secs: 60,
+            store: "memory".into(),
+            redis_prefix: redis_store::DEFAULT_PREFIX.into(),
         }
     }
 }
@@ -68,7 +76,32 @@ impl HandleConfig {
         if !(1..=3600).contains(&self.cleanup_interval_secs) {
             return Err("handles.cleanup_interval_secs must be 1-3600".into());
         }
+        if self.store != "memory" && !self.store.starts_with("redis://") {
+            return Err(format!(
+                "handles.store must be \"memory\" or a redis:// URL, not {:?}",
+                self.store
+            ));
+        }
+        if self.redis_prefix.is_empty()
+            || !self
+                .redis_prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_:.".contains(c))
+        {
+            return Err(
+                "handles.redis_prefix must be letters, digits, '-', '_', ':' or '.'".into(),
+            );
+        }
         Ok(())
+    }
+
+    /// Opens the configured store; a Redis store must answer now.
+    pub async fn open_store(&self) -> Result<Arc<dyn store::HandleStore>, String> {
+        if self.store == "memory" {
+            return Ok(Arc::new(store::MemoryStore::default()));
+        }
+        let redis = redis_store::RedisStore::connect(&self.store, &self.redis_prefix).await?;
+        Ok(Arc::new(redis))
     }
 }
 

@@ -59,6 +59,17 @@ pub enum Missing {
 }
 
 impl Missing {
+    /// What a handle that expired at `at` is at `now`: expired, or unknown once
+    /// [`EXPIRED_MEMORY`] has passed.
+    pub fn after_expiry(at: DateTime<Utc>, now: DateTime<Utc>) -> Missing {
+        let forget = chrono::Duration::from_std(EXPIRED_MEMORY).unwrap_or_default();
+        if at + forget <= now {
+            Missing::Unknown
+        } else {
+            Missing::Expired(at)
+        }
+    }
+
     pub fn to_error(&self, handle: &str) -> ToolError {
         let e = match self {
             Missing::Unknown => ToolError::field(
@@ -81,6 +92,11 @@ impl Missing {
 
 /// A place to keep full results under handles. Implementations are shared by every
 /// call, so they take `&self` and synchronise inside.
+///
+/// Every implementation behaves the same (`tests/handle_store.rs` runs one suite
+/// against each): a handle is live while `now < expires`, then expired for
+/// [`EXPIRED_MEMORY`], then unknown; `get` counts a hit only on a live handle; `list`
+/// is newest first; `cleanup` counts each expired handle once.
 pub trait HandleStore: Send + Sync {
     /// `memory` or `redis`, for the console and errors.
     fn name(&self) -> &'static str;
@@ -146,11 +162,11 @@ impl HandleStore for MemoryStore {
                 stored.meta.hits += 1;
                 Ok(stored.clone())
             }
-            Some(stored) => Err(Missing::Expired(stored.meta.expires)),
+            Some(stored) => Err(Missing::after_expiry(stored.meta.expires, now)),
             None => Err(s
                 .expired
                 .get(handle)
-                .map_or(Missing::Unknown, |at| Missing::Expired(*at))),
+                .map_or(Missing::Unknown, |at| Missing::after_expiry(*at, now))),
         };
         Box::pin(async { Ok(found) })
     }

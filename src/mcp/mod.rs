@@ -113,7 +113,13 @@ impl McpServer {
                     .as_str()
                     .unwrap_or("cannot read the handle")
                     .to_string();
-                Err(McpError::resource_not_found(message, Some(error)))
+                // A store that cannot be reached is the server's trouble, not a
+                // missing resource.
+                if error["error"]["code"] == "RESOURCE_UNAVAILABLE" {
+                    Err(McpError::internal_error(message, Some(error)))
+                } else {
+                    Err(McpError::resource_not_found(message, Some(error)))
+                }
             }
         }
     }
@@ -172,12 +178,9 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         let now = self.core.now();
-        let live = self
-            .core
-            .handle_store()
-            .list(now)
-            .await
-            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        let live = self.core.handle_store().list(now).await.map_err(|e| {
+            McpError::internal_error(e.message.clone(), Some(e.to_json(&self.core.timestamp())))
+        })?;
         let resources = live
             .into_iter()
             .map(|m| {

@@ -1,0 +1,400 @@
+//! The Redis handle store: results kept in a Redis server, so several headless servers
+//! pointed at the same Redis share their handles.
+//!
+//! Layout, under a key prefix (`structs-console` by default):
+//!
+//! - `{prefix}:data:{handle}`: the result as a JSON string;
+//! - `{prefix}:meta:{handle}`: a hash of `tool`, `size_bytes`, `rows`, `created` and
+//!   `expires` (Unix milliseconds) and `hits`;
+//! - `{prefix}:live`: a sorted set of handles scored by their expiry, which `list` and
+//!   `cleanup` read.
+//!
+//! Expiry is decided by comparing `expires` with the `now` each call passes in, exactly
+//! as the memory store does, so a core with a simulated clock behaves the same on both.
+//! Redis's own key TTLs are only a safety net that frees memory when no server is left
+//! to clean up: data lives a minute past its expiry, metadata [`EXPIRED_MEMORY`] past
+//! it (so a late fetch still hears "expired" rather than "unknown").
+//!
+//! Every command runs through one [`ConnectionManager`], which reconnects by itself
+//! after Redis restarts; while Redis is away each call fails within a few seconds with
+//! `RESOURCE_UNAVAILABLE` and the rest of the server goes on serving.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use serde_json::Value;
+
+use super::store::{EXPIRED_MEMORY, HandleMeta, HandleStore, Missing, Stored};
+use crate::core::error::{ErrorCode, ToolError};
+use crate::source::BoxFuture;
+
+/// The key prefix unless the URL's caller gives another.
+pub const DEFAULT_PREFIX: &str = "structs-console";
+
+/// The longest any one store operation may take, connection attempts included.
+const OPERATION_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long data stays in Redis past its expiry before Redis drops it itself.
+const DATA_GRACE_MS: i64 = 60_000;
+
+/// The metadata hash fields, in the order `parse_meta` reads them.
+const META_FIELDS: [&str; 6] = ["tool", "size_bytes", "rows", "created", "expires", "hits"];
+
+/// Reads a handle: its metadata, and its data and a counted hit when it is live.
+/// KEYS: meta, data. ARGV: now (ms). Returns nil when unknown, the six metadata
+/// fields when expired or the data is gone, and those plus the data when live.
+const GET_SCRIPT: &str = r#"
+local m = redis.call('HMGET', KEYS[1], 'tool', 'size_bytes', 'rows', 'created', 'expires', 'hits')
+if not m[5] then return false end
+if tonumber(m[5]) <= tonumber(ARGV[1]) then return m end
+local d = redis.call('GET', KEYS[2])
+if not d then return m end
+m[6] = tostring(redis.call('HINCRBY', KEYS[1], 'hits', 1))
+m[7] = d
+return m
+"#;
+
+/// Drops the data of every handle expired by `now`. KEYS: live set. ARGV: now (ms),
+/// data key prefix. Returns how many were dropped.
+const CLEANUP_SCRIPT: &str = r#"
+local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
+for _, h in ipairs(gone) do
+  redis.call('DEL', ARGV[2] .. h)
+  redis.call('ZREM', KEYS[1], h)
+end
+return #gone
+"#;
+
+/// Results in a Redis server.
+pub struct RedisStore {
+    connection: ConnectionManager,
+    prefix: String,
+    /// The URL without credentials, for messages.
+    shown: String,
+}
+
+impl RedisStore {
+    /// Connects to the Redis at `url` (`redis://[user:password@]host[:port][/db]`) and
+    /// checks that it answers.
+    pub async fn connect(url: &str, prefix: &str) -> Result<RedisStore, String> {
+        let shown = without_credentials(url);
+        let client = redis::Client::open(url)
+            .map_err(|e| format!("invalid Redis URL {shown:?} for the handle store: {e}"))?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_millis(1000)))
+            .set_response_timeout(Some(Duration::from_millis(2000)))
+            .set_number_of_retries(1)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(500));
+        let connecting = ConnectionManager::new_with_config(client, config);
+        let connection = match tokio::time::timeout(OPERATION_TIMEOUT, connecting).await {
+            Ok(Ok(c)) => c,
+            Ok(Err(e)) => {
+                return Err(format!(
+                    "cannot reach the Redis handle store at {shown}: {e}"
+                ));
+            }
+            Err(_) => {
+                return Err(format!(
+                    "cannot reach the Redis handle store at {shown}: no answer within {} s",
+                    OPERATION_TIMEOUT.as_secs()
+                ));
+            }
+        };
+        let store = RedisStore {
+            connection,
+            prefix: prefix.to_string(),
+            shown,
+        };
+        let mut c = store.connection.clone();
+        store
+            .run(redis::cmd("PING").query_async::<String>(&mut c))
+            .await
+            .map_err(|e| e.message.clone())?;
+        Ok(store)
+    }
+
+    /// The Redis URL without credentials.
+    pub fn location(&self) -> &str {
+        &self.shown
+    }
+
+    fn data_key(&self, handle: &str) -> String {
+        format!("{}:data:{handle}", self.prefix)
+    }
+
+    fn meta_key(&self, handle: &str) -> String {
+        format!("{}:meta:{handle}", self.prefix)
+    }
+
+    fn live_key(&self) -> String {
+        format!("{}:live", self.prefix)
+    }
+
+    /// Runs one Redis operation under the time limit, turning failures into
+    /// `RESOURCE_UNAVAILABLE`.
+    async fn run<T>(
+        &self,
+        op: impl std::future::Future<Output = redis::RedisResult<T>>,
+    ) -> Result<T, ToolError> {
+        match tokio::time::timeout(OPERATION_TIMEOUT, op).await {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(e)) => Err(self.unavailable(&e.to_string())),
+            Err(_) => Err(self.unavailable(&format!(
+                "no answer within {} s",
+                OPERATION_TIMEOUT.as_secs()
+            ))),
+        }
+    }
+
+    fn unavailable(&self, why: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::ResourceUnavailable,
+            format!(
+                "the Redis handle store at {} is unavailable: {why}",
+                self.shown
+            ),
+        )
+        .with_extra("store", Value::String(format!("redis {}", self.shown)))
+    }
+
+    fn corrupt(&self, handle: &str, why: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::ResourceUnavailable,
+            format!(
+                "the Redis handle store at {} holds unreadable data for {handle}: {why}",
+                self.shown
+            ),
+        )
+    }
+}
+
+fn without_credentials(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            format!("{}{}", &url[..scheme + 3], &url[at + 1..])
+        }
+        _ => url.to_string(),
+    }
+}
+
+fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+fn from_millis(ms: i64) -> DateTime<Utc> {
+    Utc.timestamp_millis_opt(ms)
+        .single()
+        .unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
+}
+
+/// Metadata from the six hash fields, in `GET_SCRIPT`'s order.
+fn parse_meta(handle: &str, f: &[Option<String>]) -> Option<HandleMeta> {
+    let text = |i: usize| f.get(i).and_then(|v| v.as_deref());
+    let num = |i: usize| text(i).and_then(|v| v.parse::<i64>().ok());
+    Some(HandleMeta {
+        handle: handle.to_string(),
+        tool: text(0)?.to_string(),
+        size_bytes: num(1)?.max(0) as usize,
+        rows: num(2)?.max(0) as usize,
+        created: from_millis(num(3)?),
+        expires: from_millis(num(4)?),
+        hits: num(5).unwrap_or(0).max(0) as u64,
+    })
+}
+
+impl HandleStore for RedisStore {
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+
+    fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
+        Box::pin(async move {
+            let json = serde_json::to_string(&*data).map_err(|e| {
+                ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("cannot encode result: {e}"),
+                )
+            })?;
+            let ttl_ms = (meta.expires - meta.created).num_milliseconds().max(1);
+            let forget_ms = EXPIRED_MEMORY.as_millis() as i64;
+            let meta_key = self.meta_key(&meta.handle);
+            let mut pipe = redis::pipe();
+            pipe.atomic()
+                .cmd("SET")
+                .arg(self.data_key(&meta.handle))
+                .arg(json)
+                .arg("PX")
+                .arg(ttl_ms + DATA_GRACE_MS)
+                .ignore()
+                .cmd("DEL")
+                .arg(&meta_key)
+                .ignore()
+                .cmd("HSET")
+                .arg(&meta_key)
+                .arg("tool")
+                .arg(&meta.tool)
+                .arg("size_bytes")
+                .arg(meta.size_bytes)
+                .arg("rows")
+                .arg(meta.rows)
+                .arg("created")
+                .arg(millis(meta.created))
+                .arg("expires")
+                .arg(millis(meta.expires))
+                .arg("hits")
+                .arg(meta.hits)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&meta_key)
+                .arg(ttl_ms + forget_ms)
+                .ignore()
+                .cmd("ZADD")
+                .arg(self.live_key())
+                .arg(millis(meta.expires))
+                .arg(&meta.handle)
+                .ignore();
+            let mut c = self.connection.clone();
+            self.run(pipe.query_async::<()>(&mut c)).await
+        })
+    }
+
+    fn get(
+        &self,
+        handle: &str,
+        now: DateTime<Utc>,
+    ) -> BoxFuture<'_, Result<Result<Stored, Missing>, ToolError>> {
+        let handle = handle.to_string();
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let reply: Option<Vec<Option<String>>> = self
+                .run(
+                    redis::cmd("EVAL")
+                        .arg(GET_SCRIPT)
+                        .arg(2)
+                        .arg(self.meta_key(&handle))
+                        .arg(self.data_key(&handle))
+                        .arg(millis(now))
+                        .query_async(&mut c),
+                )
+                .await?;
+            let Some(fields) = reply else {
+                return Ok(Err(Missing::Unknown));
+            };
+            let meta = parse_meta(&handle, &fields)
+                .ok_or_else(|| self.corrupt(&handle, "its metadata is incomplete"))?;
+            if meta.expires <= now {
+                return Ok(Err(Missing::after_expiry(meta.expires, now)));
+            }
+            let Some(Some(json)) = fields.get(6) else {
+                // Live by its metadata, but Redis no longer has the data (evicted).
+                return Ok(Err(Missing::Unknown));
+            };
+            let data: Value =
+                serde_json::from_str(json).map_err(|e| self.corrupt(&handle, &e.to_string()))?;
+            Ok(Ok(Stored {
+                meta,
+                data: Arc::new(data),
+            }))
+        })
+    }
+
+    fn list(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<Vec<HandleMeta>, ToolError>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let handles: Vec<String> = self
+                .run(
+                    redis::cmd("ZRANGEBYSCORE")
+                        .arg(self.live_key())
+                        .arg(format!("({}", millis(now)))
+                        .arg("+inf")
+                        .query_async(&mut c),
+                )
+                .await?;
+            if handles.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut pipe = redis::pipe();
+            for h in &handles {
+                pipe.cmd("HMGET")
+                    .arg(self.meta_key(h))
+                    .arg(&META_FIELDS[..]);
+            }
+            let rows: Vec<Vec<Option<String>>> = self.run(pipe.query_async(&mut c)).await?;
+            let mut live: Vec<HandleMeta> = handles
+                .iter()
+                .zip(&rows)
+                .filter_map(|(h, f)| parse_meta(h, f))
+                .filter(|m| m.expires > now)
+                .collect();
+            live.sort_by(|a, b| b.created.cmp(&a.created).then(a.handle.cmp(&b.handle)));
+            Ok(live)
+        })
+    }
+
+    fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>> {
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let mut total = 0;
+            loop {
+                let n: usize = self
+                    .run(
+                        redis::cmd("EVAL")
+                            .arg(CLEANUP_SCRIPT)
+                            .arg(1)
+                            .arg(self.live_key())
+                            .arg(millis(now))
+                            .arg(format!("{}:data:", self.prefix))
+                            .query_async(&mut c),
+                    )
+                    .await?;
+                total += n;
+                if n < 1000 {
+                    return Ok(total);
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_never_shown() {
+        assert_eq!(
+            without_credentials("redis://:secret@10.0.0.1:6379/2"),
+            "redis://10.0.0.1:6379/2"
+        );
+        assert_eq!(
+            without_credentials("redis://user:p@ss@host"),
+            "redis://host"
+        );
+        assert_eq!(
+            without_credentials("redis://127.0.0.1"),
+            "redis://127.0.0.1"
+        );
+    }
+
+    #[test]
+    fn metadata_round_trips_through_hash_fields() {
+        let f = |v: &str| Some(v.to_string());
+        let fields = [
+            f("structs_list_players"),
+            f("40000"),
+            f("50"),
+            f("1795003200000"),
+            f("1795004100000"),
+            f("3"),
+        ];
+        let m = parse_meta("structs:player:1:00000000", &fields).unwrap();
+        assert_eq!(m.tool, "structs_list_players");
+        assert_eq!((m.size_bytes, m.rows, m.hits), (40_000, 50, 3));
+        assert_eq!((m.expires - m.created).num_seconds(), 900);
+        // A hash missing a field is not metadata.
+        assert!(parse_meta("h", &fields[..4]).is_none());
+    }
+}

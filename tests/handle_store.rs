@@ -1,0 +1,424 @@
+//! Both handle stores through one suite, and the Redis store for real: shared between
+//! servers, and a Redis that goes away and comes back.
+//!
+//! The Redis cases start their own `redis-server` (see `support/redis.rs`); without one
+//! installed they are skipped with a note, except under CI, where they fail.
+
+mod support;
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+use structs_console::Core;
+use structs_console::core::WallClock;
+use structs_console::handles::page::merge;
+use structs_console::handles::redis_store::RedisStore;
+use structs_console::handles::store::{
+    EXPIRED_MEMORY, HandleMeta, HandleStore, MemoryStore, Missing,
+};
+use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use support::redis::RedisServer;
+
+const T0: &str = "2026-11-21T12:00:00Z";
+
+fn t0() -> DateTime<Utc> {
+    T0.parse().unwrap()
+}
+
+fn meta(handle: &str, created: DateTime<Utc>, ttl_secs: i64, data: &Value) -> HandleMeta {
+    HandleMeta {
+        handle: handle.into(),
+        tool: "structs_list_players".into(),
+        size_bytes: serde_json::to_vec(data).unwrap().len(),
+        rows: 3,
+        created,
+        expires: created + Duration::seconds(ttl_secs),
+        hits: 0,
+    }
+}
+
+async fn get(store: &dyn HandleStore, handle: &str, now: DateTime<Utc>) -> Result<Value, Missing> {
+    store
+        .get(handle, now)
+        .await
+        .expect("the store answers")
+        .map(|s| (*s.data).clone())
+}
+
+fn names(list: &[HandleMeta]) -> Vec<&str> {
+    list.iter().map(|m| m.handle.as_str()).collect()
+}
+
+/// A result of about a megabyte with nesting, unicode and every JSON type.
+fn big_result() -> Value {
+    let players: Vec<Value> = (1..=2_000)
+        .map(|i| {
+            json!({"id": format!("1-{i}"), "name": format!("joueur·{i} ☄"), "guildId": null,
+                   "ore": i * 3, "ratio": 0.25, "active": i % 2 == 0,
+                   "nested": {"deep": [i, {"x": "y".repeat(300)}]}})
+        })
+        .collect();
+    json!({"players": players, "pagination": {"total": 2000}})
+}
+
+/// What every store must do; see the `HandleStore` documentation.
+async fn suite(store: Arc<dyn HandleStore>) {
+    let s = &*store;
+    let t0 = t0();
+    let a = "structs:player:1795003200:0000000a";
+    let b = "structs:player:1795003201:0000000b";
+    let c = "structs:player:1795003202:0000000c";
+    assert_eq!(
+        get(s, a, t0).await,
+        Err(Missing::Unknown),
+        "nothing stored yet"
+    );
+
+    let data_a = json!({"players": [{"id": "1-1"}, {"id": "1-2"}], "n": 1.5});
+    let data_b = big_result();
+    s.put(meta(a, t0, 60, &data_a), Arc::new(data_a.clone()))
+        .await
+        .unwrap();
+    s.put(
+        meta(b, t0 + Duration::seconds(1), 600, &data_b),
+        Arc::new(data_b.clone()),
+    )
+    .await
+    .unwrap();
+
+    // Data comes back exactly, and each live get counts a hit.
+    assert_eq!(get(s, a, t0).await.unwrap(), data_a);
+    let second = s.get(a, t0).await.unwrap().unwrap();
+    assert_eq!(second.meta.hits, 2);
+    assert_eq!(second.meta.tool, "structs_list_players");
+    assert_eq!(second.meta.rows, 3);
+    assert_eq!(second.meta.created, t0);
+    assert_eq!(second.meta.expires, t0 + Duration::seconds(60));
+    assert_eq!(
+        get(s, b, t0).await.unwrap(),
+        data_b,
+        "a megabyte, unchanged"
+    );
+
+    // Newest first, with the metadata as stored.
+    let list = s.list(t0 + Duration::seconds(2)).await.unwrap();
+    assert_eq!(names(&list), [b, a]);
+    assert_eq!(
+        list[0].size_bytes,
+        serde_json::to_vec(&data_b).unwrap().len()
+    );
+    assert_eq!((list[0].hits, list[1].hits), (1, 2));
+
+    // Storing under the same handle again replaces the data and the metadata.
+    let data_a2 = json!({"players": [], "n": 2});
+    s.put(meta(a, t0, 60, &data_a2), Arc::new(data_a2.clone()))
+        .await
+        .unwrap();
+    let again = s.get(a, t0).await.unwrap().unwrap();
+    assert_eq!(*again.data, data_a2);
+    assert_eq!(again.meta.hits, 1);
+
+    // Past its TTL: expired (no hit counted), gone from the list, cleaned once.
+    let later = t0 + Duration::seconds(61);
+    assert_eq!(
+        get(s, a, later).await,
+        Err(Missing::Expired(t0 + Duration::seconds(60)))
+    );
+    assert_eq!(names(&s.list(later).await.unwrap()), [b]);
+    assert_eq!(s.cleanup(later).await.unwrap(), 1);
+    assert_eq!(s.cleanup(later).await.unwrap(), 0);
+    // Cleaned up, it is still recognised as expired for a while; then it is unknown.
+    assert!(matches!(get(s, a, later).await, Err(Missing::Expired(_))));
+    let forget = Duration::from_std(EXPIRED_MEMORY).unwrap();
+    let much_later = t0 + Duration::seconds(60) + forget;
+    assert_eq!(get(s, a, much_later).await, Err(Missing::Unknown));
+    // The live one was untouched by the cleanup.
+    assert_eq!(get(s, b, later).await.unwrap(), data_b);
+
+    // Many calls at once: every put lands and every get sees its own data.
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..40 {
+        let store = Arc::clone(&store);
+        tasks.spawn(async move {
+            let handle = format!("structs:struct:1795003300:{i:08x}");
+            let data = json!({"i": i, "pad": "z".repeat(i * 100)});
+            store
+                .put(meta(&handle, t0, 300, &data), Arc::new(data.clone()))
+                .await
+                .unwrap();
+            assert_eq!(get(&*store, &handle, t0).await.unwrap(), data);
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.expect("a concurrent put and get");
+    }
+    assert_eq!(s.list(t0).await.unwrap().len(), 41, "40 new and b");
+    assert_eq!(get(s, c, t0).await, Err(Missing::Unknown));
+}
+
+#[tokio::test]
+async fn the_memory_store_passes_the_suite() {
+    suite(Arc::new(MemoryStore::default())).await;
+}
+
+#[tokio::test]
+async fn the_redis_store_passes_the_suite() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url(), "suite").await.unwrap();
+    assert_eq!(store.name(), "redis");
+    suite(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn redis_prefixes_keep_stores_apart() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let one = RedisStore::connect(&redis.url(), "one").await.unwrap();
+    let two = RedisStore::connect(&redis.url(), "two").await.unwrap();
+    let data = json!({"x": 1});
+    let h = "structs:player:1795003200:00000001";
+    one.put(meta(h, t0(), 60, &data), Arc::new(data))
+        .await
+        .unwrap();
+    assert!(get(&one, h, t0()).await.is_ok());
+    assert_eq!(get(&two, h, t0()).await, Err(Missing::Unknown));
+    assert!(two.list(t0()).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn an_unreachable_redis_is_refused_at_start_with_the_reason() {
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let err = RedisStore::connect(&format!("redis://:hunter2@127.0.0.1:{port}"), "x")
+        .await
+        .err()
+        .expect("nothing listens there");
+    assert!(err.contains("cannot reach the Redis handle store"), "{err}");
+    assert!(err.contains(&format!("127.0.0.1:{port}")), "{err}");
+    assert!(!err.contains("hunter2"), "no password in messages: {err}");
+    let err = RedisStore::connect("http://127.0.0.1/", "x")
+        .await
+        .err()
+        .unwrap();
+    assert!(err.contains("invalid Redis URL"), "{err}");
+}
+
+fn sim_core(store: Arc<dyn HandleStore>) -> Core {
+    let config = WorldConfig::with_players(200);
+    let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
+    Core::builder(Arc::new(source))
+        .clock(WallClock::Fixed(t0()))
+        .handle_store(store)
+        .build()
+        .unwrap()
+}
+
+/// Fetches every page of a handle and merges them.
+async fn fetch_all(core: &Core, handle: &str) -> Value {
+    let mut whole = serde_json::Map::new();
+    let mut page = 1;
+    loop {
+        let got = core
+            .call_json(
+                "structs_handle_fetch",
+                json!({"handle": handle, "page": page}),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("fetch page {page}: {e}"));
+        assert!(serde_json::to_vec(&got).unwrap().len() <= 25_600);
+        merge(&mut whole, &got["data"]);
+        if !got["page_info"]["has_more"].as_bool().unwrap() {
+            return Value::Object(whole);
+        }
+        page += 1;
+    }
+}
+
+#[tokio::test]
+async fn servers_on_one_redis_share_their_handles() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let first = sim_core(Arc::new(
+        RedisStore::connect(&redis.url(), "shared").await.unwrap(),
+    ));
+    let second = sim_core(Arc::new(
+        RedisStore::connect(&redis.url(), "shared").await.unwrap(),
+    ));
+    let args = json!({"page_size": 100});
+    let envelope = first
+        .call_json("structs_list_players", args.clone())
+        .await
+        .unwrap();
+    assert_eq!(envelope["status"], "partial");
+    let handle = envelope["result_handle"].as_str().unwrap();
+
+    // The other server lists the handle and reads the whole result back.
+    let list = second
+        .call_json("structs_handle_list", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(list["handles"][0]["handle"], handle);
+    assert_eq!(list["handles"][0]["tool_name"], "structs_list_players");
+    let raw = first
+        .call_json(
+            "structs_list_players",
+            json!({"page_size": 100, "verbosity": "raw"}),
+        )
+        .await
+        .unwrap();
+    let full = fetch_all(&first, raw["result_handle"].as_str().unwrap()).await;
+    assert_eq!(fetch_all(&second, handle).await, full);
+    assert_eq!(full["players"].as_array().unwrap().len(), 100);
+}
+
+#[tokio::test]
+async fn when_redis_goes_away_calls_say_so_and_the_server_keeps_serving() {
+    let Some(mut redis) = RedisServer::start() else {
+        return;
+    };
+    let core = sim_core(Arc::new(
+        RedisStore::connect(&redis.url(), "outage").await.unwrap(),
+    ));
+    let big = json!({"page_size": 100});
+    let before = core
+        .call_json("structs_list_players", big.clone())
+        .await
+        .unwrap();
+    assert_eq!(before["status"], "partial");
+
+    redis.stop();
+    let started = std::time::Instant::now();
+    let err = core
+        .call_json("structs_list_players", big.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(err["error"]["code"], "RESOURCE_UNAVAILABLE", "{err}");
+    let message = err["error"]["message"].as_str().unwrap();
+    assert!(message.contains("could not be stored"), "{message}");
+    assert!(
+        message.contains(&format!(
+            "Redis handle store at redis://127.0.0.1:{}",
+            redis.port
+        )),
+        "{message}"
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "fails fast"
+    );
+    let err = core
+        .call_json("structs_handle_list", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(err["error"]["code"], "RESOURCE_UNAVAILABLE");
+    // Everything that needs no store still works.
+    let small = core
+        .call_json("structs_list_players", json!({"page_size": 2}))
+        .await
+        .unwrap();
+    assert_eq!(small["players"].as_array().unwrap().len(), 2);
+
+    // Redis comes back (empty: it kept nothing); the store reconnects by itself.
+    redis.restart();
+    let mut after = None;
+    for _ in 0..50 {
+        match core.call_json("structs_list_players", big.clone()).await {
+            Ok(v) => {
+                after = Some(v);
+                break;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    let after = after.expect("the store reconnects after Redis restarts");
+    assert_eq!(after["status"], "partial");
+    let full = fetch_all(&core, after["result_handle"].as_str().unwrap()).await;
+    assert_eq!(full["players"].as_array().unwrap().len(), 100);
+}
+
+fn headless(store: &str) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"])
+        .args(["--world-size", "200", "--handle-store", store]);
+    cmd
+}
+
+#[tokio::test]
+async fn two_headless_servers_share_handles_through_redis() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams, ResourceContents};
+    use rmcp::transport::TokioChildProcess;
+
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let url = redis.url();
+    let a = ().serve(TokioChildProcess::new(headless(&url)).unwrap()).await.unwrap();
+    let b = ().serve(TokioChildProcess::new(headless(&url)).unwrap()).await.unwrap();
+    let arguments = json!({"page_size": 100}).as_object().cloned().unwrap();
+    let result = a
+        .call_tool(CallToolRequestParams::new("structs_list_players").with_arguments(arguments))
+        .await
+        .unwrap();
+    let envelope = result.structured_content.unwrap();
+    let handle = envelope["result_handle"].as_str().expect("an envelope");
+    let uri = format!("structs://handles/{handle}");
+
+    // The second server lists and reads what the first one stored.
+    let listed = b.list_all_resources().await.unwrap();
+    assert!(listed.iter().any(|r| r.uri == uri), "{listed:?}");
+    let total_pages = envelope["page_info"]["total_pages"].as_u64().unwrap();
+    let mut players = 0;
+    for page in 1..=total_pages {
+        let read = b
+            .read_resource(ReadResourceRequestParams::new(format!("{uri}?page={page}")))
+            .await
+            .unwrap();
+        let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+            panic!("text contents expected");
+        };
+        let body: Value = serde_json::from_str(text).unwrap();
+        players += body["data"]["players"].as_array().map_or(0, Vec::len);
+    }
+    assert_eq!(players, 100);
+    a.cancel().await.unwrap();
+    b.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_bad_or_unreachable_handle_store_stops_the_server_at_start() {
+    let out = headless("postgres://x").output().await.unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("handles.store must be \"memory\" or a redis:// URL"),
+        "{stderr}"
+    );
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = headless(&format!("redis://127.0.0.1:{port}"))
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "cannot reach the Redis handle store at redis://127.0.0.1:{port}"
+        )),
+        "{stderr}"
+    );
+}

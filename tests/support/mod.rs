@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests (and, by path, the benchmarks).
+
+pub mod redis;
