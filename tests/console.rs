@@ -18,7 +18,7 @@ use structs_console::source::GameSource;
 use structs_console::source::instrumented::InstrumentedSource;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::theme::Role;
-use structs_console::tui::{App, Tab, Theme};
+use structs_console::tui::{App, Clipboard, SystemClipboard, Tab, Theme};
 use structs_console::{Core, EntityId};
 use tokio::runtime::Runtime;
 
@@ -113,6 +113,34 @@ fn draw(app: &mut App, width: u16, height: u16) -> String {
 /// Compares the frame with `snapshots/{name}.snap`.
 fn snapshot(name: &str, description: &str, app: &mut App, width: u16, height: u16) {
     let frame = draw(app, width, height);
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+        omit_expression => true,
+        description => description,
+    }, {
+        insta::assert_snapshot!(name, frame);
+    });
+}
+
+/// Like [`snapshot`], with the hash of each result handle the core holds replaced by
+/// `hash0001`, `hash0002`, ... in the order the handle list gives: handles carry a
+/// per-process random key, so their hashes differ from run to run.
+fn snapshot_handles(name: &str, description: &str, app: &mut App, core: &Core, size: (u16, u16)) {
+    let runtime = runtime();
+    let list = runtime
+        .block_on(core.call_json("structs_handle_list", json!({})))
+        .expect("the handle list");
+    let mut frame = draw(app, size.0, size.1);
+    for (i, handle) in list["handles"].as_array().unwrap().iter().enumerate() {
+        let hash = handle["handle"]
+            .as_str()
+            .unwrap()
+            .rsplit(':')
+            .next()
+            .unwrap();
+        frame = frame.replace(hash, &format!("hash{:04}", i + 1));
+    }
     insta::with_settings!({
         snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
         prepend_module_to_snapshot => false,
@@ -349,11 +377,11 @@ fn a_missing_entity_shows_the_tool_error() {
 #[test]
 fn later_tabs_say_they_are_not_available_yet() {
     let (_rt, mut app) = console();
-    press(&mut app, KeyCode::Char('2'));
-    assert_eq!(app.tab(), Tab::Handles);
+    press(&mut app, KeyCode::Char('3'));
+    assert_eq!(app.tab(), Tab::Plans);
     snapshot(
-        "handles_placeholder_100x30",
-        "The Handles tab, not in this build yet",
+        "plans_placeholder_100x30",
+        "The Plans tab, not in this build yet",
         &mut app,
         100,
         30,
@@ -441,6 +469,48 @@ fn any_size_renders_without_panicking() {
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('4'));
     check(&mut app, "placeholder");
+}
+
+#[test]
+fn the_handles_pane_renders_at_any_size() {
+    let (_rt, core, mut app) = console_with_handles(Box::new(Recorder::default()));
+    let _ = core;
+    press(&mut app, KeyCode::Char('2'));
+    for (width, height) in [
+        (0, 0),
+        (1, 1),
+        (20, 5),
+        (40, 12),
+        (60, 13),
+        (60, 14),
+        (300, 80),
+    ] {
+        let buffer = draw_buffer(&mut app, width, height);
+        assert_eq!(
+            buffer.area,
+            Rect::new(0, 0, width, height),
+            "list at {width}x{height}"
+        );
+    }
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('f'));
+    type_text(&mut app, "id,owner");
+    for (width, height) in [
+        (0, 0),
+        (1, 1),
+        (20, 5),
+        (40, 12),
+        (60, 13),
+        (60, 14),
+        (300, 80),
+    ] {
+        let buffer = draw_buffer(&mut app, width, height);
+        assert_eq!(
+            buffer.area,
+            Rect::new(0, 0, width, height),
+            "data at {width}x{height}"
+        );
+    }
 }
 
 #[test]
@@ -814,4 +884,276 @@ fn a_partial_answer_says_what_was_left_out() {
         frame.contains("╰ 2 resolved, 0 failed · 2 left out (limit) ─"),
         "{frame}"
     );
+}
+
+/// A clipboard that keeps what is copied.
+#[derive(Clone, Default)]
+struct Recorder(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Clipboard for Recorder {
+    fn copy(&mut self, text: &str) -> Result<(), String> {
+        self.0.lock().unwrap().push(text.to_string());
+        Ok(())
+    }
+}
+
+impl Recorder {
+    fn last(&self) -> Option<String> {
+        self.0.lock().unwrap().last().cloned()
+    }
+}
+
+/// A machine without a clipboard.
+struct NoClipboard;
+
+impl Clipboard for NoClipboard {
+    fn copy(&mut self, _text: &str) -> Result<(), String> {
+        Err("no clipboard is available here (X11 server connection timed out)".into())
+    }
+}
+
+/// A console on a 200-player world whose core already holds two results over 25 KB:
+/// the first 100 players, then the first 100 structs.
+fn console_with_handles(clipboard: Box<dyn Clipboard>) -> (Runtime, Core, App) {
+    let runtime = runtime();
+    let config = WorldConfig::with_players(200);
+    let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
+    let core = Core::with_clock(Arc::new(source), WallClock::Fixed(wall()));
+    for tool in ["structs_list_players", "structs_list_structs"] {
+        let answer = runtime
+            .block_on(core.call_json(tool, json!({"page_size": 100})))
+            .expect("a list");
+        assert_eq!(answer["status"], "partial", "{tool} is over 25 KB");
+    }
+    let mut app = App::new(core.clone(), Theme::default(), runtime.handle().clone())
+        .with_clipboard(clipboard);
+    app.settle();
+    (runtime, core, app)
+}
+
+/// The handle of the players' result (listed first: both were made at the same
+/// second, and the list breaks ties by handle).
+fn players_handle(runtime: &Runtime, core: &Core) -> String {
+    let list = runtime
+        .block_on(core.call_json("structs_handle_list", json!({})))
+        .unwrap();
+    list["handles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|h| h["tool_name"] == "structs_list_players")
+        .and_then(|h| h["handle"].as_str())
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_handles_pane_says_how_handles_come_when_there_are_none() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('2'));
+    assert_eq!(app.tab(), Tab::Handles);
+    snapshot(
+        "handles_empty_100x24",
+        "The Handles tab with no live handles: what would be listed, and how",
+        &mut app,
+        100,
+        24,
+    );
+}
+
+#[test]
+fn the_handles_pane_lists_live_handles_and_fetches_pages_as_a_tree() {
+    let (runtime, core, mut app) = console_with_handles(Box::new(Recorder::default()));
+    let handle = players_handle(&runtime, &core);
+    let before = app.requests_sent();
+    press(&mut app, KeyCode::Char('2'));
+    assert_eq!(
+        app.requests_sent(),
+        before + 1,
+        "showing the tab lists the handles"
+    );
+    snapshot_handles(
+        "handles_list_120x30",
+        "Two live handles (players and structs lists, each over 25 KB), nothing fetched yet",
+        &mut app,
+        &core,
+        (120, 30),
+    );
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains(&handle), "whole handles at 120 columns");
+    assert!(frame.contains("2 live · memory store"));
+
+    // Select the players' handle and fetch its first page.
+    let row = frame.lines().position(|l| l.contains(&handle)).unwrap();
+    let first = frame.lines().position(|l| l.contains("structs:")).unwrap();
+    press_n(&mut app, KeyCode::Down, row - first);
+    press(&mut app, KeyCode::Enter);
+    let total_pages = runtime
+        .block_on(core.call_json("structs_handle_fetch", json!({"handle": handle})))
+        .unwrap()["page_info"]["total_pages"]
+        .as_u64()
+        .unwrap();
+    assert!(total_pages > 1);
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains(&format!("page 1/{total_pages}")), "{frame}");
+    snapshot_handles(
+        "handles_page_120x30",
+        "The players' handle fetched: page 1 as a tree, its players open, each item an \
+         entity (id and kind), raw verbosity and the page's size against the whole",
+        &mut app,
+        &core,
+        (120, 30),
+    );
+
+    // n fetches the next page, p the one before.
+    press(&mut app, KeyCode::Char('n'));
+    assert!(draw(&mut app, 120, 30).contains(&format!("page 2/{total_pages}")));
+    press(&mut app, KeyCode::Char('p'));
+    assert!(draw(&mut app, 120, 30).contains(&format!("page 1/{total_pages}")));
+
+    // A listed entity opens into its fields, which are in the page: no call.
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Down); // [0] 1-1 player
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.requests_sent(), sent);
+    // An id among them opens into that entity, fetched on demand: id, index, guildId.
+    press(&mut app, KeyCode::Right);
+    press_n(&mut app, KeyCode::Down, 2);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.requests_sent(), sent + 1);
+    snapshot_handles(
+        "handles_entity_link_120x30",
+        "In the fetched page, player 1-1 open and its guildId expanded into guild 0-1, \
+         fetched with structs_query_entity",
+        &mut app,
+        &core,
+        (120, 30),
+    );
+}
+
+#[test]
+fn field_selection_and_verbosity_shape_the_fetched_page() {
+    let recorder = Recorder::default();
+    let (runtime, core, mut app) = console_with_handles(Box::new(recorder.clone()));
+    let handle = players_handle(&runtime, &core);
+    press(&mut app, KeyCode::Char('2'));
+    let frame = draw(&mut app, 120, 30);
+    let row = frame.lines().position(|l| l.contains(&handle)).unwrap();
+    let first = frame.lines().position(|l| l.contains("structs:")).unwrap();
+    press_n(&mut app, KeyCode::Down, row - first);
+    press(&mut app, KeyCode::Enter);
+
+    press(&mut app, KeyCode::Char('f'));
+    type_text(&mut app, "id,username, guildId");
+    snapshot_handles(
+        "handles_fields_prompt_120x30",
+        "The field prompt of the Handles pane, a selection typed",
+        &mut app,
+        &core,
+        (120, 30),
+    );
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.status_text(), Some("fields id,username,guildId"));
+    assert!(draw(&mut app, 120, 30).contains("fields id,username,guildId ·"));
+
+    // What the pane shows (and copies) is exactly what the tool returns.
+    press(&mut app, KeyCode::Char('c'));
+    let copied: serde_json::Value = serde_json::from_str(&recorder.last().unwrap()).unwrap();
+    let expected = runtime
+        .block_on(core.call_json(
+            "structs_handle_fetch",
+            json!({"handle": handle, "page": 1, "fields": "id,username,guildId"}),
+        ))
+        .unwrap();
+    assert_eq!(copied, expected["data"]);
+    assert!(app.status_text().unwrap().starts_with("copied page 1/"));
+
+    // A field selection overrides verbosity; dropping it brings verbosity back.
+    press(&mut app, KeyCode::Char('v'));
+    assert!(app.status_text().unwrap().contains("overrides verbosity"));
+    press(&mut app, KeyCode::Char('f'));
+    press(&mut app, KeyCode::Esc);
+    assert!(
+        draw(&mut app, 120, 30).contains(" detailed · "),
+        "the verbosity stepped to detailed"
+    );
+    press(&mut app, KeyCode::Char('c'));
+    let copied: serde_json::Value = serde_json::from_str(&recorder.last().unwrap()).unwrap();
+    let expected = runtime
+        .block_on(core.call_json(
+            "structs_handle_fetch",
+            json!({"handle": handle, "page": 1, "verbosity": "detailed"}),
+        ))
+        .unwrap();
+    assert_eq!(copied, expected["data"]);
+}
+
+#[test]
+fn copying_without_a_clipboard_says_so() {
+    let (_rt, _core, mut app) = console_with_handles(Box::new(NoClipboard));
+    press(&mut app, KeyCode::Char('2'));
+    let wide_hints = |app: &mut App| draw(app, 200, 30).lines().last().unwrap().to_string();
+    assert!(
+        !wide_hints(&mut app).contains("copy"),
+        "nothing fetched, nothing to copy"
+    );
+    press(&mut app, KeyCode::Enter);
+    assert!(wide_hints(&mut app).contains(" c  copy "));
+    press(&mut app, KeyCode::Char('c'));
+    let status = app.status_text().unwrap();
+    assert!(
+        status.starts_with("nothing copied: no clipboard is available here"),
+        "{status}"
+    );
+    // The console goes on.
+    press(&mut app, KeyCode::Char('n'));
+    assert!(draw(&mut app, 120, 30).contains("page 2/"));
+}
+
+#[test]
+fn the_system_clipboard_reports_a_missing_display() {
+    // Only meaningful where there is no display to talk to (CI, a server).
+    if std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some() {
+        return;
+    }
+    let err = SystemClipboard::default().copy("{}").unwrap_err();
+    assert!(err.starts_with("no clipboard is available here"), "{err}");
+}
+
+#[test]
+fn the_handles_pane_on_a_small_terminal_shows_the_focused_area() {
+    let (_rt, core, mut app) = console_with_handles(Box::new(Recorder::default()));
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Enter);
+    snapshot_handles(
+        "handles_page_70x16",
+        "The Handles pane at 70x16 with a page fetched: only the focused data tree",
+        &mut app,
+        &core,
+        (70, 16),
+    );
+    press(&mut app, KeyCode::Esc);
+    snapshot_handles(
+        "handles_list_70x16",
+        "Back on the list at 70x16: short handles (entity and hash), tool names without \
+         their prefix",
+        &mut app,
+        &core,
+        (70, 16),
+    );
+}
+
+#[test]
+fn the_handle_list_refreshes_every_few_seconds_while_on_show() {
+    let (_rt, mut app) = console();
+    let start = std::time::Instant::now();
+    app.tick(start + std::time::Duration::from_secs(60));
+    assert_eq!(app.pending_requests(), 0, "not on show: no refresh");
+    press(&mut app, KeyCode::Char('2'));
+    let sent = app.requests_sent();
+    app.tick(std::time::Instant::now());
+    assert_eq!(app.requests_sent(), sent, "just listed");
+    app.tick(std::time::Instant::now() + std::time::Duration::from_secs(6));
+    assert_eq!(app.requests_sent(), sent + 1, "listed again after 5 s");
+    app.settle();
 }

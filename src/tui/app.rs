@@ -12,10 +12,12 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
 use serde_json::json;
 use tokio::runtime::Handle;
 
+use super::clipboard::{Clipboard, SystemClipboard};
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
 use super::panes::entities::EntitiesPane;
+use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::placeholder::Placeholder;
 use super::theme::{Role, Theme};
 use crate::core::Core;
@@ -85,6 +87,9 @@ pub struct App {
     status: StatusLine,
     tab: Tab,
     entities: EntitiesPane,
+    handles: HandlesPane,
+    /// When the Handles pane's list was last asked for by the console itself.
+    handles_listed_at: Option<std::time::Instant>,
     help: bool,
     quit: bool,
     /// Clock changes asked for and not answered yet.
@@ -111,10 +116,41 @@ impl App {
             status,
             tab: Tab::Entities,
             entities,
+            handles: HandlesPane::new(Box::new(SystemClipboard::default())),
+            handles_listed_at: None,
             help: false,
             quit: false,
             clock_requests: Vec::new(),
         }
+    }
+
+    /// The console with another clipboard than the system's (tests use one that
+    /// records what is copied, or one that refuses).
+    pub fn with_clipboard(mut self, clipboard: Box<dyn Clipboard>) -> App {
+        self.handles = HandlesPane::new(clipboard);
+        self
+    }
+
+    /// Work that comes with time rather than keys: while the Handles tab is on show, its
+    /// list is asked for again every few seconds (ages, expiry, handles other servers
+    /// stored). The terminal loop calls this on every pass.
+    pub fn tick(&mut self, now: std::time::Instant) {
+        if self.tab != Tab::Handles {
+            return;
+        }
+        if self
+            .handles_listed_at
+            .is_some_and(|at| now.duration_since(at) < REFRESH_EVERY)
+        {
+            return;
+        }
+        self.handles_listed_at = Some(now);
+        let mut ctx = Ctx {
+            dispatcher: &mut self.dispatcher,
+            status: &mut self.status,
+            keymap: &self.keymap,
+        };
+        self.handles.refresh(&mut ctx);
     }
 
     /// Handles one key event. Releases are ignored; the status line is cleared, so it
@@ -142,6 +178,7 @@ impl App {
         };
         let consumed = match self.tab {
             Tab::Entities => self.entities.handle_key(&key, &mut ctx),
+            Tab::Handles => self.handles.handle_key(&key, &mut ctx),
             tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
         };
         if consumed == EventState::Consumed {
@@ -150,7 +187,19 @@ impl App {
         match self.keymap.command(Context::Global, &key) {
             Some(Command::Quit) => self.quit = true,
             Some(Command::ToggleHelp) => self.help = true,
-            Some(Command::ShowTab(tab)) => self.tab = tab,
+            Some(Command::ShowTab(tab)) => {
+                if tab == Tab::Handles && self.tab != Tab::Handles {
+                    // What is live changes while the tab is away.
+                    self.handles_listed_at = Some(std::time::Instant::now());
+                    let mut ctx = Ctx {
+                        dispatcher: &mut self.dispatcher,
+                        status: &mut self.status,
+                        keymap: &self.keymap,
+                    };
+                    self.handles.refresh(&mut ctx);
+                }
+                self.tab = tab;
+            }
             Some(Command::ToggleClock) => {
                 let action = if self.core.status().paused {
                     "resume"
@@ -225,7 +274,8 @@ impl App {
         };
         // Results nobody claims answer calls that were superseded (a list page asked
         // for again before it came); they are dropped.
-        let _claimed = self.entities.on_reply(reply, &mut ctx);
+        let _claimed =
+            self.entities.on_reply(reply, &mut ctx) || self.handles.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -286,6 +336,7 @@ impl App {
         };
         match self.tab {
             Tab::Entities => self.entities.render(rows.body, buf, &ui),
+            Tab::Handles => self.handles.render(rows.body, buf, &ui),
             tab => Placeholder::new(tab).render(rows.body, buf, &ui),
         }
         if self.help {
@@ -409,6 +460,11 @@ impl App {
                 self.entities.commands(),
                 self.entities.captures_text(),
             ),
+            Tab::Handles => (
+                self.handles.context(),
+                self.handles.commands(),
+                self.handles.captures_text(),
+            ),
             tab => {
                 let pane = Placeholder::new(tab);
                 (pane.context(), pane.commands(), pane.captures_text())
@@ -461,6 +517,7 @@ impl App {
         let theme = &self.theme;
         let context = match self.tab {
             Tab::Entities => self.entities.context(),
+            Tab::Handles => self.handles.context(),
             tab => Placeholder::new(tab).context(),
         };
         let mut sections = Vec::new();

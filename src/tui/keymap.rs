@@ -26,6 +26,12 @@ pub enum Context {
     References,
     /// The id filter prompt, which takes typed text.
     Filter,
+    /// The list of live result handles.
+    Handles,
+    /// The tree of a fetched page of a handle's data.
+    HandleData,
+    /// The field selection prompt of the Handles pane, which takes typed text.
+    Fields,
 }
 
 impl Context {
@@ -39,6 +45,9 @@ impl Context {
             Context::Tree => "Entity tree",
             Context::References => "References",
             Context::Filter => "Id filter",
+            Context::Handles => "Handles",
+            Context::HandleData => "Handle data",
+            Context::Fields => "Field selection",
         }
     }
 }
@@ -101,6 +110,16 @@ pub enum Command {
     CancelFilter,
     /// Filter prompt: erase the last character.
     EraseChar,
+    /// Handles: fetch the selected handle's first page into the data tree.
+    Inspect,
+    /// Handles: list the live handles again.
+    Refresh,
+    /// Handles: edit the field selection of fetched pages.
+    EditFields,
+    /// Handles: the next verbosity for fetched pages (raw, detailed, compact, summary).
+    CycleVerbosity,
+    /// Handles: copy the fetched page's JSON to the clipboard.
+    CopyJson,
 }
 
 impl Command {
@@ -117,10 +136,16 @@ impl Command {
             Command::ShowKind => "list",
             Command::OpenEntity => "open",
             Command::NextPage | Command::PrevPage => "page",
+            Command::Inspect => "fetch",
+            Command::Refresh => "refresh",
+            Command::EditFields => "fields",
+            Command::CycleVerbosity => "verbosity",
+            Command::CopyJson => "copy",
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
             Command::Back if context == Context::References => "tree",
+            Command::Back if context == Context::HandleData => "handles",
             Command::Back => "kinds",
             Command::Expand => "expand",
             Command::Collapse => "collapse",
@@ -150,6 +175,9 @@ impl Command {
             }
             Command::ToggleClock => "Pause or resume the block clock (sim source)".into(),
             Command::StepBlock => "Advance the block clock by one block (sim source)".into(),
+            Command::FocusNext if matches!(context, Context::Handles | Context::HandleData) => {
+                "Focus the other area (handles, data)".into()
+            }
             Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
             Command::Up => "Move up".into(),
@@ -158,18 +186,36 @@ impl Command {
             Command::Bottom => "Go to the last row".into(),
             Command::ShowKind => "Go to the selected kind's entities".into(),
             Command::OpenEntity => "Open the selected entity as a tree".into(),
-            Command::NextPage => "Next page".into(),
-            Command::PrevPage => "Previous page".into(),
+            Command::NextPage if context == Context::List => "Next page".into(),
+            Command::PrevPage if context == Context::List => "Previous page".into(),
+            Command::NextPage => "Fetch the next page of the handle's data".into(),
+            Command::PrevPage => "Fetch the previous page of the handle's data".into(),
+            Command::Inspect => "Fetch the selected handle's first page as a tree".into(),
+            Command::Refresh => "List the live handles again".into(),
+            Command::EditFields => {
+                "Choose the fields of fetched pages (comma-separated paths)".into()
+            }
+            Command::CycleVerbosity => {
+                "Next verbosity of fetched pages: raw, detailed, compact, summary".into()
+            }
+            Command::CopyJson => "Copy the fetched page's JSON to the clipboard".into(),
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
             Command::Back if context == Context::References => "Back to the entity tree".into(),
+            Command::Back if context == Context::HandleData => "Back to the handles".into(),
             Command::Back => "Back to the kinds".into(),
             Command::Expand => "Expand; a field naming an entity fetches it in place".into(),
             Command::Collapse => "Collapse, or go to the parent field".into(),
             Command::Toggle => "Expand or collapse".into(),
             Command::ReferenceDepth => "References: switch between depth 1 and 2".into(),
             Command::ReferenceKinds => "References: kind filter (all, then each kind found)".into(),
+            Command::AcceptFilter if context == Context::Fields => {
+                "Fetch the first page with these fields".into()
+            }
+            Command::CancelFilter if context == Context::Fields => {
+                "Drop the field selection and close the prompt".into()
+            }
             Command::AcceptFilter => "Keep the filter; a whole id opens that entity".into(),
             Command::CancelFilter => "Clear the filter and close the prompt".into(),
             Command::EraseChar => "Erase the last character".into(),
@@ -367,6 +413,48 @@ impl Keymap {
         bind(X::Filter, &[K::key(KeyCode::Esc)], C::CancelFilter);
         bind(X::Filter, &[K::key(KeyCode::Backspace)], C::EraseChar);
 
+        // The Handles pane: the list of handles and the tree of a fetched page. Both
+        // page, choose fields and verbosity, and copy; the tree moves like the others.
+        for context in [X::Handles, X::HandleData] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(
+                context,
+                &[K::ch('n'), K::key(KeyCode::PageDown)],
+                C::NextPage,
+            );
+            bind(context, &[K::ch('p'), K::key(KeyCode::PageUp)], C::PrevPage);
+            bind(context, &[K::ch('f')], C::EditFields);
+            bind(context, &[K::ch('v')], C::CycleVerbosity);
+            bind(context, &[K::ch('c')], C::CopyJson);
+            bind(context, &[K::ch('r')], C::Refresh);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+        }
+        bind(X::Handles, &forward, C::Inspect);
+        bind(
+            X::HandleData,
+            &[K::key(KeyCode::Right), K::ch('l')],
+            C::Expand,
+        );
+        bind(
+            X::HandleData,
+            &[K::key(KeyCode::Left), K::ch('h')],
+            C::Collapse,
+        );
+        bind(X::HandleData, &[K::key(KeyCode::Enter)], C::Toggle);
+        bind(
+            X::HandleData,
+            &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
+            C::Back,
+        );
+
+        bind(X::Fields, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::Fields, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::Fields, &[K::key(KeyCode::Backspace)], C::EraseChar);
+
         Keymap { bindings }
     }
 
@@ -505,7 +593,10 @@ mod tests {
                 .collect();
             if commands.len() > 1 {
                 assert!(
-                    matches!(a.context, Context::Tree | Context::References),
+                    matches!(
+                        a.context,
+                        Context::Tree | Context::References | Context::HandleData
+                    ),
                     "{} in {:?}",
                     a.key.label(),
                     a.context

@@ -12,6 +12,7 @@
 //! [`Core::status`] for the header; it never touches a source directly.
 
 pub mod app;
+pub mod clipboard;
 mod component;
 mod dispatch;
 pub mod keymap;
@@ -25,6 +26,7 @@ use crossterm::event::{self, Event};
 use tokio::runtime::Runtime;
 
 pub use app::{App, Tab};
+pub use clipboard::{Clipboard, SystemClipboard};
 pub use theme::Theme;
 
 use crate::core::Core;
@@ -56,6 +58,7 @@ pub fn run(core: Core, theme: Theme, runtime: &Runtime) -> anyhow::Result<()> {
     let _restore = RestoreOnDrop;
     let mut app = App::new(core, theme, runtime.handle().clone());
     loop {
+        app.tick(std::time::Instant::now());
         app.update();
         terminal
             .draw(|frame| app.render(frame))

@@ -527,7 +527,11 @@ impl Pane for EntitiesPane {
                     references.commands(&mut out);
                 }
             }
-            Context::Global | Context::Help => {}
+            Context::Global
+            | Context::Help
+            | Context::Handles
+            | Context::HandleData
+            | Context::Fields => {}
         }
         if matches!(self.focus, Area::Tree | Area::References)
             && let Some(references) = &self.references

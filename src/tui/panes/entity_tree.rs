@@ -216,8 +216,11 @@ impl Fields<'_> {
     }
 
     /// The node for one value. `own_id` marks the entity's own `id` field, which is
-    /// shown as plain text rather than as a link to itself.
-    fn value(
+    /// shown as plain text rather than as a link to itself (so is the `id` of any
+    /// nested object: it names that object). An array item that is a whole entity in
+    /// its chain wrapper (`{"Player": {...}, ...}`, as lists hold them) is shown as that
+    /// entity: `[0] 1-5 player`, opening into its fields.
+    pub fn value(
         &self,
         node_id: NodeId,
         label: &str,
@@ -294,8 +297,12 @@ impl Fields<'_> {
                     .iter()
                     .enumerate()
                     .map(|(i, item)| {
+                        let item_id = format!("i:{i}");
                         let label = format!("[{i}]");
-                        self.value(format!("i:{i}"), &label, item, false, &path, on_path)
+                        match wrapped_entity(item) {
+                            Some(id) => self.entity_item(item_id, &label, id, item, &path, on_path),
+                            None => self.value(item_id, &label, item, false, &path, on_path),
+                        }
                     })
                     .collect(),
             ),
@@ -305,12 +312,52 @@ impl Fields<'_> {
                 vec![field.clone(), (Role::Muted, format!(" {{{}}}", map.len()))],
                 map.iter()
                     .map(|(key, item)| {
-                        self.value(format!("k:{key}"), key, item, false, &path, on_path)
+                        self.value(format!("k:{key}"), key, item, key == "id", &path, on_path)
                     })
                     .collect(),
             ),
         }
     }
+}
+
+impl Fields<'_> {
+    /// An array item that is a whole entity: its id beside the index, its fields below.
+    fn entity_item(
+        &self,
+        node_id: NodeId,
+        label: &str,
+        id: EntityId,
+        entity: &Value,
+        parent: &[NodeId],
+        on_path: &mut Vec<EntityId>,
+    ) -> Node {
+        let mut path = parent.to_vec();
+        path.push(node_id.clone());
+        on_path.push(id);
+        let children = self.entity(id, entity, &path, on_path);
+        on_path.pop();
+        Node::new(
+            node_id,
+            NodeKind::Branch,
+            vec![
+                (Role::Field, label.to_string()),
+                (Role::Muted, " ".into()),
+                (Role::Value, id.to_string()),
+                (Role::Muted, format!(" {}", id.kind)),
+            ],
+            children,
+        )
+    }
+}
+
+/// The id of an entity in its chain wrapper (`{"Player": {"id": "1-5", ...}}`), the
+/// form list results hold entities in. Addresses have no wrapper and are not matched.
+fn wrapped_entity(item: &Value) -> Option<EntityId> {
+    let Value::Object(map) = item else {
+        return None;
+    };
+    let id = crate::references::extract::own_id(map)?;
+    id.kind.core_object(item)?.is_object().then_some(id)
 }
 
 /// What a key did to a [`TreeView`], and so what its owner must do next.

@@ -3,5 +3,6 @@
 pub(crate) mod entities;
 pub(crate) mod entity_list;
 pub(crate) mod entity_tree;
+pub(crate) mod handles;
 pub(crate) mod placeholder;
 pub(crate) mod reference_tree;

@@ -295,8 +295,8 @@ impl ReferenceTree {
                 // Over the size limit the core answers with an envelope; the whole answer
                 // waits under its handle.
                 Ok(answer) if answer["status"] == "partial" => Answer::Failed(format!(
-                    "the answer is over 25 KB; it is stored as {} (structs_handle_fetch); \
-                     try depth 1 or a kind filter",
+                    "the answer is over 25 KB; it is stored as {}, to read in the Handles \
+                     tab; try depth 1 or a kind filter",
                     answer["result_handle"].as_str().unwrap_or("a handle")
                 )),
                 Ok(answer) => self.take(answer),

@@ -1,0 +1,962 @@
+//! The Handles pane: the live result handles, and one handle's stored result fetched a
+//! page at a time as a tree.
+//!
+//! ```text
+//! ╭ Handles · 2 live · memory store ───────────────────────────────────────────╮
+//! │   handle                              tool                  size  rows …   │
+//! │ › structs:player:1795262400:3f9a1c07  structs_list_players  71.2 KB  103 … │
+//! ╰────────────────────────────────────────────────── TTL 15m · as of 10:00:00 ╯
+//! ╭ structs:player:1795262400:3f9a1c07 · page 1/5 · rows 1-20 of 103 ──────────╮
+//! │ ▾ players [20]                                                             │
+//! │   ▸ [0] 1-1 player                                                         │
+//! ╰─────────────────────────────────────────────────────────── raw · 22.4 KB ──╯
+//! ```
+//!
+//! - The list comes from `structs_handle_list`: asked for when the tab is shown, on
+//!   `r`, after each fetch (hits change) and every few seconds while on show (see
+//!   [`HandlesPane::tick`]). Ages and times to expiry are as of that listing. With a
+//!   Redis store shared with headless servers, it holds the handles agents made.
+//! - Enter fetches the selected handle's first page with `structs_handle_fetch`; `n`/`p`
+//!   page, `f` edits the field selection (comma-separated paths, as the tool takes
+//!   them), `v` steps the verbosity (raw, detailed, compact, summary), each fetching
+//!   anew. The page's data is drawn as the entity trees draw fields ([`Fields`]), so an
+//!   id opens into its entity, fetched on demand.
+//! - `c` copies the page's data, pretty-printed JSON, to the clipboard; where there is
+//!   none, the status line says so and nothing else happens.
+//! - Only the latest fetch's answer is applied; one overtaken by a newer fetch is
+//!   dropped.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Block, BorderType, HighlightSpacing, Paragraph, Row, StatefulWidget, Table, TableState, Widget,
+    Wrap,
+};
+use serde_json::{Map, Value, json};
+
+use super::entity_tree::{Change, Fetched, Fields, Node, TreeView};
+use crate::tui::clipboard::Clipboard;
+use crate::tui::component::SELECTED_MARK;
+use crate::tui::component::{Ctx, EventState, Pane, Ui};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
+
+/// The tool that lists the live handles.
+const LIST_TOOL: &str = "structs_handle_list";
+
+/// The tool that fetches a page of a handle's data.
+const FETCH_TOOL: &str = "structs_handle_fetch";
+
+/// The verbosities `v` steps through, starting from the whole data.
+const VERBOSITIES: [&str; 4] = ["raw", "detailed", "compact", "summary"];
+
+/// The longest field selection the prompt takes.
+const MAX_FIELDS_LEN: usize = 200;
+
+/// Below this height only the focused area is drawn.
+const TALL: u16 = 14;
+
+/// From this width on, the list shows whole handles and tool names.
+const WIDE: u16 = 110;
+
+/// From this width on, the list shows every column.
+const MEDIUM: u16 = 80;
+
+/// How often the list is asked for again while the pane is on show.
+pub(crate) const REFRESH_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Area {
+    List,
+    Data,
+}
+
+/// One live handle, as listed.
+#[derive(Debug, Clone)]
+struct HandleRow {
+    handle: String,
+    tool: String,
+    size_bytes: u64,
+    rows: u64,
+    age_sec: u64,
+    expires_in_sec: u64,
+    hits: u64,
+}
+
+impl HandleRow {
+    fn parse(v: &Value) -> Option<HandleRow> {
+        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Some(HandleRow {
+            handle: v.get("handle")?.as_str()?.to_string(),
+            tool: v.get("tool_name")?.as_str()?.to_string(),
+            size_bytes: n("size_bytes"),
+            rows: n("rows"),
+            age_sec: n("age_sec"),
+            expires_in_sec: n("expires_in_sec"),
+            hits: n("hits"),
+        })
+    }
+
+    /// `player 3f9a1c07`: the handle's entity and hash, for narrow lists.
+    fn short(&self) -> String {
+        let parts: Vec<&str> = self.handle.split(':').collect();
+        match parts.as_slice() {
+            [_, entity, _, hash] => format!("{entity} {hash}"),
+            _ => self.handle.clone(),
+        }
+    }
+}
+
+/// The answer of the handle list.
+#[derive(Debug)]
+struct Listing {
+    rows: Vec<HandleRow>,
+    total: u64,
+    store: String,
+    ttl_secs: u64,
+    /// When the list was made (`10:00:00`).
+    at: String,
+}
+
+impl Listing {
+    fn parse(v: &Value) -> Listing {
+        let rows: Vec<HandleRow> = v["handles"]
+            .as_array()
+            .map(|a| a.iter().filter_map(HandleRow::parse).collect())
+            .unwrap_or_default();
+        let at = v["timestamp"]
+            .as_str()
+            .and_then(|t| t.get(11..19))
+            .unwrap_or("")
+            .to_string();
+        Listing {
+            total: v["total"].as_u64().unwrap_or(rows.len() as u64),
+            rows,
+            store: v["store"].as_str().unwrap_or("?").to_string(),
+            ttl_secs: v["ttl_secs"].as_u64().unwrap_or(0),
+            at,
+        }
+    }
+}
+
+/// A fetched page of a handle's data.
+#[derive(Debug)]
+struct Page {
+    handle: String,
+    data: Value,
+    current: u64,
+    total_pages: u64,
+    total_rows: u64,
+    first_row: u64,
+    last_row: u64,
+    /// The page holds part of a row too large for one page.
+    cut: bool,
+    /// `raw`, `compact`, ... or `fields`.
+    verbosity: String,
+    /// Bytes of the page's data as JSON, and of the whole stored result.
+    bytes: usize,
+    whole_bytes: u64,
+}
+
+impl Page {
+    fn parse(v: &Value) -> Page {
+        let info = &v["page_info"];
+        let data = v["data"].clone();
+        let bytes = serde_json::to_vec(&data).map_or(0, |b| b.len());
+        Page {
+            handle: v["handle"].as_str().unwrap_or("").to_string(),
+            current: info["current_page"].as_u64().unwrap_or(1),
+            total_pages: info["total_pages"].as_u64().unwrap_or(1),
+            total_rows: info["total"].as_u64().unwrap_or(0),
+            first_row: info["rows"][0].as_u64().unwrap_or(0),
+            last_row: info["rows"][1].as_u64().unwrap_or(0),
+            cut: info["cut"].as_bool().unwrap_or(false),
+            verbosity: v["metadata"]["verbosity"]
+                .as_str()
+                .unwrap_or("raw")
+                .to_string(),
+            bytes,
+            whole_bytes: v["metadata"]["size_bytes"].as_u64().unwrap_or(0),
+            data,
+        }
+    }
+}
+
+/// A fetch in flight.
+#[derive(Debug)]
+struct PageRequest {
+    id: RequestId,
+    handle: String,
+    page: u64,
+}
+
+/// The Handles pane.
+pub(crate) struct HandlesPane {
+    listing: Option<Result<Listing, String>>,
+    list_request: Option<RequestId>,
+    table: TableState,
+    focus: Area,
+    /// The latest fetch asked for; its answer replaces `page`.
+    page_request: Option<PageRequest>,
+    /// The page on show, or why the latest fetch failed.
+    page: Option<Result<Page, String>>,
+    /// The handle the failed fetch was for, while `page` is an error.
+    failed_handle: Option<String>,
+    /// Entities fetched for ids opened in the data tree.
+    fetched: Fetched,
+    view: TreeView,
+    /// The field selection applied to fetches; empty for none.
+    fields: String,
+    /// The selection as typed, while the prompt is open.
+    draft: String,
+    editing: bool,
+    verbosity: usize,
+    clipboard: Box<dyn Clipboard>,
+}
+
+impl HandlesPane {
+    pub fn new(clipboard: Box<dyn Clipboard>) -> HandlesPane {
+        HandlesPane {
+            listing: None,
+            list_request: None,
+            table: TableState::default(),
+            focus: Area::List,
+            page_request: None,
+            page: None,
+            failed_handle: None,
+            fetched: Fetched::default(),
+            view: TreeView::default(),
+            fields: String::new(),
+            draft: String::new(),
+            editing: false,
+            verbosity: 0,
+            clipboard,
+        }
+    }
+
+    /// Asks for the list of live handles (unless that is already on its way).
+    pub fn refresh(&mut self, ctx: &mut Ctx<'_>) {
+        if self.list_request.is_none() {
+            self.list_request = Some(ctx.dispatcher.call(LIST_TOOL, json!({})));
+        }
+    }
+
+    fn rows(&self) -> &[HandleRow] {
+        match &self.listing {
+            Some(Ok(listing)) => &listing.rows,
+            _ => &[],
+        }
+    }
+
+    fn selected_row(&self) -> Option<&HandleRow> {
+        self.table.selected().and_then(|i| self.rows().get(i))
+    }
+
+    fn loaded_page(&self) -> Option<&Page> {
+        self.page.as_ref().and_then(|p| p.as_ref().ok())
+    }
+
+    /// The handle whose data is on show or being fetched.
+    fn inspected(&self) -> Option<&str> {
+        if let Some(request) = &self.page_request {
+            return Some(&request.handle);
+        }
+        match &self.page {
+            Some(Ok(page)) => Some(&page.handle),
+            Some(Err(_)) => self.failed_handle.as_deref(),
+            None => None,
+        }
+    }
+
+    /// Fetches `page` of `handle` with the pane's field selection and verbosity.
+    fn fetch(&mut self, handle: String, page: u64, ctx: &mut Ctx<'_>) {
+        let mut args = json!({"handle": handle, "page": page});
+        if self.fields.is_empty() {
+            args["verbosity"] = json!(VERBOSITIES[self.verbosity]);
+        } else {
+            args["fields"] = json!(self.fields);
+        }
+        let id = ctx.dispatcher.call(FETCH_TOOL, args);
+        self.page_request = Some(PageRequest { id, handle, page });
+    }
+
+    /// Fetches the inspected handle's first page again (the selection changed).
+    fn refetch(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(handle) = self.inspected().map(str::to_string) {
+            self.fetch(handle, 1, ctx);
+        }
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        let len = self.rows().len();
+        if len == 0 {
+            return;
+        }
+        let at = self.table.selected().unwrap_or(0);
+        self.table
+            .select(Some(at.saturating_add_signed(delta).min(len - 1)));
+    }
+
+    fn copy(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(page) = self.loaded_page() else {
+            return;
+        };
+        let text = serde_json::to_string_pretty(&page.data).unwrap_or_default();
+        let what = format!(
+            "page {}/{} of {} ({} bytes of JSON)",
+            page.current,
+            page.total_pages,
+            page.handle,
+            text.len()
+        );
+        match self.clipboard.copy(&text) {
+            Ok(()) => ctx.status.info(format!("copied {what} to the clipboard")),
+            Err(why) => ctx.status.error(format!("nothing copied: {why}")),
+        }
+    }
+
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match (self.focus, command) {
+            (_, Command::FocusNext | Command::FocusPrev) => {
+                self.focus = match self.focus {
+                    Area::List => Area::Data,
+                    Area::Data => Area::List,
+                };
+            }
+            (_, Command::Refresh) => self.refresh(ctx),
+            (_, Command::EditFields) => {
+                self.draft = self.fields.clone();
+                self.editing = true;
+            }
+            (_, Command::CycleVerbosity) => {
+                self.verbosity = (self.verbosity + 1) % VERBOSITIES.len();
+                let verbosity = VERBOSITIES[self.verbosity];
+                if self.fields.is_empty() {
+                    ctx.status.info(format!("verbosity {verbosity}"));
+                    self.refetch(ctx);
+                } else {
+                    ctx.status.info(format!(
+                        "verbosity {verbosity}, once the field selection is dropped \
+                         (it overrides verbosity)"
+                    ));
+                }
+            }
+            (_, Command::CopyJson) => self.copy(ctx),
+            (_, Command::NextPage | Command::PrevPage) => {
+                if let Some(page) = self.loaded_page() {
+                    let handle = page.handle.clone();
+                    let next = if command == Command::NextPage {
+                        page.current + 1
+                    } else {
+                        page.current.saturating_sub(1)
+                    };
+                    self.fetch(handle, next, ctx);
+                }
+            }
+            (Area::List, Command::Up) => self.move_by(-1),
+            (Area::List, Command::Down) => self.move_by(1),
+            (Area::List, Command::Top) => self.move_by(isize::MIN),
+            (Area::List, Command::Bottom) => self.move_by(isize::MAX),
+            (Area::List, Command::Inspect) => {
+                if let Some(row) = self.selected_row() {
+                    let handle = row.handle.clone();
+                    self.fetch(handle, 1, ctx);
+                    self.focus = Area::Data;
+                }
+            }
+            (Area::Data, Command::Back) => self.focus = Area::List,
+            (Area::Data, command) => match self.view.run(command) {
+                Change::None => {}
+                Change::Reshaped => self.rebuild(),
+                Change::LinkOpened(target) => {
+                    self.fetched.fetch_if_needed(target, ctx);
+                    self.rebuild();
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// Keys while the field prompt is open.
+    fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        match ctx.keymap.command(Context::Fields, key) {
+            Some(Command::AcceptFilter) => {
+                self.editing = false;
+                let fields = normalise_fields(&self.draft);
+                if fields != self.fields {
+                    self.fields = fields;
+                    self.refetch(ctx);
+                }
+                if self.fields.is_empty() {
+                    ctx.status.info(format!(
+                        "all fields, verbosity {}",
+                        VERBOSITIES[self.verbosity]
+                    ));
+                } else {
+                    ctx.status.info(format!("fields {}", self.fields));
+                }
+            }
+            Some(Command::CancelFilter) => {
+                self.editing = false;
+                self.draft.clear();
+                if !self.fields.is_empty() {
+                    self.fields.clear();
+                    self.refetch(ctx);
+                }
+            }
+            Some(Command::EraseChar) => {
+                self.draft.pop();
+            }
+            Some(_) => {}
+            None => match key.code {
+                KeyCode::Char(c)
+                    if !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                {
+                    if !(c.is_alphanumeric() || "_.,- ".contains(c)) {
+                        ctx.status.info(
+                            "field paths are names joined by dots, separated by commas: \
+                             id,owner,gridAttributes.ore",
+                        );
+                    } else if self.draft.len() >= MAX_FIELDS_LEN {
+                        ctx.status.info(format!(
+                            "a field selection is at most {MAX_FIELDS_LEN} characters here"
+                        ));
+                    } else {
+                        self.draft.push(c);
+                    }
+                }
+                _ => return EventState::NotConsumed,
+            },
+        }
+        EventState::Consumed
+    }
+
+    /// Rebuilds the data tree after the page or the open nodes changed.
+    fn rebuild(&mut self) {
+        let nodes = match &self.page {
+            Some(Ok(page)) => {
+                let fields = Fields {
+                    fetched: &self.fetched,
+                    opened: self.view.opened(),
+                };
+                match &page.data {
+                    Value::Object(map) if map.is_empty() => {
+                        vec![Node::note("empty", Role::Muted, "no data on this page")]
+                    }
+                    Value::Object(map) => map
+                        .iter()
+                        .map(|(key, value)| {
+                            fields.value(format!("k:{key}"), key, value, false, &[], &mut vec![])
+                        })
+                        .collect(),
+                    other => {
+                        vec![fields.value("k:data".into(), "data", other, false, &[], &mut vec![])]
+                    }
+                }
+            }
+            Some(Err(message)) => vec![Node::failed(message)],
+            None => Vec::new(),
+        };
+        self.view.set_nodes(nodes);
+    }
+
+    fn on_list(
+        &mut self,
+        result: &Result<Value, crate::core::error::ToolError>,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let keep = self.selected_row().map(|r| r.handle.clone());
+        match result {
+            Ok(answer) => {
+                let listing = Listing::parse(answer);
+                let at = keep
+                    .and_then(|h| listing.rows.iter().position(|r| r.handle == h))
+                    .or_else(|| self.table.selected())
+                    .map(|i| i.min(listing.rows.len().saturating_sub(1)));
+                self.table.select(if listing.rows.is_empty() {
+                    None
+                } else {
+                    at.or(Some(0))
+                });
+                self.listing = Some(Ok(listing));
+            }
+            Err(e) => {
+                ctx.status.tool_error("listing the handles", e);
+                self.listing = Some(Err(format!("{}: {}", e.code.as_str(), e.message)));
+            }
+        }
+    }
+
+    fn on_page(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) {
+        let Some(request) = self.page_request.take() else {
+            return;
+        };
+        match &reply.result {
+            Ok(answer) => {
+                let page = Page::parse(answer);
+                let new_handle = self.loaded_page().is_none_or(|p| p.handle != page.handle);
+                if new_handle {
+                    self.view = TreeView::default();
+                    self.fetched = Fetched::default();
+                }
+                self.page = Some(Ok(page));
+                self.failed_handle = None;
+                self.rebuild();
+                // Open the first collection, where the rows are.
+                if new_handle
+                    && let Some(Page {
+                        data: Value::Object(map),
+                        ..
+                    }) = self.loaded_page()
+                    && let Some(key) = first_collection(map)
+                {
+                    let path = vec![format!("k:{key}")];
+                    self.view.open(path.clone());
+                    self.rebuild();
+                    self.view.select_if_visible(path);
+                }
+            }
+            Err(e) => {
+                ctx.status.tool_error(
+                    &format!("fetching page {} of {}", request.page, request.handle),
+                    e,
+                );
+                self.page = Some(Err(format!("{}: {}", e.code.as_str(), e.message)));
+                self.failed_handle = Some(request.handle);
+                self.view = TreeView::default();
+                self.rebuild();
+            }
+        }
+        // Hits changed, or the handle is gone: the list is out of date.
+        self.refresh(ctx);
+    }
+
+    fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Area::List;
+        let mut title = vec![Span::styled(" Handles", theme.style(Role::Title))];
+        let mut footer = String::new();
+        if let Some(Ok(listing)) = &self.listing {
+            title.push(Span::styled(
+                format!(" · {} live · {} store", listing.total, listing.store),
+                theme.style(Role::Muted),
+            ));
+            footer = format!(
+                " TTL {} · as of {} ",
+                duration(listing.ttl_secs),
+                listing.at
+            );
+        }
+        if self.list_request.is_some() && self.listing.is_none() {
+            title.push(Span::styled(" · loading…", theme.style(Role::Muted)));
+        }
+        title.push(Span::styled(" ", theme.style(Role::Title)));
+        let block = area_block(ui, focused)
+            .title(Line::from(title))
+            .title_bottom(
+                Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
+            );
+        let listing = match &self.listing {
+            None => {
+                Paragraph::new(Span::styled("loading…", theme.style(Role::Muted)))
+                    .block(block)
+                    .render(area, buf);
+                return;
+            }
+            Some(Err(message)) => {
+                Paragraph::new(Span::styled(message.clone(), theme.style(Role::Error)))
+                    .wrap(Wrap { trim: true })
+                    .block(block)
+                    .render(area, buf);
+                return;
+            }
+            Some(Ok(listing)) => listing,
+        };
+        if listing.rows.is_empty() {
+            let text = format!(
+                "No live handles. A tool result over 25 KB is kept here under a handle for {}. \
+                 With --handle-store redis://… this lists the handles of every server sharing \
+                 that Redis, agents' included.",
+                duration(listing.ttl_secs)
+            );
+            Paragraph::new(Span::styled(text, theme.style(Role::Muted)))
+                .wrap(Wrap { trim: true })
+                .block(block)
+                .render(area, buf);
+            return;
+        }
+        // Wide: whole handles and tool names. Narrower: `player 3f9a1c07` and
+        // `list_players`; narrower still, age and hits make way.
+        let wide = area.width >= WIDE;
+        let full = area.width >= MEDIUM;
+        let cells = |r: &HandleRow| -> Vec<String> {
+            let mut cells = vec![
+                if wide { r.handle.clone() } else { r.short() },
+                if wide {
+                    r.tool.clone()
+                } else {
+                    r.tool.trim_start_matches("structs_").to_string()
+                },
+                bytes(r.size_bytes),
+                r.rows.to_string(),
+            ];
+            if full {
+                cells.push(duration(r.age_sec));
+            }
+            cells.push(duration(r.expires_in_sec));
+            if full {
+                cells.push(r.hits.to_string());
+            }
+            cells
+        };
+        let mut titles = vec!["handle", "tool", "size", "rows"];
+        if full {
+            titles.push("age");
+        }
+        titles.push("expires in");
+        if full {
+            titles.push("hits");
+        }
+        let body: Vec<Vec<String>> = listing.rows.iter().map(cells).collect();
+        // Each column as wide as its widest cell or title; the last takes the rest.
+        let mut widths: Vec<Constraint> = titles
+            .iter()
+            .enumerate()
+            .map(|(i, title)| {
+                let widest = body
+                    .iter()
+                    .map(|c| c[i].chars().count())
+                    .chain([title.len()])
+                    .max()
+                    .unwrap_or(0);
+                Constraint::Length(u16::try_from(widest).unwrap_or(u16::MAX))
+            })
+            .collect();
+        if let Some(last) = widths.last_mut() {
+            *last = Constraint::Fill(1);
+        }
+        let header = Row::new(titles).style(theme.style(Role::Muted));
+        let rows: Vec<Row<'_>> = body
+            .into_iter()
+            .map(|cells| Row::new(cells).style(theme.style(Role::Text)))
+            .collect();
+        let highlight = if focused {
+            Role::Selected
+        } else {
+            Role::SelectedInactive
+        };
+        let table = Table::new(rows, widths)
+            .header(header)
+            .block(block)
+            .column_spacing(2)
+            .row_highlight_style(theme.style(highlight))
+            .highlight_symbol(SELECTED_MARK)
+            .highlight_spacing(HighlightSpacing::Always);
+        StatefulWidget::render(table, area, buf, &mut self.table);
+    }
+
+    fn render_data(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Area::Data;
+        let mut title = Vec::new();
+        let mut footer = String::new();
+        if let Some(handle) = self.inspected() {
+            title.push(Span::styled(format!(" {handle}"), theme.style(Role::Title)));
+        } else {
+            title.push(Span::styled(" Data", theme.style(Role::Title)));
+        }
+        if let Some(page) = self.loaded_page() {
+            title.push(Span::styled(
+                format!(
+                    " · page {}/{} · rows {}-{} of {}{}",
+                    page.current,
+                    page.total_pages,
+                    page.first_row + 1,
+                    page.last_row,
+                    page.total_rows,
+                    if page.cut { " (a row cut to fit)" } else { "" }
+                ),
+                theme.style(Role::Muted),
+            ));
+            let selection = if page.verbosity == "fields" {
+                format!("fields {}", self.fields)
+            } else {
+                page.verbosity.clone()
+            };
+            footer = format!(
+                " {selection} · {} of {} ",
+                bytes(page.bytes as u64),
+                bytes(page.whole_bytes)
+            );
+        }
+        if let Some(request) = &self.page_request {
+            title.push(Span::styled(
+                format!(" · loading page {}…", request.page),
+                theme.style(Role::Muted),
+            ));
+        }
+        title.push(Span::styled(" ", theme.style(Role::Title)));
+        let block = area_block(ui, focused)
+            .title(Line::from(title))
+            .title_bottom(
+                Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
+            );
+        if self.page.is_none() {
+            let key = ui
+                .keymap
+                .key_label(Context::Handles, Command::Inspect)
+                .unwrap_or_default();
+            let text = if self.page_request.is_some() {
+                "loading…".to_string()
+            } else if self.rows().is_empty() {
+                "Nothing to fetch yet.".to_string()
+            } else {
+                format!("Select a handle and press {key} to fetch its first page.")
+            };
+            Paragraph::new(Span::styled(text, theme.style(Role::Muted)))
+                .wrap(Wrap { trim: true })
+                .block(block)
+                .render(area, buf);
+            return;
+        }
+        self.view.render(area, buf, ui, block, focused);
+    }
+
+    fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let accept = ui
+            .keymap
+            .key_label(Context::Fields, Command::AcceptFilter)
+            .unwrap_or_default();
+        let cancel = ui
+            .keymap
+            .key_label(Context::Fields, Command::CancelFilter)
+            .unwrap_or_default();
+        let note = if self.draft.trim().is_empty() {
+            format!("   e.g. id,owner,gridAttributes.ore · {accept} with none shows all fields")
+        } else {
+            format!("   {accept} fetches page 1 with these fields · {cancel} shows all fields")
+        };
+        Line::from(vec![
+            Span::styled(" fields › ", theme.style(Role::Prompt)),
+            Span::styled(self.draft.clone(), theme.style(Role::Text)),
+            Span::styled("█", theme.style(Role::Prompt)),
+            Span::styled(note, theme.style(Role::Muted)),
+        ])
+        .render(area, buf);
+    }
+}
+
+impl Pane for HandlesPane {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.editing {
+            return self.prompt_key(key, ctx);
+        }
+        let mut bound = ctx.keymap.commands_for(self.context(), key).peekable();
+        if bound.peek().is_none() {
+            return EventState::NotConsumed;
+        }
+        let offered = self.commands();
+        if let Some(command) = bound.find(|c| offered.contains(c)) {
+            self.run(command, ctx);
+        }
+        EventState::Consumed
+    }
+
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if self.list_request == Some(reply.id) {
+            self.list_request = None;
+            self.on_list(&reply.result, ctx);
+            return true;
+        }
+        if self.page_request.as_ref().is_some_and(|r| r.id == reply.id) {
+            self.on_page(reply, ctx);
+            return true;
+        }
+        if self.fetched.on_reply(reply, ctx) {
+            self.rebuild();
+            return true;
+        }
+        false
+    }
+
+    fn context(&self) -> Context {
+        if self.editing {
+            return Context::Fields;
+        }
+        match self.focus {
+            Area::List => Context::Handles,
+            Area::Data => Context::HandleData,
+        }
+    }
+
+    fn captures_text(&self) -> bool {
+        self.editing
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        let mut out = Vec::new();
+        if self.editing {
+            out.extend([Command::AcceptFilter, Command::CancelFilter]);
+            if !self.draft.is_empty() {
+                out.push(Command::EraseChar);
+            }
+            return out;
+        }
+        match self.focus {
+            Area::List => {
+                if self.rows().len() > 1 {
+                    out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+                }
+                if self.selected_row().is_some() {
+                    out.push(Command::Inspect);
+                }
+            }
+            Area::Data => self.view.commands(&mut out),
+        }
+        if let Some(page) = self.loaded_page() {
+            if page.current < page.total_pages {
+                out.push(Command::NextPage);
+            }
+            if page.current > 1 {
+                out.push(Command::PrevPage);
+            }
+        }
+        out.extend([Command::EditFields, Command::CycleVerbosity]);
+        if self.loaded_page().is_some() {
+            out.push(Command::CopyJson);
+        }
+        out.push(Command::Refresh);
+        if self.focus == Area::Data {
+            out.push(Command::Back);
+        }
+        out.extend([Command::FocusNext, Command::FocusPrev]);
+        out
+    }
+
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let (main, prompt) = if self.editing && area.height > 0 {
+            let [main, prompt] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            (main, Some(prompt))
+        } else {
+            (area, None)
+        };
+        if main.height < TALL {
+            match self.focus {
+                Area::List => self.render_list(main, buf, ui),
+                Area::Data => self.render_data(main, buf, ui),
+            }
+        } else {
+            // The list takes what its rows need (borders and header too), up to 2/5.
+            let wanted = u16::try_from(self.rows().len().max(1) + 3).unwrap_or(u16::MAX);
+            let list_height = wanted.clamp(5, main.height * 2 / 5);
+            let [list, data] =
+                Layout::vertical([Constraint::Length(list_height), Constraint::Min(0)]).areas(main);
+            self.render_list(list, buf, ui);
+            self.render_data(data, buf, ui);
+        }
+        if let Some(prompt) = prompt {
+            self.render_prompt(prompt, buf, ui);
+        }
+    }
+}
+
+/// The first key of a page's data holding a list or a map of records.
+fn first_collection(map: &Map<String, Value>) -> Option<&str> {
+    map.iter()
+        .find(|(_, v)| match v {
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => o.len() > 1,
+            _ => false,
+        })
+        .map(|(k, _)| k.as_str())
+}
+
+/// The selection as the tool takes it: paths without spaces, no empty ones.
+fn normalise_fields(text: &str) -> String {
+    text.split(',')
+        .map(|p| p.trim().replace(' ', ""))
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `812 B`, `22.4 KB`, `3.1 MB` (of 1,024).
+fn bytes(n: u64) -> String {
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let kb = n as f64 / 1024.0;
+    if kb < 1024.0 {
+        return format!("{kb:.1} KB");
+    }
+    format!("{:.1} MB", kb / 1024.0)
+}
+
+/// `45s`, `2m 05s`, `15m`, `1h 02m`, `2h`.
+fn duration(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs}s"),
+        60..3600 if secs.is_multiple_of(60) => format!("{}m", secs / 60),
+        60..3600 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ if secs.is_multiple_of(3600) => format!("{}h", secs / 3600),
+        _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
+    }
+}
+
+/// A bordered area, its border brighter when focused.
+fn area_block<'a>(ui: &Ui<'_>, focused: bool) -> Block<'a> {
+    Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(ui.theme.style(if focused {
+            Role::BorderFocused
+        } else {
+            Role::Border
+        }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_durations_read_easily() {
+        assert_eq!(bytes(812), "812 B");
+        assert_eq!(bytes(22_937), "22.4 KB");
+        assert_eq!(bytes(3_250_000), "3.1 MB");
+        assert_eq!(duration(45), "45s");
+        assert_eq!(duration(125), "2m 05s");
+        assert_eq!(duration(900), "15m");
+        assert_eq!(duration(3720), "1h 02m");
+        assert_eq!(duration(7200), "2h");
+    }
+
+    #[test]
+    fn field_selections_are_tidied_for_the_tool() {
+        assert_eq!(
+            normalise_fields(" id, owner ,,grid Attributes.ore"),
+            "id,owner,gridAttributes.ore"
+        );
+        assert_eq!(normalise_fields(" , "), "");
+    }
+
+    #[test]
+    fn short_handles_keep_entity_and_hash() {
+        let row = HandleRow {
+            handle: "structs:player:1795262400:3f9a1c07".into(),
+            tool: "structs_list_players".into(),
+            size_bytes: 1,
+            rows: 1,
+            age_sec: 0,
+            expires_in_sec: 0,
+            hits: 0,
+        };
+        assert_eq!(row.short(), "player 3f9a1c07");
+    }
+}
