@@ -1149,11 +1149,29 @@ fn the_handle_list_refreshes_every_few_seconds_while_on_show() {
     let start = std::time::Instant::now();
     app.tick(start + std::time::Duration::from_secs(60));
     assert_eq!(app.pending_requests(), 0, "not on show: no refresh");
+    let before = std::time::Instant::now();
     press(&mut app, KeyCode::Char('2'));
     let sent = app.requests_sent();
-    app.tick(std::time::Instant::now());
+    app.tick(before);
     assert_eq!(app.requests_sent(), sent, "just listed");
     app.tick(std::time::Instant::now() + std::time::Duration::from_secs(6));
     assert_eq!(app.requests_sent(), sent + 1, "listed again after 5 s");
     app.settle();
+}
+
+#[test]
+fn paging_waits_for_the_fetch_on_its_way() {
+    let (_rt, _core, mut app) = console_with_handles(Box::new(Recorder::default()));
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Enter);
+    // Two presses before the first answer: the second finds a fetch on its way and
+    // does nothing, so the pane lands on page 2, not 3.
+    let n = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE);
+    let sent = app.requests_sent();
+    app.handle_key(n);
+    app.handle_key(n);
+    assert_eq!(app.requests_sent(), sent + 1, "one fetch for two presses");
+    app.settle();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("· page 2/"), "{frame}");
 }

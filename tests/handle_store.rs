@@ -422,3 +422,65 @@ async fn a_bad_or_unreachable_handle_store_stops_the_server_at_start() {
         "{stderr}"
     );
 }
+
+#[tokio::test]
+async fn a_handle_whose_data_redis_dropped_is_not_listed_and_says_so() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let store = RedisStore::connect(&redis.url(), "evict").await.unwrap();
+    let data = json!({"x": 1});
+    let gone = "structs:player:1795003200:00000001";
+    let kept = "structs:player:1795003200:00000002";
+    for h in [gone, kept] {
+        store
+            .put(meta(h, t0(), 600, &data), Arc::new(data.clone()))
+            .await
+            .unwrap();
+    }
+    // Redis drops the data (as maxmemory eviction or its own TTL would).
+    let client = redis::Client::open(redis.url()).unwrap();
+    let mut c = client.get_multiplexed_async_connection().await.unwrap();
+    let _: () = redis::cmd("DEL")
+        .arg(format!("evict:data:{gone}"))
+        .query_async(&mut c)
+        .await
+        .unwrap();
+    assert_eq!(get(&store, gone, t0()).await, Err(Missing::Evicted));
+    let e = Missing::Evicted.to_error(gone);
+    assert!(
+        e.message.contains("no longer in the handle store"),
+        "{}",
+        e.message
+    );
+    assert_eq!(names(&store.list(t0()).await.unwrap()), [kept]);
+
+    // Every key carries a TTL, so a Redis left behind by stopped servers empties itself.
+    for key in [
+        format!("evict:data:{kept}"),
+        format!("evict:meta:{kept}"),
+        "evict:live".to_string(),
+    ] {
+        let ttl: i64 = redis::cmd("PTTL")
+            .arg(&key)
+            .query_async(&mut c)
+            .await
+            .unwrap();
+        assert!(ttl > 600_000, "{key} has TTL {ttl} ms");
+    }
+}
+
+#[test]
+fn a_core_configured_for_redis_needs_the_store_opened() {
+    let config = structs_console::handles::HandleConfig {
+        store: "redis://127.0.0.1:6379/0".into(),
+        ..Default::default()
+    };
+    let source = SimSource::new(WorldConfig::demo(), BlockClock::paused(1));
+    let err = Core::builder(Arc::new(source))
+        .handles(config)
+        .build()
+        .err()
+        .expect("no store given");
+    assert!(err.contains("open_store"), "{err}");
+}

@@ -224,6 +224,18 @@ impl CoreBuilder {
                 None => return Err(format!("references.tools.{name}: no tool of that name")),
             }
         }
+        let handle_store = match self.handle_store {
+            Some(store) => store,
+            None if self.handles.store == "memory" => Arc::new(MemoryStore::default()),
+            // A Redis store has to be connected (async) before the core exists.
+            None => {
+                return Err(format!(
+                    "handles.store is {:?}: open it with HandleConfig::open_store and pass it \
+                     to CoreBuilder::handle_store",
+                    self.handles.store
+                ));
+            }
+        };
         Ok(Core {
             inner: Arc::new(Inner {
                 source: self.source,
@@ -235,9 +247,7 @@ impl CoreBuilder {
                 references: self.references,
                 reference_cache: ReferenceCache::default(),
                 handle_config: self.handles,
-                handle_store: self
-                    .handle_store
-                    .unwrap_or_else(|| Arc::new(MemoryStore::default())),
+                handle_store,
                 last_cleanup: std::sync::Mutex::new(None),
             }),
         })

@@ -10,10 +10,17 @@
 //!   `cleanup` read.
 //!
 //! Expiry is decided by comparing `expires` with the `now` each call passes in, exactly
-//! as the memory store does, so a core with a simulated clock behaves the same on both.
-//! Redis's own key TTLs are only a safety net that frees memory when no server is left
-//! to clean up: data lives a minute past its expiry, metadata [`EXPIRED_MEMORY`] past
-//! it (so a late fetch still hears "expired" rather than "unknown").
+//! as the memory store does. Redis's own key TTLs are a safety net that frees memory
+//! when no server is left to clean up: data lives a minute past its expiry, metadata
+//! [`EXPIRED_MEMORY`] past it (so a late fetch still hears "expired" rather than
+//! "unknown"), and the live set as long as its longest-lived handle. Those TTLs run on
+//! Redis's clock, so a reader whose clock lags the writer's by over a minute, or a
+//! core on a simulated clock that runs long, can find metadata without data; so can a
+//! Redis that evicts keys under `maxmemory`. Such a handle is neither listed nor
+//! fetched: a fetch says it was dropped before its expiry ([`Missing::Evicted`]).
+//!
+//! The scripts name data keys from their prefix rather than passing them as KEYS, so
+//! the store needs one Redis server (standalone or a primary), not a Cluster.
 //!
 //! Every command runs through one [`ConnectionManager`], which reconnects by itself
 //! after Redis restarts; while Redis is away each call fails within a few seconds with
@@ -44,16 +51,32 @@ const META_FIELDS: [&str; 6] = ["tool", "size_bytes", "rows", "created", "expire
 
 /// Reads a handle: its metadata, and its data and a counted hit when it is live.
 /// KEYS: meta, data. ARGV: now (ms). Returns nil when unknown, the six metadata
-/// fields when expired or the data is gone, and those plus the data when live.
+/// fields when expired, those and a nil when live but the data is gone, and those
+/// plus the data when live.
 const GET_SCRIPT: &str = r#"
 local m = redis.call('HMGET', KEYS[1], 'tool', 'size_bytes', 'rows', 'created', 'expires', 'hits')
 if not m[5] then return false end
 if tonumber(m[5]) <= tonumber(ARGV[1]) then return m end
 local d = redis.call('GET', KEYS[2])
-if not d then return m end
+if not d then m[7] = false; return m end
 m[6] = tostring(redis.call('HINCRBY', KEYS[1], 'hits', 1))
 m[7] = d
 return m
+"#;
+
+/// Stores a handle. KEYS: data, meta, live set. ARGV: handle, JSON, data TTL (ms),
+/// metadata TTL (ms), expires (ms), then the metadata fields and values. The live set
+/// lives as long as its longest-lived entry.
+const PUT_SCRIPT: &str = r#"
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
+if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[4]) then
+  redis.call('PEXPIRE', KEYS[3], ARGV[4])
+end
+return 1
 "#;
 
 /// Drops the data of every handle expired by `now`. KEYS: live set. ARGV: now (ms),
@@ -220,20 +243,17 @@ impl HandleStore for RedisStore {
             })?;
             let ttl_ms = (meta.expires - meta.created).num_milliseconds().max(1);
             let forget_ms = EXPIRED_MEMORY.as_millis() as i64;
-            let meta_key = self.meta_key(&meta.handle);
-            let mut pipe = redis::pipe();
-            pipe.atomic()
-                .cmd("SET")
+            let mut put = redis::cmd("EVAL");
+            put.arg(PUT_SCRIPT)
+                .arg(3)
                 .arg(self.data_key(&meta.handle))
+                .arg(self.meta_key(&meta.handle))
+                .arg(self.live_key())
+                .arg(&meta.handle)
                 .arg(json)
-                .arg("PX")
                 .arg(ttl_ms + DATA_GRACE_MS)
-                .ignore()
-                .cmd("DEL")
-                .arg(&meta_key)
-                .ignore()
-                .cmd("HSET")
-                .arg(&meta_key)
+                .arg(ttl_ms + forget_ms)
+                .arg(millis(meta.expires))
                 .arg("tool")
                 .arg(&meta.tool)
                 .arg("size_bytes")
@@ -245,19 +265,9 @@ impl HandleStore for RedisStore {
                 .arg("expires")
                 .arg(millis(meta.expires))
                 .arg("hits")
-                .arg(meta.hits)
-                .ignore()
-                .cmd("PEXPIRE")
-                .arg(&meta_key)
-                .arg(ttl_ms + forget_ms)
-                .ignore()
-                .cmd("ZADD")
-                .arg(self.live_key())
-                .arg(millis(meta.expires))
-                .arg(&meta.handle)
-                .ignore();
+                .arg(meta.hits);
             let mut c = self.connection.clone();
-            self.run(pipe.query_async::<()>(&mut c)).await
+            self.run(put.query_async::<()>(&mut c)).await
         })
     }
 
@@ -289,8 +299,8 @@ impl HandleStore for RedisStore {
                 return Ok(Err(Missing::after_expiry(meta.expires, now)));
             }
             let Some(Some(json)) = fields.get(6) else {
-                // Live by its metadata, but Redis no longer has the data (evicted).
-                return Ok(Err(Missing::Unknown));
+                // Live by its metadata, but Redis no longer has the data.
+                return Ok(Err(Missing::Evicted));
             };
             let data: Value =
                 serde_json::from_str(json).map_err(|e| self.corrupt(&handle, &e.to_string()))?;
@@ -323,10 +333,18 @@ impl HandleStore for RedisStore {
                     .arg(&META_FIELDS[..]);
             }
             let rows: Vec<Vec<Option<String>>> = self.run(pipe.query_async(&mut c)).await?;
+            // A handle whose data is gone cannot be fetched, so it is not listed.
+            let mut pipe = redis::pipe();
+            for h in &handles {
+                pipe.cmd("EXISTS").arg(self.data_key(h));
+            }
+            let present: Vec<bool> = self.run(pipe.query_async(&mut c)).await?;
             let mut live: Vec<HandleMeta> = handles
                 .iter()
                 .zip(&rows)
-                .filter_map(|(h, f)| parse_meta(h, f))
+                .zip(&present)
+                .filter(|(_, present)| **present)
+                .filter_map(|((h, f), _)| parse_meta(h, f))
                 .filter(|m| m.expires > now)
                 .collect();
             live.sort_by(|a, b| b.created.cmp(&a.created).then(a.handle.cmp(&b.handle)));

@@ -56,6 +56,9 @@ pub enum Missing {
     Unknown,
     /// It existed and expired at this time.
     Expired(DateTime<Utc>),
+    /// Its metadata says live, but the store no longer holds its data (a shared
+    /// store evicted it under memory pressure, or its own TTL ran out first).
+    Evicted,
 }
 
 impl Missing {
@@ -76,6 +79,14 @@ impl Missing {
                 ErrorCode::ResourceNotFound,
                 "handle",
                 format!("no result is stored under {handle:?}"),
+            ),
+            Missing::Evicted => ToolError::field(
+                ErrorCode::ResourceNotFound,
+                "handle",
+                format!(
+                    "the result under {handle:?} is no longer in the handle store (dropped \
+                     before its expiry); run the tool again"
+                ),
             ),
             Missing::Expired(at) => ToolError::field(
                 ErrorCode::ResourceExpired,

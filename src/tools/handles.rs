@@ -28,7 +28,8 @@ pub fn register(registry: &mut Registry) {
                 limit; merge pages in order to rebuild the whole: arrays extend, maps merge). \
                 Optional fields and verbosity shape each record. Says the handle's age, expiry \
                 and size. An unknown handle is RESOURCE_NOT_FOUND, an expired one \
-                RESOURCE_EXPIRED.",
+                RESOURCE_EXPIRED (run the tool again); RESOURCE_UNAVAILABLE means the shared \
+                store cannot be reached right now (retry in a few seconds).",
             input_schema: json!({
                 "type": "object",
                 "properties": {

@@ -46,14 +46,19 @@ impl RedisServer {
             eprintln!("note: redis-server not installed; skipping the Redis store cases");
             return None;
         };
-        let port = free_port();
-        let mut server = RedisServer {
-            binary,
-            child: None,
-            port,
-        };
-        server.launch();
-        Some(server)
+        // Another process may take the free port before the server binds it; then the
+        // server exits and another port is tried.
+        for _ in 0..5 {
+            let mut server = RedisServer {
+                binary: binary.clone(),
+                child: None,
+                port: free_port(),
+            };
+            if server.launch() {
+                return Some(server);
+            }
+        }
+        panic!("redis-server would not start on any of 5 free ports");
     }
 
     pub fn url(&self) -> String {
@@ -76,10 +81,16 @@ impl RedisServer {
     /// Starts the server again on the same port.
     pub fn restart(&mut self) {
         self.stop();
-        self.launch();
+        assert!(
+            self.launch(),
+            "redis-server would not start again on port {}",
+            self.port
+        );
     }
 
-    fn launch(&mut self) {
+    /// Starts the server and waits until it listens; false when it exited instead (its
+    /// port was taken).
+    fn launch(&mut self) -> bool {
         let child = Command::new(&self.binary)
             .args(["--port", &self.port.to_string()])
             .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
@@ -92,8 +103,15 @@ impl RedisServer {
         self.child = Some(child);
         let deadline = Instant::now() + Duration::from_secs(10);
         loop {
+            // Only our own server counts: one that exited left the port to others.
+            if let Some(child) = self.child.as_mut()
+                && let Ok(Some(_)) = child.try_wait()
+            {
+                self.child = None;
+                return false;
+            }
             if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return;
+                return true;
             }
             assert!(
                 Instant::now() < deadline,

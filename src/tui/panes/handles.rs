@@ -716,7 +716,7 @@ impl HandlesPane {
             } else if self.rows().is_empty() {
                 "Nothing to fetch yet.".to_string()
             } else {
-                format!("Select a handle and press {key} to fetch its first page.")
+                format!("Select a handle in the list and press {key} to fetch its first page.")
             };
             Paragraph::new(Span::styled(text, theme.style(Role::Muted)))
                 .wrap(Wrap { trim: true })
@@ -819,7 +819,9 @@ impl Pane for HandlesPane {
             }
             Area::Data => self.view.commands(&mut out),
         }
-        if let Some(page) = self.loaded_page() {
+        // Paging steps from the page on show, so not while another fetch is on its way
+        // (it may be of another handle, or of a new shape with other pages).
+        if let Some(page) = self.loaded_page().filter(|_| self.page_request.is_none()) {
             if page.current < page.total_pages {
                 out.push(Command::NextPage);
             }
