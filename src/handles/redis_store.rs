@@ -26,7 +26,8 @@
 //! after Redis restarts; while Redis is away each call fails within a few seconds with
 //! `RESOURCE_UNAVAILABLE` and the rest of the server goes on serving.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeZone, Utc};
@@ -49,18 +50,18 @@ const DATA_GRACE_MS: i64 = 60_000;
 /// The metadata hash fields, in the order `parse_meta` reads them.
 const META_FIELDS: [&str; 6] = ["tool", "size_bytes", "rows", "created", "expires", "hits"];
 
-/// Reads a handle: its metadata, and its data and a counted hit when it is live.
-/// KEYS: meta, data. ARGV: now (ms). Returns nil when unknown, the six metadata
-/// fields when expired, those and a nil when live but the data is gone, and those
-/// plus the data when live.
+/// Reads a handle's metadata and counts a hit when it is live. KEYS: meta, data.
+/// ARGV: now (ms). Returns nil when unknown; the six metadata fields when expired;
+/// those and "1" when live (hit counted), or "0" when live but the data is gone.
+/// The data itself is read beside the script (a plain GET in the same round trip),
+/// since passing it through Lua doubles its copying.
 const GET_SCRIPT: &str = r#"
 local m = redis.call('HMGET', KEYS[1], 'tool', 'size_bytes', 'rows', 'created', 'expires', 'hits')
 if not m[5] then return false end
 if tonumber(m[5]) <= tonumber(ARGV[1]) then return m end
-local d = redis.call('GET', KEYS[2])
-if not d then m[7] = false; return m end
+if redis.call('EXISTS', KEYS[2]) == 0 then m[7] = '0'; return m end
 m[6] = tostring(redis.call('HINCRBY', KEYS[1], 'hits', 1))
-m[7] = d
+m[7] = '1'
 return m
 "#;
 
@@ -96,6 +97,64 @@ pub struct RedisStore {
     prefix: String,
     /// The URL without credentials, for messages.
     shown: String,
+    /// Results this process stored or read lately, parsed. The data under a handle
+    /// never changes (every handle is new), so a page-by-page fetch reads and parses
+    /// the whole result once, not once per page; the metadata still comes from Redis.
+    parsed: Mutex<ParsedCache>,
+}
+
+/// How many bytes of results (as JSON) [`RedisStore`] keeps parsed in memory.
+const PARSED_CACHE_BYTES: usize = 32 << 20;
+
+/// Parsed results by handle, least recently used dropped first past a byte budget.
+#[derive(Default)]
+struct ParsedCache {
+    entries: HashMap<String, (Arc<Value>, usize, u64)>,
+    bytes: usize,
+    clock: u64,
+}
+
+impl ParsedCache {
+    fn get(&mut self, handle: &str) -> Option<Arc<Value>> {
+        self.clock += 1;
+        let clock = self.clock;
+        self.entries.get_mut(handle).map(|(data, _, used)| {
+            *used = clock;
+            Arc::clone(data)
+        })
+    }
+
+    /// Keeps `data`; returns what was dropped to make room, for the caller to free
+    /// outside the lock.
+    #[must_use]
+    fn put(&mut self, handle: &str, data: Arc<Value>, bytes: usize) -> Vec<Arc<Value>> {
+        let mut dropped: Vec<Arc<Value>> = self.remove(handle).into_iter().collect();
+        if bytes > PARSED_CACHE_BYTES / 4 {
+            return dropped;
+        }
+        self.clock += 1;
+        self.entries
+            .insert(handle.to_string(), (data, bytes, self.clock));
+        self.bytes += bytes;
+        while self.bytes > PARSED_CACHE_BYTES {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .min_by_key(|(_, (_, _, used))| *used)
+                .map(|(h, _)| h.clone())
+            else {
+                break;
+            };
+            dropped.extend(self.remove(&oldest));
+        }
+        dropped
+    }
+
+    fn remove(&mut self, handle: &str) -> Option<Arc<Value>> {
+        let (data, bytes, _) = self.entries.remove(handle)?;
+        self.bytes -= bytes;
+        Some(data)
+    }
 }
 
 impl RedisStore {
@@ -130,6 +189,7 @@ impl RedisStore {
             connection,
             prefix: prefix.to_string(),
             shown,
+            parsed: Mutex::new(ParsedCache::default()),
         };
         let mut c = store.connection.clone();
         store
@@ -142,6 +202,10 @@ impl RedisStore {
     /// The Redis URL without credentials.
     pub fn location(&self) -> &str {
         &self.shown
+    }
+
+    fn cache(&self) -> std::sync::MutexGuard<'_, ParsedCache> {
+        self.parsed.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn data_key(&self, handle: &str) -> String {
@@ -194,6 +258,20 @@ impl RedisStore {
     }
 }
 
+/// Frees results dropped from the parsed cache off the caller's path: freeing a large
+/// parsed result takes as long as parsing it did.
+fn free_later(dropped: Vec<Arc<Value>>) {
+    if dropped.is_empty() {
+        return;
+    }
+    match tokio::runtime::Handle::try_current() {
+        Ok(runtime) => {
+            runtime.spawn_blocking(move || drop(dropped));
+        }
+        Err(_) => drop(dropped),
+    }
+}
+
 fn without_credentials(url: &str) -> String {
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
@@ -241,6 +319,7 @@ impl HandleStore for RedisStore {
                     format!("cannot encode result: {e}"),
                 )
             })?;
+            let json_len = json.len();
             let ttl_ms = (meta.expires - meta.created).num_milliseconds().max(1);
             let forget_ms = EXPIRED_MEMORY.as_millis() as i64;
             let mut put = redis::cmd("EVAL");
@@ -267,7 +346,11 @@ impl HandleStore for RedisStore {
                 .arg("hits")
                 .arg(meta.hits);
             let mut c = self.connection.clone();
-            self.run(put.query_async::<()>(&mut c)).await
+            let bytes = json_len;
+            self.run(put.query_async::<()>(&mut c)).await?;
+            let dropped = self.cache().put(&meta.handle, data, bytes);
+            free_later(dropped);
+            Ok(())
         })
     }
 
@@ -279,35 +362,56 @@ impl HandleStore for RedisStore {
         let handle = handle.to_string();
         Box::pin(async move {
             let mut c = self.connection.clone();
-            let reply: Option<Vec<Option<String>>> = self
-                .run(
-                    redis::cmd("EVAL")
-                        .arg(GET_SCRIPT)
-                        .arg(2)
-                        .arg(self.meta_key(&handle))
-                        .arg(self.data_key(&handle))
-                        .arg(millis(now))
-                        .query_async(&mut c),
-                )
-                .await?;
+            let cached = self.cache().get(&handle);
+            let mut script = redis::cmd("EVAL");
+            script
+                .arg(GET_SCRIPT)
+                .arg(2)
+                .arg(self.meta_key(&handle))
+                .arg(self.data_key(&handle))
+                .arg(millis(now));
+            let (reply, json): (Option<Vec<Option<String>>>, Option<Vec<u8>>) = if cached.is_some()
+            {
+                (self.run(script.query_async(&mut c)).await?, None)
+            } else {
+                let mut pipe = redis::pipe();
+                pipe.add_command(script)
+                    .cmd("GET")
+                    .arg(self.data_key(&handle));
+                self.run(pipe.query_async(&mut c)).await?
+            };
             let Some(fields) = reply else {
+                drop(self.cache().remove(&handle));
                 return Ok(Err(Missing::Unknown));
             };
             let meta = parse_meta(&handle, &fields)
                 .ok_or_else(|| self.corrupt(&handle, "its metadata is incomplete"))?;
             if meta.expires <= now {
+                drop(self.cache().remove(&handle));
                 return Ok(Err(Missing::after_expiry(meta.expires, now)));
             }
-            let Some(Some(json)) = fields.get(6) else {
+            if fields.get(6).and_then(Option::as_deref) != Some("1") {
                 // Live by its metadata, but Redis no longer has the data.
+                drop(self.cache().remove(&handle));
                 return Ok(Err(Missing::Evicted));
+            }
+            let data = match (cached, json) {
+                (Some(data), _) => data,
+                (None, Some(json)) => {
+                    let len = json.len();
+                    let text = String::from_utf8(json)
+                        .map_err(|e| self.corrupt(&handle, &e.to_string()))?;
+                    let data: Value = serde_json::from_str(&text)
+                        .map_err(|e| self.corrupt(&handle, &e.to_string()))?;
+                    let data = Arc::new(data);
+                    let dropped = self.cache().put(&handle, Arc::clone(&data), len);
+                    free_later(dropped);
+                    data
+                }
+                // Dropped between the script and the GET.
+                (None, None) => return Ok(Err(Missing::Evicted)),
             };
-            let data: Value =
-                serde_json::from_str(json).map_err(|e| self.corrupt(&handle, &e.to_string()))?;
-            Ok(Ok(Stored {
-                meta,
-                data: Arc::new(data),
-            }))
+            Ok(Ok(Stored { meta, data }))
         })
     }
 
@@ -395,6 +499,31 @@ mod tests {
             without_credentials("redis://127.0.0.1"),
             "redis://127.0.0.1"
         );
+    }
+
+    #[test]
+    fn the_parsed_cache_drops_the_least_recently_used_past_its_budget() {
+        let quarter = PARSED_CACHE_BYTES / 4;
+        let mut cache = ParsedCache::default();
+        for h in ["a", "b", "c", "d"] {
+            assert!(cache.put(h, Arc::new(Value::from(h)), quarter).is_empty());
+        }
+        assert!(cache.get("a").is_some(), "a is now the most recently used");
+        let dropped = cache.put("e", Arc::new(Value::from("e")), quarter);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(*dropped[0], Value::from("b"));
+        assert!(cache.get("b").is_none());
+        assert_eq!(cache.bytes, PARSED_CACHE_BYTES);
+        // Too large to keep: not cached, and nothing else is dropped for it.
+        assert!(
+            cache
+                .put("huge", Arc::new(Value::Null), quarter + 1)
+                .is_empty()
+        );
+        assert!(cache.get("huge").is_none());
+        // Replacing an entry gives back the old one.
+        assert_eq!(cache.put("a", Arc::new(Value::Null), 1).len(), 1);
+        assert_eq!(cache.bytes, 3 * quarter + 1);
     }
 
     #[test]
