@@ -63,6 +63,26 @@ pub(crate) trait Pane {
     fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>);
 }
 
+/// Runs the first of `key`'s commands in `context` that the pane `offered` now, through
+/// `run`. A key bound in `context` is consumed even when none of its commands is
+/// available (it does nothing); a key not bound there is left to the global keys.
+pub(crate) fn dispatch(
+    key: &KeyEvent,
+    ctx: &mut Ctx<'_>,
+    context: Context,
+    offered: &[Command],
+    run: impl FnOnce(Command, &mut Ctx<'_>),
+) -> EventState {
+    let mut bound = ctx.keymap.commands_for(context, key).peekable();
+    if bound.peek().is_none() {
+        return EventState::NotConsumed;
+    }
+    if let Some(command) = bound.find(|c| offered.contains(c)) {
+        run(command, ctx);
+    }
+    EventState::Consumed
+}
+
 /// How serious a status message is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Level {

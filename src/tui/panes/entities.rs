@@ -20,7 +20,7 @@ use super::entity_tree::EntityTree;
 use super::reference_tree::ReferenceTree;
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::component::SELECTED_MARK;
-use crate::tui::component::{Ctx, EventState, Pane, Ui};
+use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::Reply;
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -438,17 +438,8 @@ impl Pane for EntitiesPane {
         if self.editing {
             return self.filter_key(key, ctx);
         }
-        let mut bound = ctx.keymap.commands_for(self.context(), key).peekable();
-        if bound.peek().is_none() {
-            return EventState::NotConsumed;
-        }
-        // The first of the key's commands that is available now runs; a key of this
-        // area with none available does nothing.
-        let offered = self.commands();
-        if let Some(command) = bound.find(|c| offered.contains(c)) {
-            self.run(command, ctx);
-        }
-        EventState::Consumed
+        let (context, offered) = (self.context(), self.commands());
+        dispatch(key, ctx, context, &offered, |c, ctx| self.run(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -579,7 +570,7 @@ impl Pane for EntitiesPane {
 }
 
 /// A bordered area, its border brighter when focused.
-fn area_block<'a>(ui: &Ui<'_>, title: &str, focused: bool) -> Block<'a> {
+pub(crate) fn area_block<'a>(ui: &Ui<'_>, title: &str, focused: bool) -> Block<'a> {
     let theme = ui.theme;
     let block = Block::bordered()
         .border_type(BorderType::Rounded)

@@ -31,15 +31,15 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Block, BorderType, HighlightSpacing, Paragraph, Row, StatefulWidget, Table, TableState, Widget,
-    Wrap,
+    HighlightSpacing, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap,
 };
 use serde_json::{Map, Value, json};
 
+use super::entities::area_block;
 use super::entity_tree::{Change, Fetched, Fields, Node, TreeView};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::component::SELECTED_MARK;
-use crate::tui::component::{Ctx, EventState, Pane, Ui};
+use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -556,7 +556,7 @@ impl HandlesPane {
             title.push(Span::styled(" · loading…", theme.style(Role::Muted)));
         }
         title.push(Span::styled(" ", theme.style(Role::Title)));
-        let block = area_block(ui, focused)
+        let block = area_block(ui, "", focused)
             .title(Line::from(title))
             .title_bottom(
                 Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
@@ -701,7 +701,7 @@ impl HandlesPane {
             ));
         }
         title.push(Span::styled(" ", theme.style(Role::Title)));
-        let block = area_block(ui, focused)
+        let block = area_block(ui, "", focused)
             .title(Line::from(title))
             .title_bottom(
                 Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
@@ -757,15 +757,8 @@ impl Pane for HandlesPane {
         if self.editing {
             return self.prompt_key(key, ctx);
         }
-        let mut bound = ctx.keymap.commands_for(self.context(), key).peekable();
-        if bound.peek().is_none() {
-            return EventState::NotConsumed;
-        }
-        let offered = self.commands();
-        if let Some(command) = bound.find(|c| offered.contains(c)) {
-            self.run(command, ctx);
-        }
-        EventState::Consumed
+        let (context, offered) = (self.context(), self.commands());
+        dispatch(key, ctx, context, &offered, |c, ctx| self.run(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -910,17 +903,6 @@ fn duration(secs: u64) -> String {
         _ if secs.is_multiple_of(3600) => format!("{}h", secs / 3600),
         _ => format!("{}h {:02}m", secs / 3600, secs % 3600 / 60),
     }
-}
-
-/// A bordered area, its border brighter when focused.
-fn area_block<'a>(ui: &Ui<'_>, focused: bool) -> Block<'a> {
-    Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(ui.theme.style(if focused {
-            Role::BorderFocused
-        } else {
-            Role::Border
-        }))
 }
 
 #[cfg(test)]
