@@ -430,25 +430,28 @@ impl HandleStore for RedisStore {
             if handles.is_empty() {
                 return Ok(Vec::new());
             }
+            // Each handle's metadata, and whether its data is still there (a handle
+            // whose data is gone cannot be fetched, so it is not listed): one round trip.
             let mut pipe = redis::pipe();
             for h in &handles {
                 pipe.cmd("HMGET")
                     .arg(self.meta_key(h))
-                    .arg(&META_FIELDS[..]);
+                    .arg(&META_FIELDS[..])
+                    .cmd("EXISTS")
+                    .arg(self.data_key(h));
             }
-            let rows: Vec<Vec<Option<String>>> = self.run(pipe.query_async(&mut c)).await?;
-            // A handle whose data is gone cannot be fetched, so it is not listed.
-            let mut pipe = redis::pipe();
-            for h in &handles {
-                pipe.cmd("EXISTS").arg(self.data_key(h));
-            }
-            let present: Vec<bool> = self.run(pipe.query_async(&mut c)).await?;
+            let replies: Vec<redis::Value> = self.run(pipe.query_async(&mut c)).await?;
             let mut live: Vec<HandleMeta> = handles
                 .iter()
-                .zip(&rows)
-                .zip(&present)
-                .filter(|(_, present)| **present)
-                .filter_map(|((h, f), _)| parse_meta(h, f))
+                .zip(replies.chunks(2))
+                .filter_map(|(h, reply)| {
+                    let [fields, present] = reply else {
+                        return None;
+                    };
+                    let present: bool = redis::from_redis_value_ref(present).ok()?;
+                    let fields: Vec<Option<String>> = redis::from_redis_value_ref(fields).ok()?;
+                    present.then(|| parse_meta(h, &fields)).flatten()
+                })
                 .filter(|m| m.expires > now)
                 .collect();
             live.sort_by(|a, b| b.created.cmp(&a.created).then(a.handle.cmp(&b.handle)));
