@@ -8,6 +8,7 @@ pub mod core;
 pub mod entity;
 pub mod handles;
 pub mod mcp;
+pub mod pow;
 pub mod references;
 pub mod source;
 pub mod tools;
