@@ -8,7 +8,7 @@ pub mod core;
 pub mod entity;
 pub mod handles;
 pub mod mcp;
-pub mod pow;
+pub use structs_pow as pow;
 pub mod references;
 pub mod source;
 pub mod tools;

@@ -37,6 +37,8 @@ pub enum ErrorCode {
     ToolExecutionFailed,
     /// The tool ran out of time or iterations.
     ToolTimeout,
+    /// The caller cancelled the call before it finished.
+    ToolCancelled,
     /// The game source answered with an error.
     ApiError,
     /// The game source could not be reached.
@@ -62,6 +64,7 @@ impl ErrorCode {
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             ErrorCode::ToolTimeout => "TOOL_TIMEOUT",
+            ErrorCode::ToolCancelled => "TOOL_CANCELLED",
             ErrorCode::ApiError => "API_ERROR",
             ErrorCode::ApiUnavailable => "API_UNAVAILABLE",
             ErrorCode::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",

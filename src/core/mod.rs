@@ -5,6 +5,7 @@
 //! schema → take out the reference options → run the handler → attach references when
 //! asked → result (or a structured [`ToolError`]).
 
+pub mod call;
 pub mod error;
 pub mod schema;
 
@@ -18,6 +19,7 @@ use crate::handles::store::{HandleStore, MemoryStore};
 use crate::handles::{self, HandleConfig, Shaping};
 use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
 use crate::source::{BoxFuture, GameSource, SourceInfo};
+use call::{CallContext, CancelOnDrop};
 use error::{ErrorCode, ToolError};
 use schema::ArgSchema;
 
@@ -287,6 +289,25 @@ impl Core {
 
     /// Calls a tool by name. `args` may be `null` (no arguments) or an object.
     pub async fn call(&self, tool: &str, args: Value) -> Result<Value, ToolError> {
+        self.call_with(tool, args, CallContext::new()).await
+    }
+
+    /// [`Core::call`] with a context: the caller can cancel the call through it and
+    /// receives the tool's progress reports. Dropping the returned future cancels the
+    /// context too, so work the caller abandoned stops.
+    pub async fn call_with(
+        &self,
+        tool: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> Result<Value, ToolError> {
+        let mut guard = CancelOnDrop(Some(ctx.clone()));
+        let result = self.call_in(tool, args, ctx).await;
+        guard.0 = None;
+        result
+    }
+
+    async fn call_in(&self, tool: &str, args: Value, ctx: CallContext) -> Result<Value, ToolError> {
         let Some(registered) = self.inner.registry.tools.get(tool) else {
             return Err(self.unknown_tool(tool));
         };
@@ -312,7 +333,7 @@ impl Core {
             references::attach(&core, &plan, &mut value).await;
             handles::finish(&core, name, &shaping, value).await
         };
-        match tokio::spawn(task).await {
+        match tokio::spawn(ctx.scope(task)).await {
             Ok(result) => result,
             Err(e) => Err(ToolError::new(
                 ErrorCode::ToolExecutionFailed,

@@ -7,14 +7,15 @@ use std::sync::Arc;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::core::Core;
+use crate::core::call::{CallContext, ProgressUpdate};
 
 /// Instructions sent to clients at initialize.
 const INSTRUCTIONS: &str = "Tools for the Structs strategy game. Entity ids are {type}-{index} \
@@ -54,8 +55,23 @@ impl McpServer {
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
     ) -> CallToolResult {
+        self.call_with(name, arguments, CallContext::new()).await
+    }
+
+    /// [`McpServer::call`] with a context (progress and cancellation).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        ctx: CallContext,
+    ) -> CallToolResult {
         let args = arguments.map_or(Value::Null, Value::Object);
-        match self.core.call_json(name, args).await {
+        let result = self
+            .core
+            .call_with(name, args, ctx)
+            .await
+            .map_err(|e| e.to_json(&self.core.timestamp()));
+        match result {
             Ok(value) => {
                 let link = handle_link(&value);
                 let mut result = CallToolResult::structured(value);
@@ -225,9 +241,45 @@ impl ServerHandler for McpServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.call(&request.name, request.arguments).await.into())
+        let mut ctx = CallContext::new();
+        // Progress reports go out as notifications/progress, in order, through one
+        // forwarding task that ends when the call's context is gone.
+        let mut forwarder = None;
+        if let Some(token) = context.meta.get_progress_token() {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressUpdate>();
+            ctx = ctx.with_progress(move |u| {
+                let _ = tx.send(u);
+            });
+            let peer = context.peer.clone();
+            forwarder = Some(tokio::spawn(async move {
+                while let Some(u) = rx.recv().await {
+                    let mut param = ProgressNotificationParam::new(token.clone(), u.progress)
+                        .with_message(u.message);
+                    if let Some(total) = u.total {
+                        param = param.with_total(total);
+                    }
+                    if peer.notify_progress(param).await.is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        // notifications/cancelled for this request stops the work.
+        let canceller = ctx.canceller();
+        let ct = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            ct.cancelled().await;
+            canceller.cancel();
+        });
+        let result = self.call_with(&request.name, request.arguments, ctx).await;
+        watcher.abort();
+        if let Some(forwarder) = forwarder {
+            // Every report is sent before the result.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), forwarder).await;
+        }
+        Ok(result.into())
     }
 }
 

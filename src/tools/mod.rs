@@ -4,6 +4,7 @@
 pub mod endpoints;
 pub mod handles;
 pub mod list;
+pub mod pow;
 pub mod query;
 pub mod validate;
 
@@ -20,6 +21,7 @@ pub fn register_all(registry: &mut Registry) {
     list::register(registry);
     endpoints::register(registry);
     handles::register(registry);
+    pow::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.

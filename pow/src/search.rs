@@ -382,8 +382,7 @@ mod tests {
     fn first_valid(prefix: &str, required: u32) -> u64 {
         (0..)
             .find(|n| {
-                super::super::achieved_difficulty(&super::super::hash_hex(&format!("{prefix}{n}")))
-                    >= required
+                crate::achieved_difficulty(&crate::hash_hex(&format!("{prefix}{n}"))) >= required
             })
             .unwrap()
     }
@@ -400,7 +399,7 @@ mod tests {
                 panic!("{outcome:?}")
             };
             assert_eq!(hit.nonce, first_valid(prefix, 4), "{prefix}");
-            assert!(super::super::check(&hit.input, &hit.hash, 4).valid());
+            assert!(crate::check(&hit.input, &hit.hash, 4).valid());
             assert_eq!(progress.best.as_ref().map(|b| b.nonce), Some(hit.nonce));
         }
     }
@@ -413,7 +412,7 @@ mod tests {
             let Outcome::Found(hit) = outcome else {
                 panic!("{outcome:?}")
             };
-            assert!(super::super::check(&hit.input, &hit.hash, 4).valid());
+            assert!(crate::check(&hit.input, &hit.hash, 4).valid());
             assert_eq!(hit.input, format!("5-1BUILD77NONCE{}", hit.nonce));
         }
     }
@@ -438,9 +437,7 @@ mod tests {
         let prefix = "5-3REFINE9NONCE";
         let (_, progress) = Search::start(spec(prefix, 64, 20_000, 2)).wait();
         let most = (0..20_000u64)
-            .map(|n| {
-                super::super::achieved_difficulty(&super::super::hash_hex(&format!("{prefix}{n}")))
-            })
+            .map(|n| crate::achieved_difficulty(&crate::hash_hex(&format!("{prefix}{n}"))))
             .max()
             .unwrap();
         assert_eq!(progress.best.unwrap().achieved, most);
@@ -483,6 +480,6 @@ mod tests {
             panic!("{outcome:?}")
         };
         assert!(hit.input.len() > 55);
-        assert!(super::super::check(&hit.input, &hit.hash, 2).valid());
+        assert!(crate::check(&hit.input, &hit.hash, 2).valid());
     }
 }

@@ -1,4 +1,4 @@
-//! Proof-of-work exactly as the chain checks it, and a search for it that uses every
+//! Structs proof-of-work exactly as the chain checks it, and a search for it that uses every
 //! lane of every core.
 //!
 //! - [`difficulty`], [`Work::input`], [`check`]: the chain's rules (its `work.go`): the

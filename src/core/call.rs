@@ -1,0 +1,125 @@
+//! What a caller gives a call beside its arguments: a way to cancel it and a place to
+//! send progress. Long tools (the proof-of-work search) read it with
+//! [`CallContext::current`]; every other tool ignores it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde_json::Value;
+
+/// One progress report of a running call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgressUpdate {
+    /// Work done so far; grows with every report.
+    pub progress: f64,
+    /// Work in all, when known.
+    pub total: Option<f64>,
+    /// One line for a person.
+    pub message: String,
+    /// The tool's own figures, as JSON.
+    pub data: Value,
+}
+
+type Sink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
+
+/// The cancel flag and progress sink of one call. Cheap to clone; clones share both.
+#[derive(Clone, Default)]
+pub struct CallContext {
+    cancelled: Arc<Cancel>,
+    progress: Option<Sink>,
+}
+
+#[derive(Default)]
+struct Cancel {
+    flag: AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl std::fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallContext")
+            .field("cancelled", &self.is_cancelled())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+tokio::task_local! {
+    static CONTEXT: CallContext;
+}
+
+impl CallContext {
+    pub fn new() -> CallContext {
+        CallContext::default()
+    }
+
+    /// Progress reports of the call go to `sink` (called from the tool's task; keep it
+    /// quick and non-blocking).
+    pub fn with_progress(mut self, sink: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(sink));
+        self
+    }
+
+    /// Asks the call to stop; a tool that watches the flag ends with `TOOL_CANCELLED`.
+    pub fn cancel(&self) {
+        self.cancelled.flag.store(true, Ordering::Relaxed);
+        self.cancelled.notify.notify_waiters();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.cancelled.flag.load(Ordering::Relaxed)
+    }
+
+    /// Resolves once the call is cancelled.
+    pub async fn cancelled(&self) {
+        loop {
+            let notified = self.cancelled.notify.notified();
+            if self.is_cancelled() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// The same cancel flag without the progress sink (for a watcher that only
+    /// cancels, so that it does not keep the sink alive).
+    pub fn canceller(&self) -> CallContext {
+        CallContext {
+            cancelled: self.cancelled.clone(),
+            progress: None,
+        }
+    }
+
+    /// Whether anyone listens to progress.
+    pub fn wants_progress(&self) -> bool {
+        self.progress.is_some()
+    }
+
+    pub fn report(&self, update: ProgressUpdate) {
+        if let Some(sink) = &self.progress {
+            sink(update);
+        }
+    }
+
+    /// The context of the call this task is running, or an empty one outside a call.
+    pub fn current() -> CallContext {
+        CONTEXT.try_with(Clone::clone).unwrap_or_default()
+    }
+
+    /// Runs `f` with this as the current context.
+    pub(crate) async fn scope<F: Future>(self, f: F) -> F::Output {
+        CONTEXT.scope(self, f).await
+    }
+}
+
+/// Cancels a context when dropped unless disarmed: a call whose caller went away
+/// (its future dropped) stops its work too.
+pub(crate) struct CancelOnDrop(pub Option<CallContext>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.0.take() {
+            ctx.cancel();
+        }
+    }
+}

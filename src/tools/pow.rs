@@ -1,0 +1,774 @@
+//! Proof-of-work tools: `structs_calculate_proof_of_work` (the search),
+//! `structs_validate_proof` (the chain's check) and `structs_calculate_pow_schedule`
+//! (when to start). The work's start block and difficulty range come from the entity
+//! and its struct type (or planet) unless given.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{opt_str, parse_id};
+use crate::core::call::{CallContext, ProgressUpdate};
+use crate::core::error::{ErrorCode, ToolError};
+use crate::core::schema::whole_number;
+use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::EntityKind;
+use crate::entity::struct_types::struct_type;
+use crate::handles::Shaping;
+use crate::pow::search::{Outcome, Progress, Search, SearchSpec};
+use crate::pow::{self, Action, Kernel, Work, schedule};
+use crate::references::Support;
+
+/// Iterations tried when the caller does not say.
+pub const DEFAULT_MAX_ITERATIONS: u64 = 1_000_000;
+/// How often a running search reports progress (5 times a second).
+pub const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+fn work_properties() -> Value {
+    json!({
+        "action_type": {
+            "type": "string",
+            "enum": ["struct_build_complete", "ore_miner_complete", "ore_refinery_complete", "planet_raid_complete"],
+            "description": "Which work the proof completes."
+        },
+        "entity_id": {"type": "string", "maxLength": 64,
+            "description": "The struct id (5-N); for planet_raid_complete the raiding fleet id (9-N)."},
+        "planet_id": {"type": "string", "maxLength": 64,
+            "description": "The raided planet (2-N); planet_raid_complete only."},
+        "block_start": {"type": "integer", "minimum": 0,
+            "description": "The block the work started at; read from the entity when omitted \
+                (blockStartBuild, blockStartOreMine, blockStartOreRefine, the planet's blockStartRaid)."},
+        "age": {"type": "integer", "minimum": 0,
+            "description": "Blocks since block_start; computed from current_block when omitted."},
+        "current_block": {"type": "integer", "minimum": 0,
+            "description": "The block to compute the difficulty at; the source's height when omitted."},
+        "difficulty": {"type": "integer", "minimum": 0,
+            "description": "The difficulty range (the struct type's buildDifficulty, oreMiningDifficulty \
+                or oreRefiningDifficulty, or the planet's planetaryShield); looked up when omitted."}
+    })
+}
+
+pub fn register(registry: &mut Registry) {
+    let mut calc = work_properties();
+    let props = calc.as_object_mut().expect("object");
+    props.insert(
+        "max_iterations".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 1_000_000_000_000u64,
+            "description": "Nonces to try before giving up (default 1,000,000)."}),
+    );
+    props.insert(
+        "threads".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 256,
+            "description": "Threads to hash on (default: every core)."}),
+    );
+    props.insert(
+        "start_nonce".into(),
+        json!({"type": "integer", "minimum": 0,
+            "description": "The first nonce (default 0); continue an exhausted search from its next_start_nonce."}),
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_calculate_proof_of_work",
+            description: "Find the proof-of-work that completes a build, mining, refining or raid, \
+                exactly as the chain checks it (SHA-256 of {struct}BUILD{start}NONCE{nonce} and \
+                the like, with the required leading hex zeros for the work's age). Runs on every \
+                core; the difficulty falls as blocks pass while it runs. Returns hash, nonce, \
+                input, iterations, valid, difficulty_met, difficulty, achieved_difficulty, \
+                computation_time_ms and hashrate. Running out of max_iterations is TOOL_TIMEOUT \
+                with the best result and an estimate of what is left. Sends progress when the \
+                call carries a progress token; cancelling the call stops the search.",
+            input_schema: json!({
+                "type": "object",
+                "properties": calc,
+                "required": ["action_type", "entity_id"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Own,
+        },
+        calculate_proof_of_work,
+    );
+
+    let mut validate = work_properties();
+    let props = validate.as_object_mut().expect("object");
+    props.insert(
+        "input".into(),
+        json!({"type": "string", "maxLength": 512,
+            "description": "The whole hashed input, e.g. 5-42BUILD1280144NONCE7; or give action_type, entity_id and nonce."}),
+    );
+    props.insert(
+        "nonce".into(),
+        json!({"type": ["integer", "string"], "description": "The nonce, when input is not given."}),
+    );
+    props.insert(
+        "proof".into(),
+        json!({"type": "string", "maxLength": 128, "description": "The hash submitted as proof (64 lowercase hex digits)."}),
+    );
+    props.insert(
+        "required_difficulty".into(),
+        json!({"type": "integer", "minimum": 0, "maximum": 64,
+            "description": "Leading hex zeros required; computed from the work's age and difficulty range when omitted."}),
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_validate_proof",
+            description: "Check a proof-of-work exactly as the chain does: the proof must be the \
+                lowercase hex SHA-256 of the input and start with the required number of hex \
+                zeros. Give the input (or action_type, entity_id and nonce) and the proof; the \
+                required difficulty is computed from the work's age unless given. Reports \
+                valid, the expected hash, and required and achieved difficulty.",
+            input_schema: json!({
+                "type": "object",
+                "properties": validate,
+                "required": ["proof"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Own,
+        },
+        validate_proof,
+    );
+
+    let mut plan = work_properties();
+    let props = plan.as_object_mut().expect("object");
+    props.insert(
+        "hashrate".into(),
+        json!({"type": "number", "exclusiveMinimum": 0,
+            "description": "Hashes per second to plan with (default: measured on this server, every core)."}),
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_calculate_pow_schedule",
+            description: "Plan a proof-of-work: for each coming block the required difficulty and \
+                the expected time to find a proof (16^difficulty / hashrate), the block the web \
+                client would start at (difficulty 10 or less) and the block to start at for \
+                the soonest expected proof. Give action_type and entity_id (the rest is looked \
+                up), or difficulty and block_start.",
+            input_schema: json!({
+                "type": "object",
+                "properties": plan,
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Own,
+        },
+        pow_schedule,
+    );
+}
+
+/// The work a call is about, with where each part came from.
+#[derive(Debug, Clone)]
+struct Resolved {
+    work: Work,
+    range: u64,
+    range_source: String,
+    current_block: u64,
+    age: u64,
+    /// The age was given, so it does not move while the search runs.
+    age_fixed: bool,
+}
+
+fn invalid(field: &str, reason: impl Into<String>) -> ToolError {
+    ToolError::field(ErrorCode::ValidationInvalidValue, field, reason)
+}
+
+fn u64_arg(args: &Value, field: &str) -> Option<u64> {
+    args.get(field).and_then(whole_number)
+}
+
+/// A chain integer (a string in REST JSON) at `path`.
+fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
+    let mut at = v;
+    for p in path {
+        at = at.get(p)?;
+    }
+    at.as_str()
+        .and_then(|s| s.parse().ok())
+        .or_else(|| at.as_u64())
+}
+
+async fn fetch(core: &Core, id: crate::entity::EntityId, field: &str) -> Result<Value, ToolError> {
+    core.source()
+        .get(id)
+        .await?
+        .ok_or_else(|| ToolError::not_found(id, Some(field)))
+}
+
+/// Reads the work from the arguments, and what they leave out from the entities.
+async fn resolve(core: &Core, args: &Value, action: Action) -> Result<Resolved, ToolError> {
+    let entity_text = opt_str(args, "entity_id").ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "entity_id",
+            "is required",
+        )
+    })?;
+    let raid = action == Action::PlanetRaid;
+    let expected = if raid {
+        EntityKind::Fleet
+    } else {
+        EntityKind::Struct
+    };
+    let entity = parse_id(entity_text, "entity_id", Some(expected))?;
+    let planet = match (raid, opt_str(args, "planet_id")) {
+        (true, Some(p)) => Some(parse_id(p, "planet_id", Some(EntityKind::Planet))?),
+        (true, None) => {
+            return Err(ToolError::field(
+                ErrorCode::ValidationMissingField,
+                "planet_id",
+                "planet_raid_complete needs the raided planet (2-N)",
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(invalid(
+                "planet_id",
+                "only planet_raid_complete takes a planet_id",
+            ));
+        }
+        (false, None) => None,
+    };
+    let mut block_start = u64_arg(args, "block_start");
+    let mut range = u64_arg(args, "difficulty");
+    let mut range_source = "argument".to_string();
+    if block_start.is_none() || range.is_none() {
+        // Raids read the planet (shield and raid start); the rest read the struct and
+        // its type.
+        let (holder, holder_field) = match planet {
+            Some(p) => (p, "planet_id"),
+            None => (entity, "entity_id"),
+        };
+        let v = fetch(core, holder, holder_field).await?;
+        if raid {
+            if range.is_none() {
+                range = chain_u64(&v, &["planetAttributes", "planetaryShield"]);
+                range_source = format!("planet {holder} planetaryShield");
+            }
+            if block_start.is_none() {
+                block_start = chain_u64(&v, &["planetAttributes", "blockStartRaid"])
+                    .or_else(|| chain_u64(&v, &["Planet", "blockStartRaid"]))
+                    .filter(|b| *b > 0);
+                if block_start.is_none() {
+                    return Err(invalid(
+                        "block_start",
+                        format!(
+                            "planet {holder} has no raid under way (blockStartRaid is 0 or absent); pass block_start"
+                        ),
+                    ));
+                }
+            }
+        } else {
+            let type_id = chain_u64(&v, &["Struct", "type"]).unwrap_or(0);
+            let t = u8::try_from(type_id)
+                .ok()
+                .and_then(struct_type)
+                .ok_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::ApiError,
+                        format!("{entity} has struct type {type_id}, which is not a known type"),
+                    )
+                })?;
+            if range.is_none() {
+                let (value, field) = match action {
+                    Action::StructBuild => (t.build_difficulty, "buildDifficulty"),
+                    Action::OreMine => (
+                        t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0),
+                        "oreMiningDifficulty",
+                    ),
+                    _ => (
+                        t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0),
+                        "oreRefiningDifficulty",
+                    ),
+                };
+                if value == 0 {
+                    return Err(invalid(
+                        "action_type",
+                        format!(
+                            "{entity} is a {} (struct type {}), which has no {field}: it cannot do {}",
+                            t.name,
+                            t.id,
+                            action.name()
+                        ),
+                    ));
+                }
+                range = Some(value);
+                range_source = format!("struct type {} ({}) {field}", t.id, t.name);
+            }
+            if block_start.is_none() {
+                let field = action.start_field();
+                block_start = chain_u64(&v, &["structAttributes", field]).filter(|b| *b > 0);
+                if block_start.is_none() {
+                    return Err(invalid(
+                        "block_start",
+                        format!(
+                            "{entity} has no work of this kind under way ({field} is 0); pass block_start"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    let block_start = block_start.expect("set above");
+    let range = range.expect("set above");
+    let current_block =
+        u64_arg(args, "current_block").unwrap_or_else(|| core.status().block_height);
+    let (age, age_fixed, current_block) = match u64_arg(args, "age") {
+        // The difficulty is computed for the block `age` blocks after the start.
+        Some(age) => (age, true, block_start.saturating_add(age)),
+        None => {
+            if current_block < block_start {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationOutOfRange,
+                    "block_start",
+                    format!("block_start {block_start} is after the current block {current_block}"),
+                ));
+            }
+            (
+                current_block - block_start,
+                u64_arg(args, "current_block").is_some(),
+                current_block,
+            )
+        }
+    };
+    Ok(Resolved {
+        work: Work {
+            action,
+            entity_id: entity.to_string(),
+            planet_id: planet.map(|p| p.to_string()),
+            block_start,
+        },
+        range,
+        range_source,
+        current_block,
+        age,
+        age_fixed,
+    })
+}
+
+fn action_arg(args: &Value) -> Result<Option<Action>, ToolError> {
+    match opt_str(args, "action_type") {
+        None => Ok(None),
+        Some(name) => Action::parse(name).map(Some).ok_or_else(|| {
+            invalid(
+                "action_type",
+                format!("{name:?} is not one of struct_build_complete, ore_miner_complete, ore_refinery_complete, planet_raid_complete"),
+            )
+        }),
+    }
+}
+
+fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The progress report of a running search.
+fn update(p: &Progress, max: u64, current_block: u64) -> ProgressUpdate {
+    let best = p.best.as_ref();
+    ProgressUpdate {
+        progress: p.iterations as f64,
+        total: Some(max as f64),
+        message: format!(
+            "{} of {} iterations, {:.2} MH/s, best {} of {} leading zeros",
+            p.iterations,
+            max,
+            p.hashrate / 1e6,
+            best.map_or(0, |b| b.achieved),
+            p.required
+        ),
+        data: json!({
+            "iterations": p.iterations,
+            "max_iterations": max,
+            "hashrate": p.hashrate.round(),
+            "elapsed_ms": p.elapsed.as_millis() as u64,
+            "best_achieved_difficulty": best.map_or(0, |b| b.achieved),
+            "best_nonce": best.map(|b| b.nonce),
+            "best_hash": best.map(|b| b.hash.clone()),
+            "required_difficulty": p.required,
+            "current_block": current_block,
+            "threads": p.threads,
+            "kernel": p.kernel.name(),
+        }),
+    }
+}
+
+async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolError> {
+    let ctx = CallContext::current();
+    let action = action_arg(&args)?.ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "action_type",
+            "is required",
+        )
+    })?;
+    let r = resolve(&core, &args, action).await?;
+    let max = u64_arg(&args, "max_iterations").unwrap_or(DEFAULT_MAX_ITERATIONS);
+    let threads = u64_arg(&args, "threads").map_or_else(default_threads, |t| t as usize);
+    let start_nonce = u64_arg(&args, "start_nonce").unwrap_or(0);
+    let required = pow::difficulty(r.age, r.range);
+    let search = Search::start(SearchSpec {
+        prefix: r.work.prefix(),
+        required,
+        start: start_nonce,
+        max_iterations: max,
+        threads,
+        kernel: Kernel::best(),
+    });
+    let mut current_block = r.current_block;
+    loop {
+        tokio::select! {
+            _ = search.finished() => break,
+            _ = ctx.cancelled(), if !ctx.is_cancelled() => {
+                search.cancel();
+                continue;
+            }
+            _ = tokio::time::sleep(PROGRESS_EVERY) => {}
+        }
+        if !r.age_fixed {
+            // The chain checks against the block the proof lands in: as blocks pass,
+            // the difficulty falls and the best result so far may already do.
+            current_block = core.status().block_height.max(current_block);
+            let age = current_block.saturating_sub(r.work.block_start);
+            search.set_required(pow::difficulty(age, r.range));
+        }
+        ctx.report(update(&search.progress(), max, current_block));
+    }
+    let (outcome, progress) = search.wait();
+    if ctx.wants_progress() {
+        ctx.report(update(&progress, max, current_block));
+    }
+    let age = if r.age_fixed {
+        r.age
+    } else {
+        current_block.saturating_sub(r.work.block_start)
+    };
+    let common = json!({
+        "action_type": action.name(),
+        "entity_id": r.work.entity_id,
+        "planet_id": r.work.planet_id,
+        "block_start": r.work.block_start,
+        "current_block": current_block,
+        "age": age,
+        "difficulty_range": r.range,
+        "difficulty_range_source": r.range_source,
+        "iterations": progress.iterations,
+        "computation_time_ms": progress.elapsed.as_millis() as u64,
+        "hashrate": progress.hashrate.round(),
+        "threads": progress.threads,
+        "kernel": progress.kernel.name(),
+    });
+    match outcome {
+        Outcome::Found(hit) => {
+            let check = pow::check(&hit.input, &hit.hash, progress.required);
+            let mut out = json!({
+                "hash": hit.hash,
+                "nonce": hit.nonce,
+                "input": hit.input,
+                "valid": check.valid(),
+                "difficulty_met": check.difficulty_met,
+                "difficulty": progress.required,
+                "achieved_difficulty": check.achieved,
+            });
+            merge(&mut out, common);
+            Ok(out)
+        }
+        Outcome::Cancelled => Err(ToolError::new(
+            ErrorCode::ToolCancelled,
+            format!(
+                "the proof-of-work search was cancelled after {} iterations",
+                progress.iterations
+            ),
+        )
+        .with_extra("best", best_json(&progress))
+        .with_extra("next_start_nonce", json!(start_nonce + progress.iterations))),
+        Outcome::Exhausted => {
+            let expected = pow::expected_hashes(progress.required);
+            let rate = progress.hashrate.max(1.0);
+            let plan = schedule::plan(r.range, r.work.block_start, current_block, rate);
+            let best = progress.best.as_ref().map_or(0, |b| b.achieved);
+            Err(ToolError::new(
+                ErrorCode::ToolTimeout,
+                format!(
+                    "no proof in {} iterations: the best hash has {best} leading zeros, {} are required; \
+                     about {:.0} s more at {:.2} MH/s, or start at block {} for a proof in about {:.0} s",
+                    progress.iterations,
+                    progress.required,
+                    expected / rate,
+                    rate / 1e6,
+                    plan.recommended_start_block,
+                    plan.expected_seconds_to_proof,
+                ),
+            )
+            .with_extra("best", best_json(&progress))
+            .with_extra("difficulty", json!(progress.required))
+            .with_extra("work", common)
+            .with_extra(
+                "estimate",
+                json!({
+                    "expected_hashes": expected,
+                    "expected_seconds": expected / rate,
+                    "next_start_nonce": start_nonce + progress.iterations,
+                    "recommended_start_block": plan.recommended_start_block,
+                    "web_client_start_block": plan.web_client_start_block,
+                    "expected_seconds_from_recommended_start": plan.expected_seconds_to_proof,
+                }),
+            ))
+        }
+    }
+}
+
+fn best_json(p: &Progress) -> Value {
+    match &p.best {
+        Some(b) => json!({
+            "nonce": b.nonce, "hash": b.hash, "input": b.input, "achieved_difficulty": b.achieved,
+        }),
+        None => Value::Null,
+    }
+}
+
+fn merge(out: &mut Value, more: Value) {
+    if let (Some(o), Value::Object(m)) = (out.as_object_mut(), more) {
+        o.extend(m);
+    }
+}
+
+/// Splits a proof input back into its work and nonce.
+fn parse_input(input: &str) -> Option<(Work, u64)> {
+    let (prefix, nonce) = input.rsplit_once("NONCE")?;
+    let nonce: u64 = nonce.parse().ok()?;
+    for action in Action::ALL {
+        let Some(at) = prefix.rfind(action.keyword()) else {
+            continue;
+        };
+        let (who, start) = (&prefix[..at], &prefix[at + action.keyword().len()..]);
+        let Ok(block_start) = start.parse::<u64>() else {
+            continue;
+        };
+        let (entity_id, planet_id) = match (action, who.split_once('@')) {
+            (Action::PlanetRaid, Some((f, p))) => (f.to_string(), Some(p.to_string())),
+            (Action::PlanetRaid, None) => continue,
+            (_, _) => (who.to_string(), None),
+        };
+        return Some((
+            Work {
+                action,
+                entity_id,
+                planet_id,
+                block_start,
+            },
+            nonce,
+        ));
+    }
+    None
+}
+
+async fn validate_proof(core: Core, args: Value) -> Result<Value, ToolError> {
+    let proof = opt_str(&args, "proof").unwrap_or_default().to_string();
+    let (input, parsed) = match opt_str(&args, "input") {
+        Some(input) => (input.to_string(), parse_input(input)),
+        None => {
+            let Some(action) = action_arg(&args)? else {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationMissingField,
+                    "input",
+                    "give input, or action_type, entity_id and nonce",
+                ));
+            };
+            let nonce = match args.get("nonce") {
+                Some(Value::String(s)) => s.parse::<u64>().ok(),
+                Some(v) => whole_number(v),
+                None => None,
+            }
+            .ok_or_else(|| {
+                ToolError::field(
+                    ErrorCode::ValidationMissingField,
+                    "nonce",
+                    "a whole number is required when input is not given",
+                )
+            })?;
+            let entity_id = opt_str(&args, "entity_id").unwrap_or_default().to_string();
+            let work = Work {
+                action,
+                entity_id,
+                planet_id: opt_str(&args, "planet_id").map(str::to_string),
+                block_start: u64_arg(&args, "block_start").unwrap_or(0),
+            };
+            // Without block_start, it comes from the entity below.
+            (String::new(), Some((work, nonce)))
+        }
+    };
+    let mut resolved = None;
+    let required = match u64_arg(&args, "required_difficulty") {
+        Some(d) => d as u32,
+        None => {
+            // The work's age and range: from the arguments, the input and the entities.
+            let (work, _) = parsed.clone().ok_or_else(|| {
+                invalid(
+                    "input",
+                    "not a proof input ({id}BUILD|MINE|REFINE{start}NONCE{n} or {fleet}@{planet}RAID{start}NONCE{n}); \
+                     pass required_difficulty to check it anyway",
+                )
+            })?;
+            let mut a = args.clone();
+            let o = a.as_object_mut().expect("arguments are an object");
+            o.insert("entity_id".into(), json!(work.entity_id));
+            if let Some(p) = &work.planet_id {
+                o.insert("planet_id".into(), json!(p));
+            }
+            if work.block_start > 0 || !input.is_empty() {
+                o.insert("block_start".into(), json!(work.block_start));
+            }
+            let r = resolve(&core, &a, work.action).await?;
+            let d = pow::difficulty(r.age, r.range);
+            resolved = Some(r);
+            d
+        }
+    };
+    let input = if input.is_empty() {
+        let (work, nonce) = parsed.clone().expect("built from the parts");
+        let block_start = resolved
+            .as_ref()
+            .map_or(work.block_start, |r| r.work.block_start);
+        Work {
+            block_start,
+            ..work
+        }
+        .input(nonce)
+    } else {
+        input
+    };
+    let check = pow::check(&input, &proof, required);
+    let reason = if !check.hash_matches {
+        format!("the proof is not the SHA-256 of {input:?}")
+    } else if !check.difficulty_met {
+        format!(
+            "the hash has {} leading zeros; {required} are required",
+            check.achieved
+        )
+    } else {
+        "the chain would accept this proof".to_string()
+    };
+    let mut out = json!({
+        "valid": check.valid(),
+        "hash_matches": check.hash_matches,
+        "difficulty_met": check.difficulty_met,
+        "required_difficulty": required,
+        "achieved_difficulty": check.achieved,
+        "expected_hash": check.hash,
+        "input": input,
+        "reason": reason,
+    });
+    if let Some(r) = resolved {
+        merge(
+            &mut out,
+            json!({
+                "action_type": r.work.action.name(),
+                "block_start": r.work.block_start,
+                "current_block": r.current_block,
+                "age": r.age,
+                "difficulty_range": r.range,
+                "difficulty_range_source": r.range_source,
+            }),
+        );
+    }
+    Ok(out)
+}
+
+/// This server's hash rate on every core, measured once (a quarter of a second).
+async fn measured_hashrate() -> f64 {
+    static RATE: OnceLock<f64> = OnceLock::new();
+    if let Some(r) = RATE.get() {
+        return *r;
+    }
+    let rate = tokio::task::spawn_blocking(|| {
+        let search = Search::start(SearchSpec {
+            prefix: "5-1BUILD1NONCE".into(),
+            required: 64,
+            start: 1_000_000,
+            max_iterations: u64::MAX / 2,
+            threads: default_threads(),
+            kernel: Kernel::best(),
+        });
+        std::thread::sleep(Duration::from_millis(250));
+        search.cancel();
+        search.wait().1.hashrate
+    })
+    .await
+    .unwrap_or(1e6);
+    *RATE.get_or_init(|| rate)
+}
+
+async fn pow_schedule(core: Core, args: Value) -> Result<Value, ToolError> {
+    let (range, block_start, current_block, source) = match action_arg(&args)? {
+        Some(action) => {
+            let r = resolve(&core, &args, action).await?;
+            (r.range, r.work.block_start, r.current_block, r.range_source)
+        }
+        None => {
+            let range = u64_arg(&args, "difficulty").ok_or_else(|| {
+                ToolError::field(
+                    ErrorCode::ValidationMissingField,
+                    "difficulty",
+                    "give difficulty and block_start, or action_type and entity_id",
+                )
+            })?;
+            let block_start = u64_arg(&args, "block_start").ok_or_else(|| {
+                ToolError::field(
+                    ErrorCode::ValidationMissingField,
+                    "block_start",
+                    "is required with difficulty",
+                )
+            })?;
+            let current = match u64_arg(&args, "age") {
+                Some(age) => block_start + age,
+                None => {
+                    u64_arg(&args, "current_block").unwrap_or_else(|| core.status().block_height)
+                }
+            };
+            (
+                range,
+                block_start,
+                current.max(block_start),
+                "argument".to_string(),
+            )
+        }
+    };
+    let (hashrate, rate_source) = match args.get("hashrate").and_then(Value::as_f64) {
+        Some(r) => (r, "argument"),
+        None => (measured_hashrate().await, "measured on this server"),
+    };
+    let plan = schedule::plan(range, block_start, current_block, hashrate);
+    let mut out = serde_json::to_value(&plan)
+        .map_err(|e| ToolError::new(ErrorCode::ToolExecutionFailed, format!("schedule: {e}")))?;
+    merge(
+        &mut out,
+        json!({
+            "difficulty_now": plan.steps[0].difficulty,
+            "difficulty_range_source": source,
+            "hashrate_source": rate_source,
+            "formula": "difficulty = max(1, 64 - trunc(log10(age) / log10(range) * 63)), 64 when age <= 1; expected seconds = 16^difficulty / hashrate",
+        }),
+    );
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_parse_back_into_their_work() {
+        let (w, n) = parse_input("5-42BUILD1280144NONCE7").unwrap();
+        assert_eq!(
+            (w.action, w.entity_id.as_str(), w.block_start, n),
+            (Action::StructBuild, "5-42", 1280144, 7)
+        );
+        let (w, n) = parse_input("9-3@2-8RAID5000NONCE42").unwrap();
+        assert_eq!(w.planet_id.as_deref(), Some("2-8"));
+        assert_eq!((w.action, n), (Action::PlanetRaid, 42));
+        let (w, _) = parse_input("5-1REFINE9NONCE0").unwrap();
+        assert_eq!(w.action, Action::OreRefine);
+        assert!(parse_input("hello").is_none());
+        assert!(parse_input("5-1BUILDxNONCE1").is_none());
+        assert!(parse_input("5-1RAID1NONCE1").is_none());
+    }
+}
