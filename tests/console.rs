@@ -1175,3 +1175,157 @@ fn paging_waits_for_the_fetch_on_its_way() {
     let frame = draw(&mut app, 120, 30);
     assert!(frame.contains("· page 2/"), "{frame}");
 }
+
+/// A console on the paused demo world that plans proof-of-work at a fixed 20 MH/s,
+/// with its core (to move the block clock) and a clipboard that records.
+fn pow_console() -> (Runtime, App, Core, Recorder) {
+    let runtime = runtime();
+    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let copied = Recorder(Arc::default());
+    let mut app = App::new(core.clone(), Theme::default(), runtime.handle().clone())
+        .with_clipboard(Box::new(Recorder(copied.0.clone())))
+        .with_pow_hashrate(20e6);
+    app.settle();
+    press(&mut app, KeyCode::Char('4'));
+    (runtime, app, core, copied)
+}
+
+fn new_job(app: &mut App, text: &str) {
+    press(app, KeyCode::Char('n'));
+    type_text(app, text);
+    press(app, KeyCode::Enter);
+}
+
+#[test]
+fn pow_job_waits_runs_when_the_blocks_bring_the_difficulty_down_and_cancels() {
+    let (runtime, mut app, core, _) = pow_console();
+    snapshot(
+        "pow_empty",
+        "The PoW tab before any job: how to start one",
+        &mut app,
+        100,
+        16,
+    );
+    let height = WorldConfig::DEFAULT_HEIGHT;
+    new_job(
+        &mut app,
+        &format!("5-42 build block_start={} difficulty=700", height - 2),
+    );
+    assert_eq!(
+        app.pending_requests(),
+        0,
+        "a job above difficulty 10 does not hash"
+    );
+    snapshot(
+        "pow_waiting",
+        "A build job two blocks old: difficulty 58, waiting for 10 (the web client's rule); the coming steps at 20 MH/s",
+        &mut app,
+        110,
+        30,
+    );
+    // 300 blocks later the difficulty is 10 and the tick starts the search.
+    runtime
+        .block_on(core.call(
+            "structs_clock_control",
+            json!({"action": "step", "blocks": 300}),
+        ))
+        .unwrap();
+    app.tick(std::time::Instant::now());
+    assert_eq!(app.pending_requests(), 1, "the search is running");
+    app.pin_pow_progress(
+        0,
+        json!({"iterations": 123_456_789u64, "hashrate": 19_800_000.0, "elapsed_ms": 6235,
+               "best_achieved_difficulty": 7, "required_difficulty": 10, "threads": 2,
+               "kernel": "avx2x8", "rates": [18_000_000u64, 19_500_000u64, 19_900_000u64, 19_800_000u64, 20_100_000u64, 19_800_000u64]}),
+    );
+    snapshot(
+        "pow_running",
+        "The job hashing at difficulty 10: iterations, rate, best so far, expected-progress gauge and hash-rate sparkline (figures pinned)",
+        &mut app,
+        110,
+        30,
+    );
+    press(&mut app, KeyCode::Char('x'));
+    app.settle();
+    let frame = draw(&mut app, 110, 30);
+    assert!(
+        frame.contains("cancelled"),
+        "{:?} {frame}",
+        app.status_text()
+    );
+    assert_eq!(app.pending_requests(), 0);
+}
+
+#[test]
+fn pow_job_finds_a_proof_the_chain_accepts_and_copies_it() {
+    let (_runtime, mut app, _core, copied) = pow_console();
+    new_job(
+        &mut app,
+        "5-42 build block_start=1280144 age=600 difficulty=700 threads=1",
+    );
+    app.settle();
+    app.pin_pow_progress(
+        0,
+        json!({"iterations": 4096, "hashrate": 18_500_000.0, "elapsed_ms": 1,
+               "achieved_difficulty": 3, "difficulty": 3, "threads": 1, "kernel": "avx2x8"}),
+    );
+    snapshot(
+        "pow_done",
+        "A job whose difficulty is 3: found at once; the proof's nonce, input and hash (timing pinned)",
+        &mut app,
+        110,
+        24,
+    );
+    press(&mut app, KeyCode::Char('c'));
+    let proof: serde_json::Value = serde_json::from_str(&copied.last().expect("copied")).unwrap();
+    let input = proof["input"].as_str().unwrap();
+    assert_eq!(input, format!("5-42BUILD1280144NONCE{}", proof["nonce"]));
+    let check = structs_console::pow::check(input, proof["hash"].as_str().unwrap(), 3);
+    assert!(check.valid(), "{check:?}");
+}
+
+#[test]
+fn w_on_a_struct_in_entities_starts_its_build_job() {
+    let (_runtime, mut app, _core, _) = pow_console();
+    press(&mut app, KeyCode::Char('1'));
+    // The id filter opens a whole id as a tree; w starts a job for it.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "5-3");
+    press(&mut app, KeyCode::Enter);
+    let first = "5-3";
+    assert!(
+        draw(&mut app, 110, 30).contains("w  pow job"),
+        "the hint bar offers the job"
+    );
+    press(&mut app, KeyCode::Char('w'));
+    app.settle();
+    assert_eq!(
+        app.tab(),
+        structs_console::tui::app::Tab::Pow,
+        "{}",
+        draw(&mut app, 110, 30)
+    );
+    let frame = draw(&mut app, 110, 30);
+    assert!(frame.contains(&format!("1 {first} build")), "{frame}");
+    assert!(frame.contains("struct_build_complete"), "{frame}");
+}
+
+#[test]
+fn a_bad_job_is_explained_and_the_prompt_stays() {
+    let (_runtime, mut app, _core, _) = pow_console();
+    new_job(&mut app, "1-1 build");
+    assert!(
+        app.status_text().unwrap().contains("player"),
+        "{:?}",
+        app.status_text()
+    );
+    let frame = draw(&mut app, 100, 16);
+    assert!(
+        frame.contains("1-1 build"),
+        "the prompt keeps the text: {frame}"
+    );
+    press(&mut app, KeyCode::Esc);
+    new_job(&mut app, "5-1 mine");
+    let frame = draw(&mut app, 120, 20);
+    assert!(frame.contains("failed"), "{frame}");
+}

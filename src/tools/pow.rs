@@ -415,12 +415,12 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
     });
     let mut current_block = r.current_block;
     loop {
+        if ctx.is_cancelled() {
+            search.cancel();
+        }
         tokio::select! {
             _ = search.finished() => break,
-            _ = ctx.cancelled(), if !ctx.is_cancelled() => {
-                search.cancel();
-                continue;
-            }
+            _ = ctx.cancelled(), if !ctx.is_cancelled() => continue,
             _ = tokio::time::sleep(PROGRESS_EVERY) => {}
         }
         if !r.age_fixed {

@@ -12,13 +12,14 @@ use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
 use serde_json::json;
 use tokio::runtime::Handle;
 
-use super::clipboard::{Clipboard, SystemClipboard};
+use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
 use super::panes::entities::EntitiesPane;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::placeholder::Placeholder;
+use super::panes::pow::PowPane;
 use super::theme::{Role, Theme};
 use crate::core::Core;
 use crate::entity::EntityId;
@@ -88,6 +89,9 @@ pub struct App {
     tab: Tab,
     entities: EntitiesPane,
     handles: HandlesPane,
+    pow: PowPane,
+    /// The clipboard both panes copy to.
+    clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
     handles_listed_at: Option<std::time::Instant>,
     help: bool,
@@ -108,6 +112,7 @@ impl App {
             status: &mut status,
             keymap: &keymap,
         });
+        let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         App {
             core,
             theme,
@@ -116,7 +121,9 @@ impl App {
             status,
             tab: Tab::Entities,
             entities,
-            handles: HandlesPane::new(Box::new(SystemClipboard::default())),
+            handles: HandlesPane::new(Box::new(clipboard.clone())),
+            pow: PowPane::new(Box::new(clipboard.clone()), None),
+            clipboard,
             handles_listed_at: None,
             help: false,
             quit: false,
@@ -126,15 +133,40 @@ impl App {
 
     /// The console with another clipboard than the system's (tests use one that
     /// records what is copied, or one that refuses).
-    pub fn with_clipboard(mut self, clipboard: Box<dyn Clipboard>) -> App {
-        self.handles = HandlesPane::new(clipboard);
+    pub fn with_clipboard(self, clipboard: Box<dyn Clipboard>) -> App {
+        self.clipboard.replace(clipboard);
         self
+    }
+
+    /// Plans proof-of-work jobs with this hash rate (hashes per second) instead of the
+    /// one the server measures: to plan for another machine, or for a fixed frame.
+    pub fn with_pow_hashrate(mut self, hashrate: f64) -> App {
+        self.pow = PowPane::new(Box::new(self.clipboard.clone()), Some(hashrate));
+        self
+    }
+
+    /// Test seam: draws PoW job `index` (from 0) with these progress figures (the keys
+    /// of the calculate tool's progress data, plus `rates` for the sparkline) and
+    /// ignores its search's own reports from then on.
+    #[doc(hidden)]
+    pub fn pin_pow_progress(&mut self, index: usize, data: serde_json::Value) {
+        self.pow.pin_progress(index, data);
     }
 
     /// Work that comes with time rather than keys: while the Handles tab is on show, its
     /// list is asked for again every few seconds (ages, expiry, handles other servers
     /// stored). The terminal loop calls this on every pass.
     pub fn tick(&mut self, now: std::time::Instant) {
+        {
+            // Waiting proof-of-work jobs start as the blocks bring their difficulty
+            // down, whichever tab is on show.
+            let mut ctx = Ctx {
+                dispatcher: &mut self.dispatcher,
+                status: &mut self.status,
+                keymap: &self.keymap,
+            };
+            self.pow.tick(&mut ctx);
+        }
         if self.tab != Tab::Handles {
             return;
         }
@@ -176,9 +208,22 @@ impl App {
             status: &mut self.status,
             keymap: &self.keymap,
         };
+        if self.tab == Tab::Entities
+            && self
+                .keymap
+                .commands_for(self.entities.context(), &key)
+                .any(|c| c == Command::PowJob)
+            && self.entities.commands().contains(&Command::PowJob)
+            && let Some(id) = self.entities.pow_target()
+        {
+            self.pow.job_for(id, &mut ctx);
+            self.tab = Tab::Pow;
+            return;
+        }
         let consumed = match self.tab {
             Tab::Entities => self.entities.handle_key(&key, &mut ctx),
             Tab::Handles => self.handles.handle_key(&key, &mut ctx),
+            Tab::Pow => self.pow.handle_key(&key, &mut ctx),
             tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
         };
         if consumed == EventState::Consumed {
@@ -274,8 +319,9 @@ impl App {
         };
         // Results nobody claims answer calls that were superseded (a list page asked
         // for again before it came); they are dropped.
-        let _claimed =
-            self.entities.on_reply(reply, &mut ctx) || self.handles.on_reply(reply, &mut ctx);
+        let _claimed = self.entities.on_reply(reply, &mut ctx)
+            || self.handles.on_reply(reply, &mut ctx)
+            || self.pow.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -337,6 +383,7 @@ impl App {
         match self.tab {
             Tab::Entities => self.entities.render(rows.body, buf, &ui),
             Tab::Handles => self.handles.render(rows.body, buf, &ui),
+            Tab::Pow => self.pow.render(rows.body, buf, &ui),
             tab => Placeholder::new(tab).render(rows.body, buf, &ui),
         }
         if self.help {
@@ -436,7 +483,7 @@ impl App {
             Some((Level::Info, text)) => {
                 Line::from(Span::styled(format!(" {text}"), theme.style(Role::Info)))
             }
-            None if self.dispatcher.pending() > 0 => {
+            None if self.dispatcher.loading() > 0 => {
                 Line::from(Span::styled(" loading…", theme.style(Role::Muted)))
             }
             None => Line::default(),
@@ -464,6 +511,11 @@ impl App {
                 self.handles.context(),
                 self.handles.commands(),
                 self.handles.captures_text(),
+            ),
+            Tab::Pow => (
+                self.pow.context(),
+                self.pow.commands(),
+                self.pow.captures_text(),
             ),
             tab => {
                 let pane = Placeholder::new(tab);
@@ -518,6 +570,7 @@ impl App {
         let context = match self.tab {
             Tab::Entities => self.entities.context(),
             Tab::Handles => self.handles.context(),
+            Tab::Pow => self.pow.context(),
             tab => Placeholder::new(tab).context(),
         };
         let mut sections = Vec::new();

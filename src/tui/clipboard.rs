@@ -37,3 +37,24 @@ impl Clipboard for SystemClipboard {
         })
     }
 }
+
+/// One clipboard shared by every pane that copies (clones share it).
+#[derive(Clone)]
+pub struct SharedClipboard(std::sync::Arc<std::sync::Mutex<Box<dyn Clipboard>>>);
+
+impl SharedClipboard {
+    pub fn new(inner: Box<dyn Clipboard>) -> SharedClipboard {
+        SharedClipboard(std::sync::Arc::new(std::sync::Mutex::new(inner)))
+    }
+
+    /// Puts another clipboard behind every clone.
+    pub fn replace(&self, inner: Box<dyn Clipboard>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = inner;
+    }
+}
+
+impl Clipboard for SharedClipboard {
+    fn copy(&mut self, text: &str) -> Result<(), String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).copy(text)
+    }
+}

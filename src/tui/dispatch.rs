@@ -10,6 +10,7 @@ use serde_json::Value;
 use tokio::runtime::Handle;
 
 use crate::core::Core;
+use crate::core::call::CallContext;
 use crate::core::error::ToolError;
 
 /// Names one tool call, so its result can be matched to whoever asked.
@@ -31,6 +32,9 @@ pub(crate) struct Dispatcher {
     receiver: Receiver<Reply>,
     next_id: u64,
     pending: usize,
+    /// Long calls (proof-of-work searches) among the pending ones: they run until
+    /// done or cancelled, so they do not count as the console loading.
+    background: std::collections::HashSet<RequestId>,
 }
 
 impl Dispatcher {
@@ -43,6 +47,7 @@ impl Dispatcher {
             receiver,
             next_id: 0,
             pending: 0,
+            background: std::collections::HashSet::new(),
         }
     }
 
@@ -64,10 +69,33 @@ impl Dispatcher {
         id
     }
 
+    /// [`Dispatcher::call`] with a call context, for long calls: the caller keeps a
+    /// clone to cancel the call, and the context's progress sink receives the tool's
+    /// reports. Such calls do not count as loading.
+    pub fn call_with(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
+        self.next_id += 1;
+        let id = RequestId(self.next_id);
+        self.pending += 1;
+        self.background.insert(id);
+        let core = self.core.clone();
+        let sender = self.sender.clone();
+        self.runtime.spawn(async move {
+            let result = core.call_with(tool, args, ctx).await;
+            let _ = sender.send(Reply { id, result });
+        });
+        id
+    }
+
+    /// The core the calls go to (for its status line figures, never for game data).
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
     /// A result that has arrived, without waiting.
     pub fn try_next(&mut self) -> Option<Reply> {
         let reply = self.receiver.try_recv().ok()?;
         self.pending = self.pending.saturating_sub(1);
+        self.background.remove(&reply.id);
         Some(reply)
     }
 
@@ -77,6 +105,7 @@ impl Dispatcher {
         match self.receiver.recv_timeout(timeout) {
             Ok(reply) => {
                 self.pending = self.pending.saturating_sub(1);
+                self.background.remove(&reply.id);
                 Some(reply)
             }
             Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
@@ -86,6 +115,11 @@ impl Dispatcher {
     /// Calls started whose results have not been taken yet.
     pub fn pending(&self) -> usize {
         self.pending
+    }
+
+    /// Pending calls other than long background ones (what the console is loading).
+    pub fn loading(&self) -> usize {
+        self.pending - self.background.len()
     }
 
     /// Every call started so far.

@@ -32,6 +32,10 @@ pub enum Context {
     HandleData,
     /// The field selection prompt of the Handles pane, which takes typed text.
     Fields,
+    /// The proof-of-work jobs.
+    Pow,
+    /// The new-job prompt of the PoW pane, which takes typed text.
+    PowPrompt,
 }
 
 impl Context {
@@ -48,6 +52,8 @@ impl Context {
             Context::Handles => "Handles",
             Context::HandleData => "Handle data",
             Context::Fields => "Field selection",
+            Context::Pow => "Proof-of-work jobs",
+            Context::PowPrompt => "New job",
         }
     }
 }
@@ -118,8 +124,14 @@ pub enum Command {
     EditFields,
     /// Handles: the next verbosity for fetched pages (raw, detailed, compact, summary).
     CycleVerbosity,
-    /// Handles: copy the fetched page's JSON to the clipboard.
+    /// Handles: copy the fetched page's JSON to the clipboard; PoW: copy the proof.
     CopyJson,
+    /// PoW: type the parameters of a new job.
+    NewJob,
+    /// PoW: cancel the selected job.
+    CancelJob,
+    /// Entities: start a proof-of-work job for the selected struct or fleet.
+    PowJob,
 }
 
 impl Command {
@@ -141,6 +153,9 @@ impl Command {
             Command::EditFields => "fields",
             Command::CycleVerbosity => "verbosity",
             Command::CopyJson => "copy",
+            Command::NewJob => "new job",
+            Command::CancelJob => "cancel job",
+            Command::PowJob => "pow job",
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
@@ -198,7 +213,16 @@ impl Command {
             Command::CycleVerbosity => {
                 "Next verbosity of fetched pages: raw, detailed, compact, summary".into()
             }
+            Command::CopyJson if context == Context::Pow => {
+                "Copy the found proof (input, nonce, hash) as JSON".into()
+            }
             Command::CopyJson => "Copy the fetched page's JSON to the clipboard".into(),
+            Command::NewJob => {
+                "New job: ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]"
+                    .into()
+            }
+            Command::CancelJob => "Cancel the selected job (stops its search)".into(),
+            Command::PowJob => "Proof-of-work job for the selected struct or fleet".into(),
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
@@ -210,6 +234,10 @@ impl Command {
             Command::Toggle => "Expand or collapse".into(),
             Command::ReferenceDepth => "References: switch between depth 1 and 2".into(),
             Command::ReferenceKinds => "References: kind filter (all, then each kind found)".into(),
+            Command::AcceptFilter if context == Context::PowPrompt => {
+                "Plan the job; it starts when its difficulty is 10 or less".into()
+            }
+            Command::CancelFilter if context == Context::PowPrompt => "Close the prompt".into(),
             Command::AcceptFilter if context == Context::Fields => {
                 "Fetch the first page with these fields".into()
             }
@@ -450,6 +478,22 @@ impl Keymap {
             &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
             C::Back,
         );
+
+        // Entities: a proof-of-work job for what is selected.
+        for context in [X::List, X::Tree, X::References] {
+            bind(context, &[K::ch('w')], C::PowJob);
+        }
+
+        bind(X::Pow, &up, C::Up);
+        bind(X::Pow, &down, C::Down);
+        bind(X::Pow, &top, C::Top);
+        bind(X::Pow, &bottom, C::Bottom);
+        bind(X::Pow, &[K::ch('n')], C::NewJob);
+        bind(X::Pow, &[K::ch('x')], C::CancelJob);
+        bind(X::Pow, &[K::ch('c')], C::CopyJson);
+        bind(X::PowPrompt, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::PowPrompt, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::PowPrompt, &[K::key(KeyCode::Backspace)], C::EraseChar);
 
         bind(X::Fields, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::Fields, &[K::key(KeyCode::Esc)], C::CancelFilter);

@@ -108,6 +108,15 @@ impl EntitiesPane {
         KIND_ORDER[self.kind_index.min(KIND_ORDER.len() - 1)]
     }
 
+    /// What `w` starts a proof-of-work job for: the opened entity when a tree has the
+    /// focus, the selected row otherwise.
+    pub fn pow_target(&self) -> Option<EntityId> {
+        match (self.focus, &self.tree) {
+            (Area::Tree | Area::References, Some(tree)) => Some(tree.root()),
+            _ => self.list.selected().map(|r| r.id),
+        }
+    }
+
     /// The ids on the list's page on show.
     pub fn listed_ids(&self) -> Vec<EntityId> {
         self.list.ids()
@@ -522,7 +531,17 @@ impl Pane for EntitiesPane {
             | Context::Help
             | Context::Handles
             | Context::HandleData
-            | Context::Fields => {}
+            | Context::Fields
+            | Context::Pow
+            | Context::PowPrompt => {}
+        }
+        if self.focus != Area::Kinds
+            && self
+                .pow_target()
+                .is_some_and(|id| matches!(id.kind, EntityKind::Struct | EntityKind::Fleet))
+        {
+            // Run by the app, which owns the PoW pane.
+            out.push(Command::PowJob);
         }
         if matches!(self.focus, Area::Tree | Area::References)
             && let Some(references) = &self.references

@@ -5,4 +5,5 @@ pub(crate) mod entity_list;
 pub(crate) mod entity_tree;
 pub(crate) mod handles;
 pub(crate) mod placeholder;
+pub(crate) mod pow;
 pub(crate) mod reference_tree;

@@ -1,0 +1,909 @@
+//! The PoW pane: proof-of-work jobs, each planned, waited for, run and watched.
+//!
+//! - `n` opens a prompt for a job: `ENTITY [build|mine|refine|raid] [key=value ...]`,
+//!   e.g. `5-12`, `5-7 mine`, `9-3@2-8 raid block_start=5000`, with keys `block_start`,
+//!   `age`, `current_block`, `difficulty` (the range) and `threads`. In the Entities
+//!   pane, `w` starts a job for the selected struct (its build) or fleet.
+//! - A new job is planned with `structs_calculate_pow_schedule`. Like the official web
+//!   client, it waits while the required difficulty is above 10 and starts hashing
+//!   (`structs_calculate_proof_of_work`, every core, until found or cancelled) once the
+//!   block height brings it there; the tick checks the height.
+//! - While it runs, the tool's progress reports feed the view: iterations, hash rate
+//!   (and a sparkline of it), best achieved difficulty, the required difficulty now, and
+//!   a gauge of expected progress (iterations against 16^difficulty).
+//! - `x` cancels the selected job; `c` copies a found proof (input, nonce, hash) as JSON.
+
+use std::sync::{Arc, Mutex};
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Gauge, List, ListItem, ListState, Paragraph, Sparkline, StatefulWidget, Widget, Wrap,
+};
+use serde_json::{Value, json};
+
+use super::entities::area_block;
+use crate::core::call::{CallContext, ProgressUpdate};
+use crate::entity::{EntityId, EntityKind};
+use crate::pow::{self, schedule::WEB_CLIENT_START};
+use crate::tui::clipboard::Clipboard;
+use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
+
+const SCHEDULE_TOOL: &str = "structs_calculate_pow_schedule";
+const SEARCH_TOOL: &str = "structs_calculate_proof_of_work";
+/// A console job hashes until it finds a proof or is cancelled.
+const JOB_ITERATIONS: u64 = 1_000_000_000_000;
+/// Hash-rate samples kept for the sparkline.
+const RATE_SAMPLES: usize = 120;
+const MAX_PROMPT_LEN: usize = 96;
+
+/// What the job's plan says (from the schedule tool).
+#[derive(Debug, Clone)]
+struct Plan {
+    block_start: u64,
+    range: u64,
+    range_source: String,
+    hashrate: f64,
+    /// (difficulty, first block) of every coming step.
+    steps: Vec<(u32, u64)>,
+    web_client_start_block: Option<u64>,
+    recommended_start_block: u64,
+    expected_seconds_to_proof: f64,
+}
+
+#[derive(Debug, Clone)]
+enum State {
+    Planning,
+    Waiting,
+    Running,
+    Found(Value),
+    /// The search stopped without a proof (message).
+    Failed(String),
+    Cancelled,
+}
+
+/// What the progress reports of a running job have said; written by the tool's task.
+#[derive(Debug, Default)]
+struct Live {
+    last: Option<Value>,
+    rates: Vec<u64>,
+    /// Figures set by a test to draw a fixed frame; real reports are then ignored.
+    pinned: bool,
+}
+
+impl Live {
+    fn push(&mut self, data: Value) {
+        if let Some(r) = data["hashrate"].as_f64() {
+            if self.rates.len() == RATE_SAMPLES {
+                self.rates.remove(0);
+            }
+            self.rates.push(r as u64);
+        }
+        self.last = Some(data);
+    }
+}
+
+struct Job {
+    number: usize,
+    label: String,
+    args: Value,
+    /// The age was given: the difficulty does not move with the block height.
+    age: Option<u64>,
+    plan: Option<Plan>,
+    plan_request: Option<RequestId>,
+    run_request: Option<RequestId>,
+    state: State,
+    live: Arc<Mutex<Live>>,
+    call: Option<CallContext>,
+    block_now: u64,
+}
+
+impl Job {
+    fn live(&self) -> std::sync::MutexGuard<'_, Live> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn required_now(&self) -> Option<u32> {
+        let plan = self.plan.as_ref()?;
+        let age = self
+            .age
+            .unwrap_or_else(|| self.block_now.saturating_sub(plan.block_start));
+        Some(pow::difficulty(age, plan.range))
+    }
+
+    fn status_word(&self) -> String {
+        match &self.state {
+            State::Planning => "planning".into(),
+            State::Waiting => format!("waiting d{}", self.required_now().unwrap_or(64)),
+            State::Running => {
+                let live = self.live();
+                let d = live
+                    .last
+                    .as_ref()
+                    .and_then(|l| l["required_difficulty"].as_u64())
+                    .unwrap_or(u64::from(self.required_now().unwrap_or(64)));
+                format!("running d{d}")
+            }
+            State::Found(_) => "found".into(),
+            State::Failed(_) => "failed".into(),
+            State::Cancelled => "cancelled".into(),
+        }
+    }
+}
+
+/// The PoW pane.
+pub(crate) struct PowPane {
+    jobs: Vec<Job>,
+    list: ListState,
+    prompt: Option<String>,
+    clipboard: Box<dyn Clipboard>,
+    /// Hashes per second to plan with; measured by the server when `None`.
+    planning_rate: Option<f64>,
+    next_number: usize,
+}
+
+impl PowPane {
+    pub fn new(clipboard: Box<dyn Clipboard>, planning_rate: Option<f64>) -> PowPane {
+        PowPane {
+            jobs: Vec::new(),
+            list: ListState::default(),
+            prompt: None,
+            clipboard,
+            planning_rate,
+            next_number: 1,
+        }
+    }
+
+    fn selected(&self) -> Option<&Job> {
+        self.jobs.get(self.list.selected()?)
+    }
+
+    /// Starts planning a job for `text` (the prompt's syntax); the error says what is
+    /// wrong with the text.
+    pub fn add_job(&mut self, text: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
+        let (args, label) = parse_job(text)?;
+        let mut plan_args = args.clone();
+        if let Some(rate) = self.planning_rate {
+            plan_args["hashrate"] = json!(rate);
+        }
+        plan_args.as_object_mut().map(|o| o.remove("threads"));
+        let request = ctx.dispatcher.call(SCHEDULE_TOOL, plan_args);
+        let number = self.next_number;
+        self.next_number += 1;
+        self.jobs.push(Job {
+            number,
+            label,
+            age: args.get("age").and_then(Value::as_u64),
+            args,
+            plan: None,
+            plan_request: Some(request),
+            run_request: None,
+            state: State::Planning,
+            live: Arc::default(),
+            call: None,
+            block_now: ctx.dispatcher.core().status().block_height,
+        });
+        self.list.select(Some(self.jobs.len() - 1));
+        Ok(())
+    }
+
+    /// A job for an entity chosen elsewhere (a struct's build, a fleet's raid needs a
+    /// planet and so opens the prompt).
+    pub fn job_for(&mut self, id: EntityId, ctx: &mut Ctx<'_>) {
+        match id.kind {
+            EntityKind::Struct => {
+                if let Err(e) = self.add_job(&id.to_string(), ctx) {
+                    ctx.status.error(e);
+                }
+            }
+            EntityKind::Fleet => self.prompt = Some(format!("{id}@2- raid")),
+            kind => ctx.status.error(format!(
+                "{id} is a {kind}: proof-of-work jobs are for structs and fleets"
+            )),
+        }
+    }
+
+    /// Moves waiting jobs along with the block height: a job starts hashing once its
+    /// difficulty is at most 10.
+    pub fn tick(&mut self, ctx: &mut Ctx<'_>) {
+        let height = ctx.dispatcher.core().status().block_height;
+        for i in 0..self.jobs.len() {
+            self.jobs[i].block_now = height;
+            if matches!(self.jobs[i].state, State::Waiting)
+                && self.jobs[i]
+                    .required_now()
+                    .is_some_and(|d| d <= WEB_CLIENT_START)
+            {
+                self.start(i, ctx);
+            }
+        }
+    }
+
+    fn start(&mut self, i: usize, ctx: &mut Ctx<'_>) {
+        let job = &mut self.jobs[i];
+        let live = job.live.clone();
+        let call = CallContext::new().with_progress(move |u: ProgressUpdate| {
+            let mut live = live.lock().unwrap_or_else(|e| e.into_inner());
+            if !live.pinned {
+                live.push(u.data);
+            }
+        });
+        let mut args = job.args.clone();
+        args["max_iterations"] = json!(JOB_ITERATIONS);
+        if let Some(plan) = &job.plan {
+            args["block_start"] = json!(plan.block_start);
+            args["difficulty"] = json!(plan.range);
+        }
+        job.run_request = Some(ctx.dispatcher.call_with(SEARCH_TOOL, args, call.clone()));
+        job.call = Some(call);
+        job.state = State::Running;
+    }
+
+    fn cancel_selected(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(i) = self.list.selected() else {
+            return;
+        };
+        let job = &mut self.jobs[i];
+        match job.state {
+            State::Running => {
+                if let Some(call) = &job.call {
+                    call.cancel();
+                }
+                ctx.status.info(format!("cancelling job {}", job.number));
+            }
+            State::Planning | State::Waiting => {
+                job.state = State::Cancelled;
+                job.plan_request = None;
+                ctx.status.info(format!("job {} cancelled", job.number));
+            }
+            _ => {}
+        }
+    }
+
+    fn copy_selected(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(State::Found(v)) = self.selected().map(|j| j.state.clone()) else {
+            return;
+        };
+        let proof = json!({"input": v["input"], "nonce": v["nonce"], "hash": v["hash"]});
+        let text = serde_json::to_string_pretty(&proof).unwrap_or_default();
+        match self.clipboard.copy(&text) {
+            Ok(()) => ctx.status.info("copied the proof to the clipboard"),
+            Err(e) => ctx.status.error(e),
+        }
+    }
+
+    /// Test seam: draw job `index` (from 0) with these progress figures, ignoring the
+    /// search's own reports from now on, so a frame of a running job is reproducible.
+    pub fn pin_progress(&mut self, index: usize, data: Value) {
+        if let Some(job) = self.jobs.get(index) {
+            let mut live = job.live();
+            live.rates.clear();
+            for r in data["rates"].as_array().into_iter().flatten() {
+                live.rates.push(r.as_u64().unwrap_or(0));
+            }
+            live.last = Some(data);
+            live.pinned = true;
+        }
+    }
+
+    /// Cancels every running search (the console is closing).
+    pub fn cancel_all(&self) {
+        for job in &self.jobs {
+            if let Some(call) = &job.call {
+                call.cancel();
+            }
+        }
+    }
+}
+
+impl Drop for PowPane {
+    fn drop(&mut self) {
+        self.cancel_all();
+    }
+}
+
+/// Parses the prompt: `ENTITY[@PLANET] [ACTION] [key=value ...]`.
+fn parse_job(text: &str) -> Result<(Value, String), String> {
+    let mut words = text.split_whitespace();
+    let who = words
+        .next()
+        .ok_or("type an entity id, e.g. 5-12 or 9-3@2-8 raid")?;
+    let (entity, planet) = match who.split_once('@') {
+        Some((f, p)) => (f, Some(p)),
+        None => (who, None),
+    };
+    let id = EntityId::parse(entity).map_err(|e| format!("{entity}: {e}"))?;
+    let mut action = match id.kind {
+        EntityKind::Struct => "struct_build_complete",
+        EntityKind::Fleet => "planet_raid_complete",
+        kind => {
+            return Err(format!(
+                "{id} is a {kind}; jobs are for structs (5-N) and fleets (9-N)"
+            ));
+        }
+    };
+    let mut args = json!({"entity_id": id.to_string()});
+    if let Some(p) = planet {
+        let p = EntityId::parse(p).map_err(|e| format!("{p}: {e}"))?;
+        args["planet_id"] = json!(p.to_string());
+    }
+    for word in words {
+        match word {
+            "build" => action = "struct_build_complete",
+            "mine" => action = "ore_miner_complete",
+            "refine" => action = "ore_refinery_complete",
+            "raid" => action = "planet_raid_complete",
+            _ => {
+                let (k, v) = word.split_once('=').ok_or_else(|| {
+                    format!("{word:?}: use build, mine, refine, raid or key=value")
+                })?;
+                if !matches!(
+                    k,
+                    "block_start" | "age" | "current_block" | "difficulty" | "threads"
+                ) {
+                    return Err(format!(
+                        "{k}: keys are block_start, age, current_block, difficulty, threads"
+                    ));
+                }
+                let n: u64 = v
+                    .parse()
+                    .map_err(|_| format!("{k}={v}: not a whole number"))?;
+                args[k] = json!(n);
+            }
+        }
+    }
+    args["action_type"] = json!(action);
+    let short = action.split('_').next().unwrap_or(action);
+    let short = match short {
+        "struct" => "build",
+        "ore" if action.contains("miner") => "mine",
+        "ore" => "refine",
+        "planet" => "raid",
+        s => s,
+    };
+    Ok((args, format!("{who} {short}")))
+}
+
+fn plan_from(v: &Value) -> Option<Plan> {
+    Some(Plan {
+        block_start: v["block_start"].as_u64()?,
+        range: v["difficulty_range"].as_u64()?,
+        range_source: v["difficulty_range_source"]
+            .as_str()
+            .unwrap_or("")
+            .to_string(),
+        hashrate: v["hashrate"].as_f64()?,
+        steps: v["steps"]
+            .as_array()?
+            .iter()
+            .filter_map(|s| Some((s["difficulty"].as_u64()? as u32, s["from_block"].as_u64()?)))
+            .collect(),
+        web_client_start_block: v["web_client_start_block"].as_u64(),
+        recommended_start_block: v["recommended_start_block"].as_u64()?,
+        expected_seconds_to_proof: v["expected_seconds_to_proof"].as_f64()?,
+    })
+}
+
+/// A duration in words: `0.4 s`, `12 s`, `3 min`, `5 h`, `12 d`, `3e9 y`.
+fn span(secs: f64) -> String {
+    if !secs.is_finite() {
+        return "never".into();
+    }
+    match secs {
+        s if s < 10.0 => format!("{s:.1} s"),
+        s if s < 120.0 => format!("{s:.0} s"),
+        s if s < 7200.0 => format!("{:.0} min", s / 60.0),
+        s if s < 172_800.0 => format!("{:.0} h", s / 3600.0),
+        s if s < 3.156e7 => format!("{:.0} d", s / 86_400.0),
+        s if s < 3.156e10 => format!("{:.0} y", s / 3.156e7),
+        s => format!("{:.1e} y", s / 3.156e7),
+    }
+}
+
+/// A rate in words: `19.8 MH/s`.
+fn rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.1} MH/s", r / 1e6)
+    } else {
+        format!("{:.0} kH/s", r / 1e3)
+    }
+}
+
+impl Pane for PowPane {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.prompt.is_some() {
+            let offered = self.commands();
+            if let KeyCode::Char(c) = key.code
+                && ctx.keymap.command(Context::PowPrompt, key).is_none()
+            {
+                if let Some(text) = &mut self.prompt
+                    && text.chars().count() < MAX_PROMPT_LEN
+                {
+                    text.push(c);
+                }
+                return EventState::Consumed;
+            }
+            return dispatch(
+                key,
+                ctx,
+                Context::PowPrompt,
+                &offered,
+                |command, ctx| match command {
+                    Command::AcceptFilter => {
+                        let text = self.prompt.take().unwrap_or_default();
+                        if let Err(e) = self.add_job(&text, ctx) {
+                            ctx.status.error(e);
+                            self.prompt = Some(text);
+                        }
+                    }
+                    Command::CancelFilter => self.prompt = None,
+                    Command::EraseChar => {
+                        if let Some(t) = &mut self.prompt {
+                            t.pop();
+                        }
+                    }
+                    _ => {}
+                },
+            );
+        }
+        let offered = self.commands();
+        dispatch(
+            key,
+            ctx,
+            Context::Pow,
+            &offered,
+            |command, ctx| match command {
+                Command::NewJob => self.prompt = Some(String::new()),
+                Command::CancelJob => self.cancel_selected(ctx),
+                Command::CopyJson => self.copy_selected(ctx),
+                Command::Up | Command::Down | Command::Top | Command::Bottom => {
+                    let n = self.jobs.len();
+                    let at = self.list.selected().unwrap_or(0);
+                    let to = match command {
+                        Command::Up => at.saturating_sub(1),
+                        Command::Down => (at + 1).min(n.saturating_sub(1)),
+                        Command::Top => 0,
+                        _ => n.saturating_sub(1),
+                    };
+                    self.list.select(Some(to));
+                }
+                _ => {}
+            },
+        )
+    }
+
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        let Some(i) = self
+            .jobs
+            .iter()
+            .position(|j| j.plan_request == Some(reply.id) || j.run_request == Some(reply.id))
+        else {
+            return false;
+        };
+        let job = &mut self.jobs[i];
+        if job.plan_request == Some(reply.id) {
+            job.plan_request = None;
+            match &reply.result {
+                Ok(v) => {
+                    job.plan = plan_from(v);
+                    job.state = State::Waiting;
+                    if job.required_now().is_some_and(|d| d <= WEB_CLIENT_START) {
+                        self.start(i, ctx);
+                    }
+                }
+                Err(e) => {
+                    ctx.status
+                        .tool_error(&format!("planning job {}", job.number), e);
+                    job.state = State::Failed(format!("{}: {}", e.code.as_str(), e.message));
+                }
+            }
+            return true;
+        }
+        job.run_request = None;
+        job.call = None;
+        match &reply.result {
+            Ok(v) => {
+                let mut live = job.live();
+                if !live.pinned {
+                    live.push(v.clone());
+                }
+                drop(live);
+                ctx.status.info(format!(
+                    "job {}: proof found, nonce {}",
+                    job.number, v["nonce"]
+                ));
+                job.state = State::Found(v.clone());
+            }
+            Err(e) if e.code.as_str() == "TOOL_CANCELLED" => job.state = State::Cancelled,
+            Err(e) => {
+                ctx.status.tool_error(&format!("job {}", job.number), e);
+                job.state = State::Failed(e.message.clone());
+            }
+        }
+        true
+    }
+
+    fn context(&self) -> Context {
+        if self.prompt.is_some() {
+            Context::PowPrompt
+        } else {
+            Context::Pow
+        }
+    }
+
+    fn captures_text(&self) -> bool {
+        self.prompt.is_some()
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        if self.prompt.is_some() {
+            return vec![
+                Command::AcceptFilter,
+                Command::CancelFilter,
+                Command::EraseChar,
+            ];
+        }
+        let mut out = vec![Command::NewJob];
+        if self.jobs.len() > 1 {
+            out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+        }
+        match self.selected().map(|j| &j.state) {
+            Some(State::Planning | State::Waiting | State::Running) => out.push(Command::CancelJob),
+            Some(State::Found(_)) => out.push(Command::CopyJson),
+            _ => {}
+        }
+        out
+    }
+
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let list_width = (area.width / 3).clamp(24.min(area.width), 36);
+        let [left, right] =
+            Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(area);
+        self.render_list(left, buf, ui);
+        self.render_job(right, buf, ui);
+    }
+}
+
+impl PowPane {
+    fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let title = format!(" Jobs · {} ", self.jobs.len());
+        let block = area_block(ui, &title, true);
+        if let Some(text) = &self.prompt {
+            let inner = block.inner(area);
+            block.render(area, buf);
+            Paragraph::new(vec![
+                Line::from(Span::styled("new job:", theme.style(Role::Muted))),
+                Line::from(vec![
+                    Span::styled(text.clone(), theme.style(Role::Prompt)),
+                    Span::styled("▏", theme.style(Role::Prompt)),
+                ]),
+                Line::default(),
+                Line::from(Span::styled(
+                    "ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]",
+                    theme.style(Role::Muted),
+                )),
+                Line::from(Span::styled(
+                    "e.g. 5-12 · 5-7 mine · 9-3@2-8 raid",
+                    theme.style(Role::Muted),
+                )),
+            ])
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+            return;
+        }
+        if self.jobs.is_empty() {
+            Paragraph::new(Span::styled(
+                "No jobs yet. n starts one; w on a struct in Entities does too.",
+                theme.style(Role::Muted),
+            ))
+            .wrap(Wrap { trim: true })
+            .block(block)
+            .render(area, buf);
+            return;
+        }
+        let items: Vec<ListItem> = self
+            .jobs
+            .iter()
+            .map(|j| {
+                let role = match j.state {
+                    State::Found(_) => Role::Info,
+                    State::Failed(_) => Role::Error,
+                    State::Cancelled => Role::Muted,
+                    _ => Role::Text,
+                };
+                ListItem::new(Line::from(vec![
+                    Span::styled(
+                        format!("{} {} ", j.number, j.label),
+                        theme.style(Role::Text),
+                    ),
+                    Span::styled(j.status_word(), theme.style(role)),
+                ]))
+            })
+            .collect();
+        StatefulWidget::render(
+            List::new(items)
+                .block(block)
+                .highlight_symbol(SELECTED_MARK)
+                .highlight_style(theme.style(Role::Selected)),
+            area,
+            buf,
+            &mut self.list,
+        );
+    }
+
+    fn render_job(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let Some(job) = self.selected() else {
+            Paragraph::new(Span::styled(
+                "The selected job's plan and progress show here.",
+                theme.style(Role::Muted),
+            ))
+            .block(area_block(ui, " Job ", false))
+            .render(area, buf);
+            return;
+        };
+        let block = area_block(ui, &format!(" Job {} · {} ", job.number, job.label), false);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let field = |name: &str, value: String| {
+            Line::from(vec![
+                Span::styled(format!("{name:<14}"), theme.style(Role::Field)),
+                Span::styled(value, theme.style(Role::Value)),
+            ])
+        };
+        let mut lines = Vec::new();
+        lines.push(field(
+            "action",
+            job.args["action_type"].as_str().unwrap_or("").to_string(),
+        ));
+        let Some(plan) = &job.plan else {
+            let text = match &job.state {
+                State::Failed(m) => Span::styled(m.clone(), theme.style(Role::Error)),
+                State::Cancelled => Span::styled("cancelled", theme.style(Role::Muted)),
+                _ => Span::styled("planning…", theme.style(Role::Muted)),
+            };
+            lines.push(Line::from(text));
+            Paragraph::new(lines)
+                .wrap(Wrap { trim: true })
+                .render(inner, buf);
+            return;
+        };
+        let required = job.required_now().unwrap_or(64);
+        lines.push(field(
+            "work",
+            format!(
+                "started at block {} · range {} ({})",
+                plan.block_start, plan.range, plan.range_source
+            ),
+        ));
+        let age = job
+            .age
+            .unwrap_or_else(|| job.block_now.saturating_sub(plan.block_start));
+        lines.push(field(
+            "now",
+            format!(
+                "{} · age {age} · difficulty {required}",
+                if job.age.is_some() {
+                    "age given".to_string()
+                } else {
+                    format!("block {}", job.block_now)
+                }
+            ),
+        ));
+        let live = job.live();
+        let last = live.last.clone().unwrap_or(Value::Null);
+        let mut gauge: Option<f64> = None;
+        match &job.state {
+            State::Waiting => {
+                let starts = plan.web_client_start_block;
+                lines.push(field(
+                    "waiting",
+                    match starts {
+                        Some(b) if job.age.is_none() => format!(
+                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (in {})",
+                            span(
+                                b.saturating_sub(job.block_now) as f64
+                                    * pow::schedule::BLOCK_SECONDS
+                            )
+                        ),
+                        _ => {
+                            format!("difficulty {required} never falls to {WEB_CLIENT_START} here")
+                        }
+                    },
+                ));
+                lines.push(field(
+                    "best start",
+                    format!(
+                        "block {} (difficulty {}): a proof about {} from now at {}",
+                        plan.recommended_start_block,
+                        plan.steps
+                            .iter()
+                            .find(|(_, b)| *b == plan.recommended_start_block)
+                            .map_or(0, |(d, _)| *d),
+                        span(plan.expected_seconds_to_proof),
+                        rate(plan.hashrate)
+                    ),
+                ));
+            }
+            State::Running | State::Found(_) | State::Failed(_) | State::Cancelled => {
+                let iterations = last["iterations"].as_u64().unwrap_or(0);
+                let d = last["required_difficulty"]
+                    .as_u64()
+                    .or_else(|| last["difficulty"].as_u64())
+                    .unwrap_or(u64::from(required)) as u32;
+                let best = last["best_achieved_difficulty"]
+                    .as_u64()
+                    .or_else(|| last["achieved_difficulty"].as_u64())
+                    .unwrap_or(0);
+                let elapsed = last["elapsed_ms"]
+                    .as_u64()
+                    .or_else(|| last["computation_time_ms"].as_u64())
+                    .unwrap_or(0);
+                let r = last["hashrate"].as_f64().unwrap_or(0.0);
+                lines.push(field(
+                    "hashing",
+                    format!(
+                        "{iterations} iterations · {} · {}",
+                        rate(r),
+                        span(elapsed as f64 / 1000.0),
+                    ),
+                ));
+                lines.push(field(
+                    "threads",
+                    format!(
+                        "{} × {}",
+                        last["threads"].as_u64().unwrap_or(0),
+                        last["kernel"].as_str().unwrap_or("?")
+                    ),
+                ));
+                lines.push(field("best so far", format!("{best} of {d} leading zeros")));
+                if matches!(job.state, State::Running) {
+                    gauge = Some(iterations as f64 / pow::expected_hashes(d));
+                    lines.push(field(
+                        "expected",
+                        format!(
+                            "{} more at this rate",
+                            span(pow::expected_hashes(d) / r.max(1.0))
+                        ),
+                    ));
+                }
+            }
+            State::Planning => {}
+        }
+        match &job.state {
+            State::Found(v) => {
+                lines.push(Line::default());
+                lines.push(Line::from(Span::styled(
+                    format!("proof found (c copies it) · valid {}", v["valid"]),
+                    theme.style(Role::Info),
+                )));
+                lines.push(field("nonce", v["nonce"].to_string()));
+                lines.push(field(
+                    "input",
+                    v["input"].as_str().unwrap_or("").to_string(),
+                ));
+                let hash = v["hash"].as_str().unwrap_or("").to_string();
+                if usize::from(inner.width) >= 14 + hash.len() {
+                    lines.push(field("hash", hash));
+                } else {
+                    lines.push(field("hash", String::new()));
+                    lines.push(Line::from(Span::styled(hash, theme.style(Role::Value))));
+                }
+            }
+            State::Failed(m) => lines.push(Line::from(Span::styled(
+                m.clone(),
+                theme.style(Role::Error),
+            ))),
+            State::Cancelled => lines.push(Line::from(Span::styled(
+                "cancelled",
+                theme.style(Role::Muted),
+            ))),
+            _ => {}
+        }
+        let text_height = lines.len() as u16;
+        let [text_area, gauge_area, spark_area, steps_area] = Layout::vertical([
+            Constraint::Length(text_height),
+            Constraint::Length(if gauge.is_some() { 1 } else { 0 }),
+            Constraint::Length(if live.rates.is_empty() { 0 } else { 3 }),
+            Constraint::Min(0),
+        ])
+        .areas(inner);
+        Paragraph::new(lines).render(text_area, buf);
+        if let Some(ratio) = gauge {
+            Gauge::default()
+                .ratio(ratio.clamp(0.0, 1.0))
+                .label(if ratio < 0.01 {
+                    format!("{:.3}% of the expected hashes", ratio * 100.0)
+                } else {
+                    format!("{:.0}% of the expected hashes", (ratio * 100.0).min(999.0))
+                })
+                .gauge_style(theme.style(Role::Info))
+                .render(gauge_area, buf);
+        }
+        if !live.rates.is_empty() {
+            Sparkline::default()
+                .data(&live.rates)
+                .style(theme.style(Role::Value))
+                .render(spark_area, buf);
+        }
+        // The coming steps: the difficulty by block.
+        let mut rows = vec![Line::from(Span::styled(
+            "difficulty  from block  expected time",
+            theme.style(Role::Muted),
+        ))];
+        // The step of now, then the steps that matter: difficulty 16 and below.
+        let now_at = plan
+            .steps
+            .iter()
+            .position(|(d, _)| *d <= required)
+            .unwrap_or(0);
+        let mut last_shown: Option<usize> = None;
+        for (i, (d, from)) in plan.steps.iter().enumerate().skip(now_at) {
+            if i != now_at && *d > 16 {
+                continue;
+            }
+            if rows.len() + 1 >= usize::from(steps_area.height) {
+                break;
+            }
+            if last_shown.is_some_and(|l| l + 1 != i) {
+                rows.push(Line::from(Span::styled(
+                    "        …",
+                    theme.style(Role::Muted),
+                )));
+            }
+            last_shown = Some(i);
+            let mark = if *d == required { "›" } else { " " };
+            rows.push(Line::from(vec![
+                Span::styled(format!("{mark}{d:>9}  "), theme.style(Role::Value)),
+                Span::styled(format!("{from:>10}  "), theme.style(Role::Text)),
+                Span::styled(
+                    span(pow::expected_hashes(*d) / plan.hashrate.max(1.0)),
+                    theme.style(Role::Muted),
+                ),
+            ]));
+        }
+        Paragraph::new(rows).render(steps_area, buf);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_prompt_reads_entity_action_and_keys() {
+        let (a, label) = parse_job("5-12").unwrap();
+        assert_eq!(a["action_type"], "struct_build_complete");
+        assert_eq!(label, "5-12 build");
+        let (a, _) = parse_job("5-7 mine block_start=100 difficulty=14000 threads=1").unwrap();
+        assert_eq!(a["action_type"], "ore_miner_complete");
+        assert_eq!(
+            (a["block_start"].as_u64(), a["threads"].as_u64()),
+            (Some(100), Some(1))
+        );
+        let (a, label) = parse_job("9-3@2-8 block_start=5").unwrap();
+        assert_eq!(a["action_type"], "planet_raid_complete");
+        assert_eq!(a["planet_id"], "2-8");
+        assert_eq!(label, "9-3@2-8 raid");
+        assert!(parse_job("").is_err());
+        assert!(parse_job("1-1").unwrap_err().contains("player"));
+        assert!(parse_job("5-1 fly").is_err());
+        assert!(parse_job("5-1 nonce=3").unwrap_err().contains("keys are"));
+        assert!(parse_job("5-1 age=x").unwrap_err().contains("whole number"));
+    }
+
+    #[test]
+    fn spans_read_well() {
+        assert_eq!(span(0.42), "0.4 s");
+        assert_eq!(span(90.0), "90 s");
+        assert_eq!(span(3600.0), "60 min");
+        assert_eq!(span(1e9), "32 y");
+        assert_eq!(span(1e20), "3.2e12 y");
+    }
+}
