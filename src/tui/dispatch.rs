@@ -54,33 +54,29 @@ impl Dispatcher {
     /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
     /// returned id will arrive, even if the tool panics (the core reports that as an error).
     pub fn call(&mut self, tool: &'static str, args: Value) -> RequestId {
-        self.next_id += 1;
-        let id = RequestId(self.next_id);
-        self.pending += 1;
-        let core = self.core.clone();
-        let sender = self.sender.clone();
-        self.runtime.spawn(async move {
-            // `Core::call` turns a panicking tool into an error result, so exactly one
-            // reply comes back for every call.
-            let result = core.call(tool, args).await;
-            // The console may have closed meanwhile; then nobody wants the result.
-            let _ = sender.send(Reply { id, result });
-        });
-        id
+        self.spawn(tool, args, CallContext::new())
     }
 
     /// [`Dispatcher::call`] with a call context, for long calls: the caller keeps a
     /// clone to cancel the call, and the context's progress sink receives the tool's
     /// reports. Such calls do not count as loading.
     pub fn call_with(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
+        let id = self.spawn(tool, args, ctx);
+        self.background.insert(id);
+        id
+    }
+
+    fn spawn(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
         self.next_id += 1;
         let id = RequestId(self.next_id);
         self.pending += 1;
-        self.background.insert(id);
         let core = self.core.clone();
         let sender = self.sender.clone();
         self.runtime.spawn(async move {
+            // `Core::call_with` turns a panicking tool into an error result, so exactly
+            // one reply comes back for every call.
             let result = core.call_with(tool, args, ctx).await;
+            // The console may have closed meanwhile; then nobody wants the result.
             let _ = sender.send(Reply { id, result });
         });
         id
