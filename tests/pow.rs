@@ -496,3 +496,27 @@ async fn over_mcp_progress_is_notified_and_a_cancelled_request_stops_the_search(
     assert!(t.elapsed() < Duration::from_secs(5));
     client.cancel().await.ok();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_proof_in_parts_without_its_start_block_reads_it_from_the_struct() {
+    let c = core();
+    let s = c
+        .call_json("structs_query_entity", json!({"id": "5-3"}))
+        .await
+        .unwrap();
+    let start = s["entity"]["structAttributes"]["blockStartBuild"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let input = format!("5-3BUILD{start}NONCE9");
+    let v = c
+        .call_json(
+            "structs_validate_proof",
+            json!({"action_type": "struct_build_complete", "entity_id": "5-3", "nonce": 9,
+                   "proof": sha256_hex(&input), "required_difficulty": 0}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(v["input"], input);
+    assert_eq!(v["valid"], true, "{v}");
+}

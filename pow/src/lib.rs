@@ -123,6 +123,19 @@ pub fn difficulty(age: u64, range: u64) -> u32 {
     d.clamp(1, 64) as u32
 }
 
+/// SHA-256 of any input (one block or more) as big-endian words.
+pub(crate) fn digest_words(input: &[u8]) -> [u32; 8] {
+    let digest = Sha256::digest(input);
+    std::array::from_fn(|i| {
+        u32::from_be_bytes([
+            digest[4 * i],
+            digest[4 * i + 1],
+            digest[4 * i + 2],
+            digest[4 * i + 3],
+        ])
+    })
+}
+
 /// The lowercase hex SHA-256 of `input`, as the chain computes it.
 pub fn hash_hex(input: &str) -> String {
     let digest = Sha256::digest(input.as_bytes());

@@ -327,7 +327,7 @@ fn worker(shared: &Shared, me: usize) {
                     let n = hi * 1000 + u64::from(lo);
                     let input = format!("{}{n}", spec.prefix);
                     let digest = digest_one_block(input.as_bytes())
-                        .unwrap_or_else(|| words(&super::hash_hex(&input)));
+                        .unwrap_or_else(|| super::digest_words(input.as_bytes()));
                     consider(shared, n, digest);
                     shared.done[me].0.fetch_add(1, Ordering::Relaxed);
                     if shared.stop.load(Ordering::Relaxed) {
@@ -356,11 +356,6 @@ fn worker(shared: &Shared, me: usize) {
             nonce = hi * 1000 + u64::from(lo_to);
         }
     }
-}
-
-/// Digest words from a hex hash (for inputs longer than one block).
-fn words(hex: &str) -> [u32; 8] {
-    std::array::from_fn(|i| u32::from_str_radix(&hex[8 * i..8 * i + 8], 16).unwrap_or(u32::MAX))
 }
 
 #[cfg(test)]

@@ -405,13 +405,18 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
     let threads = u64_arg(&args, "threads").map_or_else(default_threads, |t| t as usize);
     let start_nonce = u64_arg(&args, "start_nonce").unwrap_or(0);
     let required = pow::difficulty(r.age, r.range);
+    // The first call times the kernels (a few milliseconds of hashing): off the
+    // runtime's workers.
+    let kernel = tokio::task::spawn_blocking(Kernel::best)
+        .await
+        .unwrap_or(Kernel::Scalar);
     let search = Search::start(SearchSpec {
         prefix: r.work.prefix(),
         required,
         start: start_nonce,
         max_iterations: max,
         threads,
-        kernel: Kernel::best(),
+        kernel,
     });
     let mut current_block = r.current_block;
     loop {
@@ -561,80 +566,90 @@ fn parse_input(input: &str) -> Option<(Work, u64)> {
     None
 }
 
+/// The work and nonce of a proof given in parts (`action_type`, `entity_id`,
+/// `planet_id`, `block_start` (0 until read from the entity), `nonce`).
+fn work_from_parts(args: &Value) -> Result<(Work, u64), ToolError> {
+    let Some(action) = action_arg(args)? else {
+        return Err(ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "input",
+            "give input, or action_type, entity_id and nonce",
+        ));
+    };
+    let nonce = match args.get("nonce") {
+        Some(Value::String(s)) => s.parse::<u64>().ok(),
+        Some(v) => whole_number(v),
+        None => None,
+    }
+    .ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "nonce",
+            "a whole number is required when input is not given",
+        )
+    })?;
+    let work = Work {
+        action,
+        entity_id: opt_str(args, "entity_id").unwrap_or_default().to_string(),
+        planet_id: opt_str(args, "planet_id").map(str::to_string),
+        block_start: u64_arg(args, "block_start").unwrap_or(0),
+    };
+    Ok((work, nonce))
+}
+
 async fn validate_proof(core: Core, args: Value) -> Result<Value, ToolError> {
     let proof = opt_str(&args, "proof").unwrap_or_default().to_string();
-    let (input, parsed) = match opt_str(&args, "input") {
-        Some(input) => (input.to_string(), parse_input(input)),
-        None => {
-            let Some(action) = action_arg(&args)? else {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationMissingField,
-                    "input",
-                    "give input, or action_type, entity_id and nonce",
-                ));
-            };
-            let nonce = match args.get("nonce") {
-                Some(Value::String(s)) => s.parse::<u64>().ok(),
-                Some(v) => whole_number(v),
-                None => None,
-            }
-            .ok_or_else(|| {
-                ToolError::field(
-                    ErrorCode::ValidationMissingField,
-                    "nonce",
-                    "a whole number is required when input is not given",
-                )
-            })?;
-            let entity_id = opt_str(&args, "entity_id").unwrap_or_default().to_string();
-            let work = Work {
-                action,
-                entity_id,
-                planet_id: opt_str(&args, "planet_id").map(str::to_string),
-                block_start: u64_arg(&args, "block_start").unwrap_or(0),
-            };
-            // Without block_start, it comes from the entity below.
-            (String::new(), Some((work, nonce)))
-        }
+    let given = opt_str(&args, "input").map(str::to_string);
+    // The work and nonce: parsed back from the input, or built from the parts (with
+    // the start block read from the entity when it is not given).
+    let (parsed, start_known) = match &given {
+        Some(input) => (parse_input(input), true),
+        None => (
+            Some(work_from_parts(&args)?),
+            u64_arg(&args, "block_start").is_some(),
+        ),
     };
-    let mut resolved = None;
-    let required = match u64_arg(&args, "required_difficulty") {
-        Some(d) => d as u32,
-        None => {
-            // The work's age and range: from the arguments, the input and the entities.
-            let (work, _) = parsed.clone().ok_or_else(|| {
-                invalid(
-                    "input",
-                    "not a proof input ({id}BUILD|MINE|REFINE{start}NONCE{n} or {fleet}@{planet}RAID{start}NONCE{n}); \
-                     pass required_difficulty to check it anyway",
-                )
-            })?;
-            let mut a = args.clone();
-            let o = a.as_object_mut().expect("arguments are an object");
-            o.insert("entity_id".into(), json!(work.entity_id));
-            if let Some(p) = &work.planet_id {
-                o.insert("planet_id".into(), json!(p));
-            }
-            if work.block_start > 0 || !input.is_empty() {
-                o.insert("block_start".into(), json!(work.block_start));
-            }
-            let r = resolve(&core, &a, work.action).await?;
-            let d = pow::difficulty(r.age, r.range);
-            resolved = Some(r);
-            d
+    let required_given = u64_arg(&args, "required_difficulty").map(|d| d as u32);
+    let resolved = if required_given.is_none() || !start_known {
+        let (work, _) = parsed.clone().ok_or_else(|| {
+            invalid(
+                "input",
+                "not a proof input ({id}BUILD|MINE|REFINE{start}NONCE{n} or {fleet}@{planet}RAID{start}NONCE{n}); \
+                 pass required_difficulty to check it anyway",
+            )
+        })?;
+        // The work's age and range: from the arguments, the input and the entities.
+        let mut a = args.clone();
+        let o = a.as_object_mut().expect("arguments are an object");
+        o.insert("entity_id".into(), json!(work.entity_id));
+        if let Some(p) = &work.planet_id {
+            o.insert("planet_id".into(), json!(p));
         }
-    };
-    let input = if input.is_empty() {
-        let (work, nonce) = parsed.clone().expect("built from the parts");
-        let block_start = resolved
-            .as_ref()
-            .map_or(work.block_start, |r| r.work.block_start);
-        Work {
-            block_start,
-            ..work
+        if start_known {
+            o.insert("block_start".into(), json!(work.block_start));
         }
-        .input(nonce)
+        Some(resolve(&core, &a, work.action).await?)
     } else {
-        input
+        None
+    };
+    let required = match (required_given, &resolved) {
+        (Some(d), _) => d,
+        (None, Some(r)) => pow::difficulty(r.age, r.range),
+        (None, None) => unreachable!("resolved whenever no difficulty is given"),
+    };
+    let input = match given {
+        Some(input) => input,
+        None => {
+            let (work, nonce) = parsed.expect("built from the parts");
+            let block_start = resolved
+                .as_ref()
+                .map_or(work.block_start, |r| r.work.block_start);
+            Work {
+                block_start,
+                ..work
+            }
+            .input(nonce)
+        }
     };
     let check = pow::check(&input, &proof, required);
     let reason = if !check.hash_matches {
