@@ -3,9 +3,11 @@
 //!
 //! See `ARCHITECTURE.md` for the code map and the invariants each module keeps.
 
+pub mod chain;
 pub mod config;
 pub mod core;
 pub mod entity;
+pub mod events;
 pub mod handles;
 pub mod mcp;
 pub use structs_pow as pow;

@@ -125,7 +125,7 @@ async fn fields_select_nested_paths_on_any_tool() {
     assert_eq!(planet["Planet"]["id"], "2-1");
     assert!(planet["Planet"]["owner"].is_string());
     assert_eq!(planet["gridAttributes"].as_object().unwrap().len(), 1);
-    assert_eq!(planet["planetAttributes"].as_object().unwrap().len(), 3);
+    assert_eq!(planet["planetAttributes"].as_object().unwrap().len(), 4);
     // On a result without records, fields pick top-level fields.
     let v = call(
         &core,

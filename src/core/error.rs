@@ -25,6 +25,9 @@ pub enum ErrorCode {
     ValidationWrongEntityType,
     /// A value not in the allowed set.
     ValidationInvalidValue,
+    /// A well-formed action the game's rules refuse now (not enough charge or power,
+    /// the wrong location, an invalid proof); `details.missing_requirements` lists why.
+    ValidationRequirementsNotMet,
     /// The entity or resource does not exist.
     ResourceNotFound,
     /// The resource existed but has expired (a result handle past its TTL).
@@ -58,6 +61,7 @@ impl ErrorCode {
             ErrorCode::ValidationOutOfRange => "VALIDATION_OUT_OF_RANGE",
             ErrorCode::ValidationWrongEntityType => "VALIDATION_WRONG_ENTITY_TYPE",
             ErrorCode::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
+            ErrorCode::ValidationRequirementsNotMet => "VALIDATION_REQUIREMENTS_NOT_MET",
             ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
             ErrorCode::ResourceExpired => "RESOURCE_EXPIRED",
             ErrorCode::ResourceUnavailable => "RESOURCE_UNAVAILABLE",

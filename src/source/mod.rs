@@ -9,8 +9,10 @@ use std::pin::Pin;
 
 use serde_json::Value;
 
+use crate::chain::{Assume, Requirement, Signed};
 use crate::core::error::ToolError;
 use crate::entity::{EntityId, EntityKind};
+use crate::events::{EventBus, GameEvent};
 
 /// A boxed, sendable future: what [`GameSource`] methods return, so the trait stays
 /// object-safe for sources that do real I/O.
@@ -78,6 +80,19 @@ pub enum ClockAction {
     Step(u64),
 }
 
+/// A transaction a source applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TxOutcome {
+    /// The transaction's hash (64 upper-case hex digits, as the chain writes them).
+    pub tx_hash: String,
+    /// The block height it was applied at.
+    pub height: u64,
+    /// One result per message, in order.
+    pub results: Vec<Value>,
+    /// The events it caused, as published on the source's bus.
+    pub events: Vec<GameEvent>,
+}
+
 /// A source of game state: the embedded simulation or a live chain.
 pub trait GameSource: Send + Sync {
     fn info(&self) -> SourceInfo;
@@ -90,6 +105,43 @@ pub trait GameSource: Send + Sync {
 
     /// Pauses, resumes or steps the block clock, and returns the state after it. A
     /// source that follows a live chain cannot; the default says so.
+    /// Applies a transaction's messages, all or none. A refused message fails the whole
+    /// transaction with `VALIDATION_REQUIREMENTS_NOT_MET` naming what is missing. `tx` is
+    /// the transaction as sent (hashed for its id). Sources that cannot apply
+    /// transactions say so.
+    fn submit(
+        &self,
+        tx: Value,
+        messages: Vec<Signed>,
+    ) -> BoxFuture<'_, Result<TxOutcome, ToolError>> {
+        let _ = (tx, messages);
+        let name = self.info().name;
+        Box::pin(async move {
+            Err(ToolError::new(
+                crate::core::error::ErrorCode::ToolExecutionFailed,
+                format!("the {name} source cannot apply transactions"),
+            ))
+        })
+    }
+
+    /// Evaluates a message's requirements against the current state (with the caller's
+    /// assumptions), changing nothing.
+    fn check(&self, message: &Signed, assume: &Assume) -> Result<Vec<Requirement>, ToolError> {
+        let _ = (message, assume);
+        Err(ToolError::new(
+            crate::core::error::ErrorCode::ToolExecutionFailed,
+            format!(
+                "the {} source cannot evaluate action requirements",
+                self.info().name
+            ),
+        ))
+    }
+
+    /// The source's event bus, when it has one.
+    fn events(&self) -> Option<EventBus> {
+        None
+    }
+
     fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
         let _ = action;
         Err(ToolError::new(

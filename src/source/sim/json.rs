@@ -114,6 +114,7 @@ impl World {
                     "gridAttributes": grid(&p.grid),
                     "planetAttributes": {
                         "planetaryShield": s(p.planetary_shield),
+                        "blockStartRaid": s(p.block_start_raid),
                         "repairNetworkQuantity": s(0),
                         "defensiveCannonQuantity": s(0),
                     },
@@ -147,13 +148,7 @@ impl World {
                     Location::Planet(p) => ("planet", id(K::Planet, p)),
                     Location::Fleet(f) => ("fleet", id(K::Fleet, f)),
                 };
-                let status = if st.online {
-                    "online"
-                } else if st.built {
-                    "built"
-                } else {
-                    "materialized"
-                };
+                let status = st.status();
                 json!({
                     "Struct": {
                         "id": this, "index": index, "type": s(u64::from(st.type_id)),
@@ -168,9 +163,9 @@ impl World {
                         "isBuilt": st.built,
                         "isOnline": st.online,
                         "blockStartBuild": s(st.block_start_build),
-                        "blockStartOreMine": s(0),
-                        "blockStartOreRefine": s(0),
-                        "protectedStructIndex": s(0),
+                        "blockStartOreMine": s(st.block_start_ore_mine),
+                        "blockStartOreRefine": s(st.block_start_ore_refine),
+                        "protectedStructIndex": s(st.defending.unwrap_or(0)),
                     },
                 })
             }
@@ -212,7 +207,7 @@ impl World {
                 let mut fleet = serde_json::Map::new();
                 fleet.insert("id".into(), this);
                 fleet.insert("owner".into(), id(K::Player, f.owner));
-                fleet.insert("planetId".into(), opt_id(K::Planet, f.planet));
+                fleet.insert("planetId".into(), opt_id(K::Planet, f.planet.or(f.away_at)));
                 fleet.insert(
                     "status".into(),
                     json!(if f.planet.is_some() {
@@ -221,7 +216,10 @@ impl World {
                         "away"
                     }),
                 );
-                fleet.insert("commandStruct".into(), id(K::Struct, f.command_struct));
+                fleet.insert(
+                    "commandStruct".into(),
+                    opt_id(K::Struct, Some(f.command_struct).filter(|c| *c != 0)),
+                );
                 slot_fields(&mut fleet, &f.slots);
                 fleet.insert("locationListForward".into(), json!(""));
                 fleet.insert("locationListBackward".into(), json!(""));

@@ -2,6 +2,7 @@
 
 pub mod clock;
 pub mod json;
+pub mod rules;
 pub mod world;
 
 use std::fmt::Write as _;
@@ -12,15 +13,18 @@ use serde_json::Value;
 pub use clock::BlockClock;
 pub use world::{World, WorldConfig};
 
-use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo};
-use crate::core::error::ToolError;
+use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo, TxOutcome};
+use crate::chain::{Assume, Requirement, Signed};
+use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind};
+use crate::events::{EventBus, GameEvent};
 
-/// The sim source. Reads take a shared lock on the world; later issues' actions will
-/// take the write lock.
+/// The sim source. Reads take a shared lock on the world; a transaction takes the write
+/// lock, so each is applied whole, and publishes its events after the world changed.
 pub struct SimSource {
     world: RwLock<World>,
     clock: BlockClock,
+    bus: EventBus,
 }
 
 impl SimSource {
@@ -28,7 +32,79 @@ impl SimSource {
         SimSource {
             world: RwLock::new(World::generate(config)),
             clock,
+            bus: EventBus::new(),
         }
+    }
+
+    /// Applies a transaction's messages at the current height, all or none (a
+    /// transaction of several messages is applied to a copy that replaces the world
+    /// only when every message succeeded).
+    pub fn apply(&self, tx: &Value, messages: &[Signed]) -> Result<TxOutcome, ToolError> {
+        let height = self.clock.height();
+        let mut world = self.world.write().unwrap_or_else(|e| e.into_inner());
+        let mut results = Vec::with_capacity(messages.len());
+        let mut changes = Vec::new();
+        let outcome = if messages.len() == 1 {
+            world
+                .apply(&messages[0], height)
+                .map(|a| vec![a])
+                .map_err(|c| (0, c))
+        } else {
+            let mut copy = world.clone();
+            let mut applied = Vec::new();
+            let mut failed = None;
+            for (i, m) in messages.iter().enumerate() {
+                match copy.apply(m, height) {
+                    Ok(a) => applied.push(a),
+                    Err(c) => {
+                        failed = Some((i, c));
+                        break;
+                    }
+                }
+            }
+            match failed {
+                None => {
+                    *world = copy;
+                    Ok(applied)
+                }
+                Some(f) => Err(f),
+            }
+        };
+        drop(world);
+        let applied = outcome.map_err(|(index, checked)| refusal(messages, &checked, index))?;
+        let tx_hash = crate::chain::tx_hash(tx, height);
+        for a in applied {
+            results.push(a.result);
+            changes.extend(a.events);
+        }
+        let events = changes
+            .into_iter()
+            .map(|c| {
+                let mut e = GameEvent {
+                    seq: 0,
+                    block: height,
+                    category: c.category,
+                    entity: c.entity,
+                    changed: c.changed,
+                    summary: c.summary,
+                    detail: c.detail,
+                    tx_hash: Some(tx_hash.clone()),
+                };
+                e.seq = self.bus.publish(e.clone());
+                e
+            })
+            .collect();
+        Ok(TxOutcome {
+            tx_hash,
+            height,
+            results,
+            events,
+        })
+    }
+
+    /// Runs `f` with the world read-locked (tests and benchmarks check invariants).
+    pub fn with_world<T>(&self, f: impl FnOnce(&World) -> T) -> T {
+        f(&self.read())
     }
 
     /// The demo world with a running clock.
@@ -140,6 +216,24 @@ impl GameSource for SimSource {
         Box::pin(async move { Ok(page) })
     }
 
+    fn submit(
+        &self,
+        tx: Value,
+        messages: Vec<Signed>,
+    ) -> BoxFuture<'_, Result<TxOutcome, ToolError>> {
+        let out = self.apply(&tx, &messages);
+        Box::pin(async move { out })
+    }
+
+    fn check(&self, message: &Signed, assume: &Assume) -> Result<Vec<Requirement>, ToolError> {
+        let height = self.clock.height();
+        Ok(self.read().check(message, height, assume).requirements)
+    }
+
+    fn events(&self) -> Option<EventBus> {
+        Some(self.bus.clone())
+    }
+
     fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
         match action {
             ClockAction::Pause => self.clock.pause(),
@@ -150,6 +244,23 @@ impl GameSource for SimSource {
         }
         Ok(self.info())
     }
+}
+
+/// The error of a refused transaction: which message, what it needed, what is missing.
+fn refusal(messages: &[Signed], checked: &rules::Checked, index: usize) -> ToolError {
+    let name = messages[index].msg.type_name();
+    let missing: Vec<&Requirement> = checked.missing();
+    let reasons: Vec<String> = missing.iter().map(|r| r.detail.clone()).collect();
+    ToolError::new(
+        ErrorCode::ValidationRequirementsNotMet,
+        format!("{name} refused: {}", reasons.join("; ")),
+    )
+    .with_extra("message_index", Value::from(index))
+    .with_extra("message_type", Value::from(name))
+    .with_extra(
+        "missing_requirements",
+        serde_json::to_value(&missing).unwrap_or_default(),
+    )
 }
 
 #[cfg(test)]

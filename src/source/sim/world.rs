@@ -93,15 +93,28 @@ pub struct Planet {
     pub slots: Slots,
     pub grid: Grid,
     pub planetary_shield: u64,
+    /// `active` while it has ore, `complete` once mined out and left for a new one.
     pub status: &'static str,
+    /// The block the raid clock started (a raider present and the shields down); 0 when
+    /// no raid can complete.
+    pub block_start_raid: u64,
 }
+
+/// The planetary shield every planet starts with; online planetary structs add their
+/// type's `planetaryShieldContribution`.
+pub const PLANETARY_SHIELD_BASE: u64 = 25;
 
 #[derive(Debug, Clone)]
 pub struct Fleet {
     pub owner: u64,
     /// The planet it is stationed at; `None` when away.
     pub planet: Option<u64>,
+    /// Where an away fleet is: a planet it moved to (to raid it), or `None` in transit.
+    pub away_at: Option<u64>,
+    /// The block it arrived where it is away; raiders queue at a planet in this order.
+    pub arrived: u64,
     pub slots: Slots,
+    /// The fleet's command ship; 0 when it has none (never built, or destroyed).
     pub command_struct: u64,
 }
 
@@ -122,7 +135,48 @@ pub struct Struct {
     pub health: u32,
     pub built: bool,
     pub online: bool,
+    /// Destroyed structs stay as entities (their ids keep resolving) but leave their slot.
+    pub destroyed: bool,
     pub block_start_build: u64,
+    /// The mining cycle's start (set on activation and on every completion); 0 when not
+    /// mining.
+    pub block_start_ore_mine: u64,
+    /// The refining cycle's start, like the mining one.
+    pub block_start_ore_refine: u64,
+    /// The struct it defends (`protectedStructIndex`), if any.
+    pub defending: Option<u64>,
+}
+
+impl Struct {
+    pub fn kind(&self) -> &'static StructType {
+        struct_type(self.type_id).expect("structs only hold known types")
+    }
+
+    /// The power it draws from its owner now: the build draw while building, the
+    /// passive draw while online, nothing otherwise.
+    pub fn draw(&self) -> u64 {
+        if self.destroyed {
+            0
+        } else if !self.built {
+            self.kind().build_draw
+        } else if self.online {
+            self.kind().passive_draw
+        } else {
+            0
+        }
+    }
+
+    pub fn status(&self) -> &'static str {
+        if self.destroyed {
+            "destroyed"
+        } else if self.online {
+            "online"
+        } else if self.built {
+            "built"
+        } else {
+            "materialized"
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -343,10 +397,13 @@ impl World {
                 },
                 planetary_shield: 0,
                 status: "active",
+                block_start_raid: 0,
             });
             w.fleets.push(Fleet {
                 owner: p,
                 planet: rng.random_bool(0.85).then_some(p),
+                away_at: None,
+                arrived: 0,
                 slots: [[None; 4]; 4],
                 command_struct: 0,
             });
@@ -382,18 +439,14 @@ impl World {
             }
         }
 
-        // Grid loads follow from the structs: online structs draw passive power.
-        for s in &w.structs {
-            if s.online {
-                let draw = struct_type(s.type_id).map_or(0, |t| t.passive_draw);
-                w.players[(s.owner - 1) as usize].grid.structs_load += draw;
-            }
-            if let (Location::Planet(planet), 18) = (s.location, s.type_id) {
-                w.planets[(planet - 1) as usize].planetary_shield += 10;
-            }
+        // Grid loads follow from the structs: online structs draw passive power, unbuilt
+        // ones their build draw; online planetary structs raise their planet's shield.
+        for i in 0..w.structs.len() {
+            let s = &w.structs[i];
+            w.players[(s.owner - 1) as usize].grid.structs_load += s.draw();
         }
-        for p in &mut w.planets {
-            p.planetary_shield += 25;
+        for p in 1..=w.planets.len() as u64 {
+            w.refresh_shield(p);
         }
         for player in &mut w.players {
             let online = rng.random_bool(0.9);
@@ -567,8 +620,24 @@ impl World {
             },
             built,
             online: built && rng.random_bool(0.85),
+            destroyed: false,
             block_start_build: height.saturating_sub(rng.random_range(1..10_000)),
+            block_start_ore_mine: 0,
+            block_start_ore_refine: 0,
+            defending: None,
         });
+        // Online extractors and refineries are part-way through a cycle (derived from the
+        // index, so the random stream, and with it the rest of the world, is unchanged).
+        let s = &mut self.structs[(index - 1) as usize];
+        if s.online {
+            let cycle_start = height.saturating_sub(1 + (index * 7_919) % 4_000);
+            if t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0) > 0 {
+                s.block_start_ore_mine = cycle_start;
+            }
+            if t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0) > 0 {
+                s.block_start_ore_refine = cycle_start;
+            }
+        }
         Some(index)
     }
 
@@ -690,6 +759,9 @@ impl World {
             K::Struct => {
                 let s = &self.structs[i];
                 out.push(("owner", EntityId::new(K::Player, s.owner)));
+                if let Some(d) = s.defending {
+                    out.push(("protectedStructIndex", EntityId::new(K::Struct, d)));
+                }
                 out.push((
                     "locationId",
                     match s.location {
@@ -718,10 +790,12 @@ impl World {
             K::Fleet => {
                 let f = &self.fleets[i];
                 out.push(("owner", EntityId::new(K::Player, f.owner)));
-                if let Some(p) = f.planet {
+                if let Some(p) = f.planet.or(f.away_at) {
                     out.push(("planetId", EntityId::new(K::Planet, p)));
                 }
-                out.push(("commandStruct", EntityId::new(K::Struct, f.command_struct)));
+                if f.command_struct != 0 {
+                    out.push(("commandStruct", EntityId::new(K::Struct, f.command_struct)));
+                }
                 slot_refs(&mut out, &f.slots);
             }
             K::Provider => {
@@ -754,8 +828,24 @@ impl World {
                 }
             }
         }
+        let mut loads = vec![0u64; self.players.len()];
         for (i, s) in self.structs.iter().enumerate() {
             let index = i as u64 + 1;
+            if let Some(load) = loads.get_mut((s.owner - 1) as usize) {
+                *load += s.draw();
+            }
+            if s.health > s.kind().max_health {
+                problems.push(format!("5-{index} has more health than its type allows"));
+            }
+            if s.destroyed {
+                if s.online || s.health != 0 {
+                    problems.push(format!("5-{index} is destroyed but online or alive"));
+                }
+                continue;
+            }
+            if s.online && !s.built {
+                problems.push(format!("5-{index} is online but not built"));
+            }
             let slots = match s.location {
                 Location::Planet(p) => self.planets.get((p - 1) as usize).map(|x| &x.slots),
                 Location::Fleet(f) => self.fleets.get((f - 1) as usize).map(|x| &x.slots),
@@ -778,6 +868,12 @@ impl World {
         }
         for (i, p) in self.players.iter().enumerate() {
             let index = i as u64 + 1;
+            if p.grid.structs_load != loads[i] {
+                problems.push(format!(
+                    "1-{index} has a structs load of {} but its structs draw {}",
+                    p.grid.structs_load, loads[i]
+                ));
+            }
             if self.planets.get((p.planet - 1) as usize).map(|x| x.owner) != Some(index) {
                 problems.push(format!("1-{index}'s planet is not owned by it"));
             }
@@ -785,7 +881,130 @@ impl World {
                 problems.push(format!("1-{index}'s fleet is not owned by it"));
             }
         }
+        for (i, planet) in self.planets.iter().enumerate() {
+            if planet.grid.ore > planet.max_ore {
+                problems.push(format!("2-{} holds more ore than its maximum", i + 1));
+            }
+            for (row, ambit) in
+                planet
+                    .slots
+                    .iter()
+                    .zip([Ambit::Space, Ambit::Air, Ambit::Land, Ambit::Water])
+            {
+                for (slot, held) in row.iter().enumerate() {
+                    let Some(held) = held else { continue };
+                    let ok = self.structs.get((*held - 1) as usize).is_some_and(|s| {
+                        !s.destroyed
+                            && s.location == Location::Planet(i as u64 + 1)
+                            && s.ambit == ambit
+                            && usize::from(s.slot) == slot
+                    });
+                    if !ok {
+                        problems.push(format!(
+                            "2-{} slot {} {slot} holds 5-{held}, which is not there",
+                            i + 1,
+                            ambit.name()
+                        ));
+                    }
+                }
+            }
+        }
+        for (i, fleet) in self.fleets.iter().enumerate() {
+            if fleet.command_struct != 0 {
+                let ok = self
+                    .structs
+                    .get((fleet.command_struct - 1) as usize)
+                    .is_some_and(|s| {
+                        s.type_id == 1
+                            && !s.destroyed
+                            && s.location == Location::Fleet(i as u64 + 1)
+                    });
+                if !ok {
+                    problems.push(format!(
+                        "9-{}'s command struct is not a live command ship in it",
+                        i + 1
+                    ));
+                }
+            }
+            if fleet.planet.is_some() && fleet.away_at.is_some() {
+                problems.push(format!("9-{} is both on station and away", i + 1));
+            }
+        }
         problems
+    }
+
+    /// The player's charge: blocks since its last charge-consuming action.
+    pub fn charge(&self, player: u64, height: u64) -> u64 {
+        height.saturating_sub(self.players[(player - 1) as usize].grid.last_action)
+    }
+
+    /// Capacity left after the player's load and its structs' load (may be negative).
+    pub fn available_capacity(&self, player: u64) -> i128 {
+        let g = &self.players[(player - 1) as usize].grid;
+        i128::from(g.capacity) - i128::from(g.load) - i128::from(g.structs_load)
+    }
+
+    /// A player is online while its capacity covers its load.
+    pub fn player_online(&self, player: u64) -> bool {
+        self.available_capacity(player) >= 0
+    }
+
+    /// The planet's shield: the base plus what its online planetary structs contribute.
+    pub fn refresh_shield(&mut self, planet: u64) {
+        let p = &self.planets[(planet - 1) as usize];
+        let mut shield = PLANETARY_SHIELD_BASE;
+        for s in p.slots.iter().flatten().flatten() {
+            let st = &self.structs[(*s - 1) as usize];
+            if st.online {
+                shield += st.kind().raw["planetaryShieldContribution"]
+                    .as_u64()
+                    .unwrap_or(0);
+            }
+        }
+        self.planets[(planet - 1) as usize].planetary_shield = shield;
+    }
+
+    /// True when the planet's owner cannot defend its shields: its fleet is off station,
+    /// or its command ship is missing, destroyed or offline.
+    pub fn shields_vulnerable(&self, planet: u64) -> bool {
+        let owner = self.planets[(planet - 1) as usize].owner;
+        let player = &self.players[(owner - 1) as usize];
+        if player.planet != planet {
+            return true;
+        }
+        let fleet = &self.fleets[(player.fleet - 1) as usize];
+        if fleet.planet != Some(planet) || fleet.command_struct == 0 {
+            return true;
+        }
+        let cmd = &self.structs[(fleet.command_struct - 1) as usize];
+        cmd.destroyed || !cmd.online
+    }
+
+    /// Away fleets at the planet, first in line first.
+    pub fn raiders_at(&self, planet: u64) -> Vec<u64> {
+        let mut at: Vec<(u64, u64)> = self
+            .fleets
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.away_at == Some(planet))
+            .map(|(i, f)| (f.arrived, i as u64 + 1))
+            .collect();
+        at.sort_unstable();
+        at.into_iter().map(|(_, f)| f).collect()
+    }
+
+    /// Starts the planet's raid clock when a raider is present and the shields are down,
+    /// and stops it otherwise. Returns true when it changed.
+    pub fn refresh_raid_clock(&mut self, planet: u64, height: u64) -> bool {
+        let open = !self.raiders_at(planet).is_empty() && self.shields_vulnerable(planet);
+        let p = &mut self.planets[(planet - 1) as usize];
+        let before = p.block_start_raid;
+        if open && p.block_start_raid == 0 {
+            p.block_start_raid = height.max(1);
+        } else if !open {
+            p.block_start_raid = 0;
+        }
+        before != p.block_start_raid
     }
 }
 
