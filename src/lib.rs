@@ -6,6 +6,7 @@
 pub mod config;
 pub mod core;
 pub mod entity;
+pub mod game;
 pub mod handles;
 pub mod mcp;
 pub use structs_pow as pow;
