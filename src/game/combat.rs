@@ -1163,6 +1163,17 @@ mod tests {
                 .armour_piercing
         );
         assert!(Weapon::of(t(14), WeaponSlot::Primary).is_none());
+        // Indirect fire (Mobile Artillery, attackCounterable false) cannot be countered.
+        assert!(
+            !Weapon::of(t(MOBILE_ARTILLERY), WeaponSlot::Primary)
+                .unwrap()
+                .counterable
+        );
+        assert!(
+            Weapon::of(t(TANK), WeaponSlot::Primary)
+                .unwrap()
+                .counterable
+        );
         // The Command Ship's weapon reaches wherever it is.
         let cmd = Weapon::of(t(1), WeaponSlot::Primary).unwrap();
         assert_eq!(cmd.reach, REACH_LOCAL);
