@@ -680,6 +680,16 @@ fn damage_errors() {
         json!({"attacker": {"struct_type": "Battleship"}, "defender": {"struct_type": "Submersible"}}),
     );
     assert!(message.contains("stealthed"), "{message}");
+    // The sample's player must be a player.
+    let (code, field, _) = err(
+        &c,
+        t,
+        json!({"attacker": {"struct_type": 9}, "defender": {"struct_type": 9}, "player_id": "2-1"}),
+    );
+    assert_eq!(
+        (code.as_str(), field.as_str()),
+        ("VALIDATION_WRONG_ENTITY_TYPE", "player_id")
+    );
     // Schema: too many shots, unknown fields, a missing defender.
     assert_eq!(
         err(

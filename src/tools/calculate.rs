@@ -482,7 +482,7 @@ async fn calculate_power(_core: Core, args: Value) -> Result<Value, ToolError> {
                 "power_after_own_passive_draw_mw": if mw >= passive {
                     int(mw - passive)
                 } else {
-                    json!(-((passive - mw) as f64))
+                    json!(-i64::try_from(passive - mw).unwrap_or(i64::MAX))
                 },
                 "reversible": false,
             });
@@ -794,8 +794,9 @@ async fn calculate_cost(_core: Core, args: Value) -> Result<Value, ToolError> {
         "inputs": {"buildCharge": charge, "buildDraw": t.build_draw, "passiveDraw": t.passive_draw,
                    "activateCharge": activate, "buildDifficulty": t.build_difficulty},
         "explanation": format!(
-            "A {} takes {charge} charge to start, reserves {} W while it builds and draws {} W once \
+            "{} {} takes {charge} charge to start, reserves {} W while it builds and draws {} W once \
              online; its build proof reaches difficulty 3 {at3} blocks after the build starts.",
+            capital(article(&t.name)),
             t.name,
             t.build_draw as f64 / MW_PER_W as f64,
             t.passive_draw as f64 / MW_PER_W as f64,
@@ -1087,8 +1088,44 @@ fn unit_json(u: &Unit) -> Value {
     })
 }
 
+/// `a` or `an` before a name.
+fn article(name: &str) -> &'static str {
+    if name.starts_with(['A', 'E', 'I', 'O', 'U', 'a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+fn capital(word: &str) -> String {
+    let mut c = word.chars();
+    c.next()
+        .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+}
+
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// Resolves the attack `n` more times with the dice (successive nonces) and averages.
+fn sample_many(attack: &Attack, dice: &mut Dice, n: u64) -> Value {
+    let (mut to_target, mut to_attacker, mut killed, mut lost) = (0u64, 0u64, 0u64, 0u64);
+    for _ in 0..n {
+        let o = combat::resolve(attack, dice);
+        to_target += u64::from(o.damage_to_target);
+        to_attacker += u64::from(o.damage_to_attacker);
+        killed += u64::from(o.target_destroyed());
+        lost += u64::from(o.attacker_destroyed());
+    }
+    let count = n as f64;
+    json!({
+        "count": n,
+        "mean_damage_to_target": to_target as f64 / count,
+        "mean_damage_to_attacker": to_attacker as f64 / count,
+        "target_destroyed_rate": killed as f64 / count,
+        "attacker_destroyed_rate": lost as f64 / count,
+        "nonce_after": dice.nonce(),
+    })
 }
 
 async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
@@ -1173,36 +1210,31 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
         planet,
     };
 
-    let expected = combat::expected(&attack);
     let block_height = u64_arg(&args, "block_height").unwrap_or_else(|| core.status().block_height);
     let nonce = u64_arg(&args, "nonce").unwrap_or(0);
-    let player = opt_str(&args, "player_id").unwrap_or("1-1");
-    if let Some(p) = args.get("player_id").and_then(Value::as_str) {
-        parse_id(p, "player_id", Some(EntityKind::Player))?;
-    }
-    let mut dice = Dice::new(block_height, player, nonce);
-    let sample = combat::resolve(&attack, &mut dice);
+    let player = match opt_str(&args, "player_id") {
+        Some(p) => parse_id(p, "player_id", Some(EntityKind::Player))?.to_string(),
+        None => "1-1".to_string(),
+    };
     let samples = u64_arg(&args, "samples").unwrap_or(0);
-    let sampled = if samples > 0 {
-        let (mut to_target, mut to_attacker, mut killed, mut lost) = (0u64, 0u64, 0u64, 0u64);
-        for _ in 0..samples {
-            let o = combat::resolve(&attack, &mut dice);
-            to_target += u64::from(o.damage_to_target);
-            to_attacker += u64::from(o.damage_to_attacker);
-            killed += u64::from(o.target_destroyed());
-            lost += u64::from(o.attacker_destroyed());
-        }
-        let n = samples as f64;
-        json!({
-            "count": samples,
-            "mean_damage_to_target": to_target as f64 / n,
-            "mean_damage_to_attacker": to_attacker as f64 / n,
-            "target_destroyed_rate": killed as f64 / n,
-            "attacker_destroyed_rate": lost as f64 / n,
-            "nonce_after": dice.nonce(),
+    // Thousands of branches or samples, each with a few SHA-256 rolls: off the
+    // runtime's workers.
+    let (attack, expected, sample, sampled) = {
+        let player = player.clone();
+        tokio::task::spawn_blocking(move || {
+            let expected = combat::expected(&attack);
+            let mut dice = Dice::new(block_height, &player, nonce);
+            let sample = combat::resolve(&attack, &mut dice);
+            let sampled = (samples > 0).then(|| sample_many(&attack, &mut dice, samples));
+            (attack, expected, sample, sampled)
         })
-    } else {
-        Value::Null
+        .await
+        .map_err(|e| {
+            ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                format!("the damage calculation failed: {e}"),
+            )
+        })?
     };
 
     let w = attack
@@ -1213,9 +1245,10 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
     let a_name = struct_type(attack.attacker.type_id).map_or("?", |t| t.name.as_str());
     let t_name = struct_type(attack.target.type_id).map_or("?", |t| t.name.as_str());
     let explanation = format!(
-        "A {a_name} in {} fires its {} weapon ({}, {} {} of {} damage, {} guaranteed, {} per rolled shot{}) \
-         at a {t_name} in {}. Expected: {} damage to the {t_name} ({}% destroyed), {} back to the \
-         {a_name} ({}% destroyed); evaded {}% of the time, blocked {}%.",
+        "{} {a_name} in {} fires its {} weapon ({}, {} {} of {} damage, {} guaranteed, {} per rolled shot{}) \
+         at {} {t_name} in {}. Expected: {} damage to the {t_name} ({}% destroyed), {} back to the \
+         {a_name} ({}% destroyed); evaded {}% of the time, blocked {}% (the blocker takes {} expected).",
+        capital(article(a_name)),
         attack.attacker.ambit.name(),
         slot.name(),
         w.control.name(),
@@ -1229,6 +1262,7 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
         } else {
             ""
         },
+        article(t_name),
         attack.target.ambit.name(),
         round3(expected.damage_to_target),
         round3(expected.target_destroyed * 100.0),
@@ -1236,6 +1270,7 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
         round3(expected.attacker_destroyed * 100.0),
         round3(expected.evaded * 100.0),
         round3(expected.blocked * 100.0),
+        round3(expected.damage_to_blocker),
     );
     let mut attacker_json = unit_json(&attack.attacker);
     attacker_json["weapon"] = weapon_json(w);
@@ -1255,7 +1290,7 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
             },
             "outcome": sample,
         },
-        "samples": sampled,
+        "samples": sampled.unwrap_or(Value::Null),
         "formula": "evade = roll(target's guided|unguided defensive rate), then for guided fire at a planetary \
                     target roll(1 - (2/3)^interceptors); each ready defender whose weapons reach the attacker \
                     counters once (counterAttackSameAmbit if same ambit, else counterAttack); the first ready \
@@ -1396,11 +1431,25 @@ async fn calculate_trade_value(core: Core, args: Value) -> Result<Value, ToolErr
                 "agreement cost = capacity_mw × {rate} {denom} × blocks (paid up front); \
                  capacity for one block = ualpha / {rate}; reactor: 1 ualpha = 1 mW every block"
             ),
-            format!(
-                "Provider {id} sells capacity at {rate} {denom} per mW per block: {} W for one block costs {} {denom}; \
-                 after {rate} blocks buying costs as much as infusing a reactor, which keeps giving 1 mW per ualpha.",
-                values["energy_w"], values["market_cost_per_block"]
-            ),
+            if resource == "energy" || resource == "watts" {
+                format!(
+                    "Provider {id} sells capacity at {rate} {denom} per mW per block: {} W for one block costs {} {denom}, \
+                     {} {denom} for its {duration_min}-block minimum. After {rate} blocks buying has cost as much as \
+                     infusing a reactor, which keeps giving 1 mW per ualpha.",
+                    values["energy_w"],
+                    values["market_cost_per_block"],
+                    values["market_cost_for_minimum_duration"]
+                )
+            } else {
+                format!(
+                    "At {rate} {denom} per mW per block, {} g of Alpha Matter buys {} mW from provider {id} for one \
+                     block ({} mW for its {duration_min}-block minimum); infused into a reactor it gives {} mW every block.",
+                    values["alpha_matter_grams"],
+                    values["market_capacity_mw_for_one_block"],
+                    values["market_capacity_mw_for_minimum_duration"],
+                    values["energy_mw"]
+                )
+            },
         )
     };
     explanation.push_str(" Energy is capacity per block: it is not stored.");
