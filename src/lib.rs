@@ -8,6 +8,7 @@ pub mod config;
 pub mod core;
 pub mod entity;
 pub mod events;
+pub mod game;
 pub mod handles;
 pub mod mcp;
 pub use structs_pow as pow;

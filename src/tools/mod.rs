@@ -1,6 +1,7 @@
 //! The tool catalog: one file per category, each exposing its specs and handlers, all
 //! registered here. Names follow `structs_{category}_{action}`.
 
+pub mod calculate;
 pub mod endpoints;
 pub mod handles;
 pub mod list;
@@ -22,6 +23,7 @@ pub fn register_all(registry: &mut Registry) {
     endpoints::register(registry);
     handles::register(registry);
     pow::register(registry);
+    calculate::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.
