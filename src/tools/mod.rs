@@ -6,6 +6,7 @@ pub mod handles;
 pub mod list;
 pub mod pow;
 pub mod query;
+pub mod schemas;
 pub mod validate;
 
 use serde_json::Value;
@@ -22,6 +23,7 @@ pub fn register_all(registry: &mut Registry) {
     endpoints::register(registry);
     handles::register(registry);
     pow::register(registry);
+    schemas::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.
