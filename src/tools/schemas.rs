@@ -27,54 +27,67 @@ pub const MIME_TYPE: &str = "application/schema+json";
 
 const FORMATS: &str = include_str!("../../data/schemas/formats.json");
 
-/// Each kind's schema text, in code order (the same order as [`EntityKind::ALL`]).
-const ENTITY_TEXTS: [(EntityKind, &str); 12] = [
+/// Each kind's schema: its URI (its `$id`) and text, in code order (the order of
+/// [`EntityKind::ALL`]).
+const ENTITIES: [(EntityKind, &str, &str); 12] = [
     (
         EntityKind::Guild,
+        "structs://schemas/entities/guild.json",
         include_str!("../../data/schemas/entities/guild.json"),
     ),
     (
         EntityKind::Player,
+        "structs://schemas/entities/player.json",
         include_str!("../../data/schemas/entities/player.json"),
     ),
     (
         EntityKind::Planet,
+        "structs://schemas/entities/planet.json",
         include_str!("../../data/schemas/entities/planet.json"),
     ),
     (
         EntityKind::Reactor,
+        "structs://schemas/entities/reactor.json",
         include_str!("../../data/schemas/entities/reactor.json"),
     ),
     (
         EntityKind::Substation,
+        "structs://schemas/entities/substation.json",
         include_str!("../../data/schemas/entities/substation.json"),
     ),
     (
         EntityKind::Struct,
+        "structs://schemas/entities/struct.json",
         include_str!("../../data/schemas/entities/struct.json"),
     ),
     (
         EntityKind::Allocation,
+        "structs://schemas/entities/allocation.json",
         include_str!("../../data/schemas/entities/allocation.json"),
     ),
     (
         EntityKind::Infusion,
+        "structs://schemas/entities/infusion.json",
         include_str!("../../data/schemas/entities/infusion.json"),
     ),
     (
         EntityKind::Address,
+        "structs://schemas/entities/address.json",
         include_str!("../../data/schemas/entities/address.json"),
     ),
     (
         EntityKind::Fleet,
+        "structs://schemas/entities/fleet.json",
         include_str!("../../data/schemas/entities/fleet.json"),
     ),
     (
         EntityKind::Provider,
+        "structs://schemas/entities/provider.json",
         include_str!("../../data/schemas/entities/provider.json"),
     ),
     (
         EntityKind::Agreement,
+        "structs://schemas/entities/agreement.json",
         include_str!("../../data/schemas/entities/agreement.json"),
     ),
 ];
@@ -91,21 +104,13 @@ pub struct SchemaError {
     pub keyword: String,
     pub message: String,
     /// The failing keyword's absolute location, in the document that holds it
-    /// (`structs://schemas/formats.json#/definitions/planetId/pattern`).
+    /// (`structs://schemas/formats.json#/definitions/structTypeId/pattern`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub absolute_keyword_location: Option<String>,
 }
 
-/// An embedded schema document.
-struct Doc {
-    uri: &'static str,
-    text: &'static str,
-    kind: Option<EntityKind>,
-}
-
-/// The embedded schemas, parsed and compiled once.
+/// The embedded schemas, compiled once.
 pub struct Schemas {
-    docs: Vec<Doc>,
     validators: HashMap<EntityKind, jsonschema::Validator>,
 }
 
@@ -125,8 +130,8 @@ impl jsonschema::Retrieve for Embedded {
 }
 
 /// The URI of `kind`'s schema, e.g. `structs://schemas/entities/player.json`.
-pub fn entity_uri(kind: EntityKind) -> String {
-    format!("structs://schemas/entities/{}.json", kind.name())
+pub fn entity_uri(kind: EntityKind) -> &'static str {
+    ENTITIES[usize::from(kind.code())].1
 }
 
 impl Schemas {
@@ -141,70 +146,52 @@ impl Schemas {
         if uri == FORMATS_URI {
             return Some(FORMATS);
         }
-        ENTITY_TEXTS
+        ENTITIES
             .iter()
-            .find(|(kind, _)| entity_uri(*kind) == uri)
-            .map(|(_, text)| *text)
+            .find(|(_, u, _)| *u == uri)
+            .map(|(_, _, text)| *text)
     }
 
     fn compile() -> Schemas {
-        let mut docs = vec![Doc {
-            uri: FORMATS_URI,
-            text: FORMATS,
-            kind: None,
-        }];
         let mut validators = HashMap::new();
-        for (kind, text) in ENTITY_TEXTS {
+        for (kind, uri, text) in ENTITIES {
             let schema: Value = serde_json::from_str(text)
                 .unwrap_or_else(|e| panic!("the embedded {kind} schema is not JSON: {e}"));
-            let uri = schema["$id"]
-                .as_str()
-                .unwrap_or_else(|| panic!("the embedded {kind} schema has no $id"))
-                .to_string();
-            assert_eq!(uri, entity_uri(kind), "the {kind} schema's $id");
+            assert_eq!(schema["$id"], uri, "the {kind} schema's $id");
             let validator = jsonschema::options()
                 .with_draft(jsonschema::Draft::Draft7)
                 .with_retriever(Embedded)
                 .build(&schema)
                 .unwrap_or_else(|e| panic!("the embedded {kind} schema does not compile: {e}"));
             validators.insert(kind, validator);
-            docs.push(Doc {
-                uri: Box::leak(uri.into_boxed_str()),
-                text,
-                kind: Some(kind),
-            });
         }
-        Schemas { docs, validators }
+        Schemas { validators }
     }
 
     /// Every schema's URI: the entity schemas in kind order, then the shared formats.
     pub fn uris(&self) -> Vec<&'static str> {
-        let mut uris: Vec<&'static str> = self.entity_uris();
+        let mut uris = self.entity_uris();
         uris.push(FORMATS_URI);
         uris
     }
 
     /// The entity schemas' URIs, in kind order: the ones JSON can be validated against.
     pub fn entity_uris(&self) -> Vec<&'static str> {
-        self.docs
-            .iter()
-            .filter(|d| d.kind.is_some())
-            .map(|d| d.uri)
-            .collect()
+        ENTITIES.iter().map(|(_, uri, _)| *uri).collect()
     }
 
     /// A schema's raw text by exact URI.
     pub fn get(&self, uri: &str) -> Option<&'static str> {
-        self.docs.iter().find(|d| d.uri == uri).map(|d| d.text)
+        Schemas::text(uri)
     }
 
     /// The kind whose entity schema `uri_or_kind` names: its URI, or the bare kind name
     /// (`player`, case-insensitive, plural allowed). `None` for anything else, including
-    /// the shared formats, which describe no entity.
+    /// the shared formats, which describe no entity, and kind codes.
     pub fn kind_of(&self, uri_or_kind: &str) -> Option<EntityKind> {
         let t = uri_or_kind.trim();
-        if let Some(doc) = self.docs.iter().find(|d| d.uri == t) {
-            return doc.kind;
+        if let Some((kind, _, _)) = ENTITIES.iter().find(|(_, uri, _)| *uri == t) {
+            return Some(*kind);
         }
         if t.is_empty() || t.bytes().all(|b| b.is_ascii_digit()) {
             return None;
@@ -365,7 +352,11 @@ mod tests {
             assert_eq!(doc["$id"], uri);
         }
         for kind in EntityKind::ALL {
-            assert_eq!(s.kind_of(&entity_uri(kind)), Some(kind));
+            assert_eq!(
+                entity_uri(kind),
+                format!("structs://schemas/entities/{}.json", kind.name())
+            );
+            assert_eq!(s.kind_of(entity_uri(kind)), Some(kind));
             assert_eq!(s.kind_of(kind.name()), Some(kind));
         }
         assert_eq!(s.kind_of("PLAYERS"), Some(EntityKind::Player));
