@@ -415,3 +415,60 @@ async fn large_results_are_handles_readable_as_resources() {
     assert_eq!(again.structured_content.unwrap()["total"], 1);
     client.cancel().await.unwrap();
 }
+
+/// The entity schemas are MCP resources: listed, and read back as Draft 7 JSON Schema.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn entity_schemas_are_listed_and_readable_as_resources() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"]);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+
+    let uri = "structs://schemas/entities/player.json";
+    let resources = client.list_all_resources().await.unwrap();
+    let listed = resources
+        .iter()
+        .find(|r| r.uri == uri)
+        .expect("the player schema is listed");
+    assert_eq!(listed.mime_type.as_deref(), Some("application/schema+json"));
+    assert!(
+        resources
+            .iter()
+            .any(|r| r.uri == "structs://schemas/formats.json"),
+        "the shared formats are listed too"
+    );
+
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents {
+        text, mime_type, ..
+    } = &read.contents[0]
+    else {
+        panic!("text contents expected");
+    };
+    assert_eq!(mime_type.as_deref(), Some("application/schema+json"));
+    let schema: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(schema["$id"], uri);
+    assert_eq!(listed.size, Some(text.len() as u64));
+
+    // An unknown schema says which ones exist; handles still read as before.
+    let err = client
+        .read_resource(ReadResourceRequestParams::new(
+            "structs://schemas/entities/ship.json",
+        ))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains(uri), "{err}");
+    let err = client
+        .read_resource(ReadResourceRequestParams::new(
+            "structs://handles/structs:player:1:00000000",
+        ))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("no result is stored"), "{err}");
+    client.cancel().await.unwrap();
+}

@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::core::Core;
 use crate::core::call::{CallContext, ProgressUpdate};
+use crate::tools::schemas::{self, Schemas};
 
 /// Instructions sent to clients at initialize.
 const INSTRUCTIONS: &str = "Tools for the Structs strategy game. Entity ids are {type}-{index} \
@@ -197,7 +198,7 @@ impl ServerHandler for McpServer {
         let live = self.core.handle_store().list(now).await.map_err(|e| {
             McpError::internal_error(e.message.clone(), Some(e.to_json(&self.core.timestamp())))
         })?;
-        let resources = live
+        let mut resources: Vec<Resource> = live
             .into_iter()
             .map(|m| {
                 Resource::new(format!("{HANDLE_URI}{}", m.handle), m.handle.clone())
@@ -211,6 +212,32 @@ impl ServerHandler for McpServer {
                     ))
             })
             .collect();
+        // The JSON Schemas of the entity kinds and their shared formats.
+        let schemas = Schemas::global();
+        for uri in schemas.uris() {
+            let text = schemas.get(uri).unwrap_or_default();
+            let (name, description) = match schemas.kind_of(uri) {
+                Some(kind) => (
+                    format!("{kind} schema"),
+                    format!(
+                        "JSON Schema (Draft 7) of a {kind} in the chain's REST shape; check data \
+                         against it with structs_validate_schema"
+                    ),
+                ),
+                None => (
+                    "formats schema".to_string(),
+                    "Shared definitions the entity schemas refer to (ids, integer strings, \
+                     addresses, grid attributes)"
+                        .to_string(),
+                ),
+            };
+            resources.push(
+                Resource::new(uri, name)
+                    .with_mime_type(schemas::MIME_TYPE)
+                    .with_size(text.len() as u64)
+                    .with_description(description),
+            );
+        }
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -235,6 +262,24 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        let schemas = Schemas::global();
+        if let Some(text) = schemas.get(&request.uri) {
+            return Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(text, request.uri.clone())
+                    .with_mime_type(schemas::MIME_TYPE),
+            ])
+            .into());
+        }
+        if request.uri.starts_with("structs://schemas/") {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no schema {:?}; the schemas are {}",
+                    request.uri,
+                    schemas.uris().join(", ")
+                ),
+                None,
+            ));
+        }
         Ok(self.read(&request.uri).await?.into())
     }
 

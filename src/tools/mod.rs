@@ -7,6 +7,7 @@ pub mod handles;
 pub mod list;
 pub mod pow;
 pub mod query;
+pub mod schemas;
 pub mod validate;
 
 use serde_json::Value;
@@ -24,6 +25,7 @@ pub fn register_all(registry: &mut Registry) {
     handles::register(registry);
     pow::register(registry);
     calculate::register(registry);
+    schemas::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.
