@@ -246,11 +246,16 @@ fn an_extractor_is_read_from_the_source() {
     let (id, e) = find_struct(&c, 14);
     let planet = e["Struct"]["locationId"].as_str().unwrap().to_string();
     let planet_id = EntityId::parse(&planet).unwrap();
-    // Make sure its planet has ore, then read it as the sim has it: not mining.
+    // Make sure its planet has ore and the extractor is between cycles (offline
+    // extractors are; online ones mine from their activation).
     src.patches
         .lock()
         .unwrap()
         .insert(planet_id, json!({"gridAttributes": {"ore": "4"}}));
+    src.patches.lock().unwrap().insert(
+        EntityId::parse(&id).unwrap(),
+        json!({"structAttributes": {"blockStartOreMine": "0"}}),
+    );
     let v = ok(
         &c,
         "structs_calculate_mining",

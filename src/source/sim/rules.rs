@@ -22,9 +22,11 @@
 use serde_json::{Value, json};
 
 use super::world::{Location, PLANETARY_SHIELD_BASE, Planet, Struct, World};
-use crate::chain::{Assume, Msg, Requirement, Signed};
+use crate::chain::{Assume, Msg, Requirement, Signed, WeaponChoice};
 use crate::entity::struct_types::{Ambit, StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
+use crate::game::Dice;
+use crate::game::combat::{self, PlanetDefenses, Unit, WeaponSlot};
 use crate::pow::{self, Action, Work};
 
 /// Ore a completed mine moves from the planet to its owner.
@@ -116,7 +118,17 @@ enum Plan {
         fleet: u64,
         planet: u64,
     },
+    Attack {
+        strct: u64,
+        target: u64,
+        weapon: WeaponSlot,
+    },
 }
+
+/// Damage each online Planetary Defense Cannon deals an attacker of its planet's
+/// structs. The struct types carry no cannon damage; the corpus gives the cannons' sum
+/// (`planetary-defense-cannon-damage`) without a per-cannon figure, so one point each.
+pub const DEFENSE_CANNON_DAMAGE: u32 = 1;
 
 fn sid(i: u64) -> EntityId {
     EntityId::new(EntityKind::Struct, i)
@@ -633,14 +645,11 @@ impl World {
                 };
                 (actor, Some(plan))
             }
-            Msg::StructAttack { .. } => {
-                reqs.need(
-                    "supported",
-                    false,
-                    "attacks are resolved by the combat rules (not yet wired)",
-                );
-                (None, None)
-            }
+            Msg::StructAttack {
+                strct,
+                targets,
+                weapon,
+            } => self.plan_attack(signed, *strct, targets, *weapon, height, assume, reqs),
             Msg::StructDefenseSet {
                 defender,
                 protected,
@@ -899,6 +908,184 @@ impl World {
                 )
             }
         }
+    }
+
+    /// The planet where a struct is: its planet, or where its fleet is.
+    fn whereabouts(&self, s: &Struct) -> Option<u64> {
+        match s.location {
+            Location::Planet(p) => Some(p),
+            Location::Fleet(f) => {
+                let f = &self.fleets[(f - 1) as usize];
+                f.planet.or(f.away_at)
+            }
+        }
+    }
+
+    /// The struct as a combat unit, at its current health and readiness.
+    fn unit(&self, index: u64) -> Unit {
+        let s = &self.structs[(index - 1) as usize];
+        let mut u = Unit::new(&sid(index).to_string(), s.kind(), s.ambit);
+        u.health = s.health;
+        u.ready = s.online && !s.destroyed && self.player_online(s.owner);
+        u
+    }
+
+    /// The attack as the combat rules see it: the target's ready, co-located defenders,
+    /// and the planet's cannons and interceptors when the target is a planetary struct
+    /// on its owner's planet.
+    fn engagement(&self, strct: u64, target: u64, weapon: WeaponSlot) -> combat::Attack {
+        let t = &self.structs[(target - 1) as usize];
+        let defenders = self
+            .structs
+            .iter()
+            .enumerate()
+            .filter(|(i, d)| {
+                d.defending == Some(target)
+                    && *i as u64 + 1 != strct
+                    && !d.destroyed
+                    && d.location == t.location
+            })
+            .map(|(i, _)| self.unit(i as u64 + 1))
+            .filter(|u| u.ready)
+            .collect();
+        let planet = match t.location {
+            Location::Planet(p) if self.planets[(p - 1) as usize].owner == t.owner => {
+                let on = |type_id: u8| {
+                    self.planets[(p - 1) as usize]
+                        .slots
+                        .iter()
+                        .flatten()
+                        .flatten()
+                        .filter(|s| {
+                            let s = &self.structs[(**s - 1) as usize];
+                            s.type_id == type_id && s.online
+                        })
+                        .count() as u32
+                };
+                Some(PlanetDefenses {
+                    cannon_damage: on(19) * DEFENSE_CANNON_DAMAGE,
+                    interceptors: on(17),
+                })
+            }
+            _ => None,
+        };
+        combat::Attack {
+            attacker: self.unit(strct),
+            weapon,
+            target: self.unit(target),
+            defenders,
+            planet,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn plan_attack(
+        &self,
+        signed: &Signed,
+        strct: u64,
+        targets: &[u64],
+        weapon: WeaponChoice,
+        height: u64,
+        assume: &Assume,
+        reqs: &mut Reqs,
+    ) -> (Option<u64>, Option<Plan>) {
+        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+            return (None, None);
+        };
+        let slot = match weapon {
+            WeaponChoice::Primary => WeaponSlot::Primary,
+            WeaponChoice::Secondary => WeaponSlot::Secondary,
+        };
+        let Some(w) = combat::Weapon::of(s.kind(), slot) else {
+            reqs.need(
+                "hasWeapon",
+                false,
+                format!(
+                    "{} is a {} and has no {} weapon",
+                    sid(strct),
+                    s.kind().name,
+                    weapon.name()
+                ),
+            );
+            return (actor, None);
+        };
+        reqs.need(
+            "structOnline",
+            s.built && s.online,
+            format!("{} is {}", sid(strct), s.status()),
+        );
+        self.check_online(s.owner, assume, reqs);
+        self.check_charge(s.owner, w.charge, height, assume, reqs);
+        let target = targets[0];
+        let Some(t) = self.struct_at(target) else {
+            reqs.need(
+                "validTarget",
+                false,
+                format!("{} does not exist", sid(target)),
+            );
+            return (actor, None);
+        };
+        let valid = !t.destroyed && t.built && target != strct;
+        reqs.need(
+            "validTarget",
+            valid,
+            if t.destroyed {
+                format!("destroyed: {} was already destroyed", sid(target))
+            } else if !t.built {
+                format!("unbuilt: {} is still being built", sid(target))
+            } else if target == strct {
+                "a struct cannot attack itself".to_string()
+            } else {
+                format!("{} is a built {}", sid(target), t.kind().name)
+            },
+        );
+        if !valid {
+            return (actor, None);
+        }
+        let (here, there) = (self.whereabouts(s), self.whereabouts(t));
+        reqs.need(
+            "targetInRange",
+            here.is_some() && here == there,
+            match (here, there) {
+                (Some(a), Some(b)) if a == b => format!("both are at {}", planet_id(a)),
+                (a, b) => format!(
+                    "out of range: {} is at {} and {} at {}; move the fleet to the target's planet",
+                    sid(strct),
+                    a.map_or("no planet".into(), |p| planet_id(p).to_string()),
+                    sid(target),
+                    b.map_or("no planet".into(), |p| planet_id(p).to_string()),
+                ),
+            },
+        );
+        let reach = combat::check_reach(&self.unit(strct), slot, &self.unit(target));
+        reqs.need(
+            "weaponReachesTarget",
+            reach.is_ok(),
+            match &reach {
+                Ok(()) => format!("the {} weapon reaches {}", weapon.name(), t.ambit.name()),
+                Err(e) => e.clone(),
+            },
+        );
+        if targets.len() > w.targets.max(1) as usize {
+            reqs.need(
+                "targetCount",
+                false,
+                format!(
+                    "the {} weapon engages {} target(s); {} were given",
+                    weapon.name(),
+                    w.targets.max(1),
+                    targets.len()
+                ),
+            );
+        }
+        (
+            actor,
+            Some(Plan::Attack {
+                strct,
+                target,
+                weapon: slot,
+            }),
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -1293,6 +1480,11 @@ impl World {
                 self.do_move(fleet, destination, height, &mut events)
             }
             Plan::Raid { fleet, planet } => self.do_raid(fleet, planet, height, &mut events),
+            Plan::Attack {
+                strct,
+                target,
+                weapon,
+            } => self.do_attack(strct, target, weapon, height, &mut events),
         };
         Applied { result, events }
     }
@@ -1537,6 +1729,110 @@ impl World {
         }
         json!({"fleet_id": fid(fleet).to_string(), "planet_id": planet_id(destination).to_string(),
             "status": status})
+    }
+
+    fn do_attack(
+        &mut self,
+        strct: u64,
+        target: u64,
+        weapon: WeaponSlot,
+        height: u64,
+        events: &mut Vec<Change>,
+    ) -> Value {
+        let attack = self.engagement(strct, target, weapon);
+        let owner = self.structs[(strct - 1) as usize].owner;
+        let nonce = self.players[(owner - 1) as usize].grid.nonce;
+        let mut dice = Dice::new(height, &pid(owner).to_string(), nonce);
+        let outcome = combat::resolve(&attack, &mut dice);
+        self.players[(owner - 1) as usize].grid.nonce = dice.nonce();
+        let charge = combat::Weapon::of(self.structs[(strct - 1) as usize].kind(), weapon)
+            .map_or(0, |w| w.charge);
+        if charge > 0 {
+            self.players[(owner - 1) as usize].grid.last_action = height;
+        }
+        let mut changed = vec![sid(strct), sid(target), pid(owner)];
+        let mut destroyed = Vec::new();
+        for u in &outcome.units {
+            let Ok(id) = EntityId::parse(&u.id) else {
+                continue;
+            };
+            if u.health_after != u.health_before {
+                if !changed.contains(&id) {
+                    changed.push(id);
+                }
+                self.structs[(id.index - 1) as usize].health = u.health_after;
+            }
+            if u.destroyed {
+                destroyed.push(id.index);
+            }
+        }
+        let breakdown = serde_json::to_value(&outcome).unwrap_or_default();
+        let target_after = self.structs[(target - 1) as usize].health;
+        events.push(Change {
+            category: "struct_attack",
+            entity: sid(strct),
+            changed,
+            summary: format!(
+                "{} attacked {} with its {} weapon: {} damage to the target, {} to the attacker",
+                sid(strct),
+                sid(target),
+                weapon.name(),
+                outcome.damage_to_target,
+                outcome.damage_to_attacker
+            ),
+            detail: breakdown.clone(),
+        });
+        for d in destroyed {
+            self.destroy(d, height, events);
+            self.defeat_raid_if_command_ship(d, height, events);
+        }
+        json!({
+            "attacker_id": sid(strct).to_string(),
+            "target_id": sid(target).to_string(),
+            "weapon": weapon.name(),
+            "damage_to_target": outcome.damage_to_target,
+            "damage_to_attacker": outcome.damage_to_attacker,
+            "target_health_after": target_after,
+            "target_destroyed": outcome.target_destroyed(),
+            "attacker_health_after": self.structs[(strct - 1) as usize].health,
+            "attacker_destroyed": outcome.attacker_destroyed(),
+            "player_nonce_after": dice.nonce(),
+            "breakdown": breakdown,
+        })
+    }
+
+    /// A command ship destroyed while its fleet is away defeats the raid: the fleet is
+    /// sent home (`attackerDefeated`).
+    fn defeat_raid_if_command_ship(&mut self, strct: u64, height: u64, events: &mut Vec<Change>) {
+        let s = &self.structs[(strct - 1) as usize];
+        let Location::Fleet(f) = s.location else {
+            return;
+        };
+        if s.type_id != 1 {
+            return;
+        }
+        let owner = s.owner;
+        let Some(at) = self.fleets[(f - 1) as usize].away_at else {
+            return;
+        };
+        let home = self.players[(owner - 1) as usize].planet;
+        let fleet = &mut self.fleets[(f - 1) as usize];
+        fleet.away_at = None;
+        fleet.planet = Some(home);
+        events.push(Change {
+            category: "planet_raid",
+            entity: planet_id(at),
+            changed: vec![planet_id(at), fid(f), pid(owner)],
+            summary: format!(
+                "{}'s command ship was destroyed at {}: the raid is defeated and the fleet sent home",
+                fid(f),
+                planet_id(at)
+            ),
+            detail: json!({"status": "attackerDefeated", "fleet_id": fid(f).to_string()}),
+        });
+        for p in [at, home] {
+            self.refresh_raid_event(p, height, events);
+        }
     }
 
     fn do_raid(&mut self, fleet: u64, planet: u64, height: u64, events: &mut Vec<Change>) -> Value {
@@ -2198,5 +2494,192 @@ mod tests {
             assert_eq!(w.structs[(cmd - 1) as usize].defending, None);
         }
         assert!(w.check_integrity().is_empty());
+    }
+
+    /// A pair of players and structs where the first can fire its primary at the
+    /// second, both players made ready.
+    fn matchup(w: &mut World) -> (u64, u64, u64, u64) {
+        let n = w.players.len() as u64;
+        for a in 1..=n {
+            for b in (1..=n).filter(|b| *b != a) {
+                for (ai, s) in w.structs.iter().enumerate() {
+                    if s.owner != a || !matches!(s.location, Location::Fleet(_)) || !s.built {
+                        continue;
+                    }
+                    for (ti, t) in w.structs.iter().enumerate() {
+                        if t.owner == b
+                            && t.built
+                            && combat::check_reach(
+                                &w.unit(ai as u64 + 1),
+                                WeaponSlot::Primary,
+                                &w.unit(ti as u64 + 1),
+                            )
+                            .is_ok()
+                        {
+                            let (x, y) = (ai as u64 + 1, ti as u64 + 1);
+                            make_ready(w, a);
+                            make_ready(w, b);
+                            let s = &mut w.structs[(x - 1) as usize];
+                            if !s.online {
+                                s.online = true;
+                                let d = s.kind().passive_draw;
+                                w.players[(a - 1) as usize].grid.structs_load += d;
+                                make_ready(w, a);
+                            }
+                            return (a, x, b, y);
+                        }
+                    }
+                }
+            }
+        }
+        panic!("no matchup in the world");
+    }
+
+    #[test]
+    fn attacks_resolve_with_the_combat_rules_and_change_the_world() {
+        let mut w = ready();
+        let (pa, cmd, pb, target) = matchup(&mut w);
+        let target_planet = w.players[(pb - 1) as usize].planet;
+        let attack = |w: &World| {
+            signed(
+                w,
+                pa,
+                Msg::StructAttack {
+                    strct: cmd,
+                    targets: vec![target],
+                    weapon: WeaponChoice::Primary,
+                },
+            )
+        };
+        // Out of range until the fleet is at the target's planet (a fleet struct of
+        // player 2 stays with its fleet at player 2's planet when on station).
+        let r = missing(w.apply(&attack(&w), H));
+        assert!(r.contains(&"targetInRange"), "{r:?}");
+        let a_fleet = w.players[(pa - 1) as usize].fleet;
+        let mv = signed(
+            &w,
+            pa,
+            Msg::FleetMove {
+                fleet: a_fleet,
+                destination: target_planet,
+            },
+        );
+        w.apply(&mv, H).unwrap();
+        assert!(w.check_integrity().is_empty(), "{:?}", w.check_integrity());
+
+        let before = w.clone();
+        let nonce = w.players[(pa - 1) as usize].grid.nonce;
+        let a = w.apply(&attack(&w), H + 10).unwrap();
+        let breakdown = &a.result["breakdown"];
+        assert!(
+            breakdown["volley"].is_object() && breakdown["evasion"].is_object(),
+            "{breakdown}"
+        );
+        let health = w.structs[(target - 1) as usize].health;
+        assert_eq!(a.result["target_health_after"], health);
+        assert_eq!(
+            u64::from(before.structs[(target - 1) as usize].health - health),
+            a.result["damage_to_target"].as_u64().unwrap()
+        );
+        let rolls = breakdown["rolls"].as_u64().unwrap();
+        assert_eq!(
+            w.players[(pa - 1) as usize].grid.nonce,
+            nonce + rolls,
+            "every roll advances the nonce"
+        );
+        assert_eq!(w.charge(pa, H + 10), 0, "an attack spends the charge");
+        assert_eq!(a.events[0].category, "struct_attack");
+        assert!(a.events[0].changed.contains(&sid(target)));
+        // Deterministic: the same world, block and nonce give the same attack.
+        let mut again = before.clone();
+        let b = again.apply(&attack(&again), H + 10).unwrap();
+        assert_eq!(a.result, b.result);
+        // Right away there is not enough charge for another shot.
+        assert!(missing(w.apply(&attack(&w), H + 10)).contains(&"sufficientCharge"));
+        assert!(w.check_integrity().is_empty(), "{:?}", w.check_integrity());
+
+        // Fight until the target falls: it is destroyed, leaves its slot, stops drawing.
+        let mut h = H + 20;
+        while !w.structs[(target - 1) as usize].destroyed {
+            if w.structs[(cmd - 1) as usize].destroyed {
+                return; // the defender won; the rules held all the same
+            }
+            let _ = w.apply(&attack(&w), h);
+            h += 10;
+            assert!(w.check_integrity().is_empty(), "{:?}", w.check_integrity());
+            assert!(h < H + 10_000, "the fight never ends");
+        }
+        let t = &w.structs[(target - 1) as usize];
+        assert_eq!((t.health, t.online), (0, false));
+        let r = missing(w.apply(&attack(&w), h + 10));
+        assert_eq!(
+            r,
+            vec!["validTarget"],
+            "a destroyed struct cannot be attacked"
+        );
+    }
+
+    #[test]
+    fn attack_refusals() {
+        let mut w = ready();
+        let cmd = w.fleets[(w.players[0].fleet - 1) as usize].command_struct;
+        // No secondary weapon on a command ship.
+        let msg = signed(
+            &w,
+            1,
+            Msg::StructAttack {
+                strct: cmd,
+                targets: vec![cmd],
+                weapon: WeaponChoice::Secondary,
+            },
+        );
+        assert_eq!(missing(w.apply(&msg, H)), vec!["hasWeapon"]);
+        // Itself.
+        let msg = signed(
+            &w,
+            1,
+            Msg::StructAttack {
+                strct: cmd,
+                targets: vec![cmd],
+                weapon: WeaponChoice::Primary,
+            },
+        );
+        assert!(missing(w.apply(&msg, H)).contains(&"validTarget"));
+        // An unbuilt target.
+        let t = free_planet_type(&w, 2);
+        let a = w
+            .apply(
+                &signed(
+                    &w,
+                    2,
+                    Msg::StructBuildInitiate {
+                        player: 2,
+                        struct_type: t,
+                        ambit: None,
+                        slot: None,
+                        location: None,
+                    },
+                ),
+                H,
+            )
+            .unwrap();
+        let unbuilt: u64 = a.result["struct_id"].as_str().unwrap()[2..]
+            .parse()
+            .unwrap();
+        let msg = signed(
+            &w,
+            1,
+            Msg::StructAttack {
+                strct: cmd,
+                targets: vec![unbuilt],
+                weapon: WeaponChoice::Primary,
+            },
+        );
+        let Err(c) = w.apply(&msg, H) else { panic!() };
+        assert!(
+            c.missing()[0].detail.starts_with("unbuilt"),
+            "{:?}",
+            c.missing()
+        );
     }
 }
