@@ -162,7 +162,7 @@ fn int(n: u128) -> Value {
 }
 
 /// The schema of a struct-type argument.
-fn struct_type_schema(description: &str) -> Value {
+pub(crate) fn struct_type_schema(description: &str) -> Value {
     json!({
         "type": ["integer", "string"],
         "minimum": 1,
@@ -183,7 +183,7 @@ fn squash(s: &str) -> String {
 
 /// A struct type given by id (1-22, number or numeric string) or by name (any case,
 /// spaces, underscores or camelCase).
-fn struct_type_arg(v: &Value, field: &str) -> Result<&'static StructType, ToolError> {
+pub(crate) fn struct_type_arg(v: &Value, field: &str) -> Result<&'static StructType, ToolError> {
     let found = match v {
         Value::Number(_) => whole_number(v)
             .and_then(|n| u8::try_from(n).ok())
@@ -249,7 +249,7 @@ fn first_age_at_most(d: u32, range: u64) -> Option<u64> {
 /// When a proof of a work with this range gets cheap: for each target difficulty the
 /// age it is reached at, in blocks and seconds, and (given the work's current age) how
 /// many blocks are left.
-fn difficulty_milestones(range: u64, age_now: Option<u64>) -> Value {
+pub(crate) fn difficulty_milestones(range: u64, age_now: Option<u64>) -> Value {
     let mut out = Map::new();
     for d in TARGET_DIFFICULTIES {
         let key = format!("difficulty_{d}");

@@ -1,6 +1,7 @@
 //! The tool catalog: one file per category, each exposing its specs and handlers, all
 //! registered here. Names follow `structs_{category}_{action}`.
 
+pub mod action;
 pub mod calculate;
 pub mod endpoints;
 pub mod handles;
@@ -19,11 +20,13 @@ use crate::entity::{EntityId, EntityKind, IdError};
 /// Registers every tool of the catalog.
 pub fn register_all(registry: &mut Registry) {
     validate::register(registry);
+    validate::register_actions(registry);
     query::register(registry);
     list::register(registry);
     endpoints::register(registry);
     handles::register(registry);
     pow::register(registry);
+    action::register(registry);
     calculate::register(registry);
     schemas::register(registry);
 }

@@ -107,6 +107,13 @@ impl SimSource {
         f(&self.read())
     }
 
+    /// Runs `f` with the world write-locked, outside the rules: for tests and scripted
+    /// scenarios that need a state the rules would take many actions to reach. Publishes
+    /// nothing.
+    pub fn with_world_mut<T>(&self, f: impl FnOnce(&mut World) -> T) -> T {
+        f(&mut self.world.write().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// The demo world with a running clock.
     pub fn demo() -> SimSource {
         let config = WorldConfig::demo();

@@ -1743,6 +1743,7 @@ impl World {
         let owner = self.structs[(strct - 1) as usize].owner;
         let nonce = self.players[(owner - 1) as usize].grid.nonce;
         let mut dice = Dice::new(height, &pid(owner).to_string(), nonce);
+        let expected = combat::expected(&attack);
         let outcome = combat::resolve(&attack, &mut dice);
         self.players[(owner - 1) as usize].grid.nonce = dice.nonce();
         let charge = combat::Weapon::of(self.structs[(strct - 1) as usize].kind(), weapon)
@@ -1790,6 +1791,7 @@ impl World {
             "attacker_id": sid(strct).to_string(),
             "target_id": sid(target).to_string(),
             "weapon": weapon.name(),
+            "estimated_damage": (expected.damage_to_target * 1000.0).round() / 1000.0,
             "damage_to_target": outcome.damage_to_target,
             "damage_to_attacker": outcome.damage_to_attacker,
             "target_health_after": target_after,

@@ -1,0 +1,535 @@
+//! Action tools: `structs_action_submit_transaction` (any of the chain's messages the
+//! source applies) and the high-level `structs_action_build_struct`,
+//! `structs_action_mine_resources` and `structs_action_attack`, which build the right
+//! message for the agent, submit it, and say what to do next.
+//!
+//! Every action goes through [`GameSource::submit`](crate::source::GameSource::submit):
+//! the sim checks every requirement and applies the transaction whole or not at all; a
+//! refusal is `VALIDATION_REQUIREMENTS_NOT_MET` with `details.missing_requirements`.
+
+use serde_json::{Value, json};
+
+use super::calculate::{difficulty_milestones, struct_type_arg, struct_type_schema};
+use super::{id_arg, id_schema, opt_str, parse_id};
+use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
+use crate::core::error::{ErrorCode, ToolError};
+use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::{EntityId, EntityKind};
+use crate::handles::Shaping;
+use crate::pow;
+use crate::references::Support;
+use crate::source::TxOutcome;
+
+fn nonce_schema() -> Value {
+    json!({"type": ["string", "integer"], "maxLength": 40, "minimum": 0,
+        "description": "The nonce whose hash meets the current difficulty (from structs_calculate_proof_of_work)."})
+}
+
+fn proof_schema() -> Value {
+    json!({"type": "string", "maxLength": 64,
+        "description": "The proof (hex SHA-256 of the input); computed from the nonce when omitted."})
+}
+
+pub fn register(registry: &mut Registry) {
+    registry.add(
+        ToolSpec {
+            name: "structs_action_submit_transaction",
+            description: "Submit a transaction of the chain's messages (e.g. \
+                /structs.structs.MsgStructBuildInitiate, MsgStructBuildComplete, \
+                MsgStructActivate, MsgStructOreMinerComplete, MsgStructOreRefineryComplete, \
+                MsgStructAttack, MsgStructDefenseSet, MsgFleetMove, MsgPlanetRaidComplete, \
+                MsgPlanetExplore). On the embedded world it is applied at once, all messages \
+                or none: returns transaction_hash, status, each message's result and the \
+                events. A refused message names every requirement that is missing.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "transaction": {"type": "object",
+                        "description": "{\"body\": {\"messages\": [{\"@type\": ..., \"creator\": ..., ...}]}} or {\"messages\": [...]}."},
+                    "sign": {"type": "boolean",
+                        "description": "Ignored by the embedded world, which needs no signature."}
+                },
+                "required": ["transaction"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Standard,
+        },
+        submit_transaction,
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_action_build_struct",
+            description: "Build a struct. Without struct_id: initiates the build \
+                (MsgStructBuildInitiate) in the player's planet or fleet, picking a free slot \
+                of an allowed ambit unless given; returns the new struct_id and when the build \
+                proof gets cheap. With struct_id and nonce: completes the build \
+                (MsgStructBuildComplete), which activates the struct when the power is there.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "player_id": id_schema("The building player (1-N)."),
+                    "struct_type": struct_type_schema("The struct type: id 1-22 or name (initiate)."),
+                    "location_type": {"type": "string", "enum": ["planet", "fleet"]},
+                    "location_id": id_schema("The player's planet (2-N) or fleet (9-N); checked against the type."),
+                    "operating_ambit": {"type": "string", "enum": ["water", "land", "air", "space"]},
+                    "slot": {"type": "integer", "minimum": 0, "maximum": 3},
+                    "struct_id": id_schema("A struct being built (5-N): complete it."),
+                    "nonce": nonce_schema(),
+                    "proof": proof_schema()
+                },
+                "required": ["player_id"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Standard,
+        },
+        build_struct,
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_action_mine_resources",
+            description: "Mine ore with an Ore Extractor. An offline extractor is activated \
+                (MsgStructActivate), which starts the mining cycle; an online one without a \
+                nonce reports the cycle's current difficulty and what to compute; with a nonce \
+                the cycle is completed (MsgStructOreMinerComplete): one ore moves from the \
+                planet to the player and the next cycle starts.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "extractor_id": id_schema("The Ore Extractor (5-N)."),
+                    "planet_id": id_schema("The planet it mines (2-N); checked when given."),
+                    "player_id": id_schema("The owning player (1-N); checked when given."),
+                    "nonce": nonce_schema(),
+                    "proof": proof_schema()
+                },
+                "required": ["extractor_id"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Standard,
+        },
+        mine_resources,
+    );
+    registry.add(
+        ToolSpec {
+            name: "structs_action_attack",
+            description: "Attack a struct with a struct's primary or secondary weapon \
+                (MsgStructAttack). The attack is resolved by the chain's rules (shots, evasion, \
+                blocking, counter-attacks, recoil, planetary cannons), with rolls drawn from the \
+                block height and the player's nonce; returns the damage, both healths after \
+                and the full breakdown.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "attacker_id": id_schema("The attacking struct (5-N)."),
+                    "target_id": id_schema("The target struct (5-N)."),
+                    "weapon_type": {"type": "string", "enum": ["primary", "secondary"],
+                        "description": "Which weapon fires (default primary)."},
+                    "player_id": id_schema("The attacking player (1-N); checked when given.")
+                },
+                "required": ["attacker_id", "target_id"],
+                "additionalProperties": false
+            }),
+            references: Support::None,
+            shaping: Shaping::Standard,
+        },
+        attack,
+    );
+}
+
+/// Parses a transaction object into its messages.
+pub(crate) fn parse_transaction(tx: &Value, field: &str) -> Result<Vec<Signed>, ToolError> {
+    chain::messages(tx, field)?
+        .iter()
+        .map(|(path, m)| chain::parse(m, path))
+        .collect()
+}
+
+/// The answer for an applied transaction.
+fn applied(out: &TxOutcome, status: &str, message: String) -> Value {
+    json!({
+        "transaction_hash": out.tx_hash,
+        "status": status,
+        "height": out.height,
+        "message": message,
+        "results": out.results,
+        "events": out.events.iter().map(|e| json!({
+            "seq": e.seq, "category": e.category, "entity": e.entity, "summary": e.summary,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError> {
+    let tx = args["transaction"].clone();
+    let messages = parse_transaction(&tx, "transaction")?;
+    let count = messages.len();
+    let out = core.source().submit(tx, messages).await?;
+    let mut v = applied(
+        &out,
+        "success",
+        format!(
+            "{count} message{} applied at block {}",
+            if count == 1 { "" } else { "s" },
+            out.height
+        ),
+    );
+    if args["sign"] == true {
+        v["note"] = json!("the embedded world applies transactions without signatures");
+    }
+    Ok(v)
+}
+
+async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
+    core.source()
+        .get(id)
+        .await?
+        .ok_or_else(|| ToolError::not_found(id, Some(field)))
+}
+
+fn text<'a>(v: &'a Value, path: &str) -> &'a str {
+    v.pointer(path).and_then(Value::as_str).unwrap_or("")
+}
+
+fn number(v: &Value, path: &str) -> u64 {
+    text(v, path).parse().unwrap_or(0)
+}
+
+/// The player's address, the `creator` of its messages.
+async fn creator_of(core: &Core, player: EntityId, field: &str) -> Result<String, ToolError> {
+    let p = fetch(core, player, field).await?;
+    Ok(text(&p, "/Player/primaryAddress").to_string())
+}
+
+/// Submits one message as `creator` and returns the outcome.
+async fn send(core: &Core, msg: Msg, creator: String) -> Result<TxOutcome, ToolError> {
+    let tx = json!({"body": {"messages": [chain::to_json(&msg, &creator)]}});
+    let signed = Signed {
+        msg,
+        signer: Signer {
+            creator: Some(creator),
+            player: None,
+        },
+    };
+    core.source().submit(tx, vec![signed]).await
+}
+
+fn nonce_arg(args: &Value) -> Option<String> {
+    match &args["nonce"] {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The work's current difficulty and when it gets cheap.
+fn work_schedule(range: u64, block_start: u64, height: u64) -> Value {
+    let age = height.saturating_sub(block_start);
+    let now = pow::difficulty(age, range);
+    json!({
+        "difficulty_range": range,
+        "block_start": block_start,
+        "age_blocks": age,
+        "difficulty_now": now,
+        "expected_hashes_now": pow::expected_hashes(now),
+        "milestones": difficulty_milestones(range, Some(age)),
+    })
+}
+
+async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
+    let player = id_arg(&args, "player_id", Some(EntityKind::Player))?;
+    let creator = creator_of(&core, player, "player_id").await?;
+    if let Some(text) = opt_str(&args, "struct_id") {
+        // Complete a build.
+        let strct = parse_id(text, "struct_id", Some(EntityKind::Struct))?;
+        let nonce = nonce_arg(&args).ok_or_else(|| {
+            ToolError::field(
+                ErrorCode::ValidationMissingField,
+                "nonce",
+                "completing a build needs the nonce of its proof; compute it with \
+                 structs_calculate_proof_of_work (action_type struct_build_complete)",
+            )
+        })?;
+        let msg = Msg::StructBuildComplete {
+            strct: strct.index,
+            nonce,
+            proof: opt_str(&args, "proof").map(str::to_string),
+        };
+        let out = send(&core, msg, creator).await?;
+        let result = &out.results[0];
+        let online = result["online"] == true;
+        let mut v = applied(
+            &out,
+            "completed",
+            format!(
+                "{strct} is built{}",
+                if online {
+                    " and online"
+                } else {
+                    ", not yet online"
+                }
+            ),
+        );
+        v["struct_id"] = json!(strct);
+        v["online"] = json!(online);
+        v["next_step"] = if online {
+            json!("none: the struct is working")
+        } else {
+            json!({"description": result["note"], "tool": "structs_action_submit_transaction",
+                "message": "MsgStructActivate once the player has the power"})
+        };
+        return Ok(v);
+    }
+    let Some(type_arg) = args.get("struct_type") else {
+        return Err(ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "struct_type",
+            "initiating a build needs the struct type (or give struct_id and nonce to complete one)",
+        ));
+    };
+    let t = struct_type_arg(type_arg, "struct_type")?;
+    if let Some(lt) = opt_str(&args, "location_type")
+        && lt != t.category
+    {
+        return Err(ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "location_type",
+            format!(
+                "wrong location: a {} (type {}) is built in a {}, not a {lt}",
+                t.name, t.id, t.category
+            ),
+        ));
+    }
+    let location = opt_str(&args, "location_id")
+        .map(|l| parse_id(l, "location_id", None))
+        .transpose()?;
+    let ambit = opt_str(&args, "operating_ambit").and_then(chain::parse_ambit);
+    let slot = args["slot"].as_u64().map(|s| s as u8);
+    let msg = Msg::StructBuildInitiate {
+        player: player.index,
+        struct_type: t.id,
+        ambit,
+        slot,
+        location,
+    };
+    let out = send(&core, msg, creator).await?;
+    let r = &out.results[0];
+    let sid = r["struct_id"].as_str().unwrap_or_default().to_string();
+    let schedule = work_schedule(t.build_difficulty, out.height, out.height);
+    let mut v = applied(
+        &out,
+        "initiated",
+        format!(
+            "building a {} as {sid} at {} ({} slot {})",
+            t.name, r["location_id"], r["operating_ambit"], r["slot"]
+        ),
+    );
+    v["struct_id"] = json!(sid);
+    v["struct_type"] = json!({"id": t.id, "name": t.name});
+    v["location_id"] = r["location_id"].clone();
+    v["operating_ambit"] = r["operating_ambit"].clone();
+    v["slot"] = r["slot"].clone();
+    v["block_start_build"] = json!(out.height);
+    v["next_step"] = json!({
+        "step": "complete_build",
+        "description": "compute the build proof once its difficulty has dropped, then call \
+            structs_action_build_struct with struct_id and nonce",
+        "tool": "structs_calculate_proof_of_work",
+        "arguments": {"action_type": "struct_build_complete", "entity_id": sid},
+    });
+    v["estimated_completion"] = schedule;
+    Ok(v)
+}
+
+async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
+    let ex = id_arg(&args, "extractor_id", Some(EntityKind::Struct))?;
+    let e = fetch(&core, ex, "extractor_id").await?;
+    let type_id = number(&e, "/Struct/type");
+    let t = u8::try_from(type_id)
+        .ok()
+        .and_then(crate::entity::struct_types::struct_type)
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::ApiError,
+                format!("{ex} has an unknown struct type {type_id}"),
+            )
+        })?;
+    let range = t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0);
+    if range == 0 {
+        return Err(ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "extractor_id",
+            format!(
+                "{ex} is a {} (type {}), not an Ore Extractor (type 14)",
+                t.name, t.id
+            ),
+        ));
+    }
+    let owner = text(&e, "/Struct/owner").to_string();
+    let location = text(&e, "/Struct/locationId").to_string();
+    if let Some(p) = opt_str(&args, "player_id") {
+        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
+        if p.to_string() != owner {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "player_id",
+                format!("{ex} belongs to {owner}, not {p}"),
+            ));
+        }
+    }
+    if let Some(p) = opt_str(&args, "planet_id") {
+        let p = parse_id(p, "planet_id", Some(EntityKind::Planet))?;
+        if p.to_string() != location {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "planet_id",
+                format!("wrong location: {ex} is on {location}, not {p}"),
+            ));
+        }
+    }
+    let owner_id = EntityId::parse(&owner)
+        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{ex} has no owner")))?;
+    let creator = creator_of(&core, owner_id, "extractor_id").await?;
+    let planet = fetch(
+        &core,
+        EntityId::parse(&location)
+            .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{ex} has no location")))?,
+        "extractor_id",
+    )
+    .await?;
+    let planet_ore = number(&planet, "/gridAttributes/ore");
+    let online = e["structAttributes"]["isOnline"] == true;
+    let start = number(&e, "/structAttributes/blockStartOreMine");
+    let height = core.status().block_height;
+    let base = json!({
+        "extractor_id": ex, "planet_id": location, "player_id": owner,
+        "mining_rate": 1.0, "mining_rate_unit": "ore per completed cycle",
+        "estimated_yield": planet_ore.min(1),
+        "planet_ore_remaining": planet_ore,
+    });
+    let merge = |mut v: Value, extra: Value| {
+        if let (Some(o), Some(x)) = (v.as_object_mut(), extra.as_object()) {
+            for (k, val) in x {
+                o.insert(k.clone(), val.clone());
+            }
+        }
+        v
+    };
+    if !online {
+        let out = send(&core, Msg::StructActivate { strct: ex.index }, creator).await?;
+        let v = applied(
+            &out,
+            "initiated",
+            format!(
+                "{ex} is online: its mining cycle started at block {}",
+                out.height
+            ),
+        );
+        return Ok(merge(
+            merge(v, base),
+            json!({
+                "next_step": {"step": "complete_mining",
+                    "description": "compute the mining proof once its difficulty has dropped, then call structs_action_mine_resources with the nonce",
+                    "tool": "structs_calculate_proof_of_work",
+                    "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
+                "estimated_completion": work_schedule(range, out.height, out.height),
+            }),
+        ));
+    }
+    let Some(nonce) = nonce_arg(&args) else {
+        return Ok(merge(
+            base,
+            json!({
+                "transaction_hash": null,
+                "status": "mining",
+                "message": format!("{ex} has been mining since block {start}; submit a nonce to complete the cycle"),
+                "next_step": {"step": "complete_mining",
+                    "tool": "structs_calculate_proof_of_work",
+                    "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
+                "estimated_completion": work_schedule(range, start, height),
+            }),
+        ));
+    };
+    let msg = Msg::StructOreMinerComplete {
+        strct: ex.index,
+        nonce,
+        proof: opt_str(&args, "proof").map(str::to_string),
+    };
+    let out = send(&core, msg, creator).await?;
+    let r = out.results[0].clone();
+    let v = applied(
+        &out,
+        "completed",
+        format!(
+            "{ex} mined 1 ore ({} left on {location}); the next cycle started",
+            r["planet_ore_left"]
+        ),
+    );
+    Ok(merge(
+        merge(v, base),
+        json!({
+            "ore_mined": r["ore_mined"], "planet_ore_remaining": r["planet_ore_left"],
+            "player_stored_ore": r["player_stored_ore"],
+            "next_step": {"step": "refine",
+                "description": "refine stored ore into alpha matter with an Ore Refinery (MsgStructOreRefineryComplete), before a raid takes it"},
+        }),
+    ))
+}
+
+async fn attack(core: Core, args: Value) -> Result<Value, ToolError> {
+    let attacker = id_arg(&args, "attacker_id", Some(EntityKind::Struct))?;
+    let target = id_arg(&args, "target_id", Some(EntityKind::Struct))?;
+    let weapon = opt_str(&args, "weapon_type")
+        .and_then(WeaponChoice::parse)
+        .unwrap_or(WeaponChoice::Primary);
+    let a = fetch(&core, attacker, "attacker_id").await?;
+    let owner = text(&a, "/Struct/owner").to_string();
+    if let Some(p) = opt_str(&args, "player_id") {
+        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
+        if p.to_string() != owner {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "player_id",
+                format!("{attacker} belongs to {owner}, not {p}"),
+            ));
+        }
+    }
+    let owner_id = EntityId::parse(&owner)
+        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{attacker} has no owner")))?;
+    let creator = creator_of(&core, owner_id, "attacker_id").await?;
+    let msg = Msg::StructAttack {
+        strct: attacker.index,
+        targets: vec![target.index],
+        weapon,
+    };
+    let out = send(&core, msg, creator).await?;
+    let r = out.results[0].clone();
+    let mut v = applied(
+        &out,
+        "completed",
+        format!(
+            "{attacker} dealt {} damage to {target} ({} health left){}",
+            r["damage_to_target"],
+            r["target_health_after"],
+            if r["target_destroyed"] == true {
+                ", destroying it"
+            } else {
+                ""
+            }
+        ),
+    );
+    for k in [
+        "estimated_damage",
+        "damage_to_target",
+        "damage_to_attacker",
+        "target_health_after",
+        "target_destroyed",
+        "attacker_health_after",
+        "attacker_destroyed",
+        "breakdown",
+    ] {
+        v[k] = r[k].clone();
+    }
+    v["weapon_type"] = json!(weapon.name());
+    Ok(v)
+}
