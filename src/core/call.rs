@@ -3,6 +3,8 @@
 //! [`CallContext::current`]; every other tool ignores it.
 
 use std::sync::Arc;
+
+use super::subscriptions::Subscriptions;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
@@ -27,6 +29,8 @@ type Sink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 pub struct CallContext {
     cancelled: Arc<Cancel>,
     progress: Option<Sink>,
+    /// The calling client's subscriptions; `None` uses the core's own (the console's).
+    subscriptions: Option<Arc<Subscriptions>>,
 }
 
 #[derive(Default)]
@@ -87,7 +91,18 @@ impl CallContext {
         CallContext {
             cancelled: self.cancelled.clone(),
             progress: None,
+            subscriptions: None,
         }
+    }
+
+    /// The client the call comes from keeps its subscriptions here.
+    pub fn with_subscriptions(mut self, subscriptions: Arc<Subscriptions>) -> Self {
+        self.subscriptions = Some(subscriptions);
+        self
+    }
+
+    pub fn subscriptions(&self) -> Option<Arc<Subscriptions>> {
+        self.subscriptions.clone()
     }
 
     /// Whether anyone listens to progress.

@@ -8,6 +8,7 @@
 pub mod call;
 pub mod error;
 pub mod schema;
+pub mod subscriptions;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -159,6 +160,8 @@ struct Inner {
     handle_store: Arc<dyn HandleStore>,
     /// When expired handles were last cleaned out.
     last_cleanup: std::sync::Mutex<Option<DateTime<Utc>>>,
+    /// The subscriptions of callers that bring none of their own (the console).
+    subscriptions: Arc<subscriptions::Subscriptions>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -251,6 +254,7 @@ impl CoreBuilder {
                 handle_config: self.handles,
                 handle_store,
                 last_cleanup: std::sync::Mutex::new(None),
+                subscriptions: Arc::new(subscriptions::Subscriptions::new()),
             }),
         })
     }
@@ -387,6 +391,16 @@ impl Core {
 
     pub(crate) fn source(&self) -> &dyn GameSource {
         self.inner.source.as_ref()
+    }
+
+    /// The source's event bus, when it has one (the sim's does).
+    pub fn events(&self) -> Option<crate::events::EventBus> {
+        self.inner.source.events()
+    }
+
+    /// The subscriptions of callers without their own (the console, tests).
+    pub fn subscriptions(&self) -> Arc<subscriptions::Subscriptions> {
+        self.inner.subscriptions.clone()
     }
 
     /// The server-wide reference settings.

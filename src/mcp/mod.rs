@@ -10,12 +10,17 @@ use rmcp::model::{
     ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::model::{
+    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
+};
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::core::Core;
 use crate::core::call::{CallContext, ProgressUpdate};
+use crate::core::subscriptions::{ENTITY_URI, Subscriptions, entity_uri};
+use crate::entity::EntityId;
 use crate::tools::schemas::{self, Schemas};
 
 /// Instructions sent to clients at initialize.
@@ -24,11 +29,26 @@ const INSTRUCTIONS: &str = "Tools for the Structs strategy game. Entity ids are 
 address 8, fleet 9, provider 10, agreement 11); struct types are plain integers. Errors come \
 back with isError and {\"error\": {code, message, details: {field, reason}}}.";
 
-/// The rmcp handler: a core plus its tool list, built once.
+/// The rmcp handler: a core plus its tool list, built once, and this client's
+/// subscriptions with the task that turns game events into resource updates.
 #[derive(Clone)]
 pub struct McpServer {
     core: Core,
     tools: Arc<Vec<Tool>>,
+    subscriptions: Arc<Subscriptions>,
+    watcher: Arc<Watcher>,
+}
+
+/// The task sending `notifications/resources/updated`; stopped when the server goes.
+#[derive(Default)]
+struct Watcher(std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>);
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
 }
 
 impl McpServer {
@@ -46,7 +66,82 @@ impl McpServer {
         McpServer {
             core,
             tools: Arc::new(tools),
+            subscriptions: Arc::new(Subscriptions::new()),
+            watcher: Arc::new(Watcher::default()),
         }
+    }
+
+    /// This client's subscriptions.
+    pub fn subscriptions(&self) -> &Arc<Subscriptions> {
+        &self.subscriptions
+    }
+
+    /// Starts (once) the task that reads the game's events and sends
+    /// `notifications/resources/updated` to `peer` for every changed entity this client
+    /// watches, once per event.
+    fn ensure_watcher(&self, peer: Peer<RoleServer>) {
+        let mut slot = self.watcher.0.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let Some(bus) = self.core.events() else {
+            return;
+        };
+        let mut rx = bus.subscribe();
+        let subs = self.subscriptions.clone();
+        *slot = Some(tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(event) => {
+                        let mut sent = std::collections::HashSet::new();
+                        for id in event.changed {
+                            if subs.watches(id) && sent.insert(id) {
+                                let param = ResourceUpdatedNotificationParam::new(entity_uri(id));
+                                if peer.notify_resource_updated(param).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        tracing::warn!(missed, "resource updates fell behind the game events");
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }));
+    }
+
+    /// `resources/read` of `structs://entities/{id}`: the entity in the chain's shape.
+    async fn read_entity(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
+        let id = EntityId::parse(id).map_err(|e| {
+            McpError::invalid_params(format!("{uri:?} does not name an entity: {e}"), None)
+        })?;
+        match self.core.source().get(id).await {
+            Ok(Some(v)) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"),
+            ])),
+            Ok(None) => Err(McpError::resource_not_found(
+                format!("{id} does not exist"),
+                None,
+            )),
+            Err(e) => Err(McpError::internal_error(
+                e.to_string(),
+                Some(e.to_json(&self.core.timestamp())),
+            )),
+        }
+    }
+
+    fn entity_of(uri: &str) -> Result<EntityId, McpError> {
+        let rest = uri.strip_prefix(ENTITY_URI).ok_or_else(|| {
+            McpError::invalid_params(
+                format!("only entities can be subscribed to: {ENTITY_URI}{{id}}, not {uri:?}"),
+                None,
+            )
+        })?;
+        EntityId::parse(rest).map_err(|e| {
+            McpError::invalid_params(format!("{uri:?} does not name an entity: {e}"), None)
+        })
     }
 
     /// Runs one call and wraps the outcome: the result as text and as
@@ -67,6 +162,10 @@ impl McpServer {
         ctx: CallContext,
     ) -> CallToolResult {
         let args = arguments.map_or(Value::Null, Value::Object);
+        let ctx = match ctx.subscriptions() {
+            Some(_) => ctx,
+            None => ctx.with_subscriptions(self.subscriptions.clone()),
+        };
         let result = self
             .core
             .call_with(name, args, ctx)
@@ -172,6 +271,7 @@ impl ServerHandler for McpServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
+                .enable_resources_subscribe()
                 .build(),
         )
         .with_server_info(
@@ -247,6 +347,9 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(format!("{ENTITY_URI}{{id}}"), "entity").with_description(
+                "An entity in the chain's JSON shape; subscribe to be told when it changes",
+            ),
             ResourceTemplate::new(
                 format!("{HANDLE_URI}{{handle}}{{?page,page_size,fields,verbosity}}"),
                 "result handle",
@@ -270,6 +373,9 @@ impl ServerHandler for McpServer {
             ])
             .into());
         }
+        if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
+            return Ok(self.read_entity(&request.uri, id).await?.into());
+        }
         if request.uri.starts_with("structs://schemas/") {
             return Err(McpError::resource_not_found(
                 format!(
@@ -283,11 +389,47 @@ impl ServerHandler for McpServer {
         Ok(self.read(&request.uri).await?.into())
     }
 
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let id = Self::entity_of(&request.uri)?;
+        match self.core.source().get(id).await {
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                return Err(McpError::resource_not_found(
+                    format!("{id} does not exist"),
+                    None,
+                ));
+            }
+            Err(e) => return Err(McpError::internal_error(e.to_string(), None)),
+        }
+        self.ensure_watcher(context.peer.clone());
+        self.subscriptions
+            .subscribe(id, self.core.timestamp(), "resource")
+            .map(|_| ())
+            .map_err(|e| McpError::invalid_request(e.to_string(), None))
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let id = Self::entity_of(&request.uri)?;
+        self.subscriptions.unsubscribe_entity(id, "resource");
+        Ok(())
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.ensure_watcher(context.peer.clone());
         let mut ctx = CallContext::new();
         // Progress reports go out as notifications/progress, in order, through one
         // forwarding task that ends when the call's context is gone.

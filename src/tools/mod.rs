@@ -9,6 +9,7 @@ pub mod list;
 pub mod pow;
 pub mod query;
 pub mod schemas;
+pub mod subscription;
 pub mod validate;
 
 use serde_json::Value;
@@ -29,6 +30,7 @@ pub fn register_all(registry: &mut Registry) {
     action::register(registry);
     calculate::register(registry);
     schemas::register(registry);
+    subscription::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.
