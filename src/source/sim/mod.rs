@@ -3,6 +3,7 @@
 pub mod clock;
 pub mod json;
 pub mod rules;
+pub mod script;
 pub mod world;
 
 use std::fmt::Write as _;

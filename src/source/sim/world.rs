@@ -868,6 +868,19 @@ impl World {
         }
         for (i, p) in self.players.iter().enumerate() {
             let index = i as u64 + 1;
+            // Resources are unsigned; a subtraction that went below zero would wrap to
+            // an enormous value, so anything past 2^62 is a negative resource.
+            for (name, v) in [
+                ("ore", p.grid.ore),
+                ("capacity", p.grid.capacity),
+                ("load", p.grid.load),
+                ("structs load", p.grid.structs_load),
+                ("alpha", p.alpha),
+            ] {
+                if v > 1 << 62 {
+                    problems.push(format!("1-{index} has a negative {name} (wrapped to {v})"));
+                }
+            }
             if p.grid.structs_load != loads[i] {
                 problems.push(format!(
                     "1-{index} has a structs load of {} but its structs draw {}",
