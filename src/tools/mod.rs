@@ -2,6 +2,7 @@
 //! registered here. Names follow `structs_{category}_{action}`.
 
 pub mod calculate;
+pub mod decision;
 pub mod endpoints;
 pub mod handles;
 pub mod list;
@@ -26,6 +27,7 @@ pub fn register_all(registry: &mut Registry) {
     pow::register(registry);
     calculate::register(registry);
     schemas::register(registry);
+    decision::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.
