@@ -29,8 +29,8 @@ pub enum FactType {
     Int,
     Num,
     Str,
-    /// An entity id, or null when there is none.
-    OptId,
+    /// A string (an entity id, an address) or null when there is none.
+    Nullable,
 }
 
 /// Which state fields a fact is computed from.
@@ -150,13 +150,13 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "player.deactivation_candidate",
-        T::OptId,
+        T::Nullable,
         N::Player,
         "the online struct with the largest passive draw, the command ship aside",
     ),
     f(
         "player.reactor_validator",
-        T::OptId,
+        T::Nullable,
         N::Player,
         "the validator address of the player's guild's primary reactor",
     ),
@@ -175,7 +175,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "fleet.command_ship_id",
-        T::OptId,
+        T::Nullable,
         N::Player,
         "the fleet's command ship",
     ),
@@ -199,7 +199,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "fleet.attacker_id",
-        T::OptId,
+        T::Nullable,
         N::Player,
         "the first online combat struct of the fleet",
     ),
@@ -242,7 +242,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "planet.extractor_id",
-        T::OptId,
+        T::Nullable,
         N::Planet,
         "the planet's Ore Extractor",
     ),
@@ -266,7 +266,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "planet.refinery_id",
-        T::OptId,
+        T::Nullable,
         N::Planet,
         "the planet's Ore Refinery",
     ),
@@ -290,7 +290,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "planet.generator_id",
-        T::OptId,
+        T::Nullable,
         N::Planet,
         "an online Field Generator, Continental Power Plant or World Engine",
     ),
@@ -382,7 +382,7 @@ pub const FACTS: &[FactDef] = &[
     ),
     f(
         "target.command_ship_id",
-        T::OptId,
+        T::Nullable,
         N::Target,
         "the target owner's command ship",
     ),

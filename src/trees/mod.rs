@@ -555,12 +555,12 @@ impl Catalog {
                     ));
                 }
             }
-            if s.work.contains(&Work::PlanetRaid) || s.work.contains(&Work::FleetMove) {
-                if !inputs.contains("target_planet_id") {
-                    problems.push(format!(
-                        "strategy {name}: fleet work needs target_planet_id among its inputs"
-                    ));
-                }
+            if (s.work.contains(&Work::PlanetRaid) || s.work.contains(&Work::FleetMove))
+                && !inputs.contains("target_planet_id")
+            {
+                problems.push(format!(
+                    "strategy {name}: fleet work needs target_planet_id among its inputs"
+                ));
             }
             if !inputs.contains("player_id") {
                 problems.push(format!("strategy {name}: needs player_id among its inputs"));
@@ -806,7 +806,7 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
             _ => problems.push("a requirement fact needs name and action".into()),
         }
         if let Some(t) = c.struct_type.as_ref()
-            && !t.as_u64().is_some_and(|n| n >= 1 && n <= 22)
+            && !t.as_u64().is_some_and(|n| (1..=22).contains(&n))
         {
             problems.push(format!("struct_type {t} is not a struct type id"));
         }
@@ -846,7 +846,7 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
         if c.value.is_some() || c.value_from.is_some() {
             problems.push("exists compares with nothing".into());
         }
-        if fact_type.is_some_and(|t| t != FactType::OptId && t != FactType::Str) {
+        if fact_type.is_some_and(|t| t != FactType::Nullable && t != FactType::Str) {
             problems.push(format!(
                 "exists applies to facts that may be absent, not {}",
                 c.fact
@@ -889,18 +889,15 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
     };
     if let (Some(l), Some(r)) = (fact_type, right_type) {
         let numeric = |t: FactType| matches!(t, FactType::Int | FactType::Num);
-        if op.ordering() && !(numeric(l) && numeric(r)) {
+        let both_numbers = numeric(l) && numeric(r);
+        let comparable = if op.ordering() {
+            both_numbers
+        } else {
+            both_numbers || l == r || (l == FactType::Nullable && r == FactType::Str)
+        };
+        if !comparable && op.ordering() {
             problems.push(format!("{} compares numbers only", op.symbol()));
-        } else if !op.ordering() && numeric(l) != numeric(r) && l != r {
-            problems.push(format!(
-                "{} is a {:?} fact compared with a {:?}",
-                c.fact, l, r
-            ));
-        } else if !op.ordering()
-            && !numeric(l)
-            && l != r
-            && !(l == FactType::OptId && r == FactType::Str)
-        {
+        } else if !comparable {
             problems.push(format!(
                 "{} is a {:?} fact compared with a {:?}",
                 c.fact, l, r

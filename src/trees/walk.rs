@@ -200,26 +200,25 @@ pub async fn walk(
                     });
                 };
                 let next = if holds { yes } else { no };
-                let mut step = json!({
-                    "tree": tree.id,
-                    "node": at,
-                    "condition": text,
-                    "fact": fact_label(condition),
-                    "op": op.symbol(),
-                    "value": value,
-                    "branch": if holds { "yes" } else { "no" },
-                    "next": next,
-                });
+                let mut step = Map::new();
+                step.insert("tree".into(), json!(tree.id));
+                step.insert("node".into(), json!(at));
+                step.insert("condition".into(), json!(text));
+                step.insert("fact".into(), fact_label(condition));
+                step.insert("op".into(), json!(op.symbol()));
                 if op != super::Op::Exists {
-                    step["expected"] = expected.unwrap_or(Value::Null);
+                    step.insert("expected".into(), expected.unwrap_or(Value::Null));
                 }
                 if let Some(f) = &condition.value_from {
-                    step["expected_from"] = json!(f);
+                    step.insert("expected_from".into(), json!(f));
                 }
+                step.insert("value".into(), value);
                 if let Some(d) = detail {
-                    step["detail"] = json!(d);
+                    step.insert("detail".into(), json!(d));
                 }
-                path.push(step);
+                step.insert("branch".into(), json!(if holds { "yes" } else { "no" }));
+                step.insert("next".into(), json!(next));
+                path.push(Value::Object(step));
                 at = next.to_string();
             }
         }
