@@ -655,12 +655,15 @@ impl Engine {
     pub async fn fact(&mut self, name: &str, cond: Option<&Condition>) -> Result<Fact, ToolError> {
         let key = match cond {
             Some(c) if name == "requirement" => format!(
-                "requirement:{}:{}{}",
+                "requirement:{}:{}{}{}",
                 c.action.as_deref().unwrap_or(""),
                 c.name.as_deref().unwrap_or(""),
                 c.struct_type
                     .as_ref()
                     .map(|t| format!(":{t}"))
+                    .unwrap_or_default(),
+                c.if_absent
+                    .map(|b| format!(":if_absent={b}"))
                     .unwrap_or_default()
             ),
             Some(c) if c.struct_type.is_some() => format!(

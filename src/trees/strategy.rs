@@ -183,23 +183,23 @@ pub async fn evaluate(engine: &mut Engine, name: &str, s: &Strategy) -> Result<V
                 )
                 .unwrap_or(0)
             };
-            end = end.max(done);
-            let state = if is_online(v) {
-                let cycle = cycle_start(t, v);
-                Ready::Running(cycle)
+            let (state, starts, done, status) = if is_online(v) {
+                (Ready::Running(cycle_start(t, v)), 0, done, "online")
             } else if is_built(v) {
                 // Built but offline: activation is one more charge-consuming action.
-                let at = clock.next(raw_u64(t, "activateCharge"));
-                charge_cost += raw_u64(t, "activateCharge");
-                Ready::At(at)
+                let cost = raw_u64(t, "activateCharge");
+                let at = clock.next(cost);
+                charge_cost += cost;
+                (Ready::At(at), at, at, "built, offline: activate it")
             } else {
-                Ready::At(done)
+                (Ready::At(done), 0, done, "building: complete its proof")
             };
+            end = end.max(done);
             ready.push((t.id, state, Some(id.clone())));
             steps.push(json!({
                 "step": format!("{} {id}", t.name),
-                "status": if is_online(v) { "online" } else if is_built(v) { "built, offline: activate it" } else { "building" },
-                "starts_in_blocks": 0,
+                "status": status,
+                "starts_in_blocks": starts,
                 "done_in_blocks": done,
             }));
         }
