@@ -476,7 +476,7 @@ pub async fn evaluate(engine: &mut Engine, name: &str, s: &Strategy) -> Result<V
             "build_draw_mw": build_draw,
             "passive_draw_mw": passive_draw,
             "alpha_matter": 0,
-            "note": "builds cost charge and power, no Alpha Matter; the power is drawn from initiation (build draw) and while online (passive draw), not spent",
+            "note": "charge is what the bar must hold for each action in turn (it resets to 0 after each, refilling one per block); power is drawn from a build's initiation (build draw) and while online (passive draw), not spent; builds cost no Alpha Matter",
         },
         "block_height": height,
     }))
