@@ -15,6 +15,7 @@ pub use structs_pow as pow;
 pub mod references;
 pub mod source;
 pub mod tools;
+pub mod trees;
 pub mod tui;
 
 pub use crate::core::Core;

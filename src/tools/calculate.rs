@@ -59,7 +59,7 @@ fn u32_arg(args: &Value, field: &str) -> Option<u32> {
 }
 
 /// A chain integer (a string in REST JSON) at `path`.
-fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
+pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
     let mut at = v;
     for p in path {
         at = at.get(p)?;
@@ -69,7 +69,7 @@ fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
         .or_else(|| at.as_u64())
 }
 
-fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+pub(crate) fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     let mut at = v;
     for p in path {
         at = at.get(p)?;
@@ -212,11 +212,11 @@ pub(crate) fn struct_type_arg(v: &Value, field: &str) -> Result<&'static StructT
     })
 }
 
-fn type_json(t: &StructType) -> Value {
+pub(crate) fn type_json(t: &StructType) -> Value {
     json!({"id": t.id, "name": t.name, "category": t.category})
 }
 
-fn raw_u64(t: &StructType, key: &str) -> u64 {
+pub(crate) fn raw_u64(t: &StructType, key: &str) -> u64 {
     t.raw.get(key).and_then(Value::as_u64).unwrap_or(0)
 }
 
@@ -226,7 +226,7 @@ fn raw_str<'a>(t: &'a StructType, key: &str) -> &'a str {
 
 /// The first age (blocks since the work started) at which the required difficulty is
 /// at most `d`, for a difficulty range; `None` when it never gets there.
-fn first_age_at_most(d: u32, range: u64) -> Option<u64> {
+pub(crate) fn first_age_at_most(d: u32, range: u64) -> Option<u64> {
     let mut hi = range.max(2).saturating_mul(2);
     if pow::difficulty(hi, range) > d {
         hi = u64::MAX;

@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod calculate;
+pub mod decision;
 pub mod endpoints;
 pub mod handles;
 pub mod list;
@@ -31,6 +32,7 @@ pub fn register_all(registry: &mut Registry) {
     calculate::register(registry);
     schemas::register(registry);
     subscription::register(registry);
+    decision::register(registry);
 }
 
 /// The JSON Schema of an entity-id argument.

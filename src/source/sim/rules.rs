@@ -764,7 +764,11 @@ impl World {
                 reqs.need(
                     "notAlreadyThere",
                     here != Some(*destination),
-                    format!("{} is at {}", fid(*fleet), planet_id(*destination)),
+                    if here == Some(*destination) {
+                        format!("{} is already at {}", fid(*fleet), planet_id(*destination))
+                    } else {
+                        format!("{} is not yet at {}", fid(*fleet), planet_id(*destination))
+                    },
                 );
                 self.check_online(f.owner, assume, reqs);
                 let cmd_ok = self.command_ship_online(f.owner, assume);

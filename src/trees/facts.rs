@@ -1,0 +1,1291 @@
+//! The fact engine: named facts computed from a state (`player_id`, `planet_id`,
+//! `struct_type`, ...) by reading entities through the core's source, and requirement
+//! facts, which are the sim rules' own verdicts (`GameSource::check`) on a candidate
+//! message built from the state. A fact the state cannot provide is
+//! [`Fact::Unknown`], naming the missing input; it is never guessed.
+//!
+//! The state's override fields (`charge`, `available_capacity_mw`, `player_online`,
+//! `fleet_on_station`, `command_ship_online`, `block_height`) replace what the world
+//! says, both in the facts and in the requirement checks (as an [`Assume`]).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::{Condition, STATE_FIELDS, TemplateRef};
+use crate::chain::{self, Assume, Requirement};
+use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::entity::struct_types::{StructType, struct_type};
+use crate::entity::{EntityId, EntityKind};
+use crate::tools::calculate::{chain_str, chain_u64, struct_type_arg};
+use crate::tools::parse_id;
+
+/// What kind of value a fact holds (checked against conditions when trees validate).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FactType {
+    Bool,
+    Int,
+    Num,
+    Str,
+    /// A string (an entity id, an address) or null when there is none.
+    Nullable,
+}
+
+/// Which state fields a fact is computed from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Player,
+    /// `planet_id`, or the player's planet.
+    Planet,
+    StructType,
+    PlayerAndType,
+    Target,
+    PlayerAndTarget,
+}
+
+impl Needs {
+    /// Alternatives, each a set of fields that together suffice.
+    pub fn alternatives(self) -> Vec<Vec<&'static str>> {
+        match self {
+            Needs::Player => vec![vec!["player_id"]],
+            Needs::Planet => vec![vec!["planet_id"], vec!["player_id"]],
+            Needs::StructType => vec![vec!["struct_type"]],
+            Needs::PlayerAndType => vec![vec!["player_id", "struct_type"]],
+            Needs::Target => vec![vec!["target_planet_id"]],
+            Needs::PlayerAndTarget => vec![vec!["player_id", "target_planet_id"]],
+        }
+    }
+}
+
+/// One fact the engine computes.
+pub struct FactDef {
+    pub name: &'static str,
+    pub ty: FactType,
+    pub needs: Needs,
+    pub description: &'static str,
+}
+
+const fn f(name: &'static str, ty: FactType, needs: Needs, description: &'static str) -> FactDef {
+    FactDef {
+        name,
+        ty,
+        needs,
+        description,
+    }
+}
+
+use FactType as T;
+use Needs as N;
+
+/// Every named fact. Besides these: `state.<field>` (a state field as given) and
+/// `requirement` (a rule's verdict; see the module doc of [`super`]).
+pub const FACTS: &[FactDef] = &[
+    f(
+        "player.online",
+        T::Bool,
+        N::Player,
+        "capacity - load - structsLoad >= 0 (or state.player_online)",
+    ),
+    f(
+        "player.charge",
+        T::Int,
+        N::Player,
+        "height - lastAction (or state.charge)",
+    ),
+    f(
+        "player.available_capacity_mw",
+        T::Int,
+        N::Player,
+        "capacity - load - structsLoad in mW, may be negative (or state.available_capacity_mw)",
+    ),
+    f(
+        "player.capacity_mw",
+        T::Int,
+        N::Player,
+        "the player's capacity in mW",
+    ),
+    f(
+        "player.available_ratio",
+        T::Num,
+        N::Player,
+        "available capacity / capacity (0 when capacity is 0)",
+    ),
+    f(
+        "player.capacity_shortfall_mw",
+        T::Int,
+        N::Player,
+        "mW missing to be online: max(0, -available)",
+    ),
+    f(
+        "player.reserve_shortfall_mw",
+        T::Int,
+        N::Player,
+        "mW missing for a 20% reserve: max(0, ceil(capacity / 5) - available)",
+    ),
+    f(
+        "player.stored_ore",
+        T::Int,
+        N::Player,
+        "unrefined ore the player holds (raidable)",
+    ),
+    f(
+        "player.alpha_ualpha",
+        T::Int,
+        N::Player,
+        "Alpha Matter balance in ualpha",
+    ),
+    f(
+        "player.address",
+        T::Str,
+        N::Player,
+        "the player's primary address (a message's creator)",
+    ),
+    f(
+        "player.planet_id",
+        T::Str,
+        N::Player,
+        "the player's home planet",
+    ),
+    f(
+        "player.deactivation_candidate",
+        T::Nullable,
+        N::Player,
+        "the online struct with the largest passive draw, the command ship aside",
+    ),
+    f(
+        "player.reactor_validator",
+        T::Nullable,
+        N::Player,
+        "the validator address of the player's guild's primary reactor",
+    ),
+    f("fleet.id", T::Str, N::Player, "the player's fleet"),
+    f(
+        "fleet.on_station",
+        T::Bool,
+        N::Player,
+        "the fleet is on station at the home planet (or state.fleet_on_station)",
+    ),
+    f(
+        "fleet.has_command_ship",
+        T::Bool,
+        N::Player,
+        "the fleet has a command ship",
+    ),
+    f(
+        "fleet.command_ship_id",
+        T::Nullable,
+        N::Player,
+        "the fleet's command ship",
+    ),
+    f(
+        "fleet.command_ship_built",
+        T::Bool,
+        N::Player,
+        "the command ship's build is complete",
+    ),
+    f(
+        "fleet.command_ship_online",
+        T::Bool,
+        N::Player,
+        "the command ship is online (or state.command_ship_online)",
+    ),
+    f(
+        "fleet.combat_structs",
+        T::Int,
+        N::Player,
+        "online structs in the fleet besides the command ship",
+    ),
+    f(
+        "fleet.attacker_id",
+        T::Nullable,
+        N::Player,
+        "the first online combat struct of the fleet",
+    ),
+    f(
+        "fleet.at_target",
+        T::Bool,
+        N::PlayerAndTarget,
+        "the fleet is away at the target planet",
+    ),
+    f(
+        "planet.id",
+        T::Str,
+        N::Planet,
+        "the planet (state.planet_id, else the player's)",
+    ),
+    f("planet.ore", T::Int, N::Planet, "ore still in the ground"),
+    f(
+        "planet.shield",
+        T::Int,
+        N::Planet,
+        "planetary shield: the raid proof's difficulty range",
+    ),
+    f(
+        "planet.raid_clock_running",
+        T::Bool,
+        N::Planet,
+        "blockStartRaid is set: a raid can complete",
+    ),
+    f(
+        "planet.shields_vulnerable",
+        T::Bool,
+        N::Planet,
+        "the owner's fleet is away or its command ship is not online",
+    ),
+    f(
+        "planet.free_slots",
+        T::Int,
+        N::Planet,
+        "empty slots over all ambits",
+    ),
+    f(
+        "planet.extractor_id",
+        T::Nullable,
+        N::Planet,
+        "the planet's Ore Extractor",
+    ),
+    f(
+        "planet.extractor_built",
+        T::Bool,
+        N::Planet,
+        "the extractor's build is complete (false without one)",
+    ),
+    f(
+        "planet.extractor_online",
+        T::Bool,
+        N::Planet,
+        "the extractor is online (false without one)",
+    ),
+    f(
+        "planet.extractor_mining",
+        T::Bool,
+        N::Planet,
+        "the extractor's mining cycle has started",
+    ),
+    f(
+        "planet.refinery_id",
+        T::Nullable,
+        N::Planet,
+        "the planet's Ore Refinery",
+    ),
+    f(
+        "planet.refinery_built",
+        T::Bool,
+        N::Planet,
+        "the refinery's build is complete (false without one)",
+    ),
+    f(
+        "planet.refinery_online",
+        T::Bool,
+        N::Planet,
+        "the refinery is online (false without one)",
+    ),
+    f(
+        "planet.refinery_refining",
+        T::Bool,
+        N::Planet,
+        "the refinery's refining cycle has started",
+    ),
+    f(
+        "planet.generator_id",
+        T::Nullable,
+        N::Planet,
+        "an online Field Generator, Continental Power Plant or World Engine",
+    ),
+    f(
+        "planet.struct_count",
+        T::Int,
+        N::Planet,
+        "structs of the condition's struct_type(s) on the planet (online only with online: true)",
+    ),
+    f(
+        "struct_type.id",
+        T::Int,
+        N::StructType,
+        "the state's struct type id",
+    ),
+    f("struct_type.name", T::Str, N::StructType, "its name"),
+    f(
+        "struct_type.buildCharge",
+        T::Int,
+        N::StructType,
+        "charge a build needs",
+    ),
+    f(
+        "struct_type.buildDraw",
+        T::Int,
+        N::StructType,
+        "mW drawn while building",
+    ),
+    f(
+        "struct_type.passiveDraw",
+        T::Int,
+        N::StructType,
+        "mW drawn while online",
+    ),
+    f(
+        "struct_type.buildDifficulty",
+        T::Int,
+        N::StructType,
+        "the build proof's difficulty range",
+    ),
+    f(
+        "struct_type.buildLimit",
+        T::Int,
+        N::StructType,
+        "most of the type per location (0: no limit)",
+    ),
+    f(
+        "struct_type.is_fleet",
+        T::Bool,
+        N::StructType,
+        "built in the fleet rather than on the planet",
+    ),
+    f(
+        "build.location_type",
+        T::Str,
+        N::PlayerAndType,
+        "planet or fleet: where the player builds this type",
+    ),
+    f(
+        "build.location_id",
+        T::Str,
+        N::PlayerAndType,
+        "the player's planet or fleet, by the type's category",
+    ),
+    f("target.planet_id", T::Str, N::Target, "the target planet"),
+    f(
+        "target.owner",
+        T::Str,
+        N::Target,
+        "the target planet's owner",
+    ),
+    f(
+        "target.shield",
+        T::Int,
+        N::Target,
+        "the target's planetary shield",
+    ),
+    f(
+        "target.shields_vulnerable",
+        T::Bool,
+        N::Target,
+        "the target owner's fleet is away or its command ship is not online",
+    ),
+    f(
+        "target.raid_clock_running",
+        T::Bool,
+        N::Target,
+        "the target's raid clock runs",
+    ),
+    f(
+        "target.command_ship_id",
+        T::Nullable,
+        N::Target,
+        "the target owner's command ship",
+    ),
+];
+
+/// A fact's type and the state fields it needs (alternatives), by name.
+pub fn describe(name: &str) -> Option<(FactType, Vec<Vec<&'static str>>)> {
+    if let Some(field) = name.strip_prefix("state.") {
+        return STATE_FIELDS
+            .iter()
+            .find(|(f, _)| *f == field)
+            .map(|(f, t)| (*t, vec![vec![*f]]));
+    }
+    FACTS
+        .iter()
+        .find(|d| d.name == name)
+        .map(|d| (d.ty, d.needs.alternatives()))
+}
+
+/// The state fields a requirement fact of this candidate message needs.
+pub fn requirement_needs(action: &str, condition_names_type: bool) -> Vec<Vec<&'static str>> {
+    match action {
+        "build" if !condition_names_type => vec![vec!["player_id", "struct_type"]],
+        "move_to_target" => vec![vec!["player_id", "target_planet_id"]],
+        _ => vec![vec!["player_id"]],
+    }
+}
+
+/// A fact's value, or why it is not known.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fact {
+    Known {
+        value: Value,
+        /// What was found (a requirement's detail from the rules).
+        detail: Option<String>,
+    },
+    Unknown {
+        /// The state field that would make it known, if one would.
+        missing_input: Option<String>,
+        reason: String,
+    },
+}
+
+fn known(value: impl Into<Value>) -> Fact {
+    Fact::Known {
+        value: value.into(),
+        detail: None,
+    }
+}
+
+fn known_because(value: impl Into<Value>, detail: impl Into<String>) -> Fact {
+    Fact::Known {
+        value: value.into(),
+        detail: Some(detail.into()),
+    }
+}
+
+fn unknown(reason: impl Into<String>) -> Fact {
+    Fact::Unknown {
+        missing_input: None,
+        reason: reason.into(),
+    }
+}
+
+fn n(v: &Value, path: &[&str]) -> u64 {
+    chain_u64(v, path).unwrap_or(0)
+}
+
+fn s<'a>(v: &'a Value, path: &[&str]) -> &'a str {
+    chain_str(v, path).unwrap_or("")
+}
+
+/// A struct's type id.
+pub fn type_of(st: &Value) -> u8 {
+    n(st, &["Struct", "type"]) as u8
+}
+
+pub fn is_built(st: &Value) -> bool {
+    st["structAttributes"]["isBuilt"].as_bool().unwrap_or(false)
+}
+
+pub fn is_online(st: &Value) -> bool {
+    st["structAttributes"]["isOnline"]
+        .as_bool()
+        .unwrap_or(false)
+        && !is_destroyed(st)
+}
+
+pub fn is_destroyed(st: &Value) -> bool {
+    s(st, &["structAttributes", "status"]) == "destroyed"
+}
+
+/// The slot ids of a planet or fleet (`key` is `Planet` or `Fleet`), row by row.
+pub fn slot_ids(holder: &Value, key: &str) -> Vec<(&'static str, Vec<String>)> {
+    ["space", "air", "land", "water"]
+        .into_iter()
+        .map(|row| {
+            let ids = holder[key][row]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|v| v.as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (row, ids)
+        })
+        .collect()
+}
+
+/// Builds the state from the tool's `state` argument: ids checked (kind, existence),
+/// the struct type normalized to its id, the planet consistent with the player.
+pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>, ToolError> {
+    let mut out = state.as_object().cloned().unwrap_or_default();
+    for (field, kind) in [
+        ("player_id", EntityKind::Player),
+        ("planet_id", EntityKind::Planet),
+        ("target_planet_id", EntityKind::Planet),
+    ] {
+        if let Some(text) = out.get(field).and_then(Value::as_str) {
+            let path = format!("state.{field}");
+            let id = parse_id(text, &path, Some(kind))?;
+            if core.source().get(id).await?.is_none() {
+                return Err(ToolError::not_found(id, Some(&path)));
+            }
+        }
+    }
+    if let Some(t) = out.get("struct_type").cloned() {
+        let t = struct_type_arg(&t, "state.struct_type")?;
+        out.insert("struct_type".into(), json!(t.id));
+    }
+    if let (Some(player), Some(planet)) = (
+        out.get("player_id").and_then(Value::as_str),
+        out.get("planet_id").and_then(Value::as_str),
+    ) {
+        let id = parse_id(player, "state.player_id", Some(EntityKind::Player))?;
+        let p = core.source().get(id).await?.unwrap_or_default();
+        let home = s(&p, &["Player", "planetId"]);
+        if home != planet {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "state.planet_id",
+                format!(
+                    "{planet} is not {player}'s planet ({home}): builds, mining and defense happen on the player's own planet; name another player's planet as target_planet_id"
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Computes facts for one state, caching entities, facts and requirement checks.
+pub struct Engine {
+    core: Core,
+    state: Map<String, Value>,
+    height: u64,
+    assume: Assume,
+    entities: HashMap<EntityId, Value>,
+    facts: HashMap<String, Fact>,
+    checks: HashMap<String, Vec<Requirement>>,
+}
+
+impl Engine {
+    /// `state` as [`read_state`] returns it.
+    pub fn new(core: Core, state: Map<String, Value>) -> Engine {
+        let height = state
+            .get("block_height")
+            .and_then(Value::as_u64)
+            .unwrap_or_else(|| core.status().block_height);
+        let assume = Assume {
+            block_height: state.get("block_height").and_then(Value::as_u64),
+            charge: state.get("charge").and_then(Value::as_u64),
+            available_capacity: state
+                .get("available_capacity_mw")
+                .and_then(Value::as_i64)
+                .map(i128::from),
+            player_online: state.get("player_online").and_then(Value::as_bool),
+            fleet_on_station: state.get("fleet_on_station").and_then(Value::as_bool),
+            command_ship_online: state.get("command_ship_online").and_then(Value::as_bool),
+        };
+        Engine {
+            core,
+            state,
+            height,
+            assume,
+            entities: HashMap::new(),
+            facts: HashMap::new(),
+            checks: HashMap::new(),
+        }
+    }
+
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
+    pub fn state(&self) -> &Map<String, Value> {
+        &self.state
+    }
+
+    pub fn height(&self) -> u64 {
+        self.height
+    }
+
+    /// Every fact computed so far that is known, by name (requirements by
+    /// `requirement:{action}:{name}`).
+    pub fn known_facts(&self) -> Map<String, Value> {
+        let mut out = Map::new();
+        let mut keys: Vec<&String> = self.facts.keys().collect();
+        keys.sort();
+        for k in keys {
+            if let Fact::Known { value, .. } = &self.facts[k] {
+                out.insert(k.clone(), value.clone());
+            }
+        }
+        out
+    }
+
+    /// One entity (cached for the engine's life); a missing one is `RESOURCE_NOT_FOUND`.
+    pub async fn entity(&mut self, id: EntityId) -> Result<Value, ToolError> {
+        if let Some(v) = self.entities.get(&id) {
+            return Ok(v.clone());
+        }
+        let v = self
+            .core
+            .source()
+            .get(id)
+            .await?
+            .ok_or_else(|| ToolError::not_found(id, None))?;
+        self.entities.insert(id, v.clone());
+        Ok(v)
+    }
+
+    async fn entity_str(&mut self, text: &str) -> Result<Option<Value>, ToolError> {
+        match EntityId::parse(text) {
+            Ok(id) => self.entity(id).await.map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    fn state_str(&self, field: &str) -> Option<&str> {
+        self.state.get(field).and_then(Value::as_str)
+    }
+
+    /// The first alternative's first missing field, when no alternative is complete.
+    fn missing(&self, needs: &[Vec<&'static str>]) -> Option<&'static str> {
+        if needs
+            .iter()
+            .any(|alt| alt.iter().all(|f| self.state.contains_key(*f)))
+        {
+            return None;
+        }
+        needs
+            .first()
+            .and_then(|alt| alt.iter().find(|f| !self.state.contains_key(**f)).copied())
+    }
+
+    /// The requirements the sim's rules report for a message (parsed as the chain's JSON).
+    pub fn check(&mut self, message: &Value) -> Result<Vec<Requirement>, ToolError> {
+        let key = message.to_string();
+        if let Some(r) = self.checks.get(&key) {
+            return Ok(r.clone());
+        }
+        let signed = chain::parse(message, "message")?;
+        let r = self.core.source().check(&signed, &self.assume)?;
+        self.checks.insert(key, r.clone());
+        Ok(r)
+    }
+
+    /// A fact by name; `cond` carries a requirement's or a count's parameters.
+    pub async fn fact(&mut self, name: &str, cond: Option<&Condition>) -> Result<Fact, ToolError> {
+        let key = match cond {
+            Some(c) if name == "requirement" => format!(
+                "requirement:{}:{}{}{}",
+                c.action.as_deref().unwrap_or(""),
+                c.name.as_deref().unwrap_or(""),
+                c.struct_type
+                    .as_ref()
+                    .map(|t| format!(":{t}"))
+                    .unwrap_or_default(),
+                c.if_absent
+                    .map(|b| format!(":if_absent={b}"))
+                    .unwrap_or_default()
+            ),
+            Some(c) if c.struct_type.is_some() => format!(
+                "{name}:{}{}",
+                c.struct_type
+                    .as_ref()
+                    .map(Value::to_string)
+                    .unwrap_or_default(),
+                if c.online == Some(true) {
+                    ":online"
+                } else {
+                    ""
+                }
+            ),
+            _ => name.to_string(),
+        };
+        if let Some(f) = self.facts.get(&key) {
+            return Ok(f.clone());
+        }
+        let needs = if name == "requirement" {
+            let c = cond.ok_or_else(|| internal("a requirement fact without its condition"))?;
+            requirement_needs(
+                c.action.as_deref().unwrap_or(""),
+                !c.struct_types().is_empty(),
+            )
+        } else {
+            describe(name)
+                .ok_or_else(|| internal(&format!("unknown fact {name}")))?
+                .1
+        };
+        let fact = match self.missing(&needs) {
+            Some(field) => Fact::Unknown {
+                missing_input: Some(field.to_string()),
+                reason: format!("{name} needs state.{field}, which was not given"),
+            },
+            None if name == "requirement" => self.requirement(cond.expect("checked")).await?,
+            None => self.compute(name, cond).await?,
+        };
+        self.facts.insert(key, fact.clone());
+        Ok(fact)
+    }
+
+    /// A template reference's value: `None` when it cannot be filled (unknown fact,
+    /// absent id, `result.*`), unless it has a default.
+    pub async fn resolve(&mut self, r: &TemplateRef) -> Result<Option<Value>, ToolError> {
+        let found = match r.scope.as_str() {
+            "state" => self.state.get(&r.path).cloned(),
+            "fact" => match self.fact(&r.path, None).await? {
+                Fact::Known { value, .. } if !value.is_null() => Some(value),
+                _ => None,
+            },
+            _ => None,
+        };
+        Ok(found.or_else(|| {
+            r.default.as_ref().map(|d| {
+                d.parse::<u64>()
+                    .map(Value::from)
+                    .or_else(|_| d.parse::<f64>().map(Value::from))
+                    .unwrap_or_else(|_| Value::String(d.clone()))
+            })
+        }))
+    }
+
+    async fn player(&mut self) -> Result<Value, ToolError> {
+        let id = self
+            .state_str("player_id")
+            .ok_or_else(|| internal("player facts without player_id"))?
+            .to_string();
+        Ok(self.entity_str(&id).await?.unwrap_or_default())
+    }
+
+    async fn fleet(&mut self) -> Result<Value, ToolError> {
+        let p = self.player().await?;
+        let id = s(&p, &["Player", "fleetId"]).to_string();
+        Ok(self.entity_str(&id).await?.unwrap_or_default())
+    }
+
+    async fn command_ship(&mut self) -> Result<Option<(String, Value)>, ToolError> {
+        let f = self.fleet().await?;
+        let id = s(&f, &["Fleet", "commandStruct"]).to_string();
+        Ok(self.entity_str(&id).await?.map(|v| (id, v)))
+    }
+
+    async fn planet(&mut self) -> Result<(String, Value), ToolError> {
+        let id = match self.state_str("planet_id") {
+            Some(p) => p.to_string(),
+            None => {
+                let p = self.player().await?;
+                s(&p, &["Player", "planetId"]).to_string()
+            }
+        };
+        let v = self.entity_str(&id).await?.unwrap_or_default();
+        Ok((id, v))
+    }
+
+    /// The live (not destroyed) structs in a planet's or fleet's slots.
+    async fn structs_at(
+        &mut self,
+        holder: &Value,
+        key: &str,
+    ) -> Result<Vec<(String, Value)>, ToolError> {
+        let mut out = Vec::new();
+        for (_, ids) in slot_ids(holder, key) {
+            for id in ids.into_iter().filter(|i| !i.is_empty()) {
+                if let Some(v) = self.entity_str(&id).await?
+                    && !is_destroyed(&v)
+                {
+                    out.push((id, v));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The live structs of the player's planet (`fleet` false) or fleet.
+    pub async fn home_structs(&mut self, fleet: bool) -> Result<Vec<(String, Value)>, ToolError> {
+        if fleet {
+            let f = self.fleet().await?;
+            self.structs_at(&f, "Fleet").await
+        } else {
+            let p = self.player().await?;
+            let (_, planet) = self.planet_of_player(&p).await?;
+            self.structs_at(&planet, "Planet").await
+        }
+    }
+
+    async fn planet_struct(&mut self, type_id: u8) -> Result<Option<(String, Value)>, ToolError> {
+        let (_, planet) = self.planet().await?;
+        let all = self.structs_at(&planet, "Planet").await?;
+        Ok(all.into_iter().find(|(_, v)| type_of(v) == type_id))
+    }
+
+    fn charge_now(&self, p: &Value) -> u64 {
+        self.assume.charge.unwrap_or_else(|| {
+            self.height
+                .saturating_sub(n(p, &["gridAttributes", "lastAction"]))
+        })
+    }
+
+    fn available_now(&self, p: &Value) -> i128 {
+        self.assume.available_capacity.unwrap_or_else(|| {
+            let g = &p["gridAttributes"];
+            i128::from(n(g, &["capacity"]))
+                - i128::from(n(g, &["load"]))
+                - i128::from(n(g, &["structsLoad"]))
+        })
+    }
+
+    /// Whether a planet's shields are down: its owner away from it, its fleet away, or
+    /// its command ship missing or offline. The state's overrides apply to the state's
+    /// own player.
+    async fn shields_vulnerable(
+        &mut self,
+        planet_id: &str,
+        planet: &Value,
+    ) -> Result<bool, ToolError> {
+        let owner_id = s(planet, &["Planet", "owner"]).to_string();
+        let Some(owner) = self.entity_str(&owner_id).await? else {
+            return Ok(true);
+        };
+        if s(&owner, &["Player", "planetId"]) != planet_id {
+            return Ok(true);
+        }
+        let mine = self.state_str("player_id") == Some(owner_id.as_str());
+        let fleet_id = s(&owner, &["Player", "fleetId"]).to_string();
+        let fleet = self.entity_str(&fleet_id).await?.unwrap_or_default();
+        let home = match (mine, self.assume.fleet_on_station) {
+            (true, Some(b)) => b,
+            _ => {
+                s(&fleet, &["Fleet", "status"]) == "onStation"
+                    && s(&fleet, &["Fleet", "planetId"]) == planet_id
+            }
+        };
+        if !home {
+            return Ok(true);
+        }
+        if let (true, Some(b)) = (mine, self.assume.command_ship_online) {
+            return Ok(!b);
+        }
+        let cmd_id = s(&fleet, &["Fleet", "commandStruct"]).to_string();
+        Ok(match self.entity_str(&cmd_id).await? {
+            Some(cmd) => !is_online(&cmd),
+            None => true,
+        })
+    }
+
+    fn state_type(&self) -> Option<&'static StructType> {
+        self.state
+            .get("struct_type")
+            .and_then(Value::as_u64)
+            .and_then(|t| struct_type(t as u8))
+    }
+
+    async fn compute(&mut self, name: &str, cond: Option<&Condition>) -> Result<Fact, ToolError> {
+        if let Some(field) = name.strip_prefix("state.") {
+            return Ok(known(self.state.get(field).cloned().unwrap_or(Value::Null)));
+        }
+        let (group, _) = name.split_once('.').unwrap_or((name, ""));
+        match group {
+            "player" => self.player_fact(name).await,
+            "fleet" => self.fleet_fact(name).await,
+            "planet" => self.planet_fact(name, cond).await,
+            "struct_type" | "build" => self.type_fact(name).await,
+            "target" => self.target_fact(name).await,
+            _ => Err(internal(&format!("no rule computes {name}"))),
+        }
+    }
+
+    async fn player_fact(&mut self, name: &str) -> Result<Fact, ToolError> {
+        let p = self.player().await?;
+        let g = &p["gridAttributes"];
+        let capacity = n(g, &["capacity"]);
+        let available = self.available_now(&p);
+        Ok(match name {
+            "player.online" => match self.assume.player_online {
+                Some(b) => known_because(b, "as the state says"),
+                None => known_because(
+                    available >= 0,
+                    format!(
+                        "capacity {capacity} mW, load {} + structs load {} mW: {available} mW available",
+                        n(g, &["load"]),
+                        n(g, &["structsLoad"])
+                    ),
+                ),
+            },
+            "player.charge" => known(self.charge_now(&p)),
+            "player.available_capacity_mw" => known(json!(available as i64)),
+            "player.capacity_mw" => known(capacity),
+            "player.available_ratio" => {
+                let r = if capacity == 0 {
+                    0.0
+                } else {
+                    available as f64 / capacity as f64
+                };
+                known_because(
+                    (r * 10_000.0).round() / 10_000.0,
+                    format!("{available} of {capacity} mW free"),
+                )
+            }
+            "player.capacity_shortfall_mw" => known((-available).max(0) as u64),
+            "player.reserve_shortfall_mw" => {
+                let reserve = i128::from(capacity.div_ceil(5));
+                known((reserve - available).max(0) as u64)
+            }
+            "player.stored_ore" => known(n(g, &["ore"])),
+            "player.alpha_ualpha" => {
+                let alpha = p["playerInventory"]["balances"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .find(|b| b["denom"] == "ualpha")
+                    .and_then(|b| chain_u64(b, &["amount"]))
+                    .unwrap_or(0);
+                known(alpha)
+            }
+            "player.address" => known(s(&p, &["Player", "primaryAddress"])),
+            "player.planet_id" => known(s(&p, &["Player", "planetId"])),
+            "player.deactivation_candidate" => {
+                let fleet = self.fleet().await?;
+                let cmd = s(&fleet, &["Fleet", "commandStruct"]).to_string();
+                let (_, planet) = self.planet_of_player(&p).await?;
+                let mut all = self.structs_at(&planet, "Planet").await?;
+                all.extend(self.structs_at(&fleet, "Fleet").await?);
+                let best = all
+                    .into_iter()
+                    .filter(|(id, v)| *id != cmd && is_online(v))
+                    .max_by_key(|(_, v)| struct_type(type_of(v)).map_or(0, |t| t.passive_draw));
+                match best {
+                    Some((id, v)) => known_because(
+                        id,
+                        format!(
+                            "a {} drawing {} mW",
+                            struct_type(type_of(&v)).map_or("?", |t| t.name.as_str()),
+                            struct_type(type_of(&v)).map_or(0, |t| t.passive_draw)
+                        ),
+                    ),
+                    None => known_because(Value::Null, "no online struct besides the command ship"),
+                }
+            }
+            "player.reactor_validator" => {
+                let guild = s(&p, &["Player", "guildId"]).to_string();
+                let Some(g) = self.entity_str(&guild).await? else {
+                    return Ok(known_because(Value::Null, "the player is in no guild"));
+                };
+                let reactor = s(&g, &["Guild", "primaryReactorId"]).to_string();
+                match self.entity_str(&reactor).await? {
+                    Some(r) => known_because(
+                        s(&r, &["Reactor", "validator"]),
+                        format!("{guild}'s primary reactor {reactor}"),
+                    ),
+                    None => known_because(Value::Null, format!("{guild} has no primary reactor")),
+                }
+            }
+            _ => return Err(internal(&format!("no rule computes {name}"))),
+        })
+    }
+
+    async fn planet_of_player(&mut self, p: &Value) -> Result<(String, Value), ToolError> {
+        let id = s(p, &["Player", "planetId"]).to_string();
+        let v = self.entity_str(&id).await?.unwrap_or_default();
+        Ok((id, v))
+    }
+
+    async fn fleet_fact(&mut self, name: &str) -> Result<Fact, ToolError> {
+        let p = self.player().await?;
+        let fleet = self.fleet().await?;
+        let fleet_id = s(&fleet, &["Fleet", "id"]).to_string();
+        let cmd = self.command_ship().await?;
+        Ok(match name {
+            "fleet.id" => known(fleet_id),
+            "fleet.on_station" => match self.assume.fleet_on_station {
+                Some(b) => known_because(b, "as the state says"),
+                None => {
+                    let status = s(&fleet, &["Fleet", "status"]);
+                    let at = s(&fleet, &["Fleet", "planetId"]);
+                    let home = s(&p, &["Player", "planetId"]);
+                    known_because(
+                        status == "onStation" && at == home,
+                        format!(
+                            "{fleet_id} is {status} at {}",
+                            if at.is_empty() { "no planet" } else { at }
+                        ),
+                    )
+                }
+            },
+            "fleet.has_command_ship" => known(cmd.is_some()),
+            "fleet.command_ship_id" => known(cmd.map_or(Value::Null, |(id, _)| Value::String(id))),
+            "fleet.command_ship_built" => known(cmd.is_some_and(|(_, v)| is_built(&v))),
+            "fleet.command_ship_online" => match self.assume.command_ship_online {
+                Some(b) => known_because(b, "as the state says"),
+                None => match cmd {
+                    Some((id, v)) => known_because(
+                        is_online(&v),
+                        format!("{id} is {}", s(&v, &["structAttributes", "status"])),
+                    ),
+                    None => known_because(false, format!("{fleet_id} has no command ship")),
+                },
+            },
+            "fleet.combat_structs" | "fleet.attacker_id" => {
+                let cmd_id = cmd.map(|(id, _)| id).unwrap_or_default();
+                let combat: Vec<String> = self
+                    .structs_at(&fleet, "Fleet")
+                    .await?
+                    .into_iter()
+                    .filter(|(id, v)| *id != cmd_id && is_online(v))
+                    .map(|(id, _)| id)
+                    .collect();
+                if name == "fleet.combat_structs" {
+                    known(combat.len())
+                } else {
+                    known(combat.first().cloned().map_or(Value::Null, Value::String))
+                }
+            }
+            "fleet.at_target" => {
+                let target = self.state_str("target_planet_id").unwrap_or("").to_string();
+                let status = s(&fleet, &["Fleet", "status"]);
+                let at = s(&fleet, &["Fleet", "planetId"]);
+                known_because(
+                    status == "away" && at == target,
+                    format!(
+                        "{fleet_id} is {status} at {}",
+                        if at.is_empty() { "no planet" } else { at }
+                    ),
+                )
+            }
+            _ => return Err(internal(&format!("no rule computes {name}"))),
+        })
+    }
+
+    async fn planet_fact(
+        &mut self,
+        name: &str,
+        cond: Option<&Condition>,
+    ) -> Result<Fact, ToolError> {
+        let (planet_id, planet) = self.planet().await?;
+        Ok(match name {
+            "planet.id" => known(planet_id),
+            "planet.ore" => known(n(&planet, &["gridAttributes", "ore"])),
+            "planet.shield" => known(n(&planet, &["planetAttributes", "planetaryShield"])),
+            "planet.raid_clock_running" => {
+                let start = n(&planet, &["planetAttributes", "blockStartRaid"]);
+                known_because(start != 0, format!("blockStartRaid {start}"))
+            }
+            "planet.shields_vulnerable" => {
+                known(self.shields_vulnerable(&planet_id, &planet).await?)
+            }
+            "planet.free_slots" => known(
+                slot_ids(&planet, "Planet")
+                    .iter()
+                    .map(|(_, ids)| ids.iter().filter(|i| i.is_empty()).count())
+                    .sum::<usize>(),
+            ),
+            "planet.extractor_id"
+            | "planet.extractor_built"
+            | "planet.extractor_online"
+            | "planet.extractor_mining"
+            | "planet.refinery_id"
+            | "planet.refinery_built"
+            | "planet.refinery_online"
+            | "planet.refinery_refining" => {
+                let (type_id, start_field) = if name.starts_with("planet.extractor") {
+                    (14, "blockStartOreMine")
+                } else {
+                    (15, "blockStartOreRefine")
+                };
+                let found = self.planet_struct(type_id).await?;
+                let field = name.rsplit('_').next().unwrap_or("");
+                match (field, found) {
+                    ("id", f) => known(f.map_or(Value::Null, |(id, _)| Value::String(id))),
+                    ("built", f) => known(f.is_some_and(|(_, v)| is_built(&v))),
+                    ("online", f) => known(f.is_some_and(|(_, v)| is_online(&v))),
+                    (_, Some((_, v))) => {
+                        let start = n(&v, &["structAttributes", start_field]);
+                        known_because(
+                            start != 0 && is_online(&v),
+                            format!("{start_field} {start}"),
+                        )
+                    }
+                    (_, None) => known(false),
+                }
+            }
+            "planet.generator_id" => {
+                let all = self.structs_at(&planet, "Planet").await?;
+                known(
+                    all.into_iter()
+                        .find(|(_, v)| matches!(type_of(v), 20..=22) && is_online(v))
+                        .map_or(Value::Null, |(id, _)| Value::String(id)),
+                )
+            }
+            "planet.struct_count" => {
+                let c = cond.ok_or_else(|| internal("a count without its condition"))?;
+                let types = c.struct_types();
+                let online_only = c.online == Some(true);
+                let all = self.structs_at(&planet, "Planet").await?;
+                let count = all
+                    .iter()
+                    .filter(|(_, v)| types.contains(&type_of(v)) && (!online_only || is_online(v)))
+                    .count();
+                known_because(
+                    count,
+                    format!(
+                        "{count} of type {} on {planet_id}{}",
+                        types
+                            .iter()
+                            .map(u8::to_string)
+                            .collect::<Vec<_>>()
+                            .join("/"),
+                        if online_only { " online" } else { "" }
+                    ),
+                )
+            }
+            _ => return Err(internal(&format!("no rule computes {name}"))),
+        })
+    }
+
+    async fn type_fact(&mut self, name: &str) -> Result<Fact, ToolError> {
+        let t = self
+            .state_type()
+            .ok_or_else(|| internal("struct type facts without struct_type"))?;
+        let raw = |k: &str| t.raw.get(k).and_then(Value::as_u64).unwrap_or(0);
+        Ok(match name {
+            "struct_type.id" => known(t.id),
+            "struct_type.name" => known(t.name.as_str()),
+            "struct_type.buildCharge" => known(raw("buildCharge")),
+            "struct_type.buildDraw" => known(t.build_draw),
+            "struct_type.passiveDraw" => known(t.passive_draw),
+            "struct_type.buildDifficulty" => known(t.build_difficulty),
+            "struct_type.buildLimit" => known(t.build_limit),
+            "struct_type.is_fleet" => known(t.is_fleet()),
+            "build.location_type" => known(if t.is_fleet() { "fleet" } else { "planet" }),
+            "build.location_id" => {
+                let p = self.player().await?;
+                known(s(
+                    &p,
+                    &["Player", if t.is_fleet() { "fleetId" } else { "planetId" }],
+                ))
+            }
+            _ => return Err(internal(&format!("no rule computes {name}"))),
+        })
+    }
+
+    async fn target_fact(&mut self, name: &str) -> Result<Fact, ToolError> {
+        let id = self.state_str("target_planet_id").unwrap_or("").to_string();
+        let planet = self.entity_str(&id).await?.unwrap_or_default();
+        Ok(match name {
+            "target.planet_id" => known(id),
+            "target.owner" => known(s(&planet, &["Planet", "owner"])),
+            "target.shield" => known(n(&planet, &["planetAttributes", "planetaryShield"])),
+            "target.raid_clock_running" => {
+                let start = n(&planet, &["planetAttributes", "blockStartRaid"]);
+                known_because(start != 0, format!("blockStartRaid {start}"))
+            }
+            "target.shields_vulnerable" => known(self.shields_vulnerable(&id, &planet).await?),
+            "target.command_ship_id" => {
+                let owner = s(&planet, &["Planet", "owner"]).to_string();
+                let owner = self.entity_str(&owner).await?.unwrap_or_default();
+                let fleet = s(&owner, &["Player", "fleetId"]).to_string();
+                let fleet = self.entity_str(&fleet).await?.unwrap_or_default();
+                let cmd = s(&fleet, &["Fleet", "commandStruct"]);
+                known(if cmd.is_empty() {
+                    Value::Null
+                } else {
+                    Value::String(cmd.to_string())
+                })
+            }
+            _ => return Err(internal(&format!("no rule computes {name}"))),
+        })
+    }
+
+    /// A candidate message (one of [`super::REQUIREMENT_ACTIONS`]) built from the
+    /// state, or why it cannot be built. `build` takes `struct_type`, else the state's.
+    pub async fn candidate(
+        &mut self,
+        action: &str,
+        struct_type_id: Option<u8>,
+    ) -> Result<Result<Value, Fact>, ToolError> {
+        let p = self.player().await?;
+        let creator = s(&p, &["Player", "primaryAddress"]).to_string();
+        let player = s(&p, &["Player", "id"]).to_string();
+        let msg = |ty: &str, mut fields: Value| {
+            fields["@type"] = json!(format!("{}{ty}", chain::TYPE_PREFIX));
+            fields["creator"] = json!(creator);
+            fields
+        };
+        let struct_id = |found: Option<(String, Value)>, what: &str| match found {
+            Some((id, _)) => Ok(id),
+            None => Err(unknown(format!("there is no {what} to act on"))),
+        };
+        Ok(Ok(match action {
+            "build" => {
+                let t = struct_type_id
+                    .or_else(|| self.state_type().map(|t| t.id))
+                    .ok_or_else(|| internal("a build requirement without a struct type"))?;
+                msg(
+                    "MsgStructBuildInitiate",
+                    json!({"playerId": player, "structTypeId": t.to_string()}),
+                )
+            }
+            "explore" => msg("MsgPlanetExplore", json!({"playerId": player})),
+            "activate_command_ship" => {
+                match struct_id(self.command_ship().await?, "command ship") {
+                    Ok(id) => msg("MsgStructActivate", json!({"structId": id})),
+                    Err(f) => return Ok(Err(f)),
+                }
+            }
+            "mine" | "refine" => {
+                let (t, what, ty) = if action == "mine" {
+                    (14, "Ore Extractor", "MsgStructOreMinerComplete")
+                } else {
+                    (15, "Ore Refinery", "MsgStructOreRefineryComplete")
+                };
+                match struct_id(self.planet_struct(t).await?, what) {
+                    Ok(id) => msg(ty, json!({"structId": id, "nonce": "0"})),
+                    Err(f) => return Ok(Err(f)),
+                }
+            }
+            "move_home" | "move_to_target" => {
+                let to = if action == "move_home" {
+                    s(&p, &["Player", "planetId"]).to_string()
+                } else {
+                    self.state_str("target_planet_id").unwrap_or("").to_string()
+                };
+                msg(
+                    "MsgFleetMove",
+                    json!({"fleetId": s(&p, &["Player", "fleetId"]), "destinationLocationId": to}),
+                )
+            }
+            other => return Err(internal(&format!("no candidate message {other}"))),
+        }))
+    }
+
+    async fn requirement(&mut self, c: &Condition) -> Result<Fact, ToolError> {
+        let name = c.name.as_deref().unwrap_or("");
+        let action = c.action.as_deref().unwrap_or("");
+        let msg = match self
+            .candidate(action, c.struct_types().first().copied())
+            .await?
+        {
+            Ok(m) => m,
+            Err(f) => return Ok(f),
+        };
+        let reqs = self.check(&msg)?;
+        let ty = chain::type_name(&msg, "message").unwrap_or("?").to_string();
+        Ok(match reqs.iter().find(|r| r.requirement == name) {
+            Some(r) => known_because(r.met, r.detail.clone()),
+            None => match c.if_absent {
+                Some(b) => known_because(b, format!("the rules do not impose {name} on this {ty}")),
+                None => unknown(format!(
+                    "the rules did not evaluate {name} for this {ty} (they evaluated {})",
+                    reqs.iter()
+                        .map(|r| r.requirement)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            },
+        })
+    }
+}
+
+fn internal(what: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::ToolExecutionFailed,
+        format!("decision tree fact engine: {what}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_fact_is_described_once() {
+        let mut names: Vec<&str> = FACTS.iter().map(|f| f.name).collect();
+        names.sort_unstable();
+        let before = names.len();
+        names.dedup();
+        assert_eq!(before, names.len(), "a fact is listed twice");
+        assert!(describe("state.player_id").is_some());
+        assert!(describe("state.nope").is_none());
+        assert!(
+            describe("requirement").is_none(),
+            "requirements are not template facts"
+        );
+    }
+}
