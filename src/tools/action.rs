@@ -180,6 +180,14 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
     Ok(v)
 }
 
+/// "a" or "an" before a name.
+fn article(name: &str) -> &'static str {
+    match name.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
 async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
     core.source()
         .get(id)
@@ -320,8 +328,12 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
         &out,
         "initiated",
         format!(
-            "building a {} as {sid} at {} ({} slot {})",
-            t.name, r["location_id"], r["operating_ambit"], r["slot"]
+            "building {} {} as {sid} at {} ({} slot {})",
+            article(&t.name),
+            t.name,
+            r["location_id"].as_str().unwrap_or_default(),
+            r["operating_ambit"].as_str().unwrap_or_default(),
+            r["slot"]
         ),
     );
     v["struct_id"] = json!(sid);
