@@ -16,7 +16,8 @@ use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
-use super::panes::entities::EntitiesPane;
+use super::panes::entities::{EntitiesPane, PowRequest};
+use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::placeholder::Placeholder;
 use super::panes::pow::PowPane;
@@ -94,6 +95,8 @@ pub struct App {
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
     handles_listed_at: Option<std::time::Instant>,
+    /// The live event log, under whichever tab is on show.
+    events: EventLog,
     help: bool,
     quit: bool,
     /// Clock changes asked for and not answered yet.
@@ -113,6 +116,7 @@ impl App {
             keymap: &keymap,
         });
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
+        let events = EventLog::new(core.events());
         App {
             core,
             theme,
@@ -125,6 +129,7 @@ impl App {
             pow: PowPane::new(Box::new(clipboard.clone()), None),
             clipboard,
             handles_listed_at: None,
+            events,
             help: false,
             quit: false,
             clock_requests: Vec::new(),
@@ -208,17 +213,34 @@ impl App {
             status: &mut self.status,
             keymap: &self.keymap,
         };
-        if self.tab == Tab::Entities
-            && self
+        if self.tab == Tab::Entities {
+            // Two of the Entities pane's commands reach the PoW pane: `w` starts a job
+            // there, and the action dialog takes the nonces its jobs found.
+            let offered = self.entities.commands();
+            let bound: Vec<Command> = self
                 .keymap
                 .commands_for(self.entities.context(), &key)
-                .any(|c| c == Command::PowJob)
-            && self.entities.commands().contains(&Command::PowJob)
-            && let Some(id) = self.entities.pow_target()
-        {
-            self.pow.job_for(id, &mut ctx);
-            self.tab = Tab::Pow;
-            return;
+                .collect();
+            let wanted = |command: Command| offered.contains(&command) && bound.contains(&command);
+            if wanted(Command::PowJob)
+                && let Some(request) = self.entities.take_pow_request()
+            {
+                match request {
+                    PowRequest::Entity(id) => self.pow.job_for(id, &mut ctx),
+                    PowRequest::Job(text) => {
+                        if let Err(e) = self.pow.add_job(&text, &mut ctx) {
+                            ctx.status.error(e);
+                        }
+                    }
+                }
+                self.tab = Tab::Pow;
+                return;
+            }
+            if wanted(Command::OpenActions) {
+                let proofs = self.pow.found_proofs();
+                self.entities.open_actions(&proofs, &mut ctx);
+                return;
+            }
         }
         let consumed = match self.tab {
             Tab::Entities => self.entities.handle_key(&key, &mut ctx),
@@ -253,7 +275,10 @@ impl App {
                 };
                 self.clock_call(json!({ "action": action }));
             }
-            Some(Command::StepBlock) => self.clock_call(json!({"action": "step", "blocks": 1})),
+            Some(Command::StepBlocks(blocks)) => {
+                self.clock_call(json!({"action": "step", "blocks": blocks}));
+            }
+            Some(Command::ToggleEvents) => self.events.toggle(),
             _ => {}
         }
     }
@@ -273,7 +298,7 @@ impl App {
             self.apply(&reply);
             any = true;
         }
-        any
+        self.events.drain() || any
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
@@ -293,6 +318,7 @@ impl App {
                 }
             }
         }
+        self.events.drain();
     }
 
     fn apply(&mut self, reply: &Reply) {
@@ -355,6 +381,11 @@ impl App {
         self.entities.references_query()
     }
 
+    /// The events the log keeps, newest first.
+    pub fn logged_events(&self) -> impl Iterator<Item = &crate::events::GameEvent> {
+        self.events.latest()
+    }
+
     /// The status line's text, if any.
     pub fn status_text(&self) -> Option<&str> {
         self.status.message().map(|(_, text)| text)
@@ -380,12 +411,18 @@ impl App {
             theme: &self.theme,
             keymap: &self.keymap,
         };
+        let [body, log] = Layout::vertical([
+            Constraint::Min(0),
+            Constraint::Length(self.events.height_in(rows.body.height)),
+        ])
+        .areas(rows.body);
         match self.tab {
-            Tab::Entities => self.entities.render(rows.body, buf, &ui),
-            Tab::Handles => self.handles.render(rows.body, buf, &ui),
-            Tab::Pow => self.pow.render(rows.body, buf, &ui),
-            tab => Placeholder::new(tab).render(rows.body, buf, &ui),
+            Tab::Entities => self.entities.render(body, buf, &ui),
+            Tab::Handles => self.handles.render(body, buf, &ui),
+            Tab::Pow => self.pow.render(body, buf, &ui),
+            tab => Placeholder::new(tab).render(body, buf, &ui),
         }
+        self.events.render(log, buf, &ui);
         if self.help {
             self.render_help(rows.body, buf);
         }
@@ -524,7 +561,7 @@ impl App {
         };
         let mut hints = self.keymap.hints(context, &commands, text);
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
-        global.push(Command::Quit);
+        global.extend([Command::Quit, Command::ToggleEvents]);
         hints.extend(self.keymap.hints(Context::Global, &global, text));
         let help = self
             .keymap
@@ -599,6 +636,14 @@ impl App {
                     key_width,
                     "0-9 -",
                     "Type the id, or its start",
+                ));
+            }
+            if *context == Context::ActionForm {
+                lines.push(help_line(
+                    theme,
+                    key_width,
+                    "0-9 -",
+                    "Type the nonce, or the attacking struct's id",
                 ));
             }
             for entry in entries {

@@ -36,6 +36,14 @@ pub enum Context {
     Pow,
     /// The new-job prompt of the PoW pane, which takes typed text.
     PowPrompt,
+    /// The action dialog's list of what can be done to the entity.
+    ActionMenu,
+    /// The action dialog's list of struct types to build.
+    ActionTypes,
+    /// The action dialog's form, whose field takes typed text.
+    ActionForm,
+    /// The action dialog's answer.
+    ActionResult,
 }
 
 impl Context {
@@ -54,6 +62,10 @@ impl Context {
             Context::Fields => "Field selection",
             Context::Pow => "Proof-of-work jobs",
             Context::PowPrompt => "New job",
+            Context::ActionMenu => "Actions",
+            Context::ActionTypes => "Build: struct type",
+            Context::ActionForm => "Action form",
+            Context::ActionResult => "Action result",
         }
     }
 }
@@ -71,8 +83,10 @@ pub enum Command {
     ShowTab(Tab),
     /// Pause the sim source's block clock, or start it again.
     ToggleClock,
-    /// Advance the sim source's block clock by one block.
-    StepBlock,
+    /// Advance the sim source's block clock by this many blocks.
+    StepBlocks(u64),
+    /// Show or hide the live event log.
+    ToggleEvents,
     /// Focus the next area of the pane.
     FocusNext,
     /// Focus the previous area of the pane.
@@ -132,6 +146,18 @@ pub enum Command {
     CancelJob,
     /// Entities: start a proof-of-work job for the selected struct or fleet.
     PowJob,
+    /// Entities: open the action dialog on the selected or opened entity.
+    OpenActions,
+    /// Action dialog: take the selected action.
+    ChooseAction,
+    /// Action dialog: send the tool call shown.
+    SendAction,
+    /// Action dialog: close it.
+    CloseDialog,
+    /// Action dialog: switch the attack's weapon (primary, secondary).
+    CycleWeapon,
+    /// Action dialog: from the answer back to the form, to change and send again.
+    EditAction,
 }
 
 impl Command {
@@ -144,6 +170,7 @@ impl Command {
             Command::CloseHelp => "close",
             Command::ShowTab(_) => "tabs",
             Command::FocusNext => "next area",
+            Command::Up | Command::Down if context == Context::ActionResult => "scroll",
             Command::Up | Command::Down => "move",
             Command::ShowKind => "list",
             Command::OpenEntity => "open",
@@ -156,6 +183,13 @@ impl Command {
             Command::NewJob => "new job",
             Command::CancelJob => "cancel job",
             Command::PowJob => "pow job",
+            Command::ToggleEvents => "events",
+            Command::OpenActions => "actions",
+            Command::ChooseAction => "choose",
+            Command::SendAction => "send",
+            Command::CloseDialog => "close",
+            Command::CycleWeapon => "weapon",
+            Command::EditAction => "edit",
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
@@ -174,7 +208,7 @@ impl Command {
             | Command::Top
             | Command::Bottom
             | Command::ToggleClock
-            | Command::StepBlock => return None,
+            | Command::StepBlocks(_) => return None,
         })
     }
 
@@ -189,12 +223,18 @@ impl Command {
                 format!("Show a tab: {}", titles.join(", "))
             }
             Command::ToggleClock => "Pause or resume the block clock (sim source)".into(),
-            Command::StepBlock => "Advance the block clock by one block (sim source)".into(),
+            // One line for the three step keys (help merges equal descriptions).
+            Command::StepBlocks(_) => {
+                "Step the block clock by 1, 10 or 100 blocks (sim source)".into()
+            }
+            Command::ToggleEvents => "Show or hide the live event log (newest on top)".into(),
             Command::FocusNext if matches!(context, Context::Handles | Context::HandleData) => {
                 "Focus the other area (handles, data)".into()
             }
             Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
+            Command::Up if context == Context::ActionResult => "Scroll up".into(),
+            Command::Down if context == Context::ActionResult => "Scroll down".into(),
             Command::Up => "Move up".into(),
             Command::Down => "Move down".into(),
             Command::Top => "Go to the first row".into(),
@@ -222,7 +262,16 @@ impl Command {
                     .into()
             }
             Command::CancelJob => "Cancel the selected job (stops its search)".into(),
+            Command::PowJob if context == Context::ActionResult => {
+                "Start the proof-of-work job the answer calls for (PoW tab)".into()
+            }
             Command::PowJob => "Proof-of-work job for the selected struct or fleet".into(),
+            Command::OpenActions => "Actions: build here, complete build, mine, attack this".into(),
+            Command::ChooseAction => "Take the selected action".into(),
+            Command::SendAction => "Send the tool call shown".into(),
+            Command::CloseDialog => "Close the action dialog".into(),
+            Command::CycleWeapon => "Switch the weapon: primary or secondary".into(),
+            Command::EditAction => "Back to the form, to change it and send again".into(),
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
@@ -381,7 +430,10 @@ impl Keymap {
         bind(X::Global, &[K::ch('q'), K::ctrl('c')], C::Quit);
         bind(X::Global, &[K::ch('?')], C::ToggleHelp);
         bind(X::Global, &[K::ch('P')], C::ToggleClock);
-        bind(X::Global, &[K::ch('+')], C::StepBlock);
+        bind(X::Global, &[K::ch('+')], C::StepBlocks(1));
+        bind(X::Global, &[K::ch('>')], C::StepBlocks(10));
+        bind(X::Global, &[K::ch(']')], C::StepBlocks(100));
+        bind(X::Global, &[K::ch('e')], C::ToggleEvents);
         for tab in Tab::ALL {
             let digit = char::from_digit(u32::from(tab.number()), 10).unwrap_or('0');
             bind(X::Global, &[K::ch(digit)], C::ShowTab(tab));
@@ -494,6 +546,38 @@ impl Keymap {
         bind(X::PowPrompt, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::PowPrompt, &[K::key(KeyCode::Esc)], C::CancelFilter);
         bind(X::PowPrompt, &[K::key(KeyCode::Backspace)], C::EraseChar);
+
+        // Entities: the action dialog on what is selected.
+        for context in [X::List, X::Tree, X::References] {
+            bind(context, &[K::ch('a')], C::OpenActions);
+        }
+        let close = [K::key(KeyCode::Esc)];
+        for context in [X::ActionMenu, X::ActionTypes] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(context, &close, C::CloseDialog);
+        }
+        bind(X::ActionMenu, &[K::key(KeyCode::Enter)], C::ChooseAction);
+        bind(X::ActionTypes, &[K::key(KeyCode::Enter)], C::SendAction);
+        bind(X::ActionForm, &[K::key(KeyCode::Enter)], C::SendAction);
+        bind(X::ActionForm, &close, C::CloseDialog);
+        bind(X::ActionForm, &[K::key(KeyCode::Tab)], C::CycleWeapon);
+        bind(X::ActionForm, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::ActionResult, &up, C::Up);
+        bind(X::ActionResult, &down, C::Down);
+        bind(
+            X::ActionResult,
+            &[K::key(KeyCode::Esc), K::key(KeyCode::Enter)],
+            C::CloseDialog,
+        );
+        bind(
+            X::ActionResult,
+            &[K::key(KeyCode::Backspace), K::key(KeyCode::Left)],
+            C::EditAction,
+        );
+        bind(X::ActionResult, &[K::ch('w')], C::PowJob);
 
         bind(X::Fields, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::Fields, &[K::key(KeyCode::Esc)], C::CancelFilter);

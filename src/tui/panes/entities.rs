@@ -15,6 +15,7 @@ use ratatui::widgets::{
     Widget, Wrap,
 };
 
+use super::actions::{ActionDialog, FoundProof, Outcome};
 use super::entity_list::EntityList;
 use super::entity_tree::EntityTree;
 use super::reference_tree::ReferenceTree;
@@ -84,6 +85,19 @@ pub(crate) struct EntitiesPane {
     filter: String,
     /// True while the filter prompt takes keys.
     editing: bool,
+    /// The action dialog, while open; it takes the keys.
+    dialog: Option<ActionDialog>,
+    /// Dialogs closed while their call was on its way: the answer still refreshes
+    /// what is shown and says what happened.
+    closed: Vec<ActionDialog>,
+}
+
+/// What `w` asks the PoW pane for.
+pub(crate) enum PowRequest {
+    /// A job for this entity (its build, or a fleet's raid prompt).
+    Entity(EntityId),
+    /// A job in the PoW prompt's words (`5-7 mine`), from the action dialog.
+    Job(String),
 }
 
 impl EntitiesPane {
@@ -99,6 +113,8 @@ impl EntitiesPane {
             reference_depth: 1,
             filter: String::new(),
             editing: false,
+            dialog: None,
+            closed: Vec::new(),
         };
         pane.list.load(pane.kind(), None, ctx);
         pane
@@ -108,13 +124,93 @@ impl EntitiesPane {
         KIND_ORDER[self.kind_index.min(KIND_ORDER.len() - 1)]
     }
 
-    /// What `w` starts a proof-of-work job for: the opened entity when a tree has the
-    /// focus, the selected row otherwise.
-    pub fn pow_target(&self) -> Option<EntityId> {
+    /// What `w` and `a` act on: the opened entity when a tree has the focus, the
+    /// selected row otherwise.
+    pub fn target(&self) -> Option<EntityId> {
         match (self.focus, &self.tree) {
             (Area::Tree | Area::References, Some(tree)) => Some(tree.root()),
             _ => self.list.selected().map(|r| r.id),
         }
+    }
+
+    /// The target's data, when at hand.
+    fn target_entity(&self) -> Option<&serde_json::Value> {
+        match (self.focus, &self.tree) {
+            (Area::Tree | Area::References, Some(tree)) => tree.entity(),
+            _ => self.list.selected().map(|r| &r.entity),
+        }
+    }
+
+    /// What `w` starts a proof-of-work job for: the job the action dialog's answer
+    /// calls for while it is open (which closes it), else the target.
+    pub fn take_pow_request(&mut self) -> Option<PowRequest> {
+        if let Some(dialog) = &self.dialog {
+            let job = dialog.pow_job().map(PowRequest::Job);
+            if job.is_some() {
+                self.dialog = None;
+            }
+            return job;
+        }
+        self.target().map(PowRequest::Entity)
+    }
+
+    /// Opens the action dialog on the target, with the nonces finished PoW jobs found.
+    pub fn open_actions(&mut self, proofs: &[FoundProof], ctx: &mut Ctx<'_>) {
+        let Some(id) = self.target() else {
+            return;
+        };
+        let Some(entity) = self.target_entity() else {
+            ctx.status
+                .info(format!("{id} is still on its way; try again"));
+            return;
+        };
+        match ActionDialog::open(id, entity, proofs) {
+            Ok(dialog) => self.dialog = Some(dialog),
+            Err(why) => ctx.status.info(why),
+        }
+    }
+
+    /// Asks again for what is shown, after an action changed the game.
+    fn refresh(&mut self, ctx: &mut Ctx<'_>) {
+        self.list.reload(ctx);
+        if let Some(tree) = &mut self.tree {
+            tree.refresh(ctx);
+        }
+        if let Some(references) = &mut self.references {
+            references.refresh(ctx);
+        }
+    }
+
+    /// Keys while the action dialog is open; it takes them all but the global ones it
+    /// does not bind (tabs, quit, the clock), and every character while its form
+    /// takes text.
+    fn dialog_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let Some(dialog) = &mut self.dialog else {
+            return EventState::NotConsumed;
+        };
+        let context = dialog.context();
+        if dialog.captures_text()
+            && let KeyCode::Char(c) = key.code
+            && !key
+                .modifiers
+                .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+            && ctx.keymap.command(context, key).is_none()
+        {
+            dialog.type_char(c, ctx);
+            return EventState::Consumed;
+        }
+        let offered = dialog.commands();
+        let mut outcome = Outcome::None;
+        let state = dispatch(key, ctx, context, &offered, |c, ctx| {
+            outcome = dialog.run(c, ctx);
+        });
+        if outcome == Outcome::Close
+            && let Some(dialog) = self.dialog.take()
+            && dialog.waiting()
+        {
+            self.closed.push(dialog);
+        }
+        state
     }
 
     /// The ids on the list's page on show.
@@ -444,6 +540,9 @@ impl EntitiesPane {
 
 impl Pane for EntitiesPane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.dialog.is_some() {
+            return self.dialog_key(key, ctx);
+        }
         if self.editing {
             return self.filter_key(key, ctx);
         }
@@ -452,6 +551,24 @@ impl Pane for EntitiesPane {
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if let Some(dialog) = &mut self.dialog
+            && let Some(changed) = dialog.on_reply(reply, ctx)
+        {
+            if changed {
+                self.refresh(ctx);
+            }
+            return true;
+        }
+        if let Some(at) = self
+            .closed
+            .iter_mut()
+            .position(|d| d.on_reply(reply, ctx).is_some())
+        {
+            if self.closed.swap_remove(at).changed_the_game() {
+                self.refresh(ctx);
+            }
+            return true;
+        }
         if self.list.on_reply(reply, ctx) {
             return true;
         }
@@ -468,6 +585,9 @@ impl Pane for EntitiesPane {
     }
 
     fn context(&self) -> Context {
+        if let Some(dialog) = &self.dialog {
+            return dialog.context();
+        }
         if self.editing {
             return Context::Filter;
         }
@@ -481,9 +601,16 @@ impl Pane for EntitiesPane {
 
     fn captures_text(&self) -> bool {
         self.editing
+            || self
+                .dialog
+                .as_ref()
+                .is_some_and(ActionDialog::captures_text)
     }
 
     fn commands(&self) -> Vec<Command> {
+        if let Some(dialog) = &self.dialog {
+            return dialog.commands();
+        }
         let mut out = Vec::new();
         match self.context() {
             Context::Filter => {
@@ -533,13 +660,23 @@ impl Pane for EntitiesPane {
             | Context::HandleData
             | Context::Fields
             | Context::Pow
-            | Context::PowPrompt => {}
+            | Context::PowPrompt
+            | Context::ActionMenu
+            | Context::ActionTypes
+            | Context::ActionForm
+            | Context::ActionResult => {}
         }
-        if self.focus != Area::Kinds
-            && self
-                .pow_target()
-                .is_some_and(|id| matches!(id.kind, EntityKind::Struct | EntityKind::Fleet))
-        {
+        let target = self.target().filter(|_| self.focus != Area::Kinds);
+        if target.is_some_and(|id| {
+            matches!(
+                id.kind,
+                EntityKind::Player | EntityKind::Planet | EntityKind::Struct
+            )
+        }) {
+            // Run by the app, which holds the PoW jobs' proofs.
+            out.push(Command::OpenActions);
+        }
+        if target.is_some_and(|id| matches!(id.kind, EntityKind::Struct | EntityKind::Fleet)) {
             // Run by the app, which owns the PoW pane.
             out.push(Command::PowJob);
         }
@@ -584,6 +721,9 @@ impl Pane for EntitiesPane {
         }
         if let Some(prompt) = prompt {
             self.render_prompt(prompt, buf, ui);
+        }
+        if let Some(dialog) = &mut self.dialog {
+            dialog.render(area, buf, ui);
         }
     }
 }

@@ -98,6 +98,8 @@ pub(crate) struct EntityList {
     pending: Option<(RequestId, Query)>,
     shown: Shown,
     state: ListState,
+    /// The row and scroll to keep when the pending answer is the page on show again.
+    keep: Option<(usize, usize)>,
 }
 
 impl EntityList {
@@ -106,6 +108,7 @@ impl EntityList {
             pending: None,
             shown: Shown::Nothing,
             state: ListState::default(),
+            keep: None,
         }
     }
 
@@ -118,6 +121,19 @@ impl EntityList {
         let id = ctx.dispatcher.call(LIST_TOOL, query.args());
         // A newer request replaces an older one; the older result is then ignored.
         self.pending = Some((id, query));
+        self.keep = None;
+    }
+
+    /// Asks for the page on show again (after an action changed the game), keeping the
+    /// selection where it is.
+    pub fn reload(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(page) = self.page() else {
+            return;
+        };
+        let query = page.query.clone();
+        let keep = (self.state.selected().unwrap_or(0), self.state.offset());
+        self.request(query, ctx);
+        self.keep = Some(keep);
     }
 
     /// Applies the result of this list's latest request.
@@ -141,9 +157,13 @@ impl EntityList {
                     .and_then(|p| p.get("total"))
                     .and_then(Value::as_u64)
                     .unwrap_or(rows.len() as u64);
-                self.state
-                    .select(if rows.is_empty() { None } else { Some(0) });
-                *self.state.offset_mut() = 0;
+                let (row, offset) = self.keep.take().unwrap_or((0, 0));
+                self.state.select(if rows.is_empty() {
+                    None
+                } else {
+                    Some(row.min(rows.len() - 1))
+                });
+                *self.state.offset_mut() = offset;
                 self.shown = Shown::Page(Page {
                     query,
                     rows,

@@ -153,6 +153,23 @@ impl Fetched {
         self.cache.insert(id, Fetch::Loading);
     }
 
+    /// Asks again for every entity at hand, keeping what is shown until the answers
+    /// come (after an action changed the game).
+    pub fn refetch_all(&mut self, ctx: &mut Ctx<'_>) {
+        let loaded: Vec<EntityId> = self
+            .cache
+            .iter()
+            .filter(|(_, f)| matches!(f, Fetch::Loaded(_)))
+            .map(|(id, _)| *id)
+            .collect();
+        for id in loaded {
+            let request = ctx
+                .dispatcher
+                .call(QUERY_TOOL, json!({ "id": id.to_string() }));
+            self.inflight.insert(request, id);
+        }
+    }
+
     /// Asks for `id` unless it is at hand or on its way; a failed fetch is tried again.
     pub fn fetch_if_needed(&mut self, id: EntityId, ctx: &mut Ctx<'_>) {
         if matches!(self.cache.get(&id), None | Some(Fetch::Failed(_))) {
@@ -625,6 +642,20 @@ impl EntityTree {
     /// The entity at the root.
     pub fn root(&self) -> EntityId {
         self.root
+    }
+
+    /// The root entity's data, once at hand.
+    pub fn entity(&self) -> Option<&Value> {
+        match self.fetched.get(self.root) {
+            Some(Fetch::Loaded(entity)) => Some(entity),
+            _ => None,
+        }
+    }
+
+    /// Fetches the root and every opened entity again; the tree stays as it is until
+    /// the answers come.
+    pub fn refresh(&mut self, ctx: &mut Ctx<'_>) {
+        self.fetched.refetch_all(ctx);
     }
 
     /// Applies the result of one of this tree's fetches.

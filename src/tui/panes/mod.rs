@@ -1,8 +1,10 @@
 //! The panes behind the tabs, one file each.
 
+pub(crate) mod actions;
 pub(crate) mod entities;
 pub(crate) mod entity_list;
 pub(crate) mod entity_tree;
+pub(crate) mod event_log;
 pub(crate) mod handles;
 pub(crate) mod placeholder;
 pub(crate) mod pow;

@@ -24,6 +24,7 @@ use ratatui::widgets::{
 };
 use serde_json::{Value, json};
 
+use super::actions::FoundProof;
 use super::entities::area_block;
 use crate::core::call::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
@@ -206,6 +207,29 @@ impl PowPane {
                 "{id} is a {kind}: proof-of-work jobs are for structs and fleets"
             )),
         }
+    }
+
+    /// The nonces found by finished jobs, oldest job first, for the action dialog.
+    pub fn found_proofs(&self) -> Vec<FoundProof> {
+        self.jobs
+            .iter()
+            .filter_map(|job| {
+                let State::Found(v) = &job.state else {
+                    return None;
+                };
+                let nonce = match &v["nonce"] {
+                    Value::String(s) => s.clone(),
+                    Value::Number(n) => n.to_string(),
+                    _ => return None,
+                };
+                Some(FoundProof {
+                    entity: EntityId::parse(job.args["entity_id"].as_str()?).ok()?,
+                    action: job.args["action_type"].as_str()?.to_string(),
+                    nonce,
+                    job: job.number,
+                })
+            })
+            .collect()
     }
 
     /// Moves waiting jobs along with the block height: a job starts hashing once its

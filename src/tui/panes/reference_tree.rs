@@ -243,6 +243,11 @@ impl ReferenceTree {
         self.rebuild();
     }
 
+    /// Asks the same question again (after an action changed the game).
+    pub fn refresh(&mut self, ctx: &mut Ctx<'_>) {
+        self.ask(ctx);
+    }
+
     /// Switches between depth 1 and 2 and asks again.
     pub fn toggle_depth(&mut self, ctx: &mut Ctx<'_>) {
         self.depth = if self.depth == 1 { 2 } else { 1 };

@@ -1,0 +1,979 @@
+//! The action dialog of the Entities pane: what can be done to the selected entity,
+//! the exact tool call it makes, and the answer.
+//!
+//! - A player or a planet: **build here** (`structs_action_build_struct`), choosing one
+//!   of the 22 struct types; the player is the player, or the planet's owner (a planet
+//!   type is built on that planet, a fleet type in the owner's fleet).
+//! - A struct still being built: **complete build** with a nonce (typed, or the one a
+//!   finished PoW job found for it).
+//! - An Ore Extractor: **mine** (`structs_action_mine_resources`); without a nonce the
+//!   tool says where the cycle stands and `w` starts its proof-of-work job.
+//! - Any struct: **attack this** (`structs_action_attack`) with a typed attacker id and
+//!   the primary or secondary weapon.
+//!
+//! Every stage shows the tool name and JSON arguments that Enter sends; the answer (or
+//! the structured error, with each missing requirement on its own line) replaces them.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Clear, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget,
+};
+use serde_json::{Map, Value, json};
+
+use super::entities::area_block;
+use crate::core::error::ToolError;
+use crate::entity::struct_types::{struct_type, struct_types};
+use crate::entity::{EntityId, EntityKind};
+use crate::tui::component::{Ctx, SELECTED_MARK, Ui};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
+
+const BUILD_TOOL: &str = "structs_action_build_struct";
+const MINE_TOOL: &str = "structs_action_mine_resources";
+const ATTACK_TOOL: &str = "structs_action_attack";
+
+/// The longest text the form's field takes (a nonce is at most 40 digits).
+const MAX_FIELD_LEN: usize = 40;
+
+/// The widest the dialog is drawn.
+const MAX_WIDTH: u16 = 76;
+
+/// A nonce a finished proof-of-work job found: for which entity and which action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoundProof {
+    pub entity: EntityId,
+    /// The PoW tool's `action_type` (`struct_build_complete`, `ore_miner_complete`, ...).
+    pub action: String,
+    pub nonce: String,
+    /// The job's number in the PoW tab.
+    pub job: usize,
+}
+
+/// What the dialog can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Build,
+    CompleteBuild,
+    Mine,
+    Attack,
+}
+
+impl Action {
+    fn label(self) -> &'static str {
+        match self {
+            Action::Build => "build here",
+            Action::CompleteBuild => "complete build",
+            Action::Mine => "mine",
+            Action::Attack => "attack this",
+        }
+    }
+
+    fn tool(self) -> &'static str {
+        match self {
+            Action::Build | Action::CompleteBuild => BUILD_TOOL,
+            Action::Mine => MINE_TOOL,
+            Action::Attack => ATTACK_TOOL,
+        }
+    }
+
+    /// The PoW tool's action type whose nonce this action takes.
+    fn proof_action(self) -> Option<&'static str> {
+        match self {
+            Action::CompleteBuild => Some("struct_build_complete"),
+            Action::Mine => Some("ore_miner_complete"),
+            _ => None,
+        }
+    }
+
+    /// The stage that follows choosing it.
+    fn stage(self) -> Stage {
+        match self {
+            Action::Build => Stage::Types,
+            _ => Stage::Form,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Menu,
+    Types,
+    Form,
+    Sending,
+    Result,
+}
+
+/// What happened on a command, for the pane.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    None,
+    Close,
+}
+
+/// The dialog's state.
+pub(crate) struct ActionDialog {
+    target: EntityId,
+    /// A few words about the target: `Ore Extractor of 1-3, online`.
+    about: String,
+    /// Who acts: the player, the planet's owner, the struct's owner.
+    player: Option<EntityId>,
+    /// The planet a build on a planet goes to.
+    planet: Option<EntityId>,
+    /// Nonces finished PoW jobs found, for the action chosen from the menu.
+    proofs: Vec<FoundProof>,
+    offered: Vec<Action>,
+    menu: ListState,
+    action: Action,
+    stage: Stage,
+    /// Where the struct type list stands (index into the 22).
+    types: ListState,
+    /// The form's text: the nonce, or the attacker's id.
+    field: String,
+    /// The job whose proof filled the field, if one did.
+    proof_job: Option<usize>,
+    secondary: bool,
+    request: Option<RequestId>,
+    /// The call sent last, and its answer once in.
+    sent: Option<(&'static str, Value)>,
+    answer: Option<Result<Value, ToolError>>,
+    scroll: u16,
+}
+
+impl ActionDialog {
+    /// The dialog for `id`, whose data is `entity` (the chain's shape), with the proofs
+    /// finished PoW jobs found; an error says why nothing can be done to it.
+    pub fn open(id: EntityId, entity: &Value, proofs: &[FoundProof]) -> Result<Self, String> {
+        let core = id.kind.core_object(entity).unwrap_or(&Value::Null);
+        let text = |key: &str| core.get(key).and_then(Value::as_str).unwrap_or("");
+        let owner = || EntityId::parse(text("owner")).ok();
+        let mut dialog = ActionDialog {
+            target: id,
+            about: String::new(),
+            player: None,
+            planet: None,
+            proofs: proofs.to_vec(),
+            offered: Vec::new(),
+            menu: ListState::default().with_selected(Some(0)),
+            action: Action::Build,
+            stage: Stage::Menu,
+            types: ListState::default().with_selected(Some(0)),
+            field: String::new(),
+            proof_job: None,
+            secondary: false,
+            request: None,
+            sent: None,
+            answer: None,
+            scroll: 0,
+        };
+        match id.kind {
+            EntityKind::Player => {
+                dialog.player = Some(id);
+                dialog.about = format!(
+                    "for {id} ({}): planet types on {}, fleet types in its fleet",
+                    text("username"),
+                    text("planetId")
+                );
+                dialog.offered.push(Action::Build);
+            }
+            EntityKind::Planet => {
+                let Some(owner) = owner() else {
+                    return Err(format!("{id} has no owner to build for"));
+                };
+                dialog.player = Some(owner);
+                dialog.planet = Some(id);
+                dialog.about = format!(
+                    "for its owner {owner}: planet types on {id}, fleet types in {owner}'s fleet"
+                );
+                // Building on a planet: start at the first planet type.
+                let first = struct_types().iter().position(|t| !t.is_fleet());
+                dialog.types.select(first.or(Some(0)));
+                dialog.offered.push(Action::Build);
+            }
+            EntityKind::Struct => {
+                let attributes = &entity["structAttributes"];
+                let type_id = text("type").parse::<u8>().ok();
+                let kind = type_id.and_then(struct_type);
+                dialog.player = owner();
+                let state = attributes["status"].as_str().unwrap_or("?");
+                dialog.about = format!(
+                    "{} of {}, {state}",
+                    kind.map_or("struct", |t| t.name.as_str()),
+                    text("owner")
+                );
+                if attributes["isBuilt"] == false {
+                    dialog.offered.push(Action::CompleteBuild);
+                }
+                let extractor =
+                    kind.is_some_and(|t| t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0) > 0);
+                if extractor && attributes["isBuilt"] != false {
+                    dialog.offered.push(Action::Mine);
+                }
+                dialog.offered.push(Action::Attack);
+            }
+            kind => {
+                return Err(format!(
+                    "nothing to do to a {kind} here: actions are for players, planets and structs"
+                ));
+            }
+        }
+        if let [only] = dialog.offered[..] {
+            dialog.choose(only);
+        }
+        Ok(dialog)
+    }
+
+    /// Moves on to `action`'s stage; a nonce a PoW job found for it fills the field.
+    fn choose(&mut self, action: Action) {
+        self.action = action;
+        self.stage = action.stage();
+        self.field.clear();
+        self.proof_job = None;
+        if let Some(wanted) = action.proof_action()
+            && let Some(proof) = self
+                .proofs
+                .iter()
+                .rev()
+                .find(|p| p.entity == self.target && p.action == wanted)
+        {
+            self.field = proof.nonce.clone();
+            self.proof_job = Some(proof.job);
+        }
+    }
+
+    /// The keymap context of the stage.
+    pub fn context(&self) -> Context {
+        match self.stage {
+            Stage::Menu => Context::ActionMenu,
+            Stage::Types => Context::ActionTypes,
+            Stage::Form => Context::ActionForm,
+            Stage::Sending | Stage::Result => Context::ActionResult,
+        }
+    }
+
+    /// True while the form's field takes typed characters.
+    pub fn captures_text(&self) -> bool {
+        self.stage == Stage::Form
+    }
+
+    /// The commands the stage offers, in hint order.
+    pub fn commands(&self) -> Vec<Command> {
+        match self.stage {
+            Stage::Menu => vec![
+                Command::Up,
+                Command::Down,
+                Command::Top,
+                Command::Bottom,
+                Command::ChooseAction,
+                Command::CloseDialog,
+            ],
+            Stage::Types => vec![
+                Command::Up,
+                Command::Down,
+                Command::Top,
+                Command::Bottom,
+                Command::SendAction,
+                Command::CloseDialog,
+            ],
+            Stage::Form => {
+                let mut out = vec![Command::SendAction];
+                if self.action == Action::Attack {
+                    out.push(Command::CycleWeapon);
+                }
+                if !self.field.is_empty() {
+                    out.push(Command::EraseChar);
+                }
+                out.push(Command::CloseDialog);
+                out
+            }
+            Stage::Sending => vec![Command::CloseDialog],
+            Stage::Result => {
+                let mut out = vec![Command::Up, Command::Down];
+                if self.pow_job().is_some() {
+                    out.push(Command::PowJob);
+                }
+                out.extend([Command::EditAction, Command::CloseDialog]);
+                out
+            }
+        }
+    }
+
+    /// Runs an offered command.
+    pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) -> Outcome {
+        match (self.stage, command) {
+            (_, Command::CloseDialog) => return Outcome::Close,
+            (Stage::Menu, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
+                move_in(&mut self.menu, self.offered.len(), command);
+            }
+            (Stage::Menu, Command::ChooseAction) => {
+                let at = self.menu.selected().unwrap_or(0);
+                if let Some(action) = self.offered.get(at).copied() {
+                    self.choose(action);
+                }
+            }
+            (Stage::Types, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
+                move_in(&mut self.types, struct_types().len(), command);
+            }
+            (Stage::Types | Stage::Form, Command::SendAction) => self.send(ctx),
+            (Stage::Form, Command::CycleWeapon) => self.secondary = !self.secondary,
+            (Stage::Form, Command::EraseChar) => {
+                self.field.pop();
+                self.proof_job = None;
+            }
+            (Stage::Result, Command::Up) => self.scroll = self.scroll.saturating_sub(1),
+            (Stage::Result, Command::Down) => {
+                // The frame keeps it within the answer.
+                self.scroll = self.scroll.saturating_add(1);
+            }
+            (Stage::Result, Command::EditAction) => {
+                self.stage = self.action.stage();
+                self.answer = None;
+                self.scroll = 0;
+            }
+            _ => {}
+        }
+        Outcome::None
+    }
+
+    /// A typed character, while the form takes text: the digits of a nonce, or an
+    /// entity id's digits and dash.
+    pub fn type_char(&mut self, c: char, ctx: &mut Ctx<'_>) {
+        let fits = match self.action {
+            Action::Attack => c.is_ascii_digit() || c == '-',
+            _ => c.is_ascii_digit(),
+        };
+        if !fits {
+            ctx.status.info(match self.action {
+                Action::Attack => "the attacker is a struct id: digits and a dash, e.g. 5-12",
+                _ => "a nonce is a whole number: digits only",
+            });
+        } else if self.field.len() >= MAX_FIELD_LEN {
+            ctx.status.info(format!(
+                "the field takes at most {MAX_FIELD_LEN} characters"
+            ));
+        } else {
+            self.field.push(c);
+            self.proof_job = None;
+        }
+    }
+
+    /// The tool and arguments Enter sends now.
+    fn call(&self) -> (&'static str, Value) {
+        let mut args = Map::new();
+        let id =
+            |id: Option<EntityId>| Value::String(id.map(|i| i.to_string()).unwrap_or_default());
+        match self.action {
+            Action::Build => {
+                args.insert("player_id".into(), id(self.player));
+                let t = &struct_types()[self.types.selected().unwrap_or(0).min(21)];
+                args.insert("struct_type".into(), json!(t.id));
+                if let Some(planet) = self.planet
+                    && !t.is_fleet()
+                {
+                    args.insert("location_id".into(), json!(planet.to_string()));
+                }
+            }
+            Action::CompleteBuild => {
+                args.insert("player_id".into(), id(self.player));
+                args.insert("struct_id".into(), json!(self.target.to_string()));
+                if !self.field.is_empty() {
+                    args.insert("nonce".into(), json!(self.field));
+                }
+            }
+            Action::Mine => {
+                args.insert("extractor_id".into(), json!(self.target.to_string()));
+                if !self.field.is_empty() {
+                    args.insert("nonce".into(), json!(self.field));
+                }
+            }
+            Action::Attack => {
+                args.insert("attacker_id".into(), json!(self.field));
+                args.insert("target_id".into(), json!(self.target.to_string()));
+                args.insert(
+                    "weapon_type".into(),
+                    json!(if self.secondary {
+                        "secondary"
+                    } else {
+                        "primary"
+                    }),
+                );
+            }
+        }
+        (self.action.tool(), Value::Object(args))
+    }
+
+    fn send(&mut self, ctx: &mut Ctx<'_>) {
+        if self.action == Action::Attack && EntityId::parse(&self.field).is_err() {
+            ctx.status
+                .info("type the attacking struct's id first, e.g. 5-12");
+            return;
+        }
+        let (tool, args) = self.call();
+        self.request = Some(ctx.dispatcher.call(tool, args.clone()));
+        self.sent = Some((tool, args));
+        self.answer = None;
+        self.scroll = 0;
+        self.stage = Stage::Sending;
+    }
+
+    /// Takes the answer to the call sent. `Some(true)` when it applied a transaction (the
+    /// pane refreshes what it shows), `Some(false)` otherwise (an error, a report),
+    /// `None` when it is not this dialog's.
+    pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> Option<bool> {
+        if self.request != Some(reply.id) {
+            return None;
+        }
+        self.request = None;
+        self.stage = Stage::Result;
+        self.answer = Some(reply.result.clone());
+        let tool = self.action.tool();
+        match &reply.result {
+            Ok(v) => ctx.status.info(format!(
+                "{tool}: {}",
+                v["message"].as_str().unwrap_or("done")
+            )),
+            Err(e) => ctx.status.tool_error(tool, e),
+        }
+        // A mining cycle only reported changes nothing.
+        Some(self.changed_the_game())
+    }
+
+    /// True while the call sent has not answered.
+    pub fn waiting(&self) -> bool {
+        self.request.is_some()
+    }
+
+    /// True when the answer is in and applied a transaction.
+    pub fn changed_the_game(&self) -> bool {
+        matches!(&self.answer, Some(Ok(v)) if !v["transaction_hash"].is_null())
+    }
+
+    /// The proof-of-work job the answer calls for, in the PoW prompt's words
+    /// (`5-43 build`, `5-7 mine`).
+    pub fn pow_job(&self) -> Option<String> {
+        let Some(Ok(v)) = &self.answer else {
+            return None;
+        };
+        let args = &v["next_step"]["arguments"];
+        if v["next_step"]["tool"] != "structs_calculate_proof_of_work" {
+            return None;
+        }
+        let entity = EntityId::parse(args["entity_id"].as_str()?).ok()?;
+        let word = match args["action_type"].as_str()? {
+            "struct_build_complete" => "build",
+            "ore_miner_complete" => "mine",
+            "ore_refinery_complete" => "refine",
+            _ => return None,
+        };
+        Some(format!("{entity} {word}"))
+    }
+
+    fn title(&self) -> String {
+        let target = format!("{} {}", self.target.kind, self.target);
+        match self.stage {
+            Stage::Menu => format!(" Actions · {target} "),
+            _ => format!(" {} · {target} ", capitalise(self.action.label())),
+        }
+    }
+
+    /// Draws the dialog over `area` (the pane), centred, as wide as reads well.
+    pub fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        if area.is_empty() {
+            return;
+        }
+        let width = area.width.min(MAX_WIDTH);
+        let height = area
+            .height
+            .min(self.wanted_height(ui, width.saturating_sub(2)));
+        let [_, column, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(width),
+            Constraint::Fill(1),
+        ])
+        .areas(area);
+        let [_, popup, _] = Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(height),
+            Constraint::Fill(1),
+        ])
+        .areas(column);
+        Clear.render(popup, buf);
+        buf.set_style(popup, ui.theme.style(Role::Base));
+        let block = area_block(ui, &self.title(), true);
+        let inner = block.inner(popup);
+        block.render(popup, buf);
+        if inner.is_empty() {
+            return;
+        }
+        match self.stage {
+            Stage::Menu => self.render_menu(inner, buf, ui),
+            Stage::Types => self.render_types(inner, buf, ui),
+            Stage::Form => self.render_form(inner, buf, ui),
+            Stage::Sending | Stage::Result => self.render_result(inner, buf, ui),
+        }
+    }
+
+    /// Rows the stage would like at an inner `width`, borders included.
+    fn wanted_height(&self, ui: &Ui<'_>, width: u16) -> u16 {
+        let rows = match self.stage {
+            Stage::Menu => 2 + self.offered.len(),
+            Stage::Types => {
+                1 + struct_types().len() + wrap_rows(&self.call_rows(ui), width, ui).len()
+            }
+            Stage::Form => self.form_lines(ui, width).len(),
+            Stage::Sending | Stage::Result => wrap_rows(&self.result_rows(ui), width, ui).len(),
+        };
+        u16::try_from(rows + 2).unwrap_or(u16::MAX)
+    }
+
+    fn render_menu(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let [about, list] =
+            Layout::vertical([Constraint::Length(2), Constraint::Min(0)]).areas(area);
+        Paragraph::new(Span::styled(self.about.clone(), theme.style(Role::Muted)))
+            .render(about, buf);
+        let items: Vec<ListItem<'_>> = self
+            .offered
+            .iter()
+            .map(|a| {
+                ListItem::new(Line::from(vec![
+                    Span::styled(format!("{:<16}", a.label()), theme.style(Role::Text)),
+                    Span::styled(a.tool(), theme.style(Role::Muted)),
+                ]))
+            })
+            .collect();
+        StatefulWidget::render(
+            List::new(items)
+                .highlight_style(theme.style(Role::Selected))
+                .highlight_symbol(SELECTED_MARK)
+                .highlight_spacing(HighlightSpacing::Always),
+            list,
+            buf,
+            &mut self.menu,
+        );
+    }
+
+    fn render_types(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let call = wrap_rows(&self.call_rows(ui), area.width, ui);
+        // A short dialog keeps the list and the call; the line about the player goes.
+        let head_height = u16::from(area.height >= 10);
+        let call_height = (call.len() as u16).min(area.height.saturating_sub(head_height + 2));
+        let [head, list, foot] = Layout::vertical([
+            Constraint::Length(head_height),
+            Constraint::Min(1),
+            Constraint::Length(call_height),
+        ])
+        .areas(area);
+        Paragraph::new(Span::styled(self.about.clone(), theme.style(Role::Muted)))
+            .render(head, buf);
+        let name_width = struct_types()
+            .iter()
+            .map(|t| t.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        let items: Vec<ListItem<'_>> = struct_types()
+            .iter()
+            .map(|t| {
+                ListItem::new(Line::from(vec![
+                    Span::styled(format!("{:>2} ", t.id), theme.style(Role::Muted)),
+                    Span::styled(
+                        format!("{:<name_width$}  ", t.name),
+                        theme.style(Role::Text),
+                    ),
+                    Span::styled(t.category.clone(), theme.style(Role::Field)),
+                ]))
+            })
+            .collect();
+        StatefulWidget::render(
+            List::new(items)
+                .highlight_style(theme.style(Role::Selected))
+                .highlight_symbol(SELECTED_MARK)
+                .highlight_spacing(HighlightSpacing::Always),
+            list,
+            buf,
+            &mut self.types,
+        );
+        Paragraph::new(call).render(foot, buf);
+    }
+
+    fn render_form(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        Paragraph::new(self.form_lines(ui, area.width)).render(area, buf);
+    }
+
+    /// The form: what the target is, the field, the weapon or a note on the nonce, and
+    /// the call.
+    fn form_lines(&self, ui: &Ui<'_>, width: u16) -> Vec<Line<'static>> {
+        let theme = ui.theme;
+        let field = |name: &str, value: Vec<Span<'static>>| {
+            let mut spans = vec![Span::styled(
+                format!("{name:<10}"),
+                theme.style(Role::Field),
+            )];
+            spans.extend(value);
+            Line::from(spans)
+        };
+        let input = vec![
+            Span::styled(self.field.clone(), theme.style(Role::Prompt)),
+            Span::styled("█", theme.style(Role::Prompt)),
+        ];
+        let mut lines = wrap_rows(&[(Role::Muted, self.about.clone(), 0)], width, ui);
+        match self.action {
+            Action::Attack => {
+                lines.push(field("attacker", input));
+                let switch = ui
+                    .keymap
+                    .key_label(Context::ActionForm, Command::CycleWeapon)
+                    .unwrap_or_default();
+                lines.push(field(
+                    "weapon",
+                    vec![
+                        Span::styled(
+                            if self.secondary {
+                                "secondary"
+                            } else {
+                                "primary"
+                            },
+                            theme.style(Role::Value),
+                        ),
+                        Span::styled(format!("  ({switch} switches)"), theme.style(Role::Muted)),
+                    ],
+                ));
+                lines.push(field(
+                    "target",
+                    vec![Span::styled(
+                        self.target.to_string(),
+                        theme.style(Role::Value),
+                    )],
+                ));
+            }
+            Action::Mine | Action::CompleteBuild | Action::Build => {
+                lines.push(field("nonce", input));
+                let note = match (self.proof_job, self.action) {
+                    (Some(job), _) => format!("found by PoW job {job}"),
+                    (None, Action::Mine) => {
+                        "optional: without one the tool says where the cycle stands".into()
+                    }
+                    _ => "the build proof's nonce: a PoW job finds it (w on the struct)".into(),
+                };
+                lines.extend(wrap_rows(
+                    &[(Role::Muted, format!("{:10}{note}", ""), 10)],
+                    width,
+                    ui,
+                ));
+            }
+        }
+        lines.push(Line::default());
+        lines.extend(wrap_rows(&self.call_rows(ui), width, ui));
+        lines
+    }
+
+    /// `tool call · Enter sends`, the tool's name, and its arguments.
+    fn call_rows(&self, ui: &Ui<'_>) -> Vec<(Role, String, usize)> {
+        let (tool, args) = self.call();
+        let send = ui
+            .keymap
+            .key_label(self.context(), Command::SendAction)
+            .unwrap_or_default();
+        vec![
+            (Role::Muted, format!("tool call · {send} sends"), 0),
+            (Role::Field, tool.to_string(), 0),
+            (Role::Value, one_line(&args), 1),
+        ]
+    }
+
+    fn render_result(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let lines = wrap_rows(&self.result_rows(ui), area.width, ui);
+        let last_top = u16::try_from(lines.len())
+            .unwrap_or(u16::MAX)
+            .saturating_sub(area.height);
+        self.scroll = self.scroll.min(last_top);
+        Paragraph::new(lines)
+            .scroll((self.scroll, 0))
+            .render(area, buf);
+    }
+
+    /// The call sent, then the answer: the outcome, its figures, the events and the
+    /// next step; or the error with each missing requirement.
+    fn result_rows(&self, ui: &Ui<'_>) -> Vec<(Role, String, usize)> {
+        let mut rows = Vec::new();
+        if let Some((tool, args)) = &self.sent {
+            rows.push((Role::Field, (*tool).to_string(), 0));
+            rows.push((Role::Value, one_line(args), 1));
+            rows.push((Role::Text, String::new(), 0));
+        }
+        match &self.answer {
+            None => rows.push((Role::Muted, "sending…".into(), 0)),
+            Some(Ok(v)) => {
+                rows.extend(ok_rows(v));
+                if self.pow_job().is_some() {
+                    let w = ui
+                        .keymap
+                        .key_label(Context::ActionResult, Command::PowJob)
+                        .unwrap_or_default();
+                    rows.push((
+                        Role::Info,
+                        format!("{w} starts that proof-of-work job in the PoW tab"),
+                        0,
+                    ));
+                }
+            }
+            Some(Err(e)) => rows.extend(error_rows(e)),
+        }
+        rows
+    }
+}
+
+/// Rows of text, each wrapped at spaces to `width` with its continuation lines indented
+/// by its `indent`.
+fn wrap_rows(rows: &[(Role, String, usize)], width: u16, ui: &Ui<'_>) -> Vec<Line<'static>> {
+    let width = usize::from(width).max(1);
+    let mut lines = Vec::new();
+    for (role, text, indent) in rows {
+        let style = ui.theme.style(*role);
+        for piece in wrap(text, width, *indent) {
+            lines.push(Line::from(Span::styled(piece, style)));
+        }
+    }
+    lines
+}
+
+/// Greedy word wrap: lines at most `width` characters, continuation lines starting
+/// with `indent` spaces (at most half the width); a word longer than a line is cut.
+fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let width = width.max(1);
+    let indent = indent.min(width / 2);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    let mut len = 0;
+    // True while the line holds no word yet, only its indent.
+    let mut fresh = true;
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            if !fresh {
+                if len + 1 + word.len() <= width {
+                    line.push(' ');
+                    line.extend(&word);
+                    len += 1 + word.len();
+                    break;
+                }
+                // A word too long for any line (a hash) starts here rather than below.
+                if indent + word.len() > width && len + 2 <= width {
+                    let rest = word.split_off(width - len - 1);
+                    line.push(' ');
+                    line.extend(&word);
+                    out.push(std::mem::replace(&mut line, " ".repeat(indent)));
+                    len = indent;
+                    fresh = true;
+                    word = rest;
+                    continue;
+                }
+                out.push(std::mem::replace(&mut line, " ".repeat(indent)));
+                len = indent;
+                fresh = true;
+                continue;
+            }
+            if len + word.len() <= width {
+                line.extend(&word);
+                len += word.len();
+                fresh = false;
+                break;
+            }
+            let rest = word.split_off(width.saturating_sub(len).max(1).min(word.len()));
+            line.extend(&word);
+            out.push(std::mem::replace(&mut line, " ".repeat(indent)));
+            len = indent;
+            word = rest;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !fresh || out.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// Moves a list's selection by a command.
+fn move_in(state: &mut ListState, len: usize, command: Command) {
+    if len == 0 {
+        return;
+    }
+    let at = state.selected().unwrap_or(0);
+    let to = match command {
+        Command::Up => at.saturating_sub(1),
+        Command::Down => (at + 1).min(len - 1),
+        Command::Top => 0,
+        _ => len - 1,
+    };
+    state.select(Some(to));
+}
+
+fn capitalise(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A flat JSON object on one line, spaced for reading: `{"a": "1-1", "b": 14}`.
+pub(crate) fn one_line(v: &Value) -> String {
+    match v {
+        Value::Object(map) => {
+            let parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}: {}", Value::String(k.clone()), one_line(v)))
+                .collect();
+            format!("{{{}}}", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}
+
+/// A JSON value as text: strings without quotes.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The rows of a successful answer: (role, text, continuation indent).
+fn ok_rows(v: &Value) -> Vec<(Role, String, usize)> {
+    let mut out = Vec::new();
+    let status = v["status"].as_str().unwrap_or("done");
+    out.push((
+        Role::Info,
+        format!("✓ {status}: {}", v["message"].as_str().unwrap_or("")),
+        2,
+    ));
+    let row = |name: &str, value: String| (Role::Text, format!("{name:<14}{value}"), 14);
+    for (key, name) in [
+        ("struct_id", "struct"),
+        ("online", "online"),
+        ("ore_mined", "ore mined"),
+        ("planet_ore_remaining", "planet ore"),
+        ("player_stored_ore", "stored ore"),
+        ("damage_to_target", "damage"),
+        ("target_health_after", "target health"),
+        ("target_destroyed", "destroyed"),
+        ("damage_to_attacker", "damage taken"),
+        ("attacker_health_after", "own health"),
+        ("transaction_hash", "transaction"),
+    ] {
+        match v.get(key) {
+            None | Some(Value::Null) => {}
+            Some(value) => out.push(row(name, plain(value))),
+        }
+    }
+    if let Some(estimate) = v.get("estimated_completion").filter(|e| e.is_object()) {
+        out.push(row(
+            "difficulty",
+            format!(
+                "{} now (age {} blocks, range {})",
+                estimate["difficulty_now"], estimate["age_blocks"], estimate["difficulty_range"]
+            ),
+        ));
+    }
+    let events = v["events"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if !events.is_empty() {
+        out.push((Role::Muted, "events".into(), 0));
+        for e in events {
+            out.push((
+                Role::Text,
+                format!("  {}  {}", plain(&e["category"]), plain(&e["summary"])),
+                4,
+            ));
+        }
+    }
+    let next = &v["next_step"];
+    match next {
+        Value::Null => {}
+        Value::String(s) => out.push(row("next step", s.clone())),
+        _ => {
+            let what = next["description"]
+                .as_str()
+                .or_else(|| next["step"].as_str())
+                .unwrap_or("");
+            out.push(row("next step", what.to_string()));
+            if let Some(tool) = next["tool"].as_str() {
+                let args = next.get("arguments").map(one_line).unwrap_or_default();
+                out.push((Role::Muted, format!("{:14}{tool} {args}", ""), 15));
+            }
+        }
+    }
+    out
+}
+
+/// The rows of an error: its code and message, the field at fault, and every missing
+/// requirement on its own row.
+fn error_rows(e: &ToolError) -> Vec<(Role, String, usize)> {
+    let mut out = vec![(Role::Error, format!("✗ {}", e.code.as_str()), 2)];
+    let missing = e
+        .extra
+        .get("missing_requirements")
+        .and_then(Value::as_array)
+        .filter(|m| !m.is_empty());
+    match missing {
+        Some(missing) => {
+            let what = e
+                .extra
+                .get("message_type")
+                .and_then(Value::as_str)
+                .map_or_else(|| e.message.clone(), |m| format!("{m} refused"));
+            out.push((Role::Text, what, 2));
+            out.push((Role::Muted, "missing requirements".into(), 0));
+            for r in missing {
+                out.push((
+                    Role::Text,
+                    format!("  • {}: {}", plain(&r["requirement"]), plain(&r["detail"])),
+                    4,
+                ));
+            }
+        }
+        None => {
+            out.push((Role::Text, e.message.clone(), 2));
+            if let (Some(field), Some(reason)) = (&e.field, &e.reason) {
+                out.push((Role::Muted, format!("field {field}: {reason}"), 2));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrapping_indents_continuations_and_cuts_long_words() {
+        assert_eq!(wrap("", 10, 2), [""]);
+        assert_eq!(wrap("a bb ccc", 10, 2), ["a bb ccc"]);
+        assert_eq!(wrap("aaaa bbbb cccc", 9, 2), ["aaaa bbbb", "  cccc"]);
+        assert_eq!(
+            wrap("  • x: long words", 9, 4),
+            ["  • x:", "    long", "    words"]
+        );
+        assert_eq!(wrap("abcdefghij", 4, 1), ["abcd", " efg", " hij"]);
+        assert_eq!(
+            wrap("hash 0123456789", 8, 4),
+            ["hash 012", "    3456", "    789"]
+        );
+        for width in 1..12 {
+            for line in wrap("{\"player_id\": \"1-1\", \"struct_type\": 14}", width, 1) {
+                assert!(line.chars().count() <= width, "{line:?} at {width}");
+            }
+        }
+    }
+
+    #[test]
+    fn one_line_spaces_a_flat_object() {
+        let v = json!({"player_id": "1-1", "struct_type": 14});
+        assert_eq!(one_line(&v), r#"{"player_id": "1-1", "struct_type": 14}"#);
+    }
+}
