@@ -102,6 +102,14 @@ pub fn struct_types() -> &'static [StructType] {
     })
 }
 
+/// "a" or "an" for a type's name ("an Ore Extractor", "a Tank").
+pub fn article(name: &str) -> &'static str {
+    match name.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
+        _ => "a",
+    }
+}
+
 pub fn struct_type(id: u8) -> Option<&'static StructType> {
     let types = struct_types();
     types.get(usize::from(id).checked_sub(1)?)

@@ -180,14 +180,6 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
     Ok(v)
 }
 
-/// "a" or "an" before a name.
-fn article(name: &str) -> &'static str {
-    match name.chars().next().map(|c| c.to_ascii_lowercase()) {
-        Some('a' | 'e' | 'i' | 'o' | 'u') => "an",
-        _ => "a",
-    }
-}
-
 async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
     core.source()
         .get(id)
@@ -303,8 +295,11 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
             ErrorCode::ValidationInvalidValue,
             "location_type",
             format!(
-                "wrong location: a {} (type {}) is built in a {}, not a {lt}",
-                t.name, t.id, t.category
+                "wrong location: {} {} (type {}) is built in a {}, not a {lt}",
+                crate::entity::struct_types::article(&t.name),
+                t.name,
+                t.id,
+                t.category
             ),
         ));
     }
@@ -329,7 +324,7 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
         "initiated",
         format!(
             "building {} {} as {sid} at {} ({} slot {})",
-            article(&t.name),
+            crate::entity::struct_types::article(&t.name),
             t.name,
             r["location_id"].as_str().unwrap_or_default(),
             r["operating_ambit"].as_str().unwrap_or_default(),
@@ -372,8 +367,10 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
             ErrorCode::ValidationInvalidValue,
             "extractor_id",
             format!(
-                "{ex} is a {} (type {}), not an Ore Extractor (type 14)",
-                t.name, t.id
+                "{ex} is {} {} (type {}), not an Ore Extractor (type 14)",
+                crate::entity::struct_types::article(&t.name),
+                t.name,
+                t.id
             ),
         ));
     }

@@ -562,11 +562,17 @@ impl World {
                     },
                     range > 0,
                     if range > 0 {
-                        format!("{} is a {}", sid(*strct), t.name)
+                        format!(
+                            "{} is {} {}",
+                            sid(*strct),
+                            crate::entity::struct_types::article(&t.name),
+                            t.name
+                        )
                     } else {
                         format!(
-                            "{} is a {} (type {}), not {range_field}: it has no {field}",
+                            "{} is {} {} (type {}), not {range_field}: it has no {field}",
                             sid(*strct),
+                            crate::entity::struct_types::article(&t.name),
                             t.name,
                             t.id
                         )
@@ -1005,8 +1011,9 @@ impl World {
                 "hasWeapon",
                 false,
                 format!(
-                    "{} is a {} and has no {} weapon",
+                    "{} is {} {} and has no {} weapon",
                     sid(strct),
+                    crate::entity::struct_types::article(&s.kind().name),
                     s.kind().name,
                     weapon.name()
                 ),
@@ -1154,7 +1161,8 @@ impl World {
                     format!("{} builds at {loc}", pid(player))
                 } else {
                     format!(
-                        "wrong location: a {} ({}) is built in {}'s {} {home_id}, not {loc}",
+                        "wrong location: {} {} ({}) is built in {}'s {} {home_id}, not {loc}",
+                        crate::entity::struct_types::article(&t.name),
                         t.name,
                         t.category,
                         pid(player),
@@ -1241,7 +1249,8 @@ impl World {
                         format!("a {} can operate in {}", t.name, a.name())
                     } else {
                         format!(
-                            "wrong location: a {} operates in {}, not {}",
+                            "wrong location: {} {} operates in {}, not {}",
+                            crate::entity::struct_types::article(&t.name),
                             t.name,
                             allowed
                                 .iter()
@@ -1347,8 +1356,9 @@ impl World {
                     entity: sid(index),
                     changed: vec![sid(index), pid(player), at],
                     summary: format!(
-                        "{} began building a {} at {at} ({} slot {slot})",
+                        "{} began building {} {} at {at} ({} slot {slot})",
                         pid(player),
+                        crate::entity::struct_types::article(&t.name),
                         t.name,
                         ambit.name()
                     ),
