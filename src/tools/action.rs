@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::calculate::{difficulty_milestones, struct_type_arg, struct_type_schema};
-use super::{id_arg, id_schema, opt_str, parse_id};
+use super::{fetch, id_arg, id_schema, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
@@ -178,13 +178,6 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
         v["note"] = json!("the embedded world applies transactions without signatures");
     }
     Ok(v)
-}
-
-async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
-    core.source()
-        .get(id)
-        .await?
-        .ok_or_else(|| ToolError::not_found(id, Some(field)))
 }
 
 fn text<'a>(v: &'a Value, path: &str) -> &'a str {

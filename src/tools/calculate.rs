@@ -11,7 +11,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{id_arg, id_schema, opt_str, parse_id, wrong_kind};
+use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id, wrong_kind};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
@@ -56,32 +56,6 @@ fn u64_arg(args: &Value, field: &str) -> Option<u64> {
 
 fn u32_arg(args: &Value, field: &str) -> Option<u32> {
     u64_arg(args, field).map(|n| u32::try_from(n).unwrap_or(u32::MAX))
-}
-
-/// A chain integer (a string in REST JSON) at `path`.
-pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
-    let mut at = v;
-    for p in path {
-        at = at.get(p)?;
-    }
-    at.as_str()
-        .and_then(|s| s.parse().ok())
-        .or_else(|| at.as_u64())
-}
-
-pub(crate) fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
-    let mut at = v;
-    for p in path {
-        at = at.get(p)?;
-    }
-    at.as_str()
-}
-
-async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
-    core.source()
-        .get(id)
-        .await?
-        .ok_or_else(|| ToolError::not_found(id, Some(field)))
 }
 
 /// A non-negative JSON number as an exact integer count of `10^-scale` units: `2.5`

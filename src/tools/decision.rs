@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use super::calculate::{
     first_age_at_most, raw_u64, struct_type_arg, struct_type_schema, type_json,
 };
-use super::{id_schema, opt_str, parse_id};
+use super::{fetch, id_schema, opt_str, parse_id};
 use crate::chain::{self, Assume, Requirement};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::schema::whole_number;
@@ -435,13 +435,6 @@ fn requirement(name: &str, description: &str, checks: Option<&[Requirement]>) ->
         }
     }
     v
-}
-
-async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
-    core.source()
-        .get(id)
-        .await?
-        .ok_or_else(|| ToolError::not_found(id, Some(field)))
 }
 
 /// The location's slots for the type: free slots by allowed ambit, how many of the

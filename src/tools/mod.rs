@@ -35,6 +35,37 @@ pub fn register_all(registry: &mut Registry) {
     decision::register(registry);
 }
 
+/// A chain integer (a string in REST JSON) at `path`.
+pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
+    let mut at = v;
+    for p in path {
+        at = at.get(p)?;
+    }
+    at.as_str()
+        .and_then(|s| s.parse().ok())
+        .or_else(|| at.as_u64())
+}
+
+pub(crate) fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    let mut at = v;
+    for p in path {
+        at = at.get(p)?;
+    }
+    at.as_str()
+}
+
+/// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming the argument it came from.
+pub(crate) async fn fetch(
+    core: &crate::core::Core,
+    id: EntityId,
+    field: &str,
+) -> Result<Value, ToolError> {
+    core.source()
+        .get(id)
+        .await?
+        .ok_or_else(|| ToolError::not_found(id, Some(field)))
+}
+
 /// The JSON Schema of an entity-id argument.
 pub(crate) fn id_schema(description: &str) -> Value {
     serde_json::json!({

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{opt_str, parse_id};
+use super::{chain_u64, fetch, opt_str, parse_id};
 use crate::core::call::{CallContext, ProgressUpdate};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::schema::whole_number;
@@ -175,24 +175,6 @@ fn invalid(field: &str, reason: impl Into<String>) -> ToolError {
 
 fn u64_arg(args: &Value, field: &str) -> Option<u64> {
     args.get(field).and_then(whole_number)
-}
-
-/// A chain integer (a string in REST JSON) at `path`.
-fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
-    let mut at = v;
-    for p in path {
-        at = at.get(p)?;
-    }
-    at.as_str()
-        .and_then(|s| s.parse().ok())
-        .or_else(|| at.as_u64())
-}
-
-async fn fetch(core: &Core, id: crate::entity::EntityId, field: &str) -> Result<Value, ToolError> {
-    core.source()
-        .get(id)
-        .await?
-        .ok_or_else(|| ToolError::not_found(id, Some(field)))
 }
 
 /// Reads the work from the arguments, and what they leave out from the entities.

@@ -3,12 +3,12 @@
 
 use serde_json::{Value, json};
 
-use super::{id_arg, id_schema};
+use super::{fetch, id_arg, id_schema};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
-use crate::entity::{EntityId, EntityKind};
 use crate::handles::Shaping;
 use crate::references::Support;
 use crate::source::{ClockAction, SourceInfo};
@@ -147,14 +147,6 @@ pub fn register(registry: &mut Registry) {
         },
         clock_control,
     );
-}
-
-/// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming it.
-pub(crate) async fn fetch(core: &Core, id: EntityId, field: &str) -> Result<Value, ToolError> {
-    core.source()
-        .get(id)
-        .await?
-        .ok_or_else(|| ToolError::not_found(id, Some(field)))
 }
 
 async fn query_typed(

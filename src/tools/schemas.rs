@@ -322,7 +322,7 @@ async fn validate_schema(core: Core, args: Value) -> Result<Value, ToolError> {
         }
         (None, Some(_)) => {
             let id = id_arg(&args, "entity_id", None)?;
-            let entity = super::query::fetch(&core, id, "entity_id").await?;
+            let entity = super::fetch(&core, id, "entity_id").await?;
             (requested.unwrap_or(id.kind), entity, Some(id))
         }
     };

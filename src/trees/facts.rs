@@ -19,8 +19,9 @@ use crate::core::Core;
 use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
-use crate::tools::calculate::{chain_str, chain_u64, struct_type_arg};
+use crate::tools::calculate::struct_type_arg;
 use crate::tools::parse_id;
+use crate::tools::{chain_str, chain_u64};
 
 /// What kind of value a fact holds (checked against conditions when trees validate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

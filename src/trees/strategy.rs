@@ -25,7 +25,8 @@ use super::{Strategy, Work};
 use crate::core::error::ToolError;
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::pow::schedule::BLOCK_SECONDS;
-use crate::tools::calculate::{chain_u64, first_age_at_most, raw_u64};
+use crate::tools::calculate::{first_age_at_most, raw_u64};
+use crate::tools::chain_u64;
 
 pub const SCORE_FORMULA: &str = "score = met / total × (1 if feasible else 0.5) × 24 / (24 + hours): \
     the share of requirements that hold, halved when a blocking one does not, discounted by the \

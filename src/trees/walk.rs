@@ -12,7 +12,8 @@ use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::EntityId;
 use crate::entity::struct_types::struct_type;
 use crate::pow::{self, schedule::BLOCK_SECONDS};
-use crate::tools::calculate::{chain_u64, first_age_at_most};
+use crate::tools::calculate::first_age_at_most;
+use crate::tools::chain_u64;
 
 /// The most decisions a walk takes when the caller does not say.
 pub const DEFAULT_MAX_STEPS: usize = 64;

@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::world::{Location, World};
 use crate::chain::{Msg, Signed, Signer, WeaponChoice};
-use crate::entity::struct_types::{struct_type, struct_types};
+use crate::entity::struct_types::struct_types;
 use crate::pow::{self, Action, Work};
 
 /// What a scripted game did.
@@ -373,7 +373,6 @@ fn pick(w: &World, p: u64, height: u64, rng: &mut ChaCha8Rng) -> (Msg, u64) {
             height,
         );
     }
-    let _ = struct_type(1);
     (Msg::PlanetExplore { player: p }, height)
 }
 
