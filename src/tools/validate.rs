@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::{id_error, kind_arg, wrong_kind};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityId;
 use crate::handles::Shaping;
@@ -194,6 +194,13 @@ fn camel(key: &str) -> String {
 
 async fn validate_action(core: Core, args: Value) -> Result<Value, ToolError> {
     let raw = args["action_type"].as_str().unwrap_or_default().trim();
+    if raw.is_empty() {
+        return Err(ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "action_type",
+            "names no action; give a chain message such as MsgStructBuildInitiate",
+        ));
+    }
     let short = raw.strip_prefix(chain::TYPE_PREFIX).unwrap_or(raw);
     let name = if short.starts_with("Msg") {
         short.to_string()
@@ -220,7 +227,8 @@ async fn validate_action(core: Core, args: Value) -> Result<Value, ToolError> {
         Ok(s) => s,
         Err(e) => {
             if e.field.as_deref() == Some("parameters.@type") {
-                return Err(ToolError::field(e.code, "action_type", e.to_string()));
+                let reason = e.reason.clone().unwrap_or_else(|| e.message.clone());
+                return Err(ToolError::field(e.code, "action_type", reason));
             }
             return Ok(json!({
                 "valid": false, "requirements_met": false, "missing_requirements": [],
