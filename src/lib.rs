@@ -11,6 +11,7 @@ pub mod events;
 pub mod game;
 pub mod handles;
 pub mod mcp;
+pub mod plan;
 pub use structs_pow as pow;
 pub mod references;
 pub mod source;

@@ -95,6 +95,16 @@ impl CallContext {
         }
     }
 
+    /// A context for a call made on this call's behalf (a plan's step): its own cancel
+    /// flag and no progress sink, the same client's subscriptions.
+    pub fn child(&self) -> CallContext {
+        CallContext {
+            cancelled: Arc::default(),
+            progress: None,
+            subscriptions: self.subscriptions.clone(),
+        }
+    }
+
     /// The client the call comes from keeps its subscriptions here.
     pub fn with_subscriptions(mut self, subscriptions: Arc<Subscriptions>) -> Self {
         self.subscriptions = Some(subscriptions);

@@ -28,6 +28,11 @@ pub enum ErrorCode {
     /// A well-formed action the game's rules refuse now (not enough charge or power,
     /// the wrong location, an invalid proof); `details.missing_requirements` lists why.
     ValidationRequirementsNotMet,
+    /// A plan that cannot run as written (`details.problems` lists each problem).
+    ValidationInvalidPlan,
+    /// A step reference that found nothing when its step ran (`details.reference`,
+    /// `details.path`, `details.missing`).
+    ValidationUnresolvedReference,
     /// The entity or resource does not exist.
     ResourceNotFound,
     /// The resource existed but has expired (a result handle past its TTL).
@@ -62,6 +67,8 @@ impl ErrorCode {
             ErrorCode::ValidationWrongEntityType => "VALIDATION_WRONG_ENTITY_TYPE",
             ErrorCode::ValidationInvalidValue => "VALIDATION_INVALID_VALUE",
             ErrorCode::ValidationRequirementsNotMet => "VALIDATION_REQUIREMENTS_NOT_MET",
+            ErrorCode::ValidationInvalidPlan => "VALIDATION_INVALID_PLAN",
+            ErrorCode::ValidationUnresolvedReference => "VALIDATION_UNRESOLVED_REFERENCE",
             ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
             ErrorCode::ResourceExpired => "RESOURCE_EXPIRED",
             ErrorCode::ResourceUnavailable => "RESOURCE_UNAVAILABLE",

@@ -353,18 +353,51 @@ impl Core {
             .map_err(|e| e.to_json(&self.timestamp()))
     }
 
-    fn unknown_tool(&self, tool: &str) -> ToolError {
+    /// A registered tool's spec.
+    pub fn tool_spec(&self, name: &str) -> Option<&ToolSpec> {
+        self.inner.registry.tools.get(name).map(|t| &t.spec)
+    }
+
+    /// Checks `args` against `tool`'s input schema without running it.
+    pub fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
+        match self.inner.registry.tools.get(tool) {
+            Some(t) => t.schema.check(args),
+            None => Err(self.unknown_tool(tool)),
+        }
+    }
+
+    /// Up to five tool names like `tool` (for "did you mean").
+    pub fn similar_tools(&self, tool: &str) -> Vec<String> {
+        self.close_names(tool)
+            .into_iter()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn close_names(&self, tool: &str) -> Vec<&'static str> {
+        let wanted = tool.trim_start_matches("structs_");
         let mut close: Vec<&str> = self
             .tool_names()
-            .filter(|n| {
-                let wanted = tool.trim_start_matches("structs_");
-                !wanted.is_empty() && n.contains(wanted)
-            })
+            .filter(|n| !wanted.is_empty() && n.contains(wanted))
             .take(5)
             .collect();
         if close.is_empty() {
+            // Names sharing the category (`structs_query_…`).
+            let category = wanted.split('_').next().unwrap_or("");
+            close = self
+                .tool_names()
+                .filter(|n| !category.is_empty() && n.starts_with(&format!("structs_{category}_")))
+                .take(5)
+                .collect();
+        }
+        if close.is_empty() {
             close = self.tool_names().take(5).collect();
         }
+        close
+    }
+
+    fn unknown_tool(&self, tool: &str) -> ToolError {
+        let close = self.close_names(tool);
         let mut e = ToolError::field(
             ErrorCode::ToolNotFound,
             "name",

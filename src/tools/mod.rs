@@ -7,6 +7,7 @@ pub mod decision;
 pub mod endpoints;
 pub mod handles;
 pub mod list;
+pub mod plan;
 pub mod pow;
 pub mod query;
 pub mod schemas;
@@ -33,6 +34,7 @@ pub fn register_all(registry: &mut Registry) {
     schemas::register(registry);
     subscription::register(registry);
     decision::register(registry);
+    plan::register(registry);
 }
 
 /// A chain integer (a string in REST JSON) at `path`.
