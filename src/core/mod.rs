@@ -119,6 +119,24 @@ impl Registry {
     }
 }
 
+/// Levenshtein distance between two names (for "did you mean").
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// The message of a panicked task, for the error a caller sees.
 fn panic_text(e: tokio::task::JoinError) -> String {
     match e.try_into_panic() {
@@ -382,16 +400,13 @@ impl Core {
             .take(5)
             .collect();
         if close.is_empty() {
-            // Names sharing the category (`structs_query_…`).
-            let category = wanted.split('_').next().unwrap_or("");
-            close = self
+            // The nearest names by edit distance.
+            let mut all: Vec<(usize, &'static str)> = self
                 .tool_names()
-                .filter(|n| !category.is_empty() && n.starts_with(&format!("structs_{category}_")))
-                .take(5)
+                .map(|n| (edit_distance(tool, n), n))
                 .collect();
-        }
-        if close.is_empty() {
-            close = self.tool_names().take(5).collect();
+            all.sort();
+            close = all.into_iter().take(5).map(|(_, n)| n).collect();
         }
         close
     }

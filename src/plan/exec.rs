@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{Plan, Substitution, Unresolved};
+use super::{Plan, StepView, Substitution, Unresolved};
 use crate::core::Core;
 use crate::core::call::{CallContext, ProgressUpdate};
 use crate::core::error::{ErrorCode, ToolError};
@@ -63,9 +63,10 @@ pub struct StepState {
     pub data: Option<Value>,
     /// The error object (`{"code", "message", "details", ...}`).
     pub error: Option<Value>,
-    /// What references read: `{"success", "data", "error"}`, with a handle envelope's
-    /// whole stored result as `data`.
+    /// What references read: `{"success", "data", "error"}`.
     pub view: Option<Arc<Value>>,
+    /// The whole result behind a handle envelope.
+    pub full: Option<Arc<Value>>,
     pub attempts: u32,
     /// The errors of attempts that were retried.
     pub attempt_errors: Vec<Value>,
@@ -86,6 +87,7 @@ impl StepState {
             data: None,
             error: None,
             view: None,
+            full: None,
             attempts: 0,
             attempt_errors: Vec::new(),
             skipped_reason: None,
@@ -171,8 +173,12 @@ impl Run {
     }
 
     /// The step's view for references, once it has ended.
-    pub fn view(&self, i: usize) -> Option<Arc<Value>> {
-        self.steps.get(i)?.view.clone()
+    pub fn view(&self, i: usize) -> Option<StepView> {
+        let s = self.steps.get(i)?;
+        Some(StepView {
+            view: s.view.clone()?,
+            full: s.full.clone(),
+        })
     }
 
     /// Resolves step `i`'s references against the steps that have ended. `Ok` holds the
@@ -232,10 +238,10 @@ impl Run {
         state.duration = Some(outcome.duration);
         match outcome.result {
             Ok(data) => {
-                let full = outcome.full.map_or_else(|| data.clone(), |f| (*f).clone());
                 state.view = Some(Arc::new(
-                    json!({"success": true, "data": full, "error": null}),
+                    json!({"success": true, "data": data.clone(), "error": null}),
                 ));
+                state.full = outcome.full;
                 state.status = Status::Succeeded;
                 state.data = Some(data);
                 state.error = None;

@@ -265,6 +265,19 @@ const STEP_FIELDS: [&str; 13] = [
 /// "retry_backoff_ms": N}`. Every problem is collected; the plan comes back only when
 /// there are none. Tools are not looked up here (see [`validate`]).
 pub fn parse(v: &Value) -> Result<Plan, Vec<Problem>> {
+    parse_parts(v)?.finish()
+}
+
+/// A plan read as far as it could be: the steps that parsed, and the problems so far.
+struct Parsed {
+    steps: Vec<Option<Step>>,
+    inputs: Map<String, Value>,
+    max_parallel: usize,
+    retry_backoff_ms: u64,
+    problems: Vec<Problem>,
+}
+
+fn parse_parts(v: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut problems = Vec::new();
     let Some(obj) = v.as_object() else {
         return Err(vec![Problem::plan(
@@ -369,42 +382,55 @@ pub fn parse(v: &Value) -> Result<Plan, Vec<Problem>> {
             id: id.clone(),
             out: &mut problems,
         };
-        if let Some(step) = parse_step(i, raw, &names, &labels, &inputs, &mut sp) {
-            steps.push(step);
-        }
+        steps.push(parse_step(i, raw, &names, &labels, &inputs, &mut sp));
     }
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    let after = order_edges(&steps);
-    let plan = Plan {
+    Ok(Parsed {
         steps,
         inputs,
         max_parallel,
         retry_backoff_ms,
-        after,
-    };
-    if let Some(cycle) = find_cycle(&plan) {
-        let path: Vec<String> = cycle
-            .iter()
-            .map(|&i| format!("step {}", plan.steps[i].label()))
-            .collect();
-        let first = cycle[0];
-        problems.push(Problem {
-            step: Some(first),
-            step_id: plan.steps[first].id.clone(),
-            param: Some("depends_on".into()),
-            kind: "cycle",
-            message: format!(
-                "the steps wait for each other in a cycle: {} (parallel: false orders a step \
-                 after every earlier one)",
-                path.join(" → ")
-            ),
-            available: None,
-        });
-        return Err(problems);
+        problems,
+    })
+}
+
+impl Parsed {
+    /// The plan, when nothing is wrong with it (dependency cycles are checked last).
+    fn finish(self) -> Result<Plan, Vec<Problem>> {
+        let mut problems = self.problems;
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let steps: Vec<Step> = self.steps.into_iter().flatten().collect();
+        let after = order_edges(&steps);
+        let plan = Plan {
+            steps,
+            inputs: self.inputs,
+            max_parallel: self.max_parallel,
+            retry_backoff_ms: self.retry_backoff_ms,
+            after,
+        };
+        if let Some(cycle) = find_cycle(&plan) {
+            let path: Vec<String> = cycle
+                .iter()
+                .map(|&i| format!("step {}", plan.steps[i].label()))
+                .collect();
+            let first = cycle[0];
+            problems.push(Problem {
+                step: Some(first),
+                step_id: plan.steps[first].id.clone(),
+                param: Some("depends_on".into()),
+                kind: "cycle",
+                message: format!(
+                    "the steps wait for each other in a cycle: {} (parallel: false orders a \
+                     step after every earlier one)",
+                    path.join(" → ")
+                ),
+                available: None,
+            });
+            return Err(problems);
+        }
+        Ok(plan)
     }
-    Ok(plan)
 }
 
 fn parse_step(
@@ -810,9 +836,9 @@ fn find_cycle(plan: &Plan) -> Option<Vec<usize>> {
 /// references satisfy the tool's schema, and params with references name only fields the
 /// tool has and every field it requires.
 pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
-    let plan = parse(v)?;
-    let mut problems = Vec::new();
-    for step in &plan.steps {
+    let mut parsed = parse_parts(v)?;
+    let mut problems = std::mem::take(&mut parsed.problems);
+    for step in parsed.steps.iter().flatten() {
         let mut sp = StepProblems {
             index: step.index,
             id: step.id.clone(),
@@ -878,26 +904,25 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
         for slot in &step.slots {
             for r in slot.template.references() {
                 let target = match &r.root {
-                    Root::Index(n) => Some(*n),
-                    Root::Named(name) => plan
+                    Root::Index(n) => parsed.steps.get(*n).and_then(Option::as_ref),
+                    Root::Named(name) => parsed
                         .steps
                         .iter()
-                        .position(|s| s.id.as_deref() == Some(name)),
+                        .flatten()
+                        .find(|s| s.id.as_deref() == Some(name)),
                     Root::Input => None,
                 };
                 if let Some(t) = target
-                    && let Err(m) = shapes::check_data_path(r, &plan.steps[t])
+                    && let Err(m) = shapes::check_data_path(r, t)
                 {
                     sp.push("impossible_path", Some(slot.at.to_string()), m, None);
                 }
             }
         }
     }
-    if problems.is_empty() {
-        Ok(plan)
-    } else {
-        Err(problems)
-    }
+    problems.sort_by_key(|p| p.step);
+    parsed.problems = problems;
+    parsed.finish()
 }
 
 /// A summary of a valid plan: each step's dependencies and the levels it runs in.
@@ -959,7 +984,7 @@ pub fn levels(plan: &Plan) -> Vec<usize> {
 pub fn resolve(
     step: &Step,
     plan: &Plan,
-    view: &dyn Fn(usize) -> Option<std::sync::Arc<Value>>,
+    view: &dyn Fn(usize) -> Option<StepView>,
 ) -> Result<(Value, Vec<Substitution>), Unresolved> {
     let mut params = step.params.clone();
     let mut subs = Vec::new();
@@ -1000,7 +1025,7 @@ pub fn resolve(
 fn lookup(
     r: &Reference,
     plan: &Plan,
-    view: &dyn Fn(usize) -> Option<std::sync::Arc<Value>>,
+    view: &dyn Fn(usize) -> Option<StepView>,
 ) -> Result<(Value, Option<usize>), template::Missing> {
     let step = match &r.root {
         Root::Input => {
@@ -1027,13 +1052,23 @@ fn lookup(
                 reason: format!("no step has the id {name:?}"),
             })?,
     };
-    let Some(v) = view(step) else {
+    let Some(StepView { view: v, full }) = view(step) else {
         return Err(template::Missing {
             at: r.root.label(),
             part: r.root.label(),
             reason: format!("step {step} has not run"),
         });
     };
+    let under_data = matches!(r.path.first(), Some(Seg::Key(k)) if k == "data");
+    // A result too large for one response: its envelope first (result_handle, summary),
+    // then the whole stored result.
+    if under_data
+        && let Some(full) = &full
+        && template::walk(r, &v, 0).is_err()
+        && let Ok(w) = template::walk(r, full, 1)
+    {
+        return found(Ok(w), Some(step));
+    }
     let walked = template::walk(r, &v, 0).map_err(|mut m| {
         // Say why data is missing when the step failed.
         if v["success"] == false && matches!(r.path.first(), Some(Seg::Key(k)) if k == "data") {
@@ -1056,6 +1091,15 @@ fn found(
         template::WalkResult::Value(v) => Ok((v.clone(), from)),
         template::WalkResult::Length(n, _) => Ok((json!(n), from)),
     }
+}
+
+/// What references read of an ended step.
+#[derive(Debug, Clone)]
+pub struct StepView {
+    /// `{"success", "data", "error"}`, data as the agent saw it.
+    pub view: std::sync::Arc<Value>,
+    /// The whole result when `data` is a handle envelope.
+    pub full: Option<std::sync::Arc<Value>>,
 }
 
 /// One substituted reference, for the result and the console.
