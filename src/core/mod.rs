@@ -180,6 +180,8 @@ struct Inner {
     last_cleanup: std::sync::Mutex<Option<DateTime<Utc>>>,
     /// The subscriptions of callers that bring none of their own (the console).
     subscriptions: Arc<subscriptions::Subscriptions>,
+    /// Workflow runs started on this core.
+    workflows: crate::plan::workflow::Runs,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -273,6 +275,7 @@ impl CoreBuilder {
                 handle_store,
                 last_cleanup: std::sync::Mutex::new(None),
                 subscriptions: Arc::new(subscriptions::Subscriptions::new()),
+                workflows: Default::default(),
             }),
         })
     }
@@ -449,6 +452,11 @@ impl Core {
     /// The subscriptions of callers without their own (the console, tests).
     pub fn subscriptions(&self) -> Arc<subscriptions::Subscriptions> {
         self.inner.subscriptions.clone()
+    }
+
+    /// The workflow runs started on this core.
+    pub fn workflows(&self) -> &crate::plan::workflow::Runs {
+        &self.inner.workflows
     }
 
     /// The server-wide reference settings.

@@ -18,6 +18,7 @@
 pub mod exec;
 pub mod shapes;
 pub mod template;
+pub mod workflow;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -854,7 +855,7 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
             );
             continue;
         };
-        if step.tool == "structs_plan_execute" || step.tool.starts_with("structs_workflow_") {
+        if step.tool == "structs_plan_execute" || step.tool == "structs_workflow_execute" {
             sp.push(
                 "invalid_step",
                 Some("tool".into()),

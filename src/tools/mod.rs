@@ -13,6 +13,7 @@ pub mod query;
 pub mod schemas;
 pub mod subscription;
 pub mod validate;
+pub mod workflow;
 
 use serde_json::Value;
 
@@ -35,6 +36,7 @@ pub fn register_all(registry: &mut Registry) {
     subscription::register(registry);
     decision::register(registry);
     plan::register(registry);
+    workflow::register(registry);
 }
 
 /// A chain integer (a string in REST JSON) at `path`.

@@ -63,6 +63,13 @@ pub fn register(registry: &mut Registry) {
             "description": "Threads to hash on (default: every core)."}),
     );
     props.insert(
+        "wait_for_difficulty".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 64,
+            "description": "Wait (reporting progress, cancellable) until the work's required difficulty \
+                has fallen to this many leading zeros before hashing; e.g. 8 starts when a proof takes \
+                seconds. Without it the search starts at once."}),
+    );
+    props.insert(
         "start_nonce".into(),
         json!({"type": "integer", "minimum": 0,
             "description": "The first nonce (default 0); continue an exhausted search from its next_start_nonce."}),
@@ -373,6 +380,61 @@ fn update(p: &Progress, max: u64, current_block: u64) -> ProgressUpdate {
     }
 }
 
+/// Waits until the work's required difficulty is at most `wanted`, following the
+/// source's block height; reports progress while it waits.
+async fn wait_for_difficulty(
+    core: &Core,
+    ctx: &CallContext,
+    r: &mut Resolved,
+    wanted: u32,
+) -> Result<(), ToolError> {
+    if r.age_fixed {
+        return Ok(());
+    }
+    let ready_age = super::calculate::first_age_at_most(wanted, r.range);
+    let Some(ready_age) = ready_age else {
+        return Err(invalid(
+            "wait_for_difficulty",
+            format!("the difficulty of this work never falls to {wanted}"),
+        ));
+    };
+    let ready_block = r.work.block_start.saturating_add(ready_age);
+    loop {
+        let height = core.status().block_height.max(r.current_block);
+        r.current_block = height;
+        r.age = height.saturating_sub(r.work.block_start);
+        let now = pow::difficulty(r.age, r.range);
+        if now <= wanted {
+            return Ok(());
+        }
+        ctx.report(ProgressUpdate {
+            progress: 0.0,
+            total: None,
+            message: format!(
+                "waiting for block {ready_block} (difficulty {now} now at block {height}, \
+                 hashing starts at {wanted} or less)"
+            ),
+            data: json!({
+                "waiting": true,
+                "current_block": height,
+                "required_difficulty": now,
+                "start_difficulty": wanted,
+                "start_block": ready_block,
+                "blocks_to_wait": ready_block.saturating_sub(height),
+            }),
+        });
+        tokio::select! {
+            _ = ctx.cancelled() => {
+                return Err(ToolError::new(
+                    ErrorCode::ToolCancelled,
+                    format!("cancelled while waiting for block {ready_block}"),
+                ));
+            }
+            _ = tokio::time::sleep(PROGRESS_EVERY) => {}
+        }
+    }
+}
+
 async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolError> {
     let ctx = CallContext::current();
     let action = action_arg(&args)?.ok_or_else(|| {
@@ -386,6 +448,10 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
     let max = u64_arg(&args, "max_iterations").unwrap_or(DEFAULT_MAX_ITERATIONS);
     let threads = u64_arg(&args, "threads").map_or_else(default_threads, |t| t as usize);
     let start_nonce = u64_arg(&args, "start_nonce").unwrap_or(0);
+    let mut r = r;
+    if let Some(wait) = u64_arg(&args, "wait_for_difficulty") {
+        wait_for_difficulty(&core, &ctx, &mut r, wait as u32).await?;
+    }
     let required = pow::difficulty(r.age, r.range);
     // The first call times the kernels (a few milliseconds of hashing): off the
     // runtime's workers.

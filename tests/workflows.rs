@@ -1,0 +1,354 @@
+//! Workflows end to end on the sim source: each shipped workflow validates with its
+//! example inputs, runs in the background, is followed with the monitor tool (the
+//! proof-of-work steps showing their progress while they wait and hash), and leaves
+//! the world changed as it says.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use structs_console::Core;
+use structs_console::core::WallClock;
+use structs_console::plan::{self, workflow};
+use structs_console::source::sim::world::World;
+use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+
+fn setup() -> (Core, Arc<SimSource>) {
+    let config = WorldConfig::demo();
+    let source = Arc::new(SimSource::new(
+        config,
+        BlockClock::paused(config.genesis_height),
+    ));
+    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
+    (
+        Core::with_clock(source.clone(), WallClock::Fixed(fixed)),
+        source,
+    )
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+async fn call(core: &Core, tool: &str, args: Value) -> Value {
+    core.call_json(tool, args.clone())
+        .await
+        .unwrap_or_else(|e| panic!("{tool} {args}: {e}"))
+}
+
+/// Polls the monitor until `until` holds for its answer (or 60 s pass).
+async fn watch(core: &Core, id: &str, until: impl Fn(&Value) -> bool) -> Value {
+    let start = Instant::now();
+    loop {
+        let m = call(core, "structs_workflow_monitor", json!({"workflow_id": id})).await;
+        if until(&m) {
+            return m;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "gave up: {m:#}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn done(m: &Value) -> bool {
+    m["status"] != "running"
+}
+
+fn step_status<'a>(m: &'a Value, id: &str) -> &'a str {
+    m["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .and_then(|s| s["status"].as_str())
+        .unwrap_or("?")
+}
+
+fn report_step<'a>(m: &'a Value, id: &str) -> &'a Value {
+    m["report"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == id)
+        .unwrap()
+}
+
+/// Player `p` with charge, ample power, its fleet home and its command ship online.
+fn make_ready(w: &mut World, p: u64) {
+    let i = (p - 1) as usize;
+    let (fleet, planet) = (w.players[i].fleet, w.players[i].planet);
+    w.fleets[(fleet - 1) as usize].planet = Some(planet);
+    w.fleets[(fleet - 1) as usize].away_at = None;
+    let cmd = w.fleets[(fleet - 1) as usize].command_struct;
+    let c = &mut w.structs[(cmd - 1) as usize];
+    let before = c.draw();
+    c.built = true;
+    c.online = true;
+    let after = c.draw();
+    let g = &mut w.players[i].grid;
+    g.structs_load = g.structs_load - before + after;
+    g.capacity = g.load + g.structs_load + 1_000_000_000;
+    g.last_action = 0;
+}
+
+#[test]
+fn every_shipped_workflow_validates_with_its_example_inputs() {
+    let (core, _) = setup();
+    let all = workflow::parse_all().unwrap();
+    let names: Vec<&str> = all.iter().map(|w| w.name.as_str()).collect();
+    for name in [
+        "mine-refine-convert",
+        "planet-setup",
+        "build-mining-operation",
+        "query-and-monitor-planet",
+    ] {
+        assert!(names.contains(&name), "{name} is not shipped");
+    }
+    for w in &all {
+        assert!(!w.description.is_empty());
+        let plan = w.plan_json(&w.example_inputs()).unwrap();
+        if let Err(p) = plan::validate(&core, &plan) {
+            panic!("{} does not validate: {p:#?}", w.name);
+        }
+    }
+    let listed = rt().block_on(call(&core, "structs_workflow_list", json!({})));
+    assert_eq!(listed["workflows"].as_array().unwrap().len(), all.len());
+    let bmo = listed["workflows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == "build-mining-operation")
+        .unwrap();
+    assert_eq!(bmo["uses_proof_of_work"], true);
+    assert_eq!(bmo["inputs"]["player_id"]["required"], true);
+    assert_eq!(bmo["inputs"]["start_difficulty"]["default"], 8);
+}
+
+#[test]
+fn inputs_are_checked_before_anything_starts() {
+    let (core, _) = setup();
+    let rt = rt();
+    let e = rt
+        .block_on(core.call_json(
+            "structs_workflow_execute",
+            json!({"workflow": "planet-setup", "inputs": {}}),
+        ))
+        .unwrap_err();
+    assert_eq!(e["error"]["code"], "VALIDATION_MISSING_FIELD");
+    assert_eq!(e["error"]["details"]["field"], "inputs.player_id");
+    let e = rt
+        .block_on(core.call_json(
+            "structs_workflow_execute",
+            json!({"workflow": "planet-setup", "inputs": {"player_id": "1-1", "planet": "2-1"}}),
+        ))
+        .unwrap_err();
+    assert_eq!(e["error"]["code"], "VALIDATION_UNKNOWN_FIELD");
+    let e = rt
+        .block_on(core.call_json(
+            "structs_workflow_execute",
+            json!({"workflow": "planet-teardown"}),
+        ))
+        .unwrap_err();
+    assert_eq!(e["error"]["details"]["field"], "workflow");
+    let e = rt
+        .block_on(core.call_json("structs_workflow_monitor", json!({"workflow_id": "wf_999"})))
+        .unwrap_err();
+    assert_eq!(e["error"]["code"], "RESOURCE_NOT_FOUND");
+}
+
+#[test]
+fn query_and_monitor_planet_reads_and_subscribes() {
+    let (core, _) = setup();
+    rt().block_on(async {
+        let started = call(
+            &core,
+            "structs_workflow_execute",
+            json!({"workflow": "query-and-monitor-planet", "inputs": {"planet_id": "2-3"}}),
+        )
+        .await;
+        let id = started["workflow_id"].as_str().unwrap().to_string();
+        assert!(id.starts_with("wf_"));
+        assert_eq!(started["steps"], 6);
+        let m = watch(&core, &id, done).await;
+        assert_eq!(m["status"], "succeeded", "{m:#}");
+        assert_eq!(m["progress"]["steps_done"], 6);
+        assert_eq!(m["progress"]["percent"], 100.0);
+        assert_eq!(
+            report_step(&m, "owner")["resolved_params"]["player_id"],
+            "1-3"
+        );
+        assert_eq!(
+            report_step(&m, "fleet")["data"]["fleet"]["Fleet"]["owner"],
+            "1-3"
+        );
+        // The subscriptions were made for the caller (here the core's own).
+        let subs = call(&core, "structs_subscription_list", json!({})).await;
+        let text = subs.to_string();
+        assert!(text.contains("2-3") && text.contains("1-3"), "{subs:#}");
+        assert_eq!(m["report"]["totals"]["reference_errors"], 0);
+    });
+}
+
+#[test]
+fn planet_setup_plans_the_first_builds() {
+    let (core, _) = setup();
+    rt().block_on(async {
+        let started = call(
+            &core,
+            "structs_workflow_execute",
+            json!({"workflow": "planet-setup", "inputs": {"player_id": "1-2"}}),
+        )
+        .await;
+        let id = started["workflow_id"].as_str().unwrap();
+        let m = watch(&core, id, done).await;
+        assert_eq!(m["status"], "succeeded", "{m:#}");
+        for step in ["extractor", "cannon", "refinery"] {
+            let s = report_step(&m, step);
+            assert!(s["data"]["requirements"].is_object(), "{step}: {s:#}");
+        }
+        assert_eq!(
+            report_step(&m, "planet")["resolved_params"]["planet_id"],
+            "2-2"
+        );
+        assert!(report_step(&m, "next")["data"].is_object());
+    });
+}
+
+#[test]
+fn build_mining_operation_waits_for_its_proof_then_builds_and_mines() {
+    let (core, src) = setup();
+    // Player 3 can build an Ore Extractor: ready, with no extractor on its planet.
+    let p = src.with_world_mut(|w| {
+        let p = (1..=w.players.len() as u64)
+            .find(|&p| {
+                let planet = &w.planets[(w.players[(p - 1) as usize].planet - 1) as usize];
+                let slots = planet.slots.iter().flatten();
+                let taken: Vec<u64> = slots.clone().flatten().copied().collect();
+                !taken
+                    .iter()
+                    .any(|s| w.structs[(*s - 1) as usize].type_id == 14)
+                    && planet.slots.iter().flatten().any(|s| s.is_none())
+            })
+            .expect("a player without an extractor");
+        make_ready(w, p);
+        p
+    });
+    let player = format!("1-{p}");
+    rt().block_on(async {
+        let started = call(
+            &core,
+            "structs_workflow_execute",
+            json!({"workflow": "build-mining-operation", "inputs": {"player_id": player}}),
+        )
+        .await;
+        let id = started["workflow_id"].as_str().unwrap().to_string();
+        assert_eq!(started["uses_proof_of_work"], true);
+        // The proof step waits for the difficulty to fall, and says so.
+        let m = watch(&core, &id, |m| {
+            m["current"][0]["id"] == "proof"
+                && m["current"][0]["progress"]
+                    .as_str()
+                    .is_some_and(|p| p.contains("waiting for block"))
+        })
+        .await;
+        assert_eq!(step_status(&m, "build"), "succeeded");
+        let waiting = &m["steps"][2]["progress"]["data"];
+        assert_eq!(waiting["waiting"], true);
+        assert!(waiting["required_difficulty"].as_u64().unwrap() > 8);
+        // Blocks pass: the difficulty falls and the engine finds the proof.
+        src.clock().step(40_000);
+        let m = watch(&core, &id, done).await;
+        assert_eq!(m["status"], "succeeded", "{m:#}");
+        let sid = report_step(&m, "build")["data"]["struct_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let proof = report_step(&m, "proof");
+        assert_eq!(proof["data"]["valid"], true);
+        assert_eq!(
+            report_step(&m, "complete")["resolved_params"]["struct_id"],
+            sid
+        );
+        assert_eq!(
+            report_step(&m, "complete")["resolved_params"]["nonce"],
+            proof["data"]["nonce"]
+        );
+        let ex = &report_step(&m, "extractor")["data"]["struct"];
+        assert_eq!(ex["Struct"]["id"], sid);
+        assert_eq!(ex["structAttributes"]["isBuilt"], true);
+        assert_eq!(ex["structAttributes"]["isOnline"], true);
+        assert_eq!(m["report"]["totals"]["reference_errors"], 0);
+    });
+}
+
+#[test]
+fn mine_refine_convert_runs_both_proofs_at_once_and_refines_the_mined_ore() {
+    let (core, src) = setup();
+    let before = src.with_world_mut(|w| {
+        make_ready(w, 11);
+        let planet = w.players[10].planet;
+        w.planets[(planet - 1) as usize].grid.ore = 3;
+        w.players[10].grid.ore
+    });
+    rt().block_on(async {
+        let w = workflow::catalog().get("mine-refine-convert").unwrap();
+        let started = call(
+            &core,
+            "structs_workflow_execute",
+            json!({"workflow": "mine-refine-convert", "inputs": w.example_inputs()}),
+        )
+        .await;
+        let id = started["workflow_id"].as_str().unwrap().to_string();
+        // Both proofs wait at the same time.
+        let m = watch(&core, &id, |m| {
+            step_status(m, "mine_proof") == "running" && step_status(m, "refine_proof") == "running"
+        })
+        .await;
+        assert_eq!(m["progress"]["running"], 2);
+        src.clock().step(300_000);
+        let m = watch(&core, &id, done).await;
+        assert_eq!(m["status"], "succeeded", "{m:#}");
+        assert_eq!(report_step(&m, "mine")["data"]["ore_mined"], 1);
+        let refine = report_step(&m, "refine");
+        assert_eq!(refine["data"]["status"], "success", "{refine:#}");
+        assert_eq!(refine["data"]["results"][0]["ore_refined"], 1);
+        assert!(
+            refine["resolved_params"]["transaction"]["body"]["messages"][0]["creator"]
+                .as_str()
+                .unwrap()
+                .starts_with("structs1")
+        );
+        assert_eq!(report_step(&m, "convert")["data"]["power_generated"], 1.0);
+    });
+    // One ore mined, one refined: the stored ore is where it was.
+    assert_eq!(src.with_world(|w| w.players[10].grid.ore), before);
+}
+
+#[test]
+fn a_workflow_can_be_cancelled_while_its_proof_waits() {
+    let (core, src) = setup();
+    let p = 11;
+    src.with_world_mut(|w| make_ready(w, p));
+    rt().block_on(async {
+        let started = call(
+            &core,
+            "structs_workflow_execute",
+            json!({"workflow": "mine-refine-convert", "inputs": {
+                "player_id": "1-11", "extractor_id": "5-56", "refinery_id": "5-57"}}),
+        )
+        .await;
+        let id = started["workflow_id"].as_str().unwrap().to_string();
+        watch(&core, &id, |m| step_status(m, "mine_proof") == "running").await;
+        let c = call(&core, "structs_workflow_cancel", json!({"workflow_id": id})).await;
+        assert_eq!(c["cancelled"], true);
+        let m = watch(&core, &id, done).await;
+        assert_eq!(m["status"], "cancelled");
+        assert_eq!(step_status(&m, "mine_proof"), "failed");
+        assert_eq!(step_status(&m, "balance"), "skipped");
+        let listed = call(&core, "structs_workflow_list", json!({})).await;
+        assert_eq!(listed["runs"][0]["status"], "cancelled");
+    });
+}
