@@ -472,3 +472,63 @@ async fn entity_schemas_are_listed_and_readable_as_resources() {
     assert!(err.to_string().contains("no result is stored"), "{err}");
     client.cancel().await.unwrap();
 }
+
+/// A plan and a workflow over stdio: the plan answers with every step; the workflow
+/// answers at once and keeps running in the server after its call returned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plans_and_workflows_over_mcp() {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"]);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let call = |name: &'static str, a: Value| {
+        let client = &client;
+        async move {
+            let r = client
+                .call_tool(CallToolRequestParams::new(name).with_arguments(args(a)))
+                .await
+                .expect("tools/call");
+            (r.is_error, r.structured_content.expect("structuredContent"))
+        }
+    };
+    let (err, plan) = call(
+        "structs_plan_execute",
+        json!({"steps": [
+            {"id": "list", "tool": "structs_list_players", "params": {"page_size": 2}},
+            {"tool": "structs_query_player", "params": {"player_id": "${steps.list.data.players[1].Player.id}"}}
+        ]}),
+    )
+    .await;
+    assert_eq!(err, Some(false), "{plan:#}");
+    assert_eq!(plan["steps"][1]["resolved_params"]["player_id"], "1-2");
+    assert_eq!(plan["steps"][1]["data"]["player"]["Player"]["id"], "1-2");
+
+    let (err, bad) = call(
+        "structs_plan_execute",
+        json!({"steps": [{"tool": "structs_query_player", "params": {"player_id": "${step[3].data}"}}]}),
+    )
+    .await;
+    assert_eq!(err, Some(true));
+    assert_eq!(bad["error"]["code"], "VALIDATION_INVALID_PLAN");
+
+    let (_, started) = call(
+        "structs_workflow_execute",
+        json!({"workflow": "query-and-monitor-planet", "inputs": {"planet_id": "2-2"}}),
+    )
+    .await;
+    let id = started["workflow_id"].as_str().unwrap().to_string();
+    let mut m = Value::Null;
+    for _ in 0..200 {
+        m = call("structs_workflow_monitor", json!({"workflow_id": id}))
+            .await
+            .1;
+        if m["status"] != "running" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_eq!(m["status"], "succeeded", "{m:#}");
+    // Its subscriptions are this client's.
+    let (_, subs) = call("structs_subscription_list", json!({})).await;
+    assert!(subs.to_string().contains("2-2"), "{subs:#}");
+    client.cancel().await.ok();
+}
