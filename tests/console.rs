@@ -2013,11 +2013,30 @@ fn plans_continue_stops_before_a_breakpoint() {
         plan_statuses(&app),
         ["succeeded", "succeeded", "succeeded", "succeeded", "failed"]
     );
-    // A new run starts over with the breakpoint kept.
+    // A new run starts over with the breakpoint kept. With two breakpoints in one
+    // level, continuing from the first stops again before the second.
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(plan_statuses(&app), ["pending"; 5]);
+    press_n(&mut app, KeyCode::Up, 2);
+    press(&mut app, KeyCode::Char('b'));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('b'));
     press(&mut app, KeyCode::Char('c'));
-    assert_eq!(plan_statuses(&app)[3], "pending");
+    assert_eq!(
+        plan_statuses(&app),
+        ["succeeded", "pending", "pending", "pending", "failed"]
+    );
+    press(&mut app, KeyCode::Char('c'));
+    assert_eq!(
+        plan_statuses(&app),
+        ["succeeded", "succeeded", "pending", "pending", "failed"]
+    );
+    assert_eq!(
+        app.status_text(),
+        Some("breakpoint: stopped before step 2 (guild) · c continues, s runs it")
+    );
+    press(&mut app, KeyCode::Char('c'));
+    assert_eq!(plan_statuses(&app)[2..4], ["succeeded", "pending"]);
 }
 
 #[test]

@@ -253,7 +253,7 @@ enum Job {
     Steps(Vec<usize>),
     /// Retry these steps (reset already).
     Retry(Vec<usize>),
-    /// Until the next step to start has a breakpoint; `pass` are breakpoints the run
+    /// Until the next step to start has a breakpoint; `pass` is the breakpoint the run
     /// stood at when continued, which may start.
     Continue { pass: BTreeSet<usize> },
 }
@@ -571,11 +571,13 @@ impl PlansPane {
                 let Some(o) = self.opened() else {
                     return;
                 };
-                let ready = o.run().ready();
-                let pass: BTreeSet<usize> = {
-                    let bps = o.breakpoints();
-                    ready.into_iter().filter(|i| bps.contains(i)).collect()
-                };
+                // Stopped before a breakpoint: that step may start now; the next
+                // breakpoint still stops the run.
+                let first = o.run().ready().first().copied();
+                let pass: BTreeSet<usize> = first
+                    .filter(|i| o.breakpoints().contains(i))
+                    .into_iter()
+                    .collect();
                 ctx.status.info("continuing to the next breakpoint");
                 self.start(Job::Continue { pass }, ctx);
             }
