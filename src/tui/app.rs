@@ -20,6 +20,7 @@ use super::panes::entities::{EntitiesPane, PowRequest};
 use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::placeholder::Placeholder;
+use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
 use super::theme::{Role, Theme};
 use crate::core::Core;
@@ -91,6 +92,7 @@ pub struct App {
     entities: EntitiesPane,
     handles: HandlesPane,
     pow: PowPane,
+    plans: PlansPane,
     /// The clipboard both panes copy to.
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
@@ -117,6 +119,7 @@ impl App {
         });
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         let events = EventLog::new(core.events());
+        let plans = PlansPane::new(&core);
         App {
             core,
             theme,
@@ -127,6 +130,7 @@ impl App {
             entities,
             handles: HandlesPane::new(Box::new(clipboard.clone())),
             pow: PowPane::new(Box::new(clipboard.clone()), None),
+            plans,
             clipboard,
             handles_listed_at: None,
             events,
@@ -156,6 +160,27 @@ impl App {
     #[doc(hidden)]
     pub fn pin_pow_progress(&mut self, index: usize, data: serde_json::Value) {
         self.pow.pin_progress(index, data);
+    }
+
+    /// Opens a plan (its JSON, as `structs_plan_execute` takes it) in the Plans pane
+    /// under `label` and shows that tab. A plan that does not validate shows its
+    /// problems there. Whatever ran in the pane before is cancelled.
+    pub fn open_plan(&mut self, label: impl Into<String>, plan: serde_json::Value) {
+        self.plans.open_plan(label.into(), plan, &self.core);
+        self.tab = Tab::Plans;
+    }
+
+    /// The Plans pane's run as `structs_plan_execute` reports it (every step's status,
+    /// params, resolved params, result), when a valid plan is open.
+    pub fn plan_report(&self) -> Option<serde_json::Value> {
+        self.plans.report()
+    }
+
+    /// Test seam: the Plans pane leaves durations out of its frame, so a frame after a
+    /// run is the same every time.
+    #[doc(hidden)]
+    pub fn pin_plan_timing(&mut self) {
+        self.plans.pin_timing();
     }
 
     /// Work that comes with time rather than keys: while the Handles tab is on show, its
@@ -246,6 +271,7 @@ impl App {
             Tab::Entities => self.entities.handle_key(&key, &mut ctx),
             Tab::Handles => self.handles.handle_key(&key, &mut ctx),
             Tab::Pow => self.pow.handle_key(&key, &mut ctx),
+            Tab::Plans => self.plans.handle_key(&key, &mut ctx),
             tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
         };
         if consumed == EventState::Consumed {
@@ -347,7 +373,8 @@ impl App {
         // for again before it came); they are dropped.
         let _claimed = self.entities.on_reply(reply, &mut ctx)
             || self.handles.on_reply(reply, &mut ctx)
-            || self.pow.on_reply(reply, &mut ctx);
+            || self.pow.on_reply(reply, &mut ctx)
+            || self.plans.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -420,6 +447,7 @@ impl App {
             Tab::Entities => self.entities.render(body, buf, &ui),
             Tab::Handles => self.handles.render(body, buf, &ui),
             Tab::Pow => self.pow.render(body, buf, &ui),
+            Tab::Plans => self.plans.render(body, buf, &ui),
             tab => Placeholder::new(tab).render(body, buf, &ui),
         }
         self.events.render(log, buf, &ui);
@@ -554,6 +582,11 @@ impl App {
                 self.pow.commands(),
                 self.pow.captures_text(),
             ),
+            Tab::Plans => (
+                self.plans.context(),
+                self.plans.commands(),
+                self.plans.captures_text(),
+            ),
             tab => {
                 let pane = Placeholder::new(tab);
                 (pane.context(), pane.commands(), pane.captures_text())
@@ -608,6 +641,7 @@ impl App {
             Tab::Entities => self.entities.context(),
             Tab::Handles => self.handles.context(),
             Tab::Pow => self.pow.context(),
+            Tab::Plans => self.plans.context(),
             tab => Placeholder::new(tab).context(),
         };
         let mut sections = Vec::new();

@@ -11,7 +11,7 @@ use tokio::runtime::Handle;
 
 use crate::core::Core;
 use crate::core::call::CallContext;
-use crate::core::error::ToolError;
+use crate::core::error::{ErrorCode, ToolError};
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -63,6 +63,32 @@ impl Dispatcher {
     pub fn call_with(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
         let id = self.spawn(tool, args, ctx);
         self.background.insert(id);
+        id
+    }
+
+    /// Runs `task` on the runtime as a long background job (a plan's run) and answers
+    /// with its outcome like a call. Exactly one [`Reply`] comes back, even if the task
+    /// panics (then as `TOOL_EXECUTION_FAILED`). It does not count as loading.
+    pub fn spawn_task<F>(&mut self, task: F) -> RequestId
+    where
+        F: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        self.next_id += 1;
+        let id = RequestId(self.next_id);
+        self.pending += 1;
+        self.background.insert(id);
+        let sender = self.sender.clone();
+        let handle = self.runtime.spawn(task);
+        self.runtime.spawn(async move {
+            let result = match handle.await {
+                Ok(result) => result,
+                Err(e) => Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("the console's background task ended unexpectedly: {e}"),
+                )),
+            };
+            let _ = sender.send(Reply { id, result });
+        });
         id
     }
 

@@ -44,6 +44,14 @@ pub enum Context {
     ActionForm,
     /// The action dialog's answer.
     ActionResult,
+    /// The Plans pane's list of steps.
+    Plans,
+    /// The tree of the selected step's result.
+    PlanResult,
+    /// The Plans pane's prompt for a file to open, which takes typed text.
+    PlanPrompt,
+    /// The plan calls found in an opened file, to choose one.
+    PlanPick,
 }
 
 impl Context {
@@ -66,6 +74,10 @@ impl Context {
             Context::ActionTypes => "Build: struct type",
             Context::ActionForm => "Action form",
             Context::ActionResult => "Action result",
+            Context::Plans => "Plan steps",
+            Context::PlanResult => "Step result",
+            Context::PlanPrompt => "Open a plan",
+            Context::PlanPick => "Plan calls in the file",
         }
     }
 }
@@ -158,6 +170,24 @@ pub enum Command {
     CycleWeapon,
     /// Action dialog: from the answer back to the form, to change and send again.
     EditAction,
+    /// Plans: type the path of a plan file (a plan, a recorded call, JSON Lines).
+    OpenPlan,
+    /// Plans: run every remaining step.
+    RunPlan,
+    /// Plans: run one step (the selected one if it is ready, else the next ready).
+    StepPlan,
+    /// Plans: run until the next step to start has a breakpoint.
+    ContinuePlan,
+    /// Plans: set or clear the selected step's breakpoint.
+    ToggleBreakpoint,
+    /// Plans: run the selected failed or skipped step again.
+    RetryStep,
+    /// Plans: cancel what is running.
+    CancelPlan,
+    /// Plans: start the plan over with every step pending (breakpoints kept).
+    RestartPlan,
+    /// A prompt: erase all of its text.
+    ClearText,
 }
 
 impl Command {
@@ -190,18 +220,32 @@ impl Command {
             Command::CloseDialog => "close",
             Command::CycleWeapon => "weapon",
             Command::EditAction => "edit",
+            Command::OpenPlan => "open",
+            Command::RunPlan => "run",
+            Command::StepPlan => "step",
+            Command::ContinuePlan => "continue",
+            Command::ToggleBreakpoint => "breakpoint",
+            Command::RetryStep => "retry",
+            Command::CancelPlan => "cancel",
+            Command::RestartPlan => "new run",
+            Command::ClearText => "clear",
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
             Command::Back if context == Context::References => "tree",
             Command::Back if context == Context::HandleData => "handles",
+            Command::Back if context == Context::PlanResult => "steps",
             Command::Back => "kinds",
             Command::Expand => "expand",
             Command::Collapse => "collapse",
             Command::Toggle => "open/close",
             Command::ReferenceDepth => "depth",
             Command::ReferenceKinds => "kinds",
+            Command::AcceptFilter if context == Context::PlanPrompt => "open",
             Command::AcceptFilter => "done",
+            Command::CancelFilter if matches!(context, Context::PlanPrompt | Context::PlanPick) => {
+                "close"
+            }
             Command::CancelFilter => "clear",
             Command::EraseChar => "erase",
             Command::FocusPrev
@@ -230,6 +274,9 @@ impl Command {
             Command::ToggleEvents => "Show or hide the live event log (newest on top)".into(),
             Command::FocusNext if matches!(context, Context::Handles | Context::HandleData) => {
                 "Focus the other area (handles, data)".into()
+            }
+            Command::FocusNext if matches!(context, Context::Plans | Context::PlanResult) => {
+                "Focus the other area (steps, result)".into()
             }
             Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
@@ -267,16 +314,38 @@ impl Command {
             }
             Command::PowJob => "Proof-of-work job for the selected struct or fleet".into(),
             Command::OpenActions => "Actions: build here, complete build, mine, attack this".into(),
+            Command::ChooseAction if context == Context::PlanPick => {
+                "Open the selected plan call".into()
+            }
             Command::ChooseAction => "Take the selected action".into(),
             Command::SendAction => "Send the tool call shown".into(),
             Command::CloseDialog => "Close the action dialog".into(),
             Command::CycleWeapon => "Switch the weapon: primary or secondary".into(),
             Command::EditAction => "Back to the form, to change it and send again".into(),
+            Command::OpenPlan => {
+                "Open a plan file: a plan, a recorded structs_plan_execute call, or JSON Lines"
+                    .into()
+            }
+            Command::RunPlan => "Run every remaining step (breakpoints are not stops)".into(),
+            Command::StepPlan => {
+                "Run one step: the selected one if it is ready, else the next ready one".into()
+            }
+            Command::ContinuePlan => {
+                "Continue: run steps until the next to start has a breakpoint".into()
+            }
+            Command::ToggleBreakpoint => "Set or clear a breakpoint on the selected step".into(),
+            Command::RetryStep => {
+                "Retry the selected failed step (a skipped one: the failure it waits on)".into()
+            }
+            Command::CancelPlan => "Cancel what is running".into(),
+            Command::RestartPlan => "New run: every step pending again, breakpoints kept".into(),
+            Command::ClearText => "Erase all the text".into(),
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
             Command::Back if context == Context::References => "Back to the entity tree".into(),
             Command::Back if context == Context::HandleData => "Back to the handles".into(),
+            Command::Back if context == Context::PlanResult => "Back to the steps".into(),
             Command::Back => "Back to the kinds".into(),
             Command::Expand => "Expand; a field naming an entity fetches it in place".into(),
             Command::Collapse => "Collapse, or go to the parent field".into(),
@@ -287,6 +356,11 @@ impl Command {
                 "Plan the job; it starts when its difficulty is 10 or less".into()
             }
             Command::CancelFilter if context == Context::PowPrompt => "Close the prompt".into(),
+            Command::AcceptFilter if context == Context::PlanPrompt => "Open the file".into(),
+            Command::CancelFilter if context == Context::PlanPrompt => "Close the prompt".into(),
+            Command::CancelFilter if context == Context::PlanPick => {
+                "Close the list, back to the plan that was open".into()
+            }
             Command::AcceptFilter if context == Context::Fields => {
                 "Fetch the first page with these fields".into()
             }
@@ -579,6 +653,56 @@ impl Keymap {
         );
         bind(X::ActionResult, &[K::ch('w')], C::PowJob);
 
+        // The Plans pane: the steps and the selected step's result share the run keys;
+        // the result moves and opens like the other trees.
+        for context in [X::Plans, X::PlanResult] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(context, &[K::ch('r')], C::RunPlan);
+            bind(context, &[K::ch('s')], C::StepPlan);
+            bind(context, &[K::ch('c')], C::ContinuePlan);
+            bind(context, &[K::ch('b')], C::ToggleBreakpoint);
+            bind(context, &[K::ch('R')], C::RetryStep);
+            bind(context, &[K::ch('x')], C::CancelPlan);
+            bind(context, &[K::ch('n')], C::RestartPlan);
+            bind(context, &[K::ch('o')], C::OpenPlan);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+        }
+        bind(
+            X::Plans,
+            &[K::key(KeyCode::Enter), K::key(KeyCode::Right), K::ch('l')],
+            C::FocusNext,
+        );
+        bind(
+            X::PlanResult,
+            &[K::key(KeyCode::Right), K::ch('l')],
+            C::Expand,
+        );
+        bind(
+            X::PlanResult,
+            &[K::key(KeyCode::Left), K::ch('h')],
+            C::Collapse,
+        );
+        bind(X::PlanResult, &[K::key(KeyCode::Enter)], C::Toggle);
+        bind(
+            X::PlanResult,
+            &[K::key(KeyCode::Esc), K::key(KeyCode::Left), K::ch('h')],
+            C::Back,
+        );
+        bind(X::PlanPrompt, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::PlanPrompt, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::PlanPrompt, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::PlanPrompt, &[K::ctrl('u')], C::ClearText);
+        bind(X::PlanPick, &up, C::Up);
+        bind(X::PlanPick, &down, C::Down);
+        bind(X::PlanPick, &top, C::Top);
+        bind(X::PlanPick, &bottom, C::Bottom);
+        bind(X::PlanPick, &[K::key(KeyCode::Enter)], C::ChooseAction);
+        bind(X::PlanPick, &[K::key(KeyCode::Esc)], C::CancelFilter);
+
         bind(X::Fields, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::Fields, &[K::key(KeyCode::Esc)], C::CancelFilter);
         bind(X::Fields, &[K::key(KeyCode::Backspace)], C::EraseChar);
@@ -723,7 +847,10 @@ mod tests {
                 assert!(
                     matches!(
                         a.context,
-                        Context::Tree | Context::References | Context::HandleData
+                        Context::Tree
+                            | Context::References
+                            | Context::HandleData
+                            | Context::PlanResult
                     ),
                     "{} in {:?}",
                     a.key.label(),

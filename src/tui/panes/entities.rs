@@ -664,7 +664,11 @@ impl Pane for EntitiesPane {
             | Context::ActionMenu
             | Context::ActionTypes
             | Context::ActionForm
-            | Context::ActionResult => {}
+            | Context::ActionResult
+            | Context::Plans
+            | Context::PlanResult
+            | Context::PlanPrompt
+            | Context::PlanPick => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

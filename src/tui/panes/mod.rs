@@ -7,5 +7,6 @@ pub(crate) mod entity_tree;
 pub(crate) mod event_log;
 pub(crate) mod handles;
 pub(crate) mod placeholder;
+pub(crate) mod plans;
 pub(crate) mod pow;
 pub(crate) mod reference_tree;
