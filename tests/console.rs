@@ -2069,6 +2069,35 @@ fn plans_a_file_with_several_plan_calls_offers_a_choice() {
 }
 
 #[test]
+fn plans_w_opens_a_shipped_workflow_with_its_example_inputs() {
+    let (_rt, mut app) = plans_console();
+    press(&mut app, KeyCode::Char('w'));
+    let frame = draw(&mut app, 120, 20);
+    for name in [
+        "build-mining-operation",
+        "mine-refine-convert",
+        "planet-setup",
+        "query-and-monitor-planet",
+        "example (built in)",
+    ] {
+        assert!(frame.contains(name), "{name} is not offered: {frame}");
+    }
+    // planet-setup is the third (by name).
+    press_n(&mut app, KeyCode::Down, 2);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(plan_statuses(&app), ["pending"; 7]);
+    snapshot(
+        "plans_workflow_120x30",
+        "w, then planet-setup: the shipped workflow open with its example input, step 0's player_id previewed from ${input.player_id}",
+        &mut app,
+        120,
+        30,
+    );
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(plan_statuses(&app), ["succeeded"; 7]);
+}
+
+#[test]
 fn the_plans_pane_renders_at_any_size() {
     let (_rt, mut app) = plans_console();
     let sizes = [

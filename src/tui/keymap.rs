@@ -172,6 +172,8 @@ pub enum Command {
     EditAction,
     /// Plans: type the path of a plan file (a plan, a recorded call, JSON Lines).
     OpenPlan,
+    /// Plans: choose a shipped workflow (with its example inputs) or the example plan.
+    OpenWorkflow,
     /// Plans: run every remaining step.
     RunPlan,
     /// Plans: run one step (the selected one if it is ready, else the next ready).
@@ -221,6 +223,7 @@ impl Command {
             Command::CycleWeapon => "weapon",
             Command::EditAction => "edit",
             Command::OpenPlan => "open",
+            Command::OpenWorkflow => "workflows",
             Command::RunPlan => "run",
             Command::StepPlan => "step",
             Command::ContinuePlan => "continue",
@@ -322,6 +325,9 @@ impl Command {
             Command::CloseDialog => "Close the action dialog".into(),
             Command::CycleWeapon => "Switch the weapon: primary or secondary".into(),
             Command::EditAction => "Back to the form, to change it and send again".into(),
+            Command::OpenWorkflow => {
+                "Open a shipped workflow with its example inputs, or the example plan".into()
+            }
             Command::OpenPlan => {
                 "Open a plan file: a plan, a recorded structs_plan_execute call, or JSON Lines"
                     .into()
@@ -668,6 +674,7 @@ impl Keymap {
             bind(context, &[K::ch('x')], C::CancelPlan);
             bind(context, &[K::ch('n')], C::RestartPlan);
             bind(context, &[K::ch('o')], C::OpenPlan);
+            bind(context, &[K::ch('w')], C::OpenWorkflow);
             bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
             bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
         }

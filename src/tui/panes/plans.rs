@@ -294,7 +294,31 @@ enum Doc {
     },
 }
 
-/// The plan calls of a file, to choose one.
+/// The shipped workflows as plans with their example inputs, then the example plan.
+fn shipped_plans() -> Vec<FoundPlan> {
+    let mut out: Vec<FoundPlan> = crate::plan::workflow::catalog()
+        .values()
+        .filter_map(|w| {
+            let inputs = w.example_inputs();
+            let plan = w.plan_json(&inputs).ok()?;
+            let shown: Vec<String> = inputs
+                .iter()
+                .map(|(k, v)| format!("{k} {}", compact(v)))
+                .collect();
+            let mut f = found(w.name.clone(), &plan);
+            if !shown.is_empty() {
+                f.label = format!("{} · {}", f.label, shown.join(", "));
+            }
+            Some(f)
+        })
+        .collect();
+    if let Ok(plan) = serde_json::from_str::<Value>(EXAMPLE) {
+        out.push(found(EXAMPLE_LABEL.into(), &plan));
+    }
+    out
+}
+
+/// The plan calls of a file (or the shipped workflows), to choose one.
 struct Pick {
     label: String,
     plans: Vec<FoundPlan>,
@@ -486,6 +510,8 @@ impl PlansPane {
     fn open_found(&mut self, label: String, found: FoundPlan, core: &Core, ctx: &mut Ctx<'_>) {
         let name = if found.label.starts_with("the file") {
             label
+        } else if found.label.starts_with(EXAMPLE_LABEL) {
+            EXAMPLE_LABEL.to_string()
         } else {
             format!("{label} {}", found.label.split(" · ").next().unwrap_or(""))
         };
@@ -555,6 +581,15 @@ impl PlansPane {
         }
         match (self.focus, command) {
             (_, Command::OpenPlan) => self.prompt = Some(self.last_path.clone()),
+            (_, Command::OpenWorkflow) => {
+                self.pick = Some(Pick {
+                    label: "workflow".into(),
+                    plans: shipped_plans(),
+                    list: ListState::default().with_selected(Some(0)),
+                });
+                ctx.status
+                    .info("the shipped workflows, with their example inputs: choose one");
+            }
             (_, Command::FocusNext | Command::FocusPrev) => {
                 self.focus = match self.focus {
                     Area::Steps => Area::Result,
@@ -1016,6 +1051,16 @@ fn millis(d: Duration) -> String {
 }
 
 /// Compact JSON for a cell.
+/// `s` cut to `w` columns, ending with `…` when cut.
+fn fit(s: &str, w: usize) -> String {
+    if width(s) <= w {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }
@@ -1372,7 +1417,7 @@ impl Pane for PlansPane {
         }
         let mut out = Vec::new();
         let Some(o) = self.opened() else {
-            out.push(Command::OpenPlan);
+            out.extend([Command::OpenPlan, Command::OpenWorkflow]);
             return out;
         };
         // In the result, its tree's keys come first; in the steps, the run's.
@@ -1400,7 +1445,7 @@ impl Pane for PlansPane {
             if self.list.selected().is_some() {
                 out.push(Command::ToggleBreakpoint);
             }
-            out.push(Command::OpenPlan);
+            out.extend([Command::OpenPlan, Command::OpenWorkflow]);
             if self.driver.is_none() && run.steps.iter().any(|s| s.status != Status::Pending) {
                 out.push(Command::RestartPlan);
             }
@@ -1533,7 +1578,29 @@ impl PlansPane {
         let steps = &run.plan.steps;
         let (names, tools) = Self::step_columns(o, &run);
         let name_w = names.iter().map(|n| width(n)).max().unwrap_or(0);
-        let tool_w = tools.iter().map(|t| width(t)).max().unwrap_or(0);
+        // What each row needs after the tool: its dependencies and the optional mark.
+        let tail_w = steps
+            .iter()
+            .map(|s| {
+                let needs: Vec<String> = s.needs().iter().map(usize::to_string).collect();
+                let deps = if needs.is_empty() {
+                    0
+                } else {
+                    4 + width(&needs.join(", "))
+                };
+                deps + if s.optional { 10 } else { 0 }
+            })
+            .max()
+            .unwrap_or(0);
+        // When the pane is narrow the tool names give way, not what a step waits for.
+        let room = usize::from(area.width).saturating_sub(2 + 2 + 2 + 2 + name_w + 2 + tail_w);
+        let tool_w = tools
+            .iter()
+            .map(|t| width(t))
+            .max()
+            .unwrap_or(0)
+            .min(room.max(8));
+        let tools: Vec<String> = tools.iter().map(|t| fit(t, tool_w)).collect();
         let items: Vec<ListItem> = steps
             .iter()
             .map(|s| {
@@ -1946,6 +2013,7 @@ fn without_data(s: &exec::StepState) -> exec::StepState {
         data: None,
         error: s.error.clone(),
         view: None,
+        full: None,
         attempts: s.attempts,
         attempt_errors: s.attempt_errors.clone(),
         skipped_reason: s.skipped_reason.clone(),
