@@ -2,6 +2,8 @@
 //! initiation to a real proof, mining, an attack, transactions applied whole or not at
 //! all, refusals that name what is missing, and the events each change publishes.
 
+mod support;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -10,6 +12,7 @@ use structs_console::core::WallClock;
 use structs_console::source::GameSource;
 use structs_console::source::sim::world::{Location, World};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use support::sim::make_ready;
 
 fn setup() -> (Core, Arc<SimSource>) {
     let config = WorldConfig::demo();
@@ -52,24 +55,6 @@ fn missing(e: &Value) -> Vec<String> {
         .iter()
         .map(|r| r["requirement"].as_str().unwrap().to_string())
         .collect()
-}
-
-/// Player `p` with full charge, ample power, its fleet home and its command ship online.
-fn make_ready(w: &mut World, p: u64) {
-    let i = (p - 1) as usize;
-    let (fleet, planet) = (w.players[i].fleet, w.players[i].planet);
-    w.fleets[(fleet - 1) as usize].planet = Some(planet);
-    w.fleets[(fleet - 1) as usize].away_at = None;
-    let cmd = w.fleets[(fleet - 1) as usize].command_struct;
-    let c = &mut w.structs[(cmd - 1) as usize];
-    let before = c.draw();
-    c.built = true;
-    c.online = true;
-    let after = c.draw();
-    let g = &mut w.players[i].grid;
-    g.structs_load = g.structs_load - before + after;
-    g.capacity = g.load + g.structs_load + 1_000_000_000;
-    g.last_action = 0;
 }
 
 /// A planet struct type player `p` has not built (the build limit is one each).

@@ -3,6 +3,8 @@
 //! proof-of-work steps showing their progress while they wait and hash), and leaves
 //! the world changed as it says.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,8 +12,8 @@ use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::core::WallClock;
 use structs_console::plan::{self, workflow};
-use structs_console::source::sim::world::World;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use support::sim::make_ready;
 
 fn setup() -> (Core, Arc<SimSource>) {
     let config = WorldConfig::demo();
@@ -74,24 +76,6 @@ fn report_step<'a>(m: &'a Value, id: &str) -> &'a Value {
         .iter()
         .find(|s| s["id"] == id)
         .unwrap()
-}
-
-/// Player `p` with charge, ample power, its fleet home and its command ship online.
-fn make_ready(w: &mut World, p: u64) {
-    let i = (p - 1) as usize;
-    let (fleet, planet) = (w.players[i].fleet, w.players[i].planet);
-    w.fleets[(fleet - 1) as usize].planet = Some(planet);
-    w.fleets[(fleet - 1) as usize].away_at = None;
-    let cmd = w.fleets[(fleet - 1) as usize].command_struct;
-    let c = &mut w.structs[(cmd - 1) as usize];
-    let before = c.draw();
-    c.built = true;
-    c.online = true;
-    let after = c.draw();
-    let g = &mut w.players[i].grid;
-    g.structs_load = g.structs_load - before + after;
-    g.capacity = g.load + g.structs_load + 1_000_000_000;
-    g.last_action = 0;
 }
 
 #[test]

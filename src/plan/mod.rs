@@ -26,6 +26,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
 use template::{Reference, Root, Seg, Template};
 
 /// Most steps in one plan.
@@ -702,10 +703,7 @@ fn check_reference(
 ) -> Result<Option<usize>, RefProblem> {
     let earlier = || Some(labels[..i].to_vec());
     let target = match &r.root {
-        Root::Input => {
-            let Some(Seg::Key(name)) = r.path.first() else {
-                unreachable!("an input reference starts with its name")
-            };
+        Root::Input(name) => {
             let Some(value) = inputs.get(name) else {
                 return Err((
                     "missing_input",
@@ -717,7 +715,7 @@ fn check_reference(
                 ));
             };
             // Inputs are known now: the whole path can be checked.
-            if let Err(m) = template::walk(r, &json!({ name.as_str(): value }), 0) {
+            if let Err(m) = template::walk(r, value, 0) {
                 return Err((
                     "impossible_path",
                     format!("${{{}}}: {}", r.text, m.reason),
@@ -911,7 +909,7 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
                         .iter()
                         .flatten()
                         .find(|s| s.id.as_deref() == Some(name)),
-                    Root::Input => None,
+                    Root::Input(_) => None,
                 };
                 if let Some(t) = target
                     && let Err(m) = shapes::check_data_path(r, t)
@@ -1029,18 +1027,15 @@ fn lookup(
     view: &dyn Fn(usize) -> Option<StepView>,
 ) -> Result<(Value, Option<usize>), template::Missing> {
     let step = match &r.root {
-        Root::Input => {
-            let Some(Seg::Key(name)) = r.path.first() else {
-                unreachable!("an input reference starts with its name")
-            };
+        Root::Input(name) => {
             let Some(v) = plan.inputs.get(name) else {
                 return Err(template::Missing {
-                    at: r.prefix(1),
+                    at: r.root.label(),
                     part: name.clone(),
                     reason: format!("the plan has no input {name:?}"),
                 });
             };
-            return found(template::walk(r, v, 1), None);
+            return found(template::walk(r, v, 0), None);
         }
         Root::Index(n) => *n,
         Root::Named(name) => plan
@@ -1061,16 +1056,17 @@ fn lookup(
         });
     };
     let under_data = matches!(r.path.first(), Some(Seg::Key(k)) if k == "data");
+    let walked = template::walk(r, &v, 0);
     // A result too large for one response: its envelope first (result_handle, summary),
     // then the whole stored result.
-    if under_data
+    if walked.is_err()
+        && under_data
         && let Some(full) = &full
-        && template::walk(r, &v, 0).is_err()
         && let Ok(w) = template::walk(r, full, 1)
     {
         return found(Ok(w), Some(step));
     }
-    let walked = template::walk(r, &v, 0).map_err(|mut m| {
+    let walked = walked.map_err(|mut m| {
         // Say why data is missing when the step failed.
         if v["success"] == false && matches!(r.path.first(), Some(Seg::Key(k)) if k == "data") {
             m.reason = format!(
@@ -1101,6 +1097,29 @@ pub struct StepView {
     pub view: std::sync::Arc<Value>,
     /// The whole result when `data` is a handle envelope.
     pub full: Option<std::sync::Arc<Value>>,
+}
+
+/// The error for a plan that cannot run: the first problems in the message, all of
+/// them in `details.problems`.
+pub fn invalid_plan(problems: &[Problem]) -> ToolError {
+    let first: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
+    let more = if problems.len() > 3 {
+        format!(" (and {} more)", problems.len() - 3)
+    } else {
+        String::new()
+    };
+    let mut e = ToolError::new(
+        ErrorCode::ValidationInvalidPlan,
+        format!("the plan cannot run: {}{more}", first.join("; ")),
+    );
+    if let Some(p) = problems.first() {
+        e.field = Some(match (p.step, &p.param) {
+            (Some(s), Some(param)) => format!("steps[{s}].params.{param}"),
+            (Some(s), None) => format!("steps[{s}]"),
+            _ => "steps".to_string(),
+        });
+    }
+    e.with_extra("problems", problems.iter().map(Problem::to_json).collect())
 }
 
 /// One substituted reference, for the result and the console.
@@ -1134,8 +1153,7 @@ pub struct Unresolved {
 }
 
 impl Unresolved {
-    pub fn to_error(&self) -> crate::core::error::ToolError {
-        use crate::core::error::{ErrorCode, ToolError};
+    pub fn to_error(&self) -> ToolError {
         ToolError::field(
             ErrorCode::ValidationUnresolvedReference,
             &self.param,

@@ -29,7 +29,7 @@ pub const ALWAYS: [&str; 8] = [
 
 /// Checks the part of a step reference every step shares: the view's fields.
 pub fn check_step_path(r: &Reference) -> Result<(), String> {
-    if matches!(r.root, Root::Input) {
+    if matches!(r.root, Root::Input(_)) {
         return Ok(());
     }
     let Some(first) = r.path.first() else {

@@ -27,8 +27,8 @@ pub enum Root {
     Index(usize),
     /// `steps.NAME`.
     Named(String),
-    /// `input.NAME` (the name is the first segment of the path).
-    Input,
+    /// `input.NAME`.
+    Input(String),
 }
 
 /// One part of a path.
@@ -180,14 +180,7 @@ fn parse_reference(body: &str) -> Result<Reference, String> {
         p.expect(']')?;
         Root::Named(name)
     } else if p.eat("input.") || p.eat("inputs.") {
-        let name = p.name()?;
-        let mut r = Reference {
-            root: Root::Input,
-            path: vec![Seg::Key(name)],
-            text,
-        };
-        r.path.extend(p.segments()?);
-        return Ok(r);
+        Root::Input(p.name()?)
     } else {
         let start: String = p.s.chars().take(24).collect();
         return Err(format!(
@@ -323,13 +316,13 @@ fn is_plain(k: &str) -> bool {
 }
 
 impl Root {
-    /// How the root is written (`step[0]`, `steps.players`, `input`).
+    /// How the root is written (`step[0]`, `steps.players`, `input.player_id`).
     pub fn label(&self) -> String {
         match self {
             Root::Index(i) => format!("step[{i}]"),
             Root::Named(n) if is_plain(n) => format!("steps.{n}"),
             Root::Named(n) => format!("steps[{}]", Value::String(n.clone())),
-            Root::Input => "input".to_string(),
+            Root::Input(n) => format!("input.{n}"),
         }
     }
 }
@@ -338,15 +331,7 @@ impl Reference {
     /// The reference written back up to `upto` path segments (`step[0].data.players`).
     pub fn prefix(&self, upto: usize) -> String {
         let mut s = self.root.label();
-        for (i, seg) in self.path.iter().take(upto).enumerate() {
-            if i == 0
-                && self.root == Root::Input
-                && let Seg::Key(k) = seg
-            {
-                s.push('.');
-                s.push_str(k);
-                continue;
-            }
+        for seg in self.path.iter().take(upto) {
             s.push_str(&seg.to_string());
         }
         s
@@ -496,8 +481,8 @@ mod tests {
         let r = one("${step[3].data.items[-1]}");
         assert_eq!(r.path[2], Seg::Index(-1));
         let r = one("${input.player_id}");
-        assert_eq!(r.root, Root::Input);
-        assert_eq!(r.path, vec![Seg::Key("player_id".into())]);
+        assert_eq!(r.root, Root::Input("player_id".into()));
+        assert!(r.path.is_empty());
         let r = one("${steps['odd name'].data['a}b']}");
         assert_eq!(r.root, Root::Named("odd name".into()));
         assert_eq!(r.path[1], Seg::Key("a}b".into()));

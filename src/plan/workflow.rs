@@ -350,8 +350,7 @@ impl Runs {
         parent: &CallContext,
     ) -> Result<Arc<WorkflowRun>, ToolError> {
         let plan_json = workflow.plan_json(inputs)?;
-        let plan =
-            super::validate(core, &plan_json).map_err(|p| crate::tools::plan::invalid_plan(&p))?;
+        let plan = super::validate(core, &plan_json).map_err(|p| super::invalid_plan(&p))?;
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("wf_{n}");
         let run = Arc::new(Mutex::new(Run::new(plan)));

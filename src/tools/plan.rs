@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{Value, json};
 
 use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::handles::Shaping;
 use crate::plan::exec::{self, Run};
@@ -95,29 +95,6 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-/// The error for a plan that cannot run: the first problems in the message, all of
-/// them in `details.problems`.
-pub(crate) fn invalid_plan(problems: &[Problem]) -> ToolError {
-    let first: Vec<String> = problems.iter().take(3).map(|p| p.to_string()).collect();
-    let more = if problems.len() > 3 {
-        format!(" (and {} more)", problems.len() - 3)
-    } else {
-        String::new()
-    };
-    let mut e = ToolError::new(
-        ErrorCode::ValidationInvalidPlan,
-        format!("the plan cannot run: {}{more}", first.join("; ")),
-    );
-    if let Some(p) = problems.first() {
-        e.field = Some(match (p.step, &p.param) {
-            (Some(s), Some(param)) => format!("steps[{s}].params.{param}"),
-            (Some(s), None) => format!("steps[{s}]"),
-            _ => "steps".to_string(),
-        });
-    }
-    e.with_extra("problems", problems.iter().map(Problem::to_json).collect())
-}
-
 async fn validate(core: Core, args: Value) -> Result<Value, ToolError> {
     match plan::validate(&core, &args) {
         Ok(p) => Ok(json!({
@@ -133,7 +110,7 @@ async fn validate(core: Core, args: Value) -> Result<Value, ToolError> {
 }
 
 async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
-    let plan = plan::validate(&core, &args).map_err(|p| invalid_plan(&p))?;
+    let plan = plan::validate(&core, &args).map_err(|p| plan::invalid_plan(&p))?;
     let run = Arc::new(Mutex::new(Run::new(plan)));
     let ctx = CallContext::current();
     exec::execute(&core, &run, &ctx).await;

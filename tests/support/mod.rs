@@ -1,3 +1,7 @@
 //! Helpers shared by the integration tests (and, by path, the benchmarks).
 
+// Each test file uses part of the helpers.
+#![allow(dead_code)]
+
 pub mod redis;
+pub mod sim;
