@@ -6,6 +6,7 @@
 pub mod chain;
 pub mod config;
 pub mod core;
+pub mod docs;
 pub mod entity;
 pub mod events;
 pub mod game;

@@ -99,6 +99,11 @@ struct Cli {
     #[arg(long, value_name = "STORE")]
     handle_store: Option<String>,
 
+    /// A folder of Markdown reference docs to serve instead of the project's own
+    /// (embedded, read-only) docs; links written by the docs tools go to its files.
+    #[arg(long, value_name = "DIR")]
+    docs: Option<PathBuf>,
+
     /// Tools that never carry references, whatever a call asks (comma-separated or
     /// repeated).
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
@@ -207,7 +212,13 @@ fn build_core(
     let store = runtime
         .block_on(config.handles.open_store())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Core::builder(source)
+    let mut builder = Core::builder(source);
+    if let Some(dir) = &cli.docs {
+        let docs =
+            structs_console::docs::Docs::dir(dir).map_err(|e| anyhow::anyhow!("--docs: {e}"))?;
+        builder = builder.docs(Arc::new(docs));
+    }
+    builder
         .handle_store(store)
         .references(config.references)
         .handles(config.handles)

@@ -532,3 +532,77 @@ async fn plans_and_workflows_over_mcp() {
     assert!(subs.to_string().contains("2-2"), "{subs:#}");
     client.cancel().await.ok();
 }
+
+/// Reference docs are MCP resources (`structs://docs/{doc_id}`, Markdown), listed and
+/// readable; `--docs DIR` serves another folder, and the docs tools answer over stdio.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn docs_are_resources_and_tools_over_mcp() {
+    use rmcp::model::{ReadResourceRequestParams, ResourceContents};
+
+    let dir = std::env::temp_dir().join(format!("structs-mcp-docs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("guides")).unwrap();
+    std::fs::write(
+        dir.join("guides/start.md"),
+        "---\ntitle: Starting out\nsummary: The first moves.\n---\n# Starting out\n\nClaim a planet first.\n",
+    )
+    .unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn", "--docs"])
+        .arg(&dir);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+
+    let resources = client.list_all_resources().await.unwrap();
+    let doc = resources
+        .iter()
+        .find(|r| r.uri == "structs://docs/guides/start")
+        .expect("the doc is listed");
+    assert_eq!(doc.mime_type.as_deref(), Some("text/markdown"));
+    assert_eq!(doc.name, "Starting out");
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(
+            "structs://docs/guides/start",
+        ))
+        .await
+        .unwrap();
+    let ResourceContents::TextResourceContents { text, .. } = &read.contents[0] else {
+        panic!("text contents expected");
+    };
+    assert_eq!(text, "# Starting out\n\nClaim a planet first.\n");
+    let err = client
+        .read_resource(ReadResourceRequestParams::new(
+            "structs://docs/../etc/passwd",
+        ))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("leaves the docs root"), "{err}");
+    let err = client
+        .read_resource(ReadResourceRequestParams::new("structs://docs/guides/stat"))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("not found"), "{err}");
+    assert!(err.to_string().contains("guides/start"), "suggested: {err}");
+
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("structs_docs_search")
+                .with_arguments(args(json!({"query": "claim planet"}))),
+        )
+        .await
+        .unwrap();
+    let v = r.structured_content.unwrap();
+    assert_eq!(v["hits"][0]["doc_id"], "guides/start");
+    // Links are written to the folder's files.
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("structs_docs_upsert_link").with_arguments(args(
+                json!({"source_kind": "entity_kind", "source_id": "planet", "target_doc_id": "guides/start"}),
+            )),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert!(dir.join("_links/entity_kind/planet.meta.yaml").is_file());
+    client.cancel().await.unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -39,6 +39,8 @@ pub enum ErrorCode {
     ResourceExpired,
     /// The store that keeps resources (result handles) cannot be reached.
     ResourceUnavailable,
+    /// The resource cannot be changed here (the embedded docs).
+    ResourceReadOnly,
     /// No tool of that name is registered.
     ToolNotFound,
     /// The tool failed while running.
@@ -72,6 +74,7 @@ impl ErrorCode {
             ErrorCode::ResourceNotFound => "RESOURCE_NOT_FOUND",
             ErrorCode::ResourceExpired => "RESOURCE_EXPIRED",
             ErrorCode::ResourceUnavailable => "RESOURCE_UNAVAILABLE",
+            ErrorCode::ResourceReadOnly => "RESOURCE_READ_ONLY",
             ErrorCode::ToolNotFound => "TOOL_NOT_FOUND",
             ErrorCode::ToolExecutionFailed => "TOOL_EXECUTION_FAILED",
             ErrorCode::ToolTimeout => "TOOL_TIMEOUT",

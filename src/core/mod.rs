@@ -120,7 +120,7 @@ impl Registry {
 }
 
 /// Levenshtein distance between two names (for "did you mean").
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -182,6 +182,8 @@ struct Inner {
     subscriptions: Arc<subscriptions::Subscriptions>,
     /// Workflow runs started on this core.
     workflows: crate::plan::workflow::Runs,
+    /// The reference docs.
+    docs: Arc<crate::docs::Docs>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -191,6 +193,7 @@ pub struct CoreBuilder {
     references: ReferenceConfig,
     handles: HandleConfig,
     handle_store: Option<Arc<dyn HandleStore>>,
+    docs: Option<Arc<crate::docs::Docs>>,
     extra: Vec<ExtraTools>,
 }
 
@@ -219,6 +222,12 @@ impl CoreBuilder {
     /// Where results over the size limit are kept (in memory unless set).
     pub fn handle_store(mut self, store: Arc<dyn HandleStore>) -> CoreBuilder {
         self.handle_store = Some(store);
+        self
+    }
+
+    /// The reference docs (the embedded project docs unless set).
+    pub fn docs(mut self, docs: Arc<crate::docs::Docs>) -> CoreBuilder {
+        self.docs = Some(docs);
         self
     }
 
@@ -276,6 +285,9 @@ impl CoreBuilder {
                 last_cleanup: std::sync::Mutex::new(None),
                 subscriptions: Arc::new(subscriptions::Subscriptions::new()),
                 workflows: Default::default(),
+                docs: self
+                    .docs
+                    .unwrap_or_else(|| Arc::new(crate::docs::Docs::embedded())),
             }),
         })
     }
@@ -308,6 +320,7 @@ impl Core {
             references: ReferenceConfig::default(),
             handles: HandleConfig::default(),
             handle_store: None,
+            docs: None,
             extra: Vec::new(),
         }
     }
@@ -457,6 +470,11 @@ impl Core {
     /// The workflow runs started on this core.
     pub fn workflows(&self) -> &crate::plan::workflow::Runs {
         &self.inner.workflows
+    }
+
+    /// The reference docs.
+    pub fn docs(&self) -> &Arc<crate::docs::Docs> {
+        &self.inner.docs
     }
 
     /// The server-wide reference settings.

@@ -112,6 +112,26 @@ impl McpServer {
         }));
     }
 
+    /// `resources/read` of `structs://docs/{doc_id}`: the doc's Markdown body (its
+    /// metadata and links come with `structs_docs_get`).
+    async fn read_doc(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
+        let snap = crate::tools::docs::snapshot(&self.core)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        let id = crate::docs::links::normalize_doc_id(id)
+            .map_err(|e| McpError::invalid_params(format!("{uri:?}: {e}"), None))?;
+        let Some(doc) = snap.doc(&id) else {
+            let e = crate::docs::doc_not_found(&snap, &id, "uri");
+            return Err(McpError::resource_not_found(
+                e.message.clone(),
+                Some(e.to_json(&self.core.timestamp())),
+            ));
+        };
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(doc.body.clone(), uri.to_string()).with_mime_type(DOC_MIME_TYPE),
+        ]))
+    }
+
     /// `resources/read` of `structs://entities/{id}`: the entity in the chain's shape.
     async fn read_entity(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
         let id = EntityId::parse(id).map_err(|e| {
@@ -241,6 +261,9 @@ impl McpServer {
     }
 }
 
+/// The MIME type reference docs are served with.
+const DOC_MIME_TYPE: &str = "text/markdown";
+
 /// Where stored results live as MCP resources.
 pub const HANDLE_URI: &str = "structs://handles/";
 
@@ -338,6 +361,18 @@ impl ServerHandler for McpServer {
                     .with_description(description),
             );
         }
+        // The reference docs, one resource each.
+        let docs = crate::tools::docs::snapshot(&self.core)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        for doc in docs.docs().values() {
+            resources.push(
+                Resource::new(doc.uri(), doc.title.clone())
+                    .with_mime_type(DOC_MIME_TYPE)
+                    .with_size(doc.bytes as u64)
+                    .with_description(format!("{} doc: {}", doc.doc_type, doc.summary)),
+            );
+        }
         Ok(ListResourcesResult::with_all_items(resources))
     }
 
@@ -357,6 +392,11 @@ impl ServerHandler for McpServer {
             .with_description(
                 "A stored result over the 25 KB limit, a page at a time (as structs_handle_fetch)",
             ),
+            ResourceTemplate::new(format!("{}{{doc_id}}", crate::docs::DOC_URI_PREFIX), "reference doc")
+                .with_mime_type(DOC_MIME_TYPE)
+                .with_description(
+                    "A reference doc's Markdown body (structs_docs_search finds docs; structs_docs_get adds metadata and links)",
+                ),
         ]))
     }
 
@@ -375,6 +415,9 @@ impl ServerHandler for McpServer {
         }
         if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
             return Ok(self.read_entity(&request.uri, id).await?.into());
+        }
+        if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
+            return Ok(self.read_doc(&request.uri, id).await?.into());
         }
         if request.uri.starts_with("structs://schemas/") {
             return Err(McpError::resource_not_found(

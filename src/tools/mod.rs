@@ -4,6 +4,7 @@
 pub mod action;
 pub mod calculate;
 pub mod decision;
+pub mod docs;
 pub mod endpoints;
 pub mod handles;
 pub mod list;
@@ -37,6 +38,7 @@ pub fn register_all(registry: &mut Registry) {
     decision::register(registry);
     plan::register(registry);
     workflow::register(registry);
+    docs::register(registry);
 }
 
 /// A chain integer (a string in REST JSON) at `path`.

@@ -3,5 +3,6 @@
 // Each test file uses part of the helpers.
 #![allow(dead_code)]
 
+pub mod docs;
 pub mod redis;
 pub mod sim;
