@@ -377,17 +377,132 @@ fn a_missing_entity_shows_the_tool_error() {
 #[test]
 fn later_tabs_say_they_are_not_available_yet() {
     let (_rt, mut app) = console();
-    press(&mut app, KeyCode::Char('5'));
-    assert_eq!(app.tab(), Tab::Docs);
+    press(&mut app, KeyCode::Char('6'));
+    assert_eq!(app.tab(), Tab::Replay);
     snapshot(
-        "docs_placeholder_100x30",
-        "The Docs tab, not in this build yet",
+        "replay_placeholder_100x30",
+        "The Replay tab, not in this build yet",
         &mut app,
         100,
         30,
     );
     press(&mut app, KeyCode::Char('1'));
     assert_eq!(app.tab(), Tab::Entities);
+}
+
+/// The Docs tab over the project's own (embedded) docs: `/` and words give live
+/// results, Enter opens one as readable text with its links, a link is followed and
+/// Backspace comes back; the docs linked to the entity selected in Entities are listed.
+#[test]
+fn docs_search_open_follow_and_back() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('5'));
+    assert_eq!(app.tab(), Tab::Docs);
+    // The first entity listed (player 1-1) is selected in Entities.
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("Docs for 1-1"), "{frame}");
+    press(&mut app, KeyCode::Char('/'));
+    assert!(
+        hint_bar(&mut app).contains("results"),
+        "{}",
+        hint_bar(&mut app)
+    );
+    type_text(&mut app, "refine ore");
+    // The digits and letters went into the search, not to the tabs.
+    assert_eq!(app.tab(), Tab::Docs);
+    snapshot(
+        "docs_live_results_120x36",
+        "Docs: `/` then \"refine ore\": results with snippets follow the keys typed",
+        &mut app,
+        120,
+        36,
+    );
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("Mining and refining"), "{frame}");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 120, 36);
+    assert!(
+        frame.contains("knowledge/mechanics/mining-and-refining · mechanics"),
+        "{frame}"
+    );
+    snapshot(
+        "docs_open_doc_120x36",
+        "Docs: the first result opened, its Markdown as text, its links out and in below",
+        &mut app,
+        120,
+        36,
+    );
+    // Tab to the links, follow the first, then come back.
+    press(&mut app, KeyCode::Tab);
+    let before = draw(&mut app, 120, 36);
+    press(&mut app, KeyCode::Enter);
+    let after = draw(&mut app, 120, 36);
+    assert_ne!(before, after);
+    assert!(after.contains("back: 1"), "{after}");
+    assert!(
+        !after.contains("knowledge/mechanics/mining-and-refining · mechanics"),
+        "{after}"
+    );
+    press(&mut app, KeyCode::Backspace);
+    let back = draw(&mut app, 120, 36);
+    assert!(
+        back.contains("knowledge/mechanics/mining-and-refining · mechanics"),
+        "{back}"
+    );
+    assert!(!back.contains("back: 1"), "{back}");
+    // Scrolling moves the text.
+    press(&mut app, KeyCode::BackTab);
+    press_n(&mut app, KeyCode::Down, 5);
+    assert_ne!(draw(&mut app, 120, 36), back);
+}
+
+/// A struct selected in Entities: the Docs tab lists the docs linked to its kind and to
+/// its struct type, and opens one.
+#[test]
+fn docs_linked_to_the_selected_entity() {
+    let (_rt, mut app) = console();
+    // Open struct 5-1 through the id filter.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "5-1");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('5'));
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("Docs for 5-1"), "{frame}");
+    // Struct 5-1 is a Command Ship (type 1): its type's docs first, its kind's last.
+    assert!(frame.contains("› type 1 "), "{frame}");
+    snapshot(
+        "docs_for_selected_struct_120x36",
+        "Docs: struct 5-1 selected in Entities; the docs for its kind and its type",
+        &mut app,
+        120,
+        36,
+    );
+    // Tab from the results: doc, links, then the entity's docs; the last is a kind's.
+    press_n(&mut app, KeyCode::Tab, 3);
+    press(&mut app, KeyCode::End);
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("› kind "), "{frame}");
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 120, 36);
+    assert!(!frame.contains("Open a result with Enter"), "{frame}");
+}
+
+#[test]
+fn docs_narrow_shows_the_focused_area() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('5'));
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "proof of work");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    snapshot(
+        "docs_narrow_60x20",
+        "Docs at 60x20: the search box and the open doc only",
+        &mut app,
+        60,
+        20,
+    );
 }
 
 #[test]

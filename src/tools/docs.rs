@@ -751,13 +751,7 @@ async fn list_references(core: Core, args: Value) -> Result<Value, ToolError> {
         && source.kind == SourceKind::Entity
         && let Ok(id) = EntityId::parse(&source.id)
     {
-        sources.push((
-            Source {
-                kind: SourceKind::EntityKind,
-                id: id.kind.name().to_string(),
-            },
-            Some(format!("its kind {}", id.kind.name())),
-        ));
+        // The more specific first: a struct's type, then the kind.
         if id.kind == EntityKind::Struct
             && let Some(t) = struct_type_of(&core, id).await
         {
@@ -768,6 +762,13 @@ async fn list_references(core: Core, args: Value) -> Result<Value, ToolError> {
             let label = s.label();
             sources.push((s, Some(format!("its {label}"))));
         }
+        sources.push((
+            Source {
+                kind: SourceKind::EntityKind,
+                id: id.kind.name().to_string(),
+            },
+            Some(format!("its kind {}", id.kind.name())),
+        ));
     }
     let mut references = Vec::new();
     let mut seen = BTreeSet::new();

@@ -16,6 +16,7 @@ use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
+use super::panes::docs::DocsPane;
 use super::panes::entities::{EntitiesPane, PowRequest};
 use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
@@ -93,6 +94,8 @@ pub struct App {
     handles: HandlesPane,
     pow: PowPane,
     plans: PlansPane,
+    /// The Docs tab.
+    docs: DocsPane,
     /// The clipboard both panes copy to.
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
@@ -131,6 +134,7 @@ impl App {
             handles: HandlesPane::new(Box::new(clipboard.clone())),
             pow: PowPane::new(Box::new(clipboard.clone()), None),
             plans,
+            docs: DocsPane::new(),
             clipboard,
             handles_listed_at: None,
             events,
@@ -272,6 +276,7 @@ impl App {
             Tab::Handles => self.handles.handle_key(&key, &mut ctx),
             Tab::Pow => self.pow.handle_key(&key, &mut ctx),
             Tab::Plans => self.plans.handle_key(&key, &mut ctx),
+            Tab::Docs => self.docs.handle_key(&key, &mut ctx),
             tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
         };
         if consumed == EventState::Consumed {
@@ -290,6 +295,16 @@ impl App {
                         keymap: &self.keymap,
                     };
                     self.handles.refresh(&mut ctx);
+                }
+                if tab == Tab::Docs {
+                    // The docs linked to what is selected in Entities.
+                    let entity = self.entities.target().map(|id| id.to_string());
+                    let mut ctx = Ctx {
+                        dispatcher: &mut self.dispatcher,
+                        status: &mut self.status,
+                        keymap: &self.keymap,
+                    };
+                    self.docs.show_entity(entity, &mut ctx);
                 }
                 self.tab = tab;
             }
@@ -374,7 +389,8 @@ impl App {
         let _claimed = self.entities.on_reply(reply, &mut ctx)
             || self.handles.on_reply(reply, &mut ctx)
             || self.pow.on_reply(reply, &mut ctx)
-            || self.plans.on_reply(reply, &mut ctx);
+            || self.plans.on_reply(reply, &mut ctx)
+            || self.docs.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -448,6 +464,7 @@ impl App {
             Tab::Handles => self.handles.render(body, buf, &ui),
             Tab::Pow => self.pow.render(body, buf, &ui),
             Tab::Plans => self.plans.render(body, buf, &ui),
+            Tab::Docs => self.docs.render(body, buf, &ui),
             tab => Placeholder::new(tab).render(body, buf, &ui),
         }
         self.events.render(log, buf, &ui);
@@ -587,6 +604,11 @@ impl App {
                 self.plans.commands(),
                 self.plans.captures_text(),
             ),
+            Tab::Docs => (
+                self.docs.context(),
+                self.docs.commands(),
+                self.docs.captures_text(),
+            ),
             tab => {
                 let pane = Placeholder::new(tab);
                 (pane.context(), pane.commands(), pane.captures_text())
@@ -642,6 +664,7 @@ impl App {
             Tab::Handles => self.handles.context(),
             Tab::Pow => self.pow.context(),
             Tab::Plans => self.plans.context(),
+            Tab::Docs => self.docs.context(),
             tab => Placeholder::new(tab).context(),
         };
         let mut sections = Vec::new();

@@ -52,6 +52,12 @@ pub enum Context {
     PlanPrompt,
     /// The plan calls found in an opened file, to choose one.
     PlanPick,
+    /// The Docs pane's search box, which takes typed text.
+    DocsSearch,
+    /// The Docs pane's lists: results, links, the docs of the selected entity.
+    DocsList,
+    /// The open doc's text.
+    DocsView,
 }
 
 impl Context {
@@ -78,6 +84,9 @@ impl Context {
             Context::PlanResult => "Step result",
             Context::PlanPrompt => "Open a plan",
             Context::PlanPick => "Plan calls in the file",
+            Context::DocsSearch => "Docs search",
+            Context::DocsList => "Docs lists",
+            Context::DocsView => "Doc text",
         }
     }
 }
@@ -190,6 +199,10 @@ pub enum Command {
     RestartPlan,
     /// A prompt: erase all of its text.
     ClearText,
+    /// Docs: open the selected doc (a result, a link, a doc of the entity).
+    OpenDoc,
+    /// Docs: back to the doc opened before this one.
+    DocBack,
 }
 
 impl Command {
@@ -202,7 +215,11 @@ impl Command {
             Command::CloseHelp => "close",
             Command::ShowTab(_) => "tabs",
             Command::FocusNext => "next area",
-            Command::Up | Command::Down if context == Context::ActionResult => "scroll",
+            Command::Up | Command::Down
+                if matches!(context, Context::ActionResult | Context::DocsView) =>
+            {
+                "scroll"
+            }
             Command::Up | Command::Down => "move",
             Command::ShowKind => "list",
             Command::OpenEntity => "open",
@@ -232,6 +249,13 @@ impl Command {
             Command::CancelPlan => "cancel",
             Command::RestartPlan => "new run",
             Command::ClearText => "clear",
+            Command::OpenDoc => "open",
+            Command::DocBack => "back",
+            Command::StartFilter if matches!(context, Context::DocsList | Context::DocsView) => {
+                "search"
+            }
+            Command::AcceptFilter if context == Context::DocsSearch => "results",
+            Command::CancelFilter if context == Context::DocsSearch => "leave",
             Command::StartFilter => "filter",
             Command::ClearFilter => "clear filter",
             Command::Back if context == Context::Tree => "list",
@@ -281,10 +305,24 @@ impl Command {
             Command::FocusNext if matches!(context, Context::Plans | Context::PlanResult) => {
                 "Focus the other area (steps, result)".into()
             }
+            Command::FocusNext
+                if matches!(
+                    context,
+                    Context::DocsSearch | Context::DocsList | Context::DocsView
+                ) =>
+            {
+                "Focus the next area (search, results, doc, links, the entity's docs)".into()
+            }
             Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
-            Command::Up if context == Context::ActionResult => "Scroll up".into(),
-            Command::Down if context == Context::ActionResult => "Scroll down".into(),
+            Command::Up if matches!(context, Context::ActionResult | Context::DocsView) => {
+                "Scroll up".into()
+            }
+            Command::Down if matches!(context, Context::ActionResult | Context::DocsView) => {
+                "Scroll down".into()
+            }
+            Command::NextPage if context == Context::DocsView => "Scroll down a page".into(),
+            Command::PrevPage if context == Context::DocsView => "Scroll up a page".into(),
             Command::Up => "Move up".into(),
             Command::Down => "Move down".into(),
             Command::Top => "Go to the first row".into(),
@@ -346,6 +384,13 @@ impl Command {
             Command::CancelPlan => "Cancel what is running".into(),
             Command::RestartPlan => "New run: every step pending again, breakpoints kept".into(),
             Command::ClearText => "Erase all the text".into(),
+            Command::OpenDoc => {
+                "Open the selected doc (a result, a link, a doc of the entity)".into()
+            }
+            Command::DocBack => "Back to the doc opened before this one".into(),
+            Command::StartFilter if matches!(context, Context::DocsList | Context::DocsView) => {
+                "Search the docs: results follow each key typed".into()
+            }
             Command::StartFilter => "Filter by id prefix; a whole id then Enter opens it".into(),
             Command::ClearFilter => "Clear the id filter".into(),
             Command::Back if context == Context::Tree => "Back to the entity list".into(),
@@ -358,6 +403,10 @@ impl Command {
             Command::Toggle => "Expand or collapse".into(),
             Command::ReferenceDepth => "References: switch between depth 1 and 2".into(),
             Command::ReferenceKinds => "References: kind filter (all, then each kind found)".into(),
+            Command::AcceptFilter if context == Context::DocsSearch => "Go to the results".into(),
+            Command::CancelFilter if context == Context::DocsSearch => {
+                "Leave the search box (the query and results stay)".into()
+            }
             Command::AcceptFilter if context == Context::PowPrompt => {
                 "Plan the job; it starts when its difficulty is 10 or less".into()
             }
@@ -713,6 +762,40 @@ impl Keymap {
         bind(X::Fields, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::Fields, &[K::key(KeyCode::Esc)], C::CancelFilter);
         bind(X::Fields, &[K::key(KeyCode::Backspace)], C::EraseChar);
+
+        // The Docs pane: a search box that takes text, lists that open docs, and the
+        // doc's text that scrolls; Backspace goes back through the docs opened.
+        bind(X::DocsSearch, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::DocsSearch, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::DocsSearch, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::DocsSearch, &[K::ctrl('u')], C::ClearText);
+        bind(
+            X::DocsSearch,
+            &[K::key(KeyCode::Tab), K::key(KeyCode::Down)],
+            C::FocusNext,
+        );
+        bind(X::DocsSearch, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+        for context in [X::DocsList, X::DocsView] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(context, &[K::ch('/')], C::StartFilter);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+            bind(
+                context,
+                &[K::key(KeyCode::Backspace), K::ch('b')],
+                C::DocBack,
+            );
+        }
+        bind(X::DocsList, &forward, C::OpenDoc);
+        bind(
+            X::DocsView,
+            &[K::key(KeyCode::PageDown), K::ch(' ')],
+            C::NextPage,
+        );
+        bind(X::DocsView, &[K::key(KeyCode::PageUp)], C::PrevPage);
 
         Keymap { bindings }
     }

@@ -668,7 +668,10 @@ impl Pane for EntitiesPane {
             | Context::Plans
             | Context::PlanResult
             | Context::PlanPrompt
-            | Context::PlanPick => {}
+            | Context::PlanPick
+            | Context::DocsSearch
+            | Context::DocsList
+            | Context::DocsView => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

@@ -1,6 +1,7 @@
 //! The panes behind the tabs, one file each.
 
 pub(crate) mod actions;
+pub(crate) mod docs;
 pub(crate) mod entities;
 pub(crate) mod entity_list;
 pub(crate) mod entity_tree;
