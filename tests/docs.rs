@@ -1084,3 +1084,127 @@ async fn the_embedded_docs_are_served_and_read_only() {
     assert_eq!(e["code"], "RESOURCE_READ_ONLY");
     assert!(e["message"].as_str().unwrap().contains("--docs"));
 }
+
+#[tokio::test]
+async fn writes_never_leave_the_root_or_lose_what_an_author_wrote() {
+    let docs = world();
+    let core = docs.core();
+    // A `_links` folder that is a symbolic link to somewhere else is refused.
+    let outside = docs.root().with_extension("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&outside, docs.path("_links")).unwrap();
+        let e = err(
+            &core,
+            "structs_docs_upsert_link",
+            json!({"source_kind": "entity", "source_id": "1-11", "target_doc_id": "lore/origins"}),
+        )
+        .await;
+        assert!(
+            e["message"].as_str().unwrap().contains("symbolic link"),
+            "{e}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&outside).unwrap().count(),
+            0,
+            "nothing written outside"
+        );
+        std::fs::remove_file(docs.path("_links")).unwrap();
+    }
+    std::fs::remove_dir_all(&outside).unwrap();
+
+    // A sidecar at the conventional path that holds another source's links.
+    docs.write(
+        "_links/entity/1-12.meta.yaml",
+        "source_kind: entity\nsource_id: 1-13\nlinks: [lore/origins]\n",
+    );
+    let e = err(
+        &core,
+        "structs_docs_upsert_link",
+        json!({"source_kind": "entity", "source_id": "1-12", "target_doc_id": "lore/origins"}),
+    )
+    .await;
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("holds the links of player 1-13"),
+        "{e}"
+    );
+
+    // Entries a rewrite would drop or change: the file stays as it is.
+    let text = "---\ntitle: Odd\nlinks:\n  - doc: lore/origins\n    relation: contradicts\n  - doc: knowledge/mechanics/power\n    note: keep this\n---\nBody.\n";
+    docs.write("odd.md", text);
+    ok(&core, "structs_docs_sync", json!({})).await;
+    let e = err(
+        &core,
+        "structs_docs_upsert_link",
+        json!({"source_kind": "doc", "source_id": "odd", "target_doc_id": "lore/origins"}),
+    )
+    .await;
+    assert_eq!(e["code"], "VALIDATION_ERROR");
+    assert_eq!(e["details"]["problems"].as_array().unwrap().len(), 2, "{e}");
+    assert_eq!(docs.read("odd.md"), text);
+
+    // A pair named by two legacy fields keeps the relation the index shows.
+    docs.write(
+        "twice.md",
+        "---\nsee_also: [lore/origins]\nrelated: [lore/origins]\n---\nBody.\n",
+    );
+    ok(&core, "structs_docs_sync", json!({})).await;
+    let before = ok(
+        &core,
+        "structs_docs_list_references",
+        json!({"source_kind": "doc", "source_id": "twice"}),
+    )
+    .await;
+    let shown = before["references"][0]["relation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ok(
+        &core,
+        "structs_docs_upsert_link",
+        json!({"source_kind": "doc", "source_id": "twice", "target_doc_id": "schemas/player"}),
+    )
+    .await;
+    let after = ok(
+        &docs.core(),
+        "structs_docs_list_references",
+        json!({"source_kind": "doc", "source_id": "twice"}),
+    )
+    .await;
+    assert_eq!(after["references"][0]["target_doc_id"], "lore/origins");
+    assert_eq!(after["references"][0]["relation"], shown.as_str());
+    assert!(!docs.read("twice.md").contains("see_also:") || shown == "see_also");
+}
+
+#[tokio::test]
+async fn two_files_with_one_doc_id_are_a_warning() {
+    let docs = TempDocs::new(&[("a.md", "# First\n"), ("a.md.md", "# Second\n")]);
+    let core = docs.core();
+    let sync = ok(&core, "structs_docs_sync", json!({})).await;
+    assert_eq!(sync["docs"], 1);
+    let w = &sync["warnings"][0];
+    assert_eq!(w["kind"], "duplicate_doc");
+    assert_eq!(w["file"], "a.md.md");
+    let doc = ok(&core, "structs_docs_get", json!({"doc_id": "a"})).await;
+    assert_eq!(doc["title"], "First");
+}
+
+#[tokio::test]
+async fn a_dependency_is_loaded_first_even_with_one_doc_asked_for() {
+    let docs = world();
+    let core = docs.core();
+    let r = ok(
+        &core,
+        "structs_docs_loading_strategy",
+        json!({"task": "extractors pull ore", "max_docs": 1}),
+    )
+    .await;
+    assert_eq!(
+        ids(&r["load"], "doc_id"),
+        ["knowledge/mechanics/power", "knowledge/mechanics/mining"]
+    );
+}

@@ -109,6 +109,10 @@ pub struct Meta {
     pub links: Vec<Declared>,
     /// Problems that dropped a value or a link but kept the rest.
     pub problems: Vec<String>,
+    /// What a rewrite of the links would lose: entries that did not parse, and keys of
+    /// an entry other than its target and relation. A tool refuses to rewrite the links
+    /// while there is any, so nothing an author wrote disappears.
+    pub link_trouble: Vec<String>,
 }
 
 /// Fields that list doc ids under a relation named by the field: older spellings of
@@ -231,9 +235,50 @@ fn doc_links(
     };
     for (i, item) in items.into_iter().enumerate() {
         let field = format!("{key}[{i}]");
+        let problems_before = meta.problems.len();
+        doc_link(item, &field, this, field_relation, legacy, meta);
+        let new: Vec<String> = meta.problems[problems_before..].to_vec();
+        meta.link_trouble.extend(new);
+    }
+}
+
+/// One entry of a list of doc links.
+fn doc_link(
+    item: &Value,
+    field: &str,
+    this: &Source,
+    field_relation: Option<Relation>,
+    legacy: bool,
+    meta: &mut Meta,
+) {
+    {
+        let field = field.to_string();
         let (target, relation) = match item {
             Value::String(s) => (s.clone(), None),
             Value::Mapping(m) => {
+                let extra: Vec<String> = m
+                    .keys()
+                    .filter_map(|k| k.as_str())
+                    .filter(|k| {
+                        !matches!(
+                            canonical_key(k).as_str(),
+                            "doc"
+                                | "target"
+                                | "target_doc_id"
+                                | "doc_id"
+                                | "id"
+                                | "relation"
+                                | "rel"
+                        )
+                    })
+                    .map(str::to_string)
+                    .collect();
+                if !extra.is_empty() {
+                    meta.link_trouble.push(format!(
+                        "{field}: keys a rewrite would not keep ({})",
+                        extra.join(", ")
+                    ));
+                }
                 let get = |names: &[&str]| {
                     m.iter().find_map(|(k, v)| {
                         let k = canonical_key(k.as_str()?);
@@ -246,7 +291,7 @@ fn doc_links(
                 let Some(target) = get(&["doc", "target", "target_doc_id", "doc_id", "id"]) else {
                     meta.problems
                         .push(format!("{field}: a link needs a `doc` naming its target"));
-                    continue;
+                    return;
                 };
                 (target, get(&["relation", "rel"]))
             }
@@ -255,7 +300,7 @@ fn doc_links(
                     "{field}: a link is a doc id or a mapping, found {}",
                     kind_name(other)
                 ));
-                continue;
+                return;
             }
         };
         let relation = match relation {
@@ -263,7 +308,7 @@ fn doc_links(
                 Ok(r) => r,
                 Err(e) => {
                     meta.problems.push(format!("{field}: {e}"));
-                    continue;
+                    return;
                 }
             },
             None => field_relation.unwrap_or(Relation::Related),
@@ -359,7 +404,7 @@ fn yaml_scalar(text: &str) -> String {
 /// spelling of it remains; every other line of the file is kept as written. A file
 /// without front matter gains a block. The result is checked by parsing it again: when
 /// the other fields would read differently (YAML this line-based edit cannot follow),
-/// the whole block is written out again from the parsed fields instead.
+/// nothing is written and the error says why.
 pub fn write_links(
     text: &str,
     doc_id: &str,
@@ -378,20 +423,18 @@ pub fn write_links(
     let yaml = &text[range.clone()];
     let before = parse_mapping(yaml)?;
     let edited = replace_top_level(yaml, &block);
+    // The other fields must read exactly as before; YAML this line edit cannot follow
+    // (a flow collection continued at column 0, say) is refused rather than written
+    // out again, which could change how values are spelled.
     let rebuilt = match parse_mapping(&edited) {
         Ok(after) if same_except_links(&before, &after) => edited,
         _ => {
-            // Serialise the mapping afresh: comments and formatting of the block are
-            // lost, the values are not.
-            let mut map = before.clone();
-            map.retain(|k, _| !k.as_str().is_some_and(is_link_key));
-            let mut out = if map.is_empty() {
-                String::new()
-            } else {
-                serde_norway::to_string(&Value::Mapping(map)).map_err(|e| e.to_string())?
-            };
-            out.push_str(&block);
-            out
+            return Err(
+                "its front matter is laid out in a way the link editor cannot rewrite \
+                 safely (a link field that continues at the start of a line?); write the \
+                 link by hand"
+                    .into(),
+            );
         }
     };
     let check = parse(&rebuilt, doc_id)?;
@@ -512,8 +555,20 @@ pub fn parse_sidecar(yaml: &str) -> Result<Sidecar, String> {
     let kind = field("source_kind").ok_or("a sidecar needs `source_kind`")?;
     let id = field("source_id").ok_or("a sidecar needs `source_id`")?;
     let kind = SourceKind::parse(&kind)?;
+    if kind == SourceKind::Doc {
+        return Err("a doc keeps its links in its own front matter, not in a sidecar".into());
+    }
     let source = Source::new(kind, &id)?;
     let mut meta = Meta::default();
+    for k in map.keys().filter_map(|k| k.as_str()) {
+        if !matches!(
+            canonical_key(k).as_str(),
+            "source_kind" | "source_id" | "links"
+        ) {
+            meta.problems
+                .push(format!("unknown key {k:?} (a rewrite would not keep it)"));
+        }
+    }
     if let Some((k, v)) = map
         .iter()
         .find(|(k, _)| k.as_str().is_some_and(|k| canonical_key(k) == "links"))
@@ -527,6 +582,8 @@ pub fn parse_sidecar(yaml: &str) -> Result<Sidecar, String> {
             &mut meta,
         );
     }
+    meta.problems.extend(meta.link_trouble.iter().cloned());
+    meta.problems.dedup();
     Ok(Sidecar {
         source,
         links: meta.links,
@@ -538,7 +595,8 @@ pub fn parse_sidecar(yaml: &str) -> Result<Sidecar, String> {
 pub fn sidecar_text(source: &Source, links: &[(String, Relation)]) -> String {
     format!(
         "# Reference links of {}, kept by structs-console (structs_docs_upsert_link).\n\
-         # The docs index reads this file on every sync; edit it by hand or through the tool.\n\
+         # The docs index reads this file on every sync. Edit it by hand or through the\n\
+         # tool; the tool writes the whole file again (comments included).\n\
          source_kind: {}\nsource_id: {}\n{}",
         source.label(),
         source.kind,
@@ -693,16 +751,27 @@ mod tests {
     }
 
     #[test]
-    fn awkward_yaml_falls_back_to_writing_the_block_afresh() {
-        // A flow sequence continued at column 0: the line-based edit cannot follow it.
-        let text = "---\ntitle: T\nlinks: [a,\nb]\nsummary: S\n---\nbody";
-        let out = write_links(text, "t", &[("b".into(), Relation::Informs)]).unwrap();
-        let m = parse(split(&out).yaml.unwrap(), "t").unwrap();
-        assert_eq!(m.title.as_deref(), Some("T"));
-        assert_eq!(m.summary.as_deref(), Some("S"));
-        assert_eq!(m.links.len(), 1);
-        assert_eq!(m.links[0].target, "b");
-        assert!(out.ends_with("---\nbody"));
+    fn yaml_the_line_edit_cannot_follow_is_refused() {
+        // A flow sequence continued at column 0: the line-based edit cannot follow it,
+        // and writing the mapping afresh could respell values (1.10 as 1.1).
+        let text = "---\ntitle: T\nversion: 1.10\nlinks: [a,\nb]\nsummary: S\n---\nbody";
+        let e = write_links(text, "t", &[("b".into(), Relation::Informs)]).unwrap_err();
+        assert!(e.contains("by hand"), "{e}");
+    }
+
+    #[test]
+    fn what_a_rewrite_would_lose_is_noted() {
+        let m = parse(
+            "links:\n  - doc: a\n    relation: contradicts\n  - doc: b\n    note: keep me\n  - c\n",
+            "x",
+        )
+        .unwrap();
+        assert_eq!(m.link_trouble.len(), 2, "{:?}", m.link_trouble);
+        assert!(m.link_trouble[0].contains("unknown relation"));
+        assert!(m.link_trouble[1].contains("note"));
+        let m = parse("references: [\"https://example.com/x\"]\n", "x").unwrap();
+        assert!(m.links.is_empty());
+        assert_eq!(m.link_trouble.len(), 1, "{:?}", m.link_trouble);
     }
 
     #[test]
@@ -728,6 +797,9 @@ mod tests {
         assert_eq!(s.links[0].relation, Relation::Informs);
         assert!(parse_sidecar("links: []\n").is_err());
         assert!(parse_sidecar("source_kind: scene\nsource_id: 1\n").is_err());
+        assert!(parse_sidecar("source_kind: doc\nsource_id: a\n").is_err());
+        let odd = parse_sidecar("source_kind: entity\nsource_id: 1-1\nnotes: x\n").unwrap();
+        assert_eq!(odd.problems.len(), 1);
     }
 
     #[test]

@@ -281,6 +281,11 @@ pub fn normalize_doc_id(text: &str) -> Result<String, String> {
     if t.chars().any(char::is_control) {
         return Err("a doc id cannot contain control characters".into());
     }
+    if t.contains("://") {
+        return Err(format!(
+            "{t:?} is a URL; a doc id is a path inside the docs root"
+        ));
+    }
     if t.contains('\\') {
         return Err(format!("{t:?}: doc ids use / between folders, never \\"));
     }
@@ -410,6 +415,7 @@ mod tests {
             ".",
             "a\0b",
             "a\nb",
+            "https://github.com/x/y",
         ] {
             assert!(normalize_doc_id(bad).is_err(), "{bad:?} was accepted");
         }

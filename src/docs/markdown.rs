@@ -15,6 +15,9 @@ pub struct Scan {
     pub text: String,
     /// The first level-1 heading, else the first heading.
     pub heading: Option<String>,
+    /// Every heading's text, one per line (indexed on its own: a section's name says
+    /// what the section answers).
+    pub headings: String,
     /// Every link destination, in order.
     pub links: Vec<String>,
 }
@@ -31,6 +34,8 @@ pub fn scan(body: &str) -> Scan {
                 if let Some((level, text)) = heading.take() {
                     let text = text.trim().to_string();
                     if !text.is_empty() {
+                        out.headings.push_str(&text);
+                        out.headings.push('\n');
                         if level == HeadingLevel::H1 && first_h1.is_none() {
                             first_h1 = Some(text.clone());
                         }
@@ -139,6 +144,7 @@ mod tests {
              | a | b |\n|---|---|\n| 1 | 2 |\n\n[ref]: ../api/tools.md\n\nUse [the tools][ref].\n",
         );
         assert_eq!(s.heading.as_deref(), Some("Mining ore"));
+        assert_eq!(s.headings, "Mining ore\n");
         assert_eq!(s.links, ["power.md", "https://x.y", "../api/tools.md"]);
         assert!(s.text.contains("See power and web."), "{}", s.text);
         assert!(s.text.contains("1 | 2"), "{}", s.text);

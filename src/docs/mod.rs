@@ -246,32 +246,24 @@ impl Snapshot {
         limit: usize,
     ) -> Result<Vec<Hit<'_>>, String> {
         let fts = self.corpus.fts.as_ref().map_err(Clone::clone)?;
-        let filtered = doc_type.is_some() || tag.is_some();
-        let matches = fts.search(query, (!filtered).then_some(limit))?;
         let doc_type = doc_type.map(str::to_lowercase);
         let tag = tag.map(str::to_lowercase);
+        let keep = |doc_id: &str| {
+            self.doc(doc_id).is_some_and(|doc| {
+                doc_type.as_ref().is_none_or(|t| &doc.doc_type == t)
+                    && tag.as_ref().is_none_or(|t| doc.tags.contains(t))
+            })
+        };
+        let matches = fts.search(query, limit, keep)?;
         Ok(matches
             .into_iter()
-            .filter_map(
-                |Match {
-                     doc_id,
-                     score,
-                     snippet,
-                 }| {
-                    let doc = self.doc(&doc_id)?;
-                    if doc_type.as_ref().is_some_and(|t| &doc.doc_type != t)
-                        || tag.as_ref().is_some_and(|t| !doc.tags.contains(t))
-                    {
-                        return None;
-                    }
-                    Some(Hit {
-                        doc,
-                        score,
-                        snippet,
-                    })
-                },
-            )
-            .take(limit)
+            .filter_map(|m: Match| {
+                Some(Hit {
+                    doc: self.doc(&m.doc_id)?,
+                    score: m.score,
+                    snippet: m.snippet,
+                })
+            })
             .collect())
     }
 
@@ -355,7 +347,7 @@ impl Snapshot {
 /// What reading the files gives, before the index is built.
 #[derive(Default)]
 struct Parsed {
-    docs: BTreeMap<String, (Doc, String)>,
+    docs: BTreeMap<String, (Doc, markdown::Scan)>,
     decls: BTreeMap<String, Vec<Decl>>,
     warnings: BTreeMap<String, Vec<Warning>>,
     sidecars: BTreeMap<Source, String>,
@@ -481,7 +473,7 @@ impl Parsed {
         self.decls.entry(rel.to_string()).or_default().extend(decls);
         let title = meta
             .title
-            .or(scan.heading)
+            .or(scan.heading.clone())
             .unwrap_or_else(|| humanise(id.rsplit('/').next().unwrap_or(&id)));
         let summary = meta
             .summary
@@ -505,7 +497,16 @@ impl Parsed {
             has_front_matter: parts.yaml.is_some(),
             digest: h.finish(),
         };
-        self.docs.insert(id, (doc, scan.text));
+        if let Some((other, _)) = self.docs.get(&id) {
+            let message = format!(
+                "names the same doc id {id:?} as {}; only that file is indexed",
+                other.path
+            );
+            self.decls.remove(rel);
+            self.warn(rel, "duplicate_doc", message);
+            return;
+        }
+        self.docs.insert(id, (doc, scan));
     }
 }
 
@@ -653,12 +654,13 @@ pub fn build(root: &Root) -> Snapshot {
     for (rel, text) in files {
         parsed.file(&rel, text);
     }
-    let fts = FullText::build(parsed.docs.values().map(|(doc, text)| Row {
+    let fts = FullText::build(parsed.docs.values().map(|(doc, scan)| Row {
         doc_id: &doc.id,
         title: &doc.title,
         summary: &doc.summary,
         tags: &doc.tags,
-        text,
+        headings: &scan.headings,
+        text: &scan.text,
     }));
     let docs: BTreeMap<String, Doc> = parsed
         .docs
@@ -862,6 +864,7 @@ impl Docs {
         let rel = snap
             .link_file(source)
             .expect("every source kind has a link file once its doc exists");
+        refuse_symlinks(root, &rel)?;
         let path = root.join(&rel);
         let old_text = match std::fs::read_to_string(&path) {
             Ok(t) => Some(t),
@@ -890,6 +893,9 @@ impl Docs {
                             format!("the front matter of {rel} is not valid YAML ({e}); fix it before writing links"),
                         )
                     })?;
+                    if !meta.link_trouble.is_empty() {
+                        return Err(rewrite_would_lose(&rel, &meta.link_trouble));
+                    }
                     for d in meta.links.iter().filter(|d| &d.source == source) {
                         push(&d.target, d.relation);
                     }
@@ -902,9 +908,32 @@ impl Docs {
                         format!("{rel} cannot be read ({e}); fix it before writing links"),
                     )
                 })?;
+                if &sidecar.source != source {
+                    return Err(ToolError::new(
+                        ErrorCode::ValidationError,
+                        format!(
+                            "{rel} holds the links of {}, not {}; fix the file first",
+                            sidecar.source.label(),
+                            source.label()
+                        ),
+                    ));
+                }
+                if !sidecar.problems.is_empty() {
+                    return Err(rewrite_would_lose(&rel, &sidecar.problems));
+                }
                 for d in &sidecar.links {
                     push(&d.target, d.relation);
                 }
+            }
+        }
+        // A pair declared twice in the file (a legacy field and `links`) keeps the
+        // relation the index uses, so a rewrite never flips it.
+        for (target, relation) in &mut list {
+            if let Some(l) = snap.graph.between(source, target)
+                && l.org == Origin::Explicit
+                && l.declared_in == rel
+            {
+                *relation = l.rel;
             }
         }
         let mut outcomes = Vec::new();
@@ -971,17 +1000,78 @@ fn io_error(rel: &str, what: &str, e: &std::io::Error) -> ToolError {
     )
 }
 
-/// Writes `text` to a temporary file beside `path`, then renames it over `path`: a
-/// reader sees the old file or the new one, never half of one.
+/// Writes `text` to a new temporary file beside `path` (created, never opened through
+/// an existing name), flushes it to disk with the old file's permissions, then renames
+/// it over `path`: a reader sees the old file or the new one, never half of one.
 fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("doc");
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(&tmp, path).inspect_err(|_| {
+    let unique = format!(
+        "{}.{}.{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos())
+    );
+    let tmp = dir.join(format!(".{name}.{unique}.tmp"));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            file.set_permissions(meta.permissions())?;
+        }
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
-    })
+    }
+    result
+}
+
+/// Refuses a write to `rel` under `root` when any part of the path is a symbolic
+/// link: the index never follows them, and a write must not either.
+fn refuse_symlinks(root: &Path, rel: &str) -> Result<(), ToolError> {
+    let mut at = root.to_path_buf();
+    for part in rel.split('/') {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(ToolError::new(
+                    ErrorCode::ValidationError,
+                    format!(
+                        "{rel}: {} is a symbolic link; links are only written to files inside \
+                         the docs root",
+                        at.strip_prefix(root).unwrap_or(&at).display()
+                    ),
+                ));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io_error(rel, "check", &e)),
+        }
+    }
+    Ok(())
+}
+
+/// The error for a file whose links a rewrite would change beyond the one asked for.
+fn rewrite_would_lose(rel: &str, trouble: &[String]) -> ToolError {
+    ToolError::new(
+        ErrorCode::ValidationError,
+        format!(
+            "{rel} has link entries a rewrite would lose or change ({}); fix them by hand, \
+             then write the link again",
+            trouble.join("; ")
+        ),
+    )
+    .with_extra("problems", serde_json::json!(trouble))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ const W_TITLE: f64 = 10.0;
 const W_SUMMARY: f64 = 4.0;
 const W_TAGS: f64 = 8.0;
 const W_PATH: f64 = 3.0;
+const W_HEADINGS: f64 = 3.0;
 const W_BODY: f64 = 1.0;
 
 /// Words too common to help a ranking; dropped from queries (an all-stopword query
@@ -61,6 +62,8 @@ pub struct Row<'a> {
     pub title: &'a str,
     pub summary: &'a str,
     pub tags: &'a [String],
+    /// The body's headings, one per line.
+    pub headings: &'a str,
     pub text: &'a str,
 }
 
@@ -69,7 +72,7 @@ impl FullText {
         let conn = Connection::open_in_memory().map_err(|e| e.to_string())?;
         conn.execute_batch(
             "CREATE VIRTUAL TABLE fts USING fts5(
-                 title, summary, tags, path, body,
+                 title, summary, tags, path, headings, body,
                  content = '', tokenize = 'porter unicode61'
              );",
         )
@@ -81,8 +84,8 @@ impl FullText {
             {
                 let mut insert = tx
                     .prepare(
-                        "INSERT INTO fts (rowid, title, summary, tags, path, body)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        "INSERT INTO fts (rowid, title, summary, tags, path, headings, body)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                     )
                     .map_err(|e| e.to_string())?;
                 for row in rows {
@@ -96,6 +99,7 @@ impl FullText {
                             row.summary,
                             row.tags.join(" "),
                             path_words,
+                            row.headings,
                             row.text,
                         ])
                         .map_err(|e| format!("cannot index {}: {e}", row.doc_id))?;
@@ -141,15 +145,20 @@ impl FullText {
         Ok(if kept.is_empty() { words } else { kept })
     }
 
-    /// The best `limit` matches for `query` (`None`: every match), best first; ties
-    /// in doc id order. A query with no searchable word matches nothing.
+    /// The best `limit` matches for `query` among the docs `keep` accepts, best first;
+    /// ties in doc id order. A query with no searchable word matches nothing.
     ///
     /// The score is FTS5's BM25 over every column with the weights above, plus the BM25
     /// of the title and tags alone: FTS5 sums the weighted hits of all columns before
     /// saturating them, so a word repeated in a short body can otherwise come close to
     /// a title that names it. The second term keeps title and tag matches ahead.
     /// Snippets are cut here from the body text around the query's words.
-    pub fn search(&self, query: &str, limit: Option<usize>) -> Result<Vec<Match>, String> {
+    pub fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        keep: impl Fn(&str) -> bool,
+    ) -> Result<Vec<Match>, String> {
         let words = self.useful_words(query_words(query))?;
         let Some(expr) = match_expression(&words.join(" ")) else {
             return Ok(Vec::new());
@@ -158,8 +167,8 @@ impl FullText {
         // alone (zero weight on the rest).
         let sql = format!(
             "SELECT rowid,
-                    bm25(fts, {W_TITLE}, {W_SUMMARY}, {W_TAGS}, {W_PATH}, {W_BODY}),
-                    bm25(fts, 1.0, 0.0, 1.0, 0.0, 0.0)
+                    bm25(fts, {W_TITLE}, {W_SUMMARY}, {W_TAGS}, {W_PATH}, {W_HEADINGS}, {W_BODY}),
+                    bm25(fts, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0)
              FROM fts WHERE fts MATCH ?1"
         );
         let conn = self.conn.lock().unwrap_or_else(|e| e.into_inner());
@@ -186,10 +195,9 @@ impl FullText {
             out
         };
         drop(conn);
+        scored.retain(|(_, id, _)| keep(id));
         scored.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
-        if let Some(n) = limit {
-            scored.truncate(n);
-        }
+        scored.truncate(limit);
         let matches = scored
             .into_iter()
             .map(|(rowid, doc_id, score)| Match {
@@ -408,6 +416,7 @@ mod tests {
             title: t,
             summary: s,
             tags,
+            headings: "",
             text: body,
         }))
         .unwrap()
@@ -416,15 +425,15 @@ mod tests {
     #[test]
     fn bm25_ranks_the_title_match_first() {
         let fts = index();
-        let hits = fts.search("how do I mine ore?", Some(10)).unwrap();
+        let hits = fts.search("how do I mine ore?", 10, |_| true).unwrap();
         assert_eq!(hits[0].doc_id, "mechanics/mining");
         assert!(hits[0].score > 0.0);
         assert!(hits[0].snippet.contains("**"), "{}", hits[0].snippet);
-        let hits = fts.search("power", None).unwrap();
+        let hits = fts.search("power", 50, |_| true).unwrap();
         assert_eq!(hits[0].doc_id, "mechanics/power");
         assert_eq!(hits.len(), 1);
         // Stemming: "mining" finds "mine".
-        assert!(!fts.search("mining", None).unwrap().is_empty());
+        assert!(!fts.search("mining", 50, |_| true).unwrap().is_empty());
     }
 
     #[test]
@@ -440,10 +449,10 @@ mod tests {
             "'; DROP TABLE fts; --",
             ")(",
         ] {
-            fts.search(q, Some(5))
+            fts.search(q, 5, |_| true)
                 .unwrap_or_else(|e| panic!("{q:?}: {e}"));
         }
-        assert!(fts.search("?!", None).unwrap().is_empty());
+        assert!(fts.search("?!", 50, |_| true).unwrap().is_empty());
         let t = "Miners mine; the mined ore is mining's goal.";
         assert_eq!(
             snippet(t, &t.to_ascii_lowercase(), &["mining".into()]),

@@ -639,16 +639,11 @@ async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
     let mut chosen: Vec<(String, String, Option<f64>)> = Vec::new();
     let mut seen = BTreeSet::new();
     let mut add = |chosen: &mut Vec<(String, String, Option<f64>)>,
-                   at: Option<usize>,
                    id: &str,
                    reason: String,
                    score: Option<f64>| {
         if seen.insert(id.to_string()) {
-            let entry = (id.to_string(), reason, score);
-            match at {
-                Some(i) => chosen.insert(i, entry),
-                None => chosen.push(entry),
-            }
+            chosen.push((id.to_string(), reason, score));
         }
     };
     // Docs linked to what the task names come first: they are about exactly that.
@@ -661,7 +656,6 @@ async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
         {
             add(
                 &mut chosen,
-                None,
                 &link.target_doc_id,
                 format!("{} {}", link.relation, subject.label()),
                 None,
@@ -671,16 +665,16 @@ async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
     for hit in hits.iter().filter(|h| h.score >= best * 0.4).take(max_docs) {
         add(
             &mut chosen,
-            None,
             &hit.doc.id,
             "matches the task".to_string(),
             Some(round(hit.score)),
         );
     }
     chosen.truncate(max_docs);
-    // What each chosen doc depends on is read before it (one hop).
+    // What each chosen doc depends on is read before it (one hop): added in front of
+    // it, or moved there when it was chosen for itself but came later.
     let mut i = 0;
-    while i < chosen.len() && chosen.len() < max_docs * 2 {
+    while i < chosen.len() {
         let id = chosen[i].0.clone();
         let deps: Vec<String> = snap
             .graph()
@@ -689,16 +683,18 @@ async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
             .map(|l| l.target_doc_id.clone())
             .collect();
         for dep in deps {
-            let before = chosen.len();
-            add(
-                &mut chosen,
-                Some(i),
-                &dep,
-                format!("{id} depends on it"),
-                None,
-            );
-            if chosen.len() > before {
-                i += 1;
+            match chosen.iter().position(|(d, _, _)| *d == dep) {
+                Some(j) if j < i => {}
+                Some(j) => {
+                    let entry = chosen.remove(j);
+                    chosen.insert(i, entry);
+                    i += 1;
+                }
+                None if chosen.len() < max_docs * 2 => {
+                    chosen.insert(i, (dep, format!("{id} depends on it"), None));
+                    i += 1;
+                }
+                None => {}
             }
         }
         i += 1;

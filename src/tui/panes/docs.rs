@@ -118,6 +118,9 @@ pub(crate) struct DocsPane {
     links: Pick,
     /// Docs opened before the one on show, most recent last.
     back: Vec<String>,
+    /// True while the doc being fetched was opened (not gone back to): the doc on show
+    /// then goes on the back stack when it arrives.
+    remember: bool,
     /// The entity selected in the Entities pane when this tab was shown.
     entity: Option<String>,
     entity_request: Option<RequestId>,
@@ -139,6 +142,7 @@ impl DocsPane {
             scroll: 0,
             links: Pick::default(),
             back: Vec::new(),
+            remember: false,
             entity: None,
             entity_request: None,
             entity_docs: Pick::default(),
@@ -164,18 +168,12 @@ impl DocsPane {
 
     /// Opens `doc_id` (remembering the doc on show for Back).
     pub fn open(&mut self, doc_id: &str, ctx: &mut Ctx<'_>) {
-        if let Some(doc) = &self.doc
-            && doc.doc_id != doc_id
-        {
-            self.back.push(doc.doc_id.clone());
-            if self.back.len() > BACK_STACK {
-                self.back.remove(0);
-            }
-        }
         self.fetch(doc_id, ctx);
+        self.remember = true;
     }
 
     fn fetch(&mut self, doc_id: &str, ctx: &mut Ctx<'_>) {
+        self.remember = false;
         let id = ctx
             .dispatcher
             .call(GET_TOOL, json!({"doc_id": doc_id, "max_chars": PIECE}));
@@ -242,6 +240,16 @@ impl DocsPane {
                 doc.complete = next.is_none();
             }
         } else {
+            // The doc on show goes on the back stack once the new one has come.
+            if self.remember
+                && let Some(previous) = self.doc.as_ref().filter(|d| d.doc_id != doc_id)
+            {
+                self.back.push(previous.doc_id.clone());
+                if self.back.len() > BACK_STACK {
+                    self.back.remove(0);
+                }
+            }
+            self.remember = false;
             let mut links: Vec<Row> = Vec::new();
             for (dir, arrow) in [("out", "→"), ("in", "←")] {
                 for l in v["links"][dir].as_array().into_iter().flatten() {
