@@ -251,78 +251,70 @@ fn doc_link(
     legacy: bool,
     meta: &mut Meta,
 ) {
-    {
-        let field = field.to_string();
-        let (target, relation) = match item {
-            Value::String(s) => (s.clone(), None),
-            Value::Mapping(m) => {
-                let extra: Vec<String> = m
-                    .keys()
-                    .filter_map(|k| k.as_str())
-                    .filter(|k| {
-                        !matches!(
-                            canonical_key(k).as_str(),
-                            "doc"
-                                | "target"
-                                | "target_doc_id"
-                                | "doc_id"
-                                | "id"
-                                | "relation"
-                                | "rel"
-                        )
-                    })
-                    .map(str::to_string)
-                    .collect();
-                if !extra.is_empty() {
-                    meta.link_trouble.push(format!(
-                        "{field}: keys a rewrite would not keep ({})",
-                        extra.join(", ")
-                    ));
-                }
-                let get = |names: &[&str]| {
-                    m.iter().find_map(|(k, v)| {
-                        let k = canonical_key(k.as_str()?);
-                        names
-                            .contains(&k.as_str())
-                            .then(|| v.as_str().map(str::to_string))
-                            .flatten()
-                    })
-                };
-                let Some(target) = get(&["doc", "target", "target_doc_id", "doc_id", "id"]) else {
-                    meta.problems
-                        .push(format!("{field}: a link needs a `doc` naming its target"));
-                    return;
-                };
-                (target, get(&["relation", "rel"]))
-            }
-            other => {
-                meta.problems.push(format!(
-                    "{field}: a link is a doc id or a mapping, found {}",
-                    kind_name(other)
+    let field = field.to_string();
+    let (target, relation) = match item {
+        Value::String(s) => (s.clone(), None),
+        Value::Mapping(m) => {
+            let extra: Vec<String> = m
+                .keys()
+                .filter_map(|k| k.as_str())
+                .filter(|k| {
+                    !matches!(
+                        canonical_key(k).as_str(),
+                        "doc" | "target" | "target_doc_id" | "doc_id" | "id" | "relation" | "rel"
+                    )
+                })
+                .map(str::to_string)
+                .collect();
+            if !extra.is_empty() {
+                meta.link_trouble.push(format!(
+                    "{field}: keys a rewrite would not keep ({})",
+                    extra.join(", ")
                 ));
+            }
+            let get = |names: &[&str]| {
+                m.iter().find_map(|(k, v)| {
+                    let k = canonical_key(k.as_str()?);
+                    names
+                        .contains(&k.as_str())
+                        .then(|| v.as_str().map(str::to_string))
+                        .flatten()
+                })
+            };
+            let Some(target) = get(&["doc", "target", "target_doc_id", "doc_id", "id"]) else {
+                meta.problems
+                    .push(format!("{field}: a link needs a `doc` naming its target"));
+                return;
+            };
+            (target, get(&["relation", "rel"]))
+        }
+        other => {
+            meta.problems.push(format!(
+                "{field}: a link is a doc id or a mapping, found {}",
+                kind_name(other)
+            ));
+            return;
+        }
+    };
+    let relation = match relation {
+        Some(text) => match Relation::parse(&text) {
+            Ok(r) => r,
+            Err(e) => {
+                meta.problems.push(format!("{field}: {e}"));
                 return;
             }
-        };
-        let relation = match relation {
-            Some(text) => match Relation::parse(&text) {
-                Ok(r) => r,
-                Err(e) => {
-                    meta.problems.push(format!("{field}: {e}"));
-                    return;
-                }
-            },
-            None => field_relation.unwrap_or(Relation::Related),
-        };
-        match normalize_doc_id(&target) {
-            Ok(target) => meta.links.push(Declared {
-                source: this.clone(),
-                target,
-                relation,
-                field,
-                legacy,
-            }),
-            Err(e) => meta.problems.push(format!("{field}: {e}")),
-        }
+        },
+        None => field_relation.unwrap_or(Relation::Related),
+    };
+    match normalize_doc_id(&target) {
+        Ok(target) => meta.links.push(Declared {
+            source: this.clone(),
+            target,
+            relation,
+            field,
+            legacy,
+        }),
+        Err(e) => meta.problems.push(format!("{field}: {e}")),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The link graph: every declared link merged into one link per (source, target) pair,
 //! explicit before inferred, and the bounded, cycle-safe walks over it.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 use serde::Serialize;
 
@@ -223,15 +223,6 @@ impl Graph {
                 });
                 queue.push_back((next, d + 1));
             }
-        }
-        out
-    }
-
-    /// Source label → its links, for reports.
-    pub fn sources(&self) -> BTreeMap<String, usize> {
-        let mut out = BTreeMap::new();
-        for (s, links) in &self.by_source {
-            out.insert(s.to_string(), links.len());
         }
         out
     }

@@ -149,7 +149,6 @@ pub struct Doc {
     pub body: String,
     /// Size of the whole file in bytes.
     pub bytes: usize,
-    pub has_front_matter: bool,
     digest: u64,
 }
 
@@ -494,7 +493,6 @@ impl Parsed {
             type_inferred,
             body: parts.body.to_string(),
             bytes: text.len(),
-            has_front_matter: parts.yaml.is_some(),
             digest: h.finish(),
         };
         if let Some((other, _)) = self.docs.get(&id) {

@@ -12,7 +12,7 @@ use super::{chain_u64, opt_str};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
-use crate::docs::graph::{Direction, Link};
+use crate::docs::graph::{Direction, Link, Step};
 use crate::docs::links::{Origin, Relation, Source, SourceKind, normalize_doc_id};
 use crate::docs::suggest::{self, Related};
 use crate::docs::{DOC_URI_PREFIX, Doc, Docs, Snapshot, doc_not_found};
@@ -310,6 +310,20 @@ fn card(doc: &Doc) -> Map<String, Value> {
     m
 }
 
+/// A doc a walk reached: its card, how it is linked, and (for deeper walks) how far
+/// and through which doc.
+fn related_card(snap: &Snapshot, step: &Step, with_path: bool) -> Option<Value> {
+    let mut c = card(snap.doc(&step.doc_id)?);
+    c.insert("relation".into(), json!(step.relation));
+    c.insert("direction".into(), json!(step.direction));
+    c.insert("origin".into(), json!(step.origin));
+    if with_path {
+        c.insert("depth".into(), json!(step.depth));
+        c.insert("via".into(), json!(step.via));
+    }
+    Some(Value::Object(c))
+}
+
 fn source_arg(args: &Value) -> Result<Source, ToolError> {
     let kind_text = opt_str(args, "source_kind").unwrap_or_default();
     let kind = SourceKind::parse(kind_text).map_err(|e| bad("source_kind", e))?;
@@ -483,14 +497,7 @@ async fn get(core: Core, args: Value) -> Result<Value, ToolError> {
         let related: Vec<Value> = walk
             .docs
             .iter()
-            .filter_map(|step| {
-                let d = snap.doc(&step.doc_id)?;
-                let mut c = card(d);
-                c.insert("relation".into(), json!(step.relation));
-                c.insert("direction".into(), json!(step.direction));
-                c.insert("origin".into(), json!(step.origin));
-                Some(Value::Object(c))
-            })
+            .filter_map(|step| related_card(&snap, step, false))
             .collect();
         m.insert("related".into(), json!(related));
         m.insert("related_truncated".into(), json!(walk.truncated));
@@ -544,16 +551,7 @@ async fn get_related(core: Core, args: Value) -> Result<Value, ToolError> {
     let related: Vec<Value> = walk
         .docs
         .iter()
-        .filter_map(|step| {
-            let d = snap.doc(&step.doc_id)?;
-            let mut c = card(d);
-            c.insert("relation".into(), json!(step.relation));
-            c.insert("direction".into(), json!(step.direction));
-            c.insert("origin".into(), json!(step.origin));
-            c.insert("depth".into(), json!(step.depth));
-            c.insert("via".into(), json!(step.via));
-            Some(Value::Object(c))
-        })
+        .filter_map(|step| related_card(&snap, step, true))
         .collect();
     Ok(json!({
         "doc_id": doc.id,
