@@ -311,7 +311,7 @@ impl Command {
                     Context::DocsSearch | Context::DocsList | Context::DocsView
                 ) =>
             {
-                "Focus the next area (search, results, doc, links, the entity's docs)".into()
+                "Focus the next area (search, results, doc, links, entity)".into()
             }
             Command::FocusNext => "Focus the next area (kinds, list, tree, references)".into(),
             Command::FocusPrev => "Focus the previous area".into(),
@@ -384,9 +384,7 @@ impl Command {
             Command::CancelPlan => "Cancel what is running".into(),
             Command::RestartPlan => "New run: every step pending again, breakpoints kept".into(),
             Command::ClearText => "Erase all the text".into(),
-            Command::OpenDoc => {
-                "Open the selected doc (a result, a link, a doc of the entity)".into()
-            }
+            Command::OpenDoc => "Open the selected doc".into(),
             Command::DocBack => "Back to the doc opened before this one".into(),
             Command::StartFilter if matches!(context, Context::DocsList | Context::DocsView) => {
                 "Search the docs: results follow each key typed".into()
