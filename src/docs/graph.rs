@@ -180,16 +180,11 @@ impl Graph {
         let mut visited: HashSet<&str> = HashSet::from([start]);
         let mut queue: VecDeque<(&str, usize)> = VecDeque::from([(start, 0)]);
         let mut out = Walk::default();
-        let start_source = Source::doc(start);
         while let Some((doc, d)) = queue.pop_front() {
             if d == depth {
                 continue;
             }
-            let here = if doc == start {
-                start_source.clone()
-            } else {
-                Source::doc(doc)
-            };
+            let here = Source::doc(doc);
             let mut steps: Vec<(&Link, &str, &'static str)> = Vec::new();
             if direction != Direction::In {
                 steps.extend(

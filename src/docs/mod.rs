@@ -414,6 +414,14 @@ impl Parsed {
                 return;
             }
         };
+        if let Some((other, _)) = self.docs.get(&id) {
+            let message = format!(
+                "names the same doc id {id:?} as {}; only that file is indexed",
+                other.path
+            );
+            self.warn(rel, "duplicate_doc", message);
+            return;
+        }
         let parts = front::split(text);
         if parts.unclosed {
             self.warn(
@@ -495,15 +503,6 @@ impl Parsed {
             bytes: text.len(),
             digest: h.finish(),
         };
-        if let Some((other, _)) = self.docs.get(&id) {
-            let message = format!(
-                "names the same doc id {id:?} as {}; only that file is indexed",
-                other.path
-            );
-            self.decls.remove(rel);
-            self.warn(rel, "duplicate_doc", message);
-            return;
-        }
         self.docs.insert(id, (doc, scan));
     }
 }

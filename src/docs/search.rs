@@ -160,7 +160,7 @@ impl FullText {
         keep: impl Fn(&str) -> bool,
     ) -> Result<Vec<Match>, String> {
         let words = self.useful_words(query_words(query))?;
-        let Some(expr) = match_expression(&words.join(" ")) else {
+        let Some(expr) = match_expression(&words) else {
             return Ok(Vec::new());
         };
         // Two BM25 scores from one pass: every column weighted, and the title and tags
@@ -215,49 +215,40 @@ impl FullText {
 }
 
 /// The words of `query` (letters and digits), lowercased, stopwords dropped unless that
-/// leaves nothing, each quoted so that nothing in them is FTS5 syntax, joined by OR:
-/// BM25 then ranks docs that match more and rarer words higher.
-pub fn match_expression(query: &str) -> Option<String> {
-    let words: Vec<String> = query
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let mut kept: Vec<&str> = words
-        .iter()
-        .map(String::as_str)
-        .filter(|w| !STOPWORDS.contains(w))
-        .collect();
-    if kept.is_empty() {
-        kept = words.iter().map(String::as_str).collect();
-    }
-    let mut seen = std::collections::HashSet::new();
-    kept.retain(|w| seen.insert(*w));
-    kept.truncate(32);
-    if kept.is_empty() {
-        return None;
-    }
-    Some(
-        kept.iter()
-            .map(|w| format!("\"{w}\""))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
-}
-
-/// The query's words as [`match_expression`] keeps them.
+/// leaves nothing, each once, at most 32.
 fn query_words(query: &str) -> Vec<String> {
     let words: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
         .map(str::to_lowercase)
         .collect();
-    let kept: Vec<String> = words
+    let mut kept: Vec<String> = words
         .iter()
         .filter(|w| !STOPWORDS.contains(&w.as_str()))
         .cloned()
         .collect();
-    if kept.is_empty() { words } else { kept }
+    if kept.is_empty() {
+        kept = words;
+    }
+    let mut seen = std::collections::HashSet::new();
+    kept.retain(|w| seen.insert(w.clone()));
+    kept.truncate(32);
+    kept
+}
+
+/// The FTS5 query for `words`: each quoted so that nothing in them is FTS5 syntax,
+/// joined by OR (BM25 then ranks docs that match more and rarer words higher).
+pub fn match_expression(words: &[String]) -> Option<String> {
+    if words.is_empty() {
+        return None;
+    }
+    Some(
+        words
+            .iter()
+            .map(|w| format!("\"{w}\""))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
 }
 
 /// A rough stem for highlighting only (the index itself uses the Porter stemmer):
@@ -465,9 +456,12 @@ mod tests {
             "{s}"
         );
         assert_eq!(
-            match_expression("the THE a"),
+            match_expression(&query_words("the THE a")),
             Some("\"the\" OR \"a\"".into())
         );
-        assert_eq!(match_expression("Ore ore ORE"), Some("\"ore\"".into()));
+        assert_eq!(
+            match_expression(&query_words("Ore ore ORE")),
+            Some("\"ore\"".into())
+        );
     }
 }

@@ -354,17 +354,17 @@ async fn search(core: Core, args: Value) -> Result<Value, ToolError> {
     let doc_type = opt_str(&args, "type")
         .map(str::trim)
         .filter(|t| !t.is_empty());
-    if let Some(t) = doc_type {
+    if let Some(t) = doc_type
+        && !snap.docs().values().any(|d| d.doc_type == t.to_lowercase())
+    {
         let types = snap.categories();
-        if !types.contains_key(t.to_lowercase().as_str()) {
-            return Err(bad(
-                "type",
-                format!(
-                    "no doc has type {t:?}; types are {}",
-                    types.keys().copied().collect::<Vec<_>>().join(", ")
-                ),
-            ));
-        }
+        return Err(bad(
+            "type",
+            format!(
+                "no doc has type {t:?}; types are {}",
+                types.keys().copied().collect::<Vec<_>>().join(", ")
+            ),
+        ));
     }
     let tag = opt_str(&args, "tag")
         .map(str::trim)
