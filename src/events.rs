@@ -82,6 +82,109 @@ impl EventBus {
     }
 }
 
+/// Event categories known by name: the sim's and the chain's GRASS vocabulary (planet
+/// activity, grid attributes, players, guilds, inventory, providers). An event read from
+/// outside with another category is filed as `other`, its own name kept in its details,
+/// so a stream cannot grow this set.
+pub const CATEGORIES: &[&str] = &[
+    // the sim
+    "struct_status",
+    "struct_block_build_start",
+    "struct_defense_add",
+    "struct_defense_remove",
+    "struct_attack",
+    "block_raid_start",
+    "fleet_move",
+    "ore_mined",
+    "ore_refined",
+    "planet_explore",
+    "planet_raid",
+    // GRASS planet activity
+    "raid_status",
+    "fleet_arrive",
+    "fleet_depart",
+    "struct_health",
+    "struct_move",
+    "struct_defender_clear",
+    "struct_block_ore_mine_start",
+    "struct_block_ore_refine_start",
+    "shield_change",
+    // GRASS grid attributes
+    "ore",
+    "fuel",
+    "capacity",
+    "load",
+    "structsLoad",
+    "power",
+    "connectionCapacity",
+    "connectionCount",
+    "allocationPointerStart",
+    "allocationPointerEnd",
+    "proxyNonce",
+    "lastAction",
+    "nonce",
+    "ready",
+    "checkpointBlock",
+    // GRASS rows
+    "player_consensus",
+    "player_meta",
+    "player_address",
+    "player_address_pending",
+    "guild_consensus",
+    "guild_meta",
+    "guild_membership",
+    "provider",
+    "agreement",
+    // GRASS inventory (ledger actions)
+    "mined",
+    "refined",
+    "seized",
+    "infused",
+    "defused",
+    "sent",
+    "received",
+    "minted",
+    "burned",
+    "forfeited",
+    "diverted",
+    // the block clock
+    "block",
+];
+
+/// The static name of a category, or `other`.
+pub fn category(name: &str) -> &'static str {
+    CATEGORIES
+        .iter()
+        .find(|c| **c == name)
+        .copied()
+        .unwrap_or("other")
+}
+
+/// How an event stream from outside the process is doing (the console's header).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FeedHealth {
+    /// What it reads (`nats://127.0.0.1:4222`).
+    pub url: String,
+    pub connected: bool,
+    /// Messages received, and those turned into events.
+    pub received: u64,
+    pub events: u64,
+    /// Messages that could not be read, and connection errors.
+    pub errors: u64,
+    /// Times the connection came back after a loss.
+    pub reconnects: u64,
+    /// Time from a message's publication (its timestamp) to its arrival, in ms, when
+    /// messages carry one.
+    pub latency_ms: Option<f64>,
+    pub last_error: Option<String>,
+}
+
+/// An event stream from outside the process (NATS): its own bus and its health.
+pub trait EventFeed: Send + Sync {
+    fn bus(&self) -> EventBus;
+    fn health(&self) -> FeedHealth;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

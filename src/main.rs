@@ -10,34 +10,76 @@ use clap::Parser;
 
 use structs_console::Core;
 use structs_console::config::Config;
+use structs_console::nats::{NatsFeed, NatsPublisher};
 use structs_console::references::{Include, OnError};
+use structs_console::rest::server::RestServer;
+use structs_console::source::GameSource;
+use structs_console::source::rest::{RestConfig, RestSource};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::source::switch::{SwitchSource, Switcher};
 use structs_console::tui::theme::Theme;
 
 /// A console and MCP server for building and debugging AI agents that play Structs.
 #[derive(Debug, Parser)]
 #[command(name = "structs-console", version, about)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
     /// Serve the core as an MCP server over stdio instead of opening the console.
     #[arg(long)]
     headless: bool,
 
+    /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
+    /// API at --endpoint).
+    #[arg(long, default_value = "sim", value_parser = ["sim", "rest"])]
+    source: String,
+
+    /// The node's REST address for `--source rest` (`http://localhost:1317`, or a
+    /// `serve-rest` of another console).
+    #[arg(long, value_name = "URL")]
+    endpoint: Option<String>,
+
+    /// Requests per second at most to the node (0 for no limit).
+    #[arg(long, value_name = "N", default_value_t = 20.0)]
+    rate_limit: f64,
+
+    /// Time allowed for one request to the node, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    request_timeout_ms: u64,
+
+    /// Further attempts after a failed request (429, 5xx, unreachable, timeout).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(0..=10))]
+    retries: u32,
+
+    /// Read game events from this NATS server's GRASS subjects (`nats://HOST:PORT`)
+    /// instead of the source's own events.
+    #[arg(long, value_name = "URL")]
+    events: Option<String>,
+
+    /// Publish the embedded world's events to this NATS server (GRASS subjects), so
+    /// other consoles and servers can watch the same world.
+    #[arg(long, value_name = "URL", global = true)]
+    publish_events: Option<String>,
+
     /// Seed of the embedded world: the same seed always gives the same world.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_SEED)]
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_SEED, global = true)]
     seed: u64,
 
     /// Number of players in the embedded world (guilds, planets, fleets and structs
     /// scale with it).
-    #[arg(long, default_value_t = WorldConfig::DEMO_PLAYERS as u64,
+    #[arg(long, default_value_t = WorldConfig::DEMO_PLAYERS as u64, global = true,
           value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     world_size: u64,
 
     /// Block height the embedded world starts at.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_HEIGHT)]
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_HEIGHT, global = true)]
     start_height: u64,
 
     /// Start with the block clock paused (it then advances only when stepped).
-    #[arg(long)]
+    #[arg(long, global = true)]
     paused: bool,
 
     /// Console theme: a built-in name (dark, light, mono) or a path to a TOML theme file.
@@ -46,11 +88,16 @@ struct Cli {
 
     /// Write logs to this file. Headless, logs go to stderr otherwise; the console
     /// logs nowhere unless this is given.
-    #[arg(long)]
+    #[arg(long, global = true)]
     log_file: Option<PathBuf>,
 
     /// Log filter (error, warn, info, debug, trace, or a tracing directive).
-    #[arg(long, default_value = "info", env = "STRUCTS_CONSOLE_LOG")]
+    #[arg(
+        long,
+        default_value = "info",
+        env = "STRUCTS_CONSOLE_LOG",
+        global = true
+    )]
     log_level: String,
 
     /// Configuration file (TOML); see ARCHITECTURE.md for its tables. Flags override it.
@@ -108,6 +155,20 @@ struct Cli {
     /// repeated).
     #[arg(long, value_name = "TOOL", value_delimiter = ',')]
     no_references_for: Vec<String>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// Serve the embedded world over the chain's REST paths and JSON shapes (for REST
+    /// clients, and for `--source rest` of other consoles and servers).
+    ServeRest {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:1317")]
+        listen: String,
+        /// Delay added to every request, in milliseconds (to try clients on a slow node).
+        #[arg(long, value_name = "MS", default_value_t = 0)]
+        latency_ms: u64,
+    },
 }
 
 /// The configuration file, if any, with the command-line flags applied over it.
@@ -173,7 +234,7 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     let filter = EnvFilter::try_new(&cli.log_level)
         .map_err(|e| anyhow::anyhow!("invalid --log-level {:?}: {e}", cli.log_level))?;
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match (&cli.log_file, cli.headless) {
+    match (&cli.log_file, cli.headless || cli.command.is_some()) {
         (Some(path), _) => {
             let file = std::fs::OpenOptions::new()
                 .create(true)
@@ -185,7 +246,7 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
                 .with_writer(std::sync::Mutex::new(file))
                 .init();
         }
-        // Headless: stdout carries the protocol, so logs go to stderr.
+        // Headless, stdout carries the protocol, so logs go to stderr (serve-rest's too).
         (None, true) => builder.with_ansi(false).with_writer(std::io::stderr).init(),
         // The console owns the terminal: no log output unless a file was given.
         (None, false) => {}
@@ -193,11 +254,8 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn build_core(
-    cli: &Cli,
-    config: Config,
-    runtime: &tokio::runtime::Runtime,
-) -> anyhow::Result<Core> {
+/// The embedded world the command line describes.
+fn sim_source(cli: &Cli) -> Arc<SimSource> {
     let world = WorldConfig {
         seed: cli.seed,
         players: cli.world_size as usize,
@@ -208,7 +266,65 @@ fn build_core(
     } else {
         BlockClock::running(world.genesis_height)
     };
-    let source = Arc::new(SimSource::new(world, clock));
+    Arc::new(SimSource::new(world, clock))
+}
+
+/// The REST settings the command line describes, for `endpoint`.
+fn rest_config(cli: &Cli, endpoint: &str) -> RestConfig {
+    let mut config = RestConfig::new(endpoint);
+    config.rate_limit = (cli.rate_limit > 0.0).then_some(cli.rate_limit);
+    config.timeout = std::time::Duration::from_millis(cli.request_timeout_ms);
+    config.retries = cli.retries;
+    config
+}
+
+/// What runs beside the core for the life of the process.
+struct Services {
+    core: Core,
+    /// Set when the console can switch sources (it wraps the first one).
+    switch: Option<Arc<SwitchSource>>,
+    _publisher: Option<NatsPublisher>,
+}
+
+fn build_core(
+    cli: &Cli,
+    config: Config,
+    runtime: &tokio::runtime::Runtime,
+    switchable: bool,
+) -> anyhow::Result<Services> {
+    let mut rest = None;
+    let source: Arc<dyn GameSource> = match cli.source.as_str() {
+        "rest" => {
+            let endpoint = cli.endpoint.as_deref().ok_or_else(|| {
+                anyhow::anyhow!("--source rest needs --endpoint URL (e.g. http://localhost:1317)")
+            })?;
+            let source = runtime
+                .block_on(RestSource::connect(rest_config(cli, endpoint)))
+                .map_err(|e| anyhow::anyhow!("{}", e.message))?;
+            rest = Some(source.clone());
+            source
+        }
+        _ => {
+            if cli.endpoint.is_some() {
+                anyhow::bail!("--endpoint is for --source rest");
+            }
+            sim_source(cli)
+        }
+    };
+    let publisher = match &cli.publish_events {
+        Some(url) => Some(
+            runtime
+                .block_on(NatsPublisher::start(url, source.clone()))
+                .map_err(|e| anyhow::anyhow!("--publish-events: {}", e.message))?,
+        ),
+        None => None,
+    };
+    let (source, switch): (Arc<dyn GameSource>, _) = if switchable {
+        let switch = runtime.block_on(async { SwitchSource::new(source) });
+        (switch.clone(), Some(switch))
+    } else {
+        (source, None)
+    };
     let store = runtime
         .block_on(config.handles.open_store())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -218,20 +334,69 @@ fn build_core(
             structs_console::docs::Docs::dir(dir).map_err(|e| anyhow::anyhow!("--docs: {e}"))?;
         builder = builder.docs(Arc::new(docs));
     }
-    builder
+    if let Some(url) = &cli.events {
+        let on_height: Option<Box<dyn Fn(u64) + Send + Sync>> = rest
+            .clone()
+            .map(|r| Box::new(move |h| r.set_height(h)) as Box<dyn Fn(u64) + Send + Sync>);
+        let feed = runtime
+            .block_on(NatsFeed::connect(url, on_height))
+            .map_err(|e| anyhow::anyhow!("--events: {}", e.message))?;
+        builder = builder.event_feed(feed);
+    }
+    let core = builder
         .handle_store(store)
         .references(config.references)
         .handles(config.handles)
         .build()
-        .map_err(|e| anyhow::anyhow!("{e}"))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Services {
+        core,
+        switch,
+        _publisher: publisher,
+    })
+}
+
+/// `serve-rest`: the embedded world over the chain's REST API until interrupted.
+fn serve_rest(cli: &Cli, listen: &str, latency_ms: u64) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    let sim = sim_source(cli);
+    let _publisher = match &cli.publish_events {
+        Some(url) => Some(
+            runtime
+                .block_on(NatsPublisher::start(url, sim.clone()))
+                .map_err(|e| anyhow::anyhow!("--publish-events: {}", e.message))?,
+        ),
+        None => None,
+    };
+    runtime.block_on(async {
+        let server = RestServer::start(listen, sim.clone())
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        server
+            .faults
+            .set_latency(std::time::Duration::from_millis(latency_ms));
+        // The one line a script waits for: where to point a client.
+        println!("serving the embedded world's REST API at {}", server.url());
+        tracing::info!(url = %server.url(), "serve-rest listening");
+        tokio::select! {
+            _ = server.wait() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     init_logging(&cli)?;
+    if let Some(Command::ServeRest { listen, latency_ms }) = &cli.command {
+        return serve_rest(&cli, listen, *latency_ms);
+    }
     let config = load_config(&cli)?;
     if cli.headless {
         let runtime = tokio::runtime::Runtime::new()?;
-        let core = build_core(&cli, config, &runtime)?;
+        let services = build_core(&cli, config, &runtime, false)?;
+        let core = services.core.clone();
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
         runtime.block_on(structs_console::mcp::serve_stdio(core))?;
         return Ok(ExitCode::SUCCESS);
@@ -245,8 +410,37 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let core = build_core(&cli, config, &runtime)?;
-    structs_console::tui::run(core, theme, &runtime)?;
+    let services = build_core(&cli, config, &runtime, true)?;
+    let switcher = services.switch.clone().map(|switch| {
+        let sim_cli = (cli.seed, cli.world_size, cli.start_height, cli.paused);
+        let rest_defaults = (cli.rate_limit, cli.request_timeout_ms, cli.retries);
+        Switcher::new(
+            switch,
+            Box::new(move || {
+                let (seed, players, genesis_height, paused) = sim_cli;
+                let world = WorldConfig {
+                    seed,
+                    players: players as usize,
+                    genesis_height,
+                };
+                let clock = if paused {
+                    BlockClock::paused(genesis_height)
+                } else {
+                    BlockClock::running(genesis_height)
+                };
+                Arc::new(SimSource::new(world, clock)) as Arc<dyn GameSource>
+            }),
+            Box::new(move |endpoint: &str| {
+                let mut config = RestConfig::new(endpoint);
+                config.rate_limit = (rest_defaults.0 > 0.0).then_some(rest_defaults.0);
+                config.timeout = std::time::Duration::from_millis(rest_defaults.1);
+                config.retries = rest_defaults.2;
+                config
+            }),
+            cli.endpoint.clone(),
+        )
+    });
+    structs_console::tui::run(services.core.clone(), theme, &runtime, switcher)?;
     Ok(ExitCode::SUCCESS)
 }
 

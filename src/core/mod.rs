@@ -184,6 +184,8 @@ struct Inner {
     workflows: crate::plan::workflow::Runs,
     /// The reference docs.
     docs: Arc<crate::docs::Docs>,
+    /// Events from outside the process (NATS), read instead of the source's own bus.
+    feed: Option<Arc<dyn crate::events::EventFeed>>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -194,6 +196,7 @@ pub struct CoreBuilder {
     handles: HandleConfig,
     handle_store: Option<Arc<dyn HandleStore>>,
     docs: Option<Arc<crate::docs::Docs>>,
+    feed: Option<Arc<dyn crate::events::EventFeed>>,
     extra: Vec<ExtraTools>,
 }
 
@@ -228,6 +231,13 @@ impl CoreBuilder {
     /// The reference docs (the embedded project docs unless set).
     pub fn docs(mut self, docs: Arc<crate::docs::Docs>) -> CoreBuilder {
         self.docs = Some(docs);
+        self
+    }
+
+    /// Events from an outside stream (NATS) instead of the source's own bus: the
+    /// subscription tools, MCP resource updates and the console's event log read them.
+    pub fn event_feed(mut self, feed: Arc<dyn crate::events::EventFeed>) -> CoreBuilder {
+        self.feed = Some(feed);
         self
     }
 
@@ -288,6 +298,7 @@ impl CoreBuilder {
                 docs: self
                     .docs
                     .unwrap_or_else(|| Arc::new(crate::docs::Docs::embedded())),
+                feed: self.feed,
             }),
         })
     }
@@ -321,6 +332,7 @@ impl Core {
             handles: HandleConfig::default(),
             handle_store: None,
             docs: None,
+            feed: None,
             extra: Vec::new(),
         }
     }
@@ -457,9 +469,23 @@ impl Core {
         self.inner.source.as_ref()
     }
 
-    /// The source's event bus, when it has one (the sim's does).
+    /// The event bus the core reads: the outside feed's when one is set (`--events`),
+    /// else the source's, when it has one (the sim's does).
     pub fn events(&self) -> Option<crate::events::EventBus> {
-        self.inner.source.events()
+        match &self.inner.feed {
+            Some(feed) => Some(feed.bus()),
+            None => self.inner.source.events(),
+        }
+    }
+
+    /// The outside event feed's health, when one is set.
+    pub fn feed_health(&self) -> Option<crate::events::FeedHealth> {
+        self.inner.feed.as_ref().map(|f| f.health())
+    }
+
+    /// The source's connection health, for networked sources.
+    pub fn source_health(&self) -> Option<crate::source::SourceHealth> {
+        self.inner.source.health()
     }
 
     /// The subscriptions of callers without their own (the console, tests).

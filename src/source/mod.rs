@@ -2,7 +2,9 @@
 //! [`GameSource`]; the console and MCP never see one directly.
 
 pub mod instrumented;
+pub mod rest;
 pub mod sim;
+pub mod switch;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -24,8 +26,10 @@ pub struct ListQuery {
     pub kind: EntityKind,
     /// Items per page, 1..=100 (the tools enforce the range).
     pub page_size: usize,
-    /// Start after this index (the decoded page key); `None` for the first page.
-    pub after: Option<u64>,
+    /// Where to continue: the source's own cursor from a previous page's
+    /// [`Page::next_after`] (an index for the sim, the chain's `next_key` for a live
+    /// chain); `None` for the first page.
+    pub after: Option<String>,
     /// Only entities owned or controlled by this player.
     pub owner: Option<EntityId>,
     /// Only entities belonging to this guild (directly or through their owner).
@@ -51,8 +55,8 @@ impl ListQuery {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Page {
     pub items: Vec<Value>,
-    /// The index to continue after, when more entities match.
-    pub next_after: Option<u64>,
+    /// The cursor to continue from, when more entities match (opaque to callers).
+    pub next_after: Option<String>,
     /// How many entities match the query in all.
     pub total: u64,
 }
@@ -67,6 +71,26 @@ pub struct SourceInfo {
     pub block_height: u64,
     /// True when the block clock is stopped and advances only when stepped.
     pub paused: bool,
+}
+
+/// A networked source's connection: what the console's header shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SourceHealth {
+    /// Where it connects (`http://localhost:1317`).
+    pub endpoint: String,
+    /// False after the last request failed to reach the node.
+    pub connected: bool,
+    /// Requests sent (retries included) and failed.
+    pub requests: u64,
+    pub errors: u64,
+    /// Latency of recent requests (a moving average) and of the last one, in ms.
+    pub latency_ms: f64,
+    pub last_latency_ms: f64,
+    /// The last error, if any, with how long ago it happened.
+    pub last_error: Option<String>,
+    /// Entity reads answered from the source's cache, and all entity reads.
+    pub cache_hits: u64,
+    pub cache_reads: u64,
 }
 
 /// What to do to a source's block clock.
@@ -122,6 +146,26 @@ pub trait GameSource: Send + Sync {
                 format!("the {name} source cannot apply transactions"),
             ))
         })
+    }
+
+    /// Broadcasts an already-signed transaction (`tx_bytes`, base64 of the chain's
+    /// `TxRaw`) and returns the node's `tx_response` (`txhash`, `code`, `codespace`,
+    /// `raw_log`, `height`, ...). A transaction the node refuses is still an answer
+    /// (`code` other than 0); only a failure to reach the node is an error.
+    fn broadcast(&self, tx_bytes: String) -> BoxFuture<'_, Result<Value, ToolError>> {
+        let _ = tx_bytes;
+        let name = self.info().name;
+        Box::pin(async move {
+            Err(ToolError::new(
+                crate::core::error::ErrorCode::ToolExecutionFailed,
+                format!("the {name} source cannot broadcast transactions"),
+            ))
+        })
+    }
+
+    /// How the source's connection is doing, for sources that have one.
+    fn health(&self) -> Option<SourceHealth> {
+        None
     }
 
     /// Evaluates a message's requirements against the current state (with the caller's

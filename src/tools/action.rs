@@ -40,16 +40,21 @@ pub fn register(registry: &mut Registry) {
                 MsgStructAttack, MsgStructDefenseSet, MsgFleetMove, MsgPlanetRaidComplete, \
                 MsgPlanetExplore). On the embedded world it is applied at once, all messages \
                 or none: returns transaction_hash, status, each message's result and the \
-                events. A refused message names every requirement that is missing.",
+                events. A refused message names every requirement that is missing. \
+                Or give tx_bytes, an already-signed transaction (base64 TxRaw): it is \
+                broadcast to the source's node and the answer is its transaction_hash, \
+                status (accepted or rejected), code, codespace, raw_log and the node's \
+                tx_response. A live chain takes only signed transactions.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "transaction": {"type": "object",
                         "description": "{\"body\": {\"messages\": [{\"@type\": ..., \"creator\": ..., ...}]}} or {\"messages\": [...]}."},
+                    "tx_bytes": {"type": "string", "minLength": 1,
+                        "description": "A signed transaction, base64 (standard alphabet), broadcast as is (BROADCAST_MODE_SYNC). Instead of transaction."},
                     "sign": {"type": "boolean",
                         "description": "Ignored by the embedded world, which needs no signature."}
                 },
-                "required": ["transaction"],
                 "additionalProperties": false
             }),
             references: Support::None,
@@ -161,6 +166,24 @@ fn applied(out: &TxOutcome, status: &str, message: String) -> Value {
 }
 
 async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError> {
+    match (args.get("transaction"), args.get("tx_bytes")) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::field(
+                ErrorCode::ValidationError,
+                "tx_bytes",
+                "give either transaction (unsigned, applied by the sim) or tx_bytes (signed, broadcast), not both",
+            ));
+        }
+        (None, None) => {
+            return Err(ToolError::field(
+                ErrorCode::ValidationMissingField,
+                "transaction",
+                "is required (or tx_bytes, a signed transaction in base64)",
+            ));
+        }
+        (None, Some(bytes)) => return broadcast(&core, bytes.as_str().unwrap_or("")).await,
+        (Some(_), None) => {}
+    }
     let tx = args["transaction"].clone();
     let messages = parse_transaction(&tx, "transaction")?;
     let count = messages.len();
@@ -178,6 +201,40 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
         v["note"] = json!("the embedded world applies transactions without signatures");
     }
     Ok(v)
+}
+
+/// Broadcasts signed transaction bytes through the source and reports the node's
+/// answer: accepted (code 0) or rejected with the node's code and log.
+async fn broadcast(core: &Core, tx_bytes: &str) -> Result<Value, ToolError> {
+    use base64::Engine as _;
+    let trimmed = tx_bytes.trim();
+    if base64::engine::general_purpose::STANDARD
+        .decode(trimmed)
+        .is_err()
+    {
+        return Err(ToolError::field(
+            ErrorCode::ValidationInvalidFormat,
+            "tx_bytes",
+            "is not base64 (standard alphabet, with padding)",
+        ));
+    }
+    let r = core.source().broadcast(trimmed.to_string()).await?;
+    let code = r.get("code").and_then(Value::as_u64).unwrap_or(0);
+    let accepted = code == 0;
+    Ok(json!({
+        "transaction_hash": r["txhash"],
+        "status": if accepted { "accepted" } else { "rejected" },
+        "code": code,
+        "codespace": r["codespace"],
+        "raw_log": r["raw_log"],
+        "height": r["height"],
+        "message": if accepted {
+            "the node accepted the transaction (it passed CheckTx); its inclusion in a block shows at /cosmos/tx/v1beta1/txs/{transaction_hash}".to_string()
+        } else {
+            format!("the node rejected the transaction: {} code {code}: {}", r["codespace"].as_str().unwrap_or(""), r["raw_log"].as_str().unwrap_or(""))
+        },
+        "node_result": r,
+    }))
 }
 
 fn text<'a>(v: &'a Value, path: &str) -> &'a str {

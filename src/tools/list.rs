@@ -150,18 +150,18 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-/// Encodes the position after `index` in `kind`'s list as an opaque key.
-pub fn encode_page_key(kind: EntityKind, after: u64) -> String {
-    URL_SAFE_NO_PAD.encode(format!("{}:{after}", kind.code()))
+/// Encodes a source's cursor in `kind`'s list as an opaque page key.
+pub fn encode_page_key(kind: EntityKind, cursor: &str) -> String {
+    URL_SAFE_NO_PAD.encode(format!("{}:{cursor}", kind.code()))
 }
 
-fn decode_page_key(key: &str, kind: EntityKind) -> Result<u64, ToolError> {
+fn decode_page_key(key: &str, kind: EntityKind) -> Result<String, ToolError> {
     let bad = |why: &str| ToolError::field(ErrorCode::ValidationInvalidFormat, "page_key", why);
     let bytes = URL_SAFE_NO_PAD
         .decode(key)
         .map_err(|_| bad("is not a key this server issued; pass pagination.next_key unchanged"))?;
     let text = String::from_utf8(bytes).map_err(|_| bad("is not a key this server issued"))?;
-    let (code, after) = text
+    let (code, cursor) = text
         .split_once(':')
         .ok_or_else(|| bad("is not a key this server issued"))?;
     if code != kind.code().to_string() {
@@ -170,9 +170,10 @@ fn decode_page_key(key: &str, kind: EntityKind) -> Result<u64, ToolError> {
             kind.plural()
         )));
     }
-    after
-        .parse::<u64>()
-        .map_err(|_| bad("is not a key this server issued"))
+    if cursor.is_empty() {
+        return Err(bad("is not a key this server issued"));
+    }
+    Ok(cursor.to_string())
 }
 
 async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value, ToolError> {
@@ -209,7 +210,7 @@ async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value
     out.insert(
         "pagination".into(),
         json!({
-            "next_key": page.next_after.map(|a| encode_page_key(kind, a)),
+            "next_key": page.next_after.map(|a| encode_page_key(kind, &a)),
             "total": page.total,
             "page_size": page_size,
         }),
@@ -245,11 +246,17 @@ mod tests {
 
     #[test]
     fn page_keys_round_trip_and_reject_foreign_keys() {
-        let key = encode_page_key(EntityKind::Player, 40);
-        assert_eq!(decode_page_key(&key, EntityKind::Player).unwrap(), 40);
+        let key = encode_page_key(EntityKind::Player, "40");
+        assert_eq!(decode_page_key(&key, EntityKind::Player).unwrap(), "40");
+        // A chain cursor (base64 with padding) survives the round trip unchanged.
+        let key = encode_page_key(EntityKind::Player, "MS0xMQ==");
+        assert_eq!(
+            decode_page_key(&key, EntityKind::Player).unwrap(),
+            "MS0xMQ=="
+        );
         let e = decode_page_key(&key, EntityKind::Planet).unwrap_err();
         assert_eq!(e.code, ErrorCode::ValidationInvalidFormat);
         assert!(decode_page_key("!!!", EntityKind::Player).is_err());
-        assert!(decode_page_key(&URL_SAFE_NO_PAD.encode("1:x"), EntityKind::Player).is_err());
+        assert!(decode_page_key(&URL_SAFE_NO_PAD.encode("1:"), EntityKind::Player).is_err());
     }
 }

@@ -23,6 +23,7 @@ use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::placeholder::Placeholder;
 use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
+use super::panes::source::{SourceDialog, Switched};
 use super::theme::{Role, Theme};
 use crate::core::Core;
 use crate::entity::EntityId;
@@ -106,6 +107,8 @@ pub struct App {
     quit: bool,
     /// Clock changes asked for and not answered yet.
     clock_requests: Vec<RequestId>,
+    /// The source dialog (`S`).
+    source: SourceDialog,
 }
 
 impl App {
@@ -141,7 +144,29 @@ impl App {
             help: false,
             quit: false,
             clock_requests: Vec::new(),
+            source: SourceDialog::new(None),
         }
+    }
+
+    /// Lets the source dialog switch the core's source (the core must have been built
+    /// over `switcher.switch`).
+    pub fn with_switcher(mut self, switcher: crate::source::switch::Switcher) -> App {
+        self.source = SourceDialog::new(Some(std::sync::Arc::new(switcher)));
+        self
+    }
+
+    /// After a switch: answers cached from the old source are dropped and the entity
+    /// list is read again from the new one.
+    fn after_switch(&mut self, switched: Switched) {
+        let Switched::To(text) = switched;
+        self.core.reference_cache().clear();
+        let mut ctx = Ctx {
+            dispatcher: &mut self.dispatcher,
+            status: &mut self.status,
+            keymap: &self.keymap,
+        };
+        self.entities = EntitiesPane::new(&mut ctx);
+        self.status.info(format!("source: {text}"));
     }
 
     /// The console with another clipboard than the system's (tests use one that
@@ -226,6 +251,18 @@ impl App {
             return;
         }
         self.status.clear();
+        if self.source.is_open() {
+            let mut ctx = Ctx {
+                dispatcher: &mut self.dispatcher,
+                status: &mut self.status,
+                keymap: &self.keymap,
+            };
+            self.source.handle_key(&key, &mut ctx);
+            if let Some(switched) = self.source.take_switched() {
+                self.after_switch(switched);
+            }
+            return;
+        }
         if self.help {
             match self.keymap.command(Context::Help, &key) {
                 Some(Command::CloseHelp) => self.help = false,
@@ -320,6 +357,7 @@ impl App {
                 self.clock_call(json!({"action": "step", "blocks": blocks}));
             }
             Some(Command::ToggleEvents) => self.events.toggle(),
+            Some(Command::OpenSource) => self.source.open(self.core.status().name),
             _ => {}
         }
     }
@@ -363,6 +401,12 @@ impl App {
     }
 
     fn apply(&mut self, reply: &Reply) {
+        if self.source.on_reply(reply) {
+            if let Some(switched) = self.source.take_switched() {
+                self.after_switch(switched);
+            }
+            return;
+        }
         if let Some(at) = self.clock_requests.iter().position(|id| *id == reply.id) {
             self.clock_requests.swap_remove(at);
             match &reply.result {
@@ -468,6 +512,13 @@ impl App {
             tab => Placeholder::new(tab).render(body, buf, &ui),
         }
         self.events.render(log, buf, &ui);
+        let info = self.core.status();
+        self.source.render(
+            rows.body,
+            buf,
+            &ui,
+            &format!("{} · {}", info.name, info.description),
+        );
         if self.help {
             self.render_help(rows.body, buf);
         }
@@ -475,7 +526,9 @@ impl App {
         self.render_hints(rows.hints, buf);
     }
 
-    /// `structs-console  sim · seed 42, 24 players        block 120000 ⏸ paused`,
+    /// `structs-console  sim · seed 42, 24 players        block 120000 ⏸ paused`, and
+    /// for a REST node its latency and errors and for a NATS feed its state:
+    /// `structs-console  rest · http://127.0.0.1:1317   ● 21 ms · 2 errors  nats ● 14  block 120042`,
     /// shortened to fit.
     fn render_header(&self, area: Rect, buf: &mut Buffer) {
         if area.is_empty() {
@@ -484,27 +537,75 @@ impl App {
         let theme = &self.theme;
         buf.set_style(area, theme.style(Role::Header));
         let info = self.core.status();
+        let health = self.core.source_health();
+        let feed = self.core.feed_health();
         let name = Span::styled(" structs-console ", theme.style(Role::HeaderAccent));
         let block = Span::styled(
             format!(" block {} ", info.block_height),
             theme.style(Role::Header),
         );
+        // The connections, long and short: what is connected, how fast, what failed.
+        let links = |long: bool| -> Vec<Span<'static>> {
+            let mut out = Vec::new();
+            if let Some(h) = &health {
+                let (mark, role) = if h.connected {
+                    ("●", Role::Header)
+                } else {
+                    ("✕", Role::Paused)
+                };
+                let mut text = if h.connected {
+                    format!(" {mark} {:.0} ms", h.latency_ms)
+                } else {
+                    format!(" {mark} unreachable")
+                };
+                if h.errors > 0 {
+                    if long {
+                        text.push_str(&format!(
+                            " · {} error{}",
+                            h.errors,
+                            if h.errors == 1 { "" } else { "s" }
+                        ));
+                    } else {
+                        text.push_str(&format!(" · {}✕", h.errors));
+                    }
+                }
+                text.push(' ');
+                out.push(Span::styled(text, theme.style(role)));
+            }
+            if let Some(f) = &feed {
+                let (mark, role) = if f.connected {
+                    ("●", Role::Header)
+                } else {
+                    ("✕", Role::Paused)
+                };
+                let text = if long {
+                    format!(" nats {mark} {} ", f.events)
+                } else {
+                    format!(" nats {mark} ")
+                };
+                out.push(Span::styled(text, theme.style(role)));
+            }
+            out
+        };
         let width = usize::from(area.width);
         let candidates = [
             (
                 format!(" {} · {} ", info.name, info.description),
                 "⏸ paused ",
+                links(true),
             ),
-            (format!(" {} ", info.name), "⏸ paused "),
-            (format!(" {} ", info.name), "⏸ "),
-            (String::new(), "⏸ "),
+            (format!(" {} ", info.name), "⏸ paused ", links(true)),
+            (format!(" {} ", info.name), "⏸ ", links(false)),
+            (format!(" {} ", info.name), "⏸ ", Vec::new()),
+            (String::new(), "⏸ ", Vec::new()),
         ];
-        for (source, paused) in candidates {
+        for (source, paused, links) in candidates {
             let left = Line::from(vec![
                 name.clone(),
                 Span::styled(source, theme.style(Role::Header)),
             ]);
-            let mut right = vec![block.clone()];
+            let mut right = links;
+            right.push(block.clone());
             if info.paused {
                 right.push(Span::styled(paused, theme.style(Role::Paused)));
             }
@@ -581,6 +682,14 @@ impl App {
                 .keymap
                 .hints(Context::Help, &[Command::CloseHelp], false);
             hints.extend(self.keymap.hints(Context::Global, &[Command::Quit], true));
+            return (hints, Vec::new());
+        }
+        if self.source.is_open() {
+            let hints = self.keymap.hints(
+                self.source.context(),
+                &self.source.commands(),
+                self.source.captures_text(),
+            );
             return (hints, Vec::new());
         }
         let (context, commands, text) = match self.tab {

@@ -58,6 +58,8 @@ pub enum Context {
     DocsList,
     /// The open doc's text.
     DocsView,
+    /// The source dialog, whose endpoint takes typed text.
+    SourceDialog,
 }
 
 impl Context {
@@ -87,6 +89,7 @@ impl Context {
             Context::DocsSearch => "Docs search",
             Context::DocsList => "Docs lists",
             Context::DocsView => "Doc text",
+            Context::SourceDialog => "Source",
         }
     }
 }
@@ -108,6 +111,8 @@ pub enum Command {
     StepBlocks(u64),
     /// Show or hide the live event log.
     ToggleEvents,
+    /// Open the source dialog (switch between the embedded world and a REST node).
+    OpenSource,
     /// Focus the next area of the pane.
     FocusNext,
     /// Focus the previous area of the pane.
@@ -210,6 +215,7 @@ impl Command {
     /// (`↑↓ move`). `None` keeps a command out of the hint bar (it is still in help).
     pub fn hint(self, context: Context) -> Option<&'static str> {
         Some(match self {
+            Command::Up | Command::Down if context == Context::SourceDialog => "choose",
             Command::Quit => "quit",
             Command::ToggleHelp => "help",
             Command::CloseHelp => "close",
@@ -233,6 +239,9 @@ impl Command {
             Command::CancelJob => "cancel job",
             Command::PowJob => "pow job",
             Command::ToggleEvents => "events",
+            Command::OpenSource => "source",
+            Command::AcceptFilter if context == Context::SourceDialog => "connect",
+            Command::CancelFilter if context == Context::SourceDialog => "close",
             Command::OpenActions => "actions",
             Command::ChooseAction => "choose",
             Command::SendAction => "send",
@@ -286,6 +295,9 @@ impl Command {
     /// What the command does, for the help overlay.
     pub fn description(self, context: Context) -> String {
         match self {
+            Command::Up | Command::Down if context == Context::SourceDialog => {
+                "Choose the embedded world or a REST node".into()
+            }
             Command::Quit => "Quit the console".into(),
             Command::ToggleHelp => "Show or hide the keys of the focused area".into(),
             Command::CloseHelp => "Close this list".into(),
@@ -299,6 +311,11 @@ impl Command {
                 "Step the block clock by 1, 10 or 100 blocks (sim source)".into()
             }
             Command::ToggleEvents => "Show or hide the live event log (newest on top)".into(),
+            Command::OpenSource => "Switch the source: the embedded world or a REST node".into(),
+            Command::AcceptFilter if context == Context::SourceDialog => {
+                "Connect to the chosen source (the current one stays if it fails)".into()
+            }
+            Command::CancelFilter if context == Context::SourceDialog => "Close the dialog".into(),
             Command::FocusNext if matches!(context, Context::Handles | Context::HandleData) => {
                 "Focus the other area (handles, data)".into()
             }
@@ -561,6 +578,13 @@ impl Keymap {
         bind(X::Global, &[K::ch('>')], C::StepBlocks(10));
         bind(X::Global, &[K::ch(']')], C::StepBlocks(100));
         bind(X::Global, &[K::ch('e')], C::ToggleEvents);
+        bind(X::Global, &[K::ch('S')], C::OpenSource);
+        bind(X::SourceDialog, &[K::key(KeyCode::Up)], C::Up);
+        bind(X::SourceDialog, &[K::key(KeyCode::Down)], C::Down);
+        bind(X::SourceDialog, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::SourceDialog, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::SourceDialog, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::SourceDialog, &[K::ctrl('u')], C::ClearText);
         for tab in Tab::ALL {
             let digit = char::from_digit(u32::from(tab.number()), 10).unwrap_or('0');
             bind(X::Global, &[K::ch(digit)], C::ShowTab(tab));

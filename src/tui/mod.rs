@@ -46,7 +46,12 @@ const BUSY_TICK: Duration = Duration::from_millis(15);
 /// # Errors
 ///
 /// When the terminal cannot be set up, drawn to, or read from.
-pub fn run(core: Core, theme: Theme, runtime: &Runtime) -> anyhow::Result<()> {
+pub fn run(
+    core: Core,
+    theme: Theme,
+    runtime: &Runtime,
+    switcher: Option<crate::source::switch::Switcher>,
+) -> anyhow::Result<()> {
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
         Err(e) => {
@@ -57,6 +62,9 @@ pub fn run(core: Core, theme: Theme, runtime: &Runtime) -> anyhow::Result<()> {
     };
     let _restore = RestoreOnDrop;
     let mut app = App::new(core, theme, runtime.handle().clone());
+    if let Some(switcher) = switcher {
+        app = app.with_switcher(switcher);
+    }
     loop {
         app.tick(std::time::Instant::now());
         app.update();

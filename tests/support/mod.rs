@@ -4,5 +4,6 @@
 #![allow(dead_code)]
 
 pub mod docs;
+pub mod nats;
 pub mod redis;
 pub mod sim;

@@ -103,6 +103,61 @@ impl SimSource {
         })
     }
 
+    /// A broadcast as a node answers it (`{"tx_response": {...}}`). The sim checks no
+    /// signatures, so its transaction bytes are the transaction's JSON (base64); bytes
+    /// that are not are refused as a node refuses bytes it cannot decode (`sdk` code 2).
+    pub fn broadcast_now(&self, tx_bytes: &str) -> Value {
+        use base64::Engine as _;
+        let height = self.clock.height();
+        let response = |hash: String, codespace: &str, code: u32, log: String, events: Value| {
+            serde_json::json!({"tx_response": {
+                "height": height.to_string(), "txhash": hash, "codespace": codespace,
+                "code": code, "data": "", "raw_log": log, "logs": [], "info": "",
+                "gas_wanted": "0", "gas_used": "0", "tx": null, "timestamp": "",
+                "events": events,
+            }})
+        };
+        let raw = base64::engine::general_purpose::STANDARD
+            .decode(tx_bytes.trim())
+            .unwrap_or_default();
+        let hash = crate::chain::bytes_hash(&raw);
+        let tx = match serde_json::from_slice::<Value>(&raw) {
+            Ok(tx) if tx.is_object() => tx,
+            _ => {
+                return response(
+                    hash,
+                    "sdk",
+                    2,
+                    "tx parse error".into(),
+                    Value::Array(vec![]),
+                );
+            }
+        };
+        let messages = match crate::tools::action::parse_transaction(&tx, "tx_bytes") {
+            Ok(m) => m,
+            Err(e) => {
+                return response(
+                    hash,
+                    "sdk",
+                    2,
+                    format!("tx parse error: {}", e.message),
+                    Value::Array(vec![]),
+                );
+            }
+        };
+        match self.apply(&tx, &messages) {
+            Ok(out) => {
+                let events = out
+                    .events
+                    .iter()
+                    .map(|e| serde_json::json!({"type": e.category, "entity": e.entity.to_string(), "summary": e.summary}))
+                    .collect();
+                response(out.tx_hash, "", 0, String::new(), Value::Array(events))
+            }
+            Err(e) => response(hash, "structs", 1, e.message.clone(), Value::Array(vec![])),
+        }
+    }
+
     /// Runs `f` with the world read-locked (tests and benchmarks check invariants).
     pub fn with_world<T>(&self, f: impl FnOnce(&World) -> T) -> T {
         f(&self.read())
@@ -129,7 +184,17 @@ impl SimSource {
         self.world.read().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn list_now(&self, q: &ListQuery) -> Page {
+    fn list_now(&self, q: &ListQuery) -> Result<Page, ToolError> {
+        let after = match q.after.as_deref() {
+            None => 0,
+            Some(text) => text.parse::<u64>().map_err(|_| {
+                ToolError::field(
+                    ErrorCode::ValidationInvalidFormat,
+                    "page_key",
+                    "is not a key this source issued; pass pagination.next_key unchanged",
+                )
+            })?,
+        };
         let world = self.read();
         let count = world.count(q.kind);
         let matches = |index: u64, buf: &mut String| -> bool {
@@ -156,7 +221,6 @@ impl SimSource {
         // One pass: count every match for `total`, and render the page's matches after
         // `after`. Unfiltered, every index matches, so the scan stops at the page's end.
         let unfiltered = q.owner.is_none() && q.guild.is_none() && q.id_prefix.is_none();
-        let after = q.after.unwrap_or(0);
         let mut buf = String::new();
         let mut total = 0;
         let mut items = Vec::with_capacity(q.page_size.min(100));
@@ -191,11 +255,11 @@ impl SimSource {
         if unfiltered {
             total = count;
         }
-        Page {
+        Ok(Page {
             items,
-            next_after,
+            next_after: next_after.map(|a: u64| a.to_string()),
             total,
-        }
+        })
     }
 }
 
@@ -221,7 +285,7 @@ impl GameSource for SimSource {
 
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
         let page = self.list_now(&query);
-        Box::pin(async move { Ok(page) })
+        Box::pin(async move { page })
     }
 
     fn submit(
@@ -231,6 +295,11 @@ impl GameSource for SimSource {
     ) -> BoxFuture<'_, Result<TxOutcome, ToolError>> {
         let out = self.apply(&tx, &messages);
         Box::pin(async move { out })
+    }
+
+    fn broadcast(&self, tx_bytes: String) -> BoxFuture<'_, Result<Value, ToolError>> {
+        let out = self.broadcast_now(&tx_bytes);
+        Box::pin(async move { Ok(out["tx_response"].clone()) })
     }
 
     fn check(&self, message: &Signed, assume: &Assume) -> Result<Vec<Requirement>, ToolError> {
@@ -297,7 +366,7 @@ mod tests {
         let mut q = ListQuery::new(EntityKind::Player, 10);
         let mut seen = Vec::new();
         loop {
-            let page = src.list_now(&q);
+            let page = src.list_now(&q).unwrap();
             assert_eq!(page.total, 57);
             seen.extend(ids(&page, EntityKind::Player));
             match page.next_after {
@@ -312,7 +381,9 @@ mod tests {
     #[test]
     fn exact_multiple_of_page_size_has_no_empty_last_page() {
         let src = sim(20);
-        let page = src.list_now(&ListQuery::new(EntityKind::Player, 20));
+        let page = src
+            .list_now(&ListQuery::new(EntityKind::Player, 20))
+            .unwrap();
         assert_eq!(page.items.len(), 20);
         assert_eq!(page.next_after, None);
     }
@@ -323,7 +394,7 @@ mod tests {
         let world = src.read();
         let mut q = ListQuery::new(EntityKind::Struct, 100);
         q.owner = Some(EntityId::new(EntityKind::Player, 3));
-        let page = src.list_now(&q);
+        let page = src.list_now(&q).unwrap();
         assert!(!page.items.is_empty());
         for v in &page.items {
             assert_eq!(v["Struct"]["owner"], "1-3");
@@ -335,7 +406,7 @@ mod tests {
 
         let mut q = ListQuery::new(EntityKind::Player, 100);
         q.guild = Some(EntityId::new(EntityKind::Guild, 2));
-        let page = src.list_now(&q);
+        let page = src.list_now(&q).unwrap();
         assert!(page.items.iter().all(|v| v["Player"]["guildId"] == "0-2"));
         assert_eq!(
             page.total,
@@ -344,7 +415,7 @@ mod tests {
 
         let mut q = ListQuery::new(EntityKind::Player, 100);
         q.id_prefix = Some("1-7".into());
-        let page = src.list_now(&q);
+        let page = src.list_now(&q).unwrap();
         assert_eq!(
             ids(&page, EntityKind::Player),
             vec![
@@ -361,13 +432,13 @@ mod tests {
         q.guild = Some(EntityId::new(EntityKind::Guild, 1));
         let mut all = Vec::new();
         loop {
-            let page = src.list_now(&q);
+            let page = src.list_now(&q).unwrap();
             all.extend(ids(&page, EntityKind::Player));
             match page.next_after {
                 Some(a) => q.after = Some(a),
                 None => break,
             }
         }
-        assert_eq!(all.len() as u64, src.list_now(&q).total);
+        assert_eq!(all.len() as u64, src.list_now(&q).unwrap().total);
     }
 }

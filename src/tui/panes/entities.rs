@@ -671,7 +671,8 @@ impl Pane for EntitiesPane {
             | Context::PlanPick
             | Context::DocsSearch
             | Context::DocsList
-            | Context::DocsView => {}
+            | Context::DocsView
+            | Context::SourceDialog => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

@@ -11,3 +11,4 @@ pub(crate) mod placeholder;
 pub(crate) mod plans;
 pub(crate) mod pow;
 pub(crate) mod reference_tree;
+pub(crate) mod source;

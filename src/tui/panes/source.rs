@@ -1,0 +1,260 @@
+//! The source dialog (`S`): switch the console between the embedded world and a REST
+//! node at run time. Connecting runs in the background; the console keeps its source
+//! when the node cannot be reached, and the dialog says why.
+
+use std::sync::Arc;
+
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+use serde_json::json;
+
+use super::super::component::{Ctx, EventState, SELECTED_MARK, Ui, dispatch};
+use super::super::dispatch::{Reply, RequestId};
+use super::super::keymap::{Command, Context};
+use super::super::theme::Role;
+use super::entities::area_block;
+use crate::source::switch::Switcher;
+
+const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:1317";
+const MAX_ENDPOINT_LEN: usize = 200;
+
+/// What the dialog did, for the app to follow up (reload the panes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Switched {
+    /// The source changed; the text describes it.
+    To(String),
+}
+
+pub(crate) struct SourceDialog {
+    switcher: Option<Arc<Switcher>>,
+    open: bool,
+    /// 0: the embedded world, 1: a REST node.
+    choice: usize,
+    endpoint: String,
+    pending: Option<RequestId>,
+    error: Option<String>,
+    switched: Option<Switched>,
+}
+
+impl SourceDialog {
+    pub(crate) fn new(switcher: Option<Arc<Switcher>>) -> SourceDialog {
+        let endpoint = switcher
+            .as_ref()
+            .and_then(|s| s.endpoint.clone())
+            .unwrap_or_else(|| DEFAULT_ENDPOINT.to_string());
+        SourceDialog {
+            switcher,
+            open: false,
+            choice: 0,
+            endpoint,
+            pending: None,
+            error: None,
+            switched: None,
+        }
+    }
+
+    pub(crate) fn is_open(&self) -> bool {
+        self.open
+    }
+
+    /// Opens the dialog on the kind of source in use now.
+    pub(crate) fn open(&mut self, current: &str) {
+        self.open = true;
+        self.error = None;
+        self.choice = usize::from(current == "rest");
+    }
+
+    /// A switch that happened since the last call.
+    pub(crate) fn take_switched(&mut self) -> Option<Switched> {
+        self.switched.take()
+    }
+
+    pub(crate) fn context(&self) -> Context {
+        Context::SourceDialog
+    }
+
+    pub(crate) fn captures_text(&self) -> bool {
+        self.choice == 1
+    }
+
+    pub(crate) fn commands(&self) -> Vec<Command> {
+        let mut out = vec![Command::Up, Command::Down];
+        if self.pending.is_none() && self.switcher.is_some() {
+            out.push(Command::AcceptFilter);
+        }
+        out.push(Command::CancelFilter);
+        if self.choice == 1 {
+            out.extend([Command::EraseChar, Command::ClearText]);
+        }
+        out
+    }
+
+    pub(crate) fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.choice == 1
+            && let KeyCode::Char(c) = key.code
+            && ctx.keymap.command(Context::SourceDialog, key).is_none()
+        {
+            if self.endpoint.chars().count() < MAX_ENDPOINT_LEN {
+                self.endpoint.push(c);
+            }
+            return EventState::Consumed;
+        }
+        let offered = self.commands();
+        dispatch(
+            key,
+            ctx,
+            Context::SourceDialog,
+            &offered,
+            |command, ctx| match command {
+                Command::Up => self.choice = 0,
+                Command::Down => self.choice = 1,
+                Command::EraseChar => {
+                    self.endpoint.pop();
+                }
+                Command::ClearText => self.endpoint.clear(),
+                Command::CancelFilter => self.open = false,
+                Command::AcceptFilter => self.connect(ctx),
+                _ => {}
+            },
+        );
+        // The dialog is modal: keys it does not use do nothing.
+        EventState::Consumed
+    }
+
+    fn connect(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(switcher) = self.switcher.clone() else {
+            return;
+        };
+        self.error = None;
+        if self.choice == 0 {
+            let info = switcher.to_sim();
+            self.open = false;
+            self.switched = Some(Switched::To(format!(
+                "{} · {}",
+                info.name, info.description
+            )));
+            return;
+        }
+        let endpoint = self.endpoint.trim().to_string();
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            self.error = Some("the endpoint is an http:// or https:// address".into());
+            return;
+        }
+        self.pending = Some(ctx.dispatcher.spawn_task(async move {
+            let info = switcher.to_rest(&endpoint).await?;
+            Ok(json!({"name": info.name, "description": info.description,
+                "height": info.block_height}))
+        }));
+    }
+
+    pub(crate) fn on_reply(&mut self, reply: &Reply) -> bool {
+        if self.pending != Some(reply.id) {
+            return false;
+        }
+        self.pending = None;
+        match &reply.result {
+            Ok(v) => {
+                self.open = false;
+                self.switched = Some(Switched::To(format!(
+                    "{} · {} at block {}",
+                    v["name"].as_str().unwrap_or(""),
+                    v["description"].as_str().unwrap_or(""),
+                    v["height"]
+                )));
+            }
+            Err(e) => self.error = Some(e.message.clone()),
+        }
+        true
+    }
+
+    pub(crate) fn render(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>, current: &str) {
+        if !self.open || area.is_empty() {
+            return;
+        }
+        let width = area.width.min(64);
+        // Six rows of text, one more when an error wraps, and the borders.
+        let height = area.height.min(9);
+        let [_, column, _] = Layout::horizontal([
+            Constraint::Fill(1),
+            Constraint::Length(width),
+            Constraint::Fill(1),
+        ])
+        .areas(area);
+        let [_, popup, _] = Layout::vertical([
+            Constraint::Fill(1),
+            Constraint::Length(height),
+            Constraint::Fill(1),
+        ])
+        .areas(column);
+        Clear.render(popup, buf);
+        buf.set_style(popup, ui.theme.style(Role::Base));
+        let block = area_block(ui, " Source ", true);
+        let inner = block.inner(popup);
+        block.render(popup, buf);
+        if inner.is_empty() {
+            return;
+        }
+        let theme = ui.theme;
+        let mark = |i: usize| {
+            if self.choice == i {
+                SELECTED_MARK
+            } else {
+                "  "
+            }
+        };
+        let row = |i: usize| {
+            if self.choice == i {
+                theme.style(Role::Selected)
+            } else {
+                theme.style(Role::Text)
+            }
+        };
+        let mut lines = vec![
+            Line::from(vec![
+                Span::styled("Now: ", theme.style(Role::Muted)),
+                Span::styled(current.to_string(), theme.style(Role::Value)),
+            ]),
+            Line::raw(""),
+            Line::from(vec![
+                Span::styled(format!("{}sim   ", mark(0)), row(0)),
+                Span::styled("the embedded world", theme.style(Role::Muted)),
+            ]),
+            Line::from(vec![
+                Span::styled(format!("{}rest  ", mark(1)), row(1)),
+                Span::styled(
+                    format!(
+                        "{}{}",
+                        self.endpoint,
+                        if self.choice == 1 { "▏" } else { "" }
+                    ),
+                    theme.style(Role::Prompt),
+                ),
+            ]),
+            Line::raw(""),
+        ];
+        if self.switcher.is_none() {
+            lines.push(Line::styled(
+                "this console was started without a switchable source",
+                theme.style(Role::Error),
+            ));
+        } else if self.pending.is_some() {
+            lines.push(Line::styled(
+                format!("connecting to {} …", self.endpoint.trim()),
+                theme.style(Role::Info),
+            ));
+        } else if let Some(e) = &self.error {
+            lines.push(Line::styled(e.clone(), theme.style(Role::Error)));
+        } else {
+            lines.push(Line::styled(
+                "↑↓ choose · Enter connect · Esc close",
+                theme.style(Role::Muted),
+            ));
+        }
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .render(inner, buf);
+    }
+}
