@@ -44,6 +44,11 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 20.0)]
     rate_limit: f64,
 
+    /// Requests that may go to the node at once before --rate-limit spaces them.
+    #[arg(long, value_name = "N", default_value_t = 5,
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    rate_burst: u32,
+
     /// Time allowed for one request to the node, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 10_000,
           value_parser = clap::value_parser!(u64).range(1..=600_000))]
@@ -273,6 +278,7 @@ fn sim_source(cli: &Cli) -> Arc<SimSource> {
 fn rest_config(cli: &Cli, endpoint: &str) -> RestConfig {
     let mut config = RestConfig::new(endpoint);
     config.rate_limit = (cli.rate_limit > 0.0).then_some(cli.rate_limit);
+    config.rate_burst = cli.rate_burst;
     config.timeout = std::time::Duration::from_millis(cli.request_timeout_ms);
     config.retries = cli.retries;
     config
@@ -413,7 +419,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let services = build_core(&cli, config, &runtime, true)?;
     let switcher = services.switch.clone().map(|switch| {
         let sim_cli = (cli.seed, cli.world_size, cli.start_height, cli.paused);
-        let rest_defaults = (cli.rate_limit, cli.request_timeout_ms, cli.retries);
+        let rest_defaults = (
+            cli.rate_limit,
+            cli.request_timeout_ms,
+            cli.retries,
+            cli.rate_burst,
+        );
         Switcher::new(
             switch,
             Box::new(move || {
@@ -435,6 +446,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 config.rate_limit = (rest_defaults.0 > 0.0).then_some(rest_defaults.0);
                 config.timeout = std::time::Duration::from_millis(rest_defaults.1);
                 config.retries = rest_defaults.2;
+                config.rate_burst = rest_defaults.3;
                 config
             }),
             cli.endpoint.clone(),

@@ -2285,11 +2285,15 @@ impl GameSource for LiveLooking {
     }
 }
 
-struct FixedFeed(structs_console::events::FeedHealth);
+/// A feed with fixed figures whose bus the test publishes on.
+struct FixedFeed(
+    structs_console::events::FeedHealth,
+    structs_console::events::EventBus,
+);
 
 impl structs_console::events::EventFeed for FixedFeed {
     fn bus(&self) -> structs_console::events::EventBus {
-        structs_console::events::EventBus::new()
+        self.1.clone()
     }
     fn health(&self) -> structs_console::events::FeedHealth {
         self.0.clone()
@@ -2297,6 +2301,11 @@ impl structs_console::events::EventFeed for FixedFeed {
 }
 
 fn live_console(connected: bool) -> (Runtime, App) {
+    let (runtime, app, _) = live_console_with_bus(connected);
+    (runtime, app)
+}
+
+fn live_console_with_bus(connected: bool) -> (Runtime, App, structs_console::events::EventBus) {
     let runtime = runtime();
     let health = structs_console::source::SourceHealth {
         endpoint: "http://node.example:1317".into(),
@@ -2315,14 +2324,35 @@ fn live_console(connected: bool) -> (Runtime, App) {
         events: 14,
         ..Default::default()
     };
+    let bus = structs_console::events::EventBus::new();
     let core = Core::builder(Arc::new(LiveLooking { sim: sim(), health }))
         .clock(WallClock::Fixed(wall()))
-        .event_feed(Arc::new(FixedFeed(feed)))
+        .event_feed(Arc::new(FixedFeed(feed, bus.clone())))
         .build()
         .expect("core");
     let mut app = App::new(core, Theme::default(), runtime.handle().clone());
     app.settle();
-    (runtime, app)
+    (runtime, app, bus)
+}
+
+#[test]
+fn the_event_log_shows_the_feeds_events() {
+    let (_rt, mut app, bus) = live_console_with_bus(true);
+    press(&mut app, KeyCode::Char('e'));
+    let id = EntityId::parse("5-3").unwrap();
+    bus.publish(structs_console::events::GameEvent {
+        seq: 0,
+        block: 120_007,
+        category: "struct_health",
+        entity: id,
+        changed: vec![id],
+        summary: "5-3 struct_health from NATS".into(),
+        detail: json!({"struct_id": "5-3", "health": 2}),
+        tx_hash: None,
+    });
+    app.settle();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("5-3 struct_health from NATS"), "{frame}");
 }
 
 #[test]

@@ -218,6 +218,16 @@ async fn filtered_lists_and_lookups_match_the_sim() {
     assert_eq!(v["Planet"][0]["owner"], "1-3");
     let (_, v) = http_get(&format!("{url}/structs/fleet_by_index/5")).await;
     assert_eq!(v["Fleet"]["id"], "9-5");
+    let fleet = rest.fleet_by_index(5).await.unwrap().unwrap();
+    assert_eq!(
+        fleet,
+        node.sim
+            .get(EntityId::parse("9-5").unwrap())
+            .await
+            .unwrap()
+            .unwrap()
+    );
+    assert_eq!(rest.fleet_by_index(9999).await.unwrap(), None);
     let alloc = node
         .sim
         .get(EntityId::parse("6-1").unwrap())
@@ -536,6 +546,7 @@ async fn the_client_side_rate_limit_spaces_requests() {
     let node = node().await;
     let mut c = config(&node.server.url());
     c.rate_limit = Some(40.0);
+    c.rate_burst = 5;
     let rest = RestSource::connect(c).await.unwrap();
     let before = node.server.faults.requests();
     let started = Instant::now();
@@ -552,8 +563,12 @@ async fn the_client_side_rate_limit_spaces_requests() {
     let took = started.elapsed();
     let sent = node.server.faults.requests() - before;
     assert!(sent >= 20);
-    // 20 requests at 40 per second: the last may start 19/40 s after the first.
-    assert!(took >= Duration::from_millis(19 * 25 - 30), "{took:?}");
+    // 20 requests at 40 per second in bursts of 5: five at once, then one every 25 ms.
+    assert!(took >= Duration::from_millis(15 * 25 - 10), "{took:?}");
+    assert!(
+        took < Duration::from_millis(19 * 25),
+        "the burst went at once: {took:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

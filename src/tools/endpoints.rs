@@ -189,6 +189,14 @@ pub const ENDPOINTS: &[Endpoint] = &[
     ),
     (
         "GET",
+        "/structs/infusion_by_destination/{destinationId}",
+        "infusion",
+        "queries",
+        true,
+        "List the infusions into a destination",
+    ),
+    (
+        "GET",
         "/structs/address/{address}",
         "address",
         "queries",

@@ -25,6 +25,9 @@ pub struct RestConfig {
     pub timeout: Duration,
     /// Requests per second at most (client-side); `None` for no limit.
     pub rate_limit: Option<f64>,
+    /// Requests that may go at once before the spacing applies (the references of one
+    /// answer are fetched together); 1 spaces every request.
+    pub rate_burst: u32,
     /// Further attempts after a retryable failure (429, 5xx, unreachable, timeout).
     pub retries: u32,
     /// The first backoff; each retry doubles it, up to `backoff_max`, with jitter.
@@ -38,14 +41,15 @@ pub struct RestConfig {
 }
 
 impl RestConfig {
-    /// Defaults for a node at `endpoint`: 10 s per request, 20 requests per second,
-    /// 4 retries from 250 ms up to 8 s, `Retry-After` waited up to 30 s, the height read
-    /// every 2 s.
+    /// Defaults for a node at `endpoint`: 10 s per request, 20 requests per second in
+    /// bursts of 5 at most, 4 retries from 250 ms up to 8 s, `Retry-After` waited up to
+    /// 30 s, the height read every 2 s.
     pub fn new(endpoint: &str) -> RestConfig {
         RestConfig {
             endpoint: endpoint.trim_end_matches('/').to_string(),
             timeout: Duration::from_secs(10),
             rate_limit: Some(20.0),
+            rate_burst: 5,
             retries: 4,
             backoff_base: Duration::from_millis(250),
             backoff_max: Duration::from_secs(8),
@@ -55,22 +59,28 @@ impl RestConfig {
     }
 }
 
-/// A client-side rate limit: requests are spaced `1/rate` apart (no bursts), each
-/// taking the next free slot. Fair: slots go in the order requests ask.
+/// A client-side rate limit (the generic cell rate algorithm, delaying): requests are
+/// spaced `1/rate` apart on average, up to `burst` of them may go at once after a quiet
+/// spell, and each waits for its slot in the order it asked. Over any long run the rate
+/// holds: n requests take at least `(n - burst) / rate`.
 #[derive(Debug)]
 pub struct RateLimiter {
     interval: Option<Duration>,
-    next: tokio::sync::Mutex<Option<tokio::time::Instant>>,
+    /// How far ahead of the theoretical schedule a request may go.
+    tolerance: Duration,
+    /// The theoretical arrival time of the next request.
+    tat: std::sync::Mutex<Option<tokio::time::Instant>>,
 }
 
 impl RateLimiter {
-    pub fn new(per_second: Option<f64>) -> RateLimiter {
+    pub fn new(per_second: Option<f64>, burst: u32) -> RateLimiter {
         let interval = per_second
             .filter(|r| r.is_finite() && *r > 0.0)
             .map(|r| Duration::from_secs_f64(1.0 / r));
         RateLimiter {
             interval,
-            next: tokio::sync::Mutex::new(None),
+            tolerance: interval.unwrap_or_default() * burst.max(1).saturating_sub(1),
+            tat: std::sync::Mutex::new(None),
         }
     }
 
@@ -80,10 +90,13 @@ impl RateLimiter {
             return;
         };
         let slot = {
-            let mut next = self.next.lock().await;
+            let mut tat = self.tat.lock().unwrap_or_else(|e| e.into_inner());
             let now = tokio::time::Instant::now();
-            let slot = next.map_or(now, |n| n.max(now));
-            *next = Some(slot + interval);
+            let theoretical = tat.map_or(now, |t| t.max(now));
+            let slot = theoretical
+                .checked_sub(self.tolerance)
+                .map_or(now, |t| t.max(now));
+            *tat = Some(theoretical + interval);
             slot
         };
         tokio::time::sleep_until(slot).await;
@@ -141,7 +154,7 @@ impl Client {
             })?;
         Ok(Client {
             http,
-            limiter: RateLimiter::new(config.rate_limit),
+            limiter: RateLimiter::new(config.rate_limit, config.rate_burst),
             config,
             stats: Mutex::new(Stats::default()),
         })
@@ -285,7 +298,10 @@ impl Client {
             .with_extra("status", json!(429))
             .with_extra("path", json!(path));
             if let Some(s) = secs {
-                error = error.with_extra("retry_after_secs", json!(s));
+                // Seconds as the node says them; milliseconds as plans read them.
+                error = error
+                    .with_extra("retry_after_secs", json!(s))
+                    .with_extra("retry_after_ms", json!(s * 1000));
             }
             return Err(Failure {
                 error,
@@ -428,8 +444,33 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_burst_goes_at_once_then_the_rate_holds() {
+        let limiter = std::sync::Arc::new(RateLimiter::new(Some(10.0), 4));
+        let start = tokio::time::Instant::now();
+        let mut times = Vec::new();
+        for _ in 0..24 {
+            limiter.acquire().await;
+            times.push(tokio::time::Instant::now() - start);
+        }
+        // Four at once, then one every 100 ms: 24 requests by 2 s.
+        assert!(times[..4].iter().all(|t| t.is_zero()), "{times:?}");
+        assert_eq!(times[4], Duration::from_millis(100));
+        assert_eq!(times[23], Duration::from_millis(2000));
+        // After a quiet spell the burst is available again, and only the burst.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        let quiet = tokio::time::Instant::now();
+        for _ in 0..5 {
+            limiter.acquire().await;
+        }
+        assert_eq!(
+            tokio::time::Instant::now() - quiet,
+            Duration::from_millis(100)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn the_limiter_spaces_requests_evenly() {
-        let limiter = std::sync::Arc::new(RateLimiter::new(Some(50.0)));
+        let limiter = std::sync::Arc::new(RateLimiter::new(Some(50.0), 1));
         let start = tokio::time::Instant::now();
         let mut tasks = Vec::new();
         for _ in 0..100 {

@@ -358,6 +358,18 @@ impl RestSource {
         })
     }
 
+    /// The fleet at `index` (`GET /structs/fleet_by_index/{index}`), or `None`.
+    pub async fn fleet_by_index(&self, index: u64) -> Result<Option<Value>, ToolError> {
+        match self
+            .client
+            .get(&format!("/structs/fleet_by_index/{index}"), &[])
+            .await?
+        {
+            Reply::Found(v) => Ok(Some(v)),
+            Reply::NotFound => Ok(None),
+        }
+    }
+
     async fn broadcast_now(&self, tx_bytes: String) -> Result<Value, ToolError> {
         let reply = self
             .client
