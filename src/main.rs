@@ -41,7 +41,7 @@ struct Cli {
     endpoint: Option<String>,
 
     /// Requests per second at most to the node (0 for no limit).
-    #[arg(long, value_name = "N", default_value_t = 20.0)]
+    #[arg(long, value_name = "N", default_value_t = 20.0, value_parser = rate_limit)]
     rate_limit: f64,
 
     /// Requests that may go to the node at once before --rate-limit spaces them.
@@ -275,6 +275,18 @@ fn sim_source(cli: &Cli) -> Arc<SimSource> {
 }
 
 /// The REST settings the command line describes, for `endpoint`.
+/// `--rate-limit`: 0 for none, else between 0.01 and 100,000 requests per second.
+fn rate_limit(text: &str) -> Result<f64, String> {
+    let r: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of requests per second"))?;
+    if r == 0.0 || (0.01..=100_000.0).contains(&r) {
+        Ok(r)
+    } else {
+        Err("give 0 (no limit) or 0.01 to 100000 requests per second".into())
+    }
+}
+
 fn rest_config(cli: &Cli, endpoint: &str) -> RestConfig {
     let mut config = RestConfig::new(endpoint);
     config.rate_limit = (cli.rate_limit > 0.0).then_some(cli.rate_limit);
@@ -341,9 +353,16 @@ fn build_core(
         builder = builder.docs(Arc::new(docs));
     }
     if let Some(url) = &cli.events {
-        let on_height: Option<Box<dyn Fn(u64) + Send + Sync>> = rest
-            .clone()
-            .map(|r| Box::new(move |h| r.set_height(h)) as Box<dyn Fn(u64) + Send + Sync>);
+        // A weak reference: a source the console switched away from is not kept alive
+        // (nor its height poller) by the feed.
+        let on_height: Option<Box<dyn Fn(u64) + Send + Sync>> = rest.as_ref().map(|r| {
+            let weak = Arc::downgrade(r);
+            Box::new(move |h| {
+                if let Some(r) = weak.upgrade() {
+                    r.set_height(h);
+                }
+            }) as Box<dyn Fn(u64) + Send + Sync>
+        });
         let feed = runtime
             .block_on(NatsFeed::connect(url, on_height))
             .map_err(|e| anyhow::anyhow!("--events: {}", e.message))?;

@@ -38,6 +38,9 @@ struct Counters {
     errors: AtomicU64,
     reconnects: AtomicU64,
     connected: std::sync::atomic::AtomicBool,
+    /// A disconnection was seen since the last connection (the next `Connected` is a
+    /// reconnection).
+    lost: std::sync::atomic::AtomicBool,
     height: AtomicU64,
     last_error: Mutex<Option<String>>,
     latency_ms: Mutex<Option<f64>>,
@@ -66,12 +69,14 @@ async fn connect(url: &str, counters: Arc<Counters>) -> Result<async_nats::Clien
             async move {
                 match event {
                     async_nats::Event::Connected => {
-                        if !c.connected.swap(true, Ordering::Relaxed) {
+                        c.connected.store(true, Ordering::Relaxed);
+                        if c.lost.swap(false, Ordering::Relaxed) {
                             c.reconnects.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                     async_nats::Event::Disconnected => {
                         c.connected.store(false, Ordering::Relaxed);
+                        c.lost.store(true, Ordering::Relaxed);
                         c.error("disconnected from the NATS server; reconnecting".into());
                     }
                     other => c.error(other.to_string()),
@@ -345,19 +350,31 @@ pub fn to_grass(event: &GameEvent) -> (String, Value) {
     (subject, Value::Object(p))
 }
 
-/// Every entity id a value names, in order of appearance, without repeats.
+/// The most entities one event read from NATS names as changed.
+pub const MAX_CHANGED: usize = 64;
+
+/// The entity ids a value names, in order of appearance, without repeats, up to
+/// [`MAX_CHANGED`] in `out`.
 fn ids_in(v: &Value, out: &mut Vec<EntityId>) {
+    let mut seen: std::collections::HashSet<EntityId> = out.iter().copied().collect();
+    walk_ids(v, out, &mut seen);
+}
+
+fn walk_ids(v: &Value, out: &mut Vec<EntityId>, seen: &mut std::collections::HashSet<EntityId>) {
+    if out.len() >= MAX_CHANGED {
+        return;
+    }
     match v {
         Value::String(t) => {
             if let Ok(id) = EntityId::parse(t)
                 && id.index > 0
-                && !out.contains(&id)
+                && seen.insert(id)
             {
                 out.push(id);
             }
         }
-        Value::Array(a) => a.iter().for_each(|x| ids_in(x, out)),
-        Value::Object(o) => o.values().for_each(|x| ids_in(x, out)),
+        Value::Array(a) => a.iter().for_each(|x| walk_ids(x, out, seen)),
+        Value::Object(o) => o.values().for_each(|x| walk_ids(x, out, seen)),
         _ => {}
     }
 }
@@ -482,6 +499,18 @@ mod tests {
         assert_eq!(subject, "structs.planet.2-3.1-4");
         let back = from_grass(&subject, &payload, 0).unwrap();
         assert_eq!(back, GameEvent { seq: 0, ..event });
+    }
+
+    #[test]
+    fn a_message_naming_many_ids_is_cut_short_quickly() {
+        let ids: Vec<String> = (1..200_000).map(|i| format!("5-{i}")).collect();
+        let payload = json!({"subject": "structs.planet.2-1", "category": "struct_attack",
+            "detail": {"struct_id": "5-1", "targets": ids}});
+        let started = std::time::Instant::now();
+        let e = from_grass("structs.planet.2-1", &payload, 1).unwrap();
+        assert_eq!(e.changed.len(), MAX_CHANGED);
+        assert_eq!(e.changed[0].to_string(), "5-1");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 
     #[test]

@@ -2431,9 +2431,16 @@ fn the_source_dialog_switches_to_a_node_and_back() {
         "{frame}"
     );
     assert!(row_text(&draw_buffer(&mut app, 100, 24), 0).contains("sim · seed 42"));
-    // The node: the header names it and the list is read from it.
+    // Closing the dialog while it connects gives the connection up.
     app.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
     type_text(&mut app, &server.url());
+    app.handle_key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    app.handle_key(KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE));
+    app.settle();
+    assert!(row_text(&draw_buffer(&mut app, 100, 24), 0).contains("sim · seed 42"));
+    // The node: the header names it and the list is read from it.
+    press(&mut app, KeyCode::Char('S'));
+    press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
     let buffer = draw_buffer(&mut app, 100, 24);
     let header = row_text(&buffer, 0);

@@ -386,6 +386,11 @@ async fn signed_transactions_are_broadcast_and_answered() {
         "{v}"
     );
     assert_eq!(v["node_result"]["txhash"], v["transaction_hash"]);
+    // Named as a node names it: the SHA-256 of the bytes.
+    assert_eq!(
+        v["transaction_hash"],
+        structs_console::chain::bytes_hash(tx.to_string().as_bytes())
+    );
     let index: usize = id[2..].parse().unwrap();
     assert!(!node.sim.with_world(|w| w.structs[index - 1].online));
     // Not base64, or both kinds at once: refused before anything is sent.

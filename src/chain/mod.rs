@@ -472,9 +472,7 @@ pub fn to_json(msg: &Msg, creator: &str) -> Value {
     Value::Object(out)
 }
 
-/// A transaction's hash: the upper-case hex SHA-256 of its canonical JSON and the height
-/// it was applied at, as the chain's hashes look (64 hex digits).
-/// A node's hash of transaction bytes: SHA-256, upper-case hex.
+/// A node's hash of broadcast transaction bytes: SHA-256, upper-case hex.
 pub fn bytes_hash(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(bytes)
@@ -483,6 +481,8 @@ pub fn bytes_hash(bytes: &[u8]) -> String {
         .collect()
 }
 
+/// A transaction's hash: the upper-case hex SHA-256 of its canonical JSON and the height
+/// it was applied at, as the chain's hashes look (64 hex digits).
 pub fn tx_hash(tx: &Value, height: u64) -> String {
     let text = format!("{height}:{tx}");
     structs_pow::hash_hex(&text).to_ascii_uppercase()

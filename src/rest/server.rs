@@ -14,8 +14,10 @@
 //! an unknown route 501, bad parameters 400, as a node answers.
 //!
 //! Beyond a node: `/structs/infusion/{id}` and `/structs/address/{id}` also take the
-//! sim's `7-N` and `8-N` ids (the chain has no ids for those two kinds), and a broadcast
-//! takes the transaction's JSON as its bytes, since the sim checks no signatures.
+//! sim's `7-N` and `8-N` ids (the chain has no ids for those two kinds), a broadcast
+//! takes the transaction's JSON as its bytes, since the sim checks no signatures, and a
+//! page holds at most [`MAX_LIMIT`] records. Lookups by address and infusion scan the
+//! records (the sim keeps no index by address).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -35,6 +37,9 @@ use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
 use crate::source::GameSource;
 use crate::source::sim::{SimSource, World};
+
+/// The most records one page of this server holds.
+pub const MAX_LIMIT: usize = 10_000;
 
 #[derive(Clone)]
 struct App {
@@ -100,7 +105,9 @@ impl RestServer {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting and cuts every open connection at once (a node going away).
+    /// Stops the server: no new connections, idle keep-alive connections closed, a
+    /// request being served finishes (a node shutting down; a connection cut in the
+    /// middle of an answer is [`super::faults::Fault::Drop`]).
     pub async fn stop(mut self) {
         self.stop.take();
         self.task.abort();
@@ -220,12 +227,13 @@ async fn three_route(
     if a != "infusion" {
         return not_implemented().await;
     }
+    // A scan of the records (no index), comparing fields without rendering them.
     let found = app.sim.with_world(|w| {
-        (1..=w.count(EntityKind::Infusion)).find_map(|i| {
-            let v = w.render(EntityId::new(EntityKind::Infusion, i))?;
-            let f = &v["Infusion"];
-            (f["destinationId"] == b.as_str() && f["address"] == c.as_str()).then_some(v)
-        })
+        let at = w
+            .infusions
+            .iter()
+            .position(|f| f.address == c && f.destination.to_string() == b)?;
+        w.render(EntityId::new(EntityKind::Infusion, at as u64 + 1))
     });
     match found {
         Some(v) => json_response(StatusCode::OK, v),
@@ -245,10 +253,8 @@ fn one(app: &App, id: EntityId, kind: EntityKind) -> Response {
 /// record of player `1-0` with no permissions.
 fn address_by_text(app: &App, address: &str) -> Response {
     let found = app.sim.with_world(|w| {
-        (1..=w.count(EntityKind::Address)).find_map(|i| {
-            let v = w.render(EntityId::new(EntityKind::Address, i))?;
-            (v["address"] == address).then_some(v)
-        })
+        let at = w.addresses.iter().position(|a| a.address == address)?;
+        w.render(EntityId::new(EntityKind::Address, at as u64 + 1))
     });
     json_response(
         StatusCode::OK,
@@ -346,7 +352,9 @@ fn page_request(q: &HashMap<String, String>) -> Result<PageRequest, String> {
         count_total = true;
         DEFAULT_LIMIT
     } else {
-        usize::try_from(limit).unwrap_or(usize::MAX)
+        // A node takes any limit; this server answers at most MAX_LIMIT records a page
+        // (and a next_key for the rest), so one request cannot render a whole large world.
+        usize::try_from(limit).unwrap_or(usize::MAX).min(MAX_LIMIT)
     };
     Ok(PageRequest {
         key,

@@ -52,12 +52,22 @@ impl SwitchSource {
     /// Sends every call to `next` from now on; calls already running finish on the
     /// source they started with.
     pub fn switch(&self, next: Arc<dyn GameSource>) {
+        // One switch at a time: the forwarder always reads the source calls go to.
+        let mut forward = self.forward.lock().unwrap_or_else(|e| e.into_inner());
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = next.clone();
-        self.forward_from(&next);
+        self.forward_locked(&mut forward, &next);
     }
 
     fn forward_from(&self, source: &Arc<dyn GameSource>) {
         let mut forward = self.forward.lock().unwrap_or_else(|e| e.into_inner());
+        self.forward_locked(&mut forward, source);
+    }
+
+    fn forward_locked(
+        &self,
+        forward: &mut Option<tokio::task::JoinHandle<()>>,
+        source: &Arc<dyn GameSource>,
+    ) {
         if let Some(old) = forward.take() {
             old.abort();
         }
@@ -173,9 +183,19 @@ impl Switcher {
     /// Connects to the node at `endpoint` and switches to it; the current source stays
     /// when the node cannot be reached.
     pub async fn to_rest(&self, endpoint: &str) -> Result<SourceInfo, ToolError> {
-        let source = RestSource::connect((self.rest_config)(endpoint)).await?;
+        let source = self.connect_rest(endpoint).await?;
+        Ok(self.use_source(source))
+    }
+
+    /// Connects to the node at `endpoint` without switching to it yet.
+    pub async fn connect_rest(&self, endpoint: &str) -> Result<Arc<RestSource>, ToolError> {
+        RestSource::connect((self.rest_config)(endpoint)).await
+    }
+
+    /// Switches to a source connected before.
+    pub fn use_source(&self, source: Arc<dyn GameSource>) -> SourceInfo {
         self.switch.switch(source);
-        Ok(self.switch.info())
+        self.switch.info()
     }
 
     /// Switches to the embedded world.

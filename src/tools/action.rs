@@ -208,9 +208,10 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
 async fn broadcast(core: &Core, tx_bytes: &str) -> Result<Value, ToolError> {
     use base64::Engine as _;
     let trimmed = tx_bytes.trim();
-    if base64::engine::general_purpose::STANDARD
-        .decode(trimmed)
-        .is_err()
+    if trimmed.is_empty()
+        || base64::engine::general_purpose::STANDARD
+            .decode(trimmed)
+            .is_err()
     {
         return Err(ToolError::field(
             ErrorCode::ValidationInvalidFormat,
@@ -219,7 +220,12 @@ async fn broadcast(core: &Core, tx_bytes: &str) -> Result<Value, ToolError> {
         ));
     }
     let r = core.source().broadcast(trimmed.to_string()).await?;
-    let code = r.get("code").and_then(Value::as_u64).unwrap_or(0);
+    let Some(code) = r.get("code").and_then(Value::as_u64) else {
+        return Err(ToolError::new(
+            ErrorCode::ApiError,
+            format!("the node's answer to the broadcast has no result code: {r}"),
+        ));
+    };
     let accepted = code == 0;
     Ok(json!({
         "transaction_hash": r["txhash"],

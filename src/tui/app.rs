@@ -252,6 +252,15 @@ impl App {
         }
         self.status.clear();
         if self.source.is_open() {
+            // Ctrl-C still quits; the dialog takes every other key.
+            if key
+                .modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL)
+                && key.code == crossterm::event::KeyCode::Char('c')
+            {
+                self.quit = true;
+                return;
+            }
             let mut ctx = Ctx {
                 dispatcher: &mut self.dispatcher,
                 status: &mut self.status,

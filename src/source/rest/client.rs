@@ -33,8 +33,8 @@ pub struct RestConfig {
     /// The first backoff; each retry doubles it, up to `backoff_max`, with jitter.
     pub backoff_base: Duration,
     pub backoff_max: Duration,
-    /// A `Retry-After` longer than this is not waited for: the call fails with
-    /// `RATE_LIMIT_EXCEEDED` and the node's retry-after at once.
+    /// A `Retry-After` longer than this is not waited for: the call fails at once with
+    /// the node's error (`RATE_LIMIT_EXCEEDED` with the retry-after, for a 429).
     pub max_retry_after: Duration,
     /// How often the block height is read.
     pub height_poll: Duration,
@@ -74,9 +74,10 @@ pub struct RateLimiter {
 
 impl RateLimiter {
     pub fn new(per_second: Option<f64>, burst: u32) -> RateLimiter {
+        // A rate too small to express is no rate (the command line refuses those).
         let interval = per_second
             .filter(|r| r.is_finite() && *r > 0.0)
-            .map(|r| Duration::from_secs_f64(1.0 / r));
+            .and_then(|r| Duration::try_from_secs_f64(1.0 / r).ok());
         RateLimiter {
             interval,
             tolerance: interval.unwrap_or_default() * burst.max(1).saturating_sub(1),
@@ -260,10 +261,28 @@ impl Client {
                 retry_after: None,
             }
         };
-        let response = request.send().await.map_err(|e| unavailable(&e, false))?;
+        let mut response = request.send().await.map_err(|e| unavailable(&e, false))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
-        let bytes = response.bytes().await.map_err(|e| unavailable(&e, true))?;
+        let mut bytes = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| unavailable(&e, true))? {
+            if bytes.len() + chunk.len() > MAX_BODY {
+                return Err(Failure {
+                    error: ToolError::new(
+                        ErrorCode::ApiError,
+                        format!(
+                            "the node's answer to {path} is over {} MB; ask for smaller pages",
+                            MAX_BODY >> 20
+                        ),
+                    )
+                    .with_extra("status", json!(status.as_u16()))
+                    .with_extra("path", json!(path)),
+                    retryable: false,
+                    retry_after: None,
+                });
+            }
+            bytes.extend_from_slice(&chunk);
+        }
         let body: Option<Value> = serde_json::from_slice(&bytes).ok();
         if status.is_success() {
             return match body {
@@ -301,7 +320,7 @@ impl Client {
                 // Seconds as the node says them; milliseconds as plans read them.
                 error = error
                     .with_extra("retry_after_secs", json!(s))
-                    .with_extra("retry_after_ms", json!(s * 1000));
+                    .with_extra("retry_after_ms", json!(s.saturating_mul(1000)));
             }
             return Err(Failure {
                 error,
@@ -401,13 +420,25 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         .to_str()
         .ok()?
         .trim();
-    if let Ok(secs) = text.parse::<f64>() {
-        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
-    }
-    let at = chrono::DateTime::parse_from_rfc2822(text).ok()?;
-    let wait = at.signed_duration_since(chrono::Utc::now());
-    Some(wait.to_std().unwrap_or(Duration::ZERO))
+    let wait = if let Ok(secs) = text.parse::<f64>() {
+        if secs.is_nan() || secs < 0.0 {
+            return None;
+        }
+        Duration::try_from_secs_f64(secs).unwrap_or(MAX_RETRY_AFTER)
+    } else {
+        let at = chrono::DateTime::parse_from_rfc2822(text).ok()?;
+        let wait = at.signed_duration_since(chrono::Utc::now());
+        wait.to_std().unwrap_or(Duration::ZERO)
+    };
+    // Whatever a node writes, a day is the longest wait it can ask for.
+    Some(wait.min(MAX_RETRY_AFTER))
 }
+
+/// The longest `Retry-After` taken from a node.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(86_400);
+
+/// The largest answer read from a node; a bigger one is an error, not a memory spike.
+pub const MAX_BODY: usize = 64 * 1024 * 1024;
 
 #[cfg(test)]
 mod tests {
@@ -427,6 +458,19 @@ mod tests {
         );
         h.insert("retry-after", "soon".parse().unwrap());
         assert_eq!(retry_after(&h), None);
+        // Absurd values are capped at a day, never a panic.
+        for absurd in ["1e20", "18446744073709551616", "inf"] {
+            h.insert("retry-after", absurd.parse().unwrap());
+            assert_eq!(
+                retry_after(&h),
+                Some(Duration::from_secs(86_400)),
+                "{absurd}"
+            );
+        }
+        for bad in ["-3", "NaN"] {
+            h.insert("retry-after", bad.parse().unwrap());
+            assert_eq!(retry_after(&h), None, "{bad}");
+        }
     }
 
     #[test]

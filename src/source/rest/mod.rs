@@ -34,6 +34,13 @@ use crate::rest::{list_key, segment};
 /// Records read per request when a filtered list scans a kind.
 const SCAN_LIMIT: usize = 1000;
 
+/// Pages a scan reads at most (100 million records): a node that hands out keys without
+/// end cannot keep a call going forever.
+const SCAN_PAGES: usize = 100_000;
+
+/// How far ahead of the node's own height a height heard over NATS may be.
+const MAX_HEIGHT_JUMP: u64 = 1_000;
+
 /// Installs the TLS crypto provider (ring) once per process, so `https://` nodes work.
 pub fn install_crypto() {
     static ONCE: std::sync::Once = std::sync::Once::new();
@@ -112,15 +119,25 @@ impl RestSource {
                     format!("the node's /blockheight has no height: {v}"),
                 )
             })?;
-        self.set_height(height);
+        // The node is the authority: its height is taken as it is, even a lower one (a
+        // restarted test chain), and undoes any wrong height heard elsewhere.
+        let old = self.height.swap(height, Ordering::Relaxed);
+        if old != height {
+            self.clear_cache();
+        }
         Ok(height)
     }
 
-    /// A height learnt elsewhere (the NATS `consensus` subject): newer heights only.
+    /// A height heard elsewhere (the NATS `consensus` subject), taken when it is newer
+    /// but not implausibly far ahead of the node's (a garbled message cannot pin it; the
+    /// next poll of the node has the last word anyway).
     pub fn set_height(&self, height: u64) {
-        let old = self.height.fetch_max(height, Ordering::Relaxed);
-        if height > old {
-            self.cache.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        let current = self.height.load(Ordering::Relaxed);
+        if height > current && height - current <= MAX_HEIGHT_JUMP {
+            let old = self.height.fetch_max(height, Ordering::Relaxed);
+            if height > old {
+                self.clear_cache();
+            }
         }
     }
 
@@ -222,15 +239,30 @@ impl RestSource {
     async fn scan(&self, kind: EntityKind, path: &str) -> Result<Vec<Value>, ToolError> {
         let mut out = Vec::new();
         let mut key: Option<String> = None;
-        loop {
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..SCAN_PAGES {
             let (items, next, _) = self.page(kind, path, key.as_deref(), SCAN_LIMIT).await?;
             out.extend(items);
             match next {
-                // A node that hands back the key it was given would loop forever.
-                Some(n) if Some(&n) != key.as_ref() => key = Some(n),
-                _ => return Ok(out),
+                // A key handed out twice would go round for ever.
+                Some(n) if seen.insert(n.clone()) => key = Some(n),
+                Some(n) => {
+                    return Err(ToolError::new(
+                        ErrorCode::ApiError,
+                        format!(
+                            "the node's pages of {path} go round in a cycle (key {n} came back)"
+                        ),
+                    ));
+                }
+                None => return Ok(out),
             }
         }
+        Err(ToolError::new(
+            ErrorCode::ApiError,
+            format!(
+                "{path} has more than {SCAN_PAGES} pages of {SCAN_LIMIT}; give a narrower filter"
+            ),
+        ))
     }
 
     /// How many records a kind has (cached for the block).

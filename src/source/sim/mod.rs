@@ -41,6 +41,17 @@ impl SimSource {
     /// transaction of several messages is applied to a copy that replaces the world
     /// only when every message succeeded).
     pub fn apply(&self, tx: &Value, messages: &[Signed]) -> Result<TxOutcome, ToolError> {
+        self.apply_as(tx, messages, None)
+    }
+
+    /// [`SimSource::apply`] under a given transaction hash (a broadcast's, the SHA-256 of
+    /// its bytes, as a node names it) instead of one made from the JSON.
+    pub fn apply_as(
+        &self,
+        tx: &Value,
+        messages: &[Signed],
+        hash: Option<String>,
+    ) -> Result<TxOutcome, ToolError> {
         let height = self.clock.height();
         let mut world = self.world.write().unwrap_or_else(|e| e.into_inner());
         let mut results = Vec::with_capacity(messages.len());
@@ -73,7 +84,7 @@ impl SimSource {
         };
         drop(world);
         let applied = outcome.map_err(|(index, checked)| refusal(messages, &checked, index))?;
-        let tx_hash = crate::chain::tx_hash(tx, height);
+        let tx_hash = hash.unwrap_or_else(|| crate::chain::tx_hash(tx, height));
         for a in applied {
             results.push(a.result);
             changes.extend(a.events);
@@ -145,7 +156,7 @@ impl SimSource {
                 );
             }
         };
-        match self.apply(&tx, &messages) {
+        match self.apply_as(&tx, &messages, Some(hash.clone())) {
             Ok(out) => {
                 let events = out
                     .events

@@ -2,9 +2,9 @@
 //! node at run time. Connecting runs in the background; the console keeps its source
 //! when the node cannot be reached, and the dialog says why.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -16,7 +16,11 @@ use super::super::dispatch::{Reply, RequestId};
 use super::super::keymap::{Command, Context};
 use super::super::theme::Role;
 use super::entities::area_block;
+use crate::source::GameSource;
 use crate::source::switch::Switcher;
+
+/// Where a connection attempt leaves its source until the dialog takes it.
+type Connected = Arc<Mutex<Option<Arc<dyn GameSource>>>>;
 
 const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:1317";
 const MAX_ENDPOINT_LEN: usize = 200;
@@ -34,7 +38,8 @@ pub(crate) struct SourceDialog {
     /// 0: the embedded world, 1: a REST node.
     choice: usize,
     endpoint: String,
-    pending: Option<RequestId>,
+    /// The connection attempt running, and where it leaves its source.
+    pending: Option<(RequestId, Connected)>,
     error: Option<String>,
     switched: Option<Switched>,
 }
@@ -93,7 +98,11 @@ impl SourceDialog {
     }
 
     pub(crate) fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
         if self.choice == 1
+            && plain
             && let KeyCode::Char(c) = key.code
             && ctx.keymap.command(Context::SourceDialog, key).is_none()
         {
@@ -115,7 +124,11 @@ impl SourceDialog {
                     self.endpoint.pop();
                 }
                 Command::ClearText => self.endpoint.clear(),
-                Command::CancelFilter => self.open = false,
+                // Closing gives up a connection on its way: the console keeps its source.
+                Command::CancelFilter => {
+                    self.open = false;
+                    self.pending = None;
+                }
                 Command::AcceptFilter => self.connect(ctx),
                 _ => {}
             },
@@ -143,29 +156,37 @@ impl SourceDialog {
             self.error = Some("the endpoint is an http:// or https:// address".into());
             return;
         }
-        self.pending = Some(ctx.dispatcher.spawn_task(async move {
-            let info = switcher.to_rest(&endpoint).await?;
-            Ok(json!({"name": info.name, "description": info.description,
-                "height": info.block_height}))
-        }));
+        let slot: Connected = Arc::new(Mutex::new(None));
+        let to = slot.clone();
+        let id = ctx.dispatcher.spawn_task(async move {
+            let source = switcher.connect_rest(&endpoint).await?;
+            *to.lock().unwrap_or_else(|e| e.into_inner()) = Some(source);
+            Ok(json!({}))
+        });
+        self.pending = Some((id, slot));
     }
 
+    /// The answer of a connection attempt: switches when it is the attempt still
+    /// wanted (not closed with Esc meanwhile).
     pub(crate) fn on_reply(&mut self, reply: &Reply) -> bool {
-        if self.pending != Some(reply.id) {
+        if self.pending.as_ref().map(|(id, _)| *id) != Some(reply.id) {
             return false;
         }
-        self.pending = None;
-        match &reply.result {
-            Ok(v) => {
+        let Some((_, slot)) = self.pending.take() else {
+            return false;
+        };
+        let connected = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match (&reply.result, connected, &self.switcher) {
+            (Ok(_), Some(source), Some(switcher)) => {
+                let info = switcher.use_source(source);
                 self.open = false;
                 self.switched = Some(Switched::To(format!(
                     "{} · {} at block {}",
-                    v["name"].as_str().unwrap_or(""),
-                    v["description"].as_str().unwrap_or(""),
-                    v["height"]
+                    info.name, info.description, info.block_height
                 )));
             }
-            Err(e) => self.error = Some(e.message.clone()),
+            (Err(e), _, _) => self.error = Some(e.message.clone()),
+            _ => self.error = Some("the connection ended without a source".into()),
         }
         true
     }
