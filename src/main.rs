@@ -261,20 +261,28 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
 
 /// The embedded world the command line describes.
 fn sim_source(cli: &Cli) -> Arc<SimSource> {
+    sim_maker(cli)()
+}
+
+/// Makes the embedded world the command line describes (again, for the console's
+/// source dialog).
+fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
     let world = WorldConfig {
         seed: cli.seed,
         players: cli.world_size as usize,
         genesis_height: cli.start_height,
     };
-    let clock = if cli.paused {
-        BlockClock::paused(world.genesis_height)
-    } else {
-        BlockClock::running(world.genesis_height)
-    };
-    Arc::new(SimSource::new(world, clock))
+    let paused = cli.paused;
+    move || {
+        let clock = if paused {
+            BlockClock::paused(world.genesis_height)
+        } else {
+            BlockClock::running(world.genesis_height)
+        };
+        Arc::new(SimSource::new(world, clock))
+    }
 }
 
-/// The REST settings the command line describes, for `endpoint`.
 /// `--rate-limit`: 0 for none, else between 0.01 and 100,000 requests per second.
 fn rate_limit(text: &str) -> Result<f64, String> {
     let r: f64 = text
@@ -287,13 +295,34 @@ fn rate_limit(text: &str) -> Result<f64, String> {
     }
 }
 
-fn rest_config(cli: &Cli, endpoint: &str) -> RestConfig {
-    let mut config = RestConfig::new(endpoint);
-    config.rate_limit = (cli.rate_limit > 0.0).then_some(cli.rate_limit);
-    config.rate_burst = cli.rate_burst;
-    config.timeout = std::time::Duration::from_millis(cli.request_timeout_ms);
-    config.retries = cli.retries;
-    config
+/// The REST settings the command line describes, for any endpoint.
+fn rest_config(cli: &Cli) -> impl Fn(&str) -> RestConfig + Send + Sync + 'static {
+    let rate = (cli.rate_limit > 0.0).then_some(cli.rate_limit);
+    let (burst, retries) = (cli.rate_burst, cli.retries);
+    let timeout = std::time::Duration::from_millis(cli.request_timeout_ms);
+    move |endpoint| {
+        let mut config = RestConfig::new(endpoint);
+        config.rate_limit = rate;
+        config.rate_burst = burst;
+        config.timeout = timeout;
+        config.retries = retries;
+        config
+    }
+}
+
+/// The `--publish-events` publisher of `source`'s events, when asked for.
+fn publisher(
+    cli: &Cli,
+    runtime: &tokio::runtime::Runtime,
+    source: Arc<dyn GameSource>,
+) -> anyhow::Result<Option<NatsPublisher>> {
+    let Some(url) = &cli.publish_events else {
+        return Ok(None);
+    };
+    runtime
+        .block_on(NatsPublisher::start(url, source))
+        .map(Some)
+        .map_err(|e| anyhow::anyhow!("--publish-events: {}", e.message))
 }
 
 /// What runs beside the core for the life of the process.
@@ -317,7 +346,7 @@ fn build_core(
                 anyhow::anyhow!("--source rest needs --endpoint URL (e.g. http://localhost:1317)")
             })?;
             let source = runtime
-                .block_on(RestSource::connect(rest_config(cli, endpoint)))
+                .block_on(RestSource::connect(rest_config(cli)(endpoint)))
                 .map_err(|e| anyhow::anyhow!("{}", e.message))?;
             rest = Some(source.clone());
             source
@@ -329,14 +358,7 @@ fn build_core(
             sim_source(cli)
         }
     };
-    let publisher = match &cli.publish_events {
-        Some(url) => Some(
-            runtime
-                .block_on(NatsPublisher::start(url, source.clone()))
-                .map_err(|e| anyhow::anyhow!("--publish-events: {}", e.message))?,
-        ),
-        None => None,
-    };
+    let publisher = publisher(cli, runtime, source.clone())?;
     let (source, switch): (Arc<dyn GameSource>, _) = if switchable {
         let switch = runtime.block_on(async { SwitchSource::new(source) });
         (switch.clone(), Some(switch))
@@ -385,14 +407,7 @@ fn build_core(
 fn serve_rest(cli: &Cli, listen: &str, latency_ms: u64) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let sim = sim_source(cli);
-    let _publisher = match &cli.publish_events {
-        Some(url) => Some(
-            runtime
-                .block_on(NatsPublisher::start(url, sim.clone()))
-                .map_err(|e| anyhow::anyhow!("--publish-events: {}", e.message))?,
-        ),
-        None => None,
-    };
+    let _publisher = publisher(cli, &runtime, sim.clone())?;
     runtime.block_on(async {
         let server = RestServer::start(listen, sim.clone())
             .await
@@ -437,37 +452,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Runtime::new()?;
     let services = build_core(&cli, config, &runtime, true)?;
     let switcher = services.switch.clone().map(|switch| {
-        let sim_cli = (cli.seed, cli.world_size, cli.start_height, cli.paused);
-        let rest_defaults = (
-            cli.rate_limit,
-            cli.request_timeout_ms,
-            cli.retries,
-            cli.rate_burst,
-        );
+        let make_sim = sim_maker(&cli);
         Switcher::new(
             switch,
-            Box::new(move || {
-                let (seed, players, genesis_height, paused) = sim_cli;
-                let world = WorldConfig {
-                    seed,
-                    players: players as usize,
-                    genesis_height,
-                };
-                let clock = if paused {
-                    BlockClock::paused(genesis_height)
-                } else {
-                    BlockClock::running(genesis_height)
-                };
-                Arc::new(SimSource::new(world, clock)) as Arc<dyn GameSource>
-            }),
-            Box::new(move |endpoint: &str| {
-                let mut config = RestConfig::new(endpoint);
-                config.rate_limit = (rest_defaults.0 > 0.0).then_some(rest_defaults.0);
-                config.timeout = std::time::Duration::from_millis(rest_defaults.1);
-                config.retries = rest_defaults.2;
-                config.rate_burst = rest_defaults.3;
-                config
-            }),
+            Box::new(move || make_sim() as Arc<dyn GameSource>),
+            Box::new(rest_config(&cli)),
             cli.endpoint.clone(),
         )
     });

@@ -26,6 +26,7 @@ use serde_json::{Map, Value, json};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind};
 use crate::events::{EventBus, EventFeed, FeedHealth, GameEvent, category};
+use crate::rest::chain_u64;
 use crate::source::GameSource;
 
 /// The subjects a feed reads: every GRASS subject and the block clock.
@@ -142,7 +143,7 @@ impl NatsFeed {
                 }
                 let known = c.height.load(Ordering::Relaxed);
                 if m.subject.as_str() == "consensus" {
-                    if let Some(h) = payload.get("height").and_then(as_u64) {
+                    if let Some(h) = payload.get("height").and_then(chain_u64) {
                         c.height.fetch_max(h, Ordering::Relaxed);
                         if let Some(f) = &on_height {
                             f(h);
@@ -289,14 +290,6 @@ impl Drop for NatsPublisher {
     }
 }
 
-fn as_u64(v: &Value) -> Option<u64> {
-    match v {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n.as_u64(),
-        _ => None,
-    }
-}
-
 /// How long ago a payload's `time` or `updated_at` was, when it has one.
 fn latency_ms(payload: &Value) -> Option<f64> {
     let text = payload
@@ -431,8 +424,8 @@ pub fn from_grass(subject: &str, payload: &Value, height: u64) -> Option<GameEve
     }
     let block = ["block_height", "height"]
         .iter()
-        .find_map(|k| payload.get(*k).and_then(as_u64))
-        .or_else(|| detail.and_then(|d| d.get("block")).and_then(as_u64))
+        .find_map(|k| payload.get(*k).and_then(chain_u64))
+        .or_else(|| detail.and_then(|d| d.get("block")).and_then(chain_u64))
         .unwrap_or(height);
     let cat = category(grass_category);
     let mut detail_out = match detail {

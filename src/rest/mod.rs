@@ -107,6 +107,16 @@ pub fn lex_seek(kind: EntityKind, id: &str, count: u64) -> Option<u64> {
     }
 }
 
+/// An integer as the chain writes it: a string (`"120000"`), or a plain JSON number
+/// (GRASS rows, some examples).
+pub fn chain_u64(v: &Value) -> Option<u64> {
+    match v {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
 /// True when `text` is an id of `kind`.
 pub fn id_of_kind(text: &str, kind: EntityKind) -> Option<EntityId> {
     EntityId::parse(text).ok().filter(|id| id.kind == kind)

@@ -29,7 +29,7 @@ use super::{BoxFuture, GameSource, ListQuery, Page, SourceHealth, SourceInfo, Tx
 use crate::chain::{Assume, Requirement, Signed};
 use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind};
-use crate::rest::{list_key, segment};
+use crate::rest::{chain_u64, list_key, segment};
 
 /// Records read per request when a filtered list scans a kind.
 const SCAN_LIMIT: usize = 1000;
@@ -112,7 +112,7 @@ impl RestSource {
         };
         let height = ["blockHeight", "height"]
             .iter()
-            .find_map(|k| v.get(*k).and_then(as_u64))
+            .find_map(|k| v.get(*k).and_then(chain_u64))
             .ok_or_else(|| {
                 ToolError::new(
                     ErrorCode::ApiError,
@@ -231,7 +231,10 @@ impl RestSource {
             .and_then(Value::as_str)
             .filter(|k| !k.is_empty())
             .map(str::to_string);
-        let total = v.pointer("/pagination/total").and_then(as_u64).unwrap_or(0);
+        let total = v
+            .pointer("/pagination/total")
+            .and_then(chain_u64)
+            .unwrap_or(0);
         Ok((items, next, total))
     }
 
@@ -451,14 +454,6 @@ fn owner_of(kind: EntityKind, r: &Value) -> Option<String> {
         _ => "owner",
     };
     r.get(field).and_then(Value::as_str).map(str::to_string)
-}
-
-fn as_u64(v: &Value) -> Option<u64> {
-    match v {
-        Value::String(s) => s.parse().ok(),
-        Value::Number(n) => n.as_u64(),
-        _ => None,
-    }
 }
 
 fn unsigned(what: &str) -> ToolError {
