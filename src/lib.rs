@@ -14,6 +14,7 @@ pub mod handles;
 pub mod mcp;
 pub mod nats;
 pub mod plan;
+pub mod record;
 pub use structs_pow as pow;
 pub mod references;
 pub mod rest;

@@ -30,6 +30,11 @@ struct Cli {
     #[arg(long)]
     headless: bool,
 
+    /// Record every MCP exchange (requests, responses, notifications) to this JSON
+    /// Lines session log, appending (with --headless).
+    #[arg(long, value_name = "FILE", requires = "headless")]
+    record: Option<PathBuf>,
+
     /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
     /// API at --endpoint).
     #[arg(long, default_value = "sim", value_parser = ["sim", "rest"])]
@@ -437,8 +442,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;
         let core = services.core.clone();
+        let recorder = match &cli.record {
+            Some(path) => Some(Arc::new(
+                structs_console::record::Recorder::open(path).map_err(|e| {
+                    anyhow::anyhow!("--record: cannot open {}: {e}", path.display())
+                })?,
+            )),
+            None => None,
+        };
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
-        runtime.block_on(structs_console::mcp::serve_stdio(core))?;
+        runtime.block_on(structs_console::mcp::serve_stdio(core, recorder))?;
         return Ok(ExitCode::SUCCESS);
     }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {

@@ -37,6 +37,8 @@ pub struct McpServer {
     tools: Arc<Vec<Tool>>,
     subscriptions: Arc<Subscriptions>,
     watcher: Arc<Watcher>,
+    /// Where this server's exchanges are recorded (`--record`).
+    recorder: Option<Arc<crate::record::Recorder>>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -68,7 +70,14 @@ impl McpServer {
             tools: Arc::new(tools),
             subscriptions: Arc::new(Subscriptions::new()),
             watcher: Arc::new(Watcher::default()),
+            recorder: None,
         }
+    }
+
+    /// Records every tool call, its answer and the notifications sent to a session log.
+    pub fn with_recorder(mut self, recorder: Arc<crate::record::Recorder>) -> McpServer {
+        self.recorder = Some(recorder);
+        self
     }
 
     /// This client's subscriptions.
@@ -89,6 +98,7 @@ impl McpServer {
         };
         let mut rx = bus.subscribe();
         let subs = self.subscriptions.clone();
+        let recorder = self.recorder.clone();
         *slot = Some(tokio::spawn(async move {
             loop {
                 match rx.recv().await {
@@ -97,6 +107,12 @@ impl McpServer {
                         for id in event.changed {
                             if subs.watches(id) && sent.insert(id) {
                                 let param = ResourceUpdatedNotificationParam::new(entity_uri(id));
+                                if let Some(r) = &recorder {
+                                    r.notification(
+                                        "notifications/resources/updated",
+                                        serde_json::to_value(&param).unwrap_or_default(),
+                                    );
+                                }
                                 if peer.notify_resource_updated(param).await.is_err() {
                                     return;
                                 }
@@ -186,11 +202,19 @@ impl McpServer {
             Some(_) => ctx,
             None => ctx.with_subscriptions(self.subscriptions.clone()),
         };
+        let started = std::time::Instant::now();
+        let call = self
+            .recorder
+            .as_ref()
+            .map(|r| r.request(name, &args, &self.core.status()));
         let result = self
             .core
             .call_with(name, args, ctx)
             .await
             .map_err(|e| e.to_json(&self.core.timestamp()));
+        if let (Some(r), Some(call)) = (&self.recorder, call) {
+            r.response(call, name, &result, started.elapsed(), &self.core.status());
+        }
         match result {
             Ok(value) => {
                 let link = handle_link(&value);
@@ -483,12 +507,19 @@ impl ServerHandler for McpServer {
                 let _ = tx.send(u);
             });
             let peer = context.peer.clone();
+            let recorder = self.recorder.clone();
             forwarder = Some(tokio::spawn(async move {
                 while let Some(u) = rx.recv().await {
                     let mut param = ProgressNotificationParam::new(token.clone(), u.progress)
                         .with_message(u.message);
                     if let Some(total) = u.total {
                         param = param.with_total(total);
+                    }
+                    if let Some(r) = &recorder {
+                        r.notification(
+                            "notifications/progress",
+                            serde_json::to_value(&param).unwrap_or_default(),
+                        );
                     }
                     if peer.notify_progress(param).await.is_err() {
                         break;
@@ -513,9 +544,17 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// Serves the core over stdin/stdout until the client closes the connection.
-pub async fn serve_stdio(core: Core) -> anyhow::Result<()> {
-    let service = McpServer::new(core)
+/// Serves the core over stdin/stdout until the client closes the connection, recording
+/// the exchanges when a recorder is given.
+pub async fn serve_stdio(
+    core: Core,
+    recorder: Option<Arc<crate::record::Recorder>>,
+) -> anyhow::Result<()> {
+    let mut server = McpServer::new(core);
+    if let Some(r) = recorder {
+        server = server.with_recorder(r);
+    }
+    let service = server
         .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;

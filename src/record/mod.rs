@@ -1,0 +1,472 @@
+//! Session logs: every MCP exchange of a server as JSON Lines (`--record FILE`), and a
+//! streaming reader for them.
+//!
+//! One line per request, per response and per notification, each a JSON object:
+//!
+//! ```text
+//! {"v":1,"ts":"…","session":"s-…","seq":1,"type":"request","call":1,"tool":"structs_query_entity","arguments":{…},"source":"sim","block_height":120000}
+//! {"v":1,"ts":"…","session":"s-…","seq":2,"type":"response","call":1,"tool":"structs_query_entity","duration_ms":1.2,"result":{…},"source":"sim","block_height":120000}
+//! {"v":1,"ts":"…","session":"s-…","seq":3,"type":"notification","method":"notifications/progress","params":{…}}
+//! ```
+//!
+//! A failed call's response has `error` (the tool's error object) instead of `result`.
+//!
+//! Writing: the file is opened for appending, so several servers (and runs) can share
+//! one log. Each line goes out in one write of the whole line and its newline, under a
+//! lock. A server that died mid-line leaves a torn last line; the next writer starts on
+//! a fresh line, so the torn one stays on its own. A log that cannot be written (a full
+//! disk) is counted and logged, and never fails the call it records.
+//!
+//! Reading: [`LogReader`] streams a log line by line and never holds more than one
+//! line; lines that do not parse are reported as [`Problem`]s beside the entries,
+//! never fatal.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::source::SourceInfo;
+
+/// The log format's version, in every line.
+pub const VERSION: u64 = 1;
+
+/// Appends one server's exchanges to a session log.
+pub struct Recorder {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
+    session: String,
+    seq: AtomicU64,
+    calls: AtomicU64,
+    failed_writes: AtomicU64,
+}
+
+impl Recorder {
+    /// Opens (or creates) `path` for appending. When the log ends in a torn line (a
+    /// writer died mid-line), a newline is written first so the next entry starts clean.
+    pub fn open(path: &Path) -> std::io::Result<Recorder> {
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .read(true)
+            .open(path)?;
+        if ends_torn(&mut file)? {
+            file.write_all(b"\n")?;
+        }
+        // Time, process and a count within the process: unique per recorder.
+        static OPENED: AtomicU64 = AtomicU64::new(0);
+        let now = chrono::Utc::now();
+        Ok(Recorder {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+            session: format!(
+                "s-{}-{}-{}",
+                now.format("%Y%m%dT%H%M%S%.3fZ"),
+                std::process::id(),
+                OPENED.fetch_add(1, Ordering::Relaxed) + 1
+            ),
+            seq: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            failed_writes: AtomicU64::new(0),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// This server's session id, in every line it writes.
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    /// Lines that could not be written.
+    pub fn failed_writes(&self) -> u64 {
+        self.failed_writes.load(Ordering::Relaxed)
+    }
+
+    /// Records a tool call's request; the number returned pairs it with its response.
+    pub fn request(&self, tool: &str, arguments: &Value, source: &SourceInfo) -> u64 {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut line = self.head("request");
+        line.insert("call".into(), json!(call));
+        line.insert("tool".into(), json!(tool));
+        line.insert("arguments".into(), arguments.clone());
+        stamp_source(&mut line, source);
+        self.write(line);
+        call
+    }
+
+    /// Records a tool call's response: its result, or its error object.
+    pub fn response(
+        &self,
+        call: u64,
+        tool: &str,
+        outcome: &Result<Value, Value>,
+        took: Duration,
+        source: &SourceInfo,
+    ) {
+        let mut line = self.head("response");
+        line.insert("call".into(), json!(call));
+        line.insert("tool".into(), json!(tool));
+        line.insert(
+            "duration_ms".into(),
+            json!((took.as_secs_f64() * 1e6).round() / 1e3),
+        );
+        match outcome {
+            Ok(v) => line.insert("result".into(), v.clone()),
+            Err(e) => line.insert("error".into(), e.clone()),
+        };
+        stamp_source(&mut line, source);
+        self.write(line);
+    }
+
+    /// Records a notification the server sent (`notifications/progress`,
+    /// `notifications/resources/updated`, ...).
+    pub fn notification(&self, method: &str, params: Value) {
+        let mut line = self.head("notification");
+        line.insert("method".into(), json!(method));
+        line.insert("params".into(), params);
+        self.write(line);
+    }
+
+    fn head(&self, kind: &str) -> Map<String, Value> {
+        let mut line = Map::new();
+        line.insert("v".into(), json!(VERSION));
+        line.insert(
+            "ts".into(),
+            json!(chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Micros, true)),
+        );
+        line.insert("session".into(), json!(self.session));
+        line.insert(
+            "seq".into(),
+            json!(self.seq.fetch_add(1, Ordering::Relaxed) + 1),
+        );
+        line.insert("type".into(), json!(kind));
+        line
+    }
+
+    fn write(&self, line: Map<String, Value>) {
+        let mut bytes = match serde_json::to_vec(&Value::Object(line)) {
+            Ok(b) => b,
+            Err(e) => {
+                self.failed(&e.to_string());
+                return;
+            }
+        };
+        bytes.push(b'\n');
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = file.write_all(&bytes) {
+            drop(file);
+            self.failed(&e.to_string());
+        }
+    }
+
+    fn failed(&self, why: &str) {
+        let n = self.failed_writes.fetch_add(1, Ordering::Relaxed) + 1;
+        // Once, then every 100th: a full disk should not flood the log either.
+        if n == 1 || n.is_multiple_of(100) {
+            tracing::error!(path = %self.path.display(), failed = n, "cannot write the session log: {why}");
+        }
+    }
+}
+
+fn stamp_source(line: &mut Map<String, Value>, source: &SourceInfo) {
+    line.insert("source".into(), json!(source.name));
+    line.insert("block_height".into(), json!(source.block_height));
+}
+
+/// True when the file is not empty and its last byte is not a newline.
+fn ends_torn(file: &mut std::fs::File) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    file.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    file.read_exact(&mut last)?;
+    Ok(last[0] != b'\n')
+}
+
+/// What a line of a log is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Request,
+    Response,
+    Notification,
+}
+
+/// One line of a session log.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Entry {
+    #[serde(default)]
+    pub v: u64,
+    #[serde(default)]
+    pub ts: String,
+    #[serde(default)]
+    pub session: String,
+    #[serde(default)]
+    pub seq: u64,
+    #[serde(rename = "type")]
+    pub kind: Kind,
+    #[serde(default)]
+    pub call: Option<u64>,
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<Value>,
+    #[serde(default)]
+    pub result: Option<Value>,
+    #[serde(default)]
+    pub error: Option<Value>,
+    #[serde(default)]
+    pub duration_ms: Option<f64>,
+    #[serde(default)]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub block_height: Option<u64>,
+    #[serde(default)]
+    pub method: Option<String>,
+    #[serde(default)]
+    pub params: Option<Value>,
+}
+
+/// A line of a log that is not an entry. Reported, never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Problem {
+    /// The last line has no newline and does not parse: a writer died mid-line.
+    TornLastLine { line: u64, bytes: usize },
+    /// A line in the middle that does not parse (a torn line that later writes
+    /// followed, or something else).
+    BadLine {
+        line: u64,
+        bytes: usize,
+        error: String,
+    },
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::TornLastLine { line, bytes } => write!(
+                f,
+                "line {line}: the last line is torn ({bytes} bytes, no newline): a writer stopped mid-line; the entries before it are whole"
+            ),
+            Problem::BadLine { line, bytes, error } => {
+                write!(f, "line {line} ({bytes} bytes) is not a log entry: {error}")
+            }
+        }
+    }
+}
+
+/// Streams a log's entries, one line at a time.
+pub struct LogReader<R> {
+    input: R,
+    line: u64,
+    buf: Vec<u8>,
+    /// Bytes read so far (for progress on large logs).
+    pub offset: u64,
+}
+
+impl LogReader<std::io::BufReader<std::fs::File>> {
+    pub fn open(path: &Path) -> std::io::Result<Self> {
+        let file = std::fs::File::open(path)?;
+        Ok(LogReader::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            file,
+        )))
+    }
+}
+
+impl<R: BufRead> LogReader<R> {
+    pub fn new(input: R) -> LogReader<R> {
+        LogReader {
+            input,
+            line: 0,
+            buf: Vec::new(),
+            offset: 0,
+        }
+    }
+
+    /// The number of the line read last (from 1).
+    pub fn line(&self) -> u64 {
+        self.line
+    }
+}
+
+impl<R: BufRead> Iterator for LogReader<R> {
+    type Item = std::io::Result<Result<Entry, Problem>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            self.buf.clear();
+            let n = match self.input.read_until(b'\n', &mut self.buf) {
+                Ok(0) => return None,
+                Ok(n) => n,
+                Err(e) => return Some(Err(e)),
+            };
+            self.offset += n as u64;
+            self.line += 1;
+            let whole = self.buf.last() == Some(&b'\n');
+            let text = self.buf.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            return Some(Ok(match serde_json::from_slice::<Entry>(text) {
+                Ok(entry) => Ok(entry),
+                Err(_) if !whole => Err(Problem::TornLastLine {
+                    line: self.line,
+                    bytes: text.len(),
+                }),
+                Err(e) => Err(Problem::BadLine {
+                    line: self.line,
+                    bytes: text.len(),
+                    error: e.to_string(),
+                }),
+            }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info() -> SourceInfo {
+        SourceInfo {
+            name: "sim",
+            description: String::new(),
+            block_height: 120_000,
+            paused: true,
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("structs-record-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        dir
+    }
+
+    fn read(path: &Path) -> (Vec<Entry>, Vec<Problem>) {
+        let mut entries = Vec::new();
+        let mut problems = Vec::new();
+        for item in LogReader::open(path).unwrap() {
+            match item.unwrap() {
+                Ok(e) => entries.push(e),
+                Err(p) => problems.push(p),
+            }
+        }
+        (entries, problems)
+    }
+
+    #[test]
+    fn requests_responses_and_notifications_read_back() {
+        let path = temp("roundtrip");
+        let r = Recorder::open(&path).unwrap();
+        let call = r.request("structs_query_entity", &json!({"id": "1-1"}), &info());
+        r.notification("notifications/progress", json!({"progress": 1}));
+        r.response(
+            call,
+            "structs_query_entity",
+            &Ok(json!({"id": "1-1"})),
+            Duration::from_micros(1500),
+            &info(),
+        );
+        let call2 = r.request("structs_query_entity", &json!({"id": "1-0"}), &info());
+        r.response(
+            call2,
+            "structs_query_entity",
+            &Err(json!({"error": {"code": "VALIDATION_INVALID_FORMAT"}})),
+            Duration::ZERO,
+            &info(),
+        );
+        let (entries, problems) = read(&path);
+        assert!(problems.is_empty());
+        let kinds: Vec<Kind> = entries.iter().map(|e| e.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                Kind::Request,
+                Kind::Notification,
+                Kind::Response,
+                Kind::Request,
+                Kind::Response
+            ]
+        );
+        assert_eq!(
+            entries.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [1, 2, 3, 4, 5]
+        );
+        assert_eq!(entries[2].call, Some(call));
+        assert_eq!(entries[2].duration_ms, Some(1.5));
+        assert_eq!(entries[2].result, Some(json!({"id": "1-1"})));
+        assert_eq!(
+            entries[4].error.as_ref().unwrap()["error"]["code"],
+            "VALIDATION_INVALID_FORMAT"
+        );
+        assert_eq!(entries[0].block_height, Some(120_000));
+        assert!(
+            entries
+                .iter()
+                .all(|e| e.session == r.session() && e.v == VERSION)
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_reported_and_the_next_writer_starts_clean() {
+        let path = temp("torn");
+        {
+            let r = Recorder::open(&path).unwrap();
+            r.request("structs_list_players", &json!({}), &info());
+        }
+        // A writer that died mid-line.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(br#"{"v":1,"type":"resp"#)
+            .unwrap();
+        let (entries, problems) = read(&path);
+        assert_eq!(entries.len(), 1);
+        assert_eq!(problems, [Problem::TornLastLine { line: 2, bytes: 19 }]);
+        // The next run appends on a fresh line: its entries are whole, the torn one
+        // stays a bad line of its own.
+        let r = Recorder::open(&path).unwrap();
+        r.request("structs_list_players", &json!({"page_size": 5}), &info());
+        let (entries, problems) = read(&path);
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[1].arguments, Some(json!({"page_size": 5})));
+        assert!(
+            matches!(problems[..], [Problem::BadLine { line: 2, .. }]),
+            "{problems:?}"
+        );
+        assert_ne!(entries[0].session, entries[1].session);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_log_that_cannot_be_written_is_counted_not_fatal() {
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let r = Recorder::open(full).unwrap();
+        let call = r.request("structs_list_players", &json!({}), &info());
+        r.response(
+            call,
+            "structs_list_players",
+            &Ok(json!({})),
+            Duration::ZERO,
+            &info(),
+        );
+        assert_eq!(r.failed_writes(), 2);
+    }
+}

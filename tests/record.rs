@@ -1,0 +1,196 @@
+//! Session logs end to end: a headless server started with `--record`, a scripted MCP
+//! session over stdio, and the log read back with the streaming reader: every call's
+//! request and response paired, errors and notifications recorded, runs appended.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{CallToolRequestParams, ResourceUpdatedNotificationParam};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use structs_console::record::{Entry, Kind, LogReader, Problem};
+
+#[derive(Clone, Default)]
+struct Updates(Arc<Mutex<Vec<String>>>);
+
+impl ClientHandler for Updates {
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.0.lock().unwrap().push(params.uri);
+    }
+}
+
+async fn server(log: &std::path::Path) -> RunningService<RoleClient, Updates> {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn", "--record"])
+        .arg(log);
+    Updates::default()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap()
+}
+
+/// A call's structured answer (result or error object) and whether it failed.
+async fn call(
+    client: &RunningService<RoleClient, Updates>,
+    tool: &str,
+    args: Value,
+) -> (Value, bool) {
+    let Value::Object(args) = args else { panic!() };
+    let r = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .unwrap();
+    (
+        r.structured_content.unwrap_or(Value::Null),
+        r.is_error == Some(true),
+    )
+}
+
+fn read(path: &std::path::Path) -> (Vec<Entry>, Vec<Problem>) {
+    let (mut entries, mut problems) = (Vec::new(), Vec::new());
+    for item in LogReader::open(path).unwrap() {
+        match item.unwrap() {
+            Ok(e) => entries.push(e),
+            Err(p) => problems.push(p),
+        }
+    }
+    (entries, problems)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_session_reads_back_call_by_call() {
+    let dir = std::env::temp_dir().join(format!("structs-record-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.jsonl");
+    let _ = std::fs::remove_file(&log);
+
+    let client = server(&log).await;
+    let mut answers = Vec::new();
+    for (tool, args) in [
+        ("structs_query_entity", json!({"id": "1-1"})),
+        ("structs_list_players", json!({"page_size": 3})),
+        ("structs_query_entity", json!({"id": "1-999"})),
+        ("structs_validate_entity_id", json!({"id": "not an id"})),
+    ] {
+        answers.push((tool, args.clone(), call(&client, tool, args).await));
+    }
+    // A subscription and a change: the resource update is recorded as a notification.
+    let online = call(
+        &client,
+        "structs_list_entities",
+        json!({"entity_type": "struct", "page_size": 30}),
+    )
+    .await
+    .0;
+    let s = online["structs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["structAttributes"]["isOnline"] == true)
+        .unwrap()
+        .clone();
+    let (sid, owner) = (
+        s["Struct"]["id"].as_str().unwrap(),
+        s["Struct"]["owner"].as_str().unwrap(),
+    );
+    call(
+        &client,
+        "structs_subscription_subscribe",
+        json!({"entity_type": "player", "entity_id": owner}),
+    )
+    .await;
+    call(
+        &client,
+        "structs_action_submit_transaction",
+        json!({"transaction": {"messages": [
+        {"@type": "/structs.structs.MsgStructDeactivate", "structId": sid}]}}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client.cancel().await.unwrap();
+
+    let (entries, problems) = read(&log);
+    assert!(problems.is_empty(), "{problems:?}");
+    let requests: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::Request).collect();
+    let responses: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.kind == Kind::Response)
+        .collect();
+    assert_eq!(requests.len(), 7);
+    assert_eq!(responses.len(), 7);
+    for (i, (tool, args, (answer, failed))) in answers.iter().enumerate() {
+        let req = requests[i];
+        assert_eq!(req.tool.as_deref(), Some(*tool));
+        assert_eq!(req.arguments.as_ref(), Some(args));
+        assert_eq!(
+            (req.source.as_deref(), req.block_height),
+            (Some("sim"), Some(120_000))
+        );
+        let resp = responses
+            .iter()
+            .find(|r| r.call == req.call)
+            .expect("a response per request");
+        assert!(resp.seq > req.seq);
+        assert!(resp.duration_ms.is_some());
+        if *failed {
+            assert_eq!(
+                resp.error.as_ref().map(|e| &e["error"]),
+                Some(&answer["error"]),
+                "{tool}"
+            );
+            assert!(resp.result.is_none());
+        } else {
+            assert_eq!(resp.result.as_ref(), Some(answer), "{tool}");
+        }
+    }
+    let updates: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| e.method.as_deref() == Some("notifications/resources/updated"))
+        .collect();
+    assert_eq!(updates.len(), 1, "{entries:?}");
+    assert_eq!(
+        updates[0].params.as_ref().unwrap()["uri"],
+        format!("structs://entities/{owner}")
+    );
+    // seq counts every line of the session, in order.
+    let seqs: Vec<u64> = entries.iter().map(|e| e.seq).collect();
+    assert_eq!(seqs, (1..=entries.len() as u64).collect::<Vec<_>>());
+
+    // A second run appends its own session to the same log.
+    let client = server(&log).await;
+    call(&client, "structs_query_entity", json!({"id": "2-1"})).await;
+    client.cancel().await.unwrap();
+    let (all, problems) = read(&log);
+    assert!(problems.is_empty());
+    assert_eq!(all.len(), entries.len() + 2);
+    assert_ne!(all.last().unwrap().session, entries[0].session);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn record_needs_headless_and_a_writable_file() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--record", "/tmp/x.jsonl"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--headless"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--record", "/nonexistent-dir/x.jsonl"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--record: cannot open /nonexistent-dir/x.jsonl"),
+        "{err}"
+    );
+}
