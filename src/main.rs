@@ -179,6 +179,19 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
     },
+    /// Run a recorded session log (`--record`) again and compare the answers.
+    Replay {
+        /// The session log (JSON Lines).
+        file: PathBuf,
+        /// Re-run every call headless against the world the options describe (or the
+        /// REST source), print the differences, and exit 1 when any answer differs.
+        #[arg(long)]
+        check: bool,
+        /// A key to leave out of the comparison, besides the volatile ones (timestamps,
+        /// durations, hash rates, ages, hits); repeat or separate with commas.
+        #[arg(long, value_name = "KEY", value_delimiter = ',')]
+        ignore: Vec<String>,
+    },
 }
 
 /// The configuration file, if any, with the command-line flags applied over it.
@@ -438,6 +451,48 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return serve_rest(&cli, listen, *latency_ms);
     }
     let config = load_config(&cli)?;
+    if let Some(Command::Replay {
+        file,
+        check,
+        ignore,
+    }) = &cli.command
+    {
+        if !*check {
+            eprintln!(
+                "structs-console: the console's Replay pane is not built yet; \
+                 `structs-console replay {} --check` runs the log again headless",
+                file.display()
+            );
+            return Ok(ExitCode::from(2));
+        }
+        let runtime = tokio::runtime::Runtime::new()?;
+        let services = build_core(&cli, config, &runtime, false)?;
+        let mut rules = structs_console::record::diff::Ignore::default();
+        for key in ignore {
+            rules = rules.with(key);
+        }
+        let core = services.core.clone();
+        let report = runtime
+            .block_on(structs_console::record::replay::check(&core, file, &rules))
+            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+        let info = core.status();
+        print!(
+            "{}",
+            structs_console::record::replay::render(
+                &report,
+                file,
+                &format!(
+                    "{} · {} (block {})",
+                    info.name, info.description, info.block_height
+                )
+            )
+        );
+        return Ok(if report.passed() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        });
+    }
     if cli.headless {
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;

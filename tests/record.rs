@@ -194,3 +194,85 @@ fn record_needs_headless_and_a_writable_file() {
         "{err}"
     );
 }
+
+fn replay(log: &std::path::Path, extra: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .arg("replay")
+        .arg(log)
+        .args(extra)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorded_session_replays_the_same_until_the_world_changes() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("session.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let client = server(&log).await;
+    call(&client, "structs_query_entity", json!({"id": "1-1"})).await;
+    call(&client, "structs_list_players", json!({"page_size": 100})).await; // a handle
+    call(&client, "structs_query_entity", json!({"id": "1-999"})).await;
+    let online = call(
+        &client,
+        "structs_list_entities",
+        json!({"entity_type": "struct", "page_size": 30}),
+    )
+    .await
+    .0;
+    let sid = online["structs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["structAttributes"]["isOnline"] == true)
+        .unwrap()["Struct"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    call(
+        &client,
+        "structs_action_submit_transaction",
+        json!({"transaction": {"messages": [
+        {"@type": "/structs.structs.MsgStructDeactivate", "structId": sid}]}}),
+    )
+    .await;
+    call(&client, "structs_query_entity", json!({"id": sid})).await;
+    client.cancel().await.unwrap();
+
+    // The same world: every answer the same.
+    let (code, out, err) = replay(&log, &["--check", "--paused"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("replayed 6 calls"), "{out}");
+    assert!(out.contains("6 the same, 0 different"), "{out}");
+
+    // Another world: the differences are listed by call and path, and the exit says so.
+    let (code, out, _) = replay(&log, &["--check", "--paused", "--seed", "7"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("different"), "{out}");
+    assert!(out.contains("call 1 structs_query_entity"), "{out}");
+    assert!(out.contains("~ /entity/Player/"), "{out}");
+
+    // A torn last line is reported, not fatal.
+    use std::io::Write as _;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .unwrap()
+        .write_all(br#"{"v":1,"ts":"2026-"#)
+        .unwrap();
+    let (code, out, _) = replay(&log, &["--check", "--paused"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("the last line is torn"), "{out}");
+
+    // Without --check, the console's pane is not there yet, and it says so.
+    let (code, _, err) = replay(&log, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--check"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,6 +21,9 @@
 //! line; lines that do not parse are reported as [`Problem`]s beside the entries,
 //! never fatal.
 
+pub mod diff;
+pub mod replay;
+
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -1,0 +1,274 @@
+//! A structural JSON diff: the paths (JSON Pointers) where two values differ, each
+//! added, removed or changed, with the values on both sides.
+//!
+//! Some fields differ on every run without saying anything about the game (timestamps,
+//! durations, hash rates, the random part of result handles). [`Ignore`] leaves those
+//! out: keys by name anywhere in the values, and strings that are result handles.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+/// What happened at a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChangeKind {
+    /// Only in the second value.
+    Added,
+    /// Only in the first value.
+    Removed,
+    /// In both, different.
+    Changed,
+}
+
+impl ChangeKind {
+    /// `+`, `-` or `~`.
+    pub fn mark(self) -> char {
+        match self {
+            ChangeKind::Added => '+',
+            ChangeKind::Removed => '-',
+            ChangeKind::Changed => '~',
+        }
+    }
+}
+
+/// One difference.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    /// A JSON Pointer (`/entity/Player/guildId`, `""` for the whole value).
+    pub path: String,
+    pub kind: ChangeKind,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// Keys left out of the comparison.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ignore {
+    keys: BTreeSet<String>,
+}
+
+/// Keys whose values change from run to run on their own.
+pub const VOLATILE_KEYS: &[&str] = &[
+    "timestamp",
+    "created",
+    "expires",
+    "expires_at",
+    "started_at",
+    "ended_at",
+    "duration_ms",
+    "elapsed_ms",
+    "started_ms",
+    "computation_time_ms",
+    "critical_path_ms",
+    "hashrate",
+    "hashes_per_second",
+    "age",
+    "age_sec",
+    "hits",
+];
+
+impl Default for Ignore {
+    fn default() -> Ignore {
+        Ignore {
+            keys: VOLATILE_KEYS.iter().map(|k| k.to_string()).collect(),
+        }
+    }
+}
+
+impl Ignore {
+    /// No key ignored.
+    pub fn nothing() -> Ignore {
+        Ignore {
+            keys: BTreeSet::new(),
+        }
+    }
+
+    /// Also ignores `key`.
+    pub fn with(mut self, key: &str) -> Ignore {
+        self.keys.insert(key.to_string());
+        self
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.keys.iter().map(String::as_str)
+    }
+}
+
+/// True for a result handle (`structs:{entity}:{unix}:{hash8}`), whose hash part is
+/// random per server, or a URI naming one.
+fn is_handle(s: &str) -> bool {
+    let s = s.strip_prefix("structs://handles/").unwrap_or(s);
+    let mut parts = s.split(':');
+    parts.next() == Some("structs")
+        && parts.next().is_some()
+        && parts.next().is_some_and(|t| t.parse::<i64>().is_ok())
+        && parts
+            .next()
+            .is_some_and(|h| h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+        && parts.next().is_none()
+}
+
+/// The differences between `before` and `after`, in document order, at most `limit`
+/// of them (the count of all is returned beside).
+pub fn diff(before: &Value, after: &Value, ignore: &Ignore, limit: usize) -> (Vec<Change>, usize) {
+    let mut out = Vec::new();
+    let mut count = 0;
+    walk(
+        before,
+        after,
+        &mut String::new(),
+        ignore,
+        limit,
+        &mut out,
+        &mut count,
+    );
+    (out, count)
+}
+
+fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn push(
+    out: &mut Vec<Change>,
+    count: &mut usize,
+    limit: usize,
+    path: &str,
+    kind: ChangeKind,
+    before: Option<&Value>,
+    after: Option<&Value>,
+) {
+    *count += 1;
+    if out.len() < limit {
+        out.push(Change {
+            path: path.to_string(),
+            kind,
+            before: before.cloned(),
+            after: after.cloned(),
+        });
+    }
+}
+
+fn walk(
+    a: &Value,
+    b: &Value,
+    path: &mut String,
+    ignore: &Ignore,
+    limit: usize,
+    out: &mut Vec<Change>,
+    count: &mut usize,
+) {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            for (k, va) in x {
+                if ignore.keys.contains(k) {
+                    continue;
+                }
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape(k));
+                match y.get(k) {
+                    Some(vb) => walk(va, vb, path, ignore, limit, out, count),
+                    None => push(out, count, limit, path, ChangeKind::Removed, Some(va), None),
+                }
+                path.truncate(len);
+            }
+            for (k, vb) in y {
+                if ignore.keys.contains(k) || x.contains_key(k) {
+                    continue;
+                }
+                let len = path.len();
+                path.push('/');
+                path.push_str(&escape(k));
+                push(out, count, limit, path, ChangeKind::Added, None, Some(vb));
+                path.truncate(len);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            for i in 0..x.len().max(y.len()) {
+                let len = path.len();
+                path.push('/');
+                path.push_str(&i.to_string());
+                match (x.get(i), y.get(i)) {
+                    (Some(va), Some(vb)) => walk(va, vb, path, ignore, limit, out, count),
+                    (Some(va), None) => {
+                        push(out, count, limit, path, ChangeKind::Removed, Some(va), None)
+                    }
+                    (None, Some(vb)) => {
+                        push(out, count, limit, path, ChangeKind::Added, None, Some(vb))
+                    }
+                    (None, None) => {}
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::String(x), Value::String(y)) if x == y || (is_handle(x) && is_handle(y)) => {}
+        (x, y) if x == y => {}
+        (x, y) => push(
+            out,
+            count,
+            limit,
+            path,
+            ChangeKind::Changed,
+            Some(x),
+            Some(y),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn paths_name_what_was_added_removed_and_changed() {
+        let a = json!({"entity": {"Player": {"guildId": "0-1", "planetId": "2-1", "a/b": 1}},
+                       "list": [1, 2, 3], "timestamp": "t1"});
+        let b = json!({"entity": {"Player": {"guildId": "0-2", "fleetId": "9-1", "a/b": 1}},
+                       "list": [1, 5], "timestamp": "t2"});
+        let (changes, count) = diff(&a, &b, &Ignore::default(), 100);
+        let seen: Vec<(char, &str)> = changes
+            .iter()
+            .map(|c| (c.kind.mark(), c.path.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ('~', "/entity/Player/guildId"),
+                ('-', "/entity/Player/planetId"),
+                ('+', "/entity/Player/fleetId"),
+                ('~', "/list/1"),
+                ('-', "/list/2"),
+            ]
+        );
+        assert_eq!(count, 5);
+        assert_eq!(changes[0].before, Some(json!("0-1")));
+        assert_eq!(changes[0].after, Some(json!("0-2")));
+        // Without the default ignores, the timestamp counts too; the limit keeps the count.
+        let (changes, count) = diff(&a, &b, &Ignore::nothing(), 2);
+        assert_eq!((changes.len(), count), (2, 6));
+        assert!(diff(&a, &a, &Ignore::nothing(), 10).0.is_empty());
+    }
+
+    #[test]
+    fn handles_and_ignored_keys_are_not_differences() {
+        let a = json!({"handle": "structs:players:1763700000:0a1b2c3d",
+                       "uri": "structs://handles/structs:players:1763700000:0a1b2c3d", "n": 1});
+        let b = json!({"handle": "structs:players:1763700100:ffee0011",
+                       "uri": "structs://handles/structs:players:1763700100:ffee0011", "n": 1});
+        assert!(diff(&a, &b, &Ignore::default(), 10).0.is_empty());
+        let b2 = json!({"handle": "not a handle", "uri": b["uri"], "n": 2});
+        let (c, _) = diff(&a, &b2, &Ignore::default().with("n"), 10);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c[0].path, "/handle");
+        // A different type at the same path is one change.
+        let (c, _) = diff(
+            &json!({"x": [1]}),
+            &json!({"x": {"0": 1}}),
+            &Ignore::nothing(),
+            10,
+        );
+        assert_eq!((c.len(), c[0].path.as_str()), (1, "/x"));
+    }
+}

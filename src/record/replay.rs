@@ -1,0 +1,179 @@
+//! `structs-console replay FILE --check`: a recorded session run again against a core,
+//! each call's fresh answer compared with the recorded one, so a recording becomes a
+//! regression test.
+//!
+//! The log is streamed. A request is kept until its response line arrives; the call is
+//! then made again with the recorded arguments, in the order the responses were
+//! recorded (the order the original calls finished), and the fresh result or error is
+//! diffed with the recorded one, volatile fields left out ([`super::diff::Ignore`]).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::diff::{Change, Ignore, diff};
+use super::{Kind, LogReader, Problem};
+use crate::core::Core;
+
+/// Differences kept per call (all are counted).
+pub const CHANGES_KEPT: usize = 50;
+
+/// One call whose fresh answer differs from the recorded one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallDiff {
+    pub session: String,
+    pub call: u64,
+    /// The response's line in the log.
+    pub line: u64,
+    pub tool: String,
+    pub changes: Vec<Change>,
+    pub total: usize,
+}
+
+/// What a check found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    /// Calls run again.
+    pub calls: u64,
+    pub same: u64,
+    pub different: Vec<CallDiff>,
+    /// Requests with no response in the log (the server stopped first).
+    pub unanswered: u64,
+    /// Responses whose request is not in the log.
+    pub orphans: u64,
+    pub notifications: u64,
+    pub problems: Vec<Problem>,
+}
+
+impl Report {
+    /// True when every call gave the recorded answer.
+    pub fn passed(&self) -> bool {
+        self.different.is_empty()
+    }
+}
+
+/// Runs every call of the log at `path` again on `core` and compares.
+pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result<Report> {
+    let mut report = Report::default();
+    // Requests waiting for their response, by (session, call).
+    let mut waiting: HashMap<(String, u64), (String, Value)> = HashMap::new();
+    let mut reader = LogReader::open(path)?;
+    while let Some(item) = reader.next() {
+        let entry = match item? {
+            Ok(e) => e,
+            Err(p) => {
+                report.problems.push(p);
+                continue;
+            }
+        };
+        match entry.kind {
+            Kind::Notification => report.notifications += 1,
+            Kind::Request => {
+                if let (Some(call), Some(tool)) = (entry.call, entry.tool) {
+                    let args = entry.arguments.unwrap_or(Value::Null);
+                    waiting.insert((entry.session, call), (tool, args));
+                }
+            }
+            Kind::Response => {
+                let Some(call) = entry.call else { continue };
+                let Some((tool, args)) = waiting.remove(&(entry.session.clone(), call)) else {
+                    report.orphans += 1;
+                    continue;
+                };
+                let recorded = match (entry.result, entry.error) {
+                    (Some(r), _) => r,
+                    (None, Some(e)) => e,
+                    (None, None) => Value::Null,
+                };
+                let fresh = match core.call(&tool, args).await {
+                    Ok(v) => v,
+                    Err(e) => e.to_json(&core.timestamp()),
+                };
+                report.calls += 1;
+                let (changes, total) = diff(&recorded, &fresh, ignore, CHANGES_KEPT);
+                if total == 0 {
+                    report.same += 1;
+                } else {
+                    report.different.push(CallDiff {
+                        session: entry.session,
+                        call,
+                        line: reader.line(),
+                        tool,
+                        changes,
+                        total,
+                    });
+                }
+            }
+        }
+    }
+    report.unanswered = waiting.len() as u64;
+    Ok(report)
+}
+
+/// A value in one line, cut to `max` characters.
+fn short(v: &Option<Value>, max: usize) -> String {
+    let text = v.as_ref().map_or_else(|| "—".to_string(), Value::to_string);
+    if text.chars().count() <= max {
+        text
+    } else {
+        format!("{}…", text.chars().take(max).collect::<String>())
+    }
+}
+
+/// The report as text: the totals, then each differing call with its changes.
+pub fn render(report: &Report, log: &Path, source: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "replayed {} call{} from {} on {source}",
+        report.calls,
+        if report.calls == 1 { "" } else { "s" },
+        log.display()
+    );
+    let _ = writeln!(
+        out,
+        "  {} the same, {} different, {} without a response, {} response{} without a request, {} notification{} (not replayed)",
+        report.same,
+        report.different.len(),
+        report.unanswered,
+        report.orphans,
+        if report.orphans == 1 { "" } else { "s" },
+        report.notifications,
+        if report.notifications == 1 { "" } else { "s" },
+    );
+    for p in &report.problems {
+        let _ = writeln!(out, "  log: {p}");
+    }
+    for d in &report.different {
+        let _ = writeln!(
+            out,
+            "\ncall {} {} (line {}, session {}): {} difference{}",
+            d.call,
+            d.tool,
+            d.line,
+            d.session,
+            d.total,
+            if d.total == 1 { "" } else { "s" }
+        );
+        for c in &d.changes {
+            let path = if c.path.is_empty() {
+                "(the whole answer)"
+            } else {
+                &c.path
+            };
+            let _ = writeln!(
+                out,
+                "  {} {path}: {} → {}",
+                c.kind.mark(),
+                short(&c.before, 60),
+                short(&c.after, 60)
+            );
+        }
+        if d.total > d.changes.len() {
+            let _ = writeln!(out, "  … and {} more", d.total - d.changes.len());
+        }
+    }
+    out
+}
