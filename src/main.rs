@@ -30,9 +30,10 @@ struct Cli {
     #[arg(long)]
     headless: bool,
 
-    /// Record every MCP exchange (requests, responses, notifications) to this JSON
-    /// Lines session log, appending (with --headless).
-    #[arg(long, value_name = "FILE", requires = "headless")]
+    /// Record every exchange to this JSON Lines session log, appending: with
+    /// --headless each MCP request, response and notification; in the console, each
+    /// tool call it makes and its answer.
+    #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
 
     /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
@@ -301,6 +302,16 @@ fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
     }
 }
 
+/// The `--record` session log, when asked for.
+fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
+    let Some(path) = &cli.record else {
+        return Ok(None);
+    };
+    structs_console::record::Recorder::open(path)
+        .map(|r| Some(Arc::new(r)))
+        .map_err(|e| anyhow::anyhow!("--record: cannot open {}: {e}", path.display()))
+}
+
 /// `--rate-limit`: 0 for none, else between 0.01 and 100,000 requests per second.
 fn rate_limit(text: &str) -> Result<f64, String> {
     let r: f64 = text
@@ -497,14 +508,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;
         let core = services.core.clone();
-        let recorder = match &cli.record {
-            Some(path) => Some(Arc::new(
-                structs_console::record::Recorder::open(path).map_err(|e| {
-                    anyhow::anyhow!("--record: cannot open {}: {e}", path.display())
-                })?,
-            )),
-            None => None,
-        };
+        let recorder = open_recorder(&cli)?;
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
         runtime.block_on(structs_console::mcp::serve_stdio(core, recorder))?;
         return Ok(ExitCode::SUCCESS);
@@ -528,7 +532,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cli.endpoint.clone(),
         )
     });
-    structs_console::tui::run(services.core.clone(), theme, &runtime, switcher)?;
+    let recorder = open_recorder(&cli)?;
+    structs_console::tui::run(services.core.clone(), theme, &runtime, switcher, recorder)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -2469,3 +2469,33 @@ fn the_source_dialog_switches_to_a_node_and_back() {
     );
     drop(server);
 }
+
+#[test]
+fn the_console_records_the_calls_it_makes() {
+    let path =
+        std::env::temp_dir().join(format!("structs-console-rec-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let recorder = Arc::new(structs_console::record::Recorder::open(&path).expect("log"));
+    let runtime = runtime();
+    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let mut app =
+        App::new(core, Theme::default(), runtime.handle().clone()).with_recorder(recorder);
+    app.settle(); // nothing recorded yet: the first page was asked for before recording
+    press(&mut app, KeyCode::Char('n')); // the next page
+    press(&mut app, KeyCode::Enter); // open the selected player, with its references
+    let mut tools = Vec::new();
+    for item in structs_console::record::LogReader::open(&path).expect("log") {
+        let e = item.expect("readable").expect("an entry");
+        tools.push((format!("{:?}", e.kind), e.tool.unwrap_or_default()));
+    }
+    assert!(tools.len() >= 4 && tools.len() % 2 == 0, "{tools:?}");
+    assert!(
+        tools.contains(&("Request".into(), "structs_list_entities".into())),
+        "{tools:?}"
+    );
+    assert!(
+        tools.contains(&("Response".into(), "structs_query_entity".into())),
+        "{tools:?}"
+    );
+    let _ = std::fs::remove_file(&path);
+}

@@ -148,6 +148,12 @@ impl App {
         }
     }
 
+    /// Records every tool call the console makes, with its answer, to a session log.
+    pub fn with_recorder(mut self, recorder: std::sync::Arc<crate::record::Recorder>) -> App {
+        self.dispatcher.set_recorder(recorder);
+        self
+    }
+
     /// Lets the source dialog switch the core's source (the core must have been built
     /// over `switcher.switch`).
     pub fn with_switcher(mut self, switcher: crate::source::switch::Switcher) -> App {

@@ -35,6 +35,8 @@ pub(crate) struct Dispatcher {
     /// Long calls (proof-of-work searches) among the pending ones: they run until
     /// done or cancelled, so they do not count as the console loading.
     background: std::collections::HashSet<RequestId>,
+    /// Where the console's tool calls are recorded (`--record`).
+    recorder: Option<std::sync::Arc<crate::record::Recorder>>,
 }
 
 impl Dispatcher {
@@ -48,7 +50,13 @@ impl Dispatcher {
             next_id: 0,
             pending: 0,
             background: std::collections::HashSet::new(),
+            recorder: None,
         }
+    }
+
+    /// Records every tool call from now on, with its answer, to a session log.
+    pub fn set_recorder(&mut self, recorder: std::sync::Arc<crate::record::Recorder>) {
+        self.recorder = Some(recorder);
     }
 
     /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
@@ -98,10 +106,22 @@ impl Dispatcher {
         self.pending += 1;
         let core = self.core.clone();
         let sender = self.sender.clone();
+        let recorder = self.recorder.clone();
         self.runtime.spawn(async move {
+            let started = std::time::Instant::now();
+            let call = recorder
+                .as_ref()
+                .map(|r| r.request(tool, &args, &core.status()));
             // `Core::call_with` turns a panicking tool into an error result, so exactly
             // one reply comes back for every call.
             let result = core.call_with(tool, args, ctx).await;
+            if let (Some(r), Some(call)) = (&recorder, call) {
+                let outcome = match &result {
+                    Ok(v) => Ok(v.clone()),
+                    Err(e) => Err(e.to_json(&core.timestamp())),
+                };
+                r.response(call, tool, &outcome, started.elapsed(), &core.status());
+            }
             // The console may have closed meanwhile; then nobody wants the result.
             let _ = sender.send(Reply { id, result });
         });

@@ -51,6 +51,7 @@ pub fn run(
     theme: Theme,
     runtime: &Runtime,
     switcher: Option<crate::source::switch::Switcher>,
+    recorder: Option<std::sync::Arc<crate::record::Recorder>>,
 ) -> anyhow::Result<()> {
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
@@ -64,6 +65,9 @@ pub fn run(
     let mut app = App::new(core, theme, runtime.handle().clone());
     if let Some(switcher) = switcher {
         app = app.with_switcher(switcher);
+    }
+    if let Some(recorder) = recorder {
+        app = app.with_recorder(recorder);
     }
     loop {
         app.tick(std::time::Instant::now());
