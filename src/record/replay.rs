@@ -86,10 +86,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     (None, Some(e)) => e,
                     (None, None) => Value::Null,
                 };
-                let fresh = match core.call(&tool, args).await {
-                    Ok(v) => v,
-                    Err(e) => e.to_json(&core.timestamp()),
-                };
+                let fresh = core.call_json(&tool, args).await.unwrap_or_else(|e| e);
                 report.calls += 1;
                 let (changes, total) = diff(&recorded, &fresh, ignore, CHANGES_KEPT);
                 if total == 0 {

@@ -112,6 +112,16 @@ pub enum Reply {
     NotFound,
 }
 
+impl Reply {
+    /// The answer, or `None` for "object not found".
+    pub fn found(self) -> Option<Value> {
+        match self {
+            Reply::Found(v) => Some(v),
+            Reply::NotFound => None,
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 struct Stats {
     requests: u64,

@@ -170,8 +170,7 @@ impl RestSource {
         let height = self.height.load(Ordering::Relaxed);
         let path = format!("/structs/{}/{id}", segment(id.kind));
         let value = match self.client.get(&path, &[]).await {
-            Ok(Reply::Found(v)) => Some(v),
-            Ok(Reply::NotFound) => None,
+            Ok(reply) => reply.found(),
             // The chain has no route for infusion ids (they are addressed by
             // destination and address): nothing by that id.
             Err(e)
@@ -268,6 +267,13 @@ impl RestSource {
         ))
     }
 
+    fn remember_total(&self, kind: EntityKind, height: u64, total: u64) {
+        self.totals
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(kind, (height, total));
+    }
+
     /// How many records a kind has (cached for the block).
     async fn total(&self, kind: EntityKind) -> Result<u64, ToolError> {
         let height = self.height.load(Ordering::Relaxed);
@@ -282,10 +288,7 @@ impl RestSource {
         }
         let path = format!("/structs/{}", segment(kind));
         let (_, _, total) = self.page(kind, &path, None, 1).await?;
-        self.totals
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(kind, (height, total));
+        self.remember_total(kind, height, total);
         Ok(total)
     }
 
@@ -298,11 +301,7 @@ impl RestSource {
                 .page(kind, &path, q.after.as_deref(), q.page_size)
                 .await?;
             let total = if q.after.is_none() {
-                let height = self.height.load(Ordering::Relaxed);
-                self.totals
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(kind, (height, total));
+                self.remember_total(kind, self.height.load(Ordering::Relaxed), total);
                 total
             } else {
                 self.total(kind).await?
@@ -395,14 +394,11 @@ impl RestSource {
 
     /// The fleet at `index` (`GET /structs/fleet_by_index/{index}`), or `None`.
     pub async fn fleet_by_index(&self, index: u64) -> Result<Option<Value>, ToolError> {
-        match self
+        Ok(self
             .client
             .get(&format!("/structs/fleet_by_index/{index}"), &[])
             .await?
-        {
-            Reply::Found(v) => Ok(Some(v)),
-            Reply::NotFound => Ok(None),
-        }
+            .found())
     }
 
     async fn broadcast_now(&self, tx_bytes: String) -> Result<Value, ToolError> {
