@@ -30,6 +30,27 @@ struct Cli {
     #[arg(long)]
     headless: bool,
 
+    /// With --headless: serve MCP over streamable HTTP at this address
+    /// (`127.0.0.1:8080`; the endpoint is /mcp) instead of stdio. Several clients may
+    /// connect, each with its own session.
+    #[arg(long, value_name = "ADDR", requires = "headless")]
+    http: Option<String>,
+
+    /// Let --http bind an address that is not loopback. Needs a bearer token.
+    #[arg(long, requires = "http")]
+    http_allow_remote: bool,
+
+    /// The bearer token every HTTP request must carry (`Authorization: Bearer
+    /// TOKEN`), at least 16 characters. Prefer the environment variable: a flag shows
+    /// in the process list.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "STRUCTS_CONSOLE_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    auth_token: Option<String>,
+
     /// Record every exchange to this JSON Lines session log, appending: with
     /// --headless each MCP request, response and notification; in the console, each
     /// tool call it makes and its answer.
@@ -456,6 +477,50 @@ fn serve_rest(cli: &Cli, listen: &str, latency_ms: u64) -> anyhow::Result<ExitCo
     Ok(ExitCode::SUCCESS)
 }
 
+/// `--headless --http`: serves until Ctrl-C (or SIGTERM), then ends every session.
+async fn serve_http(
+    core: Core,
+    recorder: Option<Arc<structs_console::record::Recorder>>,
+    options: structs_console::mcp::http::HttpOptions,
+) -> anyhow::Result<()> {
+    let mut server = structs_console::mcp::McpServer::new(core);
+    if let Some(r) = recorder {
+        server = server.with_recorder(r);
+    }
+    let http = structs_console::mcp::http::HttpServer::start(server, &options).await?;
+    // The one line a script waits for: where to point a client.
+    println!("serving MCP over HTTP at {}", http.url());
+    let stop = http.stopper();
+    tokio::spawn(async move {
+        shutdown_signal().await;
+        stop.cancel();
+    });
+    http.wait().await
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(t) => t,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     init_logging(&cli)?;
     if let Some(Command::ServeRest { listen, latency_ms }) = &cli.command {
@@ -469,12 +534,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }) = &cli.command
     {
         if !*check {
-            eprintln!(
-                "structs-console: the console's Replay pane is not built yet; \
-                 `structs-console replay {} --check` runs the log again headless",
-                file.display()
-            );
-            return Ok(ExitCode::from(2));
+            return run_console(&cli, config, Some(file));
         }
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;
@@ -509,31 +569,69 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let services = build_core(&cli, config, &runtime, false)?;
         let core = services.core.clone();
         let recorder = open_recorder(&cli)?;
+        if let Some(listen) = &cli.http {
+            let options = structs_console::mcp::http::HttpOptions {
+                listen: listen.clone(),
+                token: cli.auth_token.clone(),
+                allow_remote: cli.http_allow_remote,
+            };
+            runtime.block_on(serve_http(core, recorder, options))?;
+            return Ok(ExitCode::SUCCESS);
+        }
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
         runtime.block_on(structs_console::mcp::serve_stdio(core, recorder))?;
         return Ok(ExitCode::SUCCESS);
     }
+    run_console(&cli, config, None)
+}
+
+/// The console, with a session log open in the Replay pane when one is given.
+fn run_console(
+    cli: &Cli,
+    config: Config,
+    log: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
+    if let Some(path) = log {
+        std::fs::File::open(path)
+            .map_err(|e| anyhow::anyhow!("cannot open the session log {}: {e}", path.display()))?;
+    }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        let hint = match log {
+            Some(path) => format!(
+                "To run the log again without the console, run: structs-console replay {} --check",
+                path.display()
+            ),
+            None => {
+                "To serve the tools to an agent over stdio, run: structs-console --headless".into()
+            }
+        };
         eprintln!(
             "structs-console: the console needs an interactive terminal, but stdin or stdout \
-             is not a TTY.\nTo serve the tools to an agent over stdio, run: structs-console --headless"
+             is not a TTY.\n{hint}"
         );
         return Ok(ExitCode::from(2));
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
-    let services = build_core(&cli, config, &runtime, true)?;
+    let services = build_core(cli, config, &runtime, true)?;
     let switcher = services.switch.clone().map(|switch| {
-        let make_sim = sim_maker(&cli);
+        let make_sim = sim_maker(cli);
         Switcher::new(
             switch,
             Box::new(move || make_sim() as Arc<dyn GameSource>),
-            Box::new(rest_config(&cli)),
+            Box::new(rest_config(cli)),
             cli.endpoint.clone(),
         )
     });
-    let recorder = open_recorder(&cli)?;
-    structs_console::tui::run(services.core.clone(), theme, &runtime, switcher, recorder)?;
+    let recorder = open_recorder(cli)?;
+    structs_console::tui::run(
+        services.core.clone(),
+        theme,
+        &runtime,
+        switcher,
+        recorder,
+        log,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

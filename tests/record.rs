@@ -264,9 +264,14 @@ async fn a_recorded_session_replays_the_same_until_the_world_changes() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("the last line is torn"), "{out}");
 
-    // Without --check, the console's pane is not there yet, and it says so.
+    // Without --check the log opens in the console, which needs a terminal: without
+    // one it says so and points to --check. A log that is not there is named.
     let (code, _, err) = replay(&log, &[]);
     assert_eq!(code, 2);
+    assert!(err.contains("interactive terminal"), "{err}");
     assert!(err.contains("--check"), "{err}");
+    let (code, _, err) = replay(&dir.join("missing.jsonl"), &[]);
+    assert_eq!(code, 1);
+    assert!(err.contains("cannot open the session log"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }

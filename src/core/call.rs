@@ -31,6 +31,38 @@ pub struct CallContext {
     progress: Option<Sink>,
     /// The calling client's subscriptions; `None` uses the core's own (the console's).
     subscriptions: Option<Arc<Subscriptions>>,
+    /// The result handles the calling client made; `None` for the console, which sees
+    /// every handle in the store.
+    handles: Option<Arc<ClientHandles>>,
+}
+
+/// The result handles one MCP client made: its `structs_handle_list` and
+/// `resources/list` show these only. (Any client may still fetch a handle it is given.)
+#[derive(Debug, Default)]
+pub struct ClientHandles(std::sync::Mutex<std::collections::HashSet<String>>);
+
+impl ClientHandles {
+    pub fn add(&self, handle: &str) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(handle.to_string());
+    }
+
+    pub fn contains(&self, handle: &str) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(handle)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 #[derive(Default)]
@@ -92,6 +124,7 @@ impl CallContext {
             cancelled: self.cancelled.clone(),
             progress: None,
             subscriptions: None,
+            handles: None,
         }
     }
 
@@ -102,6 +135,7 @@ impl CallContext {
             cancelled: Arc::default(),
             progress: None,
             subscriptions: self.subscriptions.clone(),
+            handles: self.handles.clone(),
         }
     }
 
@@ -113,6 +147,16 @@ impl CallContext {
 
     pub fn subscriptions(&self) -> Option<Arc<Subscriptions>> {
         self.subscriptions.clone()
+    }
+
+    /// The client the call comes from keeps the handles it made here.
+    pub fn with_handles(mut self, handles: Arc<ClientHandles>) -> Self {
+        self.handles = Some(handles);
+        self
+    }
+
+    pub fn handles(&self) -> Option<Arc<ClientHandles>> {
+        self.handles.clone()
     }
 
     /// Whether anyone listens to progress.

@@ -55,6 +55,8 @@ pub enum ErrorCode {
     ApiUnavailable,
     /// Too many requests.
     RateLimitExceeded,
+    /// An HTTP request without the server's bearer token.
+    Unauthorized,
 }
 
 impl ErrorCode {
@@ -82,6 +84,7 @@ impl ErrorCode {
             ErrorCode::ApiError => "API_ERROR",
             ErrorCode::ApiUnavailable => "API_UNAVAILABLE",
             ErrorCode::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            ErrorCode::Unauthorized => "UNAUTHORIZED",
         }
     }
 }

@@ -268,6 +268,9 @@ async fn envelope(
                 ),
             )
         })?;
+    if let Some(mine) = crate::core::call::CallContext::current().handles() {
+        mine.add(&handle);
+    }
     core.maybe_clean_handles().await;
 
     let verbosity = request.verbosity.unwrap_or(Verbosity::Compact);

@@ -2,13 +2,16 @@
 //! with its input schema and forwards `tools/call` to [`Core::call`]; it holds no game
 //! logic of its own.
 
+pub mod http;
+
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ResourceTemplate, ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::model::{
     ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
@@ -18,7 +21,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 
 use crate::core::Core;
-use crate::core::call::{CallContext, ProgressUpdate};
+use crate::core::call::{CallContext, ClientHandles, ProgressUpdate};
 use crate::core::subscriptions::{ENTITY_URI, Subscriptions, entity_uri};
 use crate::entity::EntityId;
 use crate::tools::schemas::{self, Schemas};
@@ -36,6 +39,8 @@ pub struct McpServer {
     core: Core,
     tools: Arc<Vec<Tool>>,
     subscriptions: Arc<Subscriptions>,
+    /// The result handles this client made (its `resources/list` and handle list).
+    handles: Arc<ClientHandles>,
     watcher: Arc<Watcher>,
     /// Where this server's exchanges are recorded (`--record`).
     recorder: Option<Arc<crate::record::Recorder>>,
@@ -69,8 +74,22 @@ impl McpServer {
             core,
             tools: Arc::new(tools),
             subscriptions: Arc::new(Subscriptions::new()),
+            handles: Arc::new(ClientHandles::default()),
             watcher: Arc::new(Watcher::default()),
             recorder: None,
+        }
+    }
+
+    /// A server for another client of the same core: the same tools, its own
+    /// subscriptions, handle list and event watcher, and its own session in the log.
+    pub fn for_new_client(&self) -> McpServer {
+        McpServer {
+            core: self.core.clone(),
+            tools: self.tools.clone(),
+            subscriptions: Arc::new(Subscriptions::new()),
+            handles: Arc::new(ClientHandles::default()),
+            watcher: Arc::new(Watcher::default()),
+            recorder: self.recorder.as_ref().map(|r| Arc::new(r.new_session())),
         }
     }
 
@@ -202,6 +221,10 @@ impl McpServer {
             Some(_) => ctx,
             None => ctx.with_subscriptions(self.subscriptions.clone()),
         };
+        let ctx = match ctx.handles() {
+            Some(_) => ctx,
+            None => ctx.with_handles(self.handles.clone()),
+        };
         let started = std::time::Instant::now();
         let call = self
             .recorder
@@ -326,6 +349,15 @@ impl ServerHandler for McpServer {
                 .with_title("Structs console"),
         )
         .with_instructions(INSTRUCTIONS)
+    }
+
+    /// The protocol versions with a session (`initialize`): subscriptions, the handle
+    /// list and the log's session belong to one client's session, which the stateless
+    /// 2026-07-28 protocol does not have. A newer client negotiates down to these.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
     }
 
     async fn list_tools(

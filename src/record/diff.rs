@@ -51,6 +51,8 @@ pub struct Ignore {
 pub const VOLATILE_KEYS: &[&str] = &[
     "timestamp",
     "created",
+    "created_at",
+    "updated_at",
     "expires",
     "expires_at",
     "started_at",

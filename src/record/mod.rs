@@ -22,12 +22,13 @@
 //! never fatal.
 
 pub mod diff;
+pub mod index;
 pub mod replay;
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -38,14 +39,30 @@ use crate::source::SourceInfo;
 /// The log format's version, in every line.
 pub const VERSION: u64 = 1;
 
-/// Appends one server's exchanges to a session log.
+/// Appends one session's exchanges to a session log.
 pub struct Recorder {
-    path: PathBuf,
-    file: Mutex<std::fs::File>,
+    log: Arc<LogFile>,
     session: String,
     seq: AtomicU64,
     calls: AtomicU64,
+}
+
+/// The open log, shared by the sessions written to it.
+struct LogFile {
+    path: PathBuf,
+    file: Mutex<std::fs::File>,
     failed_writes: AtomicU64,
+}
+
+/// A session id unique to this process and moment.
+fn new_session_id() -> String {
+    static OPENED: AtomicU64 = AtomicU64::new(0);
+    format!(
+        "s-{}-{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ"),
+        std::process::id(),
+        OPENED.fetch_add(1, Ordering::Relaxed) + 1
+    )
 }
 
 impl Recorder {
@@ -60,26 +77,31 @@ impl Recorder {
         if ends_torn(&mut file)? {
             file.write_all(b"\n")?;
         }
-        // Time, process and a count within the process: unique per recorder.
-        static OPENED: AtomicU64 = AtomicU64::new(0);
-        let now = chrono::Utc::now();
         Ok(Recorder {
-            path: path.to_path_buf(),
-            file: Mutex::new(file),
-            session: format!(
-                "s-{}-{}-{}",
-                now.format("%Y%m%dT%H%M%S%.3fZ"),
-                std::process::id(),
-                OPENED.fetch_add(1, Ordering::Relaxed) + 1
-            ),
+            log: Arc::new(LogFile {
+                path: path.to_path_buf(),
+                file: Mutex::new(file),
+                failed_writes: AtomicU64::new(0),
+            }),
+            session: new_session_id(),
             seq: AtomicU64::new(0),
             calls: AtomicU64::new(0),
-            failed_writes: AtomicU64::new(0),
         })
     }
 
+    /// A recorder for another session (another client of an HTTP server) writing to
+    /// the same log, with its own session id and numbering.
+    pub fn new_session(&self) -> Recorder {
+        Recorder {
+            log: self.log.clone(),
+            session: new_session_id(),
+            seq: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+        }
+    }
+
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.log.path
     }
 
     /// This server's session id, in every line it writes.
@@ -87,9 +109,9 @@ impl Recorder {
         &self.session
     }
 
-    /// Lines that could not be written.
+    /// Lines that could not be written (by every session of the log).
     pub fn failed_writes(&self) -> u64 {
-        self.failed_writes.load(Ordering::Relaxed)
+        self.log.failed_writes.load(Ordering::Relaxed)
     }
 
     /// Records a tool call's request; the number returned pairs it with its response.
@@ -162,7 +184,7 @@ impl Recorder {
             }
         };
         bytes.push(b'\n');
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let mut file = self.log.file.lock().unwrap_or_else(|e| e.into_inner());
         if let Err(e) = file.write_all(&bytes) {
             drop(file);
             self.failed(&e.to_string());
@@ -170,10 +192,10 @@ impl Recorder {
     }
 
     fn failed(&self, why: &str) {
-        let n = self.failed_writes.fetch_add(1, Ordering::Relaxed) + 1;
+        let n = self.log.failed_writes.fetch_add(1, Ordering::Relaxed) + 1;
         // Once, then every 100th: a full disk should not flood the log either.
         if n == 1 || n.is_multiple_of(100) {
-            tracing::error!(path = %self.path.display(), failed = n, "cannot write the session log: {why}");
+            tracing::error!(path = %self.log.path.display(), failed = n, "cannot write the session log: {why}");
         }
     }
 }

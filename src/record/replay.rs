@@ -6,15 +6,19 @@
 //! then made again with the recorded arguments, in the order the responses were
 //! recorded (the order the original calls finished), and the fresh result or error is
 //! diffed with the recorded one, volatile fields left out ([`super::diff::Ignore`]).
+//! Each recorded session is replayed as its own client ([`Replayer`]).
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::diff::{Change, Ignore, diff};
 use super::{Kind, LogReader, Problem};
 use crate::core::Core;
+use crate::core::call::{CallContext, ClientHandles};
+use crate::core::subscriptions::Subscriptions;
 
 /// Differences kept per call (all are counted).
 pub const CHANGES_KEPT: usize = 50;
@@ -53,8 +57,109 @@ impl Report {
     }
 }
 
+/// Runs recorded calls again, each recorded session as its own client: its own
+/// subscriptions and handle list, as it had on the server. A result handle the log
+/// recorded is replaced, in the arguments of later calls, by the handle
+/// the fresh run made for the same call (in any session), so `structs_handle_fetch` of a recorded handle
+/// reads the fresh result.
+pub struct Replayer {
+    core: Core,
+    sessions: HashMap<String, Client>,
+    /// Recorded handle → the fresh run's handle (across sessions: a client may fetch
+    /// a handle another one made).
+    renamed: HashMap<String, String>,
+}
+
+#[derive(Default)]
+struct Client {
+    subscriptions: Arc<Subscriptions>,
+    handles: Arc<ClientHandles>,
+}
+
+impl Replayer {
+    pub fn new(core: Core) -> Replayer {
+        Replayer {
+            core,
+            sessions: HashMap::new(),
+            renamed: HashMap::new(),
+        }
+    }
+
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
+    /// Calls `tool` with the recorded `args` as `session` did; `recorded` is the
+    /// recorded answer (to pair its handles with the fresh ones). The answer is the
+    /// result or the wire error object.
+    pub async fn call(
+        &mut self,
+        session: &str,
+        tool: &str,
+        mut args: Value,
+        recorded: Option<&Value>,
+    ) -> Value {
+        let client = self.sessions.entry(session.to_string()).or_default();
+        rename(&mut args, &self.renamed);
+        let ctx = CallContext::new()
+            .with_subscriptions(client.subscriptions.clone())
+            .with_handles(client.handles.clone());
+        let fresh = self
+            .core
+            .call_with(tool, args, ctx)
+            .await
+            .map_err(|e| e.to_json(&self.core.timestamp()))
+            .unwrap_or_else(|e| e);
+        if let Some(recorded) = recorded {
+            let (mut old, mut new) = (Vec::new(), Vec::new());
+            handles_in(recorded, &mut old);
+            handles_in(&fresh, &mut new);
+            for (o, n) in old.into_iter().zip(new) {
+                if o != n {
+                    self.renamed.insert(o, n);
+                }
+            }
+        }
+        fresh
+    }
+}
+
+/// The `result_handle` values in a result, in document order.
+fn handles_in(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("result_handle", Value::String(h)) => out.push(h.clone()),
+                    _ => handles_in(v, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| handles_in(v, out)),
+        _ => {}
+    }
+}
+
+/// Every string equal to a renamed handle becomes the new one.
+fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
+    if renamed.is_empty() {
+        return;
+    }
+    match v {
+        Value::String(s) => {
+            if let Some(new) = renamed.get(s.as_str()) {
+                *s = new.clone();
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(|v| rename(v, renamed)),
+        Value::Array(items) => items.iter_mut().for_each(|v| rename(v, renamed)),
+        _ => {}
+    }
+}
+
 /// Runs every call of the log at `path` again on `core` and compares.
 pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result<Report> {
+    let mut replayer = Replayer::new(core.clone());
     let mut report = Report::default();
     // Requests waiting for their response, by (session, call).
     let mut waiting: HashMap<(String, u64), (String, Value)> = HashMap::new();
@@ -86,7 +191,9 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     (None, Some(e)) => e,
                     (None, None) => Value::Null,
                 };
-                let fresh = core.call_json(&tool, args).await.unwrap_or_else(|e| e);
+                let fresh = replayer
+                    .call(&entry.session, &tool, args, Some(&recorded))
+                    .await;
                 report.calls += 1;
                 let (changes, total) = diff(&recorded, &fresh, ignore, CHANGES_KEPT);
                 if total == 0 {

@@ -55,8 +55,17 @@ pub fn register(registry: &mut Registry) {
         ToolSpec {
             name: "structs_handle_list",
             description: "The live result handles, newest first (at most 100): tool, size, \
-                rows, age, time to expiry and hits of each.",
-            input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
+                rows, age, time to expiry and hits of each. An MCP client sees the handles it \
+                made; scope \"all\" lists every handle in the store (other clients', and other \
+                servers' when the store is shared). Any handle can be fetched by whoever has it.",
+            input_schema: json!({
+                "type": "object",
+                "properties": {
+                    "scope": {"type": "string", "enum": ["mine", "all"],
+                        "description": "mine (the default): the handles this client made; all: every live handle in the store."}
+                },
+                "additionalProperties": false
+            }),
             references: Support::None,
             shaping: Shaping::Own,
         },
@@ -128,16 +137,25 @@ async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
     }))
 }
 
-async fn list(core: Core, _args: Value) -> Result<Value, ToolError> {
+async fn list(core: Core, args: Value) -> Result<Value, ToolError> {
     let now = core.now();
     let store = core.handle_store();
     store.cleanup(now).await?;
-    let all = store.list(now).await?;
+    let mut all = store.list(now).await?;
+    // An MCP client sees the handles it made; the console sees the whole store.
+    let mine = match opt_str(&args, "scope") {
+        Some("all") => None,
+        _ => crate::core::call::CallContext::current().handles(),
+    };
+    if let Some(mine) = &mine {
+        all.retain(|m| mine.contains(&m.handle));
+    }
     let shown: Vec<Value> = all.iter().take(LIST_MAX).map(|m| m.to_json(now)).collect();
     Ok(json!({
         "handles": shown,
         "total": all.len(),
         "store": store.name(),
+        "scope": if mine.is_some() { "this client" } else { "all" },
         "ttl_secs": core.handle_config().ttl_secs,
         "timestamp": core.timestamp(),
     }))

@@ -20,9 +20,9 @@ use super::panes::docs::DocsPane;
 use super::panes::entities::{EntitiesPane, PowRequest};
 use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
-use super::panes::placeholder::Placeholder;
 use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
+use super::panes::replay::ReplayPane;
 use super::panes::source::{SourceDialog, Switched};
 use super::theme::{Role, Theme};
 use crate::core::Core;
@@ -97,6 +97,8 @@ pub struct App {
     plans: PlansPane,
     /// The Docs tab.
     docs: DocsPane,
+    /// The Replay tab.
+    replay: ReplayPane,
     /// The clipboard both panes copy to.
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
@@ -138,6 +140,7 @@ impl App {
             pow: PowPane::new(Box::new(clipboard.clone()), None),
             plans,
             docs: DocsPane::new(),
+            replay: ReplayPane::new(),
             clipboard,
             handles_listed_at: None,
             events,
@@ -203,6 +206,28 @@ impl App {
     pub fn open_plan(&mut self, label: impl Into<String>, plan: serde_json::Value) {
         self.plans.open_plan(label.into(), plan, &self.core);
         self.tab = Tab::Plans;
+    }
+
+    /// Opens a session log (`--record`) in the Replay pane and shows that tab. Its
+    /// calls are indexed in the background; the first ones show at once.
+    pub fn open_log(&mut self, path: &std::path::Path) -> std::io::Result<()> {
+        self.replay.open(path, &self.core)?;
+        self.tab = Tab::Replay;
+        Ok(())
+    }
+
+    /// Waits (up to 30 s) until the Replay pane's log is read to its end. For tests
+    /// and benchmarks.
+    pub fn settle_log(&mut self) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !self.replay.indexed() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// The Replay pane's verdicts: calls run again, and how many of them differ.
+    pub fn replay_verdicts(&self) -> (usize, usize) {
+        self.replay.verdicts()
     }
 
     /// The Plans pane's run as `structs_plan_execute` reports it (every step's status,
@@ -329,7 +354,13 @@ impl App {
             Tab::Pow => self.pow.handle_key(&key, &mut ctx),
             Tab::Plans => self.plans.handle_key(&key, &mut ctx),
             Tab::Docs => self.docs.handle_key(&key, &mut ctx),
-            tab => Placeholder::new(tab).handle_key(&key, &mut ctx),
+            Tab::Replay => {
+                let consumed = self.replay.handle_key(&key, &mut ctx);
+                if let Some((label, plan)) = self.replay.take_plan_request() {
+                    self.open_plan(label, plan);
+                }
+                consumed
+            }
         };
         if consumed == EventState::Consumed {
             return;
@@ -392,7 +423,8 @@ impl App {
             self.apply(&reply);
             any = true;
         }
-        self.events.drain() || any
+        let replayed = self.replay.drain();
+        self.events.drain() || any || replayed
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
@@ -413,6 +445,7 @@ impl App {
             }
         }
         self.events.drain();
+        self.replay.drain();
     }
 
     fn apply(&mut self, reply: &Reply) {
@@ -449,7 +482,8 @@ impl App {
             || self.handles.on_reply(reply, &mut ctx)
             || self.pow.on_reply(reply, &mut ctx)
             || self.plans.on_reply(reply, &mut ctx)
-            || self.docs.on_reply(reply, &mut ctx);
+            || self.docs.on_reply(reply, &mut ctx)
+            || self.replay.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -524,7 +558,7 @@ impl App {
             Tab::Pow => self.pow.render(body, buf, &ui),
             Tab::Plans => self.plans.render(body, buf, &ui),
             Tab::Docs => self.docs.render(body, buf, &ui),
-            tab => Placeholder::new(tab).render(body, buf, &ui),
+            Tab::Replay => self.replay.render(body, buf, &ui),
         }
         self.events.render(log, buf, &ui);
         let info = self.core.status();
@@ -733,10 +767,11 @@ impl App {
                 self.docs.commands(),
                 self.docs.captures_text(),
             ),
-            tab => {
-                let pane = Placeholder::new(tab);
-                (pane.context(), pane.commands(), pane.captures_text())
-            }
+            Tab::Replay => (
+                self.replay.context(),
+                self.replay.commands(),
+                self.replay.captures_text(),
+            ),
         };
         let mut hints = self.keymap.hints(context, &commands, text);
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
@@ -789,7 +824,7 @@ impl App {
             Tab::Pow => self.pow.context(),
             Tab::Plans => self.plans.context(),
             Tab::Docs => self.docs.context(),
-            tab => Placeholder::new(tab).context(),
+            Tab::Replay => self.replay.context(),
         };
         let mut sections = Vec::new();
         if context != Context::Global {

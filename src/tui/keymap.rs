@@ -60,6 +60,10 @@ pub enum Context {
     DocsView,
     /// The source dialog, whose endpoint takes typed text.
     SourceDialog,
+    /// The Replay pane's list of recorded calls.
+    Replay,
+    /// The Replay pane's recorded and fresh answers.
+    ReplayDetail,
 }
 
 impl Context {
@@ -90,6 +94,8 @@ impl Context {
             Context::DocsList => "Docs lists",
             Context::DocsView => "Doc text",
             Context::SourceDialog => "Source",
+            Context::Replay => "Recorded calls",
+            Context::ReplayDetail => "Recorded and fresh answers",
         }
     }
 }
@@ -208,6 +214,14 @@ pub enum Command {
     OpenDoc,
     /// Docs: back to the doc opened before this one.
     DocBack,
+    /// Replay: run the selected recorded call again on the current source.
+    ReplayCall,
+    /// Replay: run every recorded call again, in order.
+    ReplayAll,
+    /// Replay: go to the next call whose fresh answer differs.
+    NextDifference,
+    /// Replay: go to the previous call whose fresh answer differs.
+    PrevDifference,
 }
 
 impl Command {
@@ -248,7 +262,16 @@ impl Command {
             Command::CloseDialog => "close",
             Command::CycleWeapon => "weapon",
             Command::EditAction => "edit",
+            Command::OpenPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
+                "plan"
+            }
             Command::OpenPlan => "open",
+            Command::ReplayCall => "run again",
+            Command::ReplayAll => "run all",
+            Command::NextDifference | Command::PrevDifference => "differences",
+            Command::CancelPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
+                "stop"
+            }
             Command::OpenWorkflow => "workflows",
             Command::RunPlan => "run",
             Command::StepPlan => "step",
@@ -318,6 +341,34 @@ impl Command {
             Command::CancelFilter if context == Context::SourceDialog => "Close the dialog".into(),
             Command::FocusNext if matches!(context, Context::Handles | Context::HandleData) => {
                 "Focus the other area (handles, data)".into()
+            }
+            Command::FocusNext if matches!(context, Context::Replay | Context::ReplayDetail) => {
+                "Focus the other area (calls, answers)".into()
+            }
+            Command::Up if context == Context::ReplayDetail => "Scroll the answers up".into(),
+            Command::Down if context == Context::ReplayDetail => "Scroll the answers down".into(),
+            Command::NextPage if context == Context::ReplayDetail => {
+                "Scroll the answers down ten lines".into()
+            }
+            Command::PrevPage if context == Context::ReplayDetail => {
+                "Scroll the answers up ten lines".into()
+            }
+            Command::NextPage if context == Context::Replay => "Down a screen of calls".into(),
+            Command::PrevPage if context == Context::Replay => "Up a screen of calls".into(),
+            Command::ReplayCall => {
+                "Run the selected call again on the current source and compare".into()
+            }
+            Command::ReplayAll => {
+                "Run every call again in order, each session as its own client, and compare".into()
+            }
+            Command::NextDifference => "Go to the next call whose answer differs".into(),
+            Command::PrevDifference => "Go to the previous call whose answer differs".into(),
+            Command::OpenPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
+                "Open the selected structs_plan_execute call in Plans (else go to the next one)"
+                    .into()
+            }
+            Command::CancelPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
+                "Stop running the calls again".into()
             }
             Command::FocusNext if matches!(context, Context::Plans | Context::PlanResult) => {
                 "Focus the other area (steps, result)".into()
@@ -729,6 +780,25 @@ impl Keymap {
             C::EditAction,
         );
         bind(X::ActionResult, &[K::ch('w')], C::PowJob);
+
+        // The Replay pane: the calls and the answers share the run keys.
+        for context in [X::Replay, X::ReplayDetail] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &[K::key(KeyCode::PageDown)], C::NextPage);
+            bind(context, &[K::key(KeyCode::PageUp)], C::PrevPage);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+            bind(context, &[K::ch('r')], C::ReplayCall);
+            bind(context, &[K::ch('a')], C::ReplayAll);
+            bind(context, &[K::ch('x')], C::CancelPlan);
+            bind(context, &[K::ch('n')], C::NextDifference);
+            bind(context, &[K::ch('p')], C::PrevDifference);
+            bind(context, &[K::ch('o')], C::OpenPlan);
+        }
+        bind(X::Replay, &top, C::Top);
+        bind(X::Replay, &bottom, C::Bottom);
+        bind(X::Replay, &[K::key(KeyCode::Enter)], C::ReplayCall);
 
         // The Plans pane: the steps and the selected step's result share the run keys;
         // the result moves and opens like the other trees.

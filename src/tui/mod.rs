@@ -52,6 +52,7 @@ pub fn run(
     runtime: &Runtime,
     switcher: Option<crate::source::switch::Switcher>,
     recorder: Option<std::sync::Arc<crate::record::Recorder>>,
+    log: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
@@ -68,6 +69,10 @@ pub fn run(
     }
     if let Some(recorder) = recorder {
         app = app.with_recorder(recorder);
+    }
+    if let Some(path) = log {
+        app.open_log(path)
+            .with_context(|| format!("cannot open the session log {}", path.display()))?;
     }
     loop {
         app.tick(std::time::Instant::now());

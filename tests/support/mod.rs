@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod docs;
+pub mod mcp_http;
 pub mod nats;
 pub mod redis;
 pub mod sim;

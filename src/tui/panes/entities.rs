@@ -672,7 +672,9 @@ impl Pane for EntitiesPane {
             | Context::DocsSearch
             | Context::DocsList
             | Context::DocsView
-            | Context::SourceDialog => {}
+            | Context::SourceDialog
+            | Context::Replay
+            | Context::ReplayDetail => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

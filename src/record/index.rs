@@ -1,0 +1,506 @@
+//! An index of a session log's calls, built by streaming the file once on a thread of
+//! its own, so a log of any size opens at once: the first calls are there as soon as
+//! their lines are read, the rest arrive while the reader goes on.
+//!
+//! The index keeps, per call, where its request and response lines are (offset and
+//! length), the tool, the session, the duration and whether it failed: about 80 bytes,
+//! never the arguments or the results. A call's lines are read back from the file when
+//! it is looked at ([`LogIndex::entry`]).
+
+use std::collections::HashMap;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+
+use super::{Entry, Kind, Problem};
+
+/// Problems kept (all are counted).
+const PROBLEMS_KEPT: usize = 100;
+
+/// Where one line is in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub offset: u64,
+    pub len: u32,
+    /// The line's number, from 1.
+    pub line: u64,
+}
+
+/// One call of the log: its request and, once read, its response.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Call {
+    /// Index into [`Snapshot::sessions`].
+    pub session: u32,
+    /// The call's number within its session.
+    pub call: u64,
+    /// Index into [`Snapshot::tools`].
+    pub tool: u16,
+    pub request: Span,
+    pub response: Option<Span>,
+    /// Milliseconds since the log's first line, when the request's time reads.
+    pub at_ms: Option<f64>,
+    pub duration_ms: Option<f64>,
+    /// The response is an error.
+    pub failed: bool,
+}
+
+/// What the index holds so far.
+#[derive(Debug, Default)]
+struct State {
+    calls: Vec<Call>,
+    sessions: Vec<String>,
+    tools: Vec<String>,
+    notifications: u64,
+    orphans: u64,
+    problems: Vec<Problem>,
+    problem_count: u64,
+    bytes_read: u64,
+    done: bool,
+    error: Option<String>,
+}
+
+/// A session log's index, filled by a background reader.
+#[derive(Clone)]
+pub struct LogIndex {
+    path: PathBuf,
+    total_bytes: u64,
+    state: Arc<RwLock<State>>,
+    stop: Arc<AtomicBool>,
+}
+
+/// The figures of the index at one moment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub calls: usize,
+    pub sessions: usize,
+    pub notifications: u64,
+    pub orphans: u64,
+    pub problems: u64,
+    pub bytes_read: u64,
+    pub total_bytes: u64,
+    pub done: bool,
+    pub error: Option<String>,
+}
+
+/// The head of a line: everything but the arguments and the result, which are skipped
+/// without being kept.
+#[derive(Deserialize)]
+struct Head<'a> {
+    #[serde(rename = "type")]
+    kind: Kind,
+    #[serde(default, borrow)]
+    session: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    call: Option<u64>,
+    #[serde(default, borrow)]
+    tool: Option<std::borrow::Cow<'a, str>>,
+    #[serde(default, borrow)]
+    ts: std::borrow::Cow<'a, str>,
+    #[serde(default)]
+    duration_ms: Option<f64>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+}
+
+impl LogIndex {
+    /// Opens `path` and starts indexing it on a thread; returns at once.
+    pub fn open(path: &Path) -> std::io::Result<LogIndex> {
+        let file = std::fs::File::open(path)?;
+        let total_bytes = file.metadata()?.len();
+        let index = LogIndex {
+            path: path.to_path_buf(),
+            total_bytes,
+            state: Arc::default(),
+            stop: Arc::default(),
+        };
+        let worker = index.clone();
+        std::thread::Builder::new()
+            .name("log-index".into())
+            .spawn(move || worker.build(file))?;
+        Ok(index)
+    }
+
+    /// Opens and indexes `path` on this thread (for tests and tools).
+    pub fn open_blocking(path: &Path) -> std::io::Result<LogIndex> {
+        let file = std::fs::File::open(path)?;
+        let index = LogIndex {
+            path: path.to_path_buf(),
+            total_bytes: file.metadata()?.len(),
+            state: Arc::default(),
+            stop: Arc::default(),
+        };
+        index.build(file);
+        Ok(index)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Stops the reader (the console closed the log).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    pub fn progress(&self) -> Progress {
+        let s = self.read();
+        Progress {
+            calls: s.calls.len(),
+            sessions: s.sessions.len(),
+            notifications: s.notifications,
+            orphans: s.orphans,
+            problems: s.problem_count,
+            bytes_read: s.bytes_read,
+            total_bytes: self.total_bytes,
+            done: s.done,
+            error: s.error.clone(),
+        }
+    }
+
+    /// The number of calls indexed so far.
+    pub fn len(&self) -> usize {
+        self.read().calls.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Calls `from..from + n` (fewer at the end), with their tool and session names.
+    pub fn window(&self, from: usize, n: usize) -> Vec<(Call, String, String)> {
+        let s = self.read();
+        let end = from.saturating_add(n).min(s.calls.len());
+        s.calls
+            .get(from..end)
+            .unwrap_or_default()
+            .iter()
+            .map(|c| {
+                (
+                    *c,
+                    s.tools[c.tool as usize].clone(),
+                    s.sessions[c.session as usize].clone(),
+                )
+            })
+            .collect()
+    }
+
+    pub fn call(&self, i: usize) -> Option<(Call, String, String)> {
+        self.window(i, 1).pop()
+    }
+
+    /// The problems found so far (the first hundred).
+    pub fn problems(&self) -> Vec<Problem> {
+        self.read().problems.clone()
+    }
+
+    /// The first call at or after `from` (wrapping) whose tool is `tool`.
+    pub fn next_of_tool(&self, from: usize, tool: &str) -> Option<usize> {
+        let s = self.read();
+        let t = s.tools.iter().position(|n| n == tool)? as u16;
+        let n = s.calls.len();
+        (0..n)
+            .map(|k| (from + k) % n)
+            .find(|&i| s.calls[i].tool == t)
+    }
+
+    /// Reads one line of the log back as an entry.
+    pub fn entry(&self, span: Span) -> std::io::Result<Entry> {
+        use std::io::{Read, Seek, SeekFrom};
+        let mut file = std::fs::File::open(&self.path)?;
+        file.seek(SeekFrom::Start(span.offset))?;
+        let mut buf = vec![0; span.len as usize];
+        file.read_exact(&mut buf)?;
+        serde_json::from_slice(&buf).map_err(std::io::Error::other)
+    }
+
+    fn build(&self, file: std::fs::File) {
+        let mut input = std::io::BufReader::with_capacity(1 << 16, file);
+        let mut buf = Vec::new();
+        let mut offset = 0u64;
+        let mut line = 0u64;
+        let mut first_ts: Option<chrono::DateTime<chrono::FixedOffset>> = None;
+        let mut sessions: HashMap<String, u32> = HashMap::new();
+        let mut tools: HashMap<String, u16> = HashMap::new();
+        let mut waiting: HashMap<(u32, u64), usize> = HashMap::new();
+        // Calls are published in batches, so the console's reads of the index are not
+        // held up by a lock taken per line.
+        let mut batch: Vec<Call> = Vec::new();
+        let mut answered: Vec<(usize, Span, Option<f64>, bool)> = Vec::new();
+        let mut new_names: (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+        let mut counts = (0u64, 0u64); // notifications, orphans
+        let mut problems: Vec<Problem> = Vec::new();
+        let mut published = 0usize;
+        let mut error = None;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            buf.clear();
+            let n = match input.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) => {
+                    error = Some(e.to_string());
+                    break;
+                }
+            };
+            let start = offset;
+            offset += n as u64;
+            line += 1;
+            let whole = buf.last() == Some(&b'\n');
+            let text = buf.trim_ascii();
+            if !text.is_empty() {
+                let lead = buf.len() - buf.trim_ascii_start().len();
+                let span = Span {
+                    offset: start + lead as u64,
+                    len: text.len() as u32,
+                    line,
+                };
+                match serde_json::from_slice::<Head>(text) {
+                    Err(e) => problems.push(if whole {
+                        Problem::BadLine {
+                            line,
+                            bytes: text.len(),
+                            error: e.to_string(),
+                        }
+                    } else {
+                        Problem::TornLastLine {
+                            line,
+                            bytes: text.len(),
+                        }
+                    }),
+                    Ok(head) => {
+                        let next_session = sessions.len() as u32;
+                        let session =
+                            *sessions.entry(head.session.to_string()).or_insert_with(|| {
+                                new_names.0.push(head.session.to_string());
+                                next_session
+                            });
+                        match head.kind {
+                            Kind::Notification => counts.0 += 1,
+                            Kind::Request => {
+                                let tool_name = head.tool.as_deref().unwrap_or("?");
+                                let next_tool = tools.len() as u16;
+                                let tool =
+                                    *tools.entry(tool_name.to_string()).or_insert_with(|| {
+                                        new_names.1.push(tool_name.to_string());
+                                        next_tool
+                                    });
+                                let at = chrono::DateTime::parse_from_rfc3339(&head.ts).ok();
+                                if first_ts.is_none() {
+                                    first_ts = at;
+                                }
+                                let at_ms = match (at, first_ts) {
+                                    (Some(at), Some(first)) => Some(
+                                        (at - first).num_microseconds().unwrap_or(0) as f64 / 1e3,
+                                    ),
+                                    _ => None,
+                                };
+                                let row = published + batch.len();
+                                if let Some(call) = head.call {
+                                    waiting.insert((session, call), row);
+                                }
+                                batch.push(Call {
+                                    session,
+                                    call: head.call.unwrap_or(0),
+                                    tool,
+                                    request: span,
+                                    response: None,
+                                    at_ms,
+                                    duration_ms: None,
+                                    failed: false,
+                                });
+                            }
+                            Kind::Response => {
+                                match head.call.and_then(|c| waiting.remove(&(session, c))) {
+                                    Some(row) if row >= published => {
+                                        let c = &mut batch[row - published];
+                                        c.response = Some(span);
+                                        c.duration_ms = head.duration_ms;
+                                        c.failed = head.error.is_some();
+                                    }
+                                    Some(row) => answered.push((
+                                        row,
+                                        span,
+                                        head.duration_ms,
+                                        head.error.is_some(),
+                                    )),
+                                    None => counts.1 += 1,
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            // Publish often at first (the first screen), then in larger batches.
+            let due = if published < 1000 { 64 } else { 4096 };
+            if batch.len() + answered.len() + problems.len() >= due {
+                published += batch.len();
+                self.publish(
+                    &mut batch,
+                    &mut answered,
+                    &mut new_names,
+                    &mut problems,
+                    counts,
+                    offset,
+                    false,
+                    None,
+                );
+            }
+        }
+        self.publish(
+            &mut batch,
+            &mut answered,
+            &mut new_names,
+            &mut problems,
+            counts,
+            offset,
+            true,
+            error,
+        );
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn publish(
+        &self,
+        batch: &mut Vec<Call>,
+        answered: &mut Vec<(usize, Span, Option<f64>, bool)>,
+        names: &mut (Vec<String>, Vec<String>),
+        problems: &mut Vec<Problem>,
+        counts: (u64, u64),
+        bytes_read: u64,
+        done: bool,
+        error: Option<String>,
+    ) {
+        let mut s = self.state.write().unwrap_or_else(|e| e.into_inner());
+        s.sessions.append(&mut names.0);
+        s.tools.append(&mut names.1);
+        s.calls.append(batch);
+        for (row, span, duration, failed) in answered.drain(..) {
+            if let Some(c) = s.calls.get_mut(row) {
+                c.response = Some(span);
+                c.duration_ms = duration;
+                c.failed = failed;
+            }
+        }
+        s.problem_count += problems.len() as u64;
+        let room = PROBLEMS_KEPT.saturating_sub(s.problems.len());
+        s.problems.extend(problems.drain(..).take(room));
+        s.notifications = counts.0;
+        s.orphans = counts.1;
+        s.bytes_read = bytes_read;
+        if done {
+            s.done = true;
+            s.error = error;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn temp(name: &str) -> PathBuf {
+        std::env::temp_dir().join(format!("structs-index-{name}-{}", std::process::id()))
+    }
+
+    #[test]
+    fn calls_pair_with_their_responses_across_sessions() {
+        let path = temp("pairs");
+        let mut f = std::fs::File::create(&path).unwrap();
+        let lines = [
+            r#"{"v":1,"ts":"2026-01-01T00:00:00Z","session":"a","seq":1,"type":"request","call":1,"tool":"t1","arguments":{"x":[1,2,3]}}"#,
+            r#"{"v":1,"ts":"2026-01-01T00:00:00.5Z","session":"b","seq":1,"type":"request","call":1,"tool":"t2","arguments":{}}"#,
+            r#"{"v":1,"ts":"2026-01-01T00:00:01Z","session":"b","seq":2,"type":"response","call":1,"tool":"t2","duration_ms":2.5,"error":{"error":{"code":"X"}}}"#,
+            r#"{"v":1,"ts":"2026-01-01T00:00:01Z","session":"a","seq":2,"type":"notification","method":"notifications/progress","params":{}}"#,
+            r#"{"v":1,"ts":"2026-01-01T00:00:02Z","session":"a","seq":3,"type":"response","call":1,"tool":"t1","duration_ms":1.0,"result":{"big":"yes"}}"#,
+            r#"{"v":1,"ts":"2026-01-01T00:00:02Z","session":"c","seq":1,"type":"response","call":9,"tool":"t1","result":{}}"#,
+            r#"not json at all"#,
+        ];
+        for l in lines {
+            writeln!(f, "{l}").unwrap();
+        }
+        write!(
+            f,
+            r#"{{"v":1,"ts":"2026-01-01T00:00:03Z","session":"a","type":"req"#
+        )
+        .unwrap();
+        drop(f);
+
+        let index = LogIndex::open_blocking(&path).unwrap();
+        let p = index.progress();
+        assert!(p.done);
+        assert_eq!(
+            (p.calls, p.sessions, p.notifications, p.orphans),
+            (2, 3, 1, 1)
+        );
+        assert_eq!(p.problems, 2);
+        assert_eq!(p.bytes_read, p.total_bytes);
+        let calls = index.window(0, 10);
+        let (a, tool, session) = &calls[0];
+        assert_eq!((tool.as_str(), session.as_str()), ("t1", "a"));
+        assert_eq!(a.duration_ms, Some(1.0));
+        assert!(!a.failed);
+        assert_eq!(a.at_ms, Some(0.0));
+        let (b, tool, _) = &calls[1];
+        assert_eq!(tool, "t2");
+        assert!(b.failed);
+        assert_eq!(b.at_ms, Some(500.0));
+        // The lines read back whole from their spans.
+        let req = index.entry(a.request).unwrap();
+        assert_eq!(req.arguments, Some(serde_json::json!({"x": [1, 2, 3]})));
+        let resp = index.entry(a.response.unwrap()).unwrap();
+        assert_eq!(resp.result, Some(serde_json::json!({"big": "yes"})));
+        assert_eq!(a.response.unwrap().line, 5);
+        let problems = index.problems();
+        assert!(matches!(problems[0], Problem::BadLine { line: 7, .. }));
+        assert!(matches!(problems[1], Problem::TornLastLine { line: 8, .. }));
+        assert_eq!(index.next_of_tool(1, "t1"), Some(0));
+        assert_eq!(index.next_of_tool(0, "t2"), Some(1));
+        assert_eq!(index.next_of_tool(0, "none"), None);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn responses_answer_calls_already_published() {
+        // More requests than one batch before their responses come.
+        let path = temp("batches");
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for call in 1..=300 {
+            writeln!(
+                f,
+                r#"{{"session":"s","type":"request","call":{call},"tool":"t"}}"#
+            )
+            .unwrap();
+        }
+        for call in (1..=300).rev() {
+            writeln!(
+                f,
+                r#"{{"session":"s","type":"response","call":{call},"tool":"t","duration_ms":{call}}}"#
+            )
+            .unwrap();
+        }
+        drop(f);
+        let index = LogIndex::open(&path).unwrap();
+        while !index.progress().done {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let calls = index.window(0, 400);
+        assert_eq!(calls.len(), 300);
+        for (i, (c, _, _)) in calls.iter().enumerate() {
+            assert_eq!(c.call, i as u64 + 1);
+            assert_eq!(c.duration_ms, Some(i as f64 + 1.0));
+            assert!(c.response.is_some());
+        }
+        let _ = std::fs::remove_file(&path);
+    }
+}

@@ -1,0 +1,1110 @@
+//! The Replay tab: a recorded session log (`--record`) call by call, each call run
+//! again on the current core on demand, the recorded and fresh answers side by side
+//! with a structural diff.
+//!
+//! The log is never read whole: a [`LogIndex`] built on a thread of its own keeps where
+//! each call's lines are, the list draws only the rows on show, and the selected call's
+//! two lines are read back from the file when it is selected. Fresh answers are kept
+//! for the last [`FRESH_KEPT`] calls run; every call run keeps its verdict.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender};
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
+use serde_json::{Value, json};
+
+use crate::core::Core;
+use crate::core::error::{ErrorCode, ToolError};
+use crate::record::Entry;
+use crate::record::diff::{Change, ChangeKind, Ignore, diff};
+use crate::record::index::{Call, LogIndex};
+use crate::record::replay::Replayer;
+use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
+
+/// Fresh answers kept for showing (the verdict of every call run is kept).
+pub const FRESH_KEPT: usize = 64;
+
+/// Changes kept per call.
+const CHANGES_KEPT: usize = 200;
+
+/// The plan tool whose calls open in the Plans pane.
+const PLAN_TOOL: &str = "structs_plan_execute";
+
+/// A row and its fresh answer, from a run of every call.
+type Outcome = (usize, Value);
+
+/// A call's fresh run, compared with the recording.
+#[derive(Debug, Clone)]
+struct Verdict {
+    changes: Vec<Change>,
+    total: usize,
+}
+
+/// The selected call, read back from the log.
+struct Shown {
+    row: usize,
+    call: Call,
+    tool: String,
+    session: String,
+    request: Option<Entry>,
+    recorded: Option<Value>,
+    /// Why the lines could not be read, if so.
+    error: Option<String>,
+}
+
+/// A run of every call, in the background.
+struct RunAll {
+    id: RequestId,
+    stop: Arc<AtomicBool>,
+    total: usize,
+}
+
+/// One open log.
+struct OpenLog {
+    index: LogIndex,
+    replayer: Arc<tokio::sync::Mutex<Replayer>>,
+    verdicts: HashMap<usize, Verdict>,
+    fresh: VecDeque<(usize, Arc<Value>)>,
+    different: usize,
+    shown: Option<Shown>,
+    single: HashMap<RequestId, usize>,
+    run: Option<RunAll>,
+    outcomes: (Sender<Outcome>, Receiver<Outcome>),
+    file_name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    Calls,
+    Detail,
+}
+
+/// The Replay pane.
+pub(crate) struct ReplayPane {
+    log: Option<OpenLog>,
+    selected: usize,
+    top: usize,
+    focus: Focus,
+    detail_scroll: usize,
+    /// A plan call asked to open in the Plans pane: its label and plan.
+    plan_request: Option<(String, Value)>,
+    /// Rows the list showed last frame (for paging).
+    page: usize,
+    ignore: Ignore,
+}
+
+impl ReplayPane {
+    pub fn new() -> ReplayPane {
+        ReplayPane {
+            log: None,
+            selected: 0,
+            top: 0,
+            focus: Focus::Calls,
+            detail_scroll: 0,
+            plan_request: None,
+            page: 10,
+            ignore: Ignore::default(),
+        }
+    }
+
+    /// Opens the log at `path`; its calls are indexed in the background.
+    pub fn open(&mut self, path: &std::path::Path, core: &Core) -> std::io::Result<()> {
+        if let Some(old) = self.log.take() {
+            old.index.stop();
+            if let Some(run) = old.run {
+                run.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        let index = LogIndex::open(path)?;
+        self.log = Some(OpenLog {
+            index,
+            replayer: Arc::new(tokio::sync::Mutex::new(Replayer::new(core.clone()))),
+            verdicts: HashMap::new(),
+            fresh: VecDeque::new(),
+            different: 0,
+            shown: None,
+            single: HashMap::new(),
+            run: None,
+            outcomes: std::sync::mpsc::channel(),
+            file_name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string()),
+        });
+        self.selected = 0;
+        self.top = 0;
+        self.detail_scroll = 0;
+        Ok(())
+    }
+
+    /// Whether the index has read the whole log.
+    pub fn indexed(&self) -> bool {
+        self.log.as_ref().is_none_or(|l| l.index.progress().done)
+    }
+
+    /// The plan a key asked to open in the Plans pane.
+    pub fn take_plan_request(&mut self) -> Option<(String, Value)> {
+        self.plan_request.take()
+    }
+
+    /// Takes the outcomes a run of every call sent. True when there were any.
+    pub fn drain(&mut self) -> bool {
+        let Some(log) = &mut self.log else {
+            return false;
+        };
+        let mut any = false;
+        while let Ok((row, fresh)) = log.outcomes.1.try_recv() {
+            log.record(row, fresh, &self.ignore);
+            any = true;
+        }
+        any
+    }
+
+    /// The verdicts so far: calls run again, and how many of them differ.
+    pub fn verdicts(&self) -> (usize, usize) {
+        self.log
+            .as_ref()
+            .map_or((0, 0), |l| (l.verdicts.len(), l.different))
+    }
+
+    fn calls(&self) -> usize {
+        self.log.as_ref().map_or(0, |l| l.index.len())
+    }
+
+    fn select(&mut self, row: usize) {
+        let n = self.calls();
+        if n == 0 {
+            return;
+        }
+        self.selected = row.min(n - 1);
+        self.detail_scroll = 0;
+    }
+
+    /// Runs the selected call again.
+    fn run_selected(&mut self, ctx: &mut Ctx<'_>) {
+        let row = self.selected;
+        let Some(log) = &mut self.log else { return };
+        let Some((call, tool, session)) = log.index.call(row) else {
+            return;
+        };
+        let index = log.index.clone();
+        let replayer = log.replayer.clone();
+        let id = ctx.dispatcher.spawn_task(async move {
+            let fresh = rerun(&index, &replayer, call, &tool, &session).await?;
+            Ok(json!({"row": row, "fresh": fresh}))
+        });
+        log.single.insert(id, row);
+        ctx.status.info(format!("running call {} again…", row + 1));
+    }
+
+    /// Runs every call again, in order, in the background.
+    fn run_all(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(log) = &mut self.log else { return };
+        if log.run.is_some() {
+            ctx.status.info("a run is under way; x stops it");
+            return;
+        }
+        let index = log.index.clone();
+        let replayer = log.replayer.clone();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let sender = log.outcomes.0.clone();
+        // The calls indexed by now; a log still being indexed is run as far as it is read.
+        let total = index.len();
+        let id = ctx.dispatcher.spawn_task(async move {
+            let mut ran = 0usize;
+            for row in 0..total {
+                if flag.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Some((call, tool, session)) = index.call(row) else {
+                    break;
+                };
+                let fresh = rerun(&index, &replayer, call, &tool, &session).await?;
+                ran += 1;
+                if sender.send((row, fresh)).is_err() {
+                    break;
+                }
+            }
+            Ok(json!({"ran": ran, "of": total}))
+        });
+        log.run = Some(RunAll { id, stop, total });
+        ctx.status.info(format!("running {total} calls again…"));
+    }
+
+    fn stop_run(&mut self, ctx: &mut Ctx<'_>) {
+        if let Some(run) = self.log.as_ref().and_then(|l| l.run.as_ref()) {
+            run.stop.store(true, Ordering::Relaxed);
+            ctx.status.info("stopping the run after the call under way");
+        }
+    }
+
+    /// The next (or previous) call whose fresh answer differs.
+    fn jump_difference(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
+        let Some(log) = &self.log else { return };
+        let mut rows: Vec<usize> = log
+            .verdicts
+            .iter()
+            .filter(|(_, v)| v.total > 0)
+            .map(|(r, _)| *r)
+            .collect();
+        rows.sort_unstable();
+        let next = if forward {
+            rows.iter().find(|&&r| r > self.selected).or(rows.first())
+        } else {
+            rows.iter()
+                .rev()
+                .find(|&&r| r < self.selected)
+                .or(rows.last())
+        };
+        match next {
+            Some(&row) => self.select(row),
+            None => ctx.status.info(if log.verdicts.is_empty() {
+                "no call has been run again yet: r runs the selected one, a runs them all"
+            } else {
+                "no differences among the calls run again"
+            }),
+        }
+    }
+
+    /// Opens the selected plan call in the Plans pane, or goes to the next plan call.
+    fn open_plan(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(log) = &self.log else { return };
+        let Some((call, tool, _)) = log.index.call(self.selected) else {
+            return;
+        };
+        if tool == PLAN_TOOL {
+            match log.index.entry(call.request) {
+                Ok(entry) => {
+                    let plan = entry.arguments.unwrap_or(Value::Null);
+                    self.plan_request = Some((
+                        format!("{} line {}", log.file_name, call.request.line),
+                        plan,
+                    ));
+                }
+                Err(e) => ctx.status.error(format!("cannot read the call back: {e}")),
+            }
+            return;
+        }
+        match log.index.next_of_tool(self.selected + 1, PLAN_TOOL) {
+            Some(row) => {
+                self.select(row);
+                ctx.status
+                    .info("a structs_plan_execute call: o again opens its plan in Plans");
+            }
+            None => ctx.status.info("no structs_plan_execute call in the log"),
+        }
+    }
+
+    /// Reads the selected call's lines back when the selection moved.
+    fn load_shown(&mut self) {
+        let Some(log) = &mut self.log else { return };
+        if log.shown.as_ref().is_some_and(|s| s.row == self.selected) {
+            return;
+        }
+        let Some((call, tool, session)) = log.index.call(self.selected) else {
+            log.shown = None;
+            return;
+        };
+        let mut shown = Shown {
+            row: self.selected,
+            call,
+            tool,
+            session,
+            request: None,
+            recorded: None,
+            error: None,
+        };
+        match log.index.entry(call.request) {
+            Ok(e) => shown.request = Some(e),
+            Err(e) => shown.error = Some(format!("cannot read line {}: {e}", call.request.line)),
+        }
+        if let Some(span) = call.response {
+            match log.index.entry(span) {
+                Ok(e) => shown.recorded = Some(answer(&e)),
+                Err(e) => shown.error = Some(format!("cannot read line {}: {e}", span.line)),
+            }
+        }
+        log.shown = Some(shown);
+    }
+}
+
+impl Default for ReplayPane {
+    fn default() -> Self {
+        ReplayPane::new()
+    }
+}
+
+/// A response line's answer: its result, or its error object.
+fn answer(e: &Entry) -> Value {
+    e.result
+        .clone()
+        .or_else(|| e.error.clone())
+        .unwrap_or(Value::Null)
+}
+
+/// Runs one recorded call again through the replayer.
+async fn rerun(
+    index: &LogIndex,
+    replayer: &tokio::sync::Mutex<Replayer>,
+    call: Call,
+    tool: &str,
+    session: &str,
+) -> Result<Value, ToolError> {
+    let unreadable = |e: std::io::Error| {
+        ToolError::new(
+            ErrorCode::ResourceUnavailable,
+            format!("cannot read the call back from the log: {e}"),
+        )
+    };
+    let request = index.entry(call.request).map_err(unreadable)?;
+    let recorded = match call.response {
+        Some(span) => Some(answer(&index.entry(span).map_err(unreadable)?)),
+        None => None,
+    };
+    let args = request.arguments.unwrap_or(Value::Null);
+    let mut replayer = replayer.lock().await;
+    Ok(replayer.call(session, tool, args, recorded.as_ref()).await)
+}
+
+impl OpenLog {
+    /// Keeps a fresh answer and its verdict against the recording.
+    fn record(&mut self, row: usize, fresh: Value, ignore: &Ignore) {
+        let recorded = self
+            .index
+            .call(row)
+            .and_then(|(c, _, _)| c.response)
+            .and_then(|span| self.index.entry(span).ok())
+            .map(|e| answer(&e));
+        let (changes, total) = match &recorded {
+            Some(r) => diff(r, &fresh, ignore, CHANGES_KEPT),
+            None => (Vec::new(), 0),
+        };
+        if let Some(old) = self.verdicts.insert(row, Verdict { changes, total })
+            && old.total > 0
+        {
+            self.different -= 1;
+        }
+        if total > 0 {
+            self.different += 1;
+        }
+        self.fresh.retain(|(r, _)| *r != row);
+        self.fresh.push_back((row, Arc::new(fresh)));
+        while self.fresh.len() > FRESH_KEPT {
+            self.fresh.pop_front();
+        }
+    }
+
+    fn fresh_of(&self, row: usize) -> Option<&Arc<Value>> {
+        self.fresh.iter().find(|(r, _)| *r == row).map(|(_, v)| v)
+    }
+}
+
+impl Pane for ReplayPane {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let context = self.context();
+        let offered = self.commands();
+        dispatch(key, ctx, context, &offered, |command, ctx| match command {
+            Command::Up if self.focus == Focus::Detail => {
+                self.detail_scroll = self.detail_scroll.saturating_sub(1)
+            }
+            Command::Down if self.focus == Focus::Detail => self.detail_scroll += 1,
+            Command::PrevPage if self.focus == Focus::Detail => {
+                self.detail_scroll = self.detail_scroll.saturating_sub(10)
+            }
+            Command::NextPage if self.focus == Focus::Detail => self.detail_scroll += 10,
+            Command::Up => self.select(self.selected.saturating_sub(1)),
+            Command::Down => self.select(self.selected + 1),
+            Command::Top => self.select(0),
+            Command::Bottom => self.select(usize::MAX),
+            Command::NextPage => self.select(self.selected + self.page.max(1)),
+            Command::PrevPage => self.select(self.selected.saturating_sub(self.page.max(1))),
+            Command::FocusNext | Command::FocusPrev => {
+                self.focus = match self.focus {
+                    Focus::Calls => Focus::Detail,
+                    Focus::Detail => Focus::Calls,
+                }
+            }
+            Command::ReplayCall => self.run_selected(ctx),
+            Command::ReplayAll => self.run_all(ctx),
+            Command::CancelPlan => self.stop_run(ctx),
+            Command::NextDifference => self.jump_difference(true, ctx),
+            Command::PrevDifference => self.jump_difference(false, ctx),
+            Command::OpenPlan => self.open_plan(ctx),
+            _ => {}
+        })
+    }
+
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        let Some(log) = &mut self.log else {
+            return false;
+        };
+        if let Some(row) = log.single.remove(&reply.id) {
+            match &reply.result {
+                Ok(v) => {
+                    log.record(row, v["fresh"].clone(), &self.ignore);
+                    let total = log.verdicts.get(&row).map_or(0, |v| v.total);
+                    ctx.status.info(if total == 0 {
+                        format!("call {}: the same answer as recorded", row + 1)
+                    } else {
+                        format!(
+                            "call {}: {total} difference{} from the recording",
+                            row + 1,
+                            if total == 1 { "" } else { "s" }
+                        )
+                    });
+                }
+                Err(e) => ctx.status.tool_error("running the call again", e),
+            }
+            return true;
+        }
+        if log.run.as_ref().is_some_and(|r| r.id == reply.id) {
+            let run = log.run.take();
+            while let Ok((row, fresh)) = log.outcomes.1.try_recv() {
+                log.record(row, fresh, &self.ignore);
+            }
+            match &reply.result {
+                Ok(v) => ctx.status.info(format!(
+                    "ran {} of {} calls again: {} differ",
+                    v["ran"],
+                    run.map_or(0, |r| r.total),
+                    log.different
+                )),
+                Err(e) => ctx.status.tool_error("running the log again", e),
+            }
+            return true;
+        }
+        false
+    }
+
+    fn context(&self) -> Context {
+        match self.focus {
+            Focus::Calls => Context::Replay,
+            Focus::Detail => Context::ReplayDetail,
+        }
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        let Some(log) = &self.log else {
+            return Vec::new();
+        };
+        let mut commands = vec![Command::Up, Command::Down];
+        if self.focus == Focus::Calls {
+            commands.extend([Command::Top, Command::Bottom]);
+        }
+        commands.extend([
+            Command::NextPage,
+            Command::PrevPage,
+            Command::FocusNext,
+            Command::FocusPrev,
+        ]);
+        if !log.index.is_empty() {
+            commands.push(Command::ReplayCall);
+            if log.run.is_none() {
+                commands.push(Command::ReplayAll);
+            }
+            commands.push(Command::OpenPlan);
+        }
+        if log.run.is_some() {
+            commands.push(Command::CancelPlan);
+        }
+        if log.different > 0 {
+            commands.extend([Command::NextDifference, Command::PrevDifference]);
+        }
+        commands
+    }
+
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        if self.log.is_none() {
+            let block = Block::bordered()
+                .border_type(BorderType::Rounded)
+                .border_style(theme.style(Role::Border))
+                .title(Span::styled(" Replay ", theme.style(Role::Title)));
+            Paragraph::new(vec![
+                Line::from(Span::styled(
+                    "No session log is open.",
+                    theme.style(Role::Text),
+                )),
+                Line::default(),
+                Line::from(Span::styled(
+                    "Record one with --record FILE (headless or in the console), then open it \
+                     with: structs-console replay FILE",
+                    theme.style(Role::Muted),
+                )),
+            ])
+            .wrap(ratatui::widgets::Wrap { trim: true })
+            .block(block)
+            .render(area, buf);
+            return;
+        }
+        self.drain();
+        let [list_area, detail_area] = if area.width >= 100 {
+            Layout::horizontal([Constraint::Percentage(42), Constraint::Fill(1)]).areas(area)
+        } else {
+            Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area)
+        };
+        self.render_list(list_area, buf, ui);
+        self.load_shown();
+        self.render_detail(detail_area, buf, ui);
+    }
+}
+
+/// `12345` as `12,345`.
+fn grouped(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        format!("{text:<width$}")
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s: String = text.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+impl ReplayPane {
+    fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let Some(log) = &self.log else { return };
+        let p = log.index.progress();
+        let mut title = vec![
+            Span::styled(format!(" {}", log.file_name), theme.style(Role::Title)),
+            Span::styled(
+                format!(
+                    " · {} call{} · {} session{}",
+                    grouped(p.calls),
+                    if p.calls == 1 { "" } else { "s" },
+                    p.sessions,
+                    if p.sessions == 1 { "" } else { "s" }
+                ),
+                theme.style(Role::Muted),
+            ),
+        ];
+        if !p.done {
+            let pct = (p.bytes_read * 100)
+                .checked_div(p.total_bytes)
+                .unwrap_or(100);
+            title.push(Span::styled(
+                format!(" · reading {pct} %"),
+                theme.style(Role::Muted),
+            ));
+        }
+        title.push(Span::styled(" ", theme.style(Role::Title)));
+        let mut footer = Vec::new();
+        if let Some(run) = &log.run {
+            footer.push(format!("re-running {}/{}", log.verdicts.len(), run.total));
+        } else if !log.verdicts.is_empty() {
+            footer.push(format!("{} run again", grouped(log.verdicts.len())));
+        }
+        if !log.verdicts.is_empty() {
+            footer.push(format!("{} differ", grouped(log.different)));
+        }
+        if p.notifications > 0 {
+            footer.push(format!(
+                "{} notifications",
+                grouped(p.notifications as usize)
+            ));
+        }
+        if p.problems > 0 {
+            footer.push(format!(
+                "{} bad line{}",
+                p.problems,
+                if p.problems == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(e) = &p.error {
+            footer.push(format!("read error: {e}"));
+        }
+        let focused = self.focus == Focus::Calls;
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.style(if focused {
+                Role::BorderFocused
+            } else {
+                Role::Border
+            }))
+            .title(Line::from(title))
+            .title_bottom(
+                Line::from(Span::styled(
+                    if footer.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" {} ", footer.join(" · "))
+                    },
+                    theme.style(Role::Muted),
+                ))
+                .right_aligned(),
+            );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 2 || inner.width < 10 {
+            return;
+        }
+        let rows = usize::from(inner.height - 1);
+        self.page = rows;
+        if self.selected < self.top {
+            self.top = self.selected;
+        } else if self.selected >= self.top + rows {
+            self.top = self.selected + 1 - rows;
+        }
+        let width = usize::from(inner.width);
+        // # at ms tool rec again
+        let num_w = grouped(p.calls.max(1)).len().max(1);
+        let fixed = 2 + num_w + 1 + 8 + 1 + 1 + 7 + 1 + 4 + 1 + 6;
+        let tool_w = width.saturating_sub(fixed).max(4);
+        let head = format!(
+            "  {:>num_w$} {:>8} {} {:>7} {:<4} {}",
+            "#",
+            "at s",
+            fit("tool", tool_w),
+            "ms",
+            "rec",
+            "re-run"
+        );
+        buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
+        for (k, (call, tool, _session)) in log.index.window(self.top, rows).into_iter().enumerate()
+        {
+            let row = self.top + k;
+            let at = call
+                .at_ms
+                .map_or("—".to_string(), |ms| format!("{:.3}", ms / 1e3));
+            let ms = call
+                .duration_ms
+                .map_or("—".to_string(), |d| format!("{d:.1}"));
+            let rec = match (call.response, call.failed) {
+                (None, _) => "—",
+                (Some(_), false) => "ok",
+                (Some(_), true) => "err",
+            };
+            let (again, again_role) = match log.verdicts.get(&row) {
+                None if log.single.values().any(|r| *r == row) => ("…".to_string(), Role::Muted),
+                None => ("".to_string(), Role::Muted),
+                Some(v) if v.total == 0 => ("same".to_string(), Role::Info),
+                Some(v) => (format!("≠ {}", v.total), Role::Prompt),
+            };
+            let mark = if row == self.selected {
+                SELECTED_MARK
+            } else {
+                "  "
+            };
+            let text = format!(
+                "{mark}{:>num_w$} {at:>8} {} {ms:>7} {rec:<4} ",
+                grouped(row + 1),
+                fit(tool.trim_start_matches("structs_"), tool_w),
+            );
+            let y = inner.y + 1 + k as u16;
+            let role = if row == self.selected {
+                if focused {
+                    Role::Selected
+                } else {
+                    Role::SelectedInactive
+                }
+            } else if call.failed {
+                Role::Error
+            } else {
+                Role::Text
+            };
+            buf.set_style(
+                Rect::new(inner.x, y, inner.width, 1),
+                theme.style(if row == self.selected {
+                    role
+                } else {
+                    Role::Base
+                }),
+            );
+            let (x, _) = buf.set_stringn(inner.x, y, &text, width, theme.style(role));
+            let left = width.saturating_sub(usize::from(x - inner.x));
+            let again_style = if row == self.selected {
+                theme.style(role)
+            } else {
+                theme.style(again_role)
+            };
+            buf.set_stringn(x, y, &again, left, again_style);
+        }
+        if p.calls == 0 {
+            let text = if p.done {
+                "no calls in this log"
+            } else {
+                "reading…"
+            };
+            buf.set_stringn(
+                inner.x + 2,
+                inner.y + 1,
+                text,
+                width.saturating_sub(2),
+                theme.style(Role::Muted),
+            );
+        }
+    }
+
+    fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Focus::Detail;
+        let Some(log) = &self.log else { return };
+        let block = Block::bordered()
+            .border_type(BorderType::Rounded)
+            .border_style(theme.style(if focused {
+                Role::BorderFocused
+            } else {
+                Role::Border
+            }));
+        let Some(shown) = &log.shown else {
+            block
+                .title(Span::styled(" Call ", theme.style(Role::Title)))
+                .render(area, buf);
+            return;
+        };
+        let title = Line::from(vec![
+            Span::styled(
+                format!(" call {} · {}", shown.row + 1, shown.tool),
+                theme.style(Role::Title),
+            ),
+            Span::styled(
+                format!(" · {} #{} ", short_session(&shown.session), shown.call.call),
+                theme.style(Role::Muted),
+            ),
+        ]);
+        let block = block.title(title);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height == 0 || inner.width < 4 {
+            return;
+        }
+        let mut top: Vec<Line<'_>> = Vec::new();
+        if let Some(e) = &shown.error {
+            top.push(Line::from(Span::styled(
+                e.clone(),
+                theme.style(Role::Error),
+            )));
+        }
+        let req = shown.request.as_ref();
+        let mut facts = vec![format!("line {}", shown.call.request.line)];
+        if let Some(d) = shown.call.duration_ms {
+            facts.push(format!("{d:.2} ms"));
+        }
+        if let Some(r) = req {
+            if let Some(s) = &r.source {
+                facts.push(s.clone());
+            }
+            if let Some(h) = r.block_height {
+                facts.push(format!("block {h}"));
+            }
+        }
+        facts.push(
+            match (shown.call.response, shown.call.failed) {
+                (None, _) => "no response recorded",
+                (Some(_), false) => "answered",
+                (Some(_), true) => "failed",
+            }
+            .to_string(),
+        );
+        top.push(Line::from(Span::styled(
+            facts.join(" · "),
+            theme.style(Role::Muted),
+        )));
+        let args = req
+            .and_then(|r| r.arguments.as_ref())
+            .map_or("—".to_string(), Value::to_string);
+        top.push(Line::from(vec![
+            Span::styled("arguments ", theme.style(Role::Field)),
+            Span::styled(args, theme.style(Role::Value)),
+        ]));
+        let verdict = log.verdicts.get(&shown.row);
+        let fresh = log.fresh_of(shown.row).cloned();
+        match verdict {
+            None => top.push(Line::from(Span::styled(
+                "not run again yet (r: this call, a: every call)",
+                theme.style(Role::Muted),
+            ))),
+            Some(v) if v.total == 0 => top.push(Line::from(Span::styled(
+                "run again: the same answer as recorded (volatile fields aside)",
+                theme.style(Role::Info),
+            ))),
+            Some(v) => {
+                top.push(Line::from(Span::styled(
+                    format!(
+                        "run again: {} difference{}",
+                        v.total,
+                        if v.total == 1 { "" } else { "s" }
+                    ),
+                    theme.style(Role::Prompt),
+                )));
+                let room = usize::from(inner.height / 4).max(1);
+                for c in v.changes.iter().take(room) {
+                    top.push(change_line(c, ui));
+                }
+                if v.total > room {
+                    top.push(Line::from(Span::styled(
+                        format!("… and {} more", v.total - room),
+                        theme.style(Role::Muted),
+                    )));
+                }
+            }
+        }
+        let top_h = (top.len() as u16).min(inner.height);
+        let [head, body] =
+            Layout::vertical([Constraint::Length(top_h), Constraint::Fill(1)]).areas(inner);
+        Paragraph::new(top).render(head, buf);
+        if body.height < 2 {
+            return;
+        }
+        let changes: &[Change] = verdict.map_or(&[], |v| &v.changes);
+        let recorded = shown.recorded.clone().unwrap_or(Value::Null);
+        match (&fresh, verdict) {
+            (Some(fresh), _) => {
+                let [left, right] =
+                    Layout::horizontal([Constraint::Percentage(50), Constraint::Fill(1)])
+                        .areas(body);
+                let rec = pretty(&recorded);
+                let new = pretty(fresh);
+                self.render_json(left, buf, ui, "recorded", &rec, changes, Side::Recorded);
+                self.render_json(right, buf, ui, "fresh", &new, changes, Side::Fresh);
+            }
+            (None, Some(_)) => {
+                let rec = pretty(&recorded);
+                self.render_json(
+                    body,
+                    buf,
+                    ui,
+                    "recorded (the fresh answer is no longer kept: r runs it again)",
+                    &rec,
+                    changes,
+                    Side::Recorded,
+                );
+            }
+            (None, None) => {
+                let rec = pretty(&recorded);
+                self.render_json(body, buf, ui, "recorded", &rec, &[], Side::Recorded);
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn render_json(
+        &self,
+        area: Rect,
+        buf: &mut Buffer,
+        ui: &Ui<'_>,
+        label: &str,
+        lines: &[(String, String)],
+        changes: &[Change],
+        side: Side,
+    ) {
+        let theme = ui.theme;
+        buf.set_stringn(
+            area.x,
+            area.y,
+            fit(label, usize::from(area.width)),
+            usize::from(area.width),
+            theme.style(Role::Field),
+        );
+        let height = usize::from(area.height.saturating_sub(1));
+        let scroll = self.detail_scroll.min(lines.len().saturating_sub(1));
+        for (k, (text, path)) in lines.iter().skip(scroll).take(height).enumerate() {
+            let y = area.y + 1 + k as u16;
+            let role = highlight(path, changes, side).unwrap_or(Role::Text);
+            buf.set_stringn(
+                area.x,
+                y,
+                text,
+                usize::from(area.width.saturating_sub(1)),
+                theme.style(role),
+            );
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Recorded,
+    Fresh,
+}
+
+/// The role a line at `path` is drawn in: a change's colour when the line is at a
+/// changed path or inside one, on the side where that change shows.
+fn highlight(path: &str, changes: &[Change], side: Side) -> Option<Role> {
+    changes.iter().find_map(|c| {
+        let inside = path == c.path
+            || (path.starts_with(c.path.as_str())
+                && path.as_bytes().get(c.path.len()) == Some(&b'/'));
+        if !inside {
+            return None;
+        }
+        match (c.kind, side) {
+            (ChangeKind::Changed, _) => Some(Role::Prompt),
+            (ChangeKind::Added, Side::Fresh) => Some(Role::Info),
+            (ChangeKind::Removed, Side::Recorded) => Some(Role::Error),
+            _ => None,
+        }
+    })
+}
+
+fn change_line<'a>(c: &Change, ui: &Ui<'_>) -> Line<'a> {
+    let role = match c.kind {
+        ChangeKind::Added => Role::Info,
+        ChangeKind::Removed => Role::Error,
+        ChangeKind::Changed => Role::Prompt,
+    };
+    let path = if c.path.is_empty() {
+        "(the whole answer)".to_string()
+    } else {
+        c.path.clone()
+    };
+    let short = |v: &Option<Value>| {
+        let t = v.as_ref().map_or("—".to_string(), Value::to_string);
+        if t.chars().count() > 40 {
+            format!("{}…", t.chars().take(39).collect::<String>())
+        } else {
+            t
+        }
+    };
+    Line::from(vec![
+        Span::styled(format!("{} {path}", c.kind.mark()), ui.theme.style(role)),
+        Span::styled(
+            format!("  {} → {}", short(&c.before), short(&c.after)),
+            ui.theme.style(Role::Muted),
+        ),
+    ])
+}
+
+/// The session id's distinguishing tail (`s-…-2`).
+fn short_session(s: &str) -> String {
+    match s.rsplit_once('-') {
+        Some((_, n)) if s.len() > 12 => format!("session …-{n}"),
+        _ => format!("session {s}"),
+    }
+}
+
+/// Pretty JSON, one entry per line, each with the JSON Pointer of the value it shows.
+fn pretty(v: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    pretty_into(v, "", 0, None, false, &mut out);
+    out
+}
+
+fn pointer_escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+fn pretty_into(
+    v: &Value,
+    path: &str,
+    depth: usize,
+    key: Option<&str>,
+    comma: bool,
+    out: &mut Vec<(String, String)>,
+) {
+    const MAX_LINES: usize = 20_000;
+    if out.len() >= MAX_LINES {
+        return;
+    }
+    let indent = "  ".repeat(depth);
+    let label = key.map_or(String::new(), |k| format!("{}: ", Value::from(k)));
+    let tail = if comma { "," } else { "" };
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            out.push((format!("{indent}{label}{{"), path.to_string()));
+            let n = map.len();
+            for (i, (k, child)) in map.iter().enumerate() {
+                let p = format!("{path}/{}", pointer_escape(k));
+                pretty_into(child, &p, depth + 1, Some(k), i + 1 < n, out);
+            }
+            out.push((format!("{indent}}}{tail}"), path.to_string()));
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push((format!("{indent}{label}["), path.to_string()));
+            let n = items.len();
+            for (i, child) in items.iter().enumerate() {
+                let p = format!("{path}/{i}");
+                pretty_into(child, &p, depth + 1, None, i + 1 < n, out);
+            }
+            out.push((format!("{indent}]{tail}"), path.to_string()));
+        }
+        scalar => out.push((format!("{indent}{label}{scalar}{tail}"), path.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pretty_lines_carry_their_pointers() {
+        let v = json!({"a": {"b/c": [1, {"d": true}]}, "e": []});
+        let lines = pretty(&v);
+        let find = |text: &str| {
+            lines
+                .iter()
+                .find(|(t, _)| t.trim() == text)
+                .map(|(_, p)| p.clone())
+        };
+        assert_eq!(find("\"a\": {").as_deref(), Some("/a"));
+        assert_eq!(find("\"b/c\": [").as_deref(), Some("/a/b~1c"));
+        assert_eq!(find("1,").as_deref(), Some("/a/b~1c/0"));
+        assert_eq!(find("\"d\": true").as_deref(), Some("/a/b~1c/1/d"));
+        assert_eq!(find("\"e\": []").as_deref(), Some("/e"));
+        // Valid JSON again once joined.
+        let text: String = lines.iter().map(|(t, _)| format!("{t}\n")).collect();
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn lines_inside_a_change_are_highlighted_on_its_side() {
+        let changed = Change {
+            path: "/a/b".into(),
+            kind: ChangeKind::Changed,
+            before: Some(json!(1)),
+            after: Some(json!(2)),
+        };
+        let added = Change {
+            path: "/n".into(),
+            kind: ChangeKind::Added,
+            before: None,
+            after: Some(json!(1)),
+        };
+        let changes = [changed, added];
+        assert_eq!(
+            highlight("/a/b", &changes, Side::Recorded),
+            Some(Role::Prompt)
+        );
+        assert_eq!(
+            highlight("/a/b/0", &changes, Side::Fresh),
+            Some(Role::Prompt)
+        );
+        assert_eq!(highlight("/a/bc", &changes, Side::Fresh), None);
+        assert_eq!(highlight("/a", &changes, Side::Fresh), None);
+        assert_eq!(highlight("/n", &changes, Side::Fresh), Some(Role::Info));
+        assert_eq!(highlight("/n", &changes, Side::Recorded), None);
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(100_000), "100,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+}
