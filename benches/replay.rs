@@ -117,7 +117,7 @@ fn main() {
     let first = loop {
         let frame = draw(&mut app, &mut terminal);
         // The first row: call 1 at 0.000 s.
-        if frame.contains("0.000 query_player") {
+        if frame.contains("    0.000 list_players") {
             break started.elapsed();
         }
         if started.elapsed() > Duration::from_secs(30) {
