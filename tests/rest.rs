@@ -531,9 +531,15 @@ async fn a_node_that_goes_away_and_comes_back_is_used_again() {
     );
     // The node stops: every connection is cut, new ones are refused.
     node.server.stop().await;
+    // Hold the port (bound, not listening: connections are refused) so that no other
+    // test's server is given it while the client retries.
+    let hold = tokio::net::TcpSocket::new_v4().unwrap();
+    hold.set_reuseaddr(true).unwrap();
+    hold.bind(addr).unwrap();
     let e = rest.get(EntityId::parse("1-2").unwrap()).await.unwrap_err();
     assert_eq!(e.code, ErrorCode::ApiUnavailable);
     assert!(!rest.health().unwrap().connected);
+    drop(hold);
     // Back on the same address: the next call reconnects.
     let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let _server = RestServer::on(listener, sim).await.unwrap();
