@@ -8,7 +8,10 @@
 //! Run with `cargo bench --bench handles`. The Redis figures need `redis-server`
 //! installed; without it they are skipped with a note.
 
-#[allow(dead_code)] // the benchmark uses only part of the test helper
+#[allow(dead_code)] // the benchmark uses only part of the test helpers
+#[path = "../tests/support/daemon.rs"]
+mod daemon;
+#[allow(dead_code)]
 #[path = "../tests/support/redis.rs"]
 mod redis_server;
 

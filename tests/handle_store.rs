@@ -192,7 +192,7 @@ async fn redis_prefixes_keep_stores_apart() {
 #[tokio::test]
 async fn an_unreachable_redis_is_refused_at_start_with_the_reason() {
     // A port nobody listens on.
-    let port = support::redis::free_port();
+    let port = support::daemon::free_port();
     let err = RedisStore::connect(&format!("redis://:hunter2@127.0.0.1:{port}"), "x")
         .await
         .err()
@@ -400,7 +400,7 @@ async fn a_bad_or_unreachable_handle_store_stops_the_server_at_start() {
         "{stderr}"
     );
 
-    let port = support::redis::free_port();
+    let port = support::daemon::free_port();
     let out = headless(&format!("redis://127.0.0.1:{port}"))
         .output()
         .await

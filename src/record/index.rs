@@ -109,14 +109,7 @@ struct Head<'a> {
 impl LogIndex {
     /// Opens `path` and starts indexing it on a thread; returns at once.
     pub fn open(path: &Path) -> std::io::Result<LogIndex> {
-        let file = std::fs::File::open(path)?;
-        let total_bytes = file.metadata()?.len();
-        let index = LogIndex {
-            path: path.to_path_buf(),
-            total_bytes,
-            state: Arc::default(),
-            stop: Arc::default(),
-        };
+        let (index, file) = LogIndex::empty(path)?;
         let worker = index.clone();
         std::thread::Builder::new()
             .name("log-index".into())
@@ -126,6 +119,13 @@ impl LogIndex {
 
     /// Opens and indexes `path` on this thread (for tests and tools).
     pub fn open_blocking(path: &Path) -> std::io::Result<LogIndex> {
+        let (index, file) = LogIndex::empty(path)?;
+        index.build(file);
+        Ok(index)
+    }
+
+    /// An index of nothing yet over `path`, and the file to read it from.
+    fn empty(path: &Path) -> std::io::Result<(LogIndex, std::fs::File)> {
         let file = std::fs::File::open(path)?;
         let index = LogIndex {
             path: path.to_path_buf(),
@@ -133,8 +133,7 @@ impl LogIndex {
             state: Arc::default(),
             stop: Arc::default(),
         };
-        index.build(file);
-        Ok(index)
+        Ok((index, file))
     }
 
     pub fn path(&self) -> &Path {

@@ -262,6 +262,16 @@ pub struct Entry {
     pub params: Option<Value>,
 }
 
+impl Entry {
+    /// A response's answer: its result, or its error object (`null` for other lines).
+    pub fn answer(&self) -> Value {
+        self.result
+            .clone()
+            .or_else(|| self.error.clone())
+            .unwrap_or(Value::Null)
+    }
+}
+
 /// A line of a log that is not an entry. Reported, never fatal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Problem {

@@ -186,11 +186,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     report.orphans += 1;
                     continue;
                 };
-                let recorded = match (entry.result, entry.error) {
-                    (Some(r), _) => r,
-                    (None, Some(e)) => e,
-                    (None, None) => Value::Null,
-                };
+                let recorded = entry.answer();
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
                     .await;
@@ -216,7 +212,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
 }
 
 /// A value in one line, cut to `max` characters.
-fn short(v: &Option<Value>, max: usize) -> String {
+pub(crate) fn short(v: &Option<Value>, max: usize) -> String {
     let text = v.as_ref().map_or_else(|| "—".to_string(), Value::to_string);
     if text.chars().count() <= max {
         text

@@ -1,141 +1,48 @@
-//! A real `redis-server` for tests and benchmarks: started on a free loopback port with
-//! no persistence, stopped on drop, and restartable on the same port.
-//!
-//! Where `redis-server` is not installed, [`RedisServer::start`] returns `None` so a
-//! developer's run skips the Redis cases with a note, except under CI (`CI` set), where
-//! a missing Redis fails the test: `.ci/run` installs it.
+//! A real `redis-server` for tests and benchmarks, with no persistence (see
+//! [`super::daemon`]: a free loopback port, stopped on drop, restartable, skipped with a
+//! note where Redis is not installed outside CI).
 
-use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use super::daemon::{Daemon, Spec};
 
-pub struct RedisServer {
-    binary: PathBuf,
-    child: Option<Child>,
-    pub port: u16,
-}
+static SPEC: Spec = Spec {
+    program: "redis-server",
+    env: "REDIS_SERVER",
+    skips: "the Redis store cases",
+    args: |port| {
+        let mut args = vec!["--port".to_string(), port.to_string()];
+        for a in ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"] {
+            args.push(a.to_string());
+        }
+        for a in ["--loglevel", "warning", "--daemonize", "no"] {
+            args.push(a.to_string());
+        }
+        args
+    },
+    show_stderr: true,
+};
 
-/// The `redis-server` binary: `$REDIS_SERVER`, or the first on `PATH` or in the usual
-/// places.
-fn find_binary() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("REDIS_SERVER") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain(["/usr/bin", "/usr/sbin", "/usr/local/bin"].map(PathBuf::from))
-        .map(|dir| dir.join("redis-server"))
-        .find(|p| p.is_file())
-}
-
-fn under_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
-}
+pub struct RedisServer(Daemon);
 
 impl RedisServer {
     /// Starts a server, or `None` (with a note) when Redis is not installed outside CI.
     pub fn start() -> Option<RedisServer> {
-        let Some(binary) = find_binary() else {
-            if under_ci() {
-                panic!(
-                    "redis-server is not installed, and CI requires the Redis tests to run \
-                     (.ci/run installs the redis-server package)"
-                );
-            }
-            eprintln!("note: redis-server not installed; skipping the Redis store cases");
-            return None;
-        };
-        // Another process may take the free port before the server binds it; then the
-        // server exits and another port is tried.
-        for _ in 0..5 {
-            let mut server = RedisServer {
-                binary: binary.clone(),
-                child: None,
-                port: free_port(),
-            };
-            if server.launch() {
-                return Some(server);
-            }
-        }
-        panic!("redis-server would not start on any of 5 free ports");
+        Daemon::start(&SPEC).map(RedisServer)
     }
 
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/0", self.port)
-    }
-
-    /// Stops the server (it loses everything: no persistence).
-    pub fn stop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        // Wait until the port refuses connections.
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while TcpStream::connect(("127.0.0.1", self.port)).is_ok() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Starts the server again on the same port.
-    pub fn restart(&mut self) {
-        self.stop();
-        assert!(
-            self.launch(),
-            "redis-server would not start again on port {}",
-            self.port
-        );
-    }
-
-    /// Starts the server and waits until it listens; false when it exited instead (its
-    /// port was taken).
-    fn launch(&mut self) -> bool {
-        let child = Command::new(&self.binary)
-            .args(["--port", &self.port.to_string()])
-            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .args(["--loglevel", "warning", "--daemonize", "no"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {}: {e}", self.binary.display()));
-        self.child = Some(child);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            // Only our own server counts: one that exited left the port to others.
-            if let Some(child) = self.child.as_mut()
-                && let Ok(Some(_)) = child.try_wait()
-            {
-                self.child = None;
-                return false;
-            }
-            if TcpStream::connect(("127.0.0.1", self.port)).is_ok() {
-                return true;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "redis-server did not listen on port {} within 10 s",
-                self.port
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        format!("redis://127.0.0.1:{}/0", self.0.port)
     }
 }
 
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+impl std::ops::Deref for RedisServer {
+    type Target = Daemon;
+    fn deref(&self) -> &Daemon {
+        &self.0
     }
 }
 
-/// A loopback port nothing listens on right now.
-pub fn free_port() -> u16 {
-    TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+impl std::ops::DerefMut for RedisServer {
+    fn deref_mut(&mut self) -> &mut Daemon {
+        &mut self.0
+    }
 }

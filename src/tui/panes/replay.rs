@@ -39,8 +39,9 @@ const CHANGES_KEPT: usize = 200;
 /// The plan tool whose calls open in the Plans pane.
 const PLAN_TOOL: &str = "structs_plan_execute";
 
-/// A row and its fresh answer, from a run of every call.
-type Outcome = (usize, Value);
+/// A call run again: its row, the recorded answer (when the log has one) and the
+/// fresh one.
+type Outcome = (usize, Option<Value>, Value);
 
 /// A call's fresh run, compared with the recording.
 #[derive(Debug, Clone)]
@@ -48,6 +49,9 @@ struct Verdict {
     changes: Vec<Change>,
     total: usize,
 }
+
+/// A line of pretty JSON and the JSON Pointer of the value it shows.
+type JsonLine = (String, String);
 
 /// The selected call, read back from the log.
 struct Shown {
@@ -57,6 +61,10 @@ struct Shown {
     session: String,
     request: Option<Entry>,
     recorded: Option<Value>,
+    /// The recorded answer pretty-printed, and the fresh one with the answer it was
+    /// printed from: drawn every frame, printed once.
+    recorded_lines: Vec<JsonLine>,
+    fresh_lines: Option<(Arc<Value>, Vec<JsonLine>)>,
     /// Why the lines could not be read, if so.
     error: Option<String>,
 }
@@ -161,12 +169,7 @@ impl ReplayPane {
         let Some(log) = &mut self.log else {
             return false;
         };
-        let mut any = false;
-        while let Ok((row, fresh)) = log.outcomes.1.try_recv() {
-            log.record(row, fresh, &self.ignore);
-            any = true;
-        }
-        any
+        log.drain(&self.ignore)
     }
 
     /// The verdicts so far: calls run again, and how many of them differ.
@@ -198,9 +201,11 @@ impl ReplayPane {
         };
         let index = log.index.clone();
         let replayer = log.replayer.clone();
+        let sender = log.outcomes.0.clone();
         let id = ctx.dispatcher.spawn_task(async move {
-            let fresh = rerun(&index, &replayer, call, &tool, &session).await?;
-            Ok(json!({"row": row, "fresh": fresh}))
+            let (recorded, fresh) = rerun(&index, &replayer, call, &tool, &session).await?;
+            let _ = sender.send((row, recorded, fresh));
+            Ok(Value::Null)
         });
         log.single.insert(id, row);
         ctx.status.info(format!("running call {} again…", row + 1));
@@ -229,9 +234,9 @@ impl ReplayPane {
                 let Some((call, tool, session)) = index.call(row) else {
                     break;
                 };
-                let fresh = rerun(&index, &replayer, call, &tool, &session).await?;
+                let (recorded, fresh) = rerun(&index, &replayer, call, &tool, &session).await?;
                 ran += 1;
-                if sender.send((row, fresh)).is_err() {
+                if sender.send((row, recorded, fresh)).is_err() {
                     break;
                 }
             }
@@ -322,6 +327,8 @@ impl ReplayPane {
             session,
             request: None,
             recorded: None,
+            recorded_lines: Vec::new(),
+            fresh_lines: None,
             error: None,
         };
         match log.index.entry(call.request) {
@@ -330,10 +337,11 @@ impl ReplayPane {
         }
         if let Some(span) = call.response {
             match log.index.entry(span) {
-                Ok(e) => shown.recorded = Some(answer(&e)),
+                Ok(e) => shown.recorded = Some(e.answer()),
                 Err(e) => shown.error = Some(format!("cannot read line {}: {e}", span.line)),
             }
         }
+        shown.recorded_lines = pretty(shown.recorded.as_ref().unwrap_or(&Value::Null));
         log.shown = Some(shown);
     }
 }
@@ -344,22 +352,15 @@ impl Default for ReplayPane {
     }
 }
 
-/// A response line's answer: its result, or its error object.
-fn answer(e: &Entry) -> Value {
-    e.result
-        .clone()
-        .or_else(|| e.error.clone())
-        .unwrap_or(Value::Null)
-}
-
-/// Runs one recorded call again through the replayer.
+/// Runs one recorded call again through the replayer: the recorded answer (when the
+/// log has one) and the fresh one.
 async fn rerun(
     index: &LogIndex,
     replayer: &tokio::sync::Mutex<Replayer>,
     call: Call,
     tool: &str,
     session: &str,
-) -> Result<Value, ToolError> {
+) -> Result<(Option<Value>, Value), ToolError> {
     let unreadable = |e: std::io::Error| {
         ToolError::new(
             ErrorCode::ResourceUnavailable,
@@ -368,24 +369,29 @@ async fn rerun(
     };
     let request = index.entry(call.request).map_err(unreadable)?;
     let recorded = match call.response {
-        Some(span) => Some(answer(&index.entry(span).map_err(unreadable)?)),
+        Some(span) => Some(index.entry(span).map_err(unreadable)?.answer()),
         None => None,
     };
     let args = request.arguments.unwrap_or(Value::Null);
     let mut replayer = replayer.lock().await;
-    Ok(replayer.call(session, tool, args, recorded.as_ref()).await)
+    let fresh = replayer.call(session, tool, args, recorded.as_ref()).await;
+    Ok((recorded, fresh))
 }
 
 impl OpenLog {
+    /// Takes the calls run again that have arrived. True when there were any.
+    fn drain(&mut self, ignore: &Ignore) -> bool {
+        let mut any = false;
+        while let Ok((row, recorded, fresh)) = self.outcomes.1.try_recv() {
+            self.record(row, recorded.as_ref(), fresh, ignore);
+            any = true;
+        }
+        any
+    }
+
     /// Keeps a fresh answer and its verdict against the recording.
-    fn record(&mut self, row: usize, fresh: Value, ignore: &Ignore) {
-        let recorded = self
-            .index
-            .call(row)
-            .and_then(|(c, _, _)| c.response)
-            .and_then(|span| self.index.entry(span).ok())
-            .map(|e| answer(&e));
-        let (changes, total) = match &recorded {
+    fn record(&mut self, row: usize, recorded: Option<&Value>, fresh: Value, ignore: &Ignore) {
+        let (changes, total) = match recorded {
             Some(r) => diff(r, &fresh, ignore, CHANGES_KEPT),
             None => (Vec::new(), 0),
         };
@@ -402,10 +408,6 @@ impl OpenLog {
         while self.fresh.len() > FRESH_KEPT {
             self.fresh.pop_front();
         }
-    }
-
-    fn fresh_of(&self, row: usize) -> Option<&Arc<Value>> {
-        self.fresh.iter().find(|(r, _)| *r == row).map(|(_, v)| v)
     }
 }
 
@@ -449,9 +451,9 @@ impl Pane for ReplayPane {
             return false;
         };
         if let Some(row) = log.single.remove(&reply.id) {
+            log.drain(&self.ignore);
             match &reply.result {
-                Ok(v) => {
-                    log.record(row, v["fresh"].clone(), &self.ignore);
+                Ok(_) => {
                     let total = log.verdicts.get(&row).map_or(0, |v| v.total);
                     ctx.status.info(if total == 0 {
                         format!("call {}: the same answer as recorded", row + 1)
@@ -469,9 +471,7 @@ impl Pane for ReplayPane {
         }
         if log.run.as_ref().is_some_and(|r| r.id == reply.id) {
             let run = log.run.take();
-            while let Ok((row, fresh)) = log.outcomes.1.try_recv() {
-                log.record(row, fresh, &self.ignore);
-            }
+            log.drain(&self.ignore);
             match &reply.result {
                 Ok(v) => ctx.status.info(format!(
                     "ran {} of {} calls again: {} differ",
@@ -762,7 +762,29 @@ impl ReplayPane {
     fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let focused = self.focus == Focus::Detail;
-        let Some(log) = &self.log else { return };
+        let scroll = self.detail_scroll;
+        let Some(log) = &mut self.log else { return };
+        // The fresh answer is printed again only when it is another one.
+        let fresh = log
+            .shown
+            .as_ref()
+            .and_then(|shown| log.fresh.iter().find(|(r, _)| *r == shown.row))
+            .map(|(_, v)| Arc::clone(v));
+        if let Some(shown) = &mut log.shown {
+            match &fresh {
+                Some(v)
+                    if shown
+                        .fresh_lines
+                        .as_ref()
+                        .is_none_or(|(old, _)| !Arc::ptr_eq(old, v)) =>
+                {
+                    shown.fresh_lines = Some((Arc::clone(v), pretty(v)));
+                }
+                Some(_) => {}
+                None => shown.fresh_lines = None,
+            }
+        }
+        let log = &*log;
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(if focused {
@@ -832,7 +854,6 @@ impl ReplayPane {
             Span::styled(args, theme.style(Role::Value)),
         ]));
         let verdict = log.verdicts.get(&shown.row);
-        let fresh = log.fresh_of(shown.row).cloned();
         match verdict {
             None => top.push(Line::from(Span::styled(
                 "not run again yet (r: this call, a: every call)",
@@ -871,68 +892,72 @@ impl ReplayPane {
             return;
         }
         let changes: &[Change] = verdict.map_or(&[], |v| &v.changes);
-        let recorded = shown.recorded.clone().unwrap_or(Value::Null);
-        match (&fresh, verdict) {
-            (Some(fresh), _) => {
+        let rec = &shown.recorded_lines;
+        match (&shown.fresh_lines, verdict) {
+            (Some((_, new)), _) => {
                 let [left, right] =
                     Layout::horizontal([Constraint::Percentage(50), Constraint::Fill(1)])
                         .areas(body);
-                let rec = pretty(&recorded);
-                let new = pretty(fresh);
-                self.render_json(left, buf, ui, "recorded", &rec, changes, Side::Recorded);
-                self.render_json(right, buf, ui, "fresh", &new, changes, Side::Fresh);
-            }
-            (None, Some(_)) => {
-                let rec = pretty(&recorded);
-                self.render_json(
-                    body,
+                render_json(
+                    left,
                     buf,
                     ui,
-                    "recorded (the fresh answer is no longer kept: r runs it again)",
-                    &rec,
+                    scroll,
+                    "recorded",
+                    rec,
                     changes,
                     Side::Recorded,
                 );
+                render_json(right, buf, ui, scroll, "fresh", new, changes, Side::Fresh);
             }
+            (None, Some(_)) => render_json(
+                body,
+                buf,
+                ui,
+                scroll,
+                "recorded (the fresh answer is no longer kept: r runs it again)",
+                rec,
+                changes,
+                Side::Recorded,
+            ),
             (None, None) => {
-                let rec = pretty(&recorded);
-                self.render_json(body, buf, ui, "recorded", &rec, &[], Side::Recorded);
+                render_json(body, buf, ui, scroll, "recorded", rec, &[], Side::Recorded)
             }
         }
     }
+}
 
-    #[allow(clippy::too_many_arguments)]
-    fn render_json(
-        &self,
-        area: Rect,
-        buf: &mut Buffer,
-        ui: &Ui<'_>,
-        label: &str,
-        lines: &[(String, String)],
-        changes: &[Change],
-        side: Side,
-    ) {
-        let theme = ui.theme;
+#[allow(clippy::too_many_arguments)]
+fn render_json(
+    area: Rect,
+    buf: &mut Buffer,
+    ui: &Ui<'_>,
+    scroll: usize,
+    label: &str,
+    lines: &[(String, String)],
+    changes: &[Change],
+    side: Side,
+) {
+    let theme = ui.theme;
+    buf.set_stringn(
+        area.x,
+        area.y,
+        fit(label, usize::from(area.width)),
+        usize::from(area.width),
+        theme.style(Role::Field),
+    );
+    let height = usize::from(area.height.saturating_sub(1));
+    let scroll = scroll.min(lines.len().saturating_sub(1));
+    for (k, (text, path)) in lines.iter().skip(scroll).take(height).enumerate() {
+        let y = area.y + 1 + k as u16;
+        let role = highlight(path, changes, side).unwrap_or(Role::Text);
         buf.set_stringn(
             area.x,
-            area.y,
-            fit(label, usize::from(area.width)),
-            usize::from(area.width),
-            theme.style(Role::Field),
+            y,
+            text,
+            usize::from(area.width.saturating_sub(1)),
+            theme.style(role),
         );
-        let height = usize::from(area.height.saturating_sub(1));
-        let scroll = self.detail_scroll.min(lines.len().saturating_sub(1));
-        for (k, (text, path)) in lines.iter().skip(scroll).take(height).enumerate() {
-            let y = area.y + 1 + k as u16;
-            let role = highlight(path, changes, side).unwrap_or(Role::Text);
-            buf.set_stringn(
-                area.x,
-                y,
-                text,
-                usize::from(area.width.saturating_sub(1)),
-                theme.style(role),
-            );
-        }
     }
 }
 
