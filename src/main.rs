@@ -51,6 +51,15 @@ struct Cli {
     )]
     auth_token: Option<String>,
 
+    /// Attach the console to another MCP server as its client: a command line
+    /// (`"structs-console --headless --seed 7"`, started as a child process and spoken
+    /// to over stdio) or a streamable HTTP URL (`http://127.0.0.1:8080/mcp`, sent
+    /// --auth-token as a bearer token when set). Its tools are the console's: the
+    /// Server tab lists and calls them, and against a structs-console the other tabs
+    /// work as they do locally.
+    #[arg(long, value_name = "TARGET", conflicts_with = "headless")]
+    connect: Option<String>,
+
     /// Record every exchange to this JSON Lines session log, appending: with
     /// --headless each MCP request, response and notification; in the console, each
     /// tool call it makes and its answer.
@@ -613,6 +622,22 @@ fn run_console(
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
+    if let Some(spec) = &cli.connect {
+        let target = structs_console::mcp::client::Target::parse(spec)
+            .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
+        eprintln!("structs-console: attaching to {}…", target.describe());
+        let remote = runtime
+            .block_on(structs_console::mcp::client::Remote::connect(
+                target,
+                cli.auth_token.clone(),
+            ))
+            .map_err(|e| e.context("cannot attach to the server"))?;
+        let core =
+            structs_console::core::Core::remote(remote, structs_console::core::WallClock::System);
+        let recorder = open_recorder(cli)?;
+        structs_console::tui::run(core, theme, &runtime, None, recorder, log)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let services = build_core(cli, config, &runtime, true)?;
     let switcher = services.switch.clone().map(|switch| {
         let make_sim = sim_maker(cli);

@@ -2,12 +2,11 @@
 //! `TestBackend`. Frames are insta snapshots in the top-level `snapshots/` folder; a
 //! changed frame fails the test until its snapshot is reviewed and updated.
 
+mod support;
+
 use std::sync::Arc;
 
-use chrono::{TimeZone, Utc};
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Color;
@@ -21,6 +20,8 @@ use structs_console::tui::theme::Role;
 use structs_console::tui::{App, Clipboard, SystemClipboard, Tab, Theme};
 use structs_console::{Core, EntityId};
 use tokio::runtime::Runtime;
+
+use support::console::{draw, draw_buffer, press, press_n, runtime, type_text, wall};
 
 /// A console on the demo world with a paused clock and a fixed wall clock, its first
 /// page already listed. The runtime must outlive the app.
@@ -50,64 +51,12 @@ fn console_over(source: Arc<dyn GameSource>, references: ReferenceConfig) -> (Ru
     (runtime, app)
 }
 
-fn runtime() -> Runtime {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime")
-}
-
 /// The demo world with its block clock paused.
 fn sim() -> SimSource {
     SimSource::new(
         WorldConfig::demo(),
         BlockClock::paused(WorldConfig::DEFAULT_HEIGHT),
     )
-}
-
-/// The wall clock the snapshots are taken at.
-fn wall() -> chrono::DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 11, 21, 10, 0, 0)
-        .single()
-        .expect("valid instant")
-}
-
-/// Presses a key and waits for the tool calls it started.
-fn press(app: &mut App, code: KeyCode) {
-    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
-    app.settle();
-}
-
-fn press_n(app: &mut App, code: KeyCode, times: usize) {
-    for _ in 0..times {
-        press(app, code);
-    }
-}
-
-fn type_text(app: &mut App, text: &str) {
-    for c in text.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
-
-/// The frame at `width`x`height`.
-fn draw_buffer(app: &mut App, width: u16, height: u16) -> Buffer {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal
-        .draw(|frame| app.render(frame))
-        .expect("drawing into a TestBackend");
-    terminal.backend().buffer().clone()
-}
-
-/// The frame at `width`x`height`, as text (`TestBackend`'s display: one quoted line
-/// per row). Width must not be 0: ratatui's text view cannot show such a buffer.
-fn draw(app: &mut App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
-    terminal
-        .draw(|frame| app.render(frame))
-        .expect("drawing into a TestBackend");
-    terminal.backend().to_string()
 }
 
 /// Compares the frame with `snapshots/{name}.snap`.
@@ -2685,4 +2634,77 @@ fn the_console_records_the_calls_it_makes() {
         "{tools:?}"
     );
     let _ = std::fs::remove_file(&path);
+}
+
+/// Selects `tool` in the Server tab's list (the tools are listed by name).
+fn select_server_tool(app: &mut App, tool: &str) {
+    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let at = core
+        .tool_names()
+        .position(|n| n == tool)
+        .expect("a registered tool");
+    press(app, KeyCode::Home);
+    press_n(app, KeyCode::Down, at);
+}
+
+#[test]
+fn server_tab_lists_the_tools_and_calls_one_from_its_schema() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('7'));
+    assert_eq!(app.tab(), Tab::Server);
+    select_server_tool(&mut app, "structs_query_entity");
+    snapshot(
+        "server_tool_120x34",
+        "The Server tab on the embedded core: the tools, and the selected tool's schema as arguments",
+        &mut app,
+        120,
+        34,
+    );
+
+    // The form takes every character, even the console's global keys.
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "1-1q7");
+    assert_eq!(app.tab(), Tab::Server);
+    assert!(!app.should_quit());
+    press_n(&mut app, KeyCode::Backspace, 2);
+    // The required id first, then the others by name: reference_depth, an integer,
+    // is the seventh.
+    press_n(&mut app, KeyCode::Tab, 6);
+    type_text(&mut app, "deep");
+    let frame = draw(&mut app, 120, 34);
+    assert!(frame.contains("✗ not a whole number"), "{frame}");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.status_text(),
+        Some("reference_depth: not a whole number"),
+        "a bad field is not sent"
+    );
+    let sent = app.requests_sent();
+    press_n(&mut app, KeyCode::Backspace, 4);
+    type_text(&mut app, "1");
+    snapshot(
+        "server_form_120x34",
+        "A call's form built from structs_query_entity's schema: typed fields, the arguments it makes, the field's description",
+        &mut app,
+        120,
+        34,
+    );
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.requests_sent(), sent + 1);
+    snapshot(
+        "server_result_120x34",
+        "The answer to the form's call, pretty-printed",
+        &mut app,
+        120,
+        34,
+    );
+    // Back to the form: the arguments are kept.
+    press(&mut app, KeyCode::Char('e'));
+    let frame = draw(&mut app, 120, 34);
+    assert!(frame.contains(r#"arguments {"id":"1-1""#), "{frame}");
+    // Esc goes back to the tools; with no server attached there are no other views.
+    press(&mut app, KeyCode::Esc);
+    let frame = draw(&mut app, 120, 34);
+    assert!(frame.contains("embedded core"), "{frame}");
+    assert!(!frame.contains("Tab  view"), "{frame}");
 }

@@ -60,6 +60,38 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 23] = [
+        ErrorCode::ValidationError,
+        ErrorCode::ValidationMissingField,
+        ErrorCode::ValidationUnknownField,
+        ErrorCode::ValidationWrongType,
+        ErrorCode::ValidationInvalidFormat,
+        ErrorCode::ValidationOutOfRange,
+        ErrorCode::ValidationWrongEntityType,
+        ErrorCode::ValidationInvalidValue,
+        ErrorCode::ValidationRequirementsNotMet,
+        ErrorCode::ValidationInvalidPlan,
+        ErrorCode::ValidationUnresolvedReference,
+        ErrorCode::ResourceNotFound,
+        ErrorCode::ResourceExpired,
+        ErrorCode::ResourceUnavailable,
+        ErrorCode::ResourceReadOnly,
+        ErrorCode::ToolNotFound,
+        ErrorCode::ToolExecutionFailed,
+        ErrorCode::ToolTimeout,
+        ErrorCode::ToolCancelled,
+        ErrorCode::ApiError,
+        ErrorCode::ApiUnavailable,
+        ErrorCode::RateLimitExceeded,
+        ErrorCode::Unauthorized,
+    ];
+
+    /// The code its wire name names (`VALIDATION_ERROR`).
+    pub fn parse(name: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorCode::ValidationError => "VALIDATION_ERROR",
@@ -173,6 +205,35 @@ impl ToolError {
         self
     }
 
+    /// The error a wire form describes (what [`ToolError::to_json`] wrote, as another
+    /// server sent it), or `None` when `v` is not one. A code this build does not know
+    /// becomes `TOOL_EXECUTION_FAILED` with the server's code kept as `remote_code`.
+    pub fn from_wire(v: &Value) -> Option<ToolError> {
+        let error = v.get("error")?.as_object()?;
+        let name = error.get("code")?.as_str()?;
+        let message = error.get("message").and_then(Value::as_str).unwrap_or(name);
+        let mut e = match ErrorCode::parse(name) {
+            Some(code) => ToolError::new(code, message),
+            None => ToolError::new(ErrorCode::ToolExecutionFailed, message)
+                .with_extra("remote_code", json!(name)),
+        };
+        if let Some(details) = error.get("details").and_then(Value::as_object) {
+            for (k, v) in details {
+                match (k.as_str(), v) {
+                    ("field", Value::String(s)) => e.field = Some(s.clone()),
+                    ("reason", Value::String(s)) => e.reason = Some(s.clone()),
+                    _ => {
+                        e.extra.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        if let Some(uri) = error.get("resource_uri").and_then(Value::as_str) {
+            e.resource_uri = Some(uri.to_string());
+        }
+        Some(e)
+    }
+
     /// The wire form, stamped with `timestamp` (RFC 3339).
     pub fn to_json(&self, timestamp: &str) -> Value {
         let mut details = serde_json::Map::new();
@@ -227,6 +288,22 @@ mod tests {
                 .unwrap()
                 .contains("player_id")
         );
+    }
+
+    #[test]
+    fn the_wire_form_reads_back_as_the_same_error() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        }
+        let e = ToolError::not_found("1-999", Some("player_id")).with_extra("n", json!(3));
+        let back = ToolError::from_wire(&e.to_json("t")).unwrap();
+        assert_eq!(back, e);
+        let odd = json!({"error": {"code": "NEW_CODE", "message": "m"}});
+        let back = ToolError::from_wire(&odd).unwrap();
+        assert_eq!(back.code, ErrorCode::ToolExecutionFailed);
+        assert_eq!(back.extra["remote_code"], "NEW_CODE");
+        assert!(ToolError::from_wire(&json!({"error": "text"})).is_none());
+        assert!(ToolError::from_wire(&json!({"ok": true})).is_none());
     }
 
     #[test]

@@ -117,6 +117,55 @@ impl Registry {
         );
         assert!(previous.is_none(), "tool {name} registered twice");
     }
+
+    /// Registers the tools another MCP server lists, each forwarding its calls there.
+    /// Their schemas are the server's own (reference and shaping options included when
+    /// it has them); one that does not compile here accepts any object, and the server
+    /// still checks it. A name listed twice keeps its first listing.
+    fn add_remote(&mut self, remote: &Arc<crate::mcp::client::Remote>) {
+        for tool in remote.tools() {
+            if self.tools.contains_key(tool.name.as_ref()) {
+                continue;
+            }
+            // The registry names tools with &'static str; a console attaches once per
+            // process, so the remote's names and descriptions live as long as it does.
+            let name: &'static str = Box::leak(tool.name.to_string().into_boxed_str());
+            let description: &'static str = Box::leak(
+                tool.description
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_string()
+                    .into_boxed_str(),
+            );
+            let input_schema = Value::Object((*tool.input_schema).clone());
+            let schema = ArgSchema::compile(&input_schema).unwrap_or_else(|e| {
+                tracing::warn!(
+                    tool = name,
+                    "the server's input schema does not compile here: {e}"
+                );
+                ArgSchema::compile(&json!({"type": "object"})).expect("a trivial schema compiles")
+            });
+            let remote = remote.clone();
+            let handler: Handler = Arc::new(move |_core, args| {
+                let remote = remote.clone();
+                Box::pin(async move { remote.call(name, args, CallContext::current()).await })
+            });
+            self.tools.insert(
+                name,
+                RegisteredTool {
+                    spec: ToolSpec {
+                        name,
+                        description,
+                        input_schema,
+                        references: Support::None,
+                        shaping: Shaping::Own,
+                    },
+                    schema,
+                    handler,
+                },
+            );
+        }
+    }
 }
 
 /// Levenshtein distance between two names (for "did you mean").
@@ -186,6 +235,8 @@ struct Inner {
     docs: Arc<crate::docs::Docs>,
     /// Events from outside the process (NATS), read instead of the source's own bus.
     feed: Option<Arc<dyn crate::events::EventFeed>>,
+    /// Another MCP server whose tools this core forwards to (`--connect`).
+    remote: Option<Arc<crate::mcp::client::Remote>>,
 }
 
 /// Builds a [`Core`] with settings other than the defaults.
@@ -198,6 +249,7 @@ pub struct CoreBuilder {
     docs: Option<Arc<crate::docs::Docs>>,
     feed: Option<Arc<dyn crate::events::EventFeed>>,
     extra: Vec<ExtraTools>,
+    remote: Option<Arc<crate::mcp::client::Remote>>,
 }
 
 /// A function that registers tools beside the catalog.
@@ -253,7 +305,10 @@ impl CoreBuilder {
         self.references.validate()?;
         self.handles.validate()?;
         let mut registry = Registry::default();
-        crate::tools::register_all(&mut registry);
+        match &self.remote {
+            Some(remote) => registry.add_remote(remote),
+            None => crate::tools::register_all(&mut registry),
+        }
         for extra in self.extra {
             extra(&mut registry);
         }
@@ -299,6 +354,7 @@ impl CoreBuilder {
                     .docs
                     .unwrap_or_else(|| Arc::new(crate::docs::Docs::embedded())),
                 feed: self.feed,
+                remote: self.remote,
             }),
         })
     }
@@ -334,7 +390,24 @@ impl Core {
             docs: None,
             feed: None,
             extra: Vec::new(),
+            remote: None,
         }
+    }
+
+    /// A core whose tools are another MCP server's (`--connect`): each call is checked
+    /// against the server's schema here, then answered there, progress and
+    /// cancellation included. References, shaping and handles are the server's
+    /// business; [`Core::status`] shows its block height as last seen.
+    pub fn remote(remote: Arc<crate::mcp::client::Remote>, wall: WallClock) -> Core {
+        let source = Arc::new(crate::mcp::client::RemoteSource(remote.clone()));
+        let mut builder = Core::builder(source).clock(wall);
+        builder.remote = Some(remote);
+        builder.build().expect("the default settings are valid")
+    }
+
+    /// The server this core forwards to, when it was built by [`Core::remote`].
+    pub fn remote_server(&self) -> Option<&Arc<crate::mcp::client::Remote>> {
+        self.inner.remote.as_ref()
     }
 
     /// Calls a tool by name. `args` may be `null` (no arguments) or an object.
@@ -363,6 +436,10 @@ impl Core {
         };
         let mut args = if args.is_null() { json!({}) } else { args };
         registered.schema.check(&args)?;
+        if self.inner.remote.is_some() {
+            // The server attaches references, shapes and stores its own results.
+            return ctx.scope((registered.handler)(self.clone(), args)).await;
+        }
         let plan = references::config::plan(
             &self.inner.references,
             tool,

@@ -2,6 +2,7 @@
 //! with its input schema and forwards `tools/call` to [`Core::call`]; it holds no game
 //! logic of its own.
 
+pub mod client;
 pub mod http;
 
 use std::sync::Arc;
@@ -546,6 +547,12 @@ impl ServerHandler for McpServer {
                         .with_message(u.message);
                     if let Some(total) = u.total {
                         param = param.with_total(total);
+                    }
+                    if !u.data.is_null() {
+                        // The tool's own figures, for a console attached over MCP.
+                        let mut meta = rmcp::model::NotificationMetaObject::new();
+                        meta.0.0.insert(client::PROGRESS_DATA_KEY.into(), u.data);
+                        param.meta = Some(meta);
                     }
                     if let Some(r) = &recorder {
                         r.notification(

@@ -589,10 +589,42 @@ async fn full_result(core: &Core, v: &Value) -> Option<Arc<Value>> {
         return None;
     }
     let handle = v.get("result_handle")?.as_str()?;
+    if core.remote_server().is_some() {
+        return remote_result(core, handle).await.map(Arc::new);
+    }
     match core.handle_store().get(handle, core.now()).await {
         Ok(Ok(stored)) => Some(stored.data),
         _ => None,
     }
+}
+
+/// A handle's whole result from the server a remote core forwards to, rebuilt from
+/// its pages as `structs_handle_fetch` gives them; `None` when a page cannot be
+/// fetched or had to be cut (then the rebuilt result would not be the stored one).
+async fn remote_result(core: &Core, handle: &str) -> Option<Value> {
+    let mut whole = serde_json::Map::new();
+    let mut items = Vec::new();
+    for page in 1..=10_000u32 {
+        let args = serde_json::json!({"handle": handle, "page": page, "page_size": 100});
+        let v = core.call("structs_handle_fetch", args).await.ok()?;
+        let info = v.get("page_info")?;
+        if info.get("cut").and_then(Value::as_bool) == Some(true) {
+            return None;
+        }
+        match v.get("data")? {
+            // A stored array pages as its items; an object as its fields and records.
+            Value::Array(more) => items.extend(more.iter().cloned()),
+            data => crate::handles::page::merge(&mut whole, data),
+        }
+        if info.get("has_more").and_then(Value::as_bool) != Some(true) {
+            return Some(if whole.is_empty() && !items.is_empty() {
+                Value::Array(items)
+            } else {
+                Value::Object(whole)
+            });
+        }
+    }
+    None
 }
 
 /// Runs step `i` of a shared run (resolving, calling, recording). Returns false when

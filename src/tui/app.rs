@@ -23,6 +23,7 @@ use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
 use super::panes::replay::ReplayPane;
+use super::panes::server::ServerPane;
 use super::panes::source::{SourceDialog, Switched};
 use super::theme::{Role, Theme};
 use crate::core::Core;
@@ -43,17 +44,19 @@ pub enum Tab {
     Pow,
     Docs,
     Replay,
+    Server,
 }
 
 impl Tab {
     /// Every tab, left to right.
-    pub const ALL: [Tab; 6] = [
+    pub const ALL: [Tab; 7] = [
         Tab::Entities,
         Tab::Handles,
         Tab::Plans,
         Tab::Pow,
         Tab::Docs,
         Tab::Replay,
+        Tab::Server,
     ];
 
     /// The tab bar title.
@@ -65,6 +68,7 @@ impl Tab {
             Tab::Pow => "PoW",
             Tab::Docs => "Docs",
             Tab::Replay => "Replay",
+            Tab::Server => "Server",
         }
     }
 
@@ -77,6 +81,7 @@ impl Tab {
             Tab::Pow => 4,
             Tab::Docs => 5,
             Tab::Replay => 6,
+            Tab::Server => 7,
         }
     }
 }
@@ -99,6 +104,8 @@ pub struct App {
     docs: DocsPane,
     /// The Replay tab.
     replay: ReplayPane,
+    /// The Server tab.
+    server: ServerPane,
     /// The clipboard both panes copy to.
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
@@ -128,19 +135,26 @@ impl App {
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         let events = EventLog::new(core.events());
         let plans = PlansPane::new(&core);
+        let server = ServerPane::new(&core);
+        // Attached to a server that is not a structs-console, its tools are the news.
+        let tab = match core.remote_server() {
+            Some(_) if core.tool_spec("structs_list_entities").is_none() => Tab::Server,
+            _ => Tab::Entities,
+        };
         App {
             core,
             theme,
             keymap,
             dispatcher,
             status,
-            tab: Tab::Entities,
+            tab,
             entities,
             handles: HandlesPane::new(Box::new(clipboard.clone())),
             pow: PowPane::new(Box::new(clipboard.clone()), None),
             plans,
             docs: DocsPane::new(),
             replay: ReplayPane::new(),
+            server,
             clipboard,
             handles_listed_at: None,
             events,
@@ -354,6 +368,7 @@ impl App {
             Tab::Pow => self.pow.handle_key(&key, &mut ctx),
             Tab::Plans => self.plans.handle_key(&key, &mut ctx),
             Tab::Docs => self.docs.handle_key(&key, &mut ctx),
+            Tab::Server => self.server.handle_key(&key, &mut ctx),
             Tab::Replay => {
                 let consumed = self.replay.handle_key(&key, &mut ctx);
                 if let Some((label, plan)) = self.replay.take_plan_request() {
@@ -483,7 +498,8 @@ impl App {
             || self.pow.on_reply(reply, &mut ctx)
             || self.plans.on_reply(reply, &mut ctx)
             || self.docs.on_reply(reply, &mut ctx)
-            || self.replay.on_reply(reply, &mut ctx);
+            || self.replay.on_reply(reply, &mut ctx)
+            || self.server.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -559,6 +575,7 @@ impl App {
             Tab::Plans => self.plans.render(body, buf, &ui),
             Tab::Docs => self.docs.render(body, buf, &ui),
             Tab::Replay => self.replay.render(body, buf, &ui),
+            Tab::Server => self.server.render(body, buf, &ui),
         }
         self.events.render(log, buf, &ui);
         let info = self.core.status();
@@ -772,6 +789,11 @@ impl App {
                 self.replay.commands(),
                 self.replay.captures_text(),
             ),
+            Tab::Server => (
+                self.server.context(),
+                self.server.commands(),
+                self.server.captures_text(),
+            ),
         };
         let mut hints = self.keymap.hints(context, &commands, text);
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
@@ -825,6 +847,7 @@ impl App {
             Tab::Plans => self.plans.context(),
             Tab::Docs => self.docs.context(),
             Tab::Replay => self.replay.context(),
+            Tab::Server => self.server.context(),
         };
         let mut sections = Vec::new();
         if context != Context::Global {

@@ -14,6 +14,16 @@ use crate::core::error::ToolError;
 /// nodes use `▸` and `▾`, so the selection needs a shape of its own.
 pub(crate) const SELECTED_MARK: &str = "› ";
 
+/// The commands of an area that scrolls or pages through rows.
+pub(crate) const SCROLLING: [Command; 6] = [
+    Command::Up,
+    Command::Down,
+    Command::NextPage,
+    Command::PrevPage,
+    Command::Top,
+    Command::Bottom,
+];
+
 /// Whether a pane used a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EventState {

@@ -64,6 +64,14 @@ pub enum Context {
     Replay,
     /// The Replay pane's recorded and fresh answers.
     ReplayDetail,
+    /// The Server pane's list of tools.
+    ServerTools,
+    /// The Server pane's form for a call, whose fields take typed text.
+    ServerForm,
+    /// The Server pane's answer to the call.
+    ServerResult,
+    /// The Server pane's notifications or JSON-RPC traffic.
+    ServerLog,
 }
 
 impl Context {
@@ -96,6 +104,10 @@ impl Context {
             Context::SourceDialog => "Source",
             Context::Replay => "Recorded calls",
             Context::ReplayDetail => "Recorded and fresh answers",
+            Context::ServerTools => "Server tools",
+            Context::ServerForm => "Call form",
+            Context::ServerResult => "Call answer",
+            Context::ServerLog => "Notifications and traffic",
         }
     }
 }
@@ -222,6 +234,8 @@ pub enum Command {
     NextDifference,
     /// Replay: go to the previous call whose fresh answer differs.
     PrevDifference,
+    /// Server: fill in a call to the selected tool, in a form built from its schema.
+    OpenForm,
 }
 
 impl Command {
@@ -230,6 +244,25 @@ impl Command {
     pub fn hint(self, context: Context) -> Option<&'static str> {
         Some(match self {
             Command::Up | Command::Down if context == Context::SourceDialog => "choose",
+            Command::OpenForm => "call",
+            Command::SendAction if context == Context::ServerForm => "call",
+            Command::FocusNext
+                if matches!(
+                    context,
+                    Context::ServerTools | Context::ServerResult | Context::ServerLog
+                ) =>
+            {
+                "view"
+            }
+            Command::Back
+                if matches!(
+                    context,
+                    Context::ServerForm | Context::ServerResult | Context::ServerLog
+                ) =>
+            {
+                "tools"
+            }
+            Command::Toggle if context == Context::ServerLog => "whole",
             Command::Quit => "quit",
             Command::ToggleHelp => "help",
             Command::CloseHelp => "close",
@@ -325,8 +358,13 @@ impl Command {
             Command::ToggleHelp => "Show or hide the keys of the focused area".into(),
             Command::CloseHelp => "Close this list".into(),
             Command::ShowTab(_) => {
-                let titles: Vec<&str> = Tab::ALL.iter().map(|t| t.title()).collect();
-                format!("Show a tab: {}", titles.join(", "))
+                // One line per title would not fit the overlay; the first and last
+                // name the range.
+                format!(
+                    "Show a tab by its number ({} … {})",
+                    Tab::ALL[0].title(),
+                    Tab::ALL[Tab::ALL.len() - 1].title()
+                )
             }
             Command::ToggleClock => "Pause or resume the block clock (sim source)".into(),
             // One line for the three step keys (help merges equal descriptions).
@@ -362,6 +400,53 @@ impl Command {
                 "Run every call again in order, each session as its own client, and compare".into()
             }
             Command::NextDifference => "Go to the next call whose answer differs".into(),
+            Command::OpenForm => "Call the selected tool: a form from its input schema".into(),
+            Command::SendAction if context == Context::ServerForm => {
+                "Call the tool with these arguments (empty fields are left out)".into()
+            }
+            Command::Up if context == Context::ServerForm => "The field above".into(),
+            Command::Down if context == Context::ServerForm => "The field below".into(),
+            Command::EditAction if context == Context::ServerResult => {
+                "Back to the form, to change it and call again".into()
+            }
+            Command::FocusNext
+                if matches!(
+                    context,
+                    Context::ServerTools | Context::ServerResult | Context::ServerLog
+                ) =>
+            {
+                "Next view: tools, notifications, JSON-RPC traffic".into()
+            }
+            Command::FocusPrev
+                if matches!(
+                    context,
+                    Context::ServerTools | Context::ServerResult | Context::ServerLog
+                ) =>
+            {
+                "Previous view".into()
+            }
+            Command::Back
+                if matches!(
+                    context,
+                    Context::ServerForm | Context::ServerResult | Context::ServerLog
+                ) =>
+            {
+                "Back to the tools".into()
+            }
+            Command::Toggle if context == Context::ServerLog => {
+                "Show the selected message whole, pretty-printed, or hide it".into()
+            }
+            Command::Up if context == Context::ServerResult => "Scroll up".into(),
+            Command::Down if context == Context::ServerResult => "Scroll down".into(),
+            Command::NextPage if matches!(context, Context::ServerResult | Context::ServerLog) => {
+                "Down a screen".into()
+            }
+            Command::PrevPage if matches!(context, Context::ServerResult | Context::ServerLog) => {
+                "Up a screen".into()
+            }
+            Command::Bottom if context == Context::ServerLog => {
+                "Go to the newest and follow new ones".into()
+            }
             Command::PrevDifference => "Go to the previous call whose answer differs".into(),
             Command::OpenPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
                 "Open the selected structs_plan_execute call in Plans (else go to the next one)"
@@ -798,6 +883,43 @@ impl Keymap {
         }
         bind(X::Replay, &top, C::Top);
         bind(X::Replay, &bottom, C::Bottom);
+
+        // The Server pane: tools, a call's form and answer, notifications and traffic.
+        for context in [X::ServerTools, X::ServerResult, X::ServerLog] {
+            bind(context, &up, C::Up);
+            bind(context, &down, C::Down);
+            bind(context, &top, C::Top);
+            bind(context, &bottom, C::Bottom);
+            bind(context, &[K::key(KeyCode::Tab)], C::FocusNext);
+            bind(context, &[K::key(KeyCode::BackTab)], C::FocusPrev);
+        }
+        bind(X::ServerTools, &forward, C::OpenForm);
+        for context in [X::ServerResult, X::ServerLog] {
+            bind(context, &[K::key(KeyCode::PageDown)], C::NextPage);
+            bind(context, &[K::key(KeyCode::PageUp)], C::PrevPage);
+        }
+        bind(
+            X::ServerResult,
+            &[K::key(KeyCode::Enter), K::ch('e')],
+            C::EditAction,
+        );
+        bind(X::ServerResult, &[K::key(KeyCode::Esc)], C::Back);
+        bind(X::ServerLog, &[K::key(KeyCode::Enter)], C::Toggle);
+        bind(X::ServerLog, &[K::key(KeyCode::Esc)], C::Back);
+        bind(
+            X::ServerForm,
+            &[K::key(KeyCode::Up), K::key(KeyCode::BackTab)],
+            C::Up,
+        );
+        bind(
+            X::ServerForm,
+            &[K::key(KeyCode::Down), K::key(KeyCode::Tab)],
+            C::Down,
+        );
+        bind(X::ServerForm, &[K::key(KeyCode::Enter)], C::SendAction);
+        bind(X::ServerForm, &[K::key(KeyCode::Esc)], C::Back);
+        bind(X::ServerForm, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::ServerForm, &[K::ctrl('u')], C::ClearText);
         bind(X::Replay, &[K::key(KeyCode::Enter)], C::ReplayCall);
 
         // The Plans pane: the steps and the selected step's result share the run keys;
@@ -1080,7 +1202,7 @@ mod tests {
         assert_eq!(text, ["↑↓ move", "n/p page"]);
         let tabs: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
         let hints = keymap.hints(Context::Global, &tabs, false);
-        assert_eq!(hints[0].keys, "1-6");
+        assert_eq!(hints[0].keys, "1-7");
         let quit = keymap.hints(Context::Global, &[Command::Quit], true);
         assert_eq!(quit[0].keys, "C-c");
     }

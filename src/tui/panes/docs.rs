@@ -13,7 +13,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::{Value, json};
 
 use super::entities::area_block;
-use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::{Role, Theme};
@@ -694,14 +694,7 @@ impl Pane for DocsPane {
             }
             Area::Doc => {
                 if self.doc.is_some() {
-                    out.extend([
-                        Command::Up,
-                        Command::Down,
-                        Command::NextPage,
-                        Command::PrevPage,
-                        Command::Top,
-                        Command::Bottom,
-                    ]);
+                    out.extend(SCROLLING);
                 }
                 out.push(Command::StartFilter);
             }

@@ -674,7 +674,11 @@ impl Pane for EntitiesPane {
             | Context::DocsView
             | Context::SourceDialog
             | Context::Replay
-            | Context::ReplayDetail => {}
+            | Context::ReplayDetail
+            | Context::ServerTools
+            | Context::ServerForm
+            | Context::ServerResult
+            | Context::ServerLog => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

@@ -11,4 +11,5 @@ pub(crate) mod plans;
 pub(crate) mod pow;
 pub(crate) mod reference_tree;
 pub(crate) mod replay;
+pub(crate) mod server;
 pub(crate) mod source;

@@ -1,0 +1,863 @@
+//! The console as an MCP client of another server (`--connect`): a child process
+//! spoken to over stdio, or a streamable HTTP endpoint.
+//!
+//! [`Remote`] holds the connection. It keeps what an operator debugging a server wants
+//! to see: the server's tools with their schemas, every JSON-RPC message in both
+//! directions ([`Wire`]), and the notifications among them. Its [`Remote::call`] is a
+//! tool call with the core's contract (a result, or a [`ToolError`]; progress into the
+//! call's context; cancelling the context sends `notifications/cancelled`), so a
+//! [`Core`](crate::core::Core) built over it serves the console's panes as a local one
+//! does.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
+    CancelledNotificationParam, ClientNotification, ClientRequest, ProgressNotificationParam,
+    ProgressToken, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::core::call::{CallContext, ProgressUpdate};
+use crate::core::error::{ErrorCode, ToolError};
+use crate::source::SourceInfo;
+
+/// The `_meta` key under which the server sends a progress report's own figures (the
+/// proof-of-work search's hash rate, for one), so a console attached over MCP draws
+/// what a local one does.
+pub const PROGRESS_DATA_KEY: &str = "structs-console/data";
+
+/// The method name a child's stderr lines are kept under, among the notifications.
+pub const STDERR: &str = "stderr";
+
+/// How often the header's block height is asked for.
+const STATUS_EVERY: Duration = Duration::from_secs(3);
+
+/// How many JSON-RPC messages the traffic view keeps (the newest).
+const WIRE_KEEP: usize = 2_000;
+
+/// The longest message text kept whole; longer ones are cut, with a marker.
+const WIRE_TEXT_MAX: usize = 256 * 1024;
+
+/// How long connecting (spawning or reaching the server, and `initialize`) may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where `--connect` goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A program and its arguments, started as a child process and spoken to over its
+    /// stdin and stdout.
+    Command(Vec<String>),
+    /// A streamable HTTP endpoint.
+    Url(String),
+}
+
+impl Target {
+    /// `http://` or `https://` is a URL; anything else is a command line, split into
+    /// words as a shell would (single and double quotes, backslash escapes; no
+    /// variables, globs or pipes).
+    pub fn parse(spec: &str) -> Result<Target, String> {
+        let spec = spec.trim();
+        if spec.starts_with("http://") || spec.starts_with("https://") {
+            return reqwest::Url::parse(spec)
+                .map(|_| Target::Url(spec.to_string()))
+                .map_err(|e| format!("{spec:?} is not a URL: {e}"));
+        }
+        let words = split_words(spec)?;
+        if words.is_empty() {
+            return Err("--connect needs a command to start or an http(s) URL".into());
+        }
+        Ok(Target::Command(words))
+    }
+
+    /// One line for the header and the Server tab.
+    pub fn describe(&self) -> String {
+        match self {
+            Target::Url(url) => url.clone(),
+            Target::Command(words) => words.join(" "),
+        }
+    }
+}
+
+/// Splits a command line into words: whitespace separates, `'...'` is literal, `"..."`
+/// keeps spaces and takes `\"` and `\\`, a backslash outside quotes escapes the next
+/// character.
+fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if let Some(w) = word.take() {
+                    words.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => return Err("a single quote is not closed".into()),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\')) => w.push(c),
+                            Some(c) => {
+                                w.push('\\');
+                                w.push(c);
+                            }
+                            None => return Err("a double quote is not closed".into()),
+                        },
+                        Some(c) => w.push(c),
+                        None => return Err("a double quote is not closed".into()),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => return Err("the command ends with a lone backslash".into()),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+/// Which of a [`Wire`]'s lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// Every message, both ways.
+    Messages,
+    /// The notifications received (and the server's stderr lines).
+    Notifications,
+}
+
+/// Which way a message went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// From the console to the server.
+    Sent,
+    /// From the server to the console.
+    Received,
+}
+
+/// One JSON-RPC message as it crossed the wire.
+#[derive(Debug, Clone)]
+pub struct WireMessage {
+    /// Its number, from 1, over the whole connection (0 for a stderr line).
+    pub seq: u64,
+    /// Milliseconds since the connection was opened.
+    pub at_ms: u64,
+    pub direction: Direction,
+    /// `tools/call`, `notifications/progress`, or `response` / `error` for answers.
+    pub method: String,
+    /// The request id it carries or answers, if any.
+    pub id: Option<String>,
+    /// The message as compact JSON (cut at 256 KB).
+    pub text: String,
+}
+
+impl WireMessage {
+    /// True for a notification (a message with a method and no id).
+    pub fn is_notification(&self) -> bool {
+        self.id.is_none() && self.method.contains('/')
+    }
+}
+
+/// The messages of one connection, the newest [`WIRE_KEEP`] of them, and the
+/// notifications among everything received. Also what the server wrote to its stderr
+/// (a child process), as pseudo-notifications named `stderr`.
+#[derive(Default)]
+pub struct Wire {
+    opened: Option<Instant>,
+    seq: AtomicU64,
+    messages: Mutex<VecDeque<WireMessage>>,
+    notifications: Mutex<VecDeque<WireMessage>>,
+    /// Every notification received, including those no longer kept.
+    notified: AtomicU64,
+}
+
+impl Wire {
+    fn new() -> Wire {
+        Wire {
+            opened: Some(Instant::now()),
+            ..Wire::default()
+        }
+    }
+
+    fn push(&self, direction: Direction, value: &Value) {
+        let text = match serde_json::to_string(value) {
+            Ok(t) if t.len() > WIRE_TEXT_MAX => {
+                let mut cut = WIRE_TEXT_MAX;
+                while !t.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                format!("{}… ({} bytes in all)", &t[..cut], t.len())
+            }
+            Ok(t) => t,
+            Err(e) => format!("(cannot show this message: {e})"),
+        };
+        let id = value.get("id").map(|id| match id {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        let method = match value.get("method").and_then(Value::as_str) {
+            Some(m) => m.to_string(),
+            None if value.get("error").is_some() => "error".into(),
+            None => "response".into(),
+        };
+        self.record(direction, method, id, text);
+    }
+
+    fn record(&self, direction: Direction, method: String, id: Option<String>, text: String) {
+        let message = WireMessage {
+            // Only protocol messages are numbered; a stderr line has no number.
+            seq: if method == STDERR {
+                0
+            } else {
+                self.seq.fetch_add(1, Ordering::Relaxed) + 1
+            },
+            at_ms: self.opened.map_or(0, |t| {
+                t.elapsed().as_millis().try_into().unwrap_or(u64::MAX)
+            }),
+            direction,
+            method,
+            id,
+            text,
+        };
+        let stderr = message.method == STDERR;
+        if direction == Direction::Received && message.id.is_none() {
+            self.notified.fetch_add(1, Ordering::Relaxed);
+            let mut kept = lock(&self.notifications);
+            if kept.len() == WIRE_KEEP {
+                kept.pop_front();
+            }
+            kept.push_back(message.clone());
+        }
+        if stderr {
+            // Not JSON-RPC: the traffic list keeps only what crossed the protocol.
+            return;
+        }
+        let mut kept = lock(&self.messages);
+        if kept.len() == WIRE_KEEP {
+            kept.pop_front();
+        }
+        kept.push_back(message);
+    }
+
+    fn list(&self, which: Which) -> &Mutex<VecDeque<WireMessage>> {
+        match which {
+            Which::Messages => &self.messages,
+            Which::Notifications => &self.notifications,
+        }
+    }
+
+    /// How many of `which` are kept.
+    pub fn kept(&self, which: Which) -> usize {
+        lock(self.list(which)).len()
+    }
+
+    /// Up to `n` of `which` from the `start`th kept (oldest first): what a frame draws,
+    /// without copying the rest.
+    pub fn window(&self, which: Which, start: usize, n: usize) -> Vec<WireMessage> {
+        lock(self.list(which))
+            .iter()
+            .skip(start)
+            .take(n)
+            .cloned()
+            .collect()
+    }
+
+    /// The messages kept, oldest first.
+    pub fn messages(&self) -> Vec<WireMessage> {
+        self.window(Which::Messages, 0, usize::MAX)
+    }
+
+    /// The notifications kept (and stderr lines), oldest first.
+    pub fn notifications(&self) -> Vec<WireMessage> {
+        self.window(Which::Notifications, 0, usize::MAX)
+    }
+
+    /// Every protocol message so far, including those no longer kept.
+    pub fn total(&self) -> u64 {
+        self.seq.load(Ordering::Relaxed)
+    }
+
+    /// Every notification so far.
+    pub fn notified(&self) -> u64 {
+        self.notified.load(Ordering::Relaxed)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A transport that writes every message it carries to a [`Wire`].
+struct Logged<T> {
+    inner: T,
+    wire: Arc<Wire>,
+}
+
+impl<T> Transport<RoleClient> for Logged<T>
+where
+    T: Transport<RoleClient>,
+{
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: rmcp::service::TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let Ok(v) = serde_json::to_value(&item) {
+            self.wire.push(Direction::Sent, &v);
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<rmcp::service::RxJsonRpcMessage<RoleClient>> {
+        let item = self.inner.receive().await?;
+        if let Ok(v) = serde_json::to_value(&item) {
+            self.wire.push(Direction::Received, &v);
+        }
+        Some(item)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+/// Progress sinks by the progress token of the request they belong to.
+type ProgressSinks = Arc<Mutex<HashMap<ProgressToken, CallContext>>>;
+
+/// The client side's handler: progress notifications go to the call that asked.
+struct Listener {
+    progress: ProgressSinks,
+}
+
+impl ClientHandler for Listener {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        context: NotificationContext<RoleClient>,
+    ) {
+        let ctx = lock(&self.progress).get(&params.progress_token).cloned();
+        if let Some(ctx) = ctx {
+            // Where rmcp leaves a notification's `_meta`: the params, the context's
+            // meta, or (3.9 moves it there when it reads the message) the context's
+            // extensions.
+            let in_extensions = context
+                .extensions
+                .get::<rmcp::model::NotificationMetaObject>();
+            let data = [params.meta.as_ref(), Some(&context.meta), in_extensions]
+                .into_iter()
+                .flatten()
+                .find_map(|m| m.0.0.get(PROGRESS_DATA_KEY))
+                .cloned()
+                .unwrap_or(Value::Null);
+            ctx.report(ProgressUpdate {
+                progress: params.progress,
+                total: params.total,
+                message: params.message.unwrap_or_default(),
+                data,
+            });
+        }
+    }
+}
+
+/// A connection to another MCP server.
+pub struct Remote {
+    target: Target,
+    service: RunningService<RoleClient, Listener>,
+    progress: ProgressSinks,
+    wire: Arc<Wire>,
+    tools: Vec<Tool>,
+    /// The remote source's figures for the header, from `structs_query_block_height`
+    /// and `structs_clock_control` answers.
+    status: Mutex<SourceInfo>,
+}
+
+impl Remote {
+    /// Starts or reaches the server, initializes the session and lists its tools.
+    /// `token` is sent as `Authorization: Bearer` to a URL (never to a command).
+    ///
+    /// # Errors
+    ///
+    /// When the program cannot be started, the URL cannot be reached, the server
+    /// refuses (a wrong token), or initialization and the tool list do not complete
+    /// within 30 s.
+    pub async fn connect(target: Target, token: Option<String>) -> anyhow::Result<Arc<Remote>> {
+        let wire = Arc::new(Wire::new());
+        let progress: ProgressSinks = Arc::default();
+        let listener = Listener {
+            progress: progress.clone(),
+        };
+        let started = async {
+            match &target {
+                Target::Command(words) => {
+                    let mut cmd = tokio::process::Command::new(&words[0]);
+                    cmd.args(&words[1..]);
+                    let (child, stderr) = TokioChildProcess::builder(cmd)
+                        .stderr(std::process::Stdio::piped())
+                        .spawn()
+                        .map_err(|e| anyhow::anyhow!("cannot start {:?}: {e}", words[0]))?;
+                    if let Some(stderr) = stderr {
+                        tokio::spawn(read_stderr(stderr, wire.clone()));
+                    }
+                    let transport = Logged {
+                        inner: child,
+                        wire: wire.clone(),
+                    };
+                    listener.serve(transport).await.map_err(anyhow::Error::from)
+                }
+                Target::Url(url) => {
+                    let _ = rustls::crypto::ring::default_provider().install_default();
+                    let mut config =
+                        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                            url.clone(),
+                        );
+                    if let Some(token) = &token {
+                        config = config.auth_header(token.clone());
+                    }
+                    let transport = Logged {
+                        inner: StreamableHttpClientTransport::with_client(
+                            reqwest::Client::new(),
+                            config,
+                        ),
+                        wire: wire.clone(),
+                    };
+                    listener.serve(transport).await.map_err(anyhow::Error::from)
+                }
+            }
+        };
+        let service = tokio::time::timeout(CONNECT_TIMEOUT, started)
+            .await
+            .map_err(|_| {
+                anyhow::anyhow!(
+                    "{} did not complete the MCP handshake within {} s",
+                    target.describe(),
+                    CONNECT_TIMEOUT.as_secs()
+                )
+            })??;
+        let tools = tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_tools())
+            .await
+            .map_err(|_| anyhow::anyhow!("{} did not list its tools", target.describe()))?
+            .map_err(|e| anyhow::anyhow!("{} did not list its tools: {e}", target.describe()))?;
+        let info = service
+            .peer_info()
+            .and_then(|info| serde_json::to_value(&*info).ok())
+            .unwrap_or(Value::Null);
+        let description = match info["serverInfo"]["name"].as_str() {
+            Some(name) => format!(
+                "{name} {} at {}",
+                info["serverInfo"]["version"].as_str().unwrap_or(""),
+                target.describe()
+            ),
+            None => target.describe(),
+        };
+        let remote = Arc::new(Remote {
+            target,
+            service,
+            progress,
+            wire,
+            tools,
+            status: Mutex::new(SourceInfo {
+                name: "mcp",
+                description,
+                block_height: 0,
+                paused: false,
+            }),
+        });
+        if remote.has_tool(BLOCK_HEIGHT_TOOL) {
+            let _ = remote
+                .call(BLOCK_HEIGHT_TOOL, json!({}), CallContext::new())
+                .await;
+            tokio::spawn(poll_status(Arc::downgrade(&remote)));
+        }
+        Ok(remote)
+    }
+
+    /// Where the console is attached.
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The server's tools, as it listed them when the console attached.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    fn has_tool(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+
+    /// The server's `initialize` answer as JSON (name, version, protocol version,
+    /// capabilities, instructions).
+    pub fn server_info(&self) -> Value {
+        self.service
+            .peer_info()
+            .and_then(|info| serde_json::to_value(&*info).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// The messages and notifications of this connection.
+    pub fn wire(&self) -> &Arc<Wire> {
+        &self.wire
+    }
+
+    /// The header's figures: the remote source's block height and clock as last seen.
+    pub fn status(&self) -> SourceInfo {
+        lock(&self.status).clone()
+    }
+
+    /// False once the server has gone (the child exited, the connection closed).
+    pub fn is_connected(&self) -> bool {
+        !self.service.is_closed()
+    }
+
+    /// Calls `tool` on the server. A result comes back as the server's
+    /// `structuredContent` (or its text parsed as JSON, or `{"content": [...]}`); an
+    /// error result as the [`ToolError`] its error object describes. Progress reports
+    /// go to `ctx`, and cancelling `ctx` sends `notifications/cancelled` and ends the
+    /// call with `TOOL_CANCELLED`.
+    pub async fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> Result<Value, ToolError> {
+        let arguments = match args {
+            Value::Object(map) => Some(map),
+            Value::Null => None,
+            other => {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationWrongType,
+                    "arguments",
+                    format!("must be an object, not {other}"),
+                ));
+            }
+        };
+        let mut params = CallToolRequestParams::new(tool.to_string());
+        params.arguments = arguments;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let peer = self.service.peer().clone();
+        let handle = peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
+            .map_err(|e| self.unreachable(tool, &e))?;
+        let token = handle.progress_token.clone();
+        let id = handle.id.clone();
+        lock(&self.progress).insert(token.clone(), ctx.clone());
+        let _unregister = Unregister {
+            sinks: self.progress.clone(),
+            token,
+        };
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer,
+            () = ctx.cancelled() => {
+                let note = CancelledNotification::new(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled in the console".into()),
+                ));
+                let _ = peer
+                    .send_notification(ClientNotification::CancelledNotification(note))
+                    .await;
+                return Err(ToolError::new(
+                    ErrorCode::ToolCancelled,
+                    format!("{tool} was cancelled; the server was told"),
+                ));
+            }
+        };
+        let result = match answer {
+            Ok(ServerResult::CallToolResult(result)) => result,
+            Ok(other) => {
+                return Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!(
+                        "{} answered {tool} with something other than a tool result: {}",
+                        self.target.describe(),
+                        serde_json::to_string(&other).unwrap_or_default()
+                    ),
+                ));
+            }
+            Err(e) => return Err(self.unreachable(tool, &e)),
+        };
+        let outcome = result_value(tool, result);
+        if let Ok(v) = &outcome
+            && (tool == BLOCK_HEIGHT_TOOL || tool == CLOCK_TOOL)
+        {
+            let mut status = lock(&self.status);
+            if let Some(h) = v["height"].as_u64() {
+                status.block_height = h;
+            }
+            if let Some(p) = v["paused"].as_bool() {
+                status.paused = p;
+            }
+        }
+        outcome
+    }
+
+    fn unreachable(&self, tool: &str, e: &ServiceError) -> ToolError {
+        match e {
+            ServiceError::McpError(data) => ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                format!(
+                    "{} refused {tool}: JSON-RPC error {}: {}",
+                    self.target.describe(),
+                    data.code.0,
+                    data.message
+                ),
+            )
+            .with_extra("jsonrpc_code", json!(data.code.0)),
+            other => ToolError::new(
+                ErrorCode::ApiUnavailable,
+                format!("{tool} did not reach {}: {other}", self.target.describe()),
+            ),
+        }
+    }
+}
+
+/// The game source of a [`Core::remote`](crate::core::Core::remote): the header's
+/// figures from the server. Its tools answer on the server, so nothing reads entities
+/// through this source; if something did, it would be told so.
+pub struct RemoteSource(pub Arc<Remote>);
+
+impl crate::source::GameSource for RemoteSource {
+    fn info(&self) -> SourceInfo {
+        self.0.status()
+    }
+
+    fn get(
+        &self,
+        id: crate::entity::EntityId,
+    ) -> crate::source::BoxFuture<'_, Result<Option<Value>, ToolError>> {
+        let e = self.not_here(&format!("entity {id}"));
+        Box::pin(async move { Err(e) })
+    }
+
+    fn list(
+        &self,
+        _query: crate::source::ListQuery,
+    ) -> crate::source::BoxFuture<'_, Result<crate::source::Page, ToolError>> {
+        let e = self.not_here("a list of entities");
+        Box::pin(async move { Err(e) })
+    }
+}
+
+impl RemoteSource {
+    fn not_here(&self, what: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::ApiUnavailable,
+            format!(
+                "{what} is read by the tools of {}, not in this console",
+                self.0.target.describe()
+            ),
+        )
+    }
+}
+
+const BLOCK_HEIGHT_TOOL: &str = "structs_query_block_height";
+const CLOCK_TOOL: &str = "structs_clock_control";
+
+/// Takes a call's progress sink out of the map when the call ends, however it ends.
+struct Unregister {
+    sinks: ProgressSinks,
+    token: ProgressToken,
+}
+
+impl Drop for Unregister {
+    fn drop(&mut self) {
+        lock(&self.sinks).remove(&self.token);
+    }
+}
+
+/// A tool result as the core would answer: the structured content, else the text
+/// read as JSON, else the content blocks; an error result as its error object.
+fn result_value(tool: &str, result: CallToolResult) -> Result<Value, ToolError> {
+    let text = || {
+        result
+            .content
+            .iter()
+            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let value = match &result.structured_content {
+        Some(v) => v.clone(),
+        None => serde_json::from_str::<Value>(&text())
+            .ok()
+            .filter(|v| v.is_object())
+            .unwrap_or_else(|| json!({ "content": result.content })),
+    };
+    if result.is_error != Some(true) {
+        return Ok(value);
+    }
+    Err(ToolError::from_wire(&value).unwrap_or_else(|| {
+        let said = text();
+        ToolError::new(
+            ErrorCode::ToolExecutionFailed,
+            if said.is_empty() {
+                format!("{tool} failed on the server and said nothing more")
+            } else {
+                format!("{tool} failed on the server: {said}")
+            },
+        )
+    }))
+}
+
+/// Reads the child's stderr line by line into the wire's notifications.
+async fn read_stderr(stderr: tokio::process::ChildStderr, wire: Arc<Wire>) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(stderr).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        wire.record(Direction::Received, STDERR.into(), None, line);
+    }
+}
+
+/// Keeps the header's block height current while the remote is alive (these calls
+/// show in the traffic like any other: they are real).
+async fn poll_status(remote: std::sync::Weak<Remote>) {
+    let mut every = tokio::time::interval(STATUS_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        every.tick().await;
+        let Some(remote) = remote.upgrade() else {
+            return;
+        };
+        if !remote.is_connected() {
+            return;
+        }
+        let _ = remote
+            .call(BLOCK_HEIGHT_TOOL, json!({}), CallContext::new())
+            .await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn targets_are_urls_or_command_lines() {
+        assert_eq!(
+            Target::parse("http://127.0.0.1:8080/mcp").unwrap(),
+            Target::Url("http://127.0.0.1:8080/mcp".into())
+        );
+        assert_eq!(
+            Target::parse(r#"structs-console --headless --seed 7 --world-name "a b" 'c d' e\ f"#)
+                .unwrap(),
+            Target::Command(
+                [
+                    "structs-console",
+                    "--headless",
+                    "--seed",
+                    "7",
+                    "--world-name",
+                    "a b",
+                    "c d",
+                    "e f"
+                ]
+                .map(String::from)
+                .to_vec()
+            )
+        );
+        assert_eq!(
+            Target::parse(r#"x "say \"hi\"" ''"#).unwrap(),
+            Target::Command(vec!["x".into(), "say \"hi\"".into(), String::new()])
+        );
+        assert!(Target::parse("   ").is_err());
+        assert!(
+            Target::parse("x 'open")
+                .unwrap_err()
+                .contains("single quote")
+        );
+        assert!(
+            Target::parse("x \"open")
+                .unwrap_err()
+                .contains("double quote")
+        );
+        assert!(Target::parse("http://[::1").is_err());
+    }
+
+    #[test]
+    fn the_wire_keeps_the_newest_messages_and_counts_notifications() {
+        let wire = Wire::new();
+        for i in 0..(WIRE_KEEP + 10) {
+            wire.push(
+                Direction::Sent,
+                &json!({"jsonrpc": "2.0", "id": i, "method": "tools/call"}),
+            );
+        }
+        wire.push(
+            Direction::Received,
+            &json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}}),
+        );
+        wire.push(
+            Direction::Received,
+            &json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
+        );
+        let kept = wire.messages();
+        assert_eq!(kept.len(), WIRE_KEEP);
+        assert_eq!(wire.total(), (WIRE_KEEP + 12) as u64);
+        assert_eq!(kept.last().unwrap().method, "response");
+        assert_eq!(kept.last().unwrap().id.as_deref(), Some("3"));
+        assert_eq!(wire.notified(), 1);
+        let notes = wire.notifications();
+        assert_eq!(notes.len(), 1);
+        assert!(notes[0].is_notification());
+        assert_eq!(notes[0].method, "notifications/progress");
+        let big = "x".repeat(WIRE_TEXT_MAX + 5);
+        wire.push(Direction::Received, &json!({"id": 1, "result": big}));
+        let last = wire.messages().pop().unwrap();
+        assert!(last.text.len() < WIRE_TEXT_MAX + 40);
+        assert!(
+            last.text.ends_with("bytes in all)"),
+            "{}",
+            &last.text[last.text.len() - 30..]
+        );
+    }
+
+    #[test]
+    fn error_results_become_tool_errors() {
+        let wire_error = ToolError::field(ErrorCode::ValidationInvalidFormat, "id", "bad")
+            .to_json("2026-01-01T00:00:00Z");
+        let e = result_value("t", CallToolResult::structured_error(wire_error)).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationInvalidFormat);
+        assert_eq!(e.field.as_deref(), Some("id"));
+        let e = result_value(
+            "t",
+            CallToolResult::error(vec![rmcp::model::ContentBlock::text("it broke")]),
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ToolExecutionFailed);
+        assert!(e.message.contains("it broke"));
+        let v = result_value(
+            "t",
+            CallToolResult::success(vec![rmcp::model::ContentBlock::text("plain words")]),
+        )
+        .unwrap();
+        assert_eq!(v["content"][0]["text"], "plain words");
+        let v = result_value(
+            "t",
+            CallToolResult::success(vec![rmcp::model::ContentBlock::text(r#"{"a": 1}"#)]),
+        )
+        .unwrap();
+        assert_eq!(v, json!({"a": 1}));
+    }
+}

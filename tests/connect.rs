@@ -1,0 +1,383 @@
+//! `--connect`: the console as an MCP client. These tests attach to the project's own
+//! headless server, started as a child process over stdio (and once over HTTP with a
+//! token), and check that the panes work on it as they do on a local core: the same
+//! entities, handles, plans; the Server tab's tools, form, answer, notifications and
+//! raw traffic; progress and cancellation across the wire.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossterm::event::KeyCode;
+use serde_json::{Value, json};
+use structs_console::core::WallClock;
+use structs_console::core::call::{CallContext, ProgressUpdate};
+use structs_console::mcp::client::{Direction, Remote, Target};
+use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::tui::{App, Tab, Theme};
+use structs_console::{Core, EntityId};
+use tokio::runtime::Runtime;
+
+use support::console::{draw, press, runtime, type_text, wall};
+
+/// Players in the world on both sides: enough for a list over the size limit.
+const PLAYERS: usize = 200;
+
+/// `structs-console --headless --paused --world-size 200` as a child process, attached.
+fn attach(runtime: &Runtime) -> Arc<Remote> {
+    let target = Target::Command(vec![
+        env!("CARGO_BIN_EXE_structs-console").to_string(),
+        "--headless".into(),
+        "--paused".into(),
+        "--world-size".into(),
+        PLAYERS.to_string(),
+        "--log-level".into(),
+        "warn".into(),
+    ]);
+    runtime
+        .block_on(Remote::connect(target, None))
+        .expect("attach to the headless server")
+}
+
+/// The same world in this process: what the remote console must match.
+fn local_core() -> Core {
+    Core::with_clock(
+        Arc::new(SimSource::new(
+            WorldConfig::with_players(PLAYERS),
+            BlockClock::paused(WorldConfig::DEFAULT_HEIGHT),
+        )),
+        WallClock::Fixed(wall()),
+    )
+}
+
+/// Waits (up to 10 s) until `done` holds, drawing meanwhile so the frame follows.
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(10);
+    while !done() {
+        assert!(Instant::now() < until, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The steps of a plan report without their timings.
+fn steps_without_timing(report: &Value) -> Vec<Value> {
+    report["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|s| {
+            let mut s = s.clone();
+            for key in ["duration_ms", "started_at", "ended_at", "attempts"] {
+                s.as_object_mut().expect("a step object").remove(key);
+            }
+            s
+        })
+        .collect()
+}
+
+#[test]
+fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
+    let rt = runtime();
+    let remote = attach(&rt);
+    let local = local_core();
+    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+
+    // The server's tools, with their schemas, are the console's.
+    let names: Vec<&str> = core.tool_names().collect();
+    let local_names: Vec<&str> = local.tool_names().collect();
+    assert_eq!(names, local_names);
+    assert_eq!(
+        core.tool_spec("structs_query_entity").unwrap().input_schema,
+        local
+            .tool_spec("structs_query_entity")
+            .unwrap()
+            .input_schema
+    );
+    // The header shows the server's source and block height.
+    let status = core.status();
+    assert_eq!(status.name, "mcp");
+    assert_eq!(status.block_height, local.status().block_height);
+    assert!(status.paused);
+    assert!(
+        status.description.starts_with("structs-console "),
+        "{}",
+        status.description
+    );
+
+    // Entities: the same first page, and an entity opens with its references.
+    let mut app = App::new(core.clone(), Theme::default(), rt.handle().clone());
+    app.settle();
+    let mut here = App::new(local.clone(), Theme::default(), rt.handle().clone());
+    here.settle();
+    assert_eq!(app.tab(), Tab::Entities);
+    assert!(!app.listed_ids().is_empty());
+    assert_eq!(app.listed_ids(), here.listed_ids());
+    press(&mut app, KeyCode::Enter);
+    assert!(app.references_query().is_some());
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("1-1"), "{frame}");
+    assert!(
+        frame.contains("mcp"),
+        "the header names the source: {frame}"
+    );
+
+    // Handles: a result over the limit is stored on the server, listed in the
+    // Handles tab and fetched from there.
+    let v = rt
+        .block_on(core.call("structs_list_planets", json!({"page_size": 100})))
+        .expect("list planets");
+    assert_eq!(v["status"], "partial");
+    let handle = v["result_handle"].as_str().expect("a handle").to_string();
+    press(&mut app, KeyCode::Char('2'));
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains(&handle[..20]), "{frame}");
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("page 1"), "{frame}");
+
+    // Plans: a plan whose second step reads past the first step's envelope (through
+    // the server's handle) runs to the same report as on the local core.
+    let total = rt
+        .block_on(local.call("structs_list_planets", json!({"page_size": 1})))
+        .expect("count planets")["pagination"]["total"]
+        .as_u64()
+        .expect("a total");
+    assert!(total > 30, "{total} planets");
+    let plan = json!({"steps": [
+        {"id": "planets", "tool": "structs_list_planets", "params": {"page_size": 100}},
+        {"id": "last", "tool": "structs_query_entity",
+         "params": {"id": format!("${{steps.planets.data.planets[{}].Planet.id}}", total.min(100) - 1)}}
+    ]});
+    app.open_plan("far reference", plan.clone());
+    here.open_plan("far reference", plan);
+    for a in [&mut app, &mut here] {
+        press(a, KeyCode::Char('r'));
+        wait_for("the plan to end", || {
+            a.update();
+            a.plan_report().is_some_and(|r| {
+                r["steps"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .all(|s| s["status"] != "pending" && s["status"] != "running")
+            })
+        });
+    }
+    let remote_steps = steps_without_timing(&app.plan_report().unwrap());
+    let local_steps = steps_without_timing(&here.plan_report().unwrap());
+    assert_eq!(
+        local_steps[1]["status"], "succeeded",
+        "{:#}",
+        local_steps[1]
+    );
+    assert_eq!(
+        remote_steps[1]["resolved_params"],
+        local_steps[1]["resolved_params"]
+    );
+    assert_eq!(
+        remote_steps[1]["status"], "succeeded",
+        "{:#}",
+        remote_steps[1]
+    );
+    let id: EntityId = remote_steps[1]["resolved_params"]["id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(id.kind.code(), 2);
+}
+
+#[test]
+fn the_server_tab_lists_calls_and_shows_the_traffic() {
+    let rt = runtime();
+    let remote = attach(&rt);
+    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core.clone(), Theme::default(), rt.handle().clone());
+    app.settle();
+    press(&mut app, KeyCode::Char('7'));
+    assert_eq!(app.tab(), Tab::Server);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("attached to"), "{frame}");
+    assert!(frame.contains("protocol 2025-11-25"), "{frame}");
+    let count = core.tool_names().count();
+    assert!(frame.contains(&format!("Tools ({count})")), "{frame}");
+
+    // Select structs_validate_entity_id and read its schema.
+    let at = core
+        .tool_names()
+        .position(|n| n == "structs_validate_entity_id")
+        .unwrap();
+    for _ in 0..at {
+        press(&mut app, KeyCode::Down);
+    }
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("Arguments (* required)"), "{frame}");
+    assert!(frame.contains("id*"), "{frame}");
+
+    // The form: a bad value is named, a good one is sent and answered.
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("Call structs_validate_entity_id"), "{frame}");
+    type_text(&mut app, "1-1");
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains(r#"arguments {"id":"1-1"}"#), "{frame}");
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 160, 40);
+    assert!(
+        frame.contains("structs_validate_entity_id · result"),
+        "{frame}"
+    );
+    assert!(frame.contains(r#""valid": true"#), "{frame}");
+    // Back to the form, a wrong id: the server's error, in the error format.
+    press(&mut app, KeyCode::Enter);
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    type_text(&mut app, "x-1");
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("structs_validate_entity_id · "), "{frame}");
+
+    // Traffic: the handshake and the calls, both ways, with the request ids.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("JSON-RPC traffic"), "{frame}");
+    assert!(frame.contains("→ tools/call"), "{frame}");
+    assert!(frame.contains("← response"), "{frame}");
+    let messages = remote.wire().messages();
+    assert_eq!(messages[0].method, "initialize");
+    assert_eq!(messages[0].direction, Direction::Sent);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.text.contains("structs_validate_entity_id") && m.text.contains("x-1"))
+    );
+    // Enter shows the selected (newest) message whole.
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("message "), "{frame}");
+    assert!(frame.contains(r#""jsonrpc": "2.0""#), "{frame}");
+}
+
+#[test]
+fn progress_and_cancel_cross_the_wire_and_show_as_notifications() {
+    let rt = runtime();
+    let remote = attach(&rt);
+    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    let updates: Arc<Mutex<Vec<ProgressUpdate>>> = Arc::default();
+    let sink = updates.clone();
+    let ctx = CallContext::new().with_progress(move |u| sink.lock().unwrap().push(u));
+    // A search that cannot succeed: it runs until cancelled.
+    let args = json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+        "block_start": 10, "age": 1, "difficulty": 700, "threads": 1,
+        "max_iterations": 1_000_000_000_000u64});
+    let call = rt.spawn({
+        let core = core.clone();
+        let ctx = ctx.clone();
+        async move {
+            core.call_with("structs_calculate_proof_of_work", args, ctx)
+                .await
+        }
+    });
+    wait_for("three progress reports", || {
+        updates.lock().unwrap().len() >= 3
+    });
+    {
+        let u = updates.lock().unwrap();
+        let last = u.last().unwrap();
+        assert!(last.progress > 0.0);
+        // The tool's own figures come along, as they do locally.
+        let wire = remote.wire().notifications();
+        assert!(
+            last.data["hashrate"].as_f64().is_some(),
+            "{:#} from {:?}",
+            last.data,
+            wire.last().map(|m| &m.text)
+        );
+    }
+    let cancelled_at = Instant::now();
+    ctx.cancel();
+    let e = rt.block_on(call).unwrap().unwrap_err();
+    assert_eq!(e.code.as_str(), "TOOL_CANCELLED");
+    assert!(cancelled_at.elapsed() < Duration::from_secs(2));
+    wait_for("the cancel notification on the wire", || {
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.direction == Direction::Sent && m.method == "notifications/cancelled")
+    });
+    assert!(
+        remote
+            .wire()
+            .notifications()
+            .iter()
+            .any(|m| m.method == "notifications/progress")
+    );
+    // The server still answers.
+    let v = rt
+        .block_on(core.call("structs_validate_entity_id", json!({"id": "2-1"})))
+        .unwrap();
+    assert_eq!(v["valid"], true);
+
+    // The notifications view lists them.
+    let mut app = App::new(core, Theme::default(), rt.handle().clone());
+    app.settle();
+    press(&mut app, KeyCode::Char('7'));
+    press(&mut app, KeyCode::Tab);
+    let frame = draw(&mut app, 160, 30);
+    assert!(frame.contains("notifications/progress"), "{frame}");
+}
+
+#[test]
+fn attached_over_http_with_a_token_and_refused_without() {
+    let rt = runtime();
+    let token = "a-token-of-twenty-chars";
+    let server = rt.block_on(support::mcp_http::Headless::start(
+        &["--paused", "--auth-token", token],
+        &[],
+    ));
+    let url = server.url.clone();
+    let refused = rt.block_on(Remote::connect(Target::Url(url.clone()), None));
+    assert!(refused.is_err(), "attached without the token");
+    let wrong = rt.block_on(Remote::connect(
+        Target::Url(url.clone()),
+        Some("not-the-token-at-all".into()),
+    ));
+    assert!(wrong.is_err(), "attached with a wrong token");
+    let remote = rt
+        .block_on(Remote::connect(Target::Url(url), Some(token.into())))
+        .expect("attach with the token");
+    let core = Core::remote(remote, WallClock::Fixed(wall()));
+    let v = rt
+        .block_on(core.call("structs_query_entity", json!({"id": "1-1"})))
+        .unwrap();
+    assert!(v.to_string().contains("1-1"));
+    // An argument the schema refuses is refused here, before the wire, in the
+    // server's words.
+    let e = rt
+        .block_on(core.call("structs_query_entity", json!({"id": 7})))
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "VALIDATION_WRONG_TYPE");
+    let e = rt
+        .block_on(core.call("structs_no_such_tool", json!({})))
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "TOOL_NOT_FOUND");
+    rt.block_on(server.stop());
+}
+
+#[test]
+fn a_command_that_is_not_there_is_a_clear_error() {
+    let rt = runtime();
+    let e = rt
+        .block_on(Remote::connect(
+            Target::parse("no-such-program-structs --headless").unwrap(),
+            None,
+        ))
+        .err()
+        .expect("no such program");
+    assert!(e.to_string().contains("no-such-program-structs"), "{e:#}");
+}
