@@ -2708,3 +2708,71 @@ fn server_tab_lists_the_tools_and_calls_one_from_its_schema() {
     assert!(frame.contains("embedded core"), "{frame}");
     assert!(!frame.contains("Tab  view"), "{frame}");
 }
+
+#[test]
+fn tiny_terminals_say_they_are_too_small() {
+    let (_rt, mut app) = console();
+    let sizes = [(1, 1), (5, 2), (10, 3), (20, 5)];
+    let mut frames = Vec::new();
+    for (width, height) in sizes {
+        snapshot(
+            &format!("too_small_{width}x{height}"),
+            "A terminal below 30x8: what the console needs, as much of it as fits",
+            &mut app,
+            width,
+            height,
+        );
+        frames.push(draw(&mut app, width, height));
+    }
+    // Whatever the console shows, the tiny frame is the same.
+    press(&mut app, KeyCode::Char('7'));
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('?'));
+    for ((width, height), before) in sizes.into_iter().zip(&frames) {
+        assert_eq!(&draw(&mut app, width, height), before, "{width}x{height}");
+    }
+    // At the smallest size the panes use, the console is whole again.
+    let frame = draw(&mut app, 30, 8);
+    assert!(!frame.contains("too small"), "{frame}");
+    assert!(frame.contains("Tools (56)"), "{frame}");
+    // Keys still work while it is too small.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Esc);
+    draw(&mut app, 10, 3);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.should_quit());
+}
+
+#[test]
+fn a_resize_storm_never_panics() {
+    let (_rt, mut app) = console();
+    // Sizes from a fixed sequence (a small LCG), with keys between frames that move
+    // through every tab and open what each offers.
+    let mut seed: u32 = 12345;
+    let mut next = |below: u32| {
+        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        (seed >> 16) % below
+    };
+    let keys = [
+        KeyCode::Enter,
+        KeyCode::Down,
+        KeyCode::Tab,
+        KeyCode::Char('?'),
+        KeyCode::Esc,
+        KeyCode::Right,
+        KeyCode::Char('e'),
+    ];
+    for round in 0..700u32 {
+        if round % 100 == 0 {
+            let tab = char::from_digit(round / 100 + 1, 10).unwrap();
+            press(&mut app, KeyCode::Char(tab));
+        }
+        if round % 7 == 0 {
+            press(&mut app, keys[next(keys.len() as u32) as usize]);
+        }
+        let (width, height) = (next(220) as u16, next(70) as u16);
+        let buffer = draw_buffer(&mut app, width, height);
+        assert_eq!(buffer.area, Rect::new(0, 0, width, height), "round {round}");
+    }
+    assert!(!app.should_quit());
+}

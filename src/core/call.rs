@@ -7,7 +7,9 @@ use std::sync::Arc;
 use super::subscriptions::Subscriptions;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde_json::Value;
+use serde_json::{Value, json};
+
+use super::error::{ErrorCode, ToolError};
 
 /// One progress report of a running call.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +36,105 @@ pub struct CallContext {
     /// The result handles the calling client made; `None` for the console, which sees
     /// every handle in the store.
     handles: Option<Arc<ClientHandles>>,
+    /// What the calling client has running; `None` counts against the core's own.
+    work: Option<Arc<ClientWork>>,
+}
+
+/// Proof-of-work searches one client may run at once.
+pub const MAX_POW_PER_CLIENT: usize = 4;
+
+/// Plan runs (`structs_plan_execute`, workflows) one client may have going at once.
+pub const MAX_PLANS_PER_CLIENT: usize = 8;
+
+/// Long work a client can start, each kind capped per client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    ProofOfWork,
+    Plan,
+}
+
+impl Work {
+    fn index(self) -> usize {
+        match self {
+            Work::ProofOfWork => 0,
+            Work::Plan => 1,
+        }
+    }
+
+    /// At most this many at once per client.
+    pub fn limit(self) -> usize {
+        match self {
+            Work::ProofOfWork => MAX_POW_PER_CLIENT,
+            Work::Plan => MAX_PLANS_PER_CLIENT,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Work::ProofOfWork => "proof_of_work",
+            Work::Plan => "plan",
+        }
+    }
+
+    fn plural(self) -> &'static str {
+        match self {
+            Work::ProofOfWork => "proof-of-work searches",
+            Work::Plan => "plan runs",
+        }
+    }
+}
+
+/// What one client has running, by kind of [`Work`]. A slot is taken when the work
+/// starts and given back when its [`WorkSlot`] is dropped, however the work ends.
+#[derive(Debug, Default)]
+pub struct ClientWork {
+    running: [std::sync::atomic::AtomicUsize; 2],
+}
+
+impl ClientWork {
+    /// Takes a slot for `work`, or says the client is at its limit
+    /// (`RATE_LIMIT_EXCEEDED`, with the limit and the count in `details`).
+    pub fn start(self: &Arc<Self>, work: Work) -> Result<WorkSlot, ToolError> {
+        let counter = &self.running[work.index()];
+        let taken = counter.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+            (n < work.limit()).then_some(n + 1)
+        });
+        match taken {
+            Ok(_) => Ok(WorkSlot {
+                owner: self.clone(),
+                work,
+            }),
+            Err(running) => Err(ToolError::new(
+                ErrorCode::RateLimitExceeded,
+                format!(
+                    "this client already has {running} {} going, the most it may have at once; \
+                     cancel one or wait for one to end",
+                    work.plural()
+                ),
+            )
+            .with_extra("work", json!(work.name()))
+            .with_extra("limit", json!(work.limit()))
+            .with_extra("running", json!(running))),
+        }
+    }
+
+    /// How many of `work` are going now.
+    pub fn running(&self, work: Work) -> usize {
+        self.running[work.index()].load(Ordering::Acquire)
+    }
+}
+
+/// One running piece of [`Work`]; its slot is given back when this is dropped.
+#[derive(Debug)]
+pub struct WorkSlot {
+    owner: Arc<ClientWork>,
+    work: Work,
+}
+
+impl Drop for WorkSlot {
+    fn drop(&mut self) {
+        self.owner.running[self.work.index()].fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 /// The result handles one MCP client made: its `structs_handle_list` and
@@ -125,6 +226,7 @@ impl CallContext {
             progress: None,
             subscriptions: None,
             handles: None,
+            work: None,
         }
     }
 
@@ -136,7 +238,19 @@ impl CallContext {
             progress: None,
             subscriptions: self.subscriptions.clone(),
             handles: self.handles.clone(),
+            work: self.work.clone(),
         }
+    }
+
+    /// The client the call comes from counts its running work here.
+    pub fn with_work(mut self, work: Arc<ClientWork>) -> Self {
+        self.work = Some(work);
+        self
+    }
+
+    /// The calling client's running work, if it brought its own.
+    pub fn work(&self) -> Option<Arc<ClientWork>> {
+        self.work.clone()
     }
 
     /// The client the call comes from keeps its subscriptions here.

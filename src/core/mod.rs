@@ -186,6 +186,67 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
+/// The most a call's arguments may weigh, as compact JSON (about; strings and keys by
+/// their bytes, numbers by their digits).
+pub const MAX_ARGUMENT_BYTES: usize = 1 << 20;
+
+/// The deepest a call's arguments may nest (objects and arrays).
+pub const MAX_ARGUMENT_DEPTH: usize = 32;
+
+/// Refuses arguments over [`MAX_ARGUMENT_BYTES`] or nested deeper than
+/// [`MAX_ARGUMENT_DEPTH`], before any schema or tool looks at them. The walk keeps its
+/// own stack (no recursion, whatever the depth) and stops at the first limit passed.
+fn check_size(args: &Value) -> Result<(), ToolError> {
+    let mut bytes = 0usize;
+    let mut stack: Vec<(&Value, usize)> = vec![(args, 1)];
+    while let Some((v, depth)) = stack.pop() {
+        match v {
+            Value::Array(items) => {
+                if depth > MAX_ARGUMENT_DEPTH {
+                    return Err(too_deep());
+                }
+                bytes += 2 + items.len();
+                stack.extend(items.iter().map(|i| (i, depth + 1)));
+            }
+            Value::Object(map) => {
+                if depth > MAX_ARGUMENT_DEPTH {
+                    return Err(too_deep());
+                }
+                bytes += 2 + map.len();
+                for (k, item) in map {
+                    bytes += k.len() + 3;
+                    stack.push((item, depth + 1));
+                }
+            }
+            Value::String(text) => bytes += text.len() + 2,
+            Value::Number(_) => bytes += 8,
+            Value::Bool(_) | Value::Null => bytes += 4,
+        }
+        if bytes > MAX_ARGUMENT_BYTES {
+            return Err(ToolError::field(
+                ErrorCode::ValidationOutOfRange,
+                "arguments",
+                format!(
+                    "weigh more than {} KB; the most a call may send is {} KB",
+                    MAX_ARGUMENT_BYTES / 1024,
+                    MAX_ARGUMENT_BYTES / 1024
+                ),
+            )
+            .with_extra("limit_bytes", json!(MAX_ARGUMENT_BYTES)));
+        }
+    }
+    Ok(())
+}
+
+fn too_deep() -> ToolError {
+    ToolError::field(
+        ErrorCode::ValidationOutOfRange,
+        "arguments",
+        format!("nest deeper than {MAX_ARGUMENT_DEPTH} levels of objects and arrays"),
+    )
+    .with_extra("limit_depth", json!(MAX_ARGUMENT_DEPTH))
+}
+
 /// The message of a panicked task, for the error a caller sees.
 fn panic_text(e: tokio::task::JoinError) -> String {
     match e.try_into_panic() {
@@ -229,6 +290,8 @@ struct Inner {
     last_cleanup: std::sync::Mutex<Option<DateTime<Utc>>>,
     /// The subscriptions of callers that bring none of their own (the console).
     subscriptions: Arc<subscriptions::Subscriptions>,
+    /// The running work of callers that bring no count of their own (the console).
+    work: Arc<call::ClientWork>,
     /// Workflow runs started on this core.
     workflows: crate::plan::workflow::Runs,
     /// The reference docs.
@@ -349,6 +412,7 @@ impl CoreBuilder {
                 handle_store,
                 last_cleanup: std::sync::Mutex::new(None),
                 subscriptions: Arc::new(subscriptions::Subscriptions::new()),
+                work: Arc::default(),
                 workflows: Default::default(),
                 docs: self
                     .docs
@@ -435,6 +499,7 @@ impl Core {
             return Err(self.unknown_tool(tool));
         };
         let mut args = if args.is_null() { json!({}) } else { args };
+        check_size(&args)?;
         registered.schema.check(&args)?;
         if self.inner.remote.is_some() {
             // The server attaches references, shapes and stores its own results.
@@ -570,6 +635,12 @@ impl Core {
         self.inner.subscriptions.clone()
     }
 
+    /// Where the caller of `ctx` counts its running work: its own, or the core's for
+    /// callers that bring none.
+    pub fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+        ctx.work().unwrap_or_else(|| self.inner.work.clone())
+    }
+
     /// The workflow runs started on this core.
     pub fn workflows(&self) -> &crate::plan::workflow::Runs {
         &self.inner.workflows
@@ -681,6 +752,49 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(v["valid"], true);
+    }
+
+    #[tokio::test]
+    async fn arguments_too_big_or_too_deep_are_refused_before_the_tool_runs() {
+        let core = Core::new(Arc::new(SimSource::demo()));
+        let mut deep = json!("1-1");
+        for _ in 0..MAX_ARGUMENT_DEPTH {
+            deep = json!([deep]);
+        }
+        let e = core
+            .call("structs_validate_entity_id", json!({ "id": deep }))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationOutOfRange);
+        assert_eq!(e.field.as_deref(), Some("arguments"));
+        assert!(e.message.contains("deeper than 32"), "{}", e.message);
+        // One level less is only the schema's business.
+        let mut ok = json!("1-1");
+        for _ in 0..MAX_ARGUMENT_DEPTH - 2 {
+            ok = json!([ok]);
+        }
+        let e = core
+            .call("structs_validate_entity_id", json!({ "id": ok }))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationWrongType);
+        let huge = "x".repeat(MAX_ARGUMENT_BYTES);
+        let e = core
+            .call("structs_validate_entity_id", json!({ "id": huge }))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationOutOfRange);
+        assert!(e.message.contains("1024 KB"), "{}", e.message);
+        // A value deeper than serde_json would parse is refused without recursion.
+        let mut very = Value::Null;
+        for _ in 0..100_000 {
+            let mut map = serde_json::Map::new();
+            map.insert("a".into(), very);
+            very = Value::Object(map);
+        }
+        assert!(check_size(&very).is_err());
+        // Dropping such a value recurses in serde_json; leak it in the test instead.
+        std::mem::forget(very);
     }
 
     #[test]

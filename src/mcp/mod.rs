@@ -42,6 +42,8 @@ pub struct McpServer {
     subscriptions: Arc<Subscriptions>,
     /// The result handles this client made (its `resources/list` and handle list).
     handles: Arc<ClientHandles>,
+    /// This client's running proof-of-work searches and plan runs, each capped.
+    work: Arc<crate::core::call::ClientWork>,
     watcher: Arc<Watcher>,
     /// Where this server's exchanges are recorded (`--record`).
     recorder: Option<Arc<crate::record::Recorder>>,
@@ -76,6 +78,7 @@ impl McpServer {
             tools: Arc::new(tools),
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
+            work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
             recorder: None,
         }
@@ -89,6 +92,7 @@ impl McpServer {
             tools: self.tools.clone(),
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
+            work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
             recorder: self.recorder.as_ref().map(|r| Arc::new(r.new_session())),
         }
@@ -225,6 +229,10 @@ impl McpServer {
         let ctx = match ctx.handles() {
             Some(_) => ctx,
             None => ctx.with_handles(self.handles.clone()),
+        };
+        let ctx = match ctx.work() {
+            Some(_) => ctx,
+            None => ctx.with_work(self.work.clone()),
         };
         let started = std::time::Instant::now();
         let call = self

@@ -351,6 +351,10 @@ impl Runs {
     ) -> Result<Arc<WorkflowRun>, ToolError> {
         let plan_json = workflow.plan_json(inputs)?;
         let plan = super::validate(core, &plan_json).map_err(|p| super::invalid_plan(&p))?;
+        // The run holds the client's plan slot until it ends.
+        let slot = core
+            .client_work(parent)
+            .start(crate::core::call::Work::Plan)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("wf_{n}");
         let run = Arc::new(Mutex::new(Run::new(plan)));
@@ -394,6 +398,7 @@ impl Runs {
         tokio::spawn(async move {
             exec::execute(&core, &task_run.run, &task_run.cancel).await;
             *task_run.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(core.now());
+            drop(slot);
         });
         Ok(wr)
     }

@@ -113,6 +113,9 @@ async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
     let plan = plan::validate(&core, &args).map_err(|p| plan::invalid_plan(&p))?;
     let run = Arc::new(Mutex::new(Run::new(plan)));
     let ctx = CallContext::current();
+    let _slot = core
+        .client_work(&ctx)
+        .start(crate::core::call::Work::Plan)?;
     exec::execute(&core, &run, &ctx).await;
     let report = exec::lock(&run).report();
     Ok(report)

@@ -437,6 +437,10 @@ async fn wait_for_difficulty(
 
 async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolError> {
     let ctx = CallContext::current();
+    // Held until the call ends, waiting for the difficulty included.
+    let _slot = core
+        .client_work(&ctx)
+        .start(crate::core::call::Work::ProofOfWork)?;
     let action = action_arg(&args)?.ok_or_else(|| {
         ToolError::field(
             ErrorCode::ValidationMissingField,

@@ -32,6 +32,11 @@ use crate::entity::EntityId;
 /// The tool the clock keys call.
 const CLOCK_TOOL: &str = "structs_clock_control";
 
+/// The smallest frame the panes can use; below it the console says it is too small.
+pub const MIN_WIDTH: u16 = 30;
+/// See [`MIN_WIDTH`].
+pub const MIN_HEIGHT: u16 = 8;
+
 /// How long [`App::settle`] waits for any one tool result before giving up.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -556,6 +561,10 @@ impl App {
         if area.is_empty() {
             return;
         }
+        if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+            self.render_too_small(area, buf);
+            return;
+        }
         let rows = Rows::split(area);
         self.render_header(rows.header, buf);
         self.render_tabs(rows.tabs, buf);
@@ -718,6 +727,48 @@ impl App {
             .highlight_style(theme.style(Role::TabActive))
             .divider(Span::styled("│", theme.style(Role::Border)))
             .render(area, buf);
+    }
+
+    /// Below the smallest size the panes can use: what the console needs, as much of
+    /// it as fits. Keys still work (`q` quits), and the next frame at a larger size is
+    /// the whole console again.
+    fn render_too_small(&self, area: Rect, buf: &mut Buffer) {
+        let have = format!("have {}x{}", area.width, area.height);
+        let lines: Vec<(String, Role)> = if area.width >= 20 {
+            let lines = vec![
+                ("structs-console".to_string(), Role::HeaderAccent),
+                ("terminal too small".to_string(), Role::Error),
+                (
+                    format!("need {MIN_WIDTH}x{MIN_HEIGHT}, {have}"),
+                    Role::Muted,
+                ),
+                ("q quits".to_string(), Role::Muted),
+            ];
+            // With fewer than three rows the warning goes first.
+            if area.height < 3 {
+                vec![lines[1].clone(), lines[2].clone()]
+            } else {
+                lines
+            }
+        } else {
+            vec![
+                ("too small".to_string(), Role::Error),
+                (format!("need {MIN_WIDTH}x{MIN_HEIGHT}"), Role::Muted),
+                (have, Role::Muted),
+                ("q quits".to_string(), Role::Muted),
+            ]
+        };
+        let width = usize::from(area.width);
+        for (row, (text, role)) in lines.iter().take(usize::from(area.height)).enumerate() {
+            let shown: String = text.chars().take(width).collect();
+            buf.set_stringn(
+                area.x,
+                area.y + row as u16,
+                shown,
+                width,
+                self.theme.style(*role),
+            );
+        }
     }
 
     fn render_status(&self, area: Rect, buf: &mut Buffer) {

@@ -1,0 +1,324 @@
+//! Hostile input and the limits that protect the server: every registered tool called
+//! with a corpus of bad arguments, each answered with a result or a structured error,
+//! never a panic or a hang; per-client caps on long work.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use structs_console::Core;
+use structs_console::core::call::{CallContext, ClientWork, MAX_POW_PER_CLIENT, Work};
+use structs_console::core::error::ErrorCode;
+use structs_console::core::{MAX_ARGUMENT_BYTES, WallClock};
+use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+
+/// The largest answer the core may give (the handle envelope's limit).
+const LIMIT: usize = 25_600;
+
+fn core() -> Core {
+    Core::with_clock(
+        Arc::new(SimSource::new(
+            WorldConfig::demo(),
+            BlockClock::paused(WorldConfig::DEFAULT_HEIGHT),
+        )),
+        WallClock::System,
+    )
+}
+
+/// Values no argument should be able to break the server with.
+fn hostile_values() -> Vec<(&'static str, Value)> {
+    let mut nested = json!("deep");
+    for _ in 0..30 {
+        nested = json!([nested]);
+    }
+    let mut nested_object = json!(1);
+    for _ in 0..30 {
+        nested_object = json!({ "a": nested_object });
+    }
+    vec![
+        ("null", Value::Null),
+        ("true", json!(true)),
+        ("zero", json!(0)),
+        ("minus one", json!(-1)),
+        ("i64 min", json!(i64::MIN)),
+        ("u64 max", json!(u64::MAX)),
+        ("huge float", json!(1e308)),
+        ("tiny float", json!(-1e-308)),
+        ("fraction", json!(0.5)),
+        ("empty string", json!("")),
+        ("long string", json!("x".repeat(200_000))),
+        ("unicode", json!("💥\u{0}\u{202e}ünï\u{feff}ℵ")),
+        ("path escape", json!("../../../../etc/passwd")),
+        ("absolute path", json!("/etc/shadow")),
+        ("template", json!("${step[0].data[0].id}")),
+        ("shell", json!("$(rm -rf /); `id`")),
+        ("negative id", json!("-1-1")),
+        ("id overflow", json!("1-18446744073709551616")),
+        ("unknown kind", json!("99-1")),
+        ("empty array", json!([])),
+        ("array of nulls", json!([null, null, null])),
+        ("empty object", json!({})),
+        ("nested arrays", nested),
+        ("nested objects", nested_object),
+        ("numbers as strings", json!("1e999")),
+    ]
+}
+
+/// An id of every kind code, for arguments that name entities.
+fn ids_of_every_kind() -> Vec<(&'static str, Value)> {
+    const NAMES: [&str; 12] = [
+        "id 0-1", "id 1-1", "id 2-1", "id 3-1", "id 4-1", "id 5-1", "id 6-1", "id 7-1", "id 8-1",
+        "id 9-1", "id 10-1", "id 11-1",
+    ];
+    (0..12)
+        .map(|k| (NAMES[k], json!(format!("{k}-1"))))
+        .chain([
+            ("id 1-0", json!("1-0")),
+            ("id 5-999999999", json!("5-999999999")),
+        ])
+        .collect()
+}
+
+/// A plausible value for a required property, so that the hostile one set beside it
+/// gets past "missing field" to the tool itself.
+fn plausible(prop: &Value) -> Value {
+    if let Some(v) = prop.get("default") {
+        return v.clone();
+    }
+    if let Some(first) = prop
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    match prop.get("type").and_then(Value::as_str) {
+        Some("integer") | Some("number") => json!(1),
+        Some("boolean") => json!(false),
+        Some("array") => json!([]),
+        Some("object") => json!({}),
+        _ => json!("1-1"),
+    }
+}
+
+/// The argument sets to try on a tool: whole-argument garbage, then each property in
+/// turn set to each hostile value (ids of every kind for properties that name
+/// entities), with the required properties filled plausibly.
+fn cases_for(schema: &Value) -> Vec<(String, Value)> {
+    let mut cases = vec![
+        ("arguments: an array".to_string(), json!([1, 2])),
+        ("arguments: a string".to_string(), json!("structs")),
+        ("arguments: a number".to_string(), json!(7)),
+        (
+            "arguments: unknown field".to_string(),
+            json!({"no_such_argument": 1}),
+        ),
+        (
+            "arguments: over the size limit".to_string(),
+            json!({"blob": "y".repeat(MAX_ARGUMENT_BYTES + 1)}),
+        ),
+    ];
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    let base: Map<String, Value> = required
+        .iter()
+        .filter_map(|name| props.get(name).map(|p| (name.clone(), plausible(p))))
+        .collect();
+    for (name, _prop) in &props {
+        let mut values = hostile_values();
+        if name.ends_with("id") || name.ends_with("_ids") || name.contains("entity") {
+            values.extend(ids_of_every_kind());
+        }
+        for (label, value) in values {
+            let mut args = base.clone();
+            args.insert(name.clone(), value);
+            cases.push((format!("{name}: {label}"), Value::Object(args)));
+        }
+    }
+    cases
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_survives_hostile_arguments() {
+    let core = core();
+    let tools: Vec<(&'static str, Value)> = core
+        .tools()
+        .map(|t| (t.name, t.input_schema.clone()))
+        .collect();
+    let mut survived: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut panics = Vec::new();
+    for (tool, schema) in &tools {
+        for (label, args) in cases_for(schema) {
+            let ctx = CallContext::new();
+            let call = core.call_with(tool, args, ctx.clone());
+            let answer = match tokio::time::timeout(Duration::from_secs(10), call).await {
+                Ok(answer) => answer,
+                Err(_) => {
+                    // Long work is allowed if it stops when asked to.
+                    ctx.cancel();
+                    panic!("{tool} with {label}: no answer within 10 s");
+                }
+            };
+            match answer {
+                Ok(v) => {
+                    let size = serde_json::to_vec(&v).unwrap().len();
+                    assert!(size <= LIMIT, "{tool} with {label}: {size} bytes");
+                }
+                Err(e) => {
+                    let wire = e.to_json("t");
+                    assert!(wire["error"]["code"].is_string(), "{tool} with {label}");
+                    assert!(!e.message.is_empty(), "{tool} with {label}");
+                    // The core turns a panic into this code with "failed unexpectedly".
+                    if e.code == ErrorCode::ToolExecutionFailed
+                        && e.message.contains("failed unexpectedly")
+                    {
+                        panics.push(format!("{tool} with {label}: {}", e.message));
+                    }
+                }
+            }
+            *survived.entry(tool).or_default() += 1;
+        }
+    }
+    assert!(panics.is_empty(), "tools panicked:\n{}", panics.join("\n"));
+    // The server still answers afterwards.
+    let v = core
+        .call("structs_validate_entity_id", json!({"id": "1-1"}))
+        .await
+        .unwrap();
+    assert_eq!(v["valid"], true);
+    let total: usize = survived.values().sum();
+    println!("hostile cases survived, by tool ({total} in all):");
+    for (tool, n) in &survived {
+        println!("  {tool:<48} {n}");
+    }
+    assert_eq!(survived.len(), tools.len());
+    assert!(survived.values().all(|n| *n >= 5));
+}
+
+/// A proof-of-work call that waits for a difficulty the paused clock never brings, so
+/// it holds its slot without hashing.
+fn waiting_pow() -> Value {
+    json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+           "block_start": WorldConfig::DEFAULT_HEIGHT, "wait_for_difficulty": 2})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_may_run_only_so_many_proof_of_work_searches_at_once() {
+    let core = core();
+    let work = Arc::new(ClientWork::default());
+    let mut running = Vec::new();
+    for _ in 0..MAX_POW_PER_CLIENT {
+        let ctx = CallContext::new().with_work(work.clone());
+        let call = tokio::spawn({
+            let (core, ctx) = (core.clone(), ctx.clone());
+            async move {
+                core.call_with("structs_calculate_proof_of_work", waiting_pow(), ctx)
+                    .await
+            }
+        });
+        running.push((ctx, call));
+    }
+    let until = tokio::time::Instant::now() + Duration::from_secs(10);
+    while work.running(Work::ProofOfWork) < MAX_POW_PER_CLIENT {
+        assert!(
+            tokio::time::Instant::now() < until,
+            "the searches never started"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // One more from the same client is refused, saying why.
+    let e = core
+        .call_with(
+            "structs_calculate_proof_of_work",
+            waiting_pow(),
+            CallContext::new().with_work(work.clone()),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimitExceeded);
+    assert_eq!(e.extra["limit"], MAX_POW_PER_CLIENT);
+    assert_eq!(e.extra["work"], "proof_of_work");
+    assert!(
+        e.message.contains("proof-of-work searches"),
+        "{}",
+        e.message
+    );
+    // Another client is not held back by this one.
+    let other = CallContext::new().with_work(Arc::new(ClientWork::default()));
+    let theirs = tokio::spawn({
+        let (core, other) = (core.clone(), other.clone());
+        async move {
+            core.call_with("structs_calculate_proof_of_work", waiting_pow(), other)
+                .await
+        }
+    });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(
+        !theirs.is_finished(),
+        "the other client's search was refused"
+    );
+    other.cancel();
+    assert_eq!(
+        theirs.await.unwrap().unwrap_err().code,
+        ErrorCode::ToolCancelled
+    );
+    // A search that ends gives its slot back.
+    let (ctx, call) = running.pop().unwrap();
+    ctx.cancel();
+    assert_eq!(
+        call.await.unwrap().unwrap_err().code,
+        ErrorCode::ToolCancelled
+    );
+    assert_eq!(work.running(Work::ProofOfWork), MAX_POW_PER_CLIENT - 1);
+    for (ctx, call) in running {
+        ctx.cancel();
+        let _ = call.await;
+    }
+    assert_eq!(work.running(Work::ProofOfWork), 0);
+}
+
+#[tokio::test]
+async fn a_client_may_run_only_so_many_plans_at_once() {
+    let core = core();
+    let work = Arc::new(ClientWork::default());
+    let held: Vec<_> = (0..Work::Plan.limit())
+        .map(|_| work.start(Work::Plan).unwrap())
+        .collect();
+    let plan = json!({"steps": [{"id": "h", "tool": "structs_query_block_height", "params": {}}]});
+    let ctx = CallContext::new().with_work(work.clone());
+    let e = core
+        .call_with("structs_plan_execute", plan.clone(), ctx.clone())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimitExceeded);
+    assert_eq!(e.extra["work"], "plan");
+    let e = core
+        .call_with(
+            "structs_workflow_execute",
+            json!({"workflow": "query-and-monitor-planet", "inputs": {"planet_id": "2-1"}}),
+            ctx.clone(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::RateLimitExceeded, "{e}");
+    drop(held);
+    let v = core
+        .call_with("structs_plan_execute", plan, ctx)
+        .await
+        .unwrap();
+    assert_eq!(v["steps"][0]["status"], "succeeded", "{v:#}");
+    assert_eq!(work.running(Work::Plan), 0);
+}
