@@ -285,8 +285,14 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
-    let filter = EnvFilter::try_new(&cli.log_level)
+    let mut filter = EnvFilter::try_new(&cli.log_level)
         .map_err(|e| anyhow::anyhow!("invalid --log-level {:?}: {e}", cli.log_level))?;
+    // rmcp logs every request whole at debug and trace: arguments, and with them signed
+    // transactions (`tx_bytes`). It stays at info unless the level names it itself.
+    let asked = cli.log_level.to_ascii_lowercase();
+    if (asked.contains("debug") || asked.contains("trace")) && !asked.contains("rmcp") {
+        filter = filter.add_directive("rmcp=info".parse().expect("a valid directive"));
+    }
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match (&cli.log_file, cli.headless || cli.command.is_some()) {
         (Some(path), _) => {

@@ -1208,3 +1208,54 @@ async fn a_dependency_is_loaded_first_even_with_one_doc_asked_for() {
         ["knowledge/mechanics/power", "knowledge/mechanics/mining"]
     );
 }
+
+#[tokio::test]
+async fn files_that_cannot_be_read_during_sync_are_warnings_and_the_rest_is_served() {
+    let docs = world();
+    let core = docs.core();
+    let first = ok(&core, "structs_docs_sync", json!({})).await;
+    let served = first["docs"].as_u64().unwrap();
+    // Between two syncs: a file that is not UTF-8, a named pipe (reading it would block
+    // for ever), a directory named like a doc, and a link out of the root.
+    std::fs::write(docs.path("knowledge/binary.md"), [0xff, 0xfe, 0x00, 0xc3]).unwrap();
+    let fifo = docs.path("knowledge/pipe.md");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    std::fs::create_dir_all(docs.path("knowledge/folder.md")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", docs.path("knowledge/escape.md")).unwrap();
+    let synced = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        ok(&core, "structs_docs_sync", json!({})),
+    )
+    .await
+    .expect("sync does not block on a named pipe");
+    assert_eq!(synced["docs"].as_u64().unwrap(), served, "{synced:#}");
+    let warnings = synced["warnings"].to_string();
+    assert!(warnings.contains("binary.md"), "{warnings}");
+    // Nothing outside the root became a doc.
+    let e = err(
+        &core,
+        "structs_docs_get",
+        json!({"doc_id": "knowledge/escape"}),
+    )
+    .await;
+    assert_eq!(e["code"], "RESOURCE_NOT_FOUND", "{e}");
+    let e = err(
+        &core,
+        "structs_docs_get",
+        json!({"doc_id": "../../etc/passwd"}),
+    )
+    .await;
+    assert!(
+        e["code"].as_str().unwrap().starts_with("VALIDATION_"),
+        "{e}"
+    );
+    // The docs already read are still served.
+    let r = ok(
+        &core,
+        "structs_docs_get",
+        json!({"doc_id": "knowledge/mechanics/refining"}),
+    )
+    .await;
+    assert!(r["title"].is_string());
+}

@@ -2,6 +2,8 @@
 //! with a corpus of bad arguments, each answered with a result or a structured error,
 //! never a panic or a hang; per-client caps on long work.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -321,4 +323,185 @@ async fn a_client_may_run_only_so_many_plans_at_once() {
         .unwrap();
     assert_eq!(v["steps"][0]["status"], "succeeded", "{v:#}");
     assert_eq!(work.running(Work::Plan), 0);
+}
+
+/// A fresh path in the temporary directory, for one test's files.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("structs-hardening-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// The headless binary over stdio with `args`, its logs at debug level in `log`.
+async fn headless_stdio(
+    args: &[&str],
+    log: &std::path::Path,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args([
+        "--headless",
+        "--paused",
+        "--log-level",
+        "debug",
+        "--log-file",
+    ])
+    .arg(log)
+    .args(args);
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).expect("spawn the server");
+    ().serve(transport).await.expect("initialize")
+}
+
+async fn call(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
+    tool: &'static str,
+    args: Value,
+) -> rmcp::model::CallToolResult {
+    let Value::Object(arguments) = args else {
+        panic!("arguments must be an object")
+    };
+    client
+        .call_tool(rmcp::model::CallToolRequestParams::new(tool).with_arguments(arguments))
+        .await
+        .expect("the server answers")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_log_on_a_full_disk_is_reported_and_the_server_keeps_serving() {
+    let full = std::path::Path::new("/dev/full");
+    assert!(full.exists(), "/dev/full simulates a full disk");
+    let log = scratch("full-disk.log");
+    // tx_bytes that must never reach a log, whatever the level.
+    let secret = "U0VDUkVULXR4LWJ5dGVzLW5ldmVyLWxvZ2dlZA==";
+    let client = headless_stdio(&["--record", "/dev/full"], &log).await;
+    for _ in 0..3 {
+        let r = call(&client, "structs_validate_entity_id", json!({"id": "1-1"})).await;
+        assert_ne!(r.is_error, Some(true));
+        assert_eq!(r.structured_content.unwrap()["valid"], true);
+    }
+    let r = call(
+        &client,
+        "structs_action_submit_transaction",
+        json!({"tx_bytes": secret}),
+    )
+    .await;
+    // Answered (the sim's answer to bytes it cannot apply), whatever it says.
+    assert!(r.structured_content.is_some());
+    client.cancel().await.unwrap();
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.contains("cannot write the session log"),
+        "the failure is reported:\n{text}"
+    );
+    assert_eq!(
+        text.matches("cannot write the session log").count(),
+        1,
+        "once, not for every line"
+    );
+    assert!(!text.contains(secret), "tx bytes were logged:\n{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tokens_never_reach_the_logs_even_at_trace_level() {
+    use support::mcp_http;
+    let log = scratch("tokens.log");
+    let token = "the-real-token-0123456789";
+    let wrong = "a-wrong-token-9876543210";
+    let log_arg = log.to_str().unwrap();
+    let server = mcp_http::Headless::start(
+        &["--paused", "--log-level", "trace", "--log-file", log_arg],
+        &[("STRUCTS_CONSOLE_AUTH_TOKEN", token)],
+    )
+    .await;
+    let client = mcp_http::connect(&server.url, Some(token)).await.unwrap();
+    let v = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("structs_validate_entity_id")
+                .with_arguments(json!({"id": "2-1"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(v.structured_content.unwrap()["valid"], true);
+    assert!(mcp_http::connect(&server.url, Some(wrong)).await.is_err());
+    client.cancel().await.unwrap();
+    server.stop().await;
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("refused an HTTP request"), "{text}");
+    assert!(!text.contains(token), "the token was logged");
+    assert!(!text.contains(wrong), "a wrong token was logged");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let handshake = concat!(
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "\n"
+    );
+    let mut lcg: u64 = 7;
+    let noise: Vec<u8> = (0..50_000)
+        .map(|_| {
+            lcg = lcg.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (lcg >> 56) as u8
+        })
+        .collect();
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("noise before the handshake", noise.clone()),
+        ("noise after it", [handshake.as_bytes(), &noise].concat()),
+        (
+            "a 5 MB line",
+            [handshake.as_bytes(), "[".repeat(5 << 20).as_bytes(), b"\n"].concat(),
+        ),
+        (
+            "wrong shapes",
+            [
+                handshake.as_bytes(),
+                br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":[]}
+{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}
+{"jsonrpc":"1.0","id":2,"method":"tools/call","params":{"name":7}}
+{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"structs_query_entity","arguments":"1-1"}}
+{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"structs://handles/../../etc/passwd"}}
+{"jsonrpc":"2.0","id":5,"method":"no/such/method"}
+"#,
+            ]
+            .concat(),
+        ),
+    ];
+    for (label, bytes) in inputs {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+            .args(["--headless", "--paused", "--log-level", "warn"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn the server");
+        let mut stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut stderr = child.stderr.take().unwrap();
+        let drain = tokio::spawn(async move {
+            let mut out = Vec::new();
+            let _ = stdout.read_to_end(&mut out).await;
+            out
+        });
+        let errors = tokio::spawn(async move {
+            let mut err = String::new();
+            let _ = stderr.read_to_string(&mut err).await;
+            err
+        });
+        // The server may close its input early; a broken pipe here is an answer too.
+        let _ = stdin.write_all(&bytes).await;
+        drop(stdin);
+        let status = tokio::time::timeout(Duration::from_secs(30), child.wait())
+            .await
+            .unwrap_or_else(|_| panic!("{label}: the server did not end after its input closed"))
+            .unwrap();
+        let err = errors.await.unwrap();
+        let _ = drain.await;
+        assert!(!err.contains("panicked"), "{label}: {err}");
+        assert!(status.code().is_some(), "{label}: killed by a signal");
+    }
 }

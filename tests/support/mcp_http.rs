@@ -21,7 +21,10 @@ impl Headless {
     /// the line that says where it listens.
     pub async fn start(args: &[&str], env: &[(&str, &str)]) -> Headless {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
-        cmd.args(["--headless", "--log-level", "warn"]);
+        cmd.arg("--headless");
+        if !args.contains(&"--log-level") {
+            cmd.args(["--log-level", "warn"]);
+        }
         if !args.contains(&"--http") {
             cmd.args(["--http", "127.0.0.1:0"]);
         }
