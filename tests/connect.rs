@@ -381,3 +381,41 @@ fn a_command_that_is_not_there_is_a_clear_error() {
         .expect("no such program");
     assert!(e.to_string().contains("no-such-program-structs"), "{e:#}");
 }
+
+#[test]
+fn a_server_that_goes_quiet_is_given_up_on_and_told_so() {
+    // A minimal MCP server in a shell script: it completes the handshake, lists one
+    // tool, then reads everything and answers nothing.
+    let script = r#"read line
+echo '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"mute","version":"1"}}}'
+read line
+read line
+echo '{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"hang","description":"Never answers.","inputSchema":{"type":"object"}}]}}'
+cat > /dev/null"#;
+    let rt = runtime();
+    let remote = rt
+        .block_on(Remote::connect_with(
+            Target::Command(vec!["sh".into(), "-c".into(), script.into()]),
+            None,
+            Duration::from_millis(700),
+        ))
+        .expect("attach to the script");
+    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    assert_eq!(core.tool_names().collect::<Vec<_>>(), ["hang"]);
+    let started = Instant::now();
+    let e = rt
+        .block_on(core.call("hang", json!({})))
+        .expect_err("no answer");
+    assert_eq!(e.code.as_str(), "TOOL_TIMEOUT", "{e}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.direction == Direction::Sent && m.method == "notifications/cancelled")
+    );
+    // Not a structs-console: the console opens on the Server tab.
+    let app = App::new(core, Theme::default(), rt.handle().clone());
+    assert_eq!(app.tab(), Tab::Server);
+}

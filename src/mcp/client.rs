@@ -45,6 +45,11 @@ const WIRE_KEEP: usize = 2_000;
 /// The longest message text kept whole; longer ones are cut, with a marker.
 const WIRE_TEXT_MAX: usize = 256 * 1024;
 
+/// How long a tool call may go without an answer or a progress report before it is
+/// given up (and the server told so with `notifications/cancelled`). Long work that
+/// reports progress, as the proof-of-work search does every 200 ms, runs on.
+pub const CALL_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How long connecting (spawning or reaching the server, and `initialize`) may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -391,6 +396,8 @@ pub struct Remote {
     /// The remote source's figures for the header, from `structs_query_block_height`
     /// and `structs_clock_control` answers.
     status: Mutex<SourceInfo>,
+    /// See [`CALL_IDLE_TIMEOUT`].
+    idle_timeout: Duration,
 }
 
 impl Remote {
@@ -403,6 +410,19 @@ impl Remote {
     /// refuses (a wrong token), or initialization and the tool list do not complete
     /// within 30 s.
     pub async fn connect(target: Target, token: Option<String>) -> anyhow::Result<Arc<Remote>> {
+        Remote::connect_with(target, token, CALL_IDLE_TIMEOUT).await
+    }
+
+    /// [`Remote::connect`] with another idle timeout for tool calls.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::connect`].
+    pub async fn connect_with(
+        target: Target,
+        token: Option<String>,
+        idle_timeout: Duration,
+    ) -> anyhow::Result<Arc<Remote>> {
         let wire = Arc::new(Wire::new());
         let progress: ProgressSinks = Arc::default();
         let listener = Listener {
@@ -483,6 +503,7 @@ impl Remote {
                 block_height: 0,
                 paused: false,
             }),
+            idle_timeout,
         });
         if remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
@@ -558,7 +579,11 @@ impl Remote {
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
         let peer = self.service.peer().clone();
         let handle = peer
-            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .send_cancellable_request(request, {
+                let mut options = PeerRequestOptions::with_timeout(self.idle_timeout);
+                options.reset_timeout_on_progress = true;
+                options
+            })
             .await
             .map_err(|e| self.unreachable(tool, &e))?;
         let token = handle.progress_token.clone();
@@ -615,6 +640,15 @@ impl Remote {
 
     fn unreachable(&self, tool: &str, e: &ServiceError) -> ToolError {
         match e {
+            ServiceError::Timeout { timeout } => ToolError::new(
+                ErrorCode::ToolTimeout,
+                format!(
+                    "{} sent neither an answer to {tool} nor progress for {} s; the call was \
+                     given up and the server told so",
+                    self.target.describe(),
+                    timeout.as_secs_f64()
+                ),
+            ),
             ServiceError::McpError(data) => ToolError::new(
                 ErrorCode::ToolExecutionFailed,
                 format!(
