@@ -2776,3 +2776,29 @@ fn a_resize_storm_never_panics() {
     }
     assert!(!app.should_quit());
 }
+
+#[test]
+fn escape_sequences_in_answers_are_drawn_inert() {
+    // An answer carrying terminal control sequences (a title change, a colour, a bell,
+    // a cursor move) must reach the screen as inert text: no cell holds an escape.
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('7'));
+    select_server_tool(&mut app, "structs_validate_entity_id");
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "\u{1b}]0;pwned\u{7}\u{1b}[31m\u{1b}[2J1-\u{9b}1");
+    // The form shows the typed text as it is; the answer echoes it back.
+    let form = draw_buffer(&mut app, 120, 34);
+    press(&mut app, KeyCode::Enter);
+    let answer = draw_buffer(&mut app, 120, 34);
+    for buffer in [form, answer] {
+        let text: String = buffer.content().iter().map(|c| c.symbol()).collect();
+        assert!(text.contains("structs_validate_entity_id"), "{text}");
+        assert!(text.contains("pwned"), "the text itself is shown: {text}");
+        for c in text.chars() {
+            assert!(
+                !c.is_control(),
+                "a control character reached the screen: {c:?}"
+            );
+        }
+    }
+}
