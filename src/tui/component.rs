@@ -24,6 +24,16 @@ pub(crate) const SCROLLING: [Command; 6] = [
     Command::Bottom,
 ];
 
+/// `text` cut to `width` columns, ending with `…` when cut.
+pub(crate) fn fit(text: &str, width: usize) -> String {
+    if ratatui::text::Span::raw(text).width() <= width {
+        return text.to_string();
+    }
+    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 /// Whether a pane used a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EventState {

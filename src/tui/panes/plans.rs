@@ -53,7 +53,7 @@ use crate::core::error::{ErrorCode, ToolError};
 use crate::plan::exec::{self, Counts, Run, Status};
 use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};
-use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch, fit};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -1051,16 +1051,6 @@ fn millis(d: Duration) -> String {
 }
 
 /// Compact JSON for a cell.
-/// `s` cut to `w` columns, ending with `…` when cut.
-fn fit(s: &str, w: usize) -> String {
-    if width(s) <= w {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(w.saturating_sub(1)).collect();
-    out.push('…');
-    out
-}
-
 fn compact(v: &Value) -> String {
     serde_json::to_string(v).unwrap_or_default()
 }

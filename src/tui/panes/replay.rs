@@ -25,7 +25,7 @@ use crate::record::Entry;
 use crate::record::diff::{Change, ChangeKind, Ignore, diff};
 use crate::record::index::{Call, LogIndex};
 use crate::record::replay::Replayer;
-use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{self, Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -572,16 +572,10 @@ fn grouped(n: usize) -> String {
     out
 }
 
+/// [`component::fit`], padded with spaces to `width`.
 fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        format!("{text:<width$}")
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut s: String = text.chars().take(width - 1).collect();
-        s.push('…');
-        s
-    }
+    let cut = component::fit(text, width);
+    format!("{cut:<width$}")
 }
 
 impl ReplayPane {

@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use crate::core::Core;
 use crate::core::error::ToolError;
 use crate::mcp::client::{Direction, Remote, Which};
-use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch, fit};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -539,16 +539,6 @@ impl Pane for ServerPane {
 
 fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
     e.to_json(&ctx.dispatcher.core().timestamp())
-}
-
-/// `text` cut to `width` characters, with `…` when cut.
-fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        return text.to_string();
-    }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 /// `text` in lines of at most `width` characters, broken between words (a word
