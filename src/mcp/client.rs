@@ -393,6 +393,8 @@ pub struct Remote {
     progress: ProgressSinks,
     wire: Arc<Wire>,
     tools: Vec<Tool>,
+    /// The server's `initialize` answer as JSON, read once at connect.
+    info: Value,
     /// The remote source's figures for the header, from `structs_query_block_height`
     /// and `structs_clock_control` answers.
     status: Mutex<SourceInfo>,
@@ -497,6 +499,7 @@ impl Remote {
             progress,
             wire,
             tools,
+            info,
             status: Mutex::new(SourceInfo {
                 name: "mcp",
                 description,
@@ -530,11 +533,8 @@ impl Remote {
 
     /// The server's `initialize` answer as JSON (name, version, protocol version,
     /// capabilities, instructions).
-    pub fn server_info(&self) -> Value {
-        self.service
-            .peer_info()
-            .and_then(|info| serde_json::to_value(&*info).ok())
-            .unwrap_or(Value::Null)
+    pub fn server_info(&self) -> &Value {
+        &self.info
     }
 
     /// The messages and notifications of this connection.
