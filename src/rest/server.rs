@@ -22,6 +22,7 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::extract::{Path, Query, State};
@@ -37,6 +38,9 @@ use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
 use crate::source::GameSource;
 use crate::source::sim::{SimSource, World};
+
+/// How long [`RestServer::stop`] lets the requests being served finish.
+pub const STOP_GRACE: Duration = Duration::from_secs(5);
 
 /// The most records one page of this server holds.
 pub const MAX_LIMIT: usize = 10_000;
@@ -108,10 +112,18 @@ impl RestServer {
     /// Stops the server: no new connections, idle keep-alive connections closed, a
     /// request being served finishes (a node shutting down; a connection cut in the
     /// middle of an answer is [`super::faults::Fault::Drop`]).
+    ///
+    /// Returns once every connection is closed, so a client's next request finds the
+    /// node gone. A request still running after [`STOP_GRACE`] is cut.
     pub async fn stop(mut self) {
         self.stop.take();
-        self.task.abort();
-        let _ = (&mut self.task).await;
+        if tokio::time::timeout(STOP_GRACE, &mut self.task)
+            .await
+            .is_err()
+        {
+            self.task.abort();
+            let _ = (&mut self.task).await;
+        }
     }
 
     /// Serves until the task ends (the command line's `serve-rest`).
