@@ -341,6 +341,61 @@ async fn when_redis_goes_away_calls_say_so_and_the_server_keeps_serving() {
     assert_eq!(full["players"].as_array().unwrap().len(), 100);
 }
 
+/// What "nothing already stored is lost" means for handles: Redis keeps them when it is
+/// run to persist its data (here an append-only file synced on every write), and the
+/// server finds them again once Redis is back, even after Redis was killed outright.
+/// A Redis run without persistence loses them by its own design (the test above).
+#[tokio::test]
+async fn handles_stored_before_redis_restarts_are_still_there_after() {
+    let Some(mut redis) = RedisServer::start_persistent() else {
+        return;
+    };
+    let core = sim_core(Arc::new(
+        RedisStore::connect(&redis.url(), "restart").await.unwrap(),
+    ));
+    let mut stored = Vec::new();
+    for tool in ["structs_list_players", "structs_list_structs"] {
+        let v = core
+            .call_json(tool, json!({"page_size": 100}))
+            .await
+            .unwrap();
+        assert_eq!(v["status"], "partial", "{tool}");
+        let handle = v["result_handle"].as_str().unwrap().to_string();
+        stored.push((handle.clone(), fetch_all(&core, &handle).await));
+    }
+
+    redis.stop();
+    let err = core
+        .call_json("structs_handle_fetch", json!({"handle": stored[0].0}))
+        .await
+        .unwrap_err();
+    assert_eq!(err["error"]["code"], "RESOURCE_UNAVAILABLE", "{err}");
+    redis.restart();
+
+    let mut listed = None;
+    for _ in 0..50 {
+        match core.call_json("structs_handle_list", json!({})).await {
+            Ok(v) => {
+                listed = Some(v);
+                break;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    let listed = listed.expect("the store reconnects after Redis restarts");
+    for (handle, whole) in &stored {
+        assert!(
+            listed["handles"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["handle"] == handle.as_str()),
+            "{handle} is listed after the restart: {listed}"
+        );
+        assert_eq!(&fetch_all(&core, handle).await, whole, "{handle}");
+    }
+}
+
 fn headless(store: &str) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
     cmd.args(["--headless", "--paused", "--log-level", "warn"])

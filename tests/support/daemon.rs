@@ -6,8 +6,9 @@
 //! missing program fails the test: `.ci/run` installs its package.
 
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// What differs from one server program to another.
@@ -18,8 +19,9 @@ pub struct Spec {
     pub env: &'static str,
     /// What a run without the program skips (`the Redis store cases`).
     pub skips: &'static str,
-    /// Its arguments to listen on 127.0.0.1 at a port.
-    pub args: fn(u16) -> Vec<String>,
+    /// Its arguments to listen on 127.0.0.1 at a port, keeping any files in a directory
+    /// of its own (the same one across restarts).
+    pub args: fn(u16, &Path) -> Vec<String>,
     /// Whether its stderr goes to the test's (else it is dropped).
     pub show_stderr: bool,
 }
@@ -29,6 +31,21 @@ pub struct Daemon {
     binary: PathBuf,
     child: Option<Child>,
     pub port: u16,
+    /// The server's own directory, removed on drop.
+    pub dir: PathBuf,
+}
+
+/// A fresh empty directory for one server.
+fn scratch_dir(program: &str) -> PathBuf {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "structs-console-{program}-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory for the server");
+    dir
 }
 
 /// The binary: `$ENV`, or the first on `PATH` or in the usual places.
@@ -72,6 +89,7 @@ impl Daemon {
                 binary: binary.clone(),
                 child: None,
                 port: free_port(),
+                dir: scratch_dir(spec.program),
             };
             if server.launch() {
                 return Some(server);
@@ -80,7 +98,8 @@ impl Daemon {
         panic!("{} would not start on any of 5 free ports", spec.program);
     }
 
-    /// Stops the server (it keeps nothing: no persistence).
+    /// Kills the server (SIGKILL: it gets no chance to save anything it has not already
+    /// written to its directory).
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
@@ -108,7 +127,7 @@ impl Daemon {
     /// port was taken).
     fn launch(&mut self) -> bool {
         let child = Command::new(&self.binary)
-            .args((self.spec.args)(self.port))
+            .args((self.spec.args)(self.port, &self.dir))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(if self.spec.show_stderr {
@@ -148,6 +167,7 @@ impl Drop for Daemon {
             let _ = child.kill();
             let _ = child.wait();
         }
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 

@@ -8,7 +8,7 @@ static SPEC: Spec = Spec {
     program: "nats-server",
     env: "NATS_SERVER",
     skips: "the NATS cases",
-    args: |port| {
+    args: |port, _dir| {
         vec![
             "--port".to_string(),
             port.to_string(),
