@@ -1259,3 +1259,86 @@ async fn files_that_cannot_be_read_during_sync_are_warnings_and_the_rest_is_serv
     .await;
     assert!(r["title"].is_string());
 }
+
+/// Files deleted and written again while syncs run: a file listed by a sync may be gone
+/// by the time it is read. No sync fails, the files nobody touched are always served,
+/// and once the churn stops the next sync has every doc back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_deleted_while_syncs_run_never_break_a_sync_or_the_other_docs() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let steady: Vec<(String, String)> = (0..150)
+        .map(|i| {
+            (
+                format!("steady/s{i:03}.md"),
+                format!("---\ntitle: Steady {i}\n---\nUntouched text {i}.\n"),
+            )
+        })
+        .collect();
+    let churn: Vec<(String, String)> = (0..50)
+        .map(|i| {
+            (
+                format!("churn/c{i:03}.md"),
+                format!("---\ntitle: Churn {i}\n---\nComes and goes {i}.\n"),
+            )
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = steady
+        .iter()
+        .chain(&churn)
+        .map(|(p, t)| (p.as_str(), t.as_str()))
+        .collect();
+    let docs = TempDocs::new(&files);
+    let core = docs.core();
+    assert_eq!(ok(&core, "structs_docs_sync", json!({})).await["docs"], 200);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let rounds = Arc::new(AtomicUsize::new(0));
+    let churner = {
+        let (stop, rounds) = (stop.clone(), rounds.clone());
+        let paths: Vec<_> = churn
+            .iter()
+            .map(|(p, t)| (docs.path(p), t.clone()))
+            .collect();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                for (path, text) in &paths {
+                    std::fs::remove_file(path).unwrap();
+                    std::thread::yield_now();
+                    std::fs::write(path, text).unwrap();
+                }
+                rounds.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    let started = std::time::Instant::now();
+    let (mut syncs, mut missed_reads) = (0, 0);
+    while syncs < 20 || started.elapsed() < std::time::Duration::from_secs(2) {
+        let synced = ok(&core, "structs_docs_sync", json!({})).await;
+        let n = synced["docs"].as_u64().unwrap();
+        assert!((150..=200).contains(&n), "{n} docs: {synced:#}");
+        if synced["warnings"].to_string().contains("cannot read") {
+            missed_reads += 1;
+        }
+        let i = syncs % 150;
+        let doc = ok(
+            &core,
+            "structs_docs_get",
+            json!({"doc_id": format!("steady/s{i:03}")}),
+        )
+        .await;
+        assert_eq!(doc["title"], format!("Steady {i}"));
+        syncs += 1;
+    }
+    stop.store(true, Ordering::Relaxed);
+    churner.join().unwrap();
+    eprintln!(
+        "{syncs} syncs during {} rounds of deleting and rewriting 50 files; \
+         {missed_reads} found a listed file gone when they read it",
+        rounds.load(Ordering::Relaxed)
+    );
+    let last = ok(&core, "structs_docs_sync", json!({})).await;
+    assert_eq!(last["docs"], 200, "{last:#}");
+    let doc = ok(&core, "structs_docs_get", json!({"doc_id": "churn/c049"})).await;
+    assert_eq!(doc["title"], "Churn 49");
+}
