@@ -505,3 +505,173 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
         assert!(status.code().is_some(), "{label}: killed by a signal");
     }
 }
+
+/// A message over the size limit on stdio is dropped unread and answered with an error
+/// naming the limit, under the request's own id; the next request is served as usual.
+#[tokio::test]
+async fn an_oversized_stdio_message_is_answered_with_the_limit_and_the_next_one_served() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let limit = structs_console::mcp::stdio::MAX_MESSAGE_BYTES;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--paused", "--log-level", "warn"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the server");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stderr = child.stderr.take().unwrap();
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"structs_validate_entity_id","arguments":{{"id":"{}"}}}}}}"#,
+        "1".repeat(limit)
+    );
+    let input = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        &big,
+        r#"{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"structs_validate_entity_id","arguments":{"id":"1-1"}}}"#,
+    ]
+    .join("\n")
+        + "\n";
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 3 {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the server answers every request")
+            .unwrap()
+            .expect("the server is still running");
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if let Some(id) = v["id"].as_i64() {
+            answers.insert(id, v);
+        }
+    }
+    let refused = &answers[&5]["error"];
+    assert_eq!(refused["code"], -32600, "{refused}");
+    let error = &refused["data"]["error"];
+    assert_eq!(error["code"], "VALIDATION_OUT_OF_RANGE", "{error}");
+    assert_eq!(error["details"]["limit_bytes"], limit);
+    assert_eq!(error["details"]["bytes"], big.len());
+    let message = refused["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("{limit}-byte limit")),
+        "{message}"
+    );
+    let served = &answers[&6]["result"]["structuredContent"];
+    assert_eq!(served["valid"], true, "{}", answers[&6]);
+    drop(stdin);
+    let status = tokio::time::timeout(Duration::from_secs(20), child.wait())
+        .await
+        .expect("the server ends when its input closes")
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let mut err = String::new();
+    tokio::io::AsyncReadExt::read_to_string(&mut stderr, &mut err)
+        .await
+        .unwrap();
+    assert!(err.contains("over the size limit"), "{err}");
+}
+
+/// Sends `head` then `body` on a fresh connection to the HTTP server and reads the
+/// answer until the server closes or 10 s pass: (status, body text). The server may
+/// answer and stop reading before the whole body is sent; that is not an error here.
+async fn raw_http(url: &str, head: &str, body: &[u8]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let host = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let stream = tokio::net::TcpStream::connect(&host).await.unwrap();
+    let (mut read, mut write) = stream.into_split();
+    let head = head.replace("HOST", &host);
+    let body = body.to_vec();
+    let writer = tokio::spawn(async move {
+        let _ = write.write_all(head.as_bytes()).await;
+        let _ = write.write_all(&body).await;
+        write
+    });
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), async {
+        let mut buf = vec![0; 65536];
+        loop {
+            match read.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&buf[..n]),
+            }
+            if let Some(at) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&answer[..at]).to_lowercase();
+                let len = head
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse::<usize>().ok());
+                if len.is_some_and(|len| answer.len() >= at + 4 + len) {
+                    break;
+                }
+            }
+        }
+    })
+    .await;
+    writer.abort();
+    let text = String::from_utf8_lossy(&answer).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+    (status, body.to_string())
+}
+
+/// Over HTTP the same limit holds: a declared length over it is refused before the body
+/// is read, with the JSON-RPC error stdio gives; a chunked body is cut at the limit.
+#[tokio::test]
+async fn an_oversized_http_body_is_refused_and_the_server_keeps_serving() {
+    let limit = structs_console::mcp::stdio::MAX_MESSAGE_BYTES;
+    let server = support::mcp_http::Headless::start(&["--paused"], &[]).await;
+    let path = "/mcp";
+    let body = vec![b'['; limit + 1];
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let (status, text) = raw_http(&server.url, &head, &body).await;
+    assert_eq!(status, 413, "{text}");
+    let v: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(v["error"]["code"], -32600, "{v}");
+    let error = &v["error"]["data"]["error"];
+    assert_eq!(error["code"], "VALIDATION_OUT_OF_RANGE", "{v}");
+    assert_eq!(error["details"]["bytes"], limit + 1);
+    assert_eq!(error["details"]["limit_bytes"], limit);
+
+    let mut chunked = Vec::new();
+    for _ in 0..5 {
+        chunked.extend_from_slice(format!("{:x}\r\n", 1 << 20).as_bytes());
+        chunked.extend(std::iter::repeat_n(b'[', 1 << 20));
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    let (status, text) = raw_http(&server.url, &head, &chunked).await;
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains(&limit.to_string()), "{text}");
+
+    let client = support::mcp_http::connect(&server.url, None).await.unwrap();
+    let v = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("structs_validate_entity_id")
+                .with_arguments(json!({"id": "1-1"}).as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(v.structured_content.unwrap()["valid"], true);
+    client.cancel().await.unwrap();
+    server.stop().await;
+}

@@ -35,9 +35,8 @@ pub const MIN_TOKEN_LEN: usize = 16;
 /// The environment variable a token may come from (so it stays out of `ps`).
 pub const TOKEN_ENV: &str = "STRUCTS_CONSOLE_AUTH_TOKEN";
 
-/// The largest request body accepted (a tool call's arguments are small; a plan with
-/// many steps is the biggest thing an agent sends).
-pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// The largest request body accepted: the same limit as one message over stdio.
+pub const MAX_BODY_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
 
 /// How the HTTP face listens and whom it lets in.
 #[derive(Clone, Default)]
@@ -135,6 +134,7 @@ impl HttpServer {
         let digest = options.token.as_deref().map(|t| Arc::new(digest(t)));
         let app = axum::Router::new()
             .nest_service(PATH, service)
+            .layer(axum::middleware::from_fn(limit_body))
             .layer(axum::middleware::from_fn_with_state(digest, authorize));
         let stop = cancel.clone();
         // Answers go out as small server-sent events; without TCP_NODELAY each would
@@ -191,6 +191,32 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
         diff |= x ^ y;
     }
     std::hint::black_box(diff) == 0
+}
+
+/// Refuses a body whose declared length is over [`MAX_BODY_BYTES`] before reading it,
+/// with the same JSON-RPC error as an oversized message on stdio. A chunked body with
+/// no length is cut by rmcp at the same limit, with a plain-text 413.
+async fn limit_body(request: Request, next: Next) -> Response {
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    match declared {
+        Some(bytes) if bytes > MAX_BODY_BYTES => {
+            tracing::warn!(
+                bytes,
+                limit = MAX_BODY_BYTES,
+                "refused an HTTP request over the size limit"
+            );
+            let answer = super::stdio::oversized_answer(
+                &super::stdio::Oversized { id: None, bytes },
+                MAX_BODY_BYTES,
+            );
+            (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response()
+        }
+        _ => next.run(request).await,
+    }
 }
 
 /// The token check, on every request when a token is set.

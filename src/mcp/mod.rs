@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod http;
+pub mod stdio;
 
 use std::sync::Arc;
 
@@ -602,7 +603,10 @@ pub async fn serve_stdio(
         server = server.with_recorder(r);
     }
     let service = server
-        .serve(rmcp::transport::io::stdio_pipes())
+        .serve({
+            let (read, write) = rmcp::transport::io::stdio_pipes();
+            stdio::StdioTransport::new(read, write, stdio::MAX_MESSAGE_BYTES)
+        })
         .await
         .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
     service.waiting().await?;

@@ -1,0 +1,429 @@
+//! The stdio face's transport: rmcp's line transport reading through [`LimitedLines`],
+//! which holds each incoming line until it is whole. A line over [`MAX_MESSAGE_BYTES`]
+//! is dropped before anything parses it, and the client is answered with an error that
+//! names the limit (and the request's id, when its first bytes hold one). rmcp on its
+//! own drops such a line after buffering 16 MB and answers nothing, so the caller would
+//! wait for ever.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use rmcp::RoleServer;
+use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::service::RxJsonRpcMessage;
+use rmcp::transport::Transport;
+use rmcp::transport::async_rw::AsyncRwTransport;
+use serde_json::json;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::mpsc;
+
+use crate::core::error::{ErrorCode, ToolError};
+
+/// The largest message a client may send, the same over stdio and HTTP (a tool call's
+/// arguments are small; a plan with many steps is the biggest thing an agent sends).
+pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+
+/// How much of a dropped line is kept to look for its request id.
+const ID_PREFIX_BYTES: usize = 64 * 1024;
+
+/// How much is read from the input at a time.
+const CHUNK_BYTES: usize = 64 * 1024;
+
+/// A line that was dropped for its size.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Oversized {
+    /// The request's id, when the line's first bytes hold one at its top level.
+    pub id: Option<RequestId>,
+    /// The line's length without its newline.
+    pub bytes: usize,
+}
+
+/// A reader that passes on whole lines of at most `max` bytes and drops longer ones,
+/// reporting each dropped line on a channel. Memory stays within `max` plus one chunk
+/// whatever the input.
+pub struct LimitedLines<R> {
+    inner: R,
+    max: usize,
+    /// The line being gathered.
+    line: Vec<u8>,
+    /// Whole lines waiting to be read, from `ready_at` on.
+    ready: Vec<u8>,
+    ready_at: usize,
+    /// While a line over the limit is being skipped: its first bytes and its length.
+    dropping: Option<(Vec<u8>, usize)>,
+    chunk: Box<[u8]>,
+    reports: mpsc::UnboundedSender<Oversized>,
+}
+
+impl<R> LimitedLines<R> {
+    pub fn new(inner: R, max: usize) -> (LimitedLines<R>, mpsc::UnboundedReceiver<Oversized>) {
+        let (reports, rx) = mpsc::unbounded_channel();
+        let reader = LimitedLines {
+            inner,
+            max,
+            line: Vec::new(),
+            ready: Vec::new(),
+            ready_at: 0,
+            dropping: None,
+            chunk: vec![0; CHUNK_BYTES].into_boxed_slice(),
+            reports,
+        };
+        (reader, rx)
+    }
+
+    /// Sorts `bytes` into the line being gathered, the lines ready, and the line being
+    /// dropped.
+    fn take(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let newline = bytes.iter().position(|&b| b == b'\n');
+            let (piece, rest) = match newline {
+                Some(at) => (&bytes[..at], &bytes[at + 1..]),
+                None => (bytes, &[][..]),
+            };
+            bytes = rest;
+            if let Some((prefix, len)) = self.dropping.as_mut() {
+                let room = ID_PREFIX_BYTES.saturating_sub(prefix.len());
+                prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+                *len += piece.len();
+            } else {
+                self.line.extend_from_slice(piece);
+                if self.line.len() > self.max {
+                    let mut prefix = std::mem::take(&mut self.line);
+                    let len = prefix.len();
+                    prefix.truncate(ID_PREFIX_BYTES);
+                    self.line.shrink_to(CHUNK_BYTES);
+                    self.dropping = Some((prefix, len));
+                }
+            }
+            if newline.is_some() {
+                self.end_line();
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        if let Some((prefix, len)) = self.dropping.take() {
+            let bytes = len;
+            tracing::warn!(
+                bytes,
+                limit = self.max,
+                "dropped an incoming message over the size limit"
+            );
+            let _ = self.reports.send(Oversized {
+                id: request_id(&prefix),
+                bytes,
+            });
+        } else {
+            if self.ready_at == self.ready.len() {
+                self.ready.clear();
+                self.ready_at = 0;
+            }
+            self.ready.extend_from_slice(&self.line);
+            self.ready.push(b'\n');
+            self.line.clear();
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for LimitedLines<R> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = self.get_mut();
+        loop {
+            if this.ready_at < this.ready.len() {
+                let n = buf.remaining().min(this.ready.len() - this.ready_at);
+                buf.put_slice(&this.ready[this.ready_at..this.ready_at + n]);
+                this.ready_at += n;
+                return Poll::Ready(Ok(()));
+            }
+            let mut chunk = ReadBuf::new(&mut this.chunk);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut chunk) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => return Poll::Ready(Err(e)),
+                Poll::Ready(Ok(())) => {
+                    let n = chunk.filled().len();
+                    if n == 0 {
+                        // The end of the input: a last line without its newline is
+                        // passed on as it is (or reported, when it was too long).
+                        if this.dropping.is_some() {
+                            this.end_line();
+                        } else if !this.line.is_empty() {
+                            let rest = std::mem::take(&mut this.line);
+                            this.ready = rest;
+                            this.ready_at = 0;
+                            continue;
+                        }
+                        return Poll::Ready(Ok(()));
+                    }
+                    let bytes = this.chunk[..n].to_vec();
+                    this.take(&bytes);
+                }
+            }
+        }
+    }
+}
+
+/// The request id at the top level of a JSON object's first bytes, if they hold one
+/// whole: `{"jsonrpc":"2.0","id":7,"method":…` gives 7. Ids inside `params` are not
+/// the request's and are passed over.
+pub fn request_id(prefix: &[u8]) -> Option<RequestId> {
+    let mut depth = 0usize;
+    let mut key_next = false;
+    let mut i = 0;
+    while i < prefix.len() {
+        match prefix[i] {
+            b'"' => {
+                let end = string_end(prefix, i)?;
+                if depth == 1 && key_next {
+                    if &prefix[i + 1..end] == b"id" {
+                        let rest = prefix[end + 1..].trim_ascii_start().strip_prefix(b":")?;
+                        return serde_json::Deserializer::from_slice(rest)
+                            .into_iter::<RequestId>()
+                            .next()?
+                            .ok();
+                    }
+                    key_next = false;
+                }
+                i = end;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                key_next = depth == 1 && prefix[i] == b'{';
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b',' if depth == 1 => key_next = true,
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The index of the quote that closes the string opening at `start`.
+fn string_end(text: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < text.len() {
+        match text[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The answer to a dropped line: a JSON-RPC "invalid request" error whose data is the
+/// project's error object.
+pub fn oversized_answer(o: &Oversized, max: usize) -> ServerJsonRpcMessage {
+    let error = ToolError::new(
+        ErrorCode::ValidationOutOfRange,
+        format!(
+            "the message is {} bytes, over the {max}-byte limit for one message; \
+             nothing of it was read",
+            o.bytes
+        ),
+    )
+    .with_extra("bytes", json!(o.bytes))
+    .with_extra("limit_bytes", json!(max))
+    .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    let message = error["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    ServerJsonRpcMessage::error(
+        ErrorData::new(RpcCode::INVALID_REQUEST, message, Some(error)),
+        o.id.clone(),
+    )
+}
+
+/// rmcp's line transport over a [`LimitedLines`] reader, answering each dropped line.
+pub struct StdioTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    inner: AsyncRwTransport<RoleServer, LimitedLines<R>, W>,
+    dropped: mpsc::UnboundedReceiver<Oversized>,
+    max: usize,
+}
+
+impl<R, W> StdioTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    pub fn new(read: R, write: W, max: usize) -> StdioTransport<R, W> {
+        let (read, dropped) = LimitedLines::new(read, max);
+        StdioTransport {
+            inner: AsyncRwTransport::new(read, write),
+            dropped,
+            max,
+        }
+    }
+
+    async fn answer_dropped(&mut self) -> bool {
+        while let Ok(o) = self.dropped.try_recv() {
+            if self
+                .inner
+                .send(oversized_answer(&o, self.max))
+                .await
+                .is_err()
+            {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl<R, W> Transport<RoleServer> for StdioTransport<R, W>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ServerJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            tokio::select! {
+                biased;
+                Some(o) = self.dropped.recv() => {
+                    if self.inner.send(oversized_answer(&o, self.max)).await.is_err() {
+                        return None;
+                    }
+                }
+                // rmcp's receive keeps its place in a line when it is interrupted.
+                message = self.inner.receive() => {
+                    if message.is_none() {
+                        // A dropped line just before the end is still answered.
+                        self.answer_dropped().await;
+                    }
+                    return message;
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        self.inner.close().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    async fn read_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Oversized>) {
+        // A reader that hands out 7 bytes at a time, so lines cross chunk edges.
+        let (client, mut server) = tokio::io::duplex(7);
+        let input = input.to_vec();
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            server.write_all(&input).await.unwrap();
+        });
+        let (mut lines, mut reports) = LimitedLines::new(client, max);
+        let mut out = Vec::new();
+        lines.read_to_end(&mut out).await.unwrap();
+        writer.await.unwrap();
+        drop(lines);
+        let mut dropped = Vec::new();
+        while let Some(o) = reports.recv().await {
+            dropped.push(o);
+        }
+        (out, dropped)
+    }
+
+    #[tokio::test]
+    async fn lines_within_the_limit_pass_unchanged_and_longer_ones_are_reported() {
+        let long = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":42,\"p\":\"{}\"}}",
+            "x".repeat(100)
+        );
+        let input = format!("short one\n{long}\nexactly10!\n\nlast without newline");
+        let (out, dropped) = read_all(input.as_bytes(), 20).await;
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "short one\nexactly10!\n\nlast without newline"
+        );
+        assert_eq!(
+            dropped,
+            vec![Oversized {
+                id: Some(RequestId::Number(42)),
+                bytes: long.len()
+            }]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_long_last_line_without_its_newline_is_reported() {
+        let (out, dropped) = read_all(b"ok\n0123456789abcdef", 10).await;
+        assert_eq!(out, b"ok\n");
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped[0].bytes, 16);
+        assert_eq!(dropped[0].id, None);
+    }
+
+    #[test]
+    fn the_request_id_is_found_at_the_top_level_only() {
+        let cases: [(&str, Option<RequestId>); 8] = [
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"x"}"#,
+                Some(RequestId::Number(7)),
+            ),
+            (
+                r#"{ "id" : "abc", "x": 1"#,
+                Some(RequestId::String("abc".into())),
+            ),
+            (
+                r#"{"params":{"id":1},"a":[{"id":2}],"id":3"#,
+                Some(RequestId::Number(3)),
+            ),
+            (
+                r#"{"method":"say \"id\":9","id":4}"#,
+                Some(RequestId::Number(4)),
+            ),
+            (r#"{"params":{"id":1},"method":"#, None),
+            (r#"{"x":"id","y":"id"}"#, None),
+            (r#"{"id":{"a":1}}"#, None),
+            (r#"{"id":12"#, Some(RequestId::Number(12))),
+        ];
+        for (text, want) in cases {
+            assert_eq!(request_id(text.as_bytes()), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_answer_names_the_limit_and_carries_the_error_object() {
+        let msg = oversized_answer(
+            &Oversized {
+                id: Some(RequestId::Number(5)),
+                bytes: 5_000_000,
+            },
+            MAX_MESSAGE_BYTES,
+        );
+        let v = serde_json::to_value(&msg).unwrap();
+        assert_eq!(v["id"], 5);
+        assert_eq!(v["error"]["code"], -32600);
+        let data = &v["error"]["data"]["error"];
+        assert_eq!(data["code"], "VALIDATION_OUT_OF_RANGE");
+        assert_eq!(data["details"]["limit_bytes"], MAX_MESSAGE_BYTES);
+        assert_eq!(data["details"]["bytes"], 5_000_000);
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("5000000 bytes, over the 4194304-byte limit")
+        );
+    }
+}
