@@ -97,23 +97,25 @@ const HANDSHAKE: &str = concat!(
     "\n"
 );
 
+/// The message limit of the server [`jsonrpc_stdin`] fuzzes.
+pub const FUZZ_MESSAGE_LIMIT: usize = 600;
+
 /// The JSON-RPC input path: after a valid handshake, the input on the server's stdin
-/// side. The server answers, refuses or closes, never panics, and ends within 20 s of
-/// its input closing.
+/// side, read by the stdio transport the headless server uses. The server answers,
+/// refuses or closes, never panics, and ends within 20 s of its input closing.
 pub fn jsonrpc_stdin(data: &[u8]) {
     let input = data.to_vec();
     runtime().block_on(async move {
         let (client_end, server_end) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_end);
-        let server = tokio::spawn(async move {
-            use rmcp::ServiceExt;
-            if let Ok(service) = McpServer::new(core().clone())
-                .serve((server_read, server_write))
-                .await
-            {
-                let _ = service.waiting().await;
-            }
-        });
+        // A small message limit, so lines over it (dropped, answered under the id
+        // found in their first bytes) are as common as lines under it.
+        let server = tokio::spawn(structs_console::mcp::stdio::serve(
+            McpServer::new(core().clone()),
+            server_read,
+            server_write,
+            FUZZ_MESSAGE_LIMIT,
+        ));
         let (mut from_server, mut to_server) = tokio::io::split(client_end);
         // Read (and drop) whatever the server answers, so it never blocks on writing.
         let reader = tokio::spawn(async move {

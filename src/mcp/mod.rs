@@ -19,7 +19,7 @@ use rmcp::model::{
     ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::core::Core;
@@ -602,13 +602,6 @@ pub async fn serve_stdio(
     if let Some(r) = recorder {
         server = server.with_recorder(r);
     }
-    let service = server
-        .serve({
-            let (read, write) = rmcp::transport::io::stdio_pipes();
-            stdio::StdioTransport::new(read, write, stdio::MAX_MESSAGE_BYTES)
-        })
-        .await
-        .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
-    service.waiting().await?;
-    Ok(())
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    stdio::serve(server, read, write, stdio::MAX_MESSAGE_BYTES).await
 }

@@ -8,15 +8,16 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use rmcp::RoleServer;
 use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
+use rmcp::{RoleServer, ServiceExt};
 use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
+use super::McpServer;
 use crate::core::error::{ErrorCode, ToolError};
 
 /// The largest message a client may send, the same over stdio and HTTP (a tool call's
@@ -237,6 +238,21 @@ pub fn oversized_answer(o: &Oversized, max: usize) -> ServerJsonRpcMessage {
         ErrorData::new(RpcCode::INVALID_REQUEST, message, Some(error)),
         o.id.clone(),
     )
+}
+
+/// Serves `server` on a line stream (stdin and stdout, or any pipe) until the client
+/// closes it, dropping and answering each message over `max` bytes.
+pub async fn serve<R, W>(server: McpServer, read: R, write: W, max: usize) -> anyhow::Result<()>
+where
+    R: AsyncRead + Send + Unpin + 'static,
+    W: AsyncWrite + Send + Unpin + 'static,
+{
+    let service = server
+        .serve(StdioTransport::new(read, write, max))
+        .await
+        .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
+    service.waiting().await?;
+    Ok(())
 }
 
 /// rmcp's line transport over a [`LimitedLines`] reader, answering each dropped line.
