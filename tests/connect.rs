@@ -383,6 +383,27 @@ fn a_command_that_is_not_there_is_a_clear_error() {
 }
 
 #[test]
+fn a_url_with_no_server_says_why_in_plain_words() {
+    let rt = runtime();
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let e = rt
+        .block_on(Remote::connect(Target::parse(&url).unwrap(), None))
+        .err()
+        .expect("nothing listens there");
+    let text = format!("{e:#}");
+    assert!(text.contains(&url), "{text}");
+    assert!(text.contains("Connection refused"), "{text}");
+    // No Rust type names from the transport stack.
+    assert!(!text.contains("::"), "{text}");
+}
+
+#[test]
 fn a_server_that_goes_quiet_is_given_up_on_and_told_so() {
     // A minimal MCP server in a shell script: it completes the handshake, lists one
     // tool, then reads everything and answers nothing.

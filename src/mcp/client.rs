@@ -446,7 +446,7 @@ impl Remote {
                         inner: child,
                         wire: wire.clone(),
                     };
-                    listener.serve(transport).await.map_err(anyhow::Error::from)
+                    listener.serve(transport).await.map_err(plain_init_error)
                 }
                 Target::Url(url) => {
                     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -464,7 +464,7 @@ impl Remote {
                         ),
                         wire: wire.clone(),
                     };
-                    listener.serve(transport).await.map_err(anyhow::Error::from)
+                    listener.serve(transport).await.map_err(plain_init_error)
                 }
             }
         };
@@ -756,6 +756,44 @@ fn result_value(tool: &str, result: CallToolResult) -> Result<Value, ToolError> 
 }
 
 /// Reads the child's stderr line by line into the wire's notifications.
+/// An rmcp handshake error in words a user can act on: a transport failure is its
+/// chain of causes (`… tcp connect error: Connection refused`), without the transport's
+/// Rust type name that rmcp puts first.
+fn plain_init_error(e: rmcp::service::ClientInitializeError) -> anyhow::Error {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    match e {
+        rmcp::service::ClientInitializeError::TransportError { error, .. } => {
+            // rmcp's HTTP client error shows the request error but does not give it as
+            // its source, so the causes under it (refused, timed out, TLS) are read
+            // from the request error itself.
+            let words = match error
+                .error
+                .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+            {
+                Some(StreamableHttpError::Client(request)) => causes(request),
+                _ => causes(error.error.as_ref()),
+            };
+            anyhow::anyhow!(words)
+        }
+        other => anyhow::Error::from(other),
+    }
+}
+
+/// An error and its causes, `: `-separated, each said once.
+fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut words = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !words.contains(&text) {
+            words.push_str(": ");
+            words.push_str(&text);
+        }
+        cause = c.source();
+    }
+    words
+}
+
 async fn read_stderr(stderr: tokio::process::ChildStderr, wire: Arc<Wire>) {
     use tokio::io::AsyncBufReadExt;
     let mut lines = tokio::io::BufReader::new(stderr).lines();
