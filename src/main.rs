@@ -666,7 +666,19 @@ fn run_console(
     Ok(ExitCode::SUCCESS)
 }
 
+/// A file-size limit (`ulimit -f`) reached by the session log must fail that write, not
+/// kill the server: with SIGXFSZ ignored the write returns EFBIG, which the recorder
+/// reports, and the calls go on being answered.
+fn ignore_file_size_signal() {
+    // SAFETY: setting a signal's disposition to SIG_IGN at start, before any thread is
+    // spawned; no handler code runs.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
 fn main() -> ExitCode {
+    ignore_file_size_signal();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

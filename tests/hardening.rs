@@ -675,3 +675,79 @@ async fn an_oversized_http_body_is_refused_and_the_server_keeps_serving() {
     client.cancel().await.unwrap();
     server.stop().await;
 }
+
+/// A session log that stops growing part way (a file-size limit, `ulimit -f`: writes fail
+/// with EFBIG, as on a disk that fills up): the server keeps answering and says so once;
+/// every entry written before the limit is whole and in order, the one cut short is a
+/// single torn line, and once the log can grow again (the limit raised, as when space is
+/// freed) the entries after it are whole too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_log_that_hits_a_size_limit_keeps_what_it_wrote() {
+    use rmcp::ServiceExt;
+    let log = scratch("fsize.log");
+    let record = scratch("fsize.jsonl");
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.args(["-c", r#"ulimit -S -f 16 && exec "$0" "$@""#])
+        .arg(env!("CARGO_BIN_EXE_structs-console"))
+        .args([
+            "--headless",
+            "--paused",
+            "--log-level",
+            "info",
+            "--log-file",
+        ])
+        .arg(&log)
+        .arg("--record")
+        .arg(&record);
+    let transport = rmcp::transport::TokioChildProcess::new(cmd).expect("spawn the server");
+    let pid = transport.id().expect("the server's pid");
+    let client = ().serve(transport).await.expect("initialize");
+    for page in 0..40 {
+        let r = call(&client, "structs_list_players", json!({"page_size": 5})).await;
+        assert_ne!(r.is_error, Some(true), "call {page}: {r:?}");
+        let players = r.structured_content.unwrap()["players"].clone();
+        assert_eq!(players.as_array().unwrap().len(), 5);
+    }
+    let full = std::fs::metadata(&record).unwrap().len();
+    assert!(full <= 16 * 1024 && full > 1024, "{full} bytes");
+    // Room again: the limit is lifted while the server runs.
+    let lifted = std::process::Command::new("prlimit")
+        .args(["--pid", &pid.to_string(), "--fsize=unlimited"])
+        .status()
+        .expect("prlimit (util-linux)");
+    assert!(lifted.success());
+    for _ in 0..3 {
+        let r = call(&client, "structs_validate_entity_id", json!({"id": "1-1"})).await;
+        assert_eq!(r.structured_content.unwrap()["valid"], true);
+    }
+    client.cancel().await.unwrap();
+
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.contains("cannot write the session log"), "{text}");
+    assert!(text.contains("File too large"), "{text}");
+    let bytes = std::fs::read(&record).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.split('\n').collect();
+    let (last, lines) = lines.split_last().unwrap();
+    assert_eq!(*last, "", "the log ends with a whole entry");
+    let parsed: Vec<Option<Value>> = lines.iter().map(|l| serde_json::from_str(l).ok()).collect();
+    let torn: Vec<usize> = (0..parsed.len()).filter(|&i| parsed[i].is_none()).collect();
+    assert_eq!(torn.len(), 1, "one torn line: {torn:?}");
+    let seq = |v: &Option<Value>| v.as_ref().unwrap()["seq"].as_u64().unwrap();
+    let before: Vec<u64> = parsed[..torn[0]].iter().map(seq).collect();
+    let after: Vec<u64> = parsed[torn[0] + 1..].iter().map(seq).collect();
+    assert!(before.len() >= 4, "{before:?}");
+    assert_eq!(before, (1..=before.len() as u64).collect::<Vec<_>>());
+    // The three calls after the limit was lifted: a request and a response each.
+    assert_eq!(after.len(), 6, "{after:?}");
+    assert!(after.windows(2).all(|w| w[0] + 1 == w[1]), "{after:?}");
+    assert!(after[0] > *before.last().unwrap() + 1, "{after:?}");
+    let tools: Vec<&str> = parsed[torn[0] + 1..]
+        .iter()
+        .map(|v| v.as_ref().unwrap()["tool"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.iter().all(|t| *t == "structs_validate_entity_id"),
+        "{tools:?}"
+    );
+}

@@ -50,8 +50,14 @@ pub struct Recorder {
 /// The open log, shared by the sessions written to it.
 struct LogFile {
     path: PathBuf,
-    file: Mutex<std::fs::File>,
+    file: Mutex<Sink>,
     failed_writes: AtomicU64,
+}
+
+/// The file, and whether a write to it has failed since the last one that worked.
+struct Sink {
+    file: std::fs::File,
+    failing: bool,
 }
 
 /// A session id unique to this process and moment.
@@ -80,7 +86,10 @@ impl Recorder {
         Ok(Recorder {
             log: Arc::new(LogFile {
                 path: path.to_path_buf(),
-                file: Mutex::new(file),
+                file: Mutex::new(Sink {
+                    file,
+                    failing: false,
+                }),
                 failed_writes: AtomicU64::new(0),
             }),
             session: new_session_id(),
@@ -184,10 +193,19 @@ impl Recorder {
             }
         };
         bytes.push(b'\n');
-        let mut file = self.log.file.lock().unwrap_or_else(|e| e.into_inner());
-        if let Err(e) = file.write_all(&bytes) {
-            drop(file);
-            self.failed(&e.to_string());
+        let mut sink = self.log.file.lock().unwrap_or_else(|e| e.into_inner());
+        // A write that failed part way (a full disk) left part of a line: end it, so
+        // that it reads as one torn line and the entries after it stay whole.
+        if sink.failing && ends_torn(&mut sink.file).unwrap_or(false) {
+            bytes.insert(0, b'\n');
+        }
+        match sink.file.write_all(&bytes) {
+            Ok(()) => sink.failing = false,
+            Err(e) => {
+                sink.failing = true;
+                drop(sink);
+                self.failed(&e.to_string());
+            }
         }
     }
 
