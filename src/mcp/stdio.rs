@@ -92,7 +92,7 @@ impl<R> LimitedLines<R> {
                     let mut prefix = std::mem::take(&mut self.line);
                     let len = prefix.len();
                     prefix.truncate(ID_PREFIX_BYTES);
-                    self.line.shrink_to(CHUNK_BYTES);
+                    prefix.shrink_to_fit();
                     self.dropping = Some((prefix, len));
                 }
             }
@@ -159,8 +159,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for LimitedLines<R> {
                         }
                         return Poll::Ready(Ok(()));
                     }
-                    let bytes = this.chunk[..n].to_vec();
-                    this.take(&bytes);
+                    let chunk = std::mem::take(&mut this.chunk);
+                    this.take(&chunk[..n]);
+                    this.chunk = chunk;
                 }
             }
         }
@@ -388,6 +389,18 @@ mod tests {
         assert_eq!(dropped.len(), 1);
         assert_eq!(dropped[0].bytes, 16);
         assert_eq!(dropped[0].id, None);
+    }
+
+    #[tokio::test]
+    async fn a_line_far_over_the_limit_is_skipped_without_being_held() {
+        let huge = tokio::io::repeat(b'x').take(20 << 20);
+        let input = huge.chain(&b"\n{\"after\":1}\n"[..]);
+        let (mut lines, mut reports) = LimitedLines::new(input, 1 << 20);
+        let mut out = Vec::new();
+        lines.read_to_end(&mut out).await.unwrap();
+        assert_eq!(out, b"{\"after\":1}\n");
+        let o = reports.recv().await.unwrap();
+        assert_eq!(o.bytes, 20 << 20);
     }
 
     #[test]
