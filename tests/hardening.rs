@@ -353,6 +353,19 @@ async fn headless_stdio(
     ().serve(transport).await.expect("initialize")
 }
 
+/// The headless binary over stdio with its three streams piped to the test, which
+/// speaks JSON-RPC to it byte by byte.
+fn headless_pipes() -> tokio::process::Child {
+    tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--paused", "--log-level", "warn"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the server")
+}
+
 async fn call(
     client: &rmcp::service::RunningService<rmcp::RoleClient, ()>,
     tool: &'static str,
@@ -471,14 +484,7 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
         ),
     ];
     for (label, bytes) in inputs {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
-            .args(["--headless", "--paused", "--log-level", "warn"])
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn the server");
+        let mut child = headless_pipes();
         let mut stdin = child.stdin.take().unwrap();
         let mut stdout = child.stdout.take().unwrap();
         let mut stderr = child.stderr.take().unwrap();
@@ -512,14 +518,7 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
 async fn an_oversized_stdio_message_is_answered_with_the_limit_and_the_next_one_served() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let limit = structs_console::mcp::stdio::MAX_MESSAGE_BYTES;
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
-        .args(["--headless", "--paused", "--log-level", "warn"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn the server");
+    let mut child = headless_pipes();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut stderr = child.stderr.take().unwrap();
