@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::EntityId;
 use structs_console::docs::front::{parse, split};
+use structs_console::handles::store::MemoryStore;
 use structs_console::handles::{self, LIMIT, Request};
 use structs_console::mcp::McpServer;
 use structs_console::plan::template::{Part, Template, walk};
@@ -29,10 +30,25 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     })
 }
 
+/// The memory handle store's limit in the fuzzed core: small, so that a run reaches it
+/// often and any result it keeps past it shows.
+pub const FUZZ_STORE_LIMIT: usize = 4 << 20;
+
+/// The handle store of [`core`].
+fn store() -> &'static Arc<MemoryStore> {
+    static STORE: OnceLock<Arc<MemoryStore>> = OnceLock::new();
+    STORE.get_or_init(|| Arc::new(MemoryStore::with_limit(FUZZ_STORE_LIMIT)))
+}
+
 /// One demo-world core for every input.
 fn core() -> &'static Core {
     static CORE: OnceLock<Core> = OnceLock::new();
-    CORE.get_or_init(|| Core::new(Arc::new(SimSource::demo())))
+    CORE.get_or_init(|| {
+        Core::builder(Arc::new(SimSource::demo()))
+            .handle_store(store().clone())
+            .build()
+            .expect("the fuzz core")
+    })
 }
 
 /// The entity-id parser: any text is an id or a refusal, never a panic, and an id
@@ -155,4 +171,12 @@ pub fn response_limit(data: &[u8]) {
         let size = serde_json::to_vec(&v).expect("serializes").len();
         assert!(size <= LIMIT, "{size} bytes left the core");
     }
+    // What the store keeps stays within its limit however many results came before (one
+    // result larger than the limit on its own is kept alone; from an input of at most a
+    // few KB it cannot be, and 4x the input bounds its JSON generously).
+    let held = store().bytes();
+    assert!(
+        held <= FUZZ_STORE_LIMIT.max(4 * data.len()),
+        "the handle store holds {held} bytes"
+    );
 }

@@ -19,6 +19,7 @@
 //! cleanup_interval_secs = 60
 //! store = "memory"              # or "redis://127.0.0.1:6379/0" to share handles
 //! redis_prefix = "structs-console"
+//! memory_limit_mb = 256          # the memory store's size; the oldest results go first
 //! ```
 
 use std::path::Path;
@@ -77,6 +78,11 @@ mod tests {
         assert_eq!(c.handles.ttl_secs, 60);
         let e = Config::parse("[handles]\nttl_secs = 0\n").unwrap_err();
         assert!(e.contains("ttl_secs"), "{e}");
+        assert_eq!(c.handles.memory_limit_mb, 256);
+        let c = Config::parse("[handles]\nmemory_limit_mb = 8\n").unwrap();
+        assert_eq!(c.handles.memory_limit_mb, 8);
+        let e = Config::parse("[handles]\nmemory_limit_mb = 0\n").unwrap_err();
+        assert!(e.contains("memory_limit_mb"), "{e}");
         let e = Config::parse("[referencs]\n").unwrap_err();
         assert!(e.contains("referencs"), "{e}");
         let e = Config::parse("[references]\ninclude_references = \"most\"\n").unwrap_err();

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
-use crate::handles::store::{HandleStore, MemoryStore};
+use crate::handles::store::HandleStore;
 use crate::handles::{self, HandleConfig, Shaping};
 use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
 use crate::source::{BoxFuture, GameSource, SourceInfo};
@@ -388,7 +388,7 @@ impl CoreBuilder {
         }
         let handle_store = match self.handle_store {
             Some(store) => store,
-            None if self.handles.store == "memory" => Arc::new(MemoryStore::default()),
+            None if self.handles.store == "memory" => Arc::new(self.handles.memory_store()),
             // A Redis store has to be connected (async) before the core exists.
             None => {
                 return Err(format!(

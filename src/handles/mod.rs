@@ -55,6 +55,9 @@ pub struct HandleConfig {
     pub store: String,
     /// The prefix of every Redis key the store writes.
     pub redis_prefix: String,
+    /// The most the memory store holds, in MB of stored JSON; past it the oldest
+    /// results are dropped first.
+    pub memory_limit_mb: u64,
 }
 
 impl Default for HandleConfig {
@@ -64,6 +67,7 @@ impl Default for HandleConfig {
             cleanup_interval_secs: 60,
             store: "memory".into(),
             redis_prefix: redis_store::DEFAULT_PREFIX.into(),
+            memory_limit_mb: store::DEFAULT_MEMORY_LIMIT_MB,
         }
     }
 }
@@ -75,6 +79,9 @@ impl HandleConfig {
         }
         if !(1..=3600).contains(&self.cleanup_interval_secs) {
             return Err("handles.cleanup_interval_secs must be 1-3600".into());
+        }
+        if !(1..=1_048_576).contains(&self.memory_limit_mb) {
+            return Err("handles.memory_limit_mb must be 1-1048576".into());
         }
         if self.store != "memory" && !self.store.starts_with("redis://") {
             return Err(format!(
@@ -95,10 +102,15 @@ impl HandleConfig {
         Ok(())
     }
 
+    /// The memory store with this configuration's limit.
+    pub fn memory_store(&self) -> store::MemoryStore {
+        store::MemoryStore::with_limit(self.memory_limit_mb.saturating_mul(1 << 20) as usize)
+    }
+
     /// Opens the configured store; a Redis store must answer now.
     pub async fn open_store(&self) -> Result<Arc<dyn store::HandleStore>, String> {
         if self.store == "memory" {
-            return Ok(Arc::new(store::MemoryStore::default()));
+            return Ok(Arc::new(self.memory_store()));
         }
         let redis = redis_store::RedisStore::connect(&self.store, &self.redis_prefix).await?;
         Ok(Arc::new(redis))

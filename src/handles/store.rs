@@ -131,22 +131,104 @@ pub trait HandleStore: Send + Sync {
 /// How long an expired handle is still recognised as expired (rather than unknown).
 pub const EXPIRED_MEMORY: Duration = Duration::from_secs(3600);
 
-/// Results in this process's memory.
-#[derive(Default)]
+/// The memory store's size unless configured: stored results are dropped, oldest first,
+/// past this many MB of JSON.
+pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
+
+/// Results in this process's memory, at most `limit` bytes of them (their JSON size):
+/// storing one more drops the oldest until they fit, so many large results cannot
+/// exhaust the process. A dropped handle's fetch says it was dropped before its expiry.
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
+    limit: usize,
 }
 
 #[derive(Default)]
 struct MemoryState {
     live: HashMap<String, Stored>,
+    /// The JSON size of everything in `live`.
+    bytes: usize,
     /// Handles cleaned up, with when they expired, so a late fetch hears "expired".
     expired: HashMap<String, DateTime<Utc>>,
+    /// Handles dropped for room before their expiry, with that expiry.
+    evicted: HashMap<String, DateTime<Utc>>,
+}
+
+impl Default for MemoryStore {
+    fn default() -> MemoryStore {
+        MemoryStore::with_limit((DEFAULT_MEMORY_LIMIT_MB << 20) as usize)
+    }
 }
 
 impl MemoryStore {
+    /// A store that holds at most `limit` bytes of results.
+    pub fn with_limit(limit: usize) -> MemoryStore {
+        MemoryStore {
+            state: Mutex::new(MemoryState::default()),
+            limit,
+        }
+    }
+
+    /// The JSON size of the results held now.
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, MemoryState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl MemoryState {
+    fn remove(&mut self, handle: &str) -> Option<Stored> {
+        let stored = self.live.remove(handle)?;
+        self.bytes = self.bytes.saturating_sub(stored.meta.size_bytes);
+        Some(stored)
+    }
+
+    /// Moves what expired by `now` out of `live`; returns how many.
+    fn expire(&mut self, now: DateTime<Utc>) -> usize {
+        let gone: Vec<String> = self
+            .live
+            .iter()
+            .filter(|(_, v)| v.meta.expires <= now)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for handle in &gone {
+            if let Some(stored) = self.remove(handle) {
+                self.expired.insert(handle.clone(), stored.meta.expires);
+            }
+        }
+        gone.len()
+    }
+
+    /// Drops the oldest results, never `keep`, until everything fits in `limit`.
+    fn make_room(&mut self, limit: usize, keep: &str, now: DateTime<Utc>) {
+        if self.bytes <= limit {
+            return;
+        }
+        self.expire(now);
+        let mut oldest: Vec<(DateTime<Utc>, String)> = self
+            .live
+            .iter()
+            .filter(|(k, _)| k.as_str() != keep)
+            .map(|(k, v)| (v.meta.created, k.clone()))
+            .collect();
+        oldest.sort();
+        for (_, handle) in oldest {
+            if self.bytes <= limit {
+                break;
+            }
+            if let Some(stored) = self.remove(&handle) {
+                tracing::info!(
+                    handle = %handle,
+                    bytes = stored.meta.size_bytes,
+                    limit,
+                    "dropped a stored result to make room in the memory handle store"
+                );
+                self.evicted.insert(handle, stored.meta.expires);
+            }
+        }
     }
 }
 
@@ -158,7 +240,12 @@ impl HandleStore for MemoryStore {
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
         let mut s = self.lock();
         s.expired.remove(&meta.handle);
-        s.live.insert(meta.handle.clone(), Stored { meta, data });
+        s.evicted.remove(&meta.handle);
+        s.remove(&meta.handle);
+        let (handle, now) = (meta.handle.clone(), meta.created);
+        s.bytes += meta.size_bytes;
+        s.live.insert(handle.clone(), Stored { meta, data });
+        s.make_room(self.limit, &handle, now);
         Box::pin(async { Ok(()) })
     }
 
@@ -174,10 +261,11 @@ impl HandleStore for MemoryStore {
                 Ok(stored.clone())
             }
             Some(stored) => Err(Missing::after_expiry(stored.meta.expires, now)),
-            None => Err(s
-                .expired
-                .get(handle)
-                .map_or(Missing::Unknown, |at| Missing::after_expiry(*at, now))),
+            None => Err(match (s.evicted.get(handle), s.expired.get(handle)) {
+                (Some(expires), _) if *expires > now => Missing::Evicted,
+                (Some(at), _) | (None, Some(at)) => Missing::after_expiry(*at, now),
+                (None, None) => Missing::Unknown,
+            }),
         };
         Box::pin(async { Ok(found) })
     }
@@ -196,19 +284,10 @@ impl HandleStore for MemoryStore {
 
     fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>> {
         let mut s = self.lock();
-        let gone: Vec<(String, DateTime<Utc>)> = s
-            .live
-            .iter()
-            .filter(|(_, v)| v.meta.expires <= now)
-            .map(|(k, v)| (k.clone(), v.meta.expires))
-            .collect();
-        for (handle, at) in &gone {
-            s.live.remove(handle);
-            s.expired.insert(handle.clone(), *at);
-        }
+        let n = s.expire(now);
         let forget = chrono::Duration::from_std(EXPIRED_MEMORY).unwrap_or_default();
         s.expired.retain(|_, at| *at + forget > now);
-        let n = gone.len();
+        s.evicted.retain(|_, at| *at + forget > now);
         Box::pin(async move { Ok(n) })
     }
 }
@@ -227,6 +306,64 @@ mod tests {
             expires: created + chrono::Duration::seconds(ttl),
             hits: 0,
         }
+    }
+
+    #[tokio::test]
+    async fn past_its_limit_the_memory_store_drops_the_oldest_first() {
+        let t0: DateTime<Utc> = "2026-11-21T12:00:00Z".parse().unwrap();
+        let at = |s: i64| t0 + chrono::Duration::seconds(s);
+        let sized = |handle: &str, created: i64, size: usize| HandleMeta {
+            size_bytes: size,
+            ..meta(handle, at(created), 600)
+        };
+        let s = MemoryStore::with_limit(1000);
+        for (i, h) in ["a", "b", "c"].into_iter().enumerate() {
+            s.put(sized(h, i as i64, 400), Arc::new(serde_json::json!(h)))
+                .await
+                .unwrap();
+        }
+        // a, the oldest, made room for c.
+        assert_eq!(s.bytes(), 800);
+        assert_eq!(
+            s.get("a", at(5)).await.unwrap().unwrap_err(),
+            Missing::Evicted
+        );
+        assert!(s.get("b", at(5)).await.unwrap().is_ok());
+        assert!(s.get("c", at(5)).await.unwrap().is_ok());
+        let names: Vec<String> = s
+            .list(at(5))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.handle)
+            .collect();
+        assert_eq!(names, ["c", "b"]);
+        // Storing one again replaces it rather than counting it twice.
+        s.put(sized("c", 3, 400), Arc::new(serde_json::json!("c2")))
+            .await
+            .unwrap();
+        assert_eq!(s.bytes(), 800);
+        // One result over the limit on its own is kept alone.
+        s.put(sized("d", 4, 5000), Arc::new(serde_json::json!("d")))
+            .await
+            .unwrap();
+        assert_eq!(s.bytes(), 5000);
+        assert_eq!(
+            s.get("b", at(5)).await.unwrap().unwrap_err(),
+            Missing::Evicted
+        );
+        assert!(s.get("d", at(5)).await.unwrap().is_ok());
+        // A dropped handle reads as expired once its own expiry has passed, then unknown.
+        assert_eq!(
+            s.get("a", at(700)).await.unwrap().unwrap_err(),
+            Missing::Expired(at(600))
+        );
+        s.cleanup(at(600 + 3600 + 1)).await.unwrap();
+        assert_eq!(
+            s.get("a", at(600 + 3600 + 1)).await.unwrap().unwrap_err(),
+            Missing::Unknown
+        );
+        assert_eq!(s.bytes(), 0);
     }
 
     #[tokio::test]
