@@ -281,18 +281,18 @@ where
         }
     }
 
-    async fn answer_dropped(&mut self) -> bool {
+    /// Answers one dropped line; false when the answer cannot be written.
+    async fn answer(&mut self, o: &Oversized) -> bool {
+        self.inner.send(oversized_answer(o, self.max)).await.is_ok()
+    }
+
+    /// Answers the dropped lines already reported.
+    async fn answer_dropped(&mut self) {
         while let Ok(o) = self.dropped.try_recv() {
-            if self
-                .inner
-                .send(oversized_answer(&o, self.max))
-                .await
-                .is_err()
-            {
-                return false;
+            if !self.answer(&o).await {
+                return;
             }
         }
-        true
     }
 }
 
@@ -315,7 +315,7 @@ where
             tokio::select! {
                 biased;
                 Some(o) = self.dropped.recv() => {
-                    if self.inner.send(oversized_answer(&o, self.max)).await.is_err() {
+                    if !self.answer(&o).await {
                         return None;
                     }
                 }
