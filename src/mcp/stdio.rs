@@ -103,8 +103,7 @@ impl<R> LimitedLines<R> {
     }
 
     fn end_line(&mut self) {
-        if let Some((prefix, len)) = self.dropping.take() {
-            let bytes = len;
+        if let Some((prefix, bytes)) = self.dropping.take() {
             tracing::warn!(
                 bytes,
                 limit = self.max,
@@ -116,12 +115,15 @@ impl<R> LimitedLines<R> {
             });
         } else {
             if self.ready_at == self.ready.len() {
-                self.ready.clear();
+                // Nothing is waiting (the usual case): the line becomes the ready buffer
+                // without being copied, and the old buffer gathers the next line.
+                std::mem::swap(&mut self.ready, &mut self.line);
                 self.ready_at = 0;
+            } else {
+                self.ready.extend_from_slice(&self.line);
             }
-            self.ready.extend_from_slice(&self.line);
-            self.ready.push(b'\n');
             self.line.clear();
+            self.ready.push(b'\n');
         }
     }
 }
