@@ -117,9 +117,17 @@ fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
     assert!(app.references_query().is_some());
     let frame = draw(&mut app, 160, 40);
     assert!(frame.contains("1-1"), "{frame}");
+    // The header names the server and its command, cut to fit the line.
+    let header = draw(&mut app, 110, 30)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
     assert!(
-        frame.contains("mcp"),
-        "the header names the source: {frame}"
+        header.contains(" mcp · structs-console ")
+            && header.contains("… ")
+            && header.contains("block 120000 ⏸ paused"),
+        "{header}"
     );
 
     // Handles: a result over the limit is stored on the server, listed in the

@@ -2607,16 +2607,15 @@ fn the_source_dialog_switches_to_a_node_and_back() {
 }
 
 #[test]
-fn the_console_records_the_calls_it_makes() {
+fn the_console_records_the_calls_it_makes_and_replays_them_the_same() {
     let path =
         std::env::temp_dir().join(format!("structs-console-rec-{}.jsonl", std::process::id()));
     let _ = std::fs::remove_file(&path);
     let recorder = Arc::new(structs_console::record::Recorder::open(&path).expect("log"));
     let runtime = runtime();
     let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
-    let mut app =
-        App::new(core, Theme::default(), runtime.handle().clone()).with_recorder(recorder);
-    app.settle(); // nothing recorded yet: the first page was asked for before recording
+    let mut app = App::recording(core, Theme::default(), runtime.handle().clone(), recorder);
+    app.settle(); // the first page, recorded too
     press(&mut app, KeyCode::Char('n')); // the next page
     press(&mut app, KeyCode::Enter); // open the selected player, with its references
     let mut tools = Vec::new();
@@ -2624,15 +2623,30 @@ fn the_console_records_the_calls_it_makes() {
         let e = item.expect("readable").expect("an entry");
         tools.push((format!("{:?}", e.kind), e.tool.unwrap_or_default()));
     }
-    assert!(tools.len() >= 4 && tools.len() % 2 == 0, "{tools:?}");
-    assert!(
-        tools.contains(&("Request".into(), "structs_list_entities".into())),
-        "{tools:?}"
-    );
+    assert!(tools.len() >= 6 && tools.len() % 2 == 0, "{tools:?}");
+    // Both pages are in it: the first, asked for as the console opened, and the next.
+    let list = ("Request".to_string(), "structs_list_entities".to_string());
+    assert_eq!(tools[0], list, "{tools:?}");
+    assert_eq!(tools.iter().filter(|t| **t == list).count(), 2, "{tools:?}");
     assert!(
         tools.contains(&("Response".into(), "structs_query_entity".into())),
         "{tools:?}"
     );
+
+    // The log the console wrote opens in a console's Replay tab, and every call in it,
+    // run again on the same world, gives the answer it was recorded with.
+    let calls = tools.len() / 2;
+    let (_rt, mut replay) = console();
+    replay.open_log(&path).expect("open the console's own log");
+    replay.settle_log();
+    assert_eq!(replay.tab(), Tab::Replay);
+    let frame = draw(&mut replay, 120, 36);
+    assert!(
+        frame.contains(&format!("{calls} calls")) && frame.contains("query_entity"),
+        "{frame}"
+    );
+    press(&mut replay, KeyCode::Char('a'));
+    assert_eq!(replay.replay_verdicts(), (calls, 0), "{tools:?}");
     let _ = std::fs::remove_file(&path);
 }
 

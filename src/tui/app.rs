@@ -13,7 +13,7 @@ use serde_json::json;
 use tokio::runtime::Handle;
 
 use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
-use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui};
+use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui, fit};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Hint, Keymap};
 use super::panes::docs::DocsPane;
@@ -129,8 +129,31 @@ impl App {
     /// A console on `core`, drawn with `theme`, running tool calls on `runtime`. It
     /// opens on the Entities tab and has already asked for the first kind's entities.
     pub fn new(core: Core, theme: Theme, runtime: Handle) -> App {
+        App::build(core, theme, runtime, None)
+    }
+
+    /// A console like [`App::new`] that records every tool call it makes, with its
+    /// answer, to a session log, beginning with the first page it asks for.
+    pub fn recording(
+        core: Core,
+        theme: Theme,
+        runtime: Handle,
+        recorder: std::sync::Arc<crate::record::Recorder>,
+    ) -> App {
+        App::build(core, theme, runtime, Some(recorder))
+    }
+
+    fn build(
+        core: Core,
+        theme: Theme,
+        runtime: Handle,
+        recorder: Option<std::sync::Arc<crate::record::Recorder>>,
+    ) -> App {
         let keymap = Keymap::standard();
         let mut dispatcher = Dispatcher::new(core.clone(), runtime);
+        if let Some(recorder) = recorder {
+            dispatcher.set_recorder(recorder);
+        }
         let mut status = StatusLine::default();
         let entities = EntitiesPane::new(&mut Ctx {
             dispatcher: &mut dispatcher,
@@ -168,12 +191,6 @@ impl App {
             clock_requests: Vec::new(),
             source: SourceDialog::new(None),
         }
-    }
-
-    /// Records every tool call the console makes, with its answer, to a session log.
-    pub fn with_recorder(mut self, recorder: std::sync::Arc<crate::record::Recorder>) -> App {
-        self.dispatcher.set_recorder(recorder);
-        self
     }
 
     /// Lets the source dialog switch the core's source (the core must have been built
@@ -663,17 +680,34 @@ impl App {
             out
         };
         let width = usize::from(area.width);
-        let candidates = [
-            (
-                format!(" {} · {} ", info.name, info.description),
-                "⏸ paused ",
-                links(true),
-            ),
+        // A description too long for the line is cut rather than dropped when a useful
+        // part of it still fits (an attached server's name and command, say).
+        let room = {
+            let mut right = links(true);
+            right.push(block.clone());
+            if info.paused {
+                right.push(Span::raw("⏸ paused "));
+            }
+            let used = name.width()
+                + Line::from(right).width()
+                + Span::raw(format!(" {} ·  ", info.name)).width();
+            width.saturating_sub(used)
+        };
+        let cut = (room >= 16).then(|| fit(&info.description, room));
+        let mut candidates = vec![(
+            format!(" {} · {} ", info.name, info.description),
+            "⏸ paused ",
+            links(true),
+        )];
+        if let Some(cut) = cut {
+            candidates.push((format!(" {} · {cut} ", info.name), "⏸ paused ", links(true)));
+        }
+        candidates.extend([
             (format!(" {} ", info.name), "⏸ paused ", links(true)),
             (format!(" {} ", info.name), "⏸ ", links(false)),
             (format!(" {} ", info.name), "⏸ ", Vec::new()),
             (String::new(), "⏸ ", Vec::new()),
-        ];
+        ]);
         for (source, paused, links) in candidates {
             let left = Line::from(vec![
                 name.clone(),

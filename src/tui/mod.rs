@@ -63,12 +63,12 @@ pub fn run(
         }
     };
     let _restore = RestoreOnDrop;
-    let mut app = App::new(core, theme, runtime.handle().clone());
+    let mut app = match recorder {
+        Some(recorder) => App::recording(core, theme, runtime.handle().clone(), recorder),
+        None => App::new(core, theme, runtime.handle().clone()),
+    };
     if let Some(switcher) = switcher {
         app = app.with_switcher(switcher);
-    }
-    if let Some(recorder) = recorder {
-        app = app.with_recorder(recorder);
     }
     if let Some(path) = log {
         app.open_log(path)
