@@ -680,8 +680,9 @@ impl App {
             out
         };
         let width = usize::from(area.width);
-        // A description too long for the line is cut rather than dropped when a useful
-        // part of it still fits (an attached server's name and command, say).
+        // The room left for the description with everything else on show. One too long
+        // for it is cut rather than dropped while a useful part of it still fits (an
+        // attached server's name and command, say).
         let room = {
             let mut right = links(true);
             right.push(block.clone());
@@ -693,14 +694,10 @@ impl App {
                 + Span::raw(format!(" {} ·  ", info.name)).width();
             width.saturating_sub(used)
         };
-        let cut = (room >= 16).then(|| fit(&info.description, room));
-        let mut candidates = vec![(
-            format!(" {} · {} ", info.name, info.description),
-            "⏸ paused ",
-            links(true),
-        )];
-        if let Some(cut) = cut {
-            candidates.push((format!(" {} · {cut} ", info.name), "⏸ paused ", links(true)));
+        let mut candidates = Vec::new();
+        if room >= Span::raw(&info.description).width().min(16) {
+            let described = format!(" {} · {} ", info.name, fit(&info.description, room));
+            candidates.push((described, "⏸ paused ", links(true)));
         }
         candidates.extend([
             (format!(" {} ", info.name), "⏸ paused ", links(true)),
