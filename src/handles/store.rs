@@ -1,7 +1,7 @@
 //! Where full results live while their handles are valid: a store trait and the
 //! in-memory store (the default).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -145,7 +145,13 @@ pub struct MemoryStore {
 
 #[derive(Default)]
 struct MemoryState {
-    live: HashMap<String, Stored>,
+    /// The results held, each with its place in `order`.
+    live: HashMap<String, (u64, Stored)>,
+    /// The handles in `live` by when they were stored, oldest first: what goes first
+    /// when room is needed.
+    order: BTreeMap<u64, String>,
+    /// The place the next result stored takes in `order`.
+    next: u64,
     /// The JSON size of everything in `live`.
     bytes: usize,
     /// Handles cleaned up, with when they expired, so a late fetch hears "expired".
@@ -180,8 +186,17 @@ impl MemoryStore {
 }
 
 impl MemoryState {
+    fn insert(&mut self, stored: Stored) {
+        let seq = self.next;
+        self.next += 1;
+        self.bytes += stored.meta.size_bytes;
+        self.order.insert(seq, stored.meta.handle.clone());
+        self.live.insert(stored.meta.handle.clone(), (seq, stored));
+    }
+
     fn remove(&mut self, handle: &str) -> Option<Stored> {
-        let stored = self.live.remove(handle)?;
+        let (seq, stored) = self.live.remove(handle)?;
+        self.order.remove(&seq);
         self.bytes = self.bytes.saturating_sub(stored.meta.size_bytes);
         Some(stored)
     }
@@ -191,7 +206,7 @@ impl MemoryState {
         let gone: Vec<String> = self
             .live
             .iter()
-            .filter(|(_, v)| v.meta.expires <= now)
+            .filter(|(_, (_, v))| v.meta.expires <= now)
             .map(|(k, _)| k.clone())
             .collect();
         for handle in &gone {
@@ -202,32 +217,31 @@ impl MemoryState {
         gone.len()
     }
 
-    /// Drops the oldest results, never `keep`, until everything fits in `limit`.
+    /// Drops the oldest results, never `keep` (the newest), until everything fits in
+    /// `limit`. One already expired is moved to `expired`, as `cleanup` would have.
     fn make_room(&mut self, limit: usize, keep: &str, now: DateTime<Utc>) {
-        if self.bytes <= limit {
-            return;
-        }
-        self.expire(now);
-        let mut oldest: Vec<(DateTime<Utc>, String)> = self
-            .live
-            .iter()
-            .filter(|(k, _)| k.as_str() != keep)
-            .map(|(k, v)| (v.meta.created, k.clone()))
-            .collect();
-        oldest.sort();
-        for (_, handle) in oldest {
-            if self.bytes <= limit {
+        while self.bytes > limit {
+            let Some((_, handle)) = self.order.first_key_value() else {
+                break;
+            };
+            if handle == keep {
                 break;
             }
-            if let Some(stored) = self.remove(&handle) {
-                tracing::info!(
-                    handle = %handle,
-                    bytes = stored.meta.size_bytes,
-                    limit,
-                    "dropped a stored result to make room in the memory handle store"
-                );
-                self.evicted.insert(handle, stored.meta.expires);
+            let handle = handle.clone();
+            let Some(stored) = self.remove(&handle) else {
+                break;
+            };
+            if stored.meta.expires <= now {
+                self.expired.insert(handle, stored.meta.expires);
+                continue;
             }
+            tracing::info!(
+                handle = %handle,
+                bytes = stored.meta.size_bytes,
+                limit,
+                "dropped a stored result to make room in the memory handle store"
+            );
+            self.evicted.insert(handle, stored.meta.expires);
         }
     }
 }
@@ -243,8 +257,7 @@ impl HandleStore for MemoryStore {
         s.evicted.remove(&meta.handle);
         s.remove(&meta.handle);
         let (handle, now) = (meta.handle.clone(), meta.created);
-        s.bytes += meta.size_bytes;
-        s.live.insert(handle.clone(), Stored { meta, data });
+        s.insert(Stored { meta, data });
         s.make_room(self.limit, &handle, now);
         Box::pin(async { Ok(()) })
     }
@@ -255,7 +268,7 @@ impl HandleStore for MemoryStore {
         now: DateTime<Utc>,
     ) -> BoxFuture<'_, Result<Result<Stored, Missing>, ToolError>> {
         let mut s = self.lock();
-        let found = match s.live.get_mut(handle) {
+        let found = match s.live.get_mut(handle).map(|(_, stored)| stored) {
             Some(stored) if stored.meta.expires > now => {
                 stored.meta.hits += 1;
                 Ok(stored.clone())
@@ -275,6 +288,7 @@ impl HandleStore for MemoryStore {
         let mut live: Vec<HandleMeta> = s
             .live
             .values()
+            .map(|(_, v)| v)
             .filter(|v| v.meta.expires > now)
             .map(|v| v.meta.clone())
             .collect();
