@@ -79,7 +79,7 @@ pub fn step_reference(data: &[u8]) {
             for part in &template.parts {
                 if let Part::Ref(reference) = part {
                     for skip in 0..3 {
-                        let _ = walk(reference, &value, skip);
+                        let _ = walk(reference, &value, skip, &mut Vec::new());
                     }
                 }
             }

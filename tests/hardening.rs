@@ -182,6 +182,14 @@ async fn every_tool_survives_hostile_arguments() {
                 Err(e) => {
                     let wire = e.to_json("t");
                     assert!(wire["error"]["code"].is_string(), "{tool} with {label}");
+                    // An error is an answer too: within the limit, its echoes cut.
+                    let size = serde_json::to_vec(&wire).unwrap().len();
+                    assert!(size <= LIMIT, "{tool} with {label}: a {size}-byte error");
+                    assert!(
+                        e.message.chars().count() <= 2_100,
+                        "{tool} with {label}: a message of {} characters",
+                        e.message.chars().count()
+                    );
                     assert!(!e.message.is_empty(), "{tool} with {label}");
                     // The core turns a panic into this code with "failed unexpectedly".
                     if e.code == ErrorCode::ToolExecutionFailed

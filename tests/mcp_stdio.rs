@@ -606,3 +606,80 @@ async fn docs_are_resources_and_tools_over_mcp() {
     client.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every `structs://` URI an answer carries, in a result or an error, is one this
+/// server reads: an entity, a doc, a handle. A URI naming an entity that does not
+/// exist reads as "not found" for that entity, never as an unknown kind of URI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_uri_an_answer_carries_can_be_read() {
+    use rmcp::model::ReadResourceRequestParams;
+
+    fn uris(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if s.starts_with("structs://") => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|v| uris(v, out)),
+            Value::Object(m) => m.values().for_each(|v| uris(v, out)),
+            _ => {}
+        }
+    }
+
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
+    cmd.args(["--headless", "--paused", "--log-level", "warn"]);
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let calls = [
+        ("structs_query_struct", json!({"struct_id": "5-99999"})),
+        ("structs_query_entity", json!({"id": "1-999"})),
+        ("structs_query_player", json!({"player_id": "player-1"})),
+        ("structs_validate_entity_id", json!({"id": "12-3"})),
+        ("structs_list_structs", json!({"page_size": 100})),
+        (
+            "structs_handle_fetch",
+            json!({"handle": "structs:struct:1:00000000"}),
+        ),
+        (
+            "structs_subscription_subscribe",
+            json!({"entity_type": "planet", "entity_id": "2-1"}),
+        ),
+        (
+            "structs_docs_search",
+            json!({"query": "mining", "limit": 3}),
+        ),
+    ];
+    let mut found = Vec::new();
+    for (tool, a) in calls {
+        let r = client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args(a)))
+            .await
+            .unwrap();
+        uris(&r.structured_content.unwrap_or_default(), &mut found);
+    }
+    found.sort();
+    found.dedup();
+    let kinds = |p: &str| found.iter().any(|u| u.starts_with(p));
+    assert!(kinds("structs://entities/5-99999"), "{found:#?}");
+    assert!(kinds("structs://handles/"), "{found:#?}");
+    assert!(kinds("structs://docs/"), "{found:#?}");
+    for uri in &found {
+        // A handle's URI may name a page; the resource is the handle.
+        match client
+            .read_resource(ReadResourceRequestParams::new(uri.clone()))
+            .await
+        {
+            Ok(read) => assert!(!read.contents.is_empty(), "{uri}"),
+            Err(e) => {
+                let text = e.to_string();
+                let missing = ["5-99999", "1-999", "structs:struct:1:00000000"]
+                    .iter()
+                    .any(|id| uri.ends_with(id));
+                assert!(missing, "{uri} cannot be read: {text}");
+                assert!(
+                    text.contains("not found")
+                        || text.contains("does not exist")
+                        || text.contains("no result is stored"),
+                    "{uri}: {text}"
+                );
+            }
+        }
+    }
+    client.cancel().await.unwrap();
+}

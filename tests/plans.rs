@@ -790,3 +790,148 @@ fn the_reference_parser_round_trips_its_own_labels() {
         "steps.a.data.references.2-1.list[-1]"
     );
 }
+
+/// Plans written the way agents' planners write them, after the seed's own example
+/// (`${step[0].data[0].id}`): each succeeds, and says how it read the path.
+#[test]
+fn plans_written_the_seeds_way_run() {
+    let core = core();
+    let plans = [
+        // The seed's example shape: the first item of a list result, its id.
+        (
+            json!({"steps": [
+                {"tool": "structs_list_players", "params": {"page_size": 5}},
+                {"tool": "structs_query_player", "params": {"player_id": "${step[0].data[0].id}"}}
+            ]}),
+            "1-1",
+            vec![
+                "step[0].data[0] read as step[0].data.players[0]",
+                "step[0].data[0].id read as step[0].data.players[0].Player.id",
+            ],
+        ),
+        // The list named, the id without the chain's wrapper.
+        (
+            json!({"steps": [
+                {"tool": "structs_list_players", "params": {"page_size": 5}},
+                {"tool": "structs_query_player", "params": {"player_id": "${step[0].data.players[2].id}"}}
+            ]}),
+            "1-3",
+            vec!["step[0].data.players[2].id read as step[0].data.players[2].Player.id"],
+        ),
+        // A query's record without its wrapper, by step id, and the last item.
+        (
+            json!({"steps": [
+                {"id": "p", "tool": "structs_query_player", "params": {"player_id": "1-4"}},
+                {"tool": "structs_query_planet", "params": {"planet_id": "${steps.p.data.player.planetId}"}}
+            ]}),
+            "2-4",
+            vec!["steps.p.data.player.planetId read as steps.p.data.player.Player.planetId"],
+        ),
+        (
+            json!({"steps": [
+                {"tool": "structs_list_entities", "params": {"entity_type": "fleet", "page_size": 3}},
+                {"tool": "structs_query_fleet", "params": {"fleet_id": "${step[0].data[-1].id}"}}
+            ]}),
+            "9-3",
+            vec![
+                "step[0].data[-1] read as step[0].data.fleets[-1]",
+                "step[0].data[-1].id read as step[0].data.fleets[-1].Fleet.id",
+            ],
+        ),
+        // Written exactly: no reading, none reported.
+        (
+            json!({"steps": [
+                {"tool": "structs_list_players", "params": {"page_size": 5}},
+                {"tool": "structs_query_player", "params": {"player_id": "${step[0].data.players[0].Player.id}"}}
+            ]}),
+            "1-1",
+            vec![],
+        ),
+    ];
+    for (plan, id, readings) in plans {
+        // The validator agrees with the executor.
+        let v = rt()
+            .block_on(core.call_json("structs_plan_validate", plan.clone()))
+            .unwrap();
+        assert_eq!(v["valid"], true, "{v:#}");
+        let r = scenario(&core, plan.clone());
+        let sub = &step(&r, 1)["substitutions"][0];
+        assert_eq!(sub["value"], id, "{plan}");
+        let said: Vec<&str> = sub["readings"]
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        assert_eq!(said, readings, "{plan}");
+    }
+}
+
+/// Where more than one reading fits, or none, the plan fails as before and says why.
+#[test]
+fn a_path_with_no_single_reading_still_fails_and_says_why() {
+    let core = core();
+    // A query result holds no list: the validator catches `data[0]` before running.
+    let p = problems(
+        &core,
+        json!({"steps": [
+            {"tool": "structs_query_player", "params": {"player_id": "1-1"}},
+            {"tool": "structs_query_planet", "params": {"planet_id": "${step[0].data[0].id}"}}
+        ]}),
+    );
+    assert_eq!(p.len(), 1, "{p:#?}");
+    assert!(
+        p[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("data has no item [0]"),
+        "{p:#?}"
+    );
+    // A field neither the record nor its wrapper has fails at run time, naming both.
+    let r = execute(
+        &core,
+        json!({"steps": [
+            {"tool": "structs_list_players", "params": {"page_size": 2}},
+            {"tool": "structs_query_player", "params": {"player_id": "${step[0].data[0].playerId}"}}
+        ]}),
+    );
+    assert_eq!(r["success"], false);
+    let message = step(&r, 1)["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("step[0].data[0] has no field \"playerId\""),
+        "{message}"
+    );
+}
+
+/// A path into a result kept behind a handle says what is true of the whole result,
+/// exactly as it would of a small one.
+#[test]
+fn a_missing_item_of_a_handle_backed_result_is_described_truly() {
+    let core = core();
+    let r = execute(
+        &core,
+        json!({"steps": [
+            {"tool": "structs_list_structs", "params": {"page_size": 100}},
+            {"tool": "structs_query_struct", "params": {"struct_id": "${step[0].data.structs[100].Struct.id}"}}
+        ]}),
+    );
+    assert_eq!(
+        step(&r, 0)["data"]["status"],
+        "partial",
+        "a handle envelope"
+    );
+    let message = step(&r, 1)["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("step[0].data.structs has no item [100]: it has 100 items"),
+        "{message}"
+    );
+    // The seed's shape reads the stored list too, and the envelope's own fields still read.
+    let r = scenario(
+        &core,
+        json!({"steps": [
+            {"tool": "structs_list_structs", "params": {"page_size": 100}},
+            {"tool": "structs_query_struct", "params": {"struct_id": "${step[0].data[99].id}"}},
+            {"tool": "structs_handle_fetch", "params": {"handle": "${step[0].data.result_handle}", "page": 2}}
+        ]}),
+    );
+    assert_eq!(step(&r, 1)["resolved_params"]["struct_id"], "5-100");
+    assert!(step(&r, 2)["data"]["page_info"].is_object());
+}

@@ -737,3 +737,36 @@ async fn the_scripted_agent_answers_the_same_in_fewer_calls() {
     let saved = 1.0 - f64::from(with.calls) / f64::from(plain.calls);
     assert!(saved >= 0.7, "{} vs {} calls", with.calls, plain.calls);
 }
+
+/// The reference cache never answers with what was read before a transaction, even
+/// one applied within the same block: the cache belongs to one state of the world.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_transaction_within_the_block_is_seen_by_the_next_references() {
+    let core = core();
+    let ask = json!({"player_id": "1-2", "include_references": true});
+    let before = call(&core, "structs_query_player", ask.clone()).await;
+    let again = call(&core, "structs_query_player", ask.clone()).await;
+    // Warm: the second read came from the cache, the same data.
+    assert!(again["references_summary"]["from_cache"].as_u64().unwrap() > 0);
+    assert_eq!(before["references"]["2-2"], again["references"]["2-2"]);
+
+    // Player 1-2 starts an Ore Extractor on its planet: the planet changes now.
+    let built = call(
+        &core,
+        "structs_action_build_struct",
+        json!({"player_id": "1-2", "struct_type": 14, "location_type": "planet"}),
+    )
+    .await;
+    assert_eq!(built["status"], "initiated", "{built:#}");
+    let height = call(&core, "structs_query_block_height", json!({})).await;
+    assert_eq!(height["height"], built["height"], "still the same block");
+    let after = call(&core, "structs_query_player", ask).await;
+    assert_eq!(after["references_summary"]["from_cache"], 0);
+    let planet = call(&core, "structs_query_planet", json!({"planet_id": "2-2"})).await;
+    let referenced = &after["references"]["2-2"];
+    assert_ne!(
+        referenced, &before["references"]["2-2"],
+        "the planet changed"
+    );
+    assert_eq!(referenced["Planet"], planet["planet"]["Planet"]);
+}

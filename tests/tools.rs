@@ -628,3 +628,109 @@ fn integral_floats_are_read_as_the_integers_they_are() {
     .unwrap_err();
     assert_eq!(err_field(&e), "blocks");
 }
+
+/// Agents send `null` for an optional argument they do not mean to give: it is taken
+/// as not given, at any depth the schema describes, while a required argument given
+/// as null is still refused. Every schema says so.
+#[test]
+fn null_for_an_optional_argument_means_not_given() {
+    let c = core();
+    let plain = call(&c, "structs_list_players", json!({"page_size": 3})).unwrap();
+    let nulls = call(
+        &c,
+        "structs_list_players",
+        json!({"page_size": 3, "page_key": null, "guild_id": null, "verbosity": null}),
+    )
+    .unwrap();
+    assert_eq!(plain, nulls);
+    let v = call(
+        &c,
+        "structs_query_player",
+        json!({"player_id": "1-1", "include_references": null}),
+    )
+    .unwrap();
+    assert!(v.get("references").is_none());
+    // Required: refused, naming the argument.
+    let e = call(&c, "structs_query_planet", json!({"planet_id": null})).unwrap_err();
+    assert_eq!(err_code(&e), "VALIDATION_WRONG_TYPE");
+    assert_eq!(err_field(&e), "planet_id");
+    // An argument the tool does not take is still unknown, even as null.
+    let e = call(
+        &c,
+        "structs_query_planet",
+        json!({"planet_id": "2-1", "nope": null}),
+    )
+    .unwrap_err();
+    assert_eq!(err_code(&e), "VALIDATION_UNKNOWN_FIELD");
+    for tool in c.tools() {
+        let props = tool.input_schema["properties"].as_object().unwrap();
+        let required = tool.input_schema["required"].as_array().map_or(0, Vec::len);
+        if props.len() > required {
+            let d = tool.input_schema["description"].as_str().unwrap_or("");
+            assert!(
+                d.contains("null is taken as not given"),
+                "{}: {d:?}",
+                tool.name
+            );
+        }
+    }
+}
+
+/// The tool catalog's own argument names work beside this project's.
+#[test]
+fn the_catalogs_argument_names_are_accepted() {
+    let c = core();
+    let v = call(
+        &c,
+        "structs_workflow_execute",
+        json!({"workflow": "query-and-monitor-planet", "parameters": {"planet_id": "2-3"}}),
+    )
+    .unwrap();
+    assert_eq!(v["inputs"]["planet_id"], "2-3");
+    let e = call(
+        &c,
+        "structs_workflow_execute",
+        json!({"workflow": "query-and-monitor-planet", "parameters": {}, "inputs": {}}),
+    )
+    .unwrap_err();
+    assert_eq!(err_field(&e), "parameters");
+    assert!(e["error"]["message"].as_str().unwrap().contains("not both"));
+    // The alias is in the schema an agent reads.
+    let spec = c.tool_spec("structs_workflow_execute").unwrap();
+    assert!(spec.input_schema["properties"]["parameters"].is_object());
+    for &(tool, alias, name) in structs_console::tools::CATALOG_NAMES {
+        let props = &c.tool_spec(tool).unwrap().input_schema["properties"];
+        assert!(
+            props[alias].is_object() && props[name].is_object(),
+            "{tool}"
+        );
+    }
+}
+
+/// No answer is over the limit, errors included: a value echoed back is cut, with its
+/// length stated.
+#[test]
+fn an_error_about_a_huge_value_is_within_the_limit() {
+    let c = core();
+    let huge = "k".repeat(100_000);
+    let long_tool = "no_such_tool_".repeat(5_000);
+    for (tool, args) in [
+        ("structs_list_entities", json!({"entity_type": huge})),
+        ("structs_query_endpoints", json!({"entity_type": huge})),
+        ("structs_query_entity", json!({"id": huge})),
+        (long_tool.as_str(), json!({})),
+    ] {
+        let e = call(&c, tool, args).unwrap_err();
+        let size = serde_json::to_vec(&e).unwrap().len();
+        assert!(
+            size <= 2_000,
+            "{}: a {size}-byte error",
+            &tool[..20.min(tool.len())]
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains("characters") && !text.contains(&"k".repeat(100)),
+            "{text}"
+        );
+    }
+}

@@ -111,6 +111,57 @@ fn every_shipped_workflow_validates_with_its_example_inputs() {
     assert_eq!(bmo["inputs"]["start_difficulty"]["default"], 8);
 }
 
+/// The examples a workflow ships are what a new user runs first: each must succeed, as
+/// given, on the demo world as it starts (no world edited to suit it). A proof that
+/// waits for its difficulty to fall gets the blocks it waits for.
+#[test]
+fn every_shipped_workflow_succeeds_with_its_example_inputs() {
+    for w in workflow::parse_all().unwrap() {
+        let (core, src) = setup();
+        rt().block_on(async {
+            let started = call(
+                &core,
+                "structs_workflow_execute",
+                json!({"workflow": w.name, "inputs": w.example_inputs()}),
+            )
+            .await;
+            let id = started["workflow_id"].as_str().unwrap().to_string();
+            let start = Instant::now();
+            let m = loop {
+                let m = call(
+                    &core,
+                    "structs_workflow_monitor",
+                    json!({"workflow_id": id}),
+                )
+                .await;
+                if done(&m) {
+                    break m;
+                }
+                let waiting = m["current"].as_array().into_iter().flatten().any(|c| {
+                    c["progress"]
+                        .as_str()
+                        .is_some_and(|p| p.contains("waiting for block"))
+                });
+                if waiting {
+                    src.clock().step(1_000);
+                }
+                assert!(
+                    start.elapsed() < Duration::from_secs(120),
+                    "{} gave up: {m:#}",
+                    w.name
+                );
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            };
+            assert_eq!(
+                m["status"], "succeeded",
+                "{} with its example inputs: {m:#}",
+                w.name
+            );
+            assert_eq!(m["report"]["totals"]["reference_errors"], 0, "{}", w.name);
+        });
+    }
+}
+
 #[test]
 fn inputs_are_checked_before_anything_starts() {
     let (core, _) = setup();

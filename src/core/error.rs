@@ -153,11 +153,61 @@ impl std::ops::DerefMut for ToolError {
     }
 }
 
+/// The longest text an error carries in one string (its message, its reason, a
+/// string in its details) before it is cut.
+pub const TEXT_MAX_CHARS: usize = 2_000;
+
+/// Characters of a caller's value an error quotes before cutting it.
+const ECHO_MAX_CHARS: usize = 80;
+
+/// A caller's value as an error quotes it: its JSON, cut after 80 characters with its
+/// whole length stated, so a 100 KB argument never comes back in the answer.
+pub fn echo(v: &Value) -> String {
+    let text = v.to_string();
+    let n = text.chars().count();
+    if n <= ECHO_MAX_CHARS {
+        return text;
+    }
+    let head: String = text.chars().take(ECHO_MAX_CHARS - 20).collect();
+    match v {
+        Value::String(s) => format!("{head}…\" (a string of {} characters)", s.chars().count()),
+        _ => format!("{head}… ({n} characters of JSON)"),
+    }
+}
+
+/// `s` cut to `max` characters, saying how long it was.
+fn cut_text(s: &mut String, max: usize) {
+    let n = s.chars().count();
+    if n > max {
+        let head: String = s.chars().take(max).collect();
+        *s = format!("{head}… (cut: {n} characters in all)");
+    }
+}
+
+/// Cuts every string in `v` to `max` characters and every array to `items` items.
+fn cut_value(v: &mut Value, max: usize, items: usize) {
+    match v {
+        Value::String(s) => cut_text(s, max),
+        Value::Array(a) => {
+            if a.len() > items {
+                let n = a.len();
+                a.truncate(items);
+                a.push(json!(format!("… (cut: {n} items in all)")));
+            }
+            a.iter_mut().for_each(|v| cut_value(v, max, items));
+        }
+        Value::Object(m) => m.values_mut().for_each(|v| cut_value(v, max, items)),
+        _ => {}
+    }
+}
+
 impl ToolError {
     pub fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+        let mut message = message.into();
+        cut_text(&mut message, TEXT_MAX_CHARS);
         ToolError(Box::new(ErrorBody {
             code,
-            message: message.into(),
+            message,
             field: None,
             reason: None,
             resource_uri: None,
@@ -171,8 +221,10 @@ impl ToolError {
         field: impl Into<String>,
         reason: impl Into<String>,
     ) -> ToolError {
-        let field = field.into();
-        let reason = reason.into();
+        let mut field = field.into();
+        cut_text(&mut field, ECHO_MAX_CHARS * 4);
+        let mut reason = reason.into();
+        cut_text(&mut reason, TEXT_MAX_CHARS);
         let message = format!("invalid argument {field}: {reason}");
         let mut e = ToolError::new(code, message);
         e.field = Some(field);
@@ -185,13 +237,14 @@ impl ToolError {
         let mut e = ToolError::new(ErrorCode::ResourceNotFound, format!("{id} not found"));
         e.field = field.map(str::to_string);
         e.reason = Some(format!("no entity with id {id} exists on this source"));
-        e.resource_uri = Some(format!("structs://entity/{id}"));
+        e.resource_uri = Some(format!("{}{id}", crate::core::subscriptions::ENTITY_URI));
         e.extra.insert("id".into(), Value::String(id));
         e
     }
 
     pub fn with_message(mut self, message: impl Into<String>) -> ToolError {
         self.message = message.into();
+        cut_text(&mut self.message, TEXT_MAX_CHARS);
         self
     }
 
@@ -234,27 +287,68 @@ impl ToolError {
         Some(e)
     }
 
-    /// The wire form, stamped with `timestamp` (RFC 3339).
+    /// The wire form, stamped with `timestamp` (RFC 3339). It is never over the
+    /// response limit ([`crate::handles::LIMIT`]): texts are cut to
+    /// [`TEXT_MAX_CHARS`], and details that still do not fit are cut further, then
+    /// left out (saying so).
     pub fn to_json(&self, timestamp: &str) -> Value {
+        let mut message = self.message.clone();
+        cut_text(&mut message, TEXT_MAX_CHARS);
         let mut details = serde_json::Map::new();
         if let Some(field) = &self.field {
+            let mut field = field.clone();
+            cut_text(&mut field, ECHO_MAX_CHARS * 4);
             details.insert("field".into(), json!(field));
         }
         if let Some(reason) = &self.reason {
+            let mut reason = reason.clone();
+            cut_text(&mut reason, TEXT_MAX_CHARS);
             details.insert("reason".into(), json!(reason));
         }
         for (k, v) in &self.extra {
-            details.insert(k.clone(), v.clone());
+            let mut v = v.clone();
+            cut_value(&mut v, TEXT_MAX_CHARS, 200);
+            details.insert(k.clone(), v);
         }
-        let mut error = serde_json::Map::new();
-        error.insert("code".into(), json!(self.code.as_str()));
-        error.insert("message".into(), json!(self.message));
-        error.insert("details".into(), Value::Object(details));
-        if let Some(uri) = &self.resource_uri {
-            error.insert("resource_uri".into(), json!(uri));
+        let wire = |details: &serde_json::Map<String, Value>| {
+            let mut error = serde_json::Map::new();
+            error.insert("code".into(), json!(self.code.as_str()));
+            error.insert("message".into(), json!(message));
+            error.insert("details".into(), Value::Object(details.clone()));
+            if let Some(uri) = &self.resource_uri {
+                error.insert("resource_uri".into(), json!(uri));
+            }
+            error.insert("timestamp".into(), json!(timestamp));
+            json!({ "error": Value::Object(error) })
+        };
+        let limit = crate::handles::LIMIT;
+        let fits = |v: &Value| serde_json::to_vec(v).map_or(0, |b| b.len()) <= limit;
+        let mut out = wire(&details);
+        if fits(&out) {
+            return out;
         }
-        error.insert("timestamp".into(), json!(timestamp));
-        json!({ "error": Value::Object(error) })
+        let mut smaller = details.clone();
+        smaller
+            .values_mut()
+            .for_each(|v| cut_value(v, ECHO_MAX_CHARS * 2, 20));
+        out = wire(&smaller);
+        if fits(&out) {
+            return out;
+        }
+        let mut bare = serde_json::Map::new();
+        for k in ["field", "reason"] {
+            if let Some(v) = smaller.get(k) {
+                bare.insert(k.into(), v.clone());
+            }
+        }
+        bare.insert(
+            "details_cut".into(),
+            json!(format!(
+                "the details ({}) were too large for one answer",
+                details.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        );
+        wire(&bare)
     }
 }
 
@@ -307,11 +401,60 @@ mod tests {
     }
 
     #[test]
+    fn echoed_values_are_cut_and_no_error_is_over_the_limit() {
+        let huge = "x".repeat(100_000);
+        assert_eq!(echo(&json!("abc")), "\"abc\"");
+        let e = echo(&json!(huge));
+        assert!(
+            e.len() < 120 && e.ends_with("(a string of 100000 characters)"),
+            "{e}"
+        );
+        let e = echo(&json!([huge]));
+        assert!(
+            e.len() < 120 && e.ends_with("(100004 characters of JSON)"),
+            "{e}"
+        );
+
+        // Whatever the error holds, its wire form fits one answer.
+        let limit = crate::handles::LIMIT;
+        let e = ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            huge.clone(),
+            huge.clone(),
+        )
+        .with_extra("value", json!(huge))
+        .with_extra("many", json!(vec![huge.clone(); 500]))
+        .with_extra("deep", json!({"a": [{"b": huge}]}));
+        let v = e.to_json("t");
+        let size = serde_json::to_vec(&v).unwrap().len();
+        assert!(size <= limit, "{size} bytes");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.ends_with("characters in all)"),
+            "{}",
+            &message[message.len() - 60..]
+        );
+        assert_eq!(v["error"]["code"], "VALIDATION_INVALID_VALUE");
+        // Many small details that together are too large are cut, not dropped whole.
+        let e = ToolError::new(ErrorCode::ValidationError, "m")
+            .with_extra("errors", json!(vec!["y".repeat(1_000); 100]));
+        let v = e.to_json("t");
+        assert!(serde_json::to_vec(&v).unwrap().len() <= limit);
+        assert_eq!(
+            v["error"]["details"]["errors"].as_array().unwrap().len(),
+            21
+        );
+        // A small error is untouched.
+        let small = ToolError::not_found("1-999", Some("player_id"));
+        assert_eq!(ToolError::from_wire(&small.to_json("t")).unwrap(), small);
+    }
+
+    #[test]
     fn not_found_names_the_id() {
         let v = ToolError::not_found("1-999", Some("player_id")).to_json("t");
         assert_eq!(v["error"]["code"], "RESOURCE_NOT_FOUND");
         assert_eq!(v["error"]["details"]["id"], "1-999");
         assert!(v["error"]["message"].as_str().unwrap().contains("1-999"));
-        assert_eq!(v["error"]["resource_uri"], "structs://entity/1-999");
+        assert_eq!(v["error"]["resource_uri"], "structs://entities/1-999");
     }
 }

@@ -46,6 +46,41 @@ struct RegisteredTool {
     spec: ToolSpec,
     schema: ArgSchema,
     handler: Handler,
+    /// Other names an argument may be given by (the catalog's), each with the name
+    /// the tool reads.
+    aliases: Vec<(&'static str, &'static str)>,
+    /// Another server's tool: its arguments are forwarded as given.
+    remote: bool,
+}
+
+/// What every local tool's input schema says of `null`.
+pub const NULL_NOTE: &str = "An optional argument given as null is taken as not given.";
+
+impl RegisteredTool {
+    /// The arguments as the tool reads them: an argument given by another name the
+    /// catalog uses is renamed, and `null` given for an optional argument is dropped
+    /// (at any depth the schema describes). Runs before the schema check, for calls
+    /// and for plan validation alike.
+    fn normalize(&self, args: &mut Value) -> Result<(), ToolError> {
+        if self.remote {
+            return Ok(());
+        }
+        if let Some(obj) = args.as_object_mut() {
+            for &(alias, name) in &self.aliases {
+                let Some(v) = obj.remove(alias) else { continue };
+                if obj.contains_key(name) {
+                    return Err(ToolError::field(
+                        ErrorCode::ValidationInvalidValue,
+                        alias,
+                        format!("is another name for {name}; give one of them, not both"),
+                    ));
+                }
+                obj.insert(name.to_string(), v);
+            }
+        }
+        schema::drop_optional_nulls(&self.spec.input_schema, args);
+        Ok(())
+    }
 }
 
 /// The set of tools a core serves, by name.
@@ -103,6 +138,23 @@ impl Registry {
                 );
             }
         }
+        let optional = spec
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| {
+                let required = spec.input_schema.get("required").and_then(Value::as_array);
+                props
+                    .keys()
+                    .any(|k| !required.is_some_and(|r| r.contains(&json!(k))))
+            });
+        if optional && let Some(schema) = spec.input_schema.as_object_mut() {
+            let note = match schema.get("description").and_then(Value::as_str) {
+                Some(d) => format!("{d} {NULL_NOTE}"),
+                None => NULL_NOTE.to_string(),
+            };
+            schema.insert("description".into(), json!(note));
+        }
         let schema = ArgSchema::compile(&spec.input_schema)
             .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
         let name = spec.name;
@@ -113,9 +165,46 @@ impl Registry {
                 spec,
                 schema,
                 handler,
+                aliases: Vec::new(),
+                remote: false,
             },
         );
         assert!(previous.is_none(), "tool {name} registered twice");
+    }
+
+    /// Lets `tool` take its argument `name` as `alias` too (the name the catalog
+    /// uses). The alias is listed in the tool's schema, and a call giving both is
+    /// refused. Panics when the tool or the argument does not exist: a programming
+    /// error the first test that builds a core catches.
+    pub fn alias(&mut self, tool: &str, alias: &'static str, name: &'static str) {
+        let t = self
+            .tools
+            .get_mut(tool)
+            .unwrap_or_else(|| panic!("alias {alias} for {tool}, which is not registered"));
+        let props = t
+            .spec
+            .input_schema
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| panic!("{tool} has no properties to alias"));
+        let mut schema = props
+            .get(name)
+            .unwrap_or_else(|| panic!("{tool} has no argument {name} to alias as {alias}"))
+            .clone();
+        assert!(
+            !props.contains_key(alias),
+            "{tool} already has an argument {alias}"
+        );
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert(
+                "description".into(),
+                json!(format!("Another name for {name}; give one or the other.")),
+            );
+        }
+        props.insert(alias.to_string(), schema);
+        t.schema = ArgSchema::compile(&t.spec.input_schema)
+            .unwrap_or_else(|e| panic!("input schema of {tool} does not compile: {e}"));
+        t.aliases.push((alias, name));
     }
 
     /// Registers the tools another MCP server lists, each forwarding its calls there.
@@ -162,6 +251,8 @@ impl Registry {
                     },
                     schema,
                     handler,
+                    aliases: Vec::new(),
+                    remote: true,
                 },
             );
         }
@@ -500,6 +591,7 @@ impl Core {
         };
         let mut args = if args.is_null() { json!({}) } else { args };
         check_size(&args)?;
+        registered.normalize(&mut args)?;
         registered.schema.check(&args)?;
         if self.inner.remote.is_some() {
             // The server attaches references, shapes and stores its own results.
@@ -549,7 +641,11 @@ impl Core {
     /// Checks `args` against `tool`'s input schema without running it.
     pub fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
         match self.inner.registry.tools.get(tool) {
-            Some(t) => t.schema.check(args),
+            Some(t) => {
+                let mut args = args.clone();
+                t.normalize(&mut args)?;
+                t.schema.check(&args)
+            }
             None => Err(self.unknown_tool(tool)),
         }
     }
@@ -586,9 +682,9 @@ impl Core {
         let mut e = ToolError::field(
             ErrorCode::ToolNotFound,
             "name",
-            format!("no tool named {tool:?} is registered"),
+            format!("no tool named {} is registered", error::echo(&json!(tool))),
         )
-        .with_message(format!("unknown tool {tool:?}"));
+        .with_message(format!("unknown tool {}", error::echo(&json!(tool))));
         e.extra.insert("suggestions".into(), json!(close));
         e
     }

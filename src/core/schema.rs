@@ -43,6 +43,49 @@ impl ArgSchema {
     }
 }
 
+/// Removes from `args` every `null` given for a property `schema` does not require,
+/// in objects at any depth the schema describes (`properties`, and `items` of arrays).
+/// A required property given as null stays, and the schema check refuses it.
+pub fn drop_optional_nulls(schema: &Value, args: &mut Value) {
+    match args {
+        Value::Object(obj) => {
+            let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+                return;
+            };
+            let required = schema.get("required").and_then(Value::as_array);
+            let is_required = |k: &str| required.is_some_and(|r| r.iter().any(|x| x == k));
+            obj.retain(|k, v| {
+                !v.is_null() || is_required(k) || props.get(k).is_none_or(accepts_null)
+            });
+            for (k, v) in obj.iter_mut() {
+                if let Some(sub) = props.get(k) {
+                    drop_optional_nulls(sub, v);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                items.iter_mut().for_each(|v| drop_optional_nulls(sub, v));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// True when a property's schema takes `null` as a value of its own: its type says
+/// so, or it restricts no type at all (`structs_validate_schema`'s `data` may be
+/// any JSON, null included). Such a null is given, not absent.
+fn accepts_null(schema: &Value) -> bool {
+    match schema.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "null"),
+        Some(_) => false,
+        None => ["enum", "const", "anyOf", "oneOf", "$ref"]
+            .iter()
+            .all(|k| schema.get(k).is_none()),
+    }
+}
+
 /// A whole-number argument. JSON Schema counts `2.0` as an integer, so a schema that
 /// says `"type": "integer"` lets it through; this reads it as the integer it is.
 pub fn whole_number(v: &Value) -> Option<u64> {

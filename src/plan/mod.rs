@@ -715,7 +715,7 @@ fn check_reference(
                 ));
             };
             // Inputs are known now: the whole path can be checked.
-            if let Err(m) = template::walk(r, value, 0) {
+            if let Err(m) = template::walk(r, value, 0, &mut Vec::new()) {
                 return Err((
                     "impossible_path",
                     format!("${{{}}}: {}", r.text, m.reason),
@@ -994,7 +994,11 @@ pub fn resolve(
             match part {
                 template::Part::Text(t) => text.push_str(t),
                 template::Part::Ref(r) => {
-                    let (value, from) = lookup(r, plan, view).map_err(|m| Unresolved {
+                    let Found {
+                        value,
+                        from,
+                        readings,
+                    } = lookup(r, plan, view).map_err(|m| Unresolved {
                         param: slot.at.to_string(),
                         reference: format!("${{{}}}", r.text),
                         missing: m,
@@ -1004,6 +1008,7 @@ pub fn resolve(
                         reference: r.text.clone(),
                         from_step: from,
                         value: value.clone(),
+                        readings: readings.iter().map(ToString::to_string).collect(),
                     });
                     if slot.template.is_whole() {
                         whole = Some(value);
@@ -1021,11 +1026,20 @@ pub fn resolve(
     Ok((params, subs))
 }
 
+/// What one reference found: the value, the step it read (none for inputs), and any
+/// reading of the path other than as written.
+struct Found {
+    value: Value,
+    from: Option<usize>,
+    readings: Vec<template::Reading>,
+}
+
 fn lookup(
     r: &Reference,
     plan: &Plan,
     view: &dyn Fn(usize) -> Option<StepView>,
-) -> Result<(Value, Option<usize>), template::Missing> {
+) -> Result<Found, template::Missing> {
+    let mut readings = Vec::new();
     let step = match &r.root {
         Root::Input(name) => {
             let Some(v) = plan.inputs.get(name) else {
@@ -1035,7 +1049,8 @@ fn lookup(
                     reason: format!("the plan has no input {name:?}"),
                 });
             };
-            return found(template::walk(r, v, 0), None);
+            let walked = template::walk(r, v, 0, &mut readings);
+            return found(walked, None, readings);
         }
         Root::Index(n) => *n,
         Root::Named(name) => plan
@@ -1056,19 +1071,24 @@ fn lookup(
         });
     };
     let under_data = matches!(r.path.first(), Some(Seg::Key(k)) if k == "data");
-    let walked = template::walk(r, &v, 0);
-    // A result too large for one response: its envelope first (result_handle, summary),
-    // then the whole stored result.
-    if walked.is_err()
-        && under_data
-        && let Some(full) = &full
-        && let Ok(w) = template::walk(r, full, 1)
-    {
-        return found(Ok(w), Some(step));
+    // A result too large for one response is read whole, as the tool made it; only
+    // what the envelope alone has (result_handle, page_info, …) is read from the
+    // envelope. What is missing is said of the whole result.
+    if under_data && let Some(full) = &full {
+        let whole = template::walk(r, full, 1, &mut readings);
+        if whole.is_ok() {
+            return found(whole, Some(step), readings);
+        }
+        let mut envelope_readings = Vec::new();
+        let envelope = template::walk(r, &v, 0, &mut envelope_readings);
+        if envelope.is_ok() && envelope_readings.is_empty() {
+            return found(envelope, Some(step), envelope_readings);
+        }
+        return found(whole, Some(step), readings);
     }
-    let walked = walked.map_err(|mut m| {
+    let walked = template::walk(r, &v, 0, &mut readings).map_err(|mut m| {
         // Say why data is missing when the step failed.
-        if v["success"] == false && matches!(r.path.first(), Some(Seg::Key(k)) if k == "data") {
+        if v["success"] == false && under_data {
             m.reason = format!(
                 "step {step} failed ({}: {}), so it has no data",
                 v["error"]["code"].as_str().unwrap_or("ERROR"),
@@ -1077,17 +1097,23 @@ fn lookup(
         }
         m
     });
-    found(walked, Some(step))
+    found(walked, Some(step), readings)
 }
 
 fn found(
     w: Result<template::WalkResult<'_>, template::Missing>,
     from: Option<usize>,
-) -> Result<(Value, Option<usize>), template::Missing> {
-    match w? {
-        template::WalkResult::Value(v) => Ok((v.clone(), from)),
-        template::WalkResult::Length(n, _) => Ok((json!(n), from)),
-    }
+    readings: Vec<template::Reading>,
+) -> Result<Found, template::Missing> {
+    let value = match w? {
+        template::WalkResult::Value(v) => v.clone(),
+        template::WalkResult::Length(n, _) => json!(n),
+    };
+    Ok(Found {
+        value,
+        from,
+        readings,
+    })
 }
 
 /// What references read of an ended step.
@@ -1131,16 +1157,23 @@ pub struct Substitution {
     /// The step it read (none for inputs).
     pub from_step: Option<usize>,
     pub value: Value,
+    /// Where the path was read another way than written, how
+    /// (`step[0].data[0] read as step[0].data.players[0]`); empty when read as written.
+    pub readings: Vec<String>,
 }
 
 impl Substitution {
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "param": self.param.to_string(),
             "reference": format!("${{{}}}", self.reference),
             "from_step": self.from_step,
             "value": self.value,
-        })
+        });
+        if !self.readings.is_empty() {
+            v["readings"] = json!(self.readings);
+        }
+        v
     }
 }
 

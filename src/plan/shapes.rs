@@ -107,6 +107,12 @@ pub fn known_fields(tool: &str, params: &Value) -> Option<Vec<String>> {
     }
 }
 
+/// True for the tools whose result holds exactly one list (the list tools: the
+/// entities, beside the kind, pagination and timestamp).
+fn holds_one_list(tool: &str) -> bool {
+    tool.starts_with("structs_list_")
+}
+
 /// Checks the first field under `data` against what `target`'s tool returns.
 pub fn check_data_path(r: &Reference, target: &Step) -> Result<(), String> {
     let (Some(Seg::Key(first)), Some(second)) = (r.path.first(), r.path.get(1)) else {
@@ -119,6 +125,8 @@ pub fn check_data_path(r: &Reference, target: &Step) -> Result<(), String> {
         return Ok(());
     };
     match second {
+        // A list result holds exactly one list, so `data[N]` reads its item N.
+        Seg::Index(_) if holds_one_list(&target.tool) => Ok(()),
         Seg::Index(i) => Err(format!(
             "${{{}}}: the result of {} is an object, so data has no item [{i}]; its fields are {}",
             r.text,

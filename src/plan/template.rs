@@ -349,12 +349,26 @@ pub struct Missing {
 }
 
 /// Follows `path` from `value`.
+///
+/// Where the path as written finds nothing but exactly one other reading fits, that
+/// reading is taken and described in `readings` (agents' planners write references in
+/// these shapes, after the examples they were taught with):
+/// - `[N]` on an object holding exactly one array reads that array's item
+///   (`data[0]` on a list result is `data.players[0]`);
+/// - a field missing from a record wrapped the chain's way (`{"Player": {...},
+///   "gridAttributes": {...}}`) is read inside its one wrapper when the wrapper has it
+///   (`players[0].id` is `players[0].Player.id`).
+///
+/// When no reading or more than one fits, the walk fails and says why, as written.
 pub fn walk<'a>(
     reference: &Reference,
     value: &'a Value,
     skip: usize,
+    readings: &mut Vec<Reading>,
 ) -> Result<WalkResult<'a>, Missing> {
     let mut at = value;
+    // The path as it was actually read, when a reading changed it.
+    let mut read = reference.prefix(skip);
     for (n, seg) in reference.path.iter().enumerate().skip(skip) {
         let here = reference.prefix(n);
         let missing = |reason: String| Missing {
@@ -366,36 +380,64 @@ pub fn walk<'a>(
             (Seg::Key(k), Value::Object(map)) => match map.get(k) {
                 Some(v) => at = v,
                 None => {
-                    let mut keys: Vec<&str> = map.keys().map(String::as_str).take(12).collect();
-                    keys.sort_unstable();
-                    let listed = if keys.is_empty() {
-                        "it is an empty object".to_string()
+                    if let Some((wrapper, v)) = in_wrapper(map, k) {
+                        readings.push(Reading {
+                            written: reference.prefix(n + 1),
+                            read: format!("{read}.{wrapper}{seg}"),
+                        });
+                        read = format!("{read}.{wrapper}");
+                        at = v;
                     } else {
-                        format!("its fields are {}", keys.join(", "))
-                    };
-                    return Err(missing(format!("{here} has no field {k:?}; {listed}")));
+                        let mut keys: Vec<&str> = map.keys().map(String::as_str).take(12).collect();
+                        keys.sort_unstable();
+                        let listed = if keys.is_empty() {
+                            "it is an empty object".to_string()
+                        } else {
+                            format!("its fields are {}", keys.join(", "))
+                        };
+                        return Err(missing(format!("{here} has no field {k:?}; {listed}")));
+                    }
                 }
             },
             (Seg::Key(k), Value::Array(items)) if k == "length" => {
                 return Ok(WalkResult::Length(items.len(), n + 1));
             }
             (Seg::Index(i), Value::Array(items)) => {
-                let len = items.len() as i64;
-                let idx = if *i < 0 { len + i } else { *i };
-                if idx < 0 || idx >= len {
-                    let span = if len == 0 {
-                        "it is empty".to_string()
-                    } else {
-                        format!("it has {len} items (0 to {}, or -{len} to -1)", len - 1)
-                    };
-                    return Err(missing(format!("{here} has no item [{i}]: {span}")));
-                }
-                at = &items[idx as usize];
+                at = item(items, *i).ok_or_else(|| missing(no_item(&here, *i, items.len())))?;
             }
-            (Seg::Index(i), Value::Object(_)) => {
-                return Err(missing(format!(
-                    "{here} is an object, not an array, so it has no item [{i}]; use .field or [\"key\"]"
-                )));
+            (Seg::Index(i), Value::Object(map)) => {
+                let mut arrays = map.iter().filter(|(_, v)| v.is_array());
+                match (arrays.next(), arrays.next()) {
+                    (Some((key, Value::Array(items))), None) => {
+                        let field = Seg::Key(key.clone());
+                        let there = format!("{here}{field}");
+                        at = item(items, *i)
+                            .ok_or_else(|| missing(no_item(&there, *i, items.len())))?;
+                        readings.push(Reading {
+                            written: reference.prefix(n + 1),
+                            read: format!("{read}{field}{seg}"),
+                        });
+                        read.push_str(&field.to_string());
+                    }
+                    (None, _) => {
+                        return Err(missing(format!(
+                            "{here} is an object, not an array, so it has no item [{i}]; use .field or [\"key\"]"
+                        )));
+                    }
+                    _ => {
+                        let mut lists: Vec<&str> = map
+                            .iter()
+                            .filter(|(_, v)| v.is_array())
+                            .map(|(k, _)| k.as_str())
+                            .collect();
+                        lists.sort_unstable();
+                        return Err(missing(format!(
+                            "{here} is an object, not an array, so it has no item [{i}]; it holds several lists ({}), so name one: {here}.{}[{i}]",
+                            lists.join(", "),
+                            lists[0]
+                        )));
+                    }
+                }
             }
             (Seg::Key(k), Value::Array(items)) => {
                 return Err(missing(format!(
@@ -414,8 +456,56 @@ pub fn walk<'a>(
                 )));
             }
         }
+        read.push_str(&seg.to_string());
     }
     Ok(WalkResult::Value(at))
+}
+
+/// A path read another way than it was written (see [`walk`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reading {
+    /// The reference up to the part read another way (`step[0].data[0]`).
+    pub written: String,
+    /// How that part was read (`step[0].data.players[0]`).
+    pub read: String,
+}
+
+impl fmt::Display for Reading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} read as {}", self.written, self.read)
+    }
+}
+
+/// Item `i` of `items` (negative from the end).
+fn item(items: &[Value], i: i64) -> Option<&Value> {
+    let len = items.len() as i64;
+    let idx = if i < 0 { len + i } else { i };
+    (0..len).contains(&idx).then(|| &items[idx as usize])
+}
+
+fn no_item(here: &str, i: i64, len: usize) -> String {
+    let span = if len == 0 {
+        "it is empty".to_string()
+    } else {
+        format!("it has {len} items (0 to {}, or -{len} to -1)", len - 1)
+    };
+    format!("{here} has no item [{i}]: {span}")
+}
+
+/// `k` inside the record's one chain wrapper (`Player`, `Planet`, …), when the record
+/// has exactly one and the wrapper has `k`.
+fn in_wrapper<'a>(
+    map: &'a serde_json::Map<String, Value>,
+    k: &str,
+) -> Option<(&'a str, &'a Value)> {
+    let mut wrappers = map.iter().filter(|(key, v)| {
+        v.is_object() && crate::entity::EntityKind::from_rest_key(key).is_some()
+    });
+    let (wrapper, inner) = wrappers.next()?;
+    if wrappers.next().is_some() {
+        return None;
+    }
+    Some((wrapper.as_str(), inner.get(k)?))
 }
 
 /// Where a walk ended.
@@ -539,13 +629,66 @@ mod tests {
         assert!(walk(&r, &v, 0).err().unwrap().reason.contains("a number"));
         let r = one("${step[0].data.players.length}");
         assert!(matches!(walk(&r, &v, 0), Ok(WalkResult::Length(2, 3))));
-        let r = one("${step[0].data[0]}");
-        assert!(
-            walk(&r, &v, 0)
-                .err()
-                .unwrap()
-                .reason
-                .contains("not an array")
+        let r = one("${step[0].data.n[0]}");
+        assert!(walk(&r, &v, 0).err().unwrap().reason.contains("a number"));
+    }
+
+    fn walk<'a>(r: &Reference, v: &'a Value, skip: usize) -> Result<WalkResult<'a>, Missing> {
+        super::walk(r, v, skip, &mut Vec::new())
+    }
+
+    #[test]
+    fn the_shapes_agents_write_are_read_where_only_one_reading_fits() {
+        let v = serde_json::json!({"data": {
+            "entity_type": "player",
+            "players": [
+                {"Player": {"id": "1-1", "guildId": "0-1"}, "gridAttributes": {"ore": "5"}},
+                {"Player": {"id": "1-2"}, "gridAttributes": {}}
+            ],
+            "pagination": {"next_key": null},
+        }});
+        let mut readings = Vec::new();
+        let r = one("${step[0].data[0].id}");
+        let got = super::walk(&r, &v, 0, &mut readings);
+        assert!(matches!(got, Ok(WalkResult::Value(x)) if x == "1-1"));
+        let said: Vec<String> = readings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            said,
+            [
+                "step[0].data[0] read as step[0].data.players[0]",
+                "step[0].data[0].id read as step[0].data.players[0].Player.id",
+            ]
         );
+        // Negative indexes and the true length in a miss.
+        let r = one("${step[0].data[-1].id}");
+        assert!(matches!(walk(&r, &v, 0), Ok(WalkResult::Value(x)) if x == "1-2"));
+        let m = walk(&one("${step[0].data[5]}"), &v, 0).err().unwrap();
+        assert!(
+            m.reason
+                .contains("step[0].data.players has no item [5]: it has 2 items"),
+            "{}",
+            m.reason
+        );
+        // A field neither the record nor its wrapper has is still missing.
+        let m = walk(&one("${step[0].data.players[0].nope}"), &v, 0)
+            .err()
+            .unwrap();
+        assert!(m.reason.contains("has no field \"nope\""), "{}", m.reason);
+        // A field outside the wrapper is not looked for in it.
+        let r = one("${step[0].data.players[0].gridAttributes.ore}");
+        assert!(matches!(walk(&r, &v, 0), Ok(WalkResult::Value(x)) if x == "5"));
+
+        // Two lists: no reading fits, and the message says which lists there are.
+        let two = serde_json::json!({"data": {"a": [1], "b": [2]}});
+        let m = walk(&one("${step[0].data[0]}"), &two, 0).err().unwrap();
+        assert!(m.reason.contains("several lists (a, b)"), "{}", m.reason);
+        // No list at all.
+        let none = serde_json::json!({"data": {"a": 1}});
+        let m = walk(&one("${step[0].data[0]}"), &none, 0).err().unwrap();
+        assert!(m.reason.contains("not an array"), "{}", m.reason);
+        // Two wrappers: which one is meant is not known.
+        let both = serde_json::json!({"Player": {"id": "1-1"}, "Planet": {"id": "2-1"}});
+        let m = walk(&one("${step[0].id}"), &both, 0).err().unwrap();
+        assert!(m.reason.contains("has no field \"id\""), "{}", m.reason);
     }
 }

@@ -67,6 +67,9 @@ pub const VOLATILE_KEYS: &[&str] = &[
     "age",
     "age_sec",
     "hits",
+    // How many references came from the cache rather than the source: it depends on
+    // what earlier calls (and how long ago) read, never on the world.
+    "from_cache",
 ];
 
 impl Default for Ignore {

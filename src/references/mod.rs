@@ -162,7 +162,7 @@ async fn collect(
     payload: &Map<String, Value>,
 ) -> (Map<String, Value>, Value) {
     core.reference_cache()
-        .observe_height(core.status().block_height);
+        .observe(resolve::WorldVersion::of(core));
 
     let mut found = Extraction::default();
     found.walk_object(payload);

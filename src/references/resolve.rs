@@ -21,8 +21,28 @@ pub enum Outcome {
     Failed { code: ErrorCode, message: String },
 }
 
-/// Resolved entities, reused for a while. The entries belong to one block height: when
-/// the source's height moves, they are all dropped, since any of them may have changed.
+/// One state of the world, as far as the core can tell: the block height and the
+/// number of game events published on the bus the core reads (every applied
+/// transaction publishes at least one).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorldVersion {
+    height: u64,
+    events: u64,
+}
+
+impl WorldVersion {
+    pub fn of(core: &Core) -> WorldVersion {
+        WorldVersion {
+            height: core.status().block_height,
+            events: core.events().map_or(0, |bus| bus.published()),
+        }
+    }
+}
+
+/// Resolved entities, reused for a while. The entries belong to one state of the world
+/// (a block height and the number of game events seen): when either moves, they are
+/// all dropped, since any of them may have changed. So a transaction applied within a
+/// block is never answered with what was read before it.
 #[derive(Default)]
 pub struct ReferenceCache {
     state: Mutex<CacheState>,
@@ -30,17 +50,17 @@ pub struct ReferenceCache {
 
 #[derive(Default)]
 struct CacheState {
-    height: u64,
+    version: WorldVersion,
     entries: HashMap<EntityId, (Instant, Arc<Value>)>,
 }
 
 impl ReferenceCache {
-    /// Drops every entry if the source has moved past the height they were read at.
-    pub fn observe_height(&self, height: u64) {
+    /// Drops every entry if the world has moved on from the version they were read at.
+    pub fn observe(&self, version: WorldVersion) {
         let mut s = self.lock();
-        if s.height != height {
+        if s.version != version {
             s.entries.clear();
-            s.height = height;
+            s.version = version;
         }
     }
 
@@ -85,8 +105,8 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
     let config = core.reference_config();
     let cache = core.reference_cache();
     let ttl = config.cache_ttl();
-    // What is read while the height moves may be older than the new block: not cached.
-    let height = core.status().block_height;
+    // What is read while the world moves may be older than the new state: not cached.
+    let version = WorldVersion::of(core);
     let mut out: Vec<Option<Outcome>> = vec![None; ids.len()];
     let mut misses = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
@@ -110,7 +130,7 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
             match joined {
                 Ok((i, id, outcome)) => {
                     if let Outcome::Resolved { data, .. } = &outcome
-                        && core.status().block_height == height
+                        && WorldVersion::of(core) == version
                     {
                         cache.put(id, Arc::clone(data), config.cache_capacity, ttl);
                     }

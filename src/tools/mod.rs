@@ -39,7 +39,15 @@ pub fn register_all(registry: &mut Registry) {
     plan::register(registry);
     workflow::register(registry);
     docs::register(registry);
+    for &(tool, alias, name) in CATALOG_NAMES {
+        registry.alias(tool, alias, name);
+    }
 }
+
+/// Arguments the tool catalog names otherwise than these tools do: (tool, the
+/// catalog's name, the tool's name). Both names are accepted.
+pub const CATALOG_NAMES: &[(&str, &str, &str)] =
+    &[("structs_workflow_execute", "parameters", "inputs")];
 
 /// A chain integer (a string in REST JSON) at `path`.
 pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
@@ -112,9 +120,12 @@ pub(crate) fn parse_id(
     Ok(id)
 }
 
+/// The reference doc on entity ids, which an id error points at.
+pub(crate) const ENTITY_ID_DOC_URI: &str = "structs://docs/schemas/entity-ids";
+
 pub(crate) fn id_error(e: &IdError, field: &str) -> ToolError {
     ToolError::field(ErrorCode::ValidationInvalidFormat, field, e.to_string())
-        .with_resource_uri("structs://schemas/formats#entity-id")
+        .with_resource_uri(ENTITY_ID_DOC_URI)
 }
 
 pub(crate) fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> ToolError {
@@ -148,7 +159,8 @@ pub(crate) fn kind_arg(args: &Value, field: &str) -> Result<Option<EntityKind>, 
             ErrorCode::ValidationInvalidValue,
             field,
             format!(
-                "{v} is not an entity kind; use a name ({}) or a code 0-11",
+                "{} is not an entity kind; use a name ({}) or a code 0-11",
+                crate::core::error::echo(v),
                 names.join(", ")
             ),
         )

@@ -240,7 +240,7 @@ impl HandlesPane {
     /// Asks for the list of live handles (unless that is already on its way).
     pub fn refresh(&mut self, ctx: &mut Ctx<'_>) {
         if self.list_request.is_none() {
-            self.list_request = Some(ctx.dispatcher.call(LIST_TOOL, json!({})));
+            self.list_request = Some(ctx.dispatcher.call(LIST_TOOL, json!({"scope": "all"})));
         }
     }
 
