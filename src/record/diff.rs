@@ -67,6 +67,14 @@ pub const VOLATILE_KEYS: &[&str] = &[
     "age",
     "age_sec",
     "hits",
+    // A handle's time left, in seconds, as the handle list shows it.
+    "expires_in_sec",
+    // How many plan steps happened to run at once: the machine's scheduling.
+    "peak_parallel",
+    // How long a docs build took.
+    "build_ms",
+    // Whether a hash rate was measured or given: a replay gives the recorded one.
+    "hashrate_source",
     // How many references came from the cache rather than the source: it depends on
     // what earlier calls (and how long ago) read, never on the world.
     "from_cache",

@@ -66,12 +66,15 @@ pub fn register(registry: &mut Registry) {
                 progress (steps done of all), the steps running now with their progress (a \
                 proof-of-work search's hashrate and difficulty), every step's status, attempts, \
                 error or skipped reason, and once it ended the whole report with each step's \
-                resolved params and result (include_results, default true).",
+                resolved params and result (include_results, default true). With wait_ms it \
+                answers when the run ends (or the wait is up), saving calls in a loop.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "workflow_id": id_schema(),
-                    "include_results": {"type": "boolean", "description": "Add the full report once the run ended (default true)."}
+                    "include_results": {"type": "boolean", "description": "Add the full report once the run ended (default true)."},
+                    "wait_ms": {"type": "integer", "minimum": 0, "maximum": MAX_WAIT_MS,
+                        "description": "Wait up to this long (at most 60000 ms) for the run to end before answering, rather than calling again and again; it answers at once when the run has ended (default 0: at once)."}
                 },
                 "required": ["workflow_id"],
                 "additionalProperties": false
@@ -156,8 +159,22 @@ async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
     }))
 }
 
+/// The longest `structs_workflow_monitor` waits for a run to end.
+const MAX_WAIT_MS: u64 = 60_000;
+
 async fn monitor(core: Core, args: Value) -> Result<Value, ToolError> {
     let run = find(&core, &args)?;
+    let wait = args
+        .get("wait_ms")
+        .and_then(crate::core::schema::whole_number)
+        .unwrap_or(0)
+        .min(MAX_WAIT_MS);
+    let until = tokio::time::Instant::now() + std::time::Duration::from_millis(wait);
+    let caller = CallContext::current();
+    while run.status() == "running" && tokio::time::Instant::now() < until && !caller.is_cancelled()
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let include = args
         .get("include_results")
         .and_then(Value::as_bool)
