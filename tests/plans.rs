@@ -700,7 +700,7 @@ fn scenario_calculations_and_decisions_on_listed_entities() {
             {"id": "structs", "tool": "structs_list_structs", "params": {"page_size": 3}},
             {"tool": "structs_calculate_pow_schedule", "params": {
                 "action_type": "struct_build_complete", "entity_id": "${steps.structs.data.structs[1].Struct.id}",
-                "hashrate": 1000000}},
+                "block_start": 119000, "hashrate": 1000000}},
             {"tool": "structs_query_struct_type", "params": {"struct_type": 14}},
             {"tool": "structs_decision_tree_get_build_requirements", "params": {
                 "player_id": "${steps.structs.data.structs[0].Struct.owner}",

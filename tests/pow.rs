@@ -95,11 +95,43 @@ async fn a_found_proof_is_what_the_chain_accepts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_work_is_read_from_the_struct_and_its_type() {
     let c = core();
+    // A struct already built has no build proof to find: the tool says so.
+    let e = c
+        .call_json(
+            "structs_calculate_proof_of_work",
+            json!({"action_type": "struct_build_complete", "entity_id": "5-3"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(e["error"]["details"]["field"], "entity_id");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("5-3 is already built"),
+        "{e}"
+    );
+    // Builds started now, on three players' planets, made cheap by the blocks passing.
+    let mut started = Vec::new();
+    for player in ["1-2", "1-4", "1-6"] {
+        let b = c
+            .call_json(
+                "structs_action_build_struct",
+                json!({"player_id": player, "struct_type": 14, "location_type": "planet"}),
+            )
+            .await
+            .unwrap();
+        started.push(b["struct_id"].as_str().unwrap().to_string());
+    }
+    c.call_json(
+        "structs_clock_control",
+        json!({"action": "step", "blocks": 60_000}),
+    )
+    .await
+    .unwrap();
     let height = c.status().block_height;
-    // A struct of the demo world whose build is old enough to be cheap.
     let mut done = 0;
-    for index in 1..60 {
-        let id = format!("5-{index}");
+    for id in started {
         let Ok(s) = c.call_json("structs_query_entity", json!({"id": id})).await else {
             continue;
         };
@@ -352,7 +384,7 @@ async fn the_schedule_says_when_to_start() {
     let v = c
         .call_json(
             "structs_calculate_pow_schedule",
-            json!({"action_type": "struct_build_complete", "entity_id": "5-3"}),
+            json!({"action_type": "struct_build_complete", "entity_id": "5-22"}),
         )
         .await
         .unwrap();

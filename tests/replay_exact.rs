@@ -299,13 +299,18 @@ async fn session(agent: &mut Agent) {
             json!({"action_type": "struct_build_complete", "entity_id": "5-23"}),
         )
         .await;
-    // Proofs of small difficulty, on one thread so the nonce found is the same.
-    for sid in ["5-22", "5-23", "5-45"] {
+    // Proofs of small difficulty, on one thread and on every core (where any thread
+    // may find its own nonce first: the replay starts at the recorded one).
+    for (sid, threads) in [
+        ("5-22", json!(1)),
+        ("5-23", Value::Null),
+        ("5-45", Value::Null),
+    ] {
         let found = agent
             .call(
                 "structs_calculate_proof_of_work",
                 json!({"action_type": "struct_build_complete", "entity_id": sid,
-                       "difficulty": 2, "threads": 1}),
+                       "difficulty": 3, "threads": threads}),
             )
             .await;
         agent

@@ -75,6 +75,12 @@ pub const VOLATILE_KEYS: &[&str] = &[
     "build_ms",
     // Whether a hash rate was measured or given: a replay gives the recorded one.
     "hashrate_source",
+    // How a proof-of-work search ran on this machine: the hashing kernel it measured
+    // fastest, its threads, and how many nonces they tried before one was found. The
+    // proof itself (nonce, hash, input, validity) is compared.
+    "kernel",
+    "threads",
+    "iterations",
     // How many references came from the cache rather than the source: it depends on
     // what earlier calls (and how long ago) read, never on the world.
     "from_cache",

@@ -185,7 +185,20 @@ fn u64_arg(args: &Value, field: &str) -> Option<u64> {
 }
 
 /// Reads the work from the arguments, and what they leave out from the entities.
-async fn resolve(core: &Core, args: &Value, action: Action) -> Result<Resolved, ToolError> {
+/// What a resolved work is for: a proof to find (refused for a struct already
+/// built, whose build proof could complete nothing), or one to check.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Purpose {
+    Find,
+    Check,
+}
+
+async fn resolve(
+    core: &Core,
+    args: &Value,
+    action: Action,
+    purpose: Purpose,
+) -> Result<Resolved, ToolError> {
     let entity_text = opt_str(args, "entity_id").ok_or_else(|| {
         ToolError::field(
             ErrorCode::ValidationMissingField,
@@ -285,6 +298,18 @@ async fn resolve(core: &Core, args: &Value, action: Action) -> Result<Resolved, 
             }
             if block_start.is_none() {
                 let field = action.start_field();
+                if purpose == Purpose::Find
+                    && action == Action::StructBuild
+                    && v["structAttributes"]["isBuilt"] == true
+                {
+                    return Err(invalid(
+                        "entity_id",
+                        format!(
+                            "{entity} is already built (its build started at block {}); a build proof completes a struct still being built, or pass block_start to compute one anyway",
+                            chain_u64(&v, &["structAttributes", field]).unwrap_or(0)
+                        ),
+                    ));
+                }
                 block_start = chain_u64(&v, &["structAttributes", field]).filter(|b| *b > 0);
                 if block_start.is_none() {
                     return Err(invalid(
@@ -448,7 +473,7 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
             "is required",
         )
     })?;
-    let r = resolve(&core, &args, action).await?;
+    let r = resolve(&core, &args, action, Purpose::Find).await?;
     let max = u64_arg(&args, "max_iterations").unwrap_or(DEFAULT_MAX_ITERATIONS);
     let threads = u64_arg(&args, "threads").map_or_else(default_threads, |t| t as usize);
     let start_nonce = u64_arg(&args, "start_nonce").unwrap_or(0);
@@ -680,7 +705,7 @@ async fn validate_proof(core: Core, args: Value) -> Result<Value, ToolError> {
         if start_known {
             o.insert("block_start".into(), json!(work.block_start));
         }
-        Some(resolve(&core, &a, work.action).await?)
+        Some(resolve(&core, &a, work.action, Purpose::Check).await?)
     } else {
         None
     };
@@ -767,7 +792,7 @@ async fn measured_hashrate() -> f64 {
 async fn pow_schedule(core: Core, args: Value) -> Result<Value, ToolError> {
     let (range, block_start, current_block, source) = match action_arg(&args)? {
         Some(action) => {
-            let r = resolve(&core, &args, action).await?;
+            let r = resolve(&core, &args, action, Purpose::Find).await?;
             (r.range, r.work.block_start, r.current_block, r.range_source)
         }
         None => {
