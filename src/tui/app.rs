@@ -77,6 +77,31 @@ impl Tab {
         }
     }
 
+    /// The tab a keymap context belongs to, or `None` for the contexts every tab
+    /// shares (the global keys, help, the source dialog). Exhaustive, so a new
+    /// context must be placed.
+    pub fn of_context(context: Context) -> Option<Tab> {
+        use Context as X;
+        Some(match context {
+            X::Global | X::Help | X::SourceDialog => return None,
+            X::Kinds
+            | X::List
+            | X::Tree
+            | X::References
+            | X::Filter
+            | X::ActionMenu
+            | X::ActionTypes
+            | X::ActionForm
+            | X::ActionResult => Tab::Entities,
+            X::Handles | X::HandleData | X::Fields => Tab::Handles,
+            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
+            X::Pow | X::PowPrompt => Tab::Pow,
+            X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
+            X::Replay | X::ReplayDetail => Tab::Replay,
+            X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
+        })
+    }
+
     /// The tab's position, from 1; its number key shows it.
     pub fn number(self) -> u8 {
         match self {

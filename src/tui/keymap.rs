@@ -1014,6 +1014,25 @@ impl Keymap {
         Keymap { bindings }
     }
 
+    /// Every context that has bindings, in keymap order.
+    pub fn contexts(&self) -> Vec<Context> {
+        let mut out: Vec<Context> = Vec::new();
+        for b in &self.bindings {
+            if !out.contains(&b.context) {
+                out.push(b.context);
+            }
+        }
+        out
+    }
+
+    /// True when a key written `label` (as hints and help write it: `Enter`, `C-u`,
+    /// `j`) is bound in `context`.
+    pub fn binds(&self, context: Context, label: &str) -> bool {
+        self.bindings
+            .iter()
+            .any(|b| b.context == context && b.key.label() == label)
+    }
+
     /// The command `key` is bound to first in `context`, if any.
     pub fn command(&self, context: Context, key: &KeyEvent) -> Option<Command> {
         self.commands_for(context, key).next()
