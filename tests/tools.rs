@@ -27,6 +27,7 @@ fn call(core: &Core, tool: &str, args: Value) -> Result<Value, Value> {
 /// per call is enough.
 fn futures_lite<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
+        .enable_all()
         .build()
         .unwrap()
         .block_on(f)
@@ -698,13 +699,57 @@ fn the_catalogs_argument_names_are_accepted() {
     // The alias is in the schema an agent reads.
     let spec = c.tool_spec("structs_workflow_execute").unwrap();
     assert!(spec.input_schema["properties"]["parameters"].is_object());
+    // Every alias is in its tool's schema, beside the name it stands for.
     for &(tool, alias, name) in structs_console::tools::CATALOG_NAMES {
-        let props = &c.tool_spec(tool).unwrap().input_schema["properties"];
+        let schema = &c.tool_spec(tool).unwrap().input_schema;
+        let at = |path: &str| {
+            let pointer: String = path
+                .split('.')
+                .map(|p| format!("/properties/{p}"))
+                .collect();
+            schema.pointer(&pointer).cloned()
+        };
         assert!(
-            props[alias].is_object() && props[name].is_object(),
-            "{tool}"
+            at(alias).is_some() && at(name).is_some(),
+            "{tool}: {alias} {name}"
         );
     }
+
+    // The docs search's category, plural as the catalog writes it, is the doc type.
+    let by_type = call(
+        &c,
+        "structs_docs_search",
+        json!({"query": "player", "type": "schema"}),
+    )
+    .unwrap();
+    let by_category = call(
+        &c,
+        "structs_docs_search",
+        json!({"query": "player", "category": "schemas"}),
+    )
+    .unwrap();
+    assert_eq!(by_type["hits"], by_category["hits"]);
+    assert!(!by_type["hits"].as_array().unwrap().is_empty());
+    let index = call(&c, "structs_docs_get_index", json!({"category": "schemas"})).unwrap();
+    assert_eq!(index["category"], "schema");
+
+    // The catalog's damage example, in its own names (with the chain's weapon names).
+    let ours = call(
+        &c,
+        "structs_calculate_damage",
+        json!({"attacker": {"struct_type": 10, "weapon": "primary", "damage": 3},
+               "defender": {"struct_type": 1, "attack_reduction": 1}}),
+    )
+    .unwrap();
+    let catalog = call(
+        &c,
+        "structs_calculate_damage",
+        json!({"attacker": {"struct_type": 10, "weapon_type": "primary", "power": 3},
+               "defender": {"struct_type": 1, "armor": 1}}),
+    )
+    .unwrap();
+    assert_eq!(ours["expected"], catalog["expected"]);
+    assert_eq!(ours["attacker"], catalog["attacker"]);
 }
 
 /// No answer is over the limit, errors included: a value echoed back is cut, with its

@@ -65,18 +65,29 @@ impl RegisteredTool {
         if self.remote {
             return Ok(());
         }
-        if let Some(obj) = args.as_object_mut() {
-            for &(alias, name) in &self.aliases {
-                let Some(v) = obj.remove(alias) else { continue };
-                if obj.contains_key(name) {
-                    return Err(ToolError::field(
-                        ErrorCode::ValidationInvalidValue,
-                        alias,
-                        format!("is another name for {name}; give one of them, not both"),
-                    ));
-                }
-                obj.insert(name.to_string(), v);
+        for &(alias, name) in &self.aliases {
+            // `attacker.weapon_type`: the object at `attacker`, its key `weapon_type`.
+            let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
+            let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
+            let pointer: String = parent
+                .split('.')
+                .filter(|p| !p.is_empty())
+                .map(|p| format!("/{p}"))
+                .collect();
+            let Some(obj) = args.pointer_mut(&pointer).and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let Some(v) = obj.remove(alias_key) else {
+                continue;
+            };
+            if obj.contains_key(name_key) {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationInvalidValue,
+                    alias,
+                    format!("is another name for {name}; give one of them, not both"),
+                ));
             }
+            obj.insert(name_key.to_string(), v);
         }
         schema::drop_optional_nulls(&self.spec.input_schema, args);
         Ok(())
@@ -173,35 +184,45 @@ impl Registry {
     }
 
     /// Lets `tool` take its argument `name` as `alias` too (the name the catalog
-    /// uses). The alias is listed in the tool's schema, and a call giving both is
-    /// refused. Panics when the tool or the argument does not exist: a programming
-    /// error the first test that builds a core catches.
+    /// uses); a dotted pair (`attacker.weapon_type`, `attacker.weapon`) names a field
+    /// of an object argument. The alias is listed in the tool's schema, and a call
+    /// giving both is refused. Panics when the tool or the argument does not exist: a
+    /// programming error the first test that builds a core catches.
     pub fn alias(&mut self, tool: &str, alias: &'static str, name: &'static str) {
         let t = self
             .tools
             .get_mut(tool)
             .unwrap_or_else(|| panic!("alias {alias} for {tool}, which is not registered"));
-        let props = t
-            .spec
-            .input_schema
+        let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
+        let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
+        let mut at = &mut t.spec.input_schema;
+        for part in parent.split('.').filter(|p| !p.is_empty()) {
+            at = at
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(part))
+                .unwrap_or_else(|| panic!("{tool} has no object argument {parent}"));
+        }
+        let props = at
             .get_mut("properties")
             .and_then(Value::as_object_mut)
             .unwrap_or_else(|| panic!("{tool} has no properties to alias"));
         let mut schema = props
-            .get(name)
+            .get(name_key)
             .unwrap_or_else(|| panic!("{tool} has no argument {name} to alias as {alias}"))
             .clone();
         assert!(
-            !props.contains_key(alias),
+            !props.contains_key(alias_key),
             "{tool} already has an argument {alias}"
         );
         if let Some(obj) = schema.as_object_mut() {
             obj.insert(
                 "description".into(),
-                json!(format!("Another name for {name}; give one or the other.")),
+                json!(format!(
+                    "Another name for {name_key} (the tool catalog's); give one or the other."
+                )),
             );
         }
-        props.insert(alias.to_string(), schema);
+        props.insert(alias_key.to_string(), schema);
         t.schema = ArgSchema::compile(&t.spec.input_schema)
             .unwrap_or_else(|e| panic!("input schema of {tool} does not compile: {e}"));
         t.aliases.push((alias, name));

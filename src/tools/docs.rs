@@ -351,11 +351,19 @@ async fn search(core: Core, args: Value) -> Result<Value, ToolError> {
     let snap = snapshot(&core).await?;
     let query = opt_str(&args, "query").unwrap_or_default();
     let limit = whole(&args, "limit", 10);
-    let doc_type = opt_str(&args, "type")
-        .map(str::trim)
-        .filter(|t| !t.is_empty());
+    // A type as written, or its singular (`schemas` for `schema`, as the tool
+    // catalog writes its categories).
+    let has_type = |t: &str| snap.docs().values().any(|d| d.doc_type == t);
+    let doc_type: Option<String> = opt_str(&args, "type")
+        .map(|t| t.trim().to_lowercase())
+        .filter(|t| !t.is_empty())
+        .map(|t| match t.strip_suffix('s') {
+            Some(one) if !has_type(&t) && has_type(one) => one.to_string(),
+            _ => t,
+        });
+    let doc_type = doc_type.as_deref();
     if let Some(t) = doc_type
-        && !snap.docs().values().any(|d| d.doc_type == t.to_lowercase())
+        && !has_type(t)
     {
         let types = snap.categories();
         return Err(bad(
@@ -569,6 +577,16 @@ async fn get_index(core: Core, args: Value) -> Result<Value, ToolError> {
     let categories = snap.categories();
     match opt_str(&args, "category").map(|c| c.trim().to_lowercase()) {
         Some(category) => {
+            // As written, or its singular (`schemas`, as the tool catalog writes it).
+            let category = match category.strip_suffix('s') {
+                Some(one)
+                    if !categories.contains_key(category.as_str())
+                        && categories.contains_key(one) =>
+                {
+                    one.to_string()
+                }
+                _ => category,
+            };
             let Some(docs) = categories.get(category.as_str()) else {
                 return Err(bad(
                     "category",

@@ -46,8 +46,27 @@ pub fn register_all(registry: &mut Registry) {
 
 /// Arguments the tool catalog names otherwise than these tools do: (tool, the
 /// catalog's name, the tool's name). Both names are accepted.
-pub const CATALOG_NAMES: &[(&str, &str, &str)] =
-    &[("structs_workflow_execute", "parameters", "inputs")];
+pub const CATALOG_NAMES: &[(&str, &str, &str)] = &[
+    ("structs_workflow_execute", "parameters", "inputs"),
+    ("structs_docs_search", "category", "type"),
+    // The catalog's damage example: the weapon fired, its damage per hit, and the
+    // armour taken off each volley.
+    (
+        "structs_calculate_damage",
+        "attacker.weapon_type",
+        "attacker.weapon",
+    ),
+    (
+        "structs_calculate_damage",
+        "attacker.power",
+        "attacker.damage",
+    ),
+    (
+        "structs_calculate_damage",
+        "defender.armor",
+        "defender.attack_reduction",
+    ),
+];
 
 /// A chain integer (a string in REST JSON) at `path`.
 pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
