@@ -252,7 +252,8 @@ fn paging_forward_then_back_returns_the_same_page() {
     press(&mut app, KeyCode::Char('n'));
     let second = app.listed_ids();
     assert_eq!(second.len(), 4, "24 players: 20 then 4");
-    assert_eq!(second[0].to_string(), "1-21");
+    // The chain's order of ids: 1-1, 1-10 … 1-19, 1-2, 1-20 … 1-24, 1-3 … 1-9.
+    assert_eq!(second[0].to_string(), "1-6");
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(app.listed_ids(), second, "there is no third page");
     press(&mut app, KeyCode::Char('p'));
@@ -950,12 +951,12 @@ fn d_switches_the_references_to_depth_two_and_back() {
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
-    let query = app.references_query().expect("1-2 open");
-    assert_eq!(query["id"], "1-2");
+    let query = app.references_query().expect("1-10 open");
+    assert_eq!(query["id"], "1-10");
     assert_eq!(query["reference_depth"], 2);
     // ...and d works from the entity tree too.
     press(&mut app, KeyCode::Char('d'));
-    assert_eq!(app.references_query().expect("1-2")["reference_depth"], 1);
+    assert_eq!(app.references_query().expect("1-10")["reference_depth"], 1);
     let frame = draw(&mut app, 100, 30);
     assert!(frame.contains("references · depth 1"), "{frame}");
 }
@@ -1171,8 +1172,9 @@ fn console_with_handles(clipboard: Box<dyn Clipboard>) -> (Runtime, Core, App) {
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
     let core = Core::with_clock(Arc::new(source), WallClock::Fixed(wall()));
     for tool in ["structs_list_players", "structs_list_structs"] {
+        // Lists hold each entity's core record; with their references they are large.
         let answer = runtime
-            .block_on(core.call_json(tool, json!({"page_size": 100})))
+            .block_on(core.call_json(tool, json!({"page_size": 100, "include_references": true})))
             .expect("a list");
         assert_eq!(answer["status"], "partial", "{tool} is over 25 KB");
     }

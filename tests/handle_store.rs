@@ -354,7 +354,7 @@ async fn handles_stored_before_redis_restarts_are_still_there_after() {
         RedisStore::connect(&redis.url(), "restart").await.unwrap(),
     ));
     let mut stored = Vec::new();
-    for tool in ["structs_list_players", "structs_list_structs"] {
+    for tool in ["structs_list_players", "structs_list_planets"] {
         let v = core
             .call_json(tool, json!({"page_size": 100}))
             .await

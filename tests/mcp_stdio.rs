@@ -499,8 +499,9 @@ async fn plans_and_workflows_over_mcp() {
     )
     .await;
     assert_eq!(err, Some(false), "{plan:#}");
-    assert_eq!(plan["steps"][1]["resolved_params"]["player_id"], "1-2");
-    assert_eq!(plan["steps"][1]["data"]["player"]["Player"]["id"], "1-2");
+    // The second player in the chain's order of ids.
+    assert_eq!(plan["steps"][1]["resolved_params"]["player_id"], "1-10");
+    assert_eq!(plan["steps"][1]["data"]["player"]["Player"]["id"], "1-10");
 
     let (err, bad) = call(
         "structs_plan_execute",
@@ -631,7 +632,10 @@ async fn every_uri_an_answer_carries_can_be_read() {
         ("structs_query_entity", json!({"id": "1-999"})),
         ("structs_query_player", json!({"player_id": "player-1"})),
         ("structs_validate_entity_id", json!({"id": "12-3"})),
-        ("structs_list_structs", json!({"page_size": 100})),
+        (
+            "structs_list_structs",
+            json!({"page_size": 100, "include_references": true}),
+        ),
         (
             "structs_handle_fetch",
             json!({"handle": "structs:struct:1:00000000"}),

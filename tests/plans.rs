@@ -53,6 +53,14 @@ fn scenario(core: &Core, plan: Value) -> Value {
     r
 }
 
+/// Item `i` of a kind's `count` entities in the order lists give them: the chain's,
+/// by the bytes of the ids (`5-1`, `5-10`, `5-100`, `5-101`, …).
+fn in_chain_order(code: u8, count: u64, i: usize) -> String {
+    let mut ids: Vec<String> = (1..=count).map(|n| format!("{code}-{n}")).collect();
+    ids.sort();
+    ids[i].clone()
+}
+
 fn step(r: &Value, i: usize) -> &Value {
     &r["steps"][i]
 }
@@ -424,13 +432,14 @@ fn scenario_list_then_query_then_follow_the_ids() {
             {"tool": "structs_query_fleet", "params": {"fleet_id": "${steps.player.data.player.Player.fleetId}"}}
         ]}),
     );
-    assert_eq!(step(&r, 1)["resolved_params"]["player_id"], "1-2");
+    // The chain's order of ids: 1-1, 1-10, 1-11.
+    assert_eq!(step(&r, 1)["resolved_params"]["player_id"], "1-10");
     assert_eq!(
         step(&r, 1)["params"]["player_id"],
         "${steps.players.data.players[1].Player.id}"
     );
-    assert_eq!(step(&r, 2)["data"]["planet"]["Planet"]["owner"], "1-2");
-    assert_eq!(step(&r, 3)["data"]["fleet"]["Fleet"]["owner"], "1-2");
+    assert_eq!(step(&r, 2)["data"]["planet"]["Planet"]["owner"], "1-10");
+    assert_eq!(step(&r, 3)["data"]["fleet"]["Fleet"]["owner"], "1-10");
     assert_eq!(step(&r, 2)["substitutions"][0]["from_step"], 1);
     assert_eq!(r["totals"]["succeeded"], 4);
 }
@@ -493,7 +502,8 @@ fn scenario_negative_indices_length_and_inputs() {
         step(&r, 0)["resolved_params"],
         json!({"entity_type": "planet", "page_size": 4})
     );
-    assert_eq!(step(&r, 1)["resolved_params"]["planet_id"], "2-4");
+    // Lists come in the chain's order of ids: 2-1, 2-10, 2-11, 2-12.
+    assert_eq!(step(&r, 1)["resolved_params"]["planet_id"], "2-12");
     assert_eq!(step(&r, 2)["resolved_params"]["id"], "2-4");
 }
 
@@ -616,7 +626,7 @@ fn scenario_fan_out_and_fan_in_run_at_once() {
     );
     assert_eq!(
         step(&r, 5)["resolved_params"]["data"]["Planet"],
-        json!({"a": "2-1", "b": "2-2", "c": "2-3", "d": "2-4"})
+        json!({"a": "2-1", "b": "2-10", "c": "2-11", "d": "2-12"})
     );
     // The made-up record is not a planet: the check answers, and says so.
     assert_eq!(step(&r, 5)["data"]["valid"], false);
@@ -673,7 +683,7 @@ fn scenario_a_reference_reads_past_a_handle_summary() {
     let r = scenario(
         &core,
         json!({"steps": [
-            {"id": "all", "tool": "structs_list_structs", "params": {"page_size": 100}},
+            {"id": "all", "tool": "structs_list_structs", "params": {"page_size": 100, "include_references": true}},
             {"tool": "structs_query_struct", "params": {"struct_id": "${steps.all.data.structs[90].Struct.id}"}},
             {"tool": "structs_handle_fetch", "params": {"handle": "${steps.all.data.result_handle}", "page": 2}}
         ]}),
@@ -686,8 +696,9 @@ fn scenario_a_reference_reads_past_a_handle_summary() {
             .is_none_or(|a| a.len() < 90)
     );
     // ...and the reference read the whole stored result.
-    assert_eq!(step(&r, 1)["resolved_params"]["struct_id"], "5-91");
-    assert_eq!(step(&r, 1)["data"]["struct"]["Struct"]["id"], "5-91");
+    let ninety_first = in_chain_order(5, 120, 90);
+    assert_eq!(step(&r, 1)["resolved_params"]["struct_id"], ninety_first);
+    assert_eq!(step(&r, 1)["data"]["struct"]["Struct"]["id"], ninety_first);
     assert!(step(&r, 2)["data"].is_object());
 }
 
@@ -707,7 +718,7 @@ fn scenario_calculations_and_decisions_on_listed_entities() {
                 "struct_type": "${step[2].data.struct_type.id}"}}
         ]}),
     );
-    assert_eq!(step(&r, 1)["resolved_params"]["entity_id"], "5-2");
+    assert_eq!(step(&r, 1)["resolved_params"]["entity_id"], "5-10");
     assert_eq!(step(&r, 3)["resolved_params"]["player_id"], "1-1");
     assert_eq!(step(&r, 3)["resolved_params"]["struct_type"], 14);
     assert!(step(&r, 3)["data"].is_object());
@@ -815,7 +826,7 @@ fn plans_written_the_seeds_way_run() {
                 {"tool": "structs_list_players", "params": {"page_size": 5}},
                 {"tool": "structs_query_player", "params": {"player_id": "${step[0].data.players[2].id}"}}
             ]}),
-            "1-3",
+            "1-11",
             vec!["step[0].data.players[2].id read as step[0].data.players[2].Player.id"],
         ),
         // A query's record without its wrapper, by step id, and the last item.
@@ -832,7 +843,7 @@ fn plans_written_the_seeds_way_run() {
                 {"tool": "structs_list_entities", "params": {"entity_type": "fleet", "page_size": 3}},
                 {"tool": "structs_query_fleet", "params": {"fleet_id": "${step[0].data[-1].id}"}}
             ]}),
-            "9-3",
+            "9-11",
             vec![
                 "step[0].data[-1] read as step[0].data.fleets[-1]",
                 "step[0].data[-1].id read as step[0].data.fleets[-1].Fleet.id",
@@ -909,7 +920,7 @@ fn a_missing_item_of_a_handle_backed_result_is_described_truly() {
     let r = execute(
         &core,
         json!({"steps": [
-            {"tool": "structs_list_structs", "params": {"page_size": 100}},
+            {"tool": "structs_list_structs", "params": {"page_size": 100, "include_references": true}},
             {"tool": "structs_query_struct", "params": {"struct_id": "${step[0].data.structs[100].Struct.id}"}}
         ]}),
     );
@@ -927,11 +938,14 @@ fn a_missing_item_of_a_handle_backed_result_is_described_truly() {
     let r = scenario(
         &core,
         json!({"steps": [
-            {"tool": "structs_list_structs", "params": {"page_size": 100}},
+            {"tool": "structs_list_structs", "params": {"page_size": 100, "include_references": true}},
             {"tool": "structs_query_struct", "params": {"struct_id": "${step[0].data[99].id}"}},
             {"tool": "structs_handle_fetch", "params": {"handle": "${step[0].data.result_handle}", "page": 2}}
         ]}),
     );
-    assert_eq!(step(&r, 1)["resolved_params"]["struct_id"], "5-100");
+    assert_eq!(
+        step(&r, 1)["resolved_params"]["struct_id"],
+        in_chain_order(5, 120, 99)
+    );
     assert!(step(&r, 2)["data"]["page_info"].is_object());
 }

@@ -82,20 +82,12 @@ async fn a_recorded_session_reads_back_call_by_call() {
         answers.push((tool, args.clone(), call(&client, tool, args).await));
     }
     // A subscription and a change: the resource update is recorded as a notification.
-    let online = call(
-        &client,
-        "structs_list_entities",
-        json!({"entity_type": "struct", "page_size": 30}),
-    )
-    .await
-    .0;
-    let s = online["structs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["structAttributes"]["isOnline"] == true)
-        .unwrap()
-        .clone();
+    // 5-4, an Ore Refinery of the demo world, is online.
+    let online = call(&client, "structs_query_struct", json!({"struct_id": "5-4"}))
+        .await
+        .0;
+    let s = online["struct"].clone();
+    assert_eq!(s["structAttributes"]["isOnline"], true);
     let (sid, owner) = (
         s["Struct"]["id"].as_str().unwrap(),
         s["Struct"]["owner"].as_str().unwrap(),
@@ -213,22 +205,11 @@ async fn a_recorded_session_replays_the_same_until_the_world_changes() {
     call(&client, "structs_query_entity", json!({"id": "1-1"})).await;
     call(&client, "structs_list_players", json!({"page_size": 100})).await; // a handle
     call(&client, "structs_query_entity", json!({"id": "1-999"})).await;
-    let online = call(
-        &client,
-        "structs_list_entities",
-        json!({"entity_type": "struct", "page_size": 30}),
-    )
-    .await
-    .0;
-    let sid = online["structs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["structAttributes"]["isOnline"] == true)
-        .unwrap()["Struct"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let online = call(&client, "structs_query_struct", json!({"struct_id": "5-4"}))
+        .await
+        .0;
+    assert_eq!(online["struct"]["structAttributes"]["isOnline"], true);
+    let sid = "5-4".to_string();
     call(
         &client,
         "structs_action_submit_transaction",

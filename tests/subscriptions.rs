@@ -64,18 +64,17 @@ async fn online_structs(client: &RunningService<RoleClient, Updates>) -> Vec<(St
         json!({"entity_type": "struct", "page_size": 30}),
     )
     .await;
-    v["structs"]
-        .as_array()
-        .expect("a list of structs")
-        .iter()
-        .filter(|s| s["structAttributes"]["isOnline"] == true)
-        .map(|s| {
-            (
-                s["Struct"]["id"].as_str().unwrap().to_string(),
-                s["Struct"]["owner"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
+    // A list gives each struct's core record; whether it is online is in the struct's
+    // own record, read one by one.
+    let mut out = Vec::new();
+    for s in v["structs"].as_array().expect("a list of structs") {
+        let id = s["Struct"]["id"].as_str().unwrap().to_string();
+        let one = call(client, "structs_query_struct", json!({"struct_id": id})).await;
+        if one["struct"]["structAttributes"]["isOnline"] == true {
+            out.push((id, s["Struct"]["owner"].as_str().unwrap().to_string()));
+        }
+    }
+    out
 }
 
 fn deactivate(id: &str) -> Value {

@@ -1,6 +1,7 @@
 //! Entity identifiers: the twelve entity kinds of the chain and the `{code}-{index}` ids
 //! that name them. Pure data, no I/O.
 
+pub mod order;
 pub mod struct_types;
 
 use std::fmt;

@@ -17,6 +17,7 @@ pub use world::{World, WorldConfig};
 use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo, TxOutcome};
 use crate::chain::{Assume, Requirement, Signed};
 use crate::core::error::{ErrorCode, ToolError};
+use crate::entity::order::lex_next;
 use crate::entity::{EntityId, EntityKind};
 use crate::events::{EventBus, GameEvent};
 
@@ -196,15 +197,16 @@ impl SimSource {
     }
 
     fn list_now(&self, q: &ListQuery) -> Result<Page, ToolError> {
+        // The index of the last entity shown; the page starts after it.
         let after = match q.after.as_deref() {
-            None => 0,
-            Some(text) => text.parse::<u64>().map_err(|_| {
+            None => None,
+            Some(text) => Some(text.parse::<u64>().map_err(|_| {
                 ToolError::field(
                     ErrorCode::ValidationInvalidFormat,
                     "page_key",
                     "is not a key this source issued; pass pagination.next_key unchanged",
                 )
-            })?,
+            })?),
         };
         let world = self.read();
         let count = world.count(q.kind);
@@ -229,30 +231,32 @@ impl SimSource {
             }
             true
         };
-        // One pass: count every match for `total`, and render the page's matches after
-        // `after`. Unfiltered, every index matches, so the scan stops at the page's end.
+        // One pass in the chain's order of ids: count every match for `total`, and
+        // render the page's matches after `after`. Unfiltered, every index matches, so
+        // the walk starts after `after` and stops at the page's end.
         let unfiltered = q.owner.is_none() && q.guild.is_none() && q.id_prefix.is_none();
+        let first = match (unfiltered, after) {
+            (true, Some(a)) => lex_next(a, count),
+            _ => (count > 0).then_some(1),
+        };
+        let mut passed = unfiltered || after.is_none();
         let mut buf = String::new();
         let mut total = 0;
         let mut items = Vec::with_capacity(q.page_size.min(100));
         let mut last_returned = None;
         let mut next_after = None;
-        let first = if unfiltered {
-            after.saturating_add(1)
-        } else {
-            1
-        };
-        for index in first..=count {
+        for index in std::iter::successors(first, |&i| lex_next(i, count)) {
             if !matches(index, &mut buf) {
                 continue;
             }
             total += 1;
-            if index <= after {
+            if !passed {
+                passed = after == Some(index);
                 continue;
             }
             if items.len() < q.page_size {
                 if let Some(v) = world.render(EntityId::new(q.kind, index)) {
-                    items.push(v);
+                    items.push(list_item(q.kind, v));
                     last_returned = Some(index);
                 }
             } else if next_after.is_none() {
@@ -271,6 +275,23 @@ impl SimSource {
             next_after: next_after.map(|a: u64| a.to_string()),
             total,
         })
+    }
+}
+
+/// An entity as a list shows it, the way the chain's list routes do: the core object
+/// under its wrapper key, without the attribute blocks a query of one entity adds
+/// (`gridAttributes`, `planetAttributes`, `structAttributes`, …). A list from a node,
+/// from `serve-rest` and from the embedded world has one shape.
+fn list_item(kind: EntityKind, full: Value) -> Value {
+    match kind.rest_key() {
+        Some(key) => match full {
+            Value::Object(mut map) => match map.remove(key) {
+                Some(core) => serde_json::json!({ key: core }),
+                None => Value::Object(map),
+            },
+            other => other,
+        },
+        None => full,
     }
 }
 
@@ -385,7 +406,37 @@ mod tests {
                 None => break,
             }
         }
-        let expected: Vec<String> = (1..=57).map(|i| format!("1-{i}")).collect();
+        // Every player once, in the chain's order: the ids' bytes.
+        let mut expected: Vec<String> = (1..=57).map(|i| format!("1-{i}")).collect();
+        expected.sort();
+        assert_eq!(seen, expected);
+        assert_eq!(&seen[..4], ["1-1", "1-10", "1-11", "1-12"]);
+    }
+
+    #[test]
+    fn filtered_pages_keep_the_chains_order_and_a_list_item_is_the_core_record() {
+        let src = sim(57);
+        let mut q = ListQuery::new(EntityKind::Player, 4);
+        q.id_prefix = Some("1-1".into());
+        let mut seen = Vec::new();
+        loop {
+            let page = src.list_now(&q).unwrap();
+            assert_eq!(page.total, 11);
+            for item in &page.items {
+                let keys: Vec<&String> = item.as_object().unwrap().keys().collect();
+                assert_eq!(keys, ["Player"], "only the core record");
+            }
+            seen.extend(ids(&page, EntityKind::Player));
+            match page.next_after {
+                Some(after) => q.after = Some(after),
+                None => break,
+            }
+        }
+        let mut expected: Vec<String> = (1..=57)
+            .map(|i| format!("1-{i}"))
+            .filter(|id| id.starts_with("1-1"))
+            .collect();
+        expected.sort();
         assert_eq!(seen, expected);
     }
 
