@@ -9,7 +9,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crossterm::event::KeyCode;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 use structs_console::core::WallClock;
 use structs_console::core::call::{CallContext, ProgressUpdate};
@@ -338,6 +338,19 @@ fn progress_and_cancel_cross_the_wire_and_show_as_notifications() {
     press(&mut app, KeyCode::Tab);
     let frame = draw(&mut app, 160, 30);
     assert!(frame.contains("notifications/progress"), "{frame}");
+    // The end of the longer traffic view, then back: G shows the last notifications
+    // filling the pane down to its bottom, not the last one alone at the top.
+    let shown = |frame: &str| frame.matches("notifications/progress").count();
+    let small = draw(&mut app, 160, 12);
+    let progress = shown(&small);
+    assert!(progress >= 3, "{small}");
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Char('G'));
+    draw(&mut app, 160, 12);
+    app.handle_key(KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT));
+    press(&mut app, KeyCode::Char('G'));
+    let frame = draw(&mut app, 160, 12);
+    assert_eq!(shown(&frame), progress, "{frame}");
 }
 
 #[test]

@@ -1471,7 +1471,7 @@ fn pow_job_waits_runs_when_the_blocks_bring_the_difficulty_down_and_cancels() {
     );
     snapshot(
         "pow_waiting",
-        "A build job two blocks old: difficulty 58, waiting for 10 (the web client's rule); the coming steps at 20 MH/s",
+        "A build job two blocks old: difficulty 58, waiting for 10 (the web client's rule); the clock is paused, so no wait is promised; the coming steps at 20 MH/s",
         &mut app,
         110,
         30,
@@ -1543,9 +1543,10 @@ fn w_on_a_struct_in_entities_starts_its_build_job() {
     press(&mut app, KeyCode::Char('1'));
     // The id filter opens a whole id as a tree; w starts a job for it.
     press(&mut app, KeyCode::Char('/'));
-    type_text(&mut app, "5-3");
+    // 5-22 is being built: its job is its build.
+    type_text(&mut app, "5-22");
     press(&mut app, KeyCode::Enter);
-    let first = "5-3";
+    let first = "5-22";
     assert!(
         draw(&mut app, 110, 30).contains("w  pow job"),
         "the hint bar offers the job"
@@ -2817,4 +2818,149 @@ fn escape_sequences_in_answers_are_drawn_inert() {
             );
         }
     }
+}
+
+// ------------------------------------------------------------ prompts, dialogs, `w`
+
+/// `/` and `o` start empty: typing never lands after the last filter or path.
+#[test]
+fn the_filter_and_the_open_prompt_start_empty() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "2-1");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.references_query().expect("2-1 open")["id"], "2-1");
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "2-12");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        app.references_query().expect("2-12 open")["id"],
+        "2-12",
+        "the second filter is what was typed, not 2-12-12"
+    );
+
+    // Plans: the path prompt starts empty; Enter on it opens the last file again.
+    let plan = plan_file(
+        "prompt.json",
+        r#"{"steps": [{"tool": "structs_query_block_height"}]}"#,
+    );
+    press(&mut app, KeyCode::Char('3'));
+    press(&mut app, KeyCode::Char('o'));
+    type_text(&mut app, &plan);
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.status_text().is_none_or(|s| !s.contains("cannot")),
+        "{:?}",
+        app.status_text()
+    );
+    press(&mut app, KeyCode::Char('o'));
+    let frame = draw(&mut app, 160, 30);
+    assert!(frame.contains(&format!("opens {plan} again")), "{frame}");
+    type_text(&mut app, &plan);
+    press(&mut app, KeyCode::Enter);
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(!status.contains(&format!("{plan}{plan}")), "{status}");
+    assert!(!status.contains("cannot"), "{status}");
+}
+
+/// `w` on a struct starts the work it is doing, or says there is none.
+#[test]
+fn w_starts_the_proof_of_the_work_a_struct_is_doing() {
+    let (_rt, mut app) = console();
+    let job_for = |app: &mut App, id: &str| {
+        press(app, KeyCode::Char('1'));
+        press(app, KeyCode::Char('/'));
+        type_text(app, id);
+        press(app, KeyCode::Enter);
+        press(app, KeyCode::Char('w'));
+        app.settle();
+        (
+            app.tab(),
+            app.status_text().unwrap_or_default().to_string(),
+            draw(app, 120, 30),
+        )
+    };
+    // 5-4, an online Ore Refinery refining: a refine job.
+    let (tab, _, frame) = job_for(&mut app, "5-4");
+    assert_eq!(tab, Tab::Pow);
+    assert!(frame.contains("5-4 refine"), "{frame}");
+    // 5-56, an Ore Extractor mining: a mine job.
+    let (_, _, frame) = job_for(&mut app, "5-56");
+    assert!(frame.contains("5-56 mine"), "{frame}");
+    // 5-22, still being built: its build.
+    let (_, _, frame) = job_for(&mut app, "5-22");
+    assert!(frame.contains("5-22 build"), "{frame}");
+    // 5-12, built and doing no proof work: nothing started, and the status says why.
+    let (_, status, frame) = job_for(&mut app, "5-12");
+    assert!(status.contains("no proof to find"), "{status}");
+    assert!(!frame.contains("5-12 build"), "{frame}");
+}
+
+/// While the clock is paused, a waiting job says so instead of a time that will not
+/// come.
+#[test]
+fn a_waiting_job_says_the_clock_is_paused() {
+    let (_runtime, mut app, _core, _) = pow_console();
+    let height = WorldConfig::DEFAULT_HEIGHT;
+    new_job(
+        &mut app,
+        &format!("5-42 build block_start={} difficulty=700", height - 2),
+    );
+    app.tick(std::time::Instant::now());
+    let frame = draw(&mut app, 140, 30);
+    assert!(frame.contains("at block 120273 (clock paused)"), "{frame}");
+    assert!(
+        frame.contains("(difficulty 8); the clock is paused"),
+        "{frame}"
+    );
+    assert!(!frame.contains("(in "), "{frame}");
+}
+
+/// The source dialog moves with j and k like every list, and Enter on the source
+/// already in use changes nothing (the open entity stays open).
+#[test]
+fn the_source_dialog_moves_with_j_and_k_and_keeps_the_source_in_use() {
+    use structs_console::source::rest::RestConfig;
+    use structs_console::source::switch::{SwitchSource, Switcher};
+    let runtime = runtime();
+    let first: Arc<dyn GameSource> = Arc::new(sim());
+    let switch = runtime.block_on(async { SwitchSource::new(first) });
+    let core = Core::builder(switch.clone())
+        .clock(WallClock::Fixed(wall()))
+        .build()
+        .expect("core");
+    let switcher = Switcher::new(
+        switch,
+        Box::new(|| Arc::new(sim()) as Arc<dyn GameSource>),
+        Box::new(RestConfig::new),
+        None,
+    );
+    let mut app =
+        App::new(core, Theme::default(), runtime.handle().clone()).with_switcher(switcher);
+    app.settle();
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.references_query().expect("1-1 open")["id"], "1-1");
+    press(&mut app, KeyCode::Char('S'));
+    press(&mut app, KeyCode::Char('j'));
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("› rest"), "j moves down: {frame}");
+    // On the endpoint, j and k type.
+    type_text(&mut app, "jk");
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("1317jk"), "{frame}");
+    press(&mut app, KeyCode::Up);
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("› sim"), "{frame}");
+    press(&mut app, KeyCode::Char('k'));
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("› sim"), "k stays on the first: {frame}");
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        app.status_text()
+            .is_some_and(|s| s.contains("already using the embedded world")),
+        "{:?}",
+        app.status_text()
+    );
+    assert_eq!(app.references_query().expect("1-1 still open")["id"], "1-1");
 }

@@ -715,8 +715,12 @@ impl Keymap {
         bind(X::Global, &[K::ch(']')], C::StepBlocks(100));
         bind(X::Global, &[K::ch('e')], C::ToggleEvents);
         bind(X::Global, &[K::ch('S')], C::OpenSource);
-        bind(X::SourceDialog, &[K::key(KeyCode::Up)], C::Up);
-        bind(X::SourceDialog, &[K::key(KeyCode::Down)], C::Down);
+        bind(X::SourceDialog, &[K::key(KeyCode::Up), K::ch('k')], C::Up);
+        bind(
+            X::SourceDialog,
+            &[K::key(KeyCode::Down), K::ch('j')],
+            C::Down,
+        );
         bind(X::SourceDialog, &[K::key(KeyCode::Enter)], C::AcceptFilter);
         bind(X::SourceDialog, &[K::key(KeyCode::Esc)], C::CancelFilter);
         bind(X::SourceDialog, &[K::key(KeyCode::Backspace)], C::EraseChar);

@@ -262,7 +262,12 @@ impl EntitiesPane {
         match (self.focus, command) {
             (_, Command::FocusNext) => self.focus_step(true),
             (_, Command::FocusPrev) => self.focus_step(false),
-            (_, Command::StartFilter) => self.editing = true,
+            // The prompt starts empty, so typing never appends to the last filter; the
+            // list keeps showing it until the first key.
+            (_, Command::StartFilter) => {
+                self.filter.clear();
+                self.editing = true;
+            }
             (Area::Kinds, Command::Up) => self.select_kind(self.kind_index.saturating_sub(1), ctx),
             (Area::Kinds, Command::Down) => self.select_kind(self.kind_index + 1, ctx),
             (Area::Kinds, Command::Top) => self.select_kind(0, ctx),

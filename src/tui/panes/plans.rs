@@ -580,7 +580,9 @@ impl PlansPane {
             return;
         }
         match (self.focus, command) {
-            (_, Command::OpenPlan) => self.prompt = Some(self.last_path.clone()),
+            // The prompt starts empty (typing never lands after an old path); Enter on
+            // it opens the last file again.
+            (_, Command::OpenPlan) => self.prompt = Some(String::new()),
             (_, Command::OpenWorkflow) => {
                 self.pick = Some(Pick {
                     label: "workflow".into(),
@@ -811,7 +813,10 @@ impl PlansPane {
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::PlanPrompt, key) {
             Some(Command::AcceptFilter) => {
-                let path = self.prompt.take().unwrap_or_default();
+                let mut path = self.prompt.take().unwrap_or_default();
+                if path.trim().is_empty() {
+                    path = self.last_path.clone();
+                }
                 if path.trim().is_empty() {
                     ctx.status.info("no file given; nothing opened");
                 } else {
@@ -1895,9 +1900,13 @@ impl PlansPane {
             .keymap
             .key_label(Context::PlanPrompt, Command::AcceptFilter)
             .unwrap_or_default();
-        let note = format!(
-            "   {accept} opens: a plan, a recorded structs_plan_execute call, or JSON Lines"
-        );
+        let note = if text.is_empty() && !self.last_path.is_empty() {
+            format!("   {accept} opens {} again", self.last_path)
+        } else {
+            format!(
+                "   {accept} opens: a plan, a recorded structs_plan_execute call, or JSON Lines"
+            )
+        };
         Line::from(vec![
             Span::styled(" open › ", theme.style(Role::Prompt)),
             Span::styled(text, theme.style(Role::Text)),

@@ -146,6 +146,11 @@ pub(crate) struct PowPane {
     /// Hashes per second to plan with; measured by the server when `None`.
     planning_rate: Option<f64>,
     next_number: usize,
+    /// Whether the block clock was paused at the last tick: a waiting job's time to
+    /// start is then no time at all.
+    clock_paused: bool,
+    /// A struct read for `w`, to find the work it is doing.
+    work_lookup: Option<(RequestId, EntityId)>,
 }
 
 impl PowPane {
@@ -157,6 +162,8 @@ impl PowPane {
             clipboard,
             planning_rate,
             next_number: 1,
+            clock_paused: false,
+            work_lookup: None,
         }
     }
 
@@ -168,6 +175,7 @@ impl PowPane {
     /// wrong with the text.
     pub fn add_job(&mut self, text: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
         let (args, label) = parse_job(text)?;
+        self.clock_paused = ctx.dispatcher.core().status().paused;
         let mut plan_args = args.clone();
         if let Some(rate) = self.planning_rate {
             plan_args["hashrate"] = json!(rate);
@@ -193,14 +201,17 @@ impl PowPane {
         Ok(())
     }
 
-    /// A job for an entity chosen elsewhere (a struct's build, a fleet's raid needs a
-    /// planet and so opens the prompt).
+    /// A job for an entity chosen elsewhere. A struct is read first, so the job is the
+    /// work it is doing (its build, a mining or a refining cycle), or the status line
+    /// says it does none; a fleet's raid needs a planet and so opens the prompt.
     pub fn job_for(&mut self, id: EntityId, ctx: &mut Ctx<'_>) {
         match id.kind {
             EntityKind::Struct => {
-                if let Err(e) = self.add_job(&id.to_string(), ctx) {
-                    ctx.status.error(e);
-                }
+                let request = ctx
+                    .dispatcher
+                    .call("structs_query_struct", json!({"struct_id": id.to_string()}));
+                self.work_lookup = Some((request, id));
+                ctx.status.info(format!("{id}: reading what it is doing…"));
             }
             EntityKind::Fleet => self.prompt = Some(format!("{id}@2- raid")),
             kind => ctx.status.error(format!(
@@ -235,7 +246,9 @@ impl PowPane {
     /// Moves waiting jobs along with the block height: a job starts hashing once its
     /// difficulty is at most 10.
     pub fn tick(&mut self, ctx: &mut Ctx<'_>) {
-        let height = ctx.dispatcher.core().status().block_height;
+        let status = ctx.dispatcher.core().status();
+        let height = status.block_height;
+        self.clock_paused = status.paused;
         for i in 0..self.jobs.len() {
             self.jobs[i].block_now = height;
             if matches!(self.jobs[i].state, State::Waiting)
@@ -393,6 +406,31 @@ fn parse_job(text: &str) -> Result<(Value, String), String> {
     Ok((args, format!("{who} {short}")))
 }
 
+/// The proof-of-work a struct's record calls for: its build while it is being built,
+/// else the mining or refining cycle under way; otherwise why there is none.
+fn work_of(record: &Value) -> Result<&'static str, String> {
+    let attrs = &record["structAttributes"];
+    let started = |field: &str| {
+        attrs[field]
+            .as_str()
+            .and_then(|s| s.parse::<u64>().ok())
+            .is_some_and(|b| b > 0)
+    };
+    if attrs["isBuilt"] == false {
+        return Ok("build");
+    }
+    if started("blockStartOreMine") {
+        return Ok("mine");
+    }
+    if started("blockStartOreRefine") {
+        return Ok("refine");
+    }
+    Err(format!(
+        "is built ({}) and has no mining or refining cycle under way: no proof to find",
+        attrs["status"].as_str().unwrap_or("status unknown")
+    ))
+}
+
 fn plan_from(v: &Value) -> Option<Plan> {
     Some(Plan {
         block_start: v["block_start"].as_u64()?,
@@ -502,6 +540,23 @@ impl Pane for PowPane {
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if let Some((request, id)) = self.work_lookup
+            && request == reply.id
+        {
+            self.work_lookup = None;
+            match &reply.result {
+                Ok(v) => match work_of(&v["struct"]) {
+                    Ok(kind) => {
+                        if let Err(e) = self.add_job(&format!("{id} {kind}"), ctx) {
+                            ctx.status.error(e);
+                        }
+                    }
+                    Err(why) => ctx.status.info(format!("{id} {why}")),
+                },
+                Err(e) => ctx.status.tool_error(&format!("reading {id}"), e),
+            }
+            return true;
+        }
         let Some(i) = self
             .jobs
             .iter()
@@ -729,6 +784,10 @@ impl PowPane {
                 lines.push(field(
                     "waiting",
                     match starts {
+                        // A paused clock brings no block: say so rather than a time.
+                        Some(b) if job.age.is_none() && self.clock_paused => format!(
+                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (clock paused)"
+                        ),
                         Some(b) if job.age.is_none() => format!(
                             "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (in {})",
                             span(
@@ -741,19 +800,26 @@ impl PowPane {
                         }
                     },
                 ));
-                lines.push(field(
-                    "best start",
-                    format!(
-                        "block {} (difficulty {}): a proof about {} from now at {}",
-                        plan.recommended_start_block,
-                        plan.steps
-                            .iter()
-                            .find(|(_, b)| *b == plan.recommended_start_block)
-                            .map_or(0, |(d, _)| *d),
-                        span(plan.expected_seconds_to_proof),
-                        rate(plan.hashrate)
-                    ),
-                ));
+                lines.push(field("best start", {
+                    let d = plan
+                        .steps
+                        .iter()
+                        .find(|(_, b)| *b == plan.recommended_start_block)
+                        .map_or(0, |(d, _)| *d);
+                    if self.clock_paused && job.age.is_none() {
+                        format!(
+                            "block {} (difficulty {d}); the clock is paused",
+                            plan.recommended_start_block
+                        )
+                    } else {
+                        format!(
+                            "block {} (difficulty {d}): a proof about {} from now at {}",
+                            plan.recommended_start_block,
+                            span(plan.expected_seconds_to_proof),
+                            rate(plan.hashrate)
+                        )
+                    }
+                }));
             }
             State::Running | State::Found(_) | State::Failed(_) | State::Cancelled => {
                 let iterations = last["iterations"].as_u64().unwrap_or(0);

@@ -945,6 +945,9 @@ impl ServerPane {
         } else if self.log_selected >= self.log_top + rows {
             self.log_top = self.log_selected + 1 - rows;
         }
+        // Never scrolled past a full window: the last rows fill the pane to its bottom
+        // (the two views share the scroll, and one may be shorter than the other).
+        self.log_top = self.log_top.min(len.saturating_sub(rows));
         let width = usize::from(inner.width);
         let (Some(remote), Some(which)) = (&self.remote, self.which()) else {
             return;

@@ -101,10 +101,10 @@ impl SourceDialog {
         let plain = !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        // On the endpoint every character types (j and k too); elsewhere j and k move.
         if self.choice == 1
             && plain
             && let KeyCode::Char(c) = key.code
-            && ctx.keymap.command(Context::SourceDialog, key).is_none()
         {
             if self.endpoint.chars().count() < MAX_ENDPOINT_LEN {
                 self.endpoint.push(c);
@@ -143,6 +143,13 @@ impl SourceDialog {
         };
         self.error = None;
         if self.choice == 0 {
+            // The embedded world already in use: nothing to switch, nothing to reset.
+            if switcher.switch.current().info().name == "sim" {
+                self.open = false;
+                ctx.status
+                    .info("already using the embedded world; nothing changed");
+                return;
+            }
             let info = switcher.to_sim();
             self.open = false;
             self.switched = Some(Switched::To(format!(
