@@ -2964,3 +2964,22 @@ fn the_source_dialog_moves_with_j_and_k_and_keeps_the_source_in_use() {
     );
     assert_eq!(app.references_query().expect("1-1 still open")["id"], "1-1");
 }
+
+/// The help box wraps a long description under itself rather than cutting it.
+#[test]
+fn the_help_box_wraps_long_descriptions() {
+    let (_rt, mut app) = plans_console();
+    press(&mut app, KeyCode::Char('?'));
+    for (width, height) in [(100u16, 44u16), (64, 50)] {
+        let frame = draw(&mut app, width, height);
+        assert!(!frame.contains("else t…"), "{frame}");
+        assert!(frame.contains("Run one step"), "{frame}");
+        snapshot(
+            &format!("help_plans_{width}x{height}"),
+            "? on the Plans tab: every key with its description, long ones wrapped under themselves",
+            &mut app,
+            width,
+            height,
+        );
+    }
+}

@@ -967,6 +967,12 @@ impl App {
             .map(|l| Line::from(l.keys.as_str()).width())
             .max()
             .unwrap_or(0);
+        let width = body.width.min(72);
+        // The description column: what is left of the box after the borders, the
+        // indent and the keys; a long description wraps under itself.
+        let text_width = usize::from(width.saturating_sub(2))
+            .saturating_sub(key_width + 4)
+            .max(12);
         let mut lines = Vec::new();
         for (context, entries) in &sections {
             if !lines.is_empty() {
@@ -977,27 +983,34 @@ impl App {
                 theme.style(Role::Title),
             )));
             if *context == Context::Filter {
-                lines.push(help_line(
+                lines.extend(help_line(
                     theme,
                     key_width,
+                    text_width,
                     "0-9 -",
                     "Type the id, or its start",
                 ));
             }
             if *context == Context::ActionForm {
-                lines.push(help_line(
+                lines.extend(help_line(
                     theme,
                     key_width,
+                    text_width,
                     "0-9 -",
                     "Type the nonce, or the attacking struct's id",
                 ));
             }
             for entry in entries {
-                lines.push(help_line(theme, key_width, &entry.keys, &entry.description));
+                lines.extend(help_line(
+                    theme,
+                    key_width,
+                    text_width,
+                    &entry.keys,
+                    &entry.description,
+                ));
             }
         }
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-        let width = body.width.min(72);
         let [_, column, _] = Layout::horizontal([
             Constraint::Fill(1),
             Constraint::Length(width),
@@ -1020,14 +1033,61 @@ impl App {
     }
 }
 
-fn help_line(theme: &Theme, key_width: usize, keys: &str, description: &str) -> Line<'static> {
+/// One command in the help box: its keys, then its description wrapped to
+/// `text_width` columns, each further line indented under the first.
+fn help_line(
+    theme: &Theme,
+    key_width: usize,
+    text_width: usize,
+    keys: &str,
+    description: &str,
+) -> Vec<Line<'static>> {
     let pad = key_width.saturating_sub(Line::from(keys).width());
-    Line::from(vec![
-        Span::raw("  "),
-        Span::styled(keys.to_string(), theme.style(Role::HintKey)),
-        Span::raw(" ".repeat(pad + 2)),
-        Span::styled(description.to_string(), theme.style(Role::Text)),
-    ])
+    let mut out = Vec::new();
+    for (i, text) in wrap_words(description, text_width).into_iter().enumerate() {
+        let lead = if i == 0 {
+            vec![
+                Span::raw("  "),
+                Span::styled(keys.to_string(), theme.style(Role::HintKey)),
+                Span::raw(" ".repeat(pad + 2)),
+            ]
+        } else {
+            vec![Span::raw(" ".repeat(key_width + 4))]
+        };
+        let mut spans = lead;
+        spans.push(Span::styled(text, theme.style(Role::Text)));
+        out.push(Line::from(spans));
+    }
+    out
+}
+
+/// `text` in lines of at most `width` columns, broken between words (a word longer
+/// than a line is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let w = Line::from(word).width();
+        let now = Line::from(line.as_str()).width();
+        if !line.is_empty() && now + 1 + w > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while Line::from(line.as_str()).width() > width {
+            let cut: String = line.chars().take(width).collect();
+            let rest: String = line.chars().skip(width).collect();
+            lines.push(cut);
+            line = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// The rows of the frame. Small terminals lose the tab bar first, then the status
