@@ -17,7 +17,7 @@ use structs_console::source::GameSource;
 use structs_console::source::instrumented::InstrumentedSource;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::theme::Role;
-use structs_console::tui::{App, Clipboard, SystemClipboard, Tab, Theme};
+use structs_console::tui::{App, Clipboard, Copied, SystemClipboard, Tab, Theme};
 use structs_console::{Core, EntityId};
 use tokio::runtime::Runtime;
 
@@ -1143,9 +1143,9 @@ fn a_partial_answer_says_what_was_left_out() {
 struct Recorder(Arc<std::sync::Mutex<Vec<String>>>);
 
 impl Clipboard for Recorder {
-    fn copy(&mut self, text: &str) -> Result<(), String> {
+    fn copy(&mut self, text: &str) -> Result<Copied, String> {
         self.0.lock().unwrap().push(text.to_string());
-        Ok(())
+        Ok(Copied::System)
     }
 }
 
@@ -1159,7 +1159,7 @@ impl Recorder {
 struct NoClipboard;
 
 impl Clipboard for NoClipboard {
-    fn copy(&mut self, _text: &str) -> Result<(), String> {
+    fn copy(&mut self, _text: &str) -> Result<Copied, String> {
         Err("no clipboard is available here (X11 server connection timed out)".into())
     }
 }
@@ -1361,6 +1361,48 @@ fn copying_without_a_clipboard_says_so() {
     // The console goes on.
     press(&mut app, KeyCode::Char('n'));
     assert!(draw(&mut app, 120, 30).contains("page 2/"));
+}
+
+/// Over SSH or on a server, the console copies through the terminal (OSC 52), and
+/// the status line says which way the text went.
+#[test]
+fn without_a_clipboard_the_terminal_takes_the_copy() {
+    #[derive(Clone, Default)]
+    struct Screen(Arc<std::sync::Mutex<Vec<u8>>>);
+    impl std::io::Write for Screen {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let screen = Screen::default();
+    let fallback = structs_console::tui::WithTerminalFallback::new(
+        Box::new(NoClipboard),
+        Box::new(screen.clone()),
+    );
+    let (_rt, _core, mut app) = console_with_handles(Box::new(fallback));
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Char('c'));
+    let status = app.status_text().unwrap();
+    assert!(status.contains("through the terminal (OSC 52)"), "{status}");
+    let written = String::from_utf8(screen.0.lock().unwrap().clone()).unwrap();
+    assert!(
+        written.starts_with("\x1b]52;c;") && written.ends_with('\x07'),
+        "{written:?}"
+    );
+    use base64::Engine as _;
+    let text = base64::engine::general_purpose::STANDARD
+        .decode(&written[7..written.len() - 1])
+        .unwrap();
+    let page: serde_json::Value = serde_json::from_slice(&text).unwrap();
+    assert!(
+        page.is_object(),
+        "the page's JSON went through the terminal"
+    );
 }
 
 #[test]

@@ -26,7 +26,7 @@ use crossterm::event::{self, Event};
 use tokio::runtime::Runtime;
 
 pub use app::{App, Tab};
-pub use clipboard::{Clipboard, SystemClipboard};
+pub use clipboard::{Clipboard, Copied, SystemClipboard, WithTerminalFallback};
 pub use theme::Theme;
 
 use crate::core::Core;
@@ -70,6 +70,12 @@ pub fn run(
     if let Some(switcher) = switcher {
         app = app.with_switcher(switcher);
     }
+    // Without a system clipboard (a server, SSH without X), copies go through the
+    // terminal itself: an OSC 52 sequence on the output the console draws on.
+    app = app.with_clipboard(Box::new(clipboard::WithTerminalFallback::new(
+        Box::new(SystemClipboard::default()),
+        Box::new(std::io::stdout()),
+    )));
     if let Some(path) = log {
         app.open_log(path)
             .with_context(|| format!("cannot open the session log {}", path.display()))?;

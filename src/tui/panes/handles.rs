@@ -313,7 +313,7 @@ impl HandlesPane {
             text.len()
         );
         match self.clipboard.copy(&text) {
-            Ok(()) => ctx.status.info(format!("copied {what} to the clipboard")),
+            Ok(way) => ctx.status.info(format!("copied {what} {}", way.way())),
             Err(why) => ctx.status.error(format!("nothing copied: {why}")),
         }
     }

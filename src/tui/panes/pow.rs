@@ -309,8 +309,8 @@ impl PowPane {
         let proof = json!({"input": v["input"], "nonce": v["nonce"], "hash": v["hash"]});
         let text = serde_json::to_string_pretty(&proof).unwrap_or_default();
         match self.clipboard.copy(&text) {
-            Ok(()) => ctx.status.info("copied the proof to the clipboard"),
-            Err(e) => ctx.status.error(e),
+            Ok(way) => ctx.status.info(format!("copied the proof {}", way.way())),
+            Err(e) => ctx.status.error(format!("nothing copied: {e}")),
         }
     }
 
