@@ -3025,3 +3025,33 @@ fn the_help_box_wraps_long_descriptions() {
         );
     }
 }
+
+/// A log opens from inside the Replay tab: `f`, its path, Enter. A path that is not a
+/// log is said on the status line.
+#[test]
+fn the_replay_tab_opens_a_log_from_inside() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inside.jsonl");
+    write_log(
+        &path,
+        &[("structs_query_player", json!({"player_id": "1-1"}))],
+        |_, _| {},
+    );
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('6'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("press f here"), "{frame}");
+    press(&mut app, KeyCode::Char('f'));
+    type_text(&mut app, &dir.join("missing.jsonl").to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(status.contains("cannot open the session log"), "{status}");
+    press(&mut app, KeyCode::Char('f'));
+    type_text(&mut app, &path.to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    app.settle_log();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("structs_query_player"), "{frame}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -97,7 +97,7 @@ impl Tab {
             X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
             X::Pow | X::PowPrompt => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
-            X::Replay | X::ReplayDetail => Tab::Replay,
+            X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
             X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
         })
     }

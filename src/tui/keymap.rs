@@ -64,6 +64,8 @@ pub enum Context {
     Replay,
     /// The Replay pane's recorded and fresh answers.
     ReplayDetail,
+    /// The Replay pane's prompt for a session log to open, which takes typed text.
+    ReplayPrompt,
     /// The Server pane's list of tools.
     ServerTools,
     /// The Server pane's form for a call, whose fields take typed text.
@@ -104,6 +106,7 @@ impl Context {
             Context::SourceDialog => "Source",
             Context::Replay => "Recorded calls",
             Context::ReplayDetail => "Recorded and fresh answers",
+            Context::ReplayPrompt => "Session log to open",
             Context::ServerTools => "Server tools",
             Context::ServerForm => "Call form",
             Context::ServerResult => "Call answer",
@@ -234,6 +237,8 @@ pub enum Command {
     NextDifference,
     /// Replay: go to the previous call whose fresh answer differs.
     PrevDifference,
+    /// Replay: open another session log.
+    OpenLog,
     /// Server: fill in a call to the selected tool, in a form built from its schema.
     OpenForm,
 }
@@ -301,6 +306,7 @@ impl Command {
             Command::OpenPlan => "open",
             Command::ReplayCall => "run again",
             Command::ReplayAll => "run all",
+            Command::OpenLog => "open log",
             Command::NextDifference | Command::PrevDifference => "differences",
             Command::CancelPlan if matches!(context, Context::Replay | Context::ReplayDetail) => {
                 "stop"
@@ -400,6 +406,7 @@ impl Command {
                 "Run every call again in order, each session as its own client, and compare".into()
             }
             Command::NextDifference => "Go to the next call whose answer differs".into(),
+            Command::OpenLog => "Open a session log (a --record file) by its path".into(),
             Command::OpenForm => "Call the selected tool: a form from its input schema".into(),
             Command::SendAction if context == Context::ServerForm => {
                 "Call the tool with these arguments (empty fields are left out)".into()
@@ -887,6 +894,12 @@ impl Keymap {
         }
         bind(X::Replay, &top, C::Top);
         bind(X::Replay, &bottom, C::Bottom);
+        bind(X::Replay, &[K::ch('f')], C::OpenLog);
+        bind(X::ReplayDetail, &[K::ch('f')], C::OpenLog);
+        bind(X::ReplayPrompt, &[K::key(KeyCode::Enter)], C::AcceptFilter);
+        bind(X::ReplayPrompt, &[K::key(KeyCode::Esc)], C::CancelFilter);
+        bind(X::ReplayPrompt, &[K::key(KeyCode::Backspace)], C::EraseChar);
+        bind(X::ReplayPrompt, &[K::ctrl('u')], C::ClearText);
 
         // The Server pane: tools, a call's form and answer, notifications and traffic.
         for context in [X::ServerTools, X::ServerResult, X::ServerLog] {

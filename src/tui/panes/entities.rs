@@ -680,6 +680,7 @@ impl Pane for EntitiesPane {
             | Context::SourceDialog
             | Context::Replay
             | Context::ReplayDetail
+            | Context::ReplayPrompt
             | Context::ServerTools
             | Context::ServerForm
             | Context::ServerResult

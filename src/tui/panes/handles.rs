@@ -579,9 +579,9 @@ impl HandlesPane {
         };
         if listing.rows.is_empty() {
             let text = format!(
-                "No live handles. A tool result over 25 KB is kept here under a handle for {}. \
-                 With --handle-store redis://… this lists the handles of every server sharing \
-                 that Redis, agents' included.",
+                "No live handles. A result over 25 KB is kept whole for {} under a handle (e.g. \
+                 structs_list_structs, page_size 100, include_references: try it in the Server \
+                 tab, 7). With --handle-store redis://… every server's are listed.",
                 duration(listing.ttl_secs)
             );
             Paragraph::new(Span::styled(text, theme.style(Role::Muted)))

@@ -108,7 +108,12 @@ pub(crate) struct ReplayPane {
     /// Rows the list showed last frame (for paging).
     page: usize,
     ignore: Ignore,
+    /// The path being typed to open another log (`f`), when the prompt is open.
+    prompt: Option<String>,
 }
+
+/// The longest path the open prompt takes.
+const MAX_PATH_LEN: usize = 4096;
 
 impl ReplayPane {
     pub fn new() -> ReplayPane {
@@ -121,7 +126,57 @@ impl ReplayPane {
             plan_request: None,
             page: 10,
             ignore: Ignore::default(),
+            prompt: None,
         }
+    }
+
+    /// Keys while the open prompt is up: the path is typed, Enter opens it.
+    fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        use crossterm::event::{KeyCode, KeyModifiers};
+        match ctx.keymap.command(Context::ReplayPrompt, key) {
+            Some(Command::AcceptFilter) => {
+                let path = self.prompt.take().unwrap_or_default();
+                let path = path.trim();
+                if path.is_empty() {
+                    ctx.status.info("no file given; nothing opened");
+                } else {
+                    let core = ctx.dispatcher.core().clone();
+                    match self.open(std::path::Path::new(path), &core) {
+                        Ok(()) => ctx.status.info(format!("opened the session log {path}")),
+                        Err(e) => ctx
+                            .status
+                            .error(format!("cannot open the session log {path}: {e}")),
+                    }
+                }
+            }
+            Some(Command::CancelFilter) => self.prompt = None,
+            Some(Command::EraseChar) => {
+                if let Some(p) = &mut self.prompt {
+                    p.pop();
+                }
+            }
+            Some(Command::ClearText) => {
+                if let Some(p) = &mut self.prompt {
+                    p.clear();
+                }
+            }
+            Some(_) => {}
+            None => match key.code {
+                KeyCode::Char(c)
+                    if !key
+                        .modifiers
+                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                {
+                    if let Some(p) = &mut self.prompt
+                        && p.len() < MAX_PATH_LEN
+                    {
+                        p.push(c);
+                    }
+                }
+                _ => return EventState::NotConsumed,
+            },
+        }
+        EventState::Consumed
     }
 
     /// Opens the log at `path`; its calls are indexed in the background.
@@ -413,6 +468,9 @@ impl OpenLog {
 
 impl Pane for ReplayPane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.prompt.is_some() {
+            return self.prompt_key(key, ctx);
+        }
         let context = self.context();
         let offered = self.commands();
         dispatch(key, ctx, context, &offered, |command, ctx| match command {
@@ -436,6 +494,7 @@ impl Pane for ReplayPane {
                     Focus::Detail => Focus::Calls,
                 }
             }
+            Command::OpenLog => self.prompt = Some(String::new()),
             Command::ReplayCall => self.run_selected(ctx),
             Command::ReplayAll => self.run_all(ctx),
             Command::CancelPlan => self.stop_run(ctx),
@@ -487,6 +546,9 @@ impl Pane for ReplayPane {
     }
 
     fn context(&self) -> Context {
+        if self.prompt.is_some() {
+            return Context::ReplayPrompt;
+        }
         match self.focus {
             Focus::Calls => Context::Replay,
             Focus::Detail => Context::ReplayDetail,
@@ -494,10 +556,17 @@ impl Pane for ReplayPane {
     }
 
     fn commands(&self) -> Vec<Command> {
+        if let Some(p) = &self.prompt {
+            let mut out = vec![Command::AcceptFilter, Command::CancelFilter];
+            if !p.is_empty() {
+                out.extend([Command::EraseChar, Command::ClearText]);
+            }
+            return out;
+        }
         let Some(log) = &self.log else {
-            return Vec::new();
+            return vec![Command::OpenLog];
         };
-        let mut commands = vec![Command::Up, Command::Down];
+        let mut commands = vec![Command::Up, Command::Down, Command::OpenLog];
         if self.focus == Focus::Calls {
             commands.extend([Command::Top, Command::Bottom]);
         }
@@ -525,6 +594,29 @@ impl Pane for ReplayPane {
 
     fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
+        let area = if let Some(text) = &self.prompt
+            && area.height > 1
+        {
+            let [main, line] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            let accept = ui
+                .keymap
+                .key_label(Context::ReplayPrompt, Command::AcceptFilter)
+                .unwrap_or_default();
+            Line::from(vec![
+                Span::styled(" open log › ", theme.style(Role::Prompt)),
+                Span::styled(text.clone(), theme.style(Role::Text)),
+                Span::styled("█", theme.style(Role::Prompt)),
+                Span::styled(
+                    format!("   {accept} opens a session log (JSON Lines from --record)"),
+                    theme.style(Role::Muted),
+                ),
+            ])
+            .render(line, buf);
+            main
+        } else {
+            area
+        };
         if self.log.is_none() {
             let block = Block::bordered()
                 .border_type(BorderType::Rounded)
@@ -537,8 +629,13 @@ impl Pane for ReplayPane {
                 )),
                 Line::default(),
                 Line::from(Span::styled(
-                    "Record one with --record FILE (headless or in the console), then open it \
-                     with: structs-console replay FILE",
+                    format!(
+                        "Record one with --record FILE (headless or in the console), then press \
+                         {} here and type its path, or start with: structs-console replay FILE",
+                        ui.keymap
+                            .key_label(Context::Replay, Command::OpenLog)
+                            .unwrap_or_default()
+                    ),
                     theme.style(Role::Muted),
                 )),
             ])
