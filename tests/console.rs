@@ -3055,3 +3055,28 @@ fn the_replay_tab_opens_a_log_from_inside() {
     assert!(frame.contains("structs_query_player"), "{frame}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A doc that informs many entities (every struct type) names a few in its header and
+/// counts the rest, so its text shows at once.
+#[test]
+fn a_doc_informing_many_entities_folds_its_header() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('5'));
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "the 22 struct types");
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("knowledge/struct-types"), "{frame}");
+    assert!(frame.contains("more"), "{frame}");
+    assert!(!frame.contains("struct type 22"), "{frame}");
+    // The doc's own text starts within the first lines of its pane.
+    assert!(frame.contains("Struct types are plain integers"), "{frame}");
+    snapshot(
+        "docs_struct_types_folded_120x36",
+        "The struct types doc: its header names a few of the 23 things it informs and counts the rest; the text follows",
+        &mut app,
+        120,
+        36,
+    );
+}

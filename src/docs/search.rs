@@ -44,7 +44,17 @@ pub struct FullText {
     ids: Vec<String>,
     /// How many docs each query word is in, learnt as queries use them.
     doc_freq: Mutex<std::collections::HashMap<String, usize>>,
+    /// Each row's title words, by rowid - 1, stemmed roughly: those of its name (the
+    /// title before ` - `) and those of the rest of the title and its tags.
+    heads: Vec<(Vec<String>, Vec<String>)>,
 }
+
+/// What a query word naming a doc's title adds to its score: BM25 gives a word found
+/// in most docs (`build`, `ore`, `power` in a game's docs) almost no weight, yet a
+/// doc named by it is what the question is about.
+const NAME_BONUS: f64 = 4.0;
+/// The same for a word of the rest of the title or of the tags.
+const HEAD_BONUS: f64 = 1.5;
 
 /// One ranked match.
 #[derive(Debug, Clone)]
@@ -79,6 +89,7 @@ impl FullText {
         .map_err(|e| format!("cannot create the search table: {e}"))?;
         let mut texts = Vec::new();
         let mut ids = Vec::new();
+        let mut heads = Vec::new();
         {
             let tx = conn.unchecked_transaction().map_err(|e| e.to_string())?;
             {
@@ -91,6 +102,10 @@ impl FullText {
                 for row in rows {
                     texts.push((row.text.to_string(), row.text.to_ascii_lowercase()));
                     ids.push(row.doc_id.to_string());
+                    let (name, rest) = row.title.split_once(" - ").unwrap_or((row.title, ""));
+                    let mut more = stems_of(rest);
+                    more.extend(row.tags.iter().flat_map(|t| stems_of(t)));
+                    heads.push((stems_of(name), more));
                     let path_words = row.doc_id.replace(['/', '-', '_'], " ");
                     insert
                         .execute(params![
@@ -114,6 +129,7 @@ impl FullText {
             texts,
             ids,
             doc_freq: Mutex::default(),
+            heads,
         })
     }
 
@@ -159,10 +175,12 @@ impl FullText {
         limit: usize,
         keep: impl Fn(&str) -> bool,
     ) -> Result<Vec<Match>, String> {
-        let words = self.useful_words(query_words(query))?;
+        let all_words = query_words(query);
+        let words = self.useful_words(all_words.clone())?;
         let Some(expr) = match_expression(&words) else {
             return Ok(Vec::new());
         };
+        let query_stems: Vec<String> = all_words.iter().map(|w| stem(w)).collect();
         // Two BM25 scores from one pass: every column weighted, and the title and tags
         // alone (zero weight on the rest).
         let sql = format!(
@@ -195,6 +213,38 @@ impl FullText {
             out
         };
         drop(conn);
+        // Docs whose title names the query's words, found or not by the words BM25
+        // kept, gain a bonus for each word their title names.
+        let bonus = |i: usize| {
+            self.heads.get(i).map_or(0.0, |(name, more)| {
+                query_stems
+                    .iter()
+                    .map(|q| {
+                        if name.contains(q) {
+                            NAME_BONUS
+                        } else if more.contains(q) {
+                            HEAD_BONUS
+                        } else {
+                            0.0
+                        }
+                    })
+                    .sum::<f64>()
+            })
+        };
+        let mut found: std::collections::HashSet<i64> = std::collections::HashSet::new();
+        for (rowid, _, score) in &mut scored {
+            found.insert(*rowid);
+            *score += bonus(usize::try_from(*rowid - 1).unwrap_or(usize::MAX));
+        }
+        for (i, id) in self.ids.iter().enumerate() {
+            let rowid = i as i64 + 1;
+            if !found.contains(&rowid) {
+                let b = bonus(i);
+                if b > 0.0 {
+                    scored.push((rowid, id.clone(), b));
+                }
+            }
+        }
         scored.retain(|(_, id, _)| keep(id));
         scored.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
         scored.truncate(limit);
@@ -251,7 +301,22 @@ pub fn match_expression(words: &[String]) -> Option<String> {
     )
 }
 
-/// A rough stem for highlighting only (the index itself uses the Porter stemmer):
+/// The rough stems of a title's or tag's words (stopwords left out).
+fn stems_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .filter(|w| !STOPWORDS.contains(&w.as_str()))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// A word's rough stem, owned.
+fn stem(word: &str) -> String {
+    rough_stem(word).to_string()
+}
+
+/// A rough stem for highlighting and title matches (the index itself uses the Porter stemmer):
 /// `mining`, `mined`, `miner` and `mine` all become `min`.
 fn rough_stem(word: &str) -> &str {
     for suffix in ["ings", "ing", "ers", "er", "ed", "es", "s", "e"] {

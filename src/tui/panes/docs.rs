@@ -568,7 +568,7 @@ impl DocsPane {
             meta.push(format!("tags: {}", doc.tags.join(", ")));
         }
         if !doc.informs.is_empty() {
-            meta.push(format!("informs: {}", doc.informs.join(", ")));
+            meta.push(format!("informs: {}", folded(&doc.informs, INFORMS_SHOWN)));
         }
         if !meta.is_empty() {
             lines.push(Line::from(Span::styled(
@@ -995,6 +995,20 @@ pub(crate) fn markdown_lines(body: &str, theme: &Theme) -> Vec<Line<'static>> {
     }
     flush(&mut lines, &mut spans, &mut prefix);
     lines
+}
+
+/// What the header of a doc names of the entities it informs, at most: a doc about
+/// every struct type informs 23 of them, which would fill the pane before its text.
+const INFORMS_SHOWN: usize = 4;
+
+/// `items` joined, the first `shown` of them and a count of the rest when there are
+/// more (`a, b, c and 20 more`).
+fn folded(items: &[String], shown: usize) -> String {
+    if items.len() <= shown {
+        return items.join(", ");
+    }
+    let head = &items[..shown.saturating_sub(1)];
+    format!("{} and {} more", head.join(", "), items.len() - head.len())
 }
 
 #[cfg(test)]
