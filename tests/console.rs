@@ -3080,3 +3080,45 @@ fn a_doc_informing_many_entities_folds_its_header() {
         36,
     );
 }
+
+/// The job examples the console guide gives for the PoW tab each plan a real job on
+/// the demo world: none is refused or fails.
+#[test]
+fn the_guides_pow_job_examples_plan_on_the_demo_world() {
+    let guide = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/guides/console.md"
+    ))
+    .unwrap();
+    let section = guide
+        .split("## 4 PoW")
+        .nth(1)
+        .and_then(|s| s.split("## 5").next())
+        .expect("the PoW section");
+    let examples_text = section
+        .split("e.g.")
+        .nth(1)
+        .and_then(|s| s.split(". Each").next())
+        .expect("the examples");
+    let examples: Vec<String> = examples_text
+        .replace('\n', " ")
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect();
+    assert!(examples.len() >= 3, "{examples:?}");
+    for example in &examples {
+        let (_runtime, mut app, _core, _) = pow_console();
+        new_job(&mut app, example);
+        app.settle();
+        let frame = draw(&mut app, 120, 30);
+        let status = app.status_text().unwrap_or_default().to_string();
+        assert!(
+            !frame.contains("failed") && !status.contains("error") && !status.contains("refused"),
+            "{example}: {status}\n{frame}"
+        );
+        let job = example.split_whitespace().next().unwrap();
+        assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
+    }
+}
