@@ -2924,8 +2924,9 @@ fn w_starts_the_proof_of_the_work_a_struct_is_doing() {
         )
     };
     // 5-4, an online Ore Refinery refining: a refine job.
-    let (tab, _, frame) = job_for(&mut app, "5-4");
+    let (tab, status, frame) = job_for(&mut app, "5-4");
     assert_eq!(tab, Tab::Pow);
+    assert_eq!(status, "5-4: a refine job, the work it is doing");
     assert!(frame.contains("5-4 refine"), "{frame}");
     // 5-56, an Ore Extractor mining: a mine job.
     let (_, _, frame) = job_for(&mut app, "5-56");

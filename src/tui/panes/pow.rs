@@ -546,11 +546,12 @@ impl Pane for PowPane {
             self.work_lookup = None;
             match &reply.result {
                 Ok(v) => match work_of(&v["struct"]) {
-                    Ok(kind) => {
-                        if let Err(e) = self.add_job(&format!("{id} {kind}"), ctx) {
-                            ctx.status.error(e);
-                        }
-                    }
+                    Ok(kind) => match self.add_job(&format!("{id} {kind}"), ctx) {
+                        Ok(()) => ctx
+                            .status
+                            .info(format!("{id}: a {kind} job, the work it is doing")),
+                        Err(e) => ctx.status.error(e),
+                    },
                     Err(why) => ctx.status.info(format!("{id} {why}")),
                 },
                 Err(e) => ctx.status.tool_error(&format!("reading {id}"), e),
