@@ -3123,3 +3123,26 @@ fn the_guides_pow_job_examples_plan_on_the_demo_world() {
         assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
     }
 }
+
+/// A path prompt takes 4,096 bytes at most and says so, in Plans and in Replay alike;
+/// Esc closes it without opening anything.
+#[test]
+fn a_path_prompt_stops_at_its_limit_and_says_so() {
+    for (tab, key) in [('3', 'o'), ('6', 'f')] {
+        let (_rt, mut app) = console();
+        press(&mut app, KeyCode::Char(tab));
+        press(&mut app, KeyCode::Char(key));
+        type_text(&mut app, &"a".repeat(4_096));
+        let status = app.status_text().unwrap_or_default().to_string();
+        assert!(!status.contains("at most"), "{tab}: {status}");
+        press(&mut app, KeyCode::Char('b'));
+        let status = app.status_text().unwrap_or_default().to_string();
+        assert!(
+            status.contains("a path is at most 4096 bytes"),
+            "{tab}: {status}"
+        );
+        press(&mut app, KeyCode::Esc);
+        let status = app.status_text().unwrap_or_default().to_string();
+        assert!(!status.contains("cannot open"), "{tab}: {status}");
+    }
+}

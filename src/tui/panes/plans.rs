@@ -38,7 +38,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -53,7 +53,9 @@ use crate::core::error::{ErrorCode, ToolError};
 use crate::plan::exec::{self, Counts, Run, Status};
 use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};
-use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch, fit};
+use crate::tui::component::{
+    self, Ctx, EventState, Pane, PromptKey, SELECTED_MARK, Ui, dispatch, fit,
+};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -67,9 +69,6 @@ const PLAN_TOOLS: [&str; 2] = ["structs_plan_execute", "structs_plan_validate"];
 
 /// The largest file the pane reads.
 const MAX_FILE_BYTES: u64 = 8 << 20;
-
-/// The longest path the prompt takes.
-const MAX_PATH_LEN: usize = 1024;
 
 /// Below this width the steps sit above the detail instead of beside it.
 const SIDE_BY_SIDE: u16 = 70;
@@ -811,48 +810,28 @@ impl PlansPane {
 
     /// Keys while the path prompt is open.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        match ctx.keymap.command(Context::PlanPrompt, key) {
-            Some(Command::AcceptFilter) => {
-                let mut path = self.prompt.take().unwrap_or_default();
-                if path.trim().is_empty() {
-                    path = self.last_path.clone();
-                }
-                if path.trim().is_empty() {
+        let Some(text) = &mut self.prompt else {
+            return EventState::NotConsumed;
+        };
+        match component::path_prompt_key(text, key, ctx, Context::PlanPrompt) {
+            PromptKey::Accept(typed) => {
+                self.prompt = None;
+                // An empty prompt opens the last file again.
+                let path = if typed.is_empty() {
+                    self.last_path.clone()
+                } else {
+                    typed
+                };
+                if path.is_empty() {
                     ctx.status.info("no file given; nothing opened");
                 } else {
-                    self.last_path = path.trim().to_string();
+                    self.last_path = path.clone();
                     self.open_file(&path, ctx);
                 }
             }
-            Some(Command::CancelFilter) => self.prompt = None,
-            Some(Command::EraseChar) => {
-                if let Some(p) = &mut self.prompt {
-                    p.pop();
-                }
-            }
-            Some(Command::ClearText) => {
-                if let Some(p) = &mut self.prompt {
-                    p.clear();
-                }
-            }
-            Some(_) => {}
-            None => match key.code {
-                KeyCode::Char(c)
-                    if !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-                {
-                    if let Some(p) = &mut self.prompt {
-                        if p.len() < MAX_PATH_LEN {
-                            p.push(c);
-                        } else {
-                            ctx.status
-                                .info(format!("a path is at most {MAX_PATH_LEN} bytes here"));
-                        }
-                    }
-                }
-                _ => return EventState::NotConsumed,
-            },
+            PromptKey::Cancel => self.prompt = None,
+            PromptKey::Edited => {}
+            PromptKey::NotMine => return EventState::NotConsumed,
         }
         EventState::Consumed
     }

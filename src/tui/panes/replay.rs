@@ -25,7 +25,7 @@ use crate::record::Entry;
 use crate::record::diff::{Change, ChangeKind, Ignore, diff};
 use crate::record::index::{Call, LogIndex};
 use crate::record::replay::Replayer;
-use crate::tui::component::{self, Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{self, Ctx, EventState, Pane, PromptKey, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
@@ -112,9 +112,6 @@ pub(crate) struct ReplayPane {
     prompt: Option<String>,
 }
 
-/// The longest path the open prompt takes.
-const MAX_PATH_LEN: usize = 4096;
-
 impl ReplayPane {
     pub fn new() -> ReplayPane {
         ReplayPane {
@@ -132,16 +129,17 @@ impl ReplayPane {
 
     /// Keys while the open prompt is up: the path is typed, Enter opens it.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        use crossterm::event::{KeyCode, KeyModifiers};
-        match ctx.keymap.command(Context::ReplayPrompt, key) {
-            Some(Command::AcceptFilter) => {
-                let path = self.prompt.take().unwrap_or_default();
-                let path = path.trim();
+        let Some(text) = &mut self.prompt else {
+            return EventState::NotConsumed;
+        };
+        match component::path_prompt_key(text, key, ctx, Context::ReplayPrompt) {
+            PromptKey::Accept(path) => {
+                self.prompt = None;
                 if path.is_empty() {
                     ctx.status.info("no file given; nothing opened");
                 } else {
                     let core = ctx.dispatcher.core().clone();
-                    match self.open(std::path::Path::new(path), &core) {
+                    match self.open(std::path::Path::new(&path), &core) {
                         Ok(()) => ctx.status.info(format!("opened the session log {path}")),
                         Err(e) => ctx
                             .status
@@ -149,32 +147,9 @@ impl ReplayPane {
                     }
                 }
             }
-            Some(Command::CancelFilter) => self.prompt = None,
-            Some(Command::EraseChar) => {
-                if let Some(p) = &mut self.prompt {
-                    p.pop();
-                }
-            }
-            Some(Command::ClearText) => {
-                if let Some(p) = &mut self.prompt {
-                    p.clear();
-                }
-            }
-            Some(_) => {}
-            None => match key.code {
-                KeyCode::Char(c)
-                    if !key
-                        .modifiers
-                        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-                {
-                    if let Some(p) = &mut self.prompt
-                        && p.len() < MAX_PATH_LEN
-                    {
-                        p.push(c);
-                    }
-                }
-                _ => return EventState::NotConsumed,
-            },
+            PromptKey::Cancel => self.prompt = None,
+            PromptKey::Edited => {}
+            PromptKey::NotMine => return EventState::NotConsumed,
         }
         EventState::Consumed
     }
