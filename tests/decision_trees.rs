@@ -732,3 +732,99 @@ fn every_goal_and_strategy_answers_for_every_player() {
         }
     }
 }
+
+/// The tool catalog's `state.resources` (`alpha_matter` in grams, `watts` free) stands
+/// for the `alpha_ualpha` and `available_capacity_mw` overrides: the answer's state shows
+/// them so, the facts use them, and the details say they were assumed rather than
+/// quoting the world's numbers beside them.
+#[test]
+fn the_catalogs_resources_are_assumed_as_overrides() {
+    let (core, source) = setup();
+    let i = source.with_world(ready_without_extractor);
+    let planet = source.with_world(|w| format!("2-{}", w.players[i].planet));
+    let v = ok(
+        &core,
+        "structs_decision_tree_evaluate_strategy",
+        json!({"strategy": "expand_mining", "state": {
+            "player_id": player_id(i), "planet_id": planet,
+            "resources": {"alpha_matter": 50, "watts": 25}}}),
+    );
+    assert!(v.to_string().contains("has 25000 mW available"), "{v}");
+    let online = v["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["requirement"] == "The player is online")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert_eq!(online["detail"], "25000 mW available, as the state says");
+
+    // Offline by assumption, holding 1.1 g: the power tree reads that balance.
+    let walk = ok(
+        &core,
+        "structs_decision_tree_navigate",
+        json!({"tree": "power-management", "state": {
+            "player_id": player_id(i), "resources": {"alpha_matter": 1.1, "watts": -2}}}),
+    );
+    assert_eq!(walk["state"]["alpha_ualpha"], 1_100_000, "{walk}");
+    assert_eq!(walk["state"]["available_capacity_mw"], -2_000, "{walk}");
+    assert!(walk["state"].get("resources").is_none(), "{walk}");
+    let steps = walk["path"].as_array().unwrap();
+    let alpha = steps
+        .iter()
+        .find(|s| s["fact"]["fact"] == "player.alpha_ualpha")
+        .unwrap_or_else(|| panic!("{walk}"));
+    assert_eq!(alpha["value"], 1_100_000, "{walk}");
+    assert_eq!(steps[0]["value"], false, "{walk}");
+    assert_eq!(steps[0]["detail"], "-2000 mW available, as the state says");
+
+    // One value given both ways must agree; a fraction of a mW is refused.
+    for (state, field) in [
+        (
+            json!({"player_id": player_id(i), "alpha_ualpha": 3, "resources": {"alpha_matter": 1}}),
+            "state.resources",
+        ),
+        (
+            json!({"player_id": player_id(i), "resources": {"watts": 0.0001}}),
+            "state.resources.watts",
+        ),
+        (
+            json!({"player_id": player_id(i), "resources": {"alpha_matter": -1}}),
+            "state.resources.alpha_matter",
+        ),
+    ] {
+        let e = call(
+            &core,
+            "structs_decision_tree_navigate",
+            json!({"tree": "power-management", "state": state}),
+        )
+        .unwrap_err();
+        assert!(err_code(&e).starts_with("VALIDATION_"), "{e}");
+        assert_eq!(e["error"]["details"]["field"], field, "{e}");
+    }
+    // The same value given both ways is fine.
+    ok(
+        &core,
+        "structs_decision_tree_navigate",
+        json!({"tree": "power-management", "state": {
+            "player_id": player_id(i), "available_capacity_mw": 5000, "resources": {"watts": 5}}}),
+    );
+}
+
+/// An action checked with an assumed capacity says the player is offline as assumed,
+/// not that the world's load exceeds its capacity (which may not be so).
+#[test]
+fn an_assumed_offline_player_is_said_to_be_assumed() {
+    let (core, source) = setup();
+    let i = source.with_world(ready_without_extractor);
+    let v = ok(
+        &core,
+        "structs_validate_action",
+        json!({"action_type": "MsgStructBuildInitiate",
+            "parameters": {"player_id": player_id(i), "struct_type_id": 14},
+            "game_state": {"available_capacity": -5}}),
+    );
+    assert_eq!(v["requirements_met"], false, "{v}");
+    let text = v.to_string();
+    assert!(text.contains("offline: -5 mW available, as assumed"), "{v}");
+    assert!(!text.contains("exceeds capacity"), "{v}");
+}

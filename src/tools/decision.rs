@@ -32,7 +32,7 @@ pub const MAX_STEPS: u64 = 256;
 fn state_schema() -> Value {
     json!({
         "type": "object",
-        "description": "What the trees are evaluated against. Entity facts are read from the source; the override fields (charge, available_capacity_mw, player_online, fleet_on_station, command_ship_online, block_height) replace what the world says, in the facts and in the rules' requirement checks, for \"what if\".",
+        "description": "What the trees are evaluated against. Entity facts are read from the source; the override fields (charge, available_capacity_mw, alpha_ualpha, player_online, fleet_on_station, command_ship_online, block_height, or the catalog's resources) replace what the world says, in the facts and in the rules' requirement checks, for \"what if\".",
         "properties": {
             "player_id": id_schema("The player (1-N) whose situation is assessed."),
             "planet_id": id_schema("The player's own planet (2-N); read from the player when omitted."),
@@ -45,7 +45,17 @@ fn state_schema() -> Value {
             "player_online": {"type": "boolean", "description": "Assume the player is (not) online."},
             "fleet_on_station": {"type": "boolean", "description": "Assume the fleet is (not) on station."},
             "command_ship_online": {"type": "boolean", "description": "Assume the command ship is (not) online."},
-            "block_height": {"type": "integer", "minimum": 0, "description": "Evaluate at this block height instead of the source's."}
+            "block_height": {"type": "integer", "minimum": 0, "description": "Evaluate at this block height instead of the source's."},
+            "alpha_ualpha": {"type": "integer", "minimum": 0, "description": "Assume the player holds this much Alpha Matter (ualpha)."},
+            "resources": {
+                "type": "object",
+                "description": "The tool catalog's form of two overrides: alpha_matter in grams (alpha_ualpha = grams × 1,000,000) and watts of free capacity (available_capacity_mw = watts × 1,000). The answer's state shows them as those overrides; one given both ways must agree.",
+                "properties": {
+                    "alpha_matter": {"type": "number", "minimum": 0, "description": "Alpha Matter the player holds, in grams."},
+                    "watts": {"type": "number", "description": "Free capacity, in W (may be negative)."}
+                },
+                "additionalProperties": false
+            }
         },
         "additionalProperties": false
     })

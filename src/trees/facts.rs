@@ -511,6 +511,22 @@ pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>
             }
         }
     }
+    if let Some(resources) = out.remove("resources") {
+        for (name, value) in catalog_resources(&resources)? {
+            match out.get(name) {
+                Some(given) if given != &value => {
+                    return Err(ToolError::field(
+                        ErrorCode::ValidationInvalidValue,
+                        "state.resources",
+                        format!("says {name} {value}, but state.{name} says {given}; give one"),
+                    ));
+                }
+                _ => {
+                    out.insert(name.to_string(), value);
+                }
+            }
+        }
+    }
     if let Some(t) = out.get("struct_type").cloned() {
         let t = struct_type_arg(&t, "state.struct_type")?;
         out.insert("struct_type".into(), json!(t.id));
@@ -531,6 +547,35 @@ pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>
                 ),
             ));
         }
+    }
+    Ok(out)
+}
+
+/// The tool catalog's `state.resources` (`alpha_matter` in grams, `watts` of free
+/// capacity) as the overrides they stand for: `alpha_ualpha` and
+/// `available_capacity_mw`. A fraction of a ualpha or a mW is refused, not rounded away.
+fn catalog_resources(resources: &Value) -> Result<Vec<(&'static str, Value)>, ToolError> {
+    // (catalog field, override, its unit per catalog unit, the override's unit)
+    const FIELDS: [(&str, &str, f64, &str); 2] = [
+        ("alpha_matter", "alpha_ualpha", 1_000_000.0, "ualpha"),
+        ("watts", "available_capacity_mw", 1_000.0, "mW"),
+    ];
+    let mut out = Vec::new();
+    for (field, name, scale, unit) in FIELDS {
+        let Some(given) = resources.get(field).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let scaled = given.as_f64().map(|g| g * scale).unwrap_or(f64::NAN);
+        let whole = scaled.round();
+        // Decimal fractions (1.1 g) are not exact in binary; allow their rounding error.
+        if !(whole.abs() < 9.0e15 && (scaled - whole).abs() <= 1e-6 * whole.abs().max(1.0)) {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                format!("state.resources.{field}"),
+                format!("must come to a whole number of {unit} (× {scale}), got {given}"),
+            ));
+        }
+        out.push((name, json!(whole as i64)));
     }
     Ok(out)
 }
@@ -881,6 +926,10 @@ impl Engine {
         Ok(match name {
             "player.online" => match self.assume.player_online {
                 Some(b) => known_because(b, "as the state says"),
+                None if self.assume.available_capacity.is_some() => known_because(
+                    available >= 0,
+                    format!("{available} mW available, as the state says"),
+                ),
                 None => known_because(
                     available >= 0,
                     format!(
@@ -899,9 +948,14 @@ impl Engine {
                 } else {
                     available as f64 / capacity as f64
                 };
+                let assumed = if self.assume.available_capacity.is_some() {
+                    " (free as the state says)"
+                } else {
+                    ""
+                };
                 known_because(
                     (r * 10_000.0).round() / 10_000.0,
-                    format!("{available} of {capacity} mW free"),
+                    format!("{available} of {capacity} mW free{assumed}"),
                 )
             }
             "player.capacity_shortfall_mw" => known((-available).max(0) as u64),
@@ -911,6 +965,9 @@ impl Engine {
             }
             "player.stored_ore" => known(n(g, &["ore"])),
             "player.alpha_ualpha" => {
+                if let Some(alpha) = self.state.get("alpha_ualpha").and_then(Value::as_u64) {
+                    return Ok(known_because(alpha, "as the state says"));
+                }
                 let alpha = p["playerInventory"]["balances"]
                     .as_array()
                     .into_iter()

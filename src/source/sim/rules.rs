@@ -239,6 +239,13 @@ impl World {
             online,
             if online {
                 format!("{} is online", pid(player))
+            } else if assume.player_online.is_some() {
+                format!("{} is offline, as assumed", pid(player))
+            } else if assume.available_capacity.is_some() {
+                format!(
+                    "{} is offline: {available} mW available, as assumed",
+                    pid(player)
+                )
             } else {
                 format!(
                     "{} is offline: load {} + structs load {} mW exceeds capacity {} mW",
