@@ -781,3 +781,40 @@ fn an_error_about_a_huge_value_is_within_the_limit() {
         );
     }
 }
+
+/// An unknown argument's refusal names the arguments the object it sits in does take,
+/// at the top and inside a nested object, so the right name is beside the wrong one.
+#[test]
+fn an_unknown_argument_is_answered_with_the_names_that_are_known() {
+    let core = core();
+    let e = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-1", "player": "1-1"}),
+    )
+    .unwrap_err();
+    assert_eq!(err_code(&e), "VALIDATION_UNKNOWN_FIELD", "{e}");
+    assert_eq!(err_field(&e), "player");
+    let reason = e["error"]["details"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("is not an argument of this tool; its arguments are player_id, "),
+        "{reason}"
+    );
+    let e = call(
+        &core,
+        "structs_calculate_damage",
+        json!({"attacker": {"struct_type": 10}, "defender": {"struct_type": 1, "defense": 25}}),
+    )
+    .unwrap_err();
+    assert_eq!(err_field(&e), "defender.defense", "{e}");
+    let reason = e["error"]["details"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("; defender takes struct_type, "),
+        "{reason}"
+    );
+    assert!(reason.contains("attack_reduction"), "{reason}");
+    // A tool with no arguments of its own still lists the common ones.
+    let e = call(&core, "structs_query_block_height", json!({"x": 1})).unwrap_err();
+    let reason = e["error"]["details"]["reason"].as_str().unwrap();
+    assert!(reason.contains("its arguments are "), "{reason}");
+}

@@ -9,6 +9,7 @@ use super::error::{ErrorCode, ToolError};
 /// A compiled input schema.
 pub struct ArgSchema {
     validator: jsonschema::Validator,
+    schema: Value,
 }
 
 impl ArgSchema {
@@ -16,7 +17,10 @@ impl ArgSchema {
     /// at registration.
     pub fn compile(schema: &Value) -> Result<ArgSchema, String> {
         jsonschema::validator_for(schema)
-            .map(|validator| ArgSchema { validator })
+            .map(|validator| ArgSchema {
+                validator,
+                schema: schema.clone(),
+            })
             .map_err(|e| e.to_string())
     }
 
@@ -26,7 +30,16 @@ impl ArgSchema {
         let problems: Vec<(ErrorCode, String, String)> = self
             .validator
             .iter_errors(args)
-            .map(|e| describe(e.kind(), e.instance_path().as_str(), e.instance()))
+            .map(|e| {
+                let (code, field, mut reason) =
+                    describe(e.kind(), e.instance_path().as_str(), e.instance());
+                if code == ErrorCode::ValidationUnknownField {
+                    reason.push_str(
+                        &self.known_here(e.schema_path().as_str(), e.instance_path().as_str()),
+                    );
+                }
+                (code, field, reason)
+            })
             .collect();
         let Some((code, field, reason)) = problems.first().cloned() else {
             return Ok(());
@@ -40,6 +53,40 @@ impl ArgSchema {
             err = err.with_extra("errors", Value::Array(all));
         }
         Err(err)
+    }
+
+    /// For an unknown argument: the arguments the object it was found in does take,
+    /// from the schema at `schema_path` (which ends at that object's
+    /// `additionalProperties`), so a caller sees the right name beside the wrong one.
+    fn known_here(&self, schema_path: &str, instance_path: &str) -> String {
+        const SHOWN: usize = 24;
+        let Some(object) = schema_path
+            .strip_suffix("/additionalProperties")
+            .and_then(|at| self.schema.pointer(at))
+        else {
+            return String::new();
+        };
+        let Some(props) = object.get("properties").and_then(Value::as_object) else {
+            return String::new();
+        };
+        let whose = match field_name(instance_path).as_str() {
+            "arguments" => "its arguments are".to_string(),
+            object => format!("{object} takes"),
+        };
+        if props.is_empty() {
+            return format!("; {whose} none");
+        }
+        let names: Vec<&str> = props.keys().map(String::as_str).collect();
+        let more = names.len().saturating_sub(SHOWN);
+        format!(
+            "; {whose} {}{}",
+            names[..names.len().min(SHOWN)].join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
     }
 }
 

@@ -97,7 +97,7 @@ pub const TREE_FILES: &[(&str, &str)] = &[
 /// The goals (each a list of trees) and strategies, embedded.
 pub const GOALS_FILE: &str = include_str!("../../data/decision-goals.json");
 
-/// The state fields a caller may give, with their types. The last six override what
+/// The state fields a caller may give, with their types. The last seven override what
 /// the world says (as `structs_validate_action`'s `game_state` does), for "what if".
 pub const STATE_FIELDS: &[(&str, FactType)] = &[
     ("player_id", FactType::Str),
@@ -111,6 +111,7 @@ pub const STATE_FIELDS: &[(&str, FactType)] = &[
     ("fleet_on_station", FactType::Bool),
     ("command_ship_online", FactType::Bool),
     ("block_height", FactType::Int),
+    ("alpha_ualpha", FactType::Int),
 ];
 
 /// State fields that only override facts; any tree may be given them.
@@ -121,6 +122,7 @@ pub const OVERRIDES: &[&str] = &[
     "fleet_on_station",
     "command_ship_online",
     "block_height",
+    "alpha_ualpha",
 ];
 
 /// The requirement names the sim's rules report (`source::sim::rules`).
