@@ -3044,6 +3044,18 @@ fn the_replay_tab_opens_a_log_from_inside() {
     let frame = draw(&mut app, 100, 30);
     assert!(frame.contains("press f here"), "{frame}");
     press(&mut app, KeyCode::Char('f'));
+    // While the prompt is open, letters type: the hint bar offers no tab or quit key.
+    let frame = draw(&mut app, 100, 30);
+    let bar = frame
+        .lines()
+        .rev()
+        .find(|l| l.contains("Enter"))
+        .unwrap_or_default();
+    assert!(
+        bar.contains("Enter  open") && bar.contains("Esc  close"),
+        "{bar}"
+    );
+    assert!(!bar.contains("q  quit") && !bar.contains("1-7"), "{bar}");
     type_text(&mut app, &dir.join("missing.jsonl").to_string_lossy());
     press(&mut app, KeyCode::Enter);
     let status = app.status_text().unwrap_or_default().to_string();

@@ -339,9 +339,18 @@ impl Command {
             Command::Toggle => "open/close",
             Command::ReferenceDepth => "depth",
             Command::ReferenceKinds => "kinds",
-            Command::AcceptFilter if context == Context::PlanPrompt => "open",
+            Command::AcceptFilter
+                if matches!(context, Context::PlanPrompt | Context::ReplayPrompt) =>
+            {
+                "open"
+            }
             Command::AcceptFilter => "done",
-            Command::CancelFilter if matches!(context, Context::PlanPrompt | Context::PlanPick) => {
+            Command::CancelFilter
+                if matches!(
+                    context,
+                    Context::PlanPrompt | Context::PlanPick | Context::ReplayPrompt
+                ) =>
+            {
                 "close"
             }
             Command::CancelFilter => "clear",
@@ -571,6 +580,10 @@ impl Command {
             Command::CancelFilter if context == Context::PowPrompt => "Close the prompt".into(),
             Command::AcceptFilter if context == Context::PlanPrompt => "Open the file".into(),
             Command::CancelFilter if context == Context::PlanPrompt => "Close the prompt".into(),
+            Command::AcceptFilter if context == Context::ReplayPrompt => {
+                "Open the log (an empty prompt opens nothing)".into()
+            }
+            Command::CancelFilter if context == Context::ReplayPrompt => "Close the prompt".into(),
             Command::CancelFilter if context == Context::PlanPick => {
                 "Close the list, back to the plan that was open".into()
             }

@@ -530,6 +530,10 @@ impl Pane for ReplayPane {
         }
     }
 
+    fn captures_text(&self) -> bool {
+        self.prompt.is_some()
+    }
+
     fn commands(&self) -> Vec<Command> {
         if let Some(p) = &self.prompt {
             let mut out = vec![Command::AcceptFilter, Command::CancelFilter];
