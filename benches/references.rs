@@ -6,8 +6,10 @@
 //! - a list of 100 planets with `"primary"` references: its round trips against
 //!   ⌈references / 5⌉ + 1;
 //! - detection throughput on a 1,000-entity payload;
-//! - a scripted agent doing 12 realistic tasks with and without references: tool calls
-//!   and bytes per task.
+//! - a scripted agent doing 12 realistic tasks plain, with references and lean: tool
+//!   calls, bytes and the share of references it read, per task and in total;
+//! - the bytes of one depth-2 player query at each verbosity, with full reference
+//!   metadata (the shape before lean answers) and as answered by default.
 //!
 //! Run with `cargo bench --bench references`.
 
@@ -272,44 +274,123 @@ async fn detection() {
 }
 
 async fn agent_efficiency() {
-    println!("\n4. A scripted agent, 12 tasks, without and with references (demo world)");
+    use agent_tasks::{Agent, Style};
+    println!("\n4. A scripted agent, 12 tasks: plain, with references, and lean (demo world)");
     println!(
-        "  Each task makes its main call, then looks up every entity it needs by id: from what it\n  already holds, or with one structs_query_entity. Without references every lookup is a\n  call (the baseline uses no cleverer batching); with them, each task asks for the mode\n  and depth it needs. Both runs must reach the same answers."
+        "  Each task makes its main call, then looks up every entity it needs by id: from what it\n  already holds, or with one structs_query_entity. Plain: no references, so every lookup is\n  a call. References: each task asks for the mode and depth it needs. Lean: the same, plus\n  the fields, kinds and mode an agent would pick for the task. Every style must reach the\n  same answers. `read` is the share of received references a lookup used."
     );
     let core = Core::new(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
-    let mut plain = agent_tasks::Agent::new(core.clone(), false);
-    let mut with = agent_tasks::Agent::new(core, true);
-    println!("  {:<80} {:>11} {:>19}", "task", "calls", "bytes");
-    let (mut calls0, mut calls1, mut bytes0, mut bytes1) = (0, 0, 0, 0);
+    let mut agents: Vec<Agent> = Style::ALL
+        .iter()
+        .map(|&style| Agent::new(core.clone(), style))
+        .collect();
+    println!(
+        "  {:<66} {:>15} {:>22} {:>11}",
+        "task", "calls", "bytes", "read"
+    );
+    let read = |a: &Agent, used: usize, received: usize| {
+        if a.style == Style::Plain || received == 0 {
+            "-".to_string()
+        } else {
+            format!("{used}/{received}")
+        }
+    };
     for (i, name) in agent_tasks::TASKS.iter().enumerate() {
-        plain.forget();
-        with.forget();
-        let (c0, b0) = (plain.calls, plain.bytes);
-        let (c1, b1) = (with.calls, with.bytes);
-        let a0 = agent_tasks::run(i, &mut plain).await;
-        let a1 = agent_tasks::run(i, &mut with).await;
-        assert_eq!(a0, a1, "task {i} reached different answers");
-        let (dc0, dc1) = (plain.calls - c0, with.calls - c1);
-        let (db0, db1) = (plain.bytes - b0, with.bytes - b1);
-        println!(
-            "  {:<80} {dc0:>4} -> {dc1:<4} {db0:>8} -> {db1:<8}",
-            format!("{:>2}. {name}", i + 1)
+        let mut answers = Vec::new();
+        let mut rows = Vec::new();
+        for a in &mut agents {
+            a.forget();
+            let before = (a.calls, a.bytes, a.used, a.received);
+            answers.push(agent_tasks::run(i, a).await);
+            rows.push((
+                a.calls - before.0,
+                a.bytes - before.1,
+                read(a, a.used - before.2, a.received - before.3),
+            ));
+        }
+        assert!(
+            answers.iter().all(|x| *x == answers[0]),
+            "task {i} reached different answers"
         );
-        calls0 += dc0;
-        calls1 += dc1;
-        bytes0 += db0;
-        bytes1 += db1;
+        let name = format!("{:>2}. {name}", i + 1);
+        println!(
+            "  {:<66} {:>3} {:>3} {:>3}   {:>6} {:>6} {:>6}   {:>4} {:>4}",
+            name.chars().take(66).collect::<String>(),
+            rows[0].0,
+            rows[1].0,
+            rows[2].0,
+            rows[0].1,
+            rows[1].1,
+            rows[2].1,
+            rows[1].2,
+            rows[2].2
+        );
     }
-    let saved = 100.0 * (1.0 - f64::from(calls1) / f64::from(calls0));
+    let [plain, refs, lean] = [&agents[0], &agents[1], &agents[2]];
     println!(
-        "  {:<80} {calls0:>4} -> {calls1:<4} {bytes0:>8} -> {bytes1:<8}",
-        "total"
+        "  {:<66} {:>3} {:>3} {:>3}   {:>6} {:>6} {:>6}   {:>4} {:>4}",
+        format!("total ({})", Style::ALL.map(Style::name).join(", ")),
+        plain.calls,
+        refs.calls,
+        lean.calls,
+        plain.bytes,
+        refs.bytes,
+        lean.bytes,
+        read(refs, refs.used, refs.received),
+        read(lean, lean.used, lean.received)
+    );
+    let fewer = |n: f64, of: f64| 100.0 * (1.0 - n / of);
+    let calls_saved = |a: &Agent| fewer(f64::from(a.calls), f64::from(plain.calls));
+    let bytes_saved = |a: &Agent| fewer(a.bytes as f64, plain.bytes as f64);
+    println!(
+        "  references: {:.0} % fewer calls, {:+.0} % bytes against plain",
+        calls_saved(refs),
+        -bytes_saved(refs)
     );
     println!(
-        "  tool calls saved: {saved:.0} %   target >= 70 %   {}   (bytes: {:+.0} %)",
-        verdict(saved >= 70.0),
-        100.0 * (bytes1 as f64 / bytes0 as f64 - 1.0)
+        "  lean: {:.0} % fewer calls (target >= 70 %) {}   {:.0} % fewer bytes (target >= 60 %) {}",
+        calls_saved(lean),
+        verdict(calls_saved(lean) >= 70.0),
+        bytes_saved(lean),
+        verdict(bytes_saved(lean) >= 60.0)
     );
+}
+
+/// Bytes of one depth-2 `structs_query_player` at each verbosity: with the bookkeeping
+/// every entry carried before (`reference_metadata: "full"`) and as answered now.
+async fn verbosity_bytes() {
+    println!(
+        "\n5. One structs_query_player (1-2), references at depth 2, by verbosity (demo world)"
+    );
+    let core = Core::new(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
+    let bytes = |v: &Value| serde_json::to_vec(v).map_or(0, |b| b.len());
+    println!(
+        "  {:<10} {:>22} {:>16} {:>10}",
+        "verbosity", "full metadata (before)", "default (after)", "saved"
+    );
+    for verbosity in ["summary", "compact", "detailed", "raw"] {
+        let ask = |metadata: Option<&str>| {
+            let mut args = json!({"player_id": "1-2", "include_references": true,
+                                  "reference_depth": 2, "verbosity": verbosity});
+            if let Some(m) = metadata {
+                args["reference_metadata"] = json!(m);
+            }
+            args
+        };
+        let full = core
+            .call_json("structs_query_player", ask(Some("full")))
+            .await
+            .expect("full");
+        let now = core
+            .call_json("structs_query_player", ask(None))
+            .await
+            .expect("default");
+        let (before, after) = (bytes(&full), bytes(&now));
+        println!(
+            "  {verbosity:<10} {before:>22} {after:>16} {:>9.0} %",
+            100.0 * (1.0 - after as f64 / before as f64)
+        );
+    }
 }
 
 fn main() {
@@ -324,5 +405,6 @@ fn main() {
         list_round_trips(round_trip).await;
         detection().await;
         agent_efficiency().await;
+        verbosity_bytes().await;
     });
 }

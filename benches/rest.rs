@@ -136,12 +136,12 @@ async fn agent_session() {
         .await
         .unwrap();
     server.faults.set_latency(LATENCY);
-    for references in [false, true] {
+    for style in agent_tasks::Style::ALL {
         let rest = RestSource::connect(config(&server.url(), None))
             .await
             .unwrap();
         let core = Core::new(rest.clone());
-        let mut agent = agent_tasks::Agent::new(core, references);
+        let mut agent = agent_tasks::Agent::new(core, style);
         let before = server.faults.requests();
         let t = Instant::now();
         for i in 0..agent_tasks::TASKS.len() {
@@ -151,8 +151,8 @@ async fn agent_session() {
         let took = t.elapsed();
         let (hits, reads) = rest.cache_stats();
         println!(
-            "  references {:<3}  {:>3} tool calls  {:>4} entity reads  {:>4} from the cache = {:>5.1} % hit rate  {:>4} requests to the node  {:>6.0} ms",
-            if references { "on" } else { "off" },
+            "  {:<10}  {:>3} tool calls  {:>4} entity reads  {:>4} from the cache = {:>5.1} % hit rate  {:>4} requests to the node  {:>6.0} ms",
+            style.name(),
             agent.calls,
             reads,
             hits,

@@ -687,3 +687,125 @@ async fn every_uri_an_answer_carries_can_be_read() {
     }
     client.cancel().await.unwrap();
 }
+
+/// On the wire every answer is compact JSON: the text block is exactly the compact form
+/// of `structuredContent`, and a lean answer's references carry no null, empty or zero
+/// bookkeeping an agent cannot use.
+#[test]
+fn answers_are_compact_on_the_wire_and_lean_references_carry_no_empty_blocks() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+
+    let calls = [
+        json!({"name": "structs_query_player", "arguments": {"player_id": "1-2",
+            "include_references": "primary", "reference_depth": 2,
+            "fields": "planetId,fleetId,Planet.land,Struct.type"}}),
+        json!({"name": "structs_list_planets", "arguments": {"page_size": 10,
+            "include_references": true, "verbosity": "summary"}}),
+        // A limit leaves references out: the lean summary says so, without zeros.
+        json!({"name": "structs_query_guild", "arguments": {"guild_id": "0-1",
+            "include_references": "all", "reference_depth": 2, "max_references": 2,
+            "verbosity": "compact"}}),
+        json!({"name": "structs_list_structs", "arguments": {"page_size": 100,
+            "include_references": "all", "verbosity": "compact"}}),
+        json!({"name": "structs_query_player", "arguments": {"player_id": "1-99999"}}),
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--paused", "--log-level", "error"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn headless server");
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+    )
+    .unwrap();
+    for (i, call) in calls.iter().enumerate() {
+        let request =
+            json!({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": call});
+        writeln!(stdin, "{request}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut by_id = std::collections::HashMap::new();
+    while by_id.len() < calls.len() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let line = rx.recv_timeout(left).expect("the server stopped answering");
+        let v: Value = serde_json::from_str(&line).expect("every line out is JSON");
+        if let Some(id) = v["id"].as_u64().filter(|&id| id > 0) {
+            by_id.insert(id, v);
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+
+    for (i, call) in calls.iter().enumerate() {
+        let result = &by_id[&(i as u64 + 1)]["result"];
+        let structured = &result["structuredContent"];
+        let text = result["content"][0]["text"].as_str().expect("a text block");
+        assert_eq!(
+            text,
+            serde_json::to_string(structured).unwrap(),
+            "{call}: the text block is the compact structuredContent"
+        );
+        assert!(!text.contains("\n"), "{call}: pretty-printed");
+        if let Some(refs) = structured.get("references").and_then(Value::as_object) {
+            assert!(!refs.is_empty(), "{call}");
+            for (id, entry) in refs {
+                let entry = entry.as_object().unwrap();
+                for field in ["status", "referenced_from", "referenced_in", "depth", "id"] {
+                    assert!(!entry.contains_key(field), "{call}: {id} has {field}");
+                }
+                assert!(entry["reference_type"].is_string(), "{call}: {id}");
+            }
+        }
+        if let Some(summary) = structured.get("references_summary") {
+            fn no_empties(v: &Value, at: &str) {
+                match v {
+                    Value::Null => panic!("{at} is null"),
+                    Value::Number(n) => assert_ne!(n.as_u64(), Some(0), "{at} is 0"),
+                    Value::Array(a) => assert!(!a.is_empty(), "{at} is empty"),
+                    Value::Object(o) => {
+                        assert!(!o.is_empty(), "{at} is empty");
+                        for (k, x) in o {
+                            no_empties(x, &format!("{at}.{k}"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            no_empties(summary, "references_summary");
+            assert_eq!(summary["status"], "partial", "{call}: {summary}");
+        }
+    }
+    // The limited call said what it left out; the others had nothing to say.
+    let limited = &by_id[&3]["result"]["structuredContent"];
+    assert!(
+        limited["references_summary"]["left_out"].as_u64().unwrap() > 0,
+        "{limited}"
+    );
+    assert!(
+        by_id[&1]["result"]["structuredContent"]
+            .get("references_summary")
+            .is_none()
+    );
+    assert_eq!(by_id[&5]["result"]["isError"], true);
+}

@@ -404,8 +404,10 @@ async fn lists_default_to_primary_references_within_the_default_limits() {
     let v = call(
         &core,
         "structs_list_planets",
-        // Summary verbosity keeps 24 planets and their owners under the size limit.
-        json!({"page_size": 24, "include_references": true, "verbosity": "summary"}),
+        // Summary verbosity keeps 24 planets and their owners under the size limit;
+        // full metadata says where each reference came from.
+        json!({"page_size": 24, "include_references": true, "verbosity": "summary",
+               "reference_metadata": "full"}),
     )
     .await;
     let s = &v["references_summary"];
@@ -457,6 +459,125 @@ async fn failed_references_are_indicated_or_omitted_and_the_response_still_succe
     .await;
     assert!(v["references"].get(&guild).is_none());
     assert_eq!(v["references_summary"]["failed_omitted"], 1);
+}
+
+/// A lean answer (fields or a small verbosity) carries records alone, but a failure is
+/// never silent: the failed entry keeps its error and where it was mentioned, and the
+/// summary appears to say so; with `reference_metadata: "none"` the entry leaves the map
+/// and the summary names it. `"full"` gives today's bookkeeping back.
+#[tokio::test]
+async fn lean_references_carry_records_and_still_say_what_failed() {
+    let player = entity(&core(), "1-1").await;
+    let guild = player["Player"]["guildId"].as_str().unwrap().to_string();
+    let planet = player["Player"]["planetId"].as_str().unwrap().to_string();
+    let (core, _) = instrumented(|s| s.failing(id(&guild)), ReferenceConfig::default());
+    let ask = |extra: Value| {
+        let mut args = json!({"player_id": "1-1", "include_references": true});
+        for (k, v) in extra.as_object().unwrap() {
+            args[k] = v.clone();
+        }
+        args
+    };
+    let v = call(
+        &core,
+        "structs_query_player",
+        ask(json!({"verbosity": "summary"})),
+    )
+    .await;
+    let ok = v["references"][&planet].as_object().unwrap();
+    let keys: Vec<&str> = ok.keys().map(String::as_str).collect();
+    assert_eq!(keys[0], "reference_type", "{v}");
+    assert!(ok.contains_key("Planet"), "{v}");
+    for meta in ["id", "status", "referenced_from", "referenced_in", "depth"] {
+        assert!(!ok.contains_key(meta), "{meta} in a lean entry: {v}");
+    }
+    let failed = &v["references"][&guild];
+    assert_eq!(failed["status"], "failed", "{v}");
+    assert_eq!(failed["error_code"], "API_ERROR");
+    assert_eq!(failed["referenced_from"], "guildId");
+    assert_eq!(failed["referenced_in"], "1-1");
+    let summary = &v["references_summary"];
+    assert_eq!(summary["failed"], 1, "{summary}");
+    assert_eq!(summary["failed_ids"], json!([guild]), "{summary}");
+    assert!(summary.get("from_cache").is_none() && summary.get("left_out").is_none());
+
+    let v = call(
+        &core,
+        "structs_query_player",
+        ask(json!({"fields": "planetId", "reference_metadata": "none"})),
+    )
+    .await;
+    assert!(v["references"].get(&guild).is_none(), "{v}");
+    assert_eq!(v["references_summary"]["failed_ids"], json!([guild]), "{v}");
+    assert_eq!(v["references_summary"]["failed_omitted"], 1, "{v}");
+
+    let v = call(
+        &core,
+        "structs_query_player",
+        ask(json!({"verbosity": "summary", "reference_metadata": "full"})),
+    )
+    .await;
+    assert_eq!(v["references"][&planet]["status"], "success", "{v}");
+    assert_eq!(v["references"][&planet]["depth"], 1, "{v}");
+    assert!(v["references_summary"]["from_cache"].as_u64().is_some());
+
+    // Without a failure or a limit, a lean answer has no summary at all.
+    let (core, _) = instrumented(|s| s, ReferenceConfig::default());
+    let v = call(
+        &core,
+        "structs_query_player",
+        ask(json!({"verbosity": "compact"})),
+    )
+    .await;
+    assert!(v.get("references_summary").is_none(), "{v}");
+    assert!(!v["references"].as_object().unwrap().is_empty());
+    // Detailed and raw keep the full bookkeeping.
+    for verbosity in ["detailed", "raw"] {
+        let v = call(
+            &core,
+            "structs_query_player",
+            ask(json!({"verbosity": verbosity})),
+        )
+        .await;
+        assert_eq!(v["references_summary"]["status"], "complete", "{verbosity}");
+        assert_eq!(v["references"][&planet]["referenced_from"], "planetId");
+    }
+}
+
+/// Primary references at depth 2 bring what the first-level entities hold (the structs
+/// in the planet's slots, the fleet's command ship), not their own relationships (the
+/// guild's reactor and entry substation).
+#[tokio::test]
+async fn primary_at_depth_two_brings_what_the_entities_hold() {
+    let core = core();
+    let v = call(
+        &core,
+        "structs_query_player",
+        json!({"player_id": "1-2", "include_references": "primary", "reference_depth": 2,
+               "reference_metadata": "full"}),
+    )
+    .await;
+    let refs = v["references"].as_object().unwrap();
+    let planet = &refs[v["player"]["Player"]["planetId"].as_str().unwrap()];
+    let guild = &refs[v["player"]["Player"]["guildId"].as_str().unwrap()];
+    let slots: Vec<&str> = ["space", "air", "land", "water"]
+        .iter()
+        .flat_map(|row| planet["Planet"][row].as_array().unwrap())
+        .filter_map(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .collect();
+    assert!(!slots.is_empty());
+    for s in &slots {
+        assert_eq!(refs[*s]["depth"], 2, "{s} is not in the map: {v}");
+    }
+    let reactor = guild["Guild"]["primaryReactorId"].as_str().unwrap();
+    assert!(
+        refs.get(reactor).is_none(),
+        "the guild's reactor came along: {v}"
+    );
+    for r in refs.values().filter(|r| r["depth"] == 2) {
+        assert_eq!(r["reference_type"], "struct", "{r}");
+    }
 }
 
 #[tokio::test]
@@ -713,29 +834,62 @@ async fn reference_options_are_part_of_every_query_and_list_schema_and_checked()
 #[path = "../benches/support/agent_tasks.rs"]
 mod agent_tasks;
 
-/// The benchmark's scripted agent reaches the same answers with references as without,
-/// in fewer calls on every task.
+/// The benchmark's scripted agent reaches the same answers in every style: with
+/// references in fewer calls on every task, and lean in fewer bytes as well.
 #[tokio::test]
 async fn the_scripted_agent_answers_the_same_in_fewer_calls() {
+    use agent_tasks::{Agent, Style};
     let core = core();
-    let mut plain = agent_tasks::Agent::new(core.clone(), false);
-    let mut with = agent_tasks::Agent::new(core, true);
+    let mut agents: Vec<Agent> = Style::ALL
+        .iter()
+        .map(|&style| Agent::new(core.clone(), style))
+        .collect();
     for (i, name) in agent_tasks::TASKS.iter().enumerate() {
-        plain.forget();
-        with.forget();
-        let (c0, c1) = (plain.calls, with.calls);
-        let a0 = agent_tasks::run(i, &mut plain).await;
-        let a1 = agent_tasks::run(i, &mut with).await;
-        assert_eq!(a0, a1, "{name}");
-        assert!(
-            with.calls - c1 < plain.calls - c0,
-            "{name}: {} calls with references, {} without",
-            with.calls - c1,
-            plain.calls - c0
+        let mut answers = Vec::new();
+        let mut costs = Vec::new();
+        for a in &mut agents {
+            a.forget();
+            let (calls, bytes) = (a.calls, a.bytes);
+            answers.push(agent_tasks::run(i, a).await);
+            costs.push((a.calls - calls, a.bytes - bytes));
+        }
+        for (style, answer) in Style::ALL.iter().zip(&answers) {
+            assert_eq!(&answers[0], answer, "{name}: {}", style.name());
+        }
+        let [plain, refs, lean] = [costs[0], costs[1], costs[2]];
+        println!(
+            "{name}: calls {} / {} / {}, bytes {} / {} / {}",
+            plain.0, refs.0, lean.0, plain.1, refs.1, lean.1
         );
+        assert!(refs.0 < plain.0, "{name}: {costs:?}");
+        assert!(lean.0 <= refs.0, "{name}: {costs:?}");
+        assert!(lean.1 < refs.1, "{name}: lean is not smaller: {costs:?}");
     }
-    let saved = 1.0 - f64::from(with.calls) / f64::from(plain.calls);
-    assert!(saved >= 0.7, "{} vs {} calls", with.calls, plain.calls);
+    let [plain, refs, lean] = [&agents[0], &agents[1], &agents[2]];
+    println!(
+        "total: calls {} / {} / {}, bytes {} / {} / {}",
+        plain.calls, refs.calls, lean.calls, plain.bytes, refs.bytes, lean.bytes
+    );
+    let saved = |a: &Agent| 1.0 - f64::from(a.calls) / f64::from(plain.calls);
+    assert!(
+        saved(refs) >= 0.7,
+        "{} vs {} calls",
+        refs.calls,
+        plain.calls
+    );
+    assert!(
+        saved(lean) >= 0.7,
+        "{} vs {} calls",
+        lean.calls,
+        plain.calls
+    );
+    let bytes_saved = 1.0 - lean.bytes as f64 / plain.bytes as f64;
+    assert!(
+        bytes_saved >= 0.6,
+        "lean read {} bytes, plain {}",
+        lean.bytes,
+        plain.bytes
+    );
 }
 
 /// The reference cache never answers with what was read before a transaction, even

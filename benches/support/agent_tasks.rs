@@ -1,16 +1,18 @@
-//! A scripted agent doing realistic Structs tasks through `Core::call`, with or without
-//! references, counting its tool calls and the bytes it read.
+//! A scripted agent doing realistic Structs tasks through `Core::call`, in three styles,
+//! counting its tool calls and the bytes it read.
 //!
 //! Each task is written once, the way an agent works: it makes its main call, then
 //! looks up each entity it needs by id. A lookup uses what the agent already holds (a
 //! reference it was given, or an entity it queried earlier) and otherwise costs a
-//! `structs_query_entity` call. Run with references off, every lookup is a call; run
-//! with them on, the main call's `references` usually answer them.
+//! `structs_query_entity` call. [`Style::Plain`]: no references, so every lookup is a
+//! call. [`Style::References`]: the main call asks for references (mode and depth), which
+//! usually answer the lookups. [`Style::Lean`]: the same, plus the `fields`, kinds and
+//! mode an agent would pick for that task, so it reads only what it needs.
 //!
 //! Shared by `benches/references.rs` (which prints the figures) and
-//! `tests/references.rs` (which checks both runs reach the same answers).
+//! `tests/references.rs` (which checks every style reaches the same answers).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{Value, json};
 use structs_console::Core;
@@ -37,38 +39,78 @@ const PRIMARY: Ask = Ask {
     depth: 1,
 };
 
+/// How the agent calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// No references: every entity is a call.
+    Plain,
+    /// References as each task asks ([`Ask`]), every field of every record.
+    References,
+    /// References, and only the fields, kinds and mode the task needs.
+    Lean,
+}
+
+impl Style {
+    pub const ALL: [Style; 3] = [Style::Plain, Style::References, Style::Lean];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Style::Plain => "plain",
+            Style::References => "references",
+            Style::Lean => "lean",
+        }
+    }
+}
+
 pub struct Agent {
     core: Core,
-    /// True: calls ask for references; false: plain calls.
-    pub references: bool,
+    pub style: Style,
     /// Tool calls made for tasks (setup lookups are not counted).
     pub calls: u32,
     /// Serialized bytes of every counted response.
     pub bytes: usize,
+    /// Entries of `references` maps received.
+    pub received: usize,
+    /// Of those, the ones a lookup used.
+    pub used: usize,
     known: HashMap<String, Value>,
+    /// Ids the agent holds because a `references` map carried them.
+    from_references: HashSet<String>,
 }
 
 impl Agent {
-    pub fn new(core: Core, references: bool) -> Agent {
+    pub fn new(core: Core, style: Style) -> Agent {
         Agent {
             core,
-            references,
+            style,
             calls: 0,
             bytes: 0,
+            received: 0,
+            used: 0,
             known: HashMap::new(),
+            from_references: HashSet::new(),
         }
     }
 
     /// Forgets what it learned (between tasks, so each task is measured alone).
     pub fn forget(&mut self) {
         self.known.clear();
+        self.from_references.clear();
         self.core.reference_cache().clear();
     }
 
-    async fn call(&mut self, tool: &str, mut args: Value, ask: Ask) -> Value {
-        if self.references {
+    /// One counted call. `lean`: the arguments the lean style adds (or overrides).
+    async fn call(&mut self, tool: &str, mut args: Value, ask: Ask, lean: Value) -> Value {
+        if self.style != Style::Plain {
             args["include_references"] = json!(ask.mode);
             args["reference_depth"] = json!(ask.depth);
+        }
+        if self.style == Style::Lean
+            && let Some(extra) = lean.as_object()
+        {
+            for (k, v) in extra {
+                args[k] = v.clone();
+            }
         }
         let v = self
             .core
@@ -78,9 +120,12 @@ impl Agent {
         self.calls += 1;
         self.bytes += serde_json::to_vec(&v).map_or(0, |b| b.len());
         if let Some(refs) = v.get("references").and_then(Value::as_object) {
+            self.received += refs.len();
             for (id, r) in refs {
-                if r["status"] == "success" {
+                // A lean entry has no status: it is there because it resolved.
+                if r.get("status").is_none_or(|s| s == "success") {
                     self.known.insert(id.clone(), r.clone());
+                    self.from_references.insert(id.clone());
                 }
             }
         }
@@ -115,10 +160,19 @@ impl Agent {
     /// An entity's data by id: from what the agent holds, or one query.
     async fn entity(&mut self, id: &str) -> Value {
         if let Some(v) = self.known.get(id) {
+            if self.from_references.remove(id) {
+                self.used += 1;
+            }
             return v.clone();
         }
+        // A lean lookup asks for the one entity it needs, without references.
         let v = self
-            .call("structs_query_entity", json!({ "id": id }), D1)
+            .call(
+                "structs_query_entity",
+                json!({ "id": id }),
+                D1,
+                json!({"include_references": false}),
+            )
             .await;
         let e = v["entity"].clone();
         self.known.insert(id.to_string(), e.clone());
@@ -208,7 +262,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
     match i {
         0 => {
             let p = a
-                .call("structs_query_player", json!({"player_id": "1-3"}), D2)
+                .call(
+                    "structs_query_player",
+                    json!({"player_id": "1-3"}),
+                    D2,
+                    json!({"reference_types": ["planet", "fleet", "guild", "player"],
+                        "fields": "planetId,fleetId,guildId,Planet.maxOre,Fleet.status,Guild.owner,Player.username"}),
+                )
                 .await;
             let p = &p["player"]["Player"];
             let planet = core_of(&a.entity(&s(&p["planetId"])).await);
@@ -220,7 +280,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         1 => {
             let planet_id = a.busiest_planet().await;
             let v = a
-                .call("structs_query_planet", json!({"planet_id": planet_id}), D1)
+                .call(
+                    "structs_query_planet",
+                    json!({"planet_id": planet_id}),
+                    D1,
+                    json!({"reference_types": ["struct"],
+                        "fields": "space,air,land,water,Struct.type"}),
+                )
                 .await;
             let mut types = Vec::new();
             for sid in slot_ids(&v["planet"]["Planet"]) {
@@ -231,7 +297,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         2 => {
             let v = a
-                .call("structs_query_fleet", json!({"fleet_id": "9-2"}), D2)
+                .call(
+                    "structs_query_fleet",
+                    json!({"fleet_id": "9-2"}),
+                    D2,
+                    json!({"reference_types": ["planet", "player", "struct"],
+                        "fields": "Fleet.status,planetId,commandStruct,Planet.owner,Player.username,structAttributes.health"}),
+                )
                 .await;
             let f = &v["fleet"]["Fleet"];
             let mut out = vec![f["status"].clone()];
@@ -246,7 +318,12 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         3 => {
             let v = a
-                .call("structs_query_guild", json!({"guild_id": "0-1"}), D1)
+                .call(
+                    "structs_query_guild",
+                    json!({"guild_id": "0-1"}),
+                    D1,
+                    json!({"fields": "Guild.owner,primaryReactorId,entrySubstationId,Player.username,Reactor.guildId,Substation.gridAttributes.connectionCount"}),
+                )
                 .await;
             let g = &v["guild"]["Guild"];
             let owner = core_of(&a.entity(&s(&g["owner"])).await);
@@ -260,7 +337,12 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         4 => {
             let v = a
-                .call("structs_list_planets", json!({"page_size": 10}), PRIMARY)
+                .call(
+                    "structs_list_planets",
+                    json!({"page_size": 10}),
+                    PRIMARY,
+                    json!({"fields": "Planet.owner,Player.username"}),
+                )
                 .await;
             let mut names = Vec::new();
             for p in v["planets"].as_array().unwrap() {
@@ -272,7 +354,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         5 => {
             let sid = a.first("struct", 7).await;
             let v = a
-                .call("structs_query_struct", json!({"struct_id": sid}), D2)
+                .call(
+                    "structs_query_struct",
+                    json!({"struct_id": sid}),
+                    D2,
+                    json!({"reference_types": ["planet", "fleet", "player"],
+                        "fields": "Struct.locationType,Struct.locationId,Planet.owner,Fleet.owner,Player.username"}),
+                )
                 .await;
             let st = &v["struct"]["Struct"];
             let location = core_of(&a.entity(&s(&st["locationId"])).await);
@@ -281,7 +369,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         6 => {
             let v = a
-                .call("structs_query_player", json!({"player_id": "1-5"}), D2)
+                .call(
+                    "structs_query_player",
+                    json!({"player_id": "1-5"}),
+                    D2,
+                    json!({"reference_types": ["substation", "player"],
+                        "fields": "substationId,Substation.owner,Substation.gridAttributes.capacity,Player.username"}),
+                )
                 .await;
             let sub_id = s(&v["player"]["Player"]["substationId"]);
             if sub_id.is_empty() {
@@ -293,7 +387,15 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         7 => {
             let id = a.first("agreement", 0).await;
-            let v = a.call("structs_query_entity", json!({"id": id}), D2).await;
+            let v = a
+                .call(
+                    "structs_query_entity",
+                    json!({"id": id}),
+                    D2,
+                    json!({"reference_types": ["provider", "player"],
+                        "fields": "providerId,consumerId,Provider.substationId,Player.guildId"}),
+                )
+                .await;
             let ag = core_of(&v["entity"]);
             let provider = core_of(&a.entity(&s(&ag["providerId"])).await);
             let consumer = core_of(&a.entity(&s(&ag["consumerId"])).await);
@@ -301,7 +403,14 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         8 => {
             let id = a.first("allocation", 0).await;
-            let v = a.call("structs_query_entity", json!({"id": id}), D1).await;
+            let v = a
+                .call(
+                    "structs_query_entity",
+                    json!({"id": id}),
+                    D1,
+                    json!({"fields": "sourceObjectId,destinationId,controller,Player.username"}),
+                )
+                .await;
             let al = core_of(&v["entity"]);
             let source = a.entity(&s(&al["sourceObjectId"])).await;
             let dest = a.entity(&s(&al["destinationId"])).await;
@@ -318,6 +427,8 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     "structs_list_structs",
                     json!({"owner": "1-2", "page_size": 10}),
                     PRIMARY,
+                    json!({"reference_types": ["planet", "fleet"],
+                        "fields": "Struct.id,locationId,Planet.status,Fleet.status"}),
                 )
                 .await;
             let mut out = Vec::new();
@@ -333,6 +444,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     "structs_list_players",
                     json!({"guild_id": "0-1", "page_size": 10}),
                     PRIMARY,
+                    json!({"reference_types": ["planet"], "fields": "planetId,Planet.maxOre"}),
                 )
                 .await;
             let mut out = Vec::new();
@@ -344,7 +456,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         }
         11 => {
             let v = a
-                .call("structs_query_player", json!({"player_id": "1-4"}), D2)
+                .call(
+                    "structs_query_player",
+                    json!({"player_id": "1-4"}),
+                    D2,
+                    json!({"include_references": "primary", "reference_types": ["planet", "struct"],
+                        "fields": "planetId,Planet.space,Planet.air,Planet.land,Planet.water,structAttributes.health"}),
+                )
                 .await;
             let planet = core_of(&a.entity(&s(&v["player"]["Player"]["planetId"])).await);
             let mut out = Vec::new();

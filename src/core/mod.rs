@@ -635,7 +635,7 @@ impl Core {
         // back as a structured error and the server keeps serving.
         let task = async move {
             let mut value = result.await?;
-            references::attach(&core, &plan, &mut value).await;
+            references::attach(&core, &plan, shaping.is_lean(), &mut value).await;
             handles::finish(&core, name, &shaping, value).await
         };
         match tokio::spawn(ctx.scope(task)).await {

@@ -151,6 +151,16 @@ pub struct Request {
 }
 
 impl Request {
+    /// True when the call asked for a smaller answer than the whole: `fields`, or
+    /// verbosity summary or compact. References are then lean by default.
+    pub fn is_lean(&self) -> bool {
+        match &self.selection {
+            Some(Selection::Fields { .. }) => true,
+            Some(Selection::Verbosity(v)) => matches!(v, Verbosity::Summary | Verbosity::Compact),
+            None => false,
+        }
+    }
+
     /// Takes the shaping options out of `args` (already checked by the schema).
     pub fn take(args: &mut Value) -> Request {
         let Some(obj) = args.as_object_mut() else {
@@ -161,7 +171,10 @@ impl Request {
             .and_then(|v| v.as_str().and_then(Verbosity::parse));
         let fields = obj.remove("fields");
         let selection = match fields.as_ref().and_then(Value::as_str) {
-            Some(text) => Some(Selection::fields(text)),
+            Some(text) => Some(Selection::fields_or(
+                text,
+                verbosity.unwrap_or(Verbosity::Summary),
+            )),
             None => verbosity.map(Selection::Verbosity),
         };
         Request {
@@ -287,7 +300,7 @@ async fn envelope(
 
     let verbosity = request.verbosity.unwrap_or(Verbosity::Compact);
     let selection = match &request.selection {
-        Some(Selection::Fields(f)) => Selection::Fields(f.clone()),
+        Some(fields @ Selection::Fields { .. }) => fields.clone(),
         _ => Selection::Verbosity(verbosity),
     };
     // Smaller and smaller summaries until the envelope fits.
@@ -304,7 +317,7 @@ async fn envelope(
         sample_arrays(&mut summary, keep);
         truncate_strings(&mut summary, text);
         let verbosity_name = match &selection {
-            Selection::Fields(_) => "fields",
+            Selection::Fields { .. } => "fields",
             Selection::Verbosity(v) => v.as_str(),
         };
         let out = envelope_json(EnvelopeParts {

@@ -202,20 +202,35 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
 pub enum Selection {
     /// The record's most useful fields, up to the level's count.
     Verbosity(Verbosity),
-    /// Exactly these field paths (and everything under a path that names an object).
-    Fields(Vec<String>),
+    /// Exactly these field paths (and everything under a path that names an object),
+    /// in the records of every kind they fit. A path is unqualified (`owner`: any kind
+    /// that has it) or qualified by a kind (`Planet.space`, `planet.space`: planets
+    /// only). The records of a kind that no path fits, anywhere in the value, are
+    /// shaped by `otherwise` instead of being cut to their ids.
+    Fields {
+        paths: Vec<String>,
+        otherwise: Verbosity,
+    },
 }
 
 impl Selection {
     /// Parses `fields` (`"id, owner,gridAttributes.ore"`): paths, dotted for nesting.
+    /// Kinds none of them fit get `summary`.
     pub fn fields(text: &str) -> Selection {
-        Selection::Fields(
-            text.split(',')
+        Selection::fields_or(text, Verbosity::Summary)
+    }
+
+    /// [`Selection::fields`], with the verbosity for kinds none of the paths fit.
+    pub fn fields_or(text: &str, otherwise: Verbosity) -> Selection {
+        Selection::Fields {
+            paths: text
+                .split(',')
                 .map(str::trim)
                 .filter(|s| !s.is_empty())
                 .map(str::to_string)
                 .collect(),
-        )
+            otherwise,
+        }
     }
 }
 
@@ -251,19 +266,24 @@ fn leaves(record: &Map<String, Value>, wrapper: Option<&str>) -> Vec<(String, Ve
     out
 }
 
-/// Does `name` answer one of the selected paths (itself, or under it)?
+/// Does `name` answer one of the selected paths (itself, or under it)? A path
+/// qualified by this record's kind (`Player.guildId`, `player.guildId`) names the same
+/// field as the unqualified one (`guildId`).
 fn selected(name: &str, wrapper: Option<&str>, paths: &[String]) -> bool {
     paths.iter().any(|p| {
         let p = match wrapper {
-            // `Player.guildId` names the same field as `guildId`.
-            Some(w) => p
-                .strip_prefix(w)
-                .and_then(|rest| rest.strip_prefix('.'))
-                .unwrap_or(p),
+            Some(w) => unqualified(p, w).unwrap_or(p),
             None => p.as_str(),
         };
         name == p || (name.starts_with(p) && name.as_bytes().get(p.len()) == Some(&b'.'))
     })
+}
+
+/// `path` without its kind qualifier, when it is qualified by the kind whose wrapper
+/// is `wrapper` (`Planet.space` or `planet.space` → `space`).
+fn unqualified<'a>(path: &'a str, wrapper: &str) -> Option<&'a str> {
+    let (head, rest) = path.split_once('.')?;
+    head.eq_ignore_ascii_case(wrapper).then_some(rest)
 }
 
 /// Keeps the chosen leaves of `record`, in place.
@@ -330,7 +350,7 @@ fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize
             keep.sort_unstable();
             keep.into_iter().map(|i| all[i].1.clone()).collect()
         }
-        Selection::Fields(paths) => all
+        Selection::Fields { paths, .. } => all
             .iter()
             // The id always stays, so a shaped record still says which entity it is.
             .filter(|(name, json_path)| {
@@ -357,9 +377,19 @@ pub struct Shaped {
 /// a validation result) gets a field selection applied to its own top level.
 pub fn shape(value: &mut Value, selection: &Selection) -> Shaped {
     let mut shaped = Shaped::default();
-    visit(value, selection, &mut shaped);
+    let fits = match selection {
+        // `fields: "id"` asks for nothing but ids, of every kind.
+        Selection::Fields { paths, .. } if paths.iter().all(|p| p == "id") => u16::MAX,
+        Selection::Fields { paths, .. } => {
+            let mut fits = 0u16;
+            kinds_fitted(value, paths, &mut fits);
+            fits
+        }
+        Selection::Verbosity(_) => 0,
+    };
+    visit(value, selection, fits, &mut shaped);
     if shaped.records == 0
-        && let (Selection::Fields(paths), Value::Object(obj)) = (selection, value)
+        && let (Selection::Fields { paths, .. }, Value::Object(obj)) = (selection, value)
     {
         let all = leaves(obj, None);
         let chosen: Vec<Vec<String>> = all
@@ -373,22 +403,70 @@ pub fn shape(value: &mut Value, selection: &Selection) -> Shaped {
     shaped
 }
 
-fn visit(value: &mut Value, selection: &Selection, shaped: &mut Shaped) {
+/// The entity `obj` is a record of, unless it only wraps that record: an answer
+/// about an entity (`structs_query_entity`: `{"id", "type", "entity": {...}}`) names the
+/// id beside the record, which is then the record to shape.
+fn record_id(obj: &Map<String, Value>) -> Option<crate::entity::EntityId> {
+    let id = own_id(obj)?;
+    let wrapper = id.kind.rest_key();
+    let wraps = obj
+        .iter()
+        .any(|(k, v)| Some(k.as_str()) != wrapper && v.as_object().and_then(own_id) == Some(id));
+    (!wraps).then_some(id)
+}
+
+/// Sets the bit of each kind (by code) that `paths` fit: some record of that kind in
+/// `value` has a selected field other than its id and the reference's own fields, or a
+/// path names the kind's id itself (`Guild.id`).
+fn kinds_fitted(value: &Value, paths: &[String], fits: &mut u16) {
     match value {
         Value::Object(obj) => {
-            if own_id(obj).is_some() {
-                let kept = shape_record(obj, selection);
+            if let Some(id) = record_id(obj) {
+                let bit = 1u16 << id.kind.code();
+                if *fits & bit == 0 {
+                    let wrapper = id.kind.rest_key().filter(|k| obj.contains_key(*k));
+                    let names_id = wrapper
+                        .is_some_and(|w| paths.iter().any(|p| unqualified(p, w) == Some("id")));
+                    let fitted = names_id
+                        || leaves(obj, wrapper).iter().any(|(name, json_path)| {
+                            name != "id"
+                                && !(json_path.len() == 1 && ENTRY_FIELDS.contains(&name.as_str()))
+                                && selected(name, wrapper, paths)
+                        });
+                    if fitted {
+                        *fits |= bit;
+                    }
+                }
+            } else {
+                obj.values().for_each(|v| kinds_fitted(v, paths, fits));
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| kinds_fitted(v, paths, fits)),
+        _ => {}
+    }
+}
+
+fn visit(value: &mut Value, selection: &Selection, fits: u16, shaped: &mut Shaped) {
+    match value {
+        Value::Object(obj) => {
+            if let Some(id) = record_id(obj) {
+                let kept = match selection {
+                    Selection::Fields { otherwise, .. } if fits & (1 << id.kind.code()) == 0 => {
+                        shape_record(obj, &Selection::Verbosity(*otherwise))
+                    }
+                    _ => shape_record(obj, selection),
+                };
                 shaped.records += 1;
                 shaped.max_fields = shaped.max_fields.max(kept);
             } else {
                 for child in obj.values_mut() {
-                    visit(child, selection, shaped);
+                    visit(child, selection, fits, shaped);
                 }
             }
         }
         Value::Array(items) => {
             for item in items {
-                visit(item, selection, shaped);
+                visit(item, selection, fits, shaped);
             }
         }
         _ => {}
@@ -512,10 +590,58 @@ mod tests {
                 "playerInventory": {"rocks": {"ore": "1"}, "balances": [{"denom": "ualpha", "amount": "5"}]}
             })
         );
-        // A prefix of a name is not a path: `grid` selects nothing.
+        // A prefix of a name is not a path: `grid` selects nothing of a player, so the
+        // player is shaped at summary rather than cut to its id.
         let mut v = player();
         shape(&mut v, &Selection::fields("grid"));
+        let mut summary = player();
+        shape(&mut summary, &Selection::Verbosity(Verbosity::Summary));
+        assert_eq!(v, summary);
+        // `id` alone asks for ids only, of every kind.
+        let mut v = player();
+        shape(&mut v, &Selection::fields("id"));
         assert_eq!(v, json!({"Player": {"id": "1-1"}}));
+    }
+
+    #[test]
+    fn a_field_list_shapes_each_kind_it_fits_and_leaves_the_others_at_summary() {
+        let guild = json!({"Guild": {"id": "0-1", "owner": "1-1", "endpoint": "x", "entryRank": "2",
+                                     "creator": "c", "primaryReactorId": "3-1"}});
+        let planet = json!({"Planet": {"id": "2-1", "owner": "1-1", "maxOre": "5", "status": "active",
+                                       "space": ["5-1"], "creator": "c"}});
+        let mut v =
+            json!({"player": player(), "references": {"0-1": guild.clone(), "2-1": planet}});
+        // `planet.maxOre` (any case) is for planets only; `username` fits players; nothing
+        // fits the guild, which keeps its summary fields instead of only its id.
+        shape(&mut v, &Selection::fields("username,planet.maxOre"));
+        assert_eq!(
+            v["player"],
+            json!({"Player": {"id": "1-1", "username": "nova"}})
+        );
+        assert_eq!(
+            v["references"]["2-1"],
+            json!({"Planet": {"id": "2-1", "maxOre": "5"}})
+        );
+        let mut g = guild.clone();
+        shape(&mut g, &Selection::Verbosity(Verbosity::Summary));
+        assert_eq!(v["references"]["0-1"], g);
+        assert_ne!(g, json!({"Guild": {"id": "0-1"}}));
+        // Naming the kind's id is asking for that kind's id only.
+        let mut v = json!({"references": {"0-1": guild}});
+        shape(&mut v, &Selection::fields("username,Guild.id"));
+        assert_eq!(v["references"]["0-1"], json!({"Guild": {"id": "0-1"}}));
+    }
+
+    #[test]
+    fn an_answer_that_names_its_entity_beside_the_record_shapes_the_record() {
+        // structs_query_entity's shape: the id, the kind and the record.
+        let mut v = json!({"id": "1-1", "type": "player", "entity": player()});
+        shape(&mut v, &Selection::fields("username"));
+        assert_eq!(
+            v["entity"],
+            json!({"Player": {"id": "1-1", "username": "nova"}})
+        );
+        assert_eq!(v["type"], "player");
     }
 
     #[test]

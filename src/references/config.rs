@@ -67,7 +67,9 @@ pub enum Mode {
     /// Every entity id the payload mentions.
     All,
     /// Only direct relationships held in plain fields (owner, guild, planet, fleet,
-    /// reactor, substation, ...), not the contents of slot arrays.
+    /// reactor, substation, ...), not the contents of slot arrays; at depth 2, what
+    /// those entities hold (the structs in their slots, a fleet's command ship), not
+    /// their own relationships.
     Primary,
 }
 
@@ -88,6 +90,42 @@ pub enum OnError {
     Indicate,
     /// It is left out of `references` (and counted in the summary).
     Omit,
+}
+
+/// How much bookkeeping a `references` map carries beside the records
+/// (`reference_metadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metadata {
+    /// An entry is its `reference_type` and the record; a failed reference is left out
+    /// of the map. `references_summary` appears only when something failed or was left
+    /// out, and names those ids.
+    None,
+    /// An entry is its `reference_type` and the record; a failed one also says
+    /// `status`, `error`, `error_code`, `referenced_from` and `referenced_in`.
+    /// `references_summary` appears only when something failed or was left out.
+    Failures,
+    /// Every entry says `status`, `referenced_from`, `referenced_in` and `depth`, and
+    /// `references_summary` always appears with every count.
+    Full,
+}
+
+impl Metadata {
+    pub fn parse(s: &str) -> Option<Metadata> {
+        match s {
+            "none" => Some(Metadata::None),
+            "failures" => Some(Metadata::Failures),
+            "full" => Some(Metadata::Full),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metadata::None => "none",
+            Metadata::Failures => "failures",
+            Metadata::Full => "full",
+        }
+    }
 }
 
 /// Per-tool settings in the configuration file.
@@ -233,9 +271,23 @@ pub struct ReferenceOptions {
     /// Cap on new references per referencing entity, when set.
     pub max_per_entity: Option<usize>,
     pub on_error: OnError,
+    /// `reference_metadata` as the call gave it; without it the call's shaping decides
+    /// (see [`ReferenceOptions::metadata`]).
+    pub metadata: Option<Metadata>,
 }
 
 impl ReferenceOptions {
+    /// The bookkeeping the map carries: as asked, else lean (`failures`) when the call
+    /// asked for a smaller answer (`fields`, or `verbosity` summary or compact), else
+    /// `full`, so a call that asks for neither gets what it always got.
+    pub fn metadata(&self, lean_shaping: bool) -> Metadata {
+        self.metadata.unwrap_or(if lean_shaping {
+            Metadata::Failures
+        } else {
+            Metadata::Full
+        })
+    }
+
     pub fn wants(&self, kind: EntityKind) -> bool {
         self.types.is_none_or(|bits| bits & (1 << kind.code()) != 0)
     }
@@ -253,13 +305,14 @@ pub enum Plan {
 
 /// The argument names the reference options use; they are taken out of a call's
 /// arguments before its handler sees them.
-pub const ARGUMENTS: [&str; 6] = [
+pub const ARGUMENTS: [&str; 7] = [
     "include_references",
     "reference_depth",
     "reference_types",
     "max_references",
     "max_references_per_entity",
     "on_reference_error",
+    "reference_metadata",
 ];
 
 /// The JSON Schema properties every reference-capable tool gains.
@@ -269,14 +322,14 @@ pub fn schema_properties(support: Support) -> Map<String, Value> {
         Support::List => {
             "Add a top-level `references` map (entity id -> that entity's full data) for \
              the ids the page mentions. true means \"primary\" here (owner, guild, planet, \
-             fleet, reactor, substation; not slot contents); \"all\" adds every id. Default \
-             false."
+             fleet, reactor, substation; not slot contents; at depth 2, the structs those \
+             hold); \"all\" adds every id. Default false."
         }
         _ => {
             "Add a top-level `references` map (entity id -> that entity's full data) for \
              every entity id the result mentions, so no follow-up queries are needed. true \
              or \"all\": every id; \"primary\": only direct relationships, not slot \
-             contents. Default false."
+             contents (at depth 2, the structs those entities hold). Default false."
         }
     };
     let mut p = Map::new();
@@ -309,6 +362,11 @@ pub fn schema_properties(support: Support) -> Map<String, Value> {
         "on_reference_error".into(),
         json!({"enum": ["indicate", "omit"],
                "description": "\"indicate\" (default): a failed reference appears with status \"failed\" and its error; \"omit\": it is left out."}),
+    );
+    p.insert(
+        "reference_metadata".into(),
+        json!({"enum": ["none", "failures", "full"],
+               "description": "Bookkeeping beside each referenced record. \"full\": every entry says status, referenced_from, referenced_in and depth, and references_summary always comes. \"failures\": an entry is reference_type plus the record; only a failed one says why and where it was mentioned; the summary comes only when something failed or was left out. \"none\": as failures, but failed references are left out of the map (the summary names them). Default: \"failures\" when fields or verbosity summary/compact is given, else \"full\"."}),
     );
     p
 }
@@ -435,6 +493,11 @@ pub fn plan(
         None => config.on_error,
     };
 
+    let metadata = taken
+        .get("reference_metadata")
+        .and_then(Value::as_str)
+        .and_then(Metadata::parse);
+
     Ok(Plan::On(ReferenceOptions {
         mode,
         depth,
@@ -442,6 +505,7 @@ pub fn plan(
         max_references,
         max_per_entity,
         on_error,
+        metadata,
     }))
 }
 

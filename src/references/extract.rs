@@ -25,7 +25,14 @@ pub struct Candidate {
     /// True when it sits in a plain field (a direct relationship), false inside an array
     /// (slot contents and other collections).
     pub primary: bool,
+    /// True when it is something the mentioning entity holds: a struct in one of its
+    /// slots (`space`, `air`, `land`, `water`) or its command ship (`commandStruct`).
+    pub contents: bool,
 }
+
+/// Fields whose ids name what an entity holds rather than what it relates to: a
+/// planet's or fleet's slot rows, a fleet's command ship.
+const SLOT_ROWS: [&str; 4] = ["space", "air", "land", "water"];
 
 /// Every mention in a payload, in the order the payload lists them.
 #[derive(Debug, Default)]
@@ -228,6 +235,7 @@ impl Extraction {
             from,
             referenced_in: within,
             primary: path.is_empty(),
+            contents: key == "commandStruct" || (!path.is_empty() && SLOT_ROWS.contains(&key)),
         });
     }
 }
@@ -272,6 +280,10 @@ mod tests {
         assert_eq!(c[1].from, "space[0]");
         assert_eq!(c[2].from, "space[2]");
         assert!(!c[2].primary, "slot contents are not primary");
+        assert!(
+            c[2].contents && !c[0].contents,
+            "slots hold contents; an owner is not"
+        );
         assert_eq!(c[3].from, "targetId");
         assert_eq!(c[3].referenced_in, Some(id("2-1")));
         assert!(x.present.contains(&id("2-1")));

@@ -11,6 +11,13 @@
 //!   cache, traversed, and left out by which limit, so an agent knows whether the map
 //!   is complete.
 //!
+//! That is the `full` bookkeeping ([`Metadata`]). A call that asked for a smaller answer
+//! (`fields`, or verbosity summary or compact) gets `failures` unless it says otherwise:
+//! an entry is `{reference_type, ...the entity's data}`, only a failed one says why and
+//! where it was mentioned, and the summary comes only when something failed or was left
+//! out, holding only what is not zero. With `none` a failed reference leaves the map and
+//! the summary names it.
+//!
 //! The type filter decides what enters the map, not what is walked: at depth 2 a
 //! first-level entity of a filtered-out kind is still fetched (counted as `traversed`)
 //! so that the kinds asked for are reached through it (a player's structs through its
@@ -29,7 +36,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-pub use config::{Include, Mode, OnError, Plan, ReferenceConfig, ReferenceOptions, Support};
+pub use config::{
+    Include, Metadata, Mode, OnError, Plan, ReferenceConfig, ReferenceOptions, Support,
+};
 use extract::{Candidate, Extraction};
 use resolve::Outcome;
 
@@ -92,10 +101,13 @@ impl<'a> Selection<'a> {
     /// Considers `candidates` found at `depth`.
     fn consider(&mut self, candidates: &[Candidate], present: &HashSet<EntityId>, depth: u8) {
         for c in candidates {
-            if (self.opts.mode == Mode::Primary && !c.primary)
-                || present.contains(&c.id)
-                || self.chosen_ids.contains(&c.id)
-            {
+            // Primary: direct relationships first, then what those entities hold.
+            let by_mode = match (self.opts.mode, depth) {
+                (Mode::All, _) => true,
+                (Mode::Primary, 1) => c.primary,
+                (Mode::Primary, _) => c.contents,
+            };
+            if !by_mode || present.contains(&c.id) || self.chosen_ids.contains(&c.id) {
                 continue;
             }
             if !self.opts.wants(c.id.kind) {
@@ -140,27 +152,35 @@ impl<'a> Selection<'a> {
 }
 
 /// Adds `references` and `references_summary` to `response` as `plan` says. A response
-/// that is not a JSON object is left as it is.
-pub async fn attach(core: &Core, plan: &Plan, response: &mut Value) {
+/// that is not a JSON object is left as it is. `lean_shaping`: the call asked for a
+/// smaller answer (`fields`, or verbosity summary or compact), which makes the map's
+/// bookkeeping lean unless the call says otherwise ([`ReferenceOptions::metadata`]).
+pub async fn attach(core: &Core, plan: &Plan, lean_shaping: bool, response: &mut Value) {
     let Some(obj) = response.as_object() else {
         return;
     };
     let (references, summary) = match plan {
         Plan::Off => return,
-        Plan::Disabled(reason) => (Map::new(), json!({"status": "disabled", "reason": reason})),
-        Plan::On(opts) => collect(core, opts, obj).await,
+        Plan::Disabled(reason) => (
+            Map::new(),
+            Some(json!({"status": "disabled", "reason": reason})),
+        ),
+        Plan::On(opts) => collect(core, opts, opts.metadata(lean_shaping), obj).await,
     };
     if let Some(obj) = response.as_object_mut() {
         obj.insert("references".into(), Value::Object(references));
-        obj.insert("references_summary".into(), summary);
+        if let Some(summary) = summary {
+            obj.insert("references_summary".into(), summary);
+        }
     }
 }
 
 async fn collect(
     core: &Core,
     opts: &ReferenceOptions,
+    metadata: Metadata,
     payload: &Map<String, Value>,
-) -> (Map<String, Value>, Value) {
+) -> (Map<String, Value>, Option<Value>) {
     core.reference_cache()
         .observe(resolve::WorldVersion::of(core));
 
@@ -195,36 +215,51 @@ async fn collect(
     }
 
     let mut references = Map::new();
-    let (mut resolved, mut failed, mut omitted, mut cached) = (0, 0, 0, 0);
+    let (mut resolved, mut omitted, mut cached) = (0, 0, 0);
+    let mut failed_ids = Vec::new();
     for ((candidate, depth), outcome) in selection.chosen.iter().zip(outcomes) {
         let id = candidate.id;
         let mut entry = Map::new();
         entry.insert("reference_type".into(), json!(id.kind.name()));
-        entry.insert("id".into(), json!(id.to_string()));
-        match &outcome {
+        let (code, message) = match &outcome {
             Outcome::Resolved { .. } => {
                 resolved += 1;
-                entry.insert("status".into(), json!("success"));
+                (None, None)
             }
             Outcome::Failed { code, message } => {
-                failed += 1;
-                if opts.on_error == OnError::Omit {
+                failed_ids.push(id);
+                if opts.on_error == OnError::Omit || metadata == Metadata::None {
                     omitted += 1;
                     continue;
                 }
-                entry.insert("status".into(), json!("failed"));
-                entry.insert("error".into(), json!(message));
-                entry.insert("error_code".into(), json!(code.as_str()));
+                (Some(code.as_str()), Some(message))
+            }
+        };
+        let provenance = metadata == Metadata::Full || code.is_some();
+        if provenance {
+            entry.insert("id".into(), json!(id.to_string()));
+            match (code, message) {
+                (Some(code), Some(message)) => {
+                    entry.insert("status".into(), json!("failed"));
+                    entry.insert("error".into(), json!(message));
+                    entry.insert("error_code".into(), json!(code));
+                }
+                _ => {
+                    entry.insert("status".into(), json!("success"));
+                }
+            }
+            entry.insert("referenced_from".into(), json!(candidate.from));
+            match candidate.referenced_in {
+                Some(by) => entry.insert("referenced_in".into(), json!(by.to_string())),
+                None if metadata == Metadata::Full => {
+                    entry.insert("referenced_in".into(), Value::Null)
+                }
+                None => None,
+            };
+            if metadata == Metadata::Full {
+                entry.insert("depth".into(), json!(depth));
             }
         }
-        entry.insert("referenced_from".into(), json!(candidate.from));
-        entry.insert(
-            "referenced_in".into(),
-            candidate
-                .referenced_in
-                .map_or(Value::Null, |by| json!(by.to_string())),
-        );
-        entry.insert("depth".into(), json!(depth));
         if let Outcome::Resolved { data, cached: hit } = outcome {
             cached += usize::from(hit);
             merge_entity(&mut entry, &data);
@@ -234,13 +269,61 @@ async fn collect(
 
     let left_out = selection.left_out();
     let by = |limit: Limit| left_out.iter().filter(|(_, l)| *l == limit).count();
+    let ids = |ids: &mut dyn Iterator<Item = EntityId>| -> Vec<String> {
+        ids.take(LEFT_OUT_IDS_SHOWN)
+            .map(|id| id.to_string())
+            .collect()
+    };
+    let status = if left_out.is_empty() {
+        "complete"
+    } else {
+        "partial"
+    };
+    if metadata != Metadata::Full {
+        // Lean: a summary only when it says something the map does not, and then only
+        // what is not zero.
+        if left_out.is_empty() && failed_ids.is_empty() {
+            return (references, None);
+        }
+        let mut summary = Map::new();
+        summary.insert("status".into(), json!(status));
+        summary.insert("included".into(), json!(references.len()));
+        if !failed_ids.is_empty() {
+            summary.insert("failed".into(), json!(failed_ids.len()));
+            if omitted > 0 {
+                summary.insert("failed_omitted".into(), json!(omitted));
+            }
+            summary.insert(
+                "failed_ids".into(),
+                json!(ids(&mut failed_ids.iter().copied())),
+            );
+        }
+        if !left_out.is_empty() {
+            summary.insert("left_out".into(), json!(left_out.len()));
+            let mut limits = Map::new();
+            for (name, limit) in [
+                ("max_references", Limit::Total),
+                ("max_references_per_entity", Limit::PerEntity),
+            ] {
+                if by(limit) > 0 {
+                    limits.insert(name.into(), json!(by(limit)));
+                }
+            }
+            summary.insert("left_out_by".into(), Value::Object(limits));
+            summary.insert(
+                "left_out_ids".into(),
+                json!(ids(&mut left_out.iter().map(|(id, _)| *id))),
+            );
+        }
+        return (references, Some(Value::Object(summary)));
+    }
     let summary = json!({
-        "status": if left_out.is_empty() { "complete" } else { "partial" },
+        "status": status,
         "mode": opts.mode.as_str(),
         "depth": opts.depth,
         "included": references.len(),
         "resolved": resolved,
-        "failed": failed,
+        "failed": failed_ids.len(),
         "failed_omitted": omitted,
         "from_cache": cached,
         "traversed": selection.through.len(),
@@ -249,9 +332,9 @@ async fn collect(
             "max_references": by(Limit::Total),
             "max_references_per_entity": by(Limit::PerEntity),
         },
-        "left_out_ids": left_out.iter().take(LEFT_OUT_IDS_SHOWN).map(|(id, _)| id.to_string()).collect::<Vec<_>>(),
+        "left_out_ids": ids(&mut left_out.iter().map(|(id, _)| *id)),
     });
-    (references, summary)
+    (references, Some(summary))
 }
 
 /// Adds an entity's data (its chain JSON) after the reference's own fields. A field the

@@ -98,7 +98,12 @@ async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
         .and_then(Verbosity::parse)
         .unwrap_or(Verbosity::Raw);
     let selection = match opt_str(&args, "fields") {
-        Some(text) => Selection::fields(text),
+        Some(text) => Selection::fields_or(
+            text,
+            opt_str(&args, "verbosity")
+                .and_then(Verbosity::parse)
+                .unwrap_or(Verbosity::Summary),
+        ),
         None => Selection::Verbosity(verbosity),
     };
     let page_no = whole(&args, "page").unwrap_or(1);
@@ -118,7 +123,7 @@ async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
     };
     let mut metadata = stored.meta.to_json(now);
     metadata["verbosity"] = json!(match &selection {
-        Selection::Fields(_) => "fields",
+        Selection::Fields { .. } => "fields",
         Selection::Verbosity(v) => v.as_str(),
     });
     Ok(json!({
