@@ -3158,3 +3158,39 @@ fn a_path_prompt_stops_at_its_limit_and_says_so() {
         assert!(!status.contains("cannot open"), "{tab}: {status}");
     }
 }
+
+/// A call from the Server tab with references at summary verbosity answers in the lean
+/// shape: each reference is its kind and its record, with no bookkeeping beside it.
+#[test]
+fn a_lean_reference_answer_in_the_server_tab() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('7'));
+    select_server_tool(&mut app, "structs_query_player");
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "1-2");
+    // After the id, the fields by name: fields, include_references, ... verbosity.
+    press_n(&mut app, KeyCode::Tab, 2);
+    // Its schema allows true as well as strings, so the form takes JSON there.
+    type_text(&mut app, r#""primary""#);
+    press_n(&mut app, KeyCode::Tab, 8);
+    type_text(&mut app, "summary");
+    let frame = draw(&mut app, 120, 34);
+    assert!(
+        frame.contains(r#""include_references":"primary""#)
+            && frame.contains(r#""verbosity":"summary"#),
+        "{frame}"
+    );
+    press(&mut app, KeyCode::Enter);
+    app.settle();
+    let frame = draw(&mut app, 120, 60);
+    assert!(frame.contains(r#""reference_type": "guild""#), "{frame}");
+    assert!(!frame.contains("referenced_from"), "{frame}");
+    assert!(!frame.contains("references_summary"), "{frame}");
+    snapshot(
+        "server_lean_references_120x60",
+        "structs_query_player with primary references at summary verbosity: each reference is its kind and its record, no bookkeeping",
+        &mut app,
+        120,
+        60,
+    );
+}
