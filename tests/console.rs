@@ -3170,7 +3170,18 @@ fn a_lean_reference_answer_in_the_server_tab() {
     type_text(&mut app, "1-2");
     // After the id, the fields by name: fields, include_references, ... verbosity.
     press_n(&mut app, KeyCode::Tab, 2);
-    // Its schema allows true as well as strings, so the form takes JSON there.
+    // Its schema allows true as well as strings, so the form takes JSON there: a bare
+    // word is refused on its own row, which stays one row.
+    type_text(&mut app, "primary");
+    let frame = draw(&mut app, 120, 34);
+    let rows: Vec<&str> = frame.lines().collect();
+    let at = rows
+        .iter()
+        .position(|r| r.contains("include_references"))
+        .expect("the field's row");
+    assert!(rows[at].contains("✗ not JSON"), "{frame}");
+    assert!(rows[at + 1].contains("max_references"), "{frame}");
+    app.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
     type_text(&mut app, r#""primary""#);
     press_n(&mut app, KeyCode::Tab, 8);
     type_text(&mut app, "summary");

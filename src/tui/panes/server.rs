@@ -813,7 +813,14 @@ impl ServerPane {
                 }
             }
             if let Err(why) = f.value() {
-                spans.push(Span::styled(format!("  ✗ {why}"), theme.style(Role::Error)));
+                // A field stays one row: its error is cut to the room left (the whole
+                // error is said under the fields).
+                let used: usize = spans.iter().map(Span::width).sum();
+                let room = usize::from(inner.width).saturating_sub(used);
+                spans.push(Span::styled(
+                    fit(&format!("  ✗ {why}"), room),
+                    theme.style(Role::Error),
+                ));
             }
             lines.push(Line::from(spans));
         }
