@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
 use ratatui::style::Color;
 use serde_json::json;
 use structs_console::core::WallClock;
@@ -21,7 +20,9 @@ use structs_console::tui::{App, Clipboard, Copied, SystemClipboard, Tab, Theme};
 use structs_console::{Core, EntityId};
 use tokio::runtime::Runtime;
 
-use support::console::{draw, draw_buffer, press, press_n, runtime, type_text, wall};
+use support::console::{
+    assert_drawn_whole, draw, draw_buffer, press, press_n, runtime, type_text, wall,
+};
 
 /// A console on the demo world with a paused clock and a fixed wall clock, its first
 /// page already listed. The runtime must outlive the app.
@@ -336,7 +337,10 @@ fn replay_without_a_log_says_how_to_open_one() {
         100,
         30,
     );
-    press(&mut app, KeyCode::Char('r')); // nothing to run: no panic, nothing sent
+    // Nothing to run: no panic, nothing sent.
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.requests_sent(), sent);
     press(&mut app, KeyCode::Char('1'));
     assert_eq!(app.tab(), Tab::Entities);
 }
@@ -698,12 +702,7 @@ fn any_size_renders_without_panicking() {
     ];
     let check = |app: &mut App, state: &str| {
         for (width, height) in sizes {
-            let buffer = draw_buffer(app, width, height);
-            assert_eq!(
-                buffer.area,
-                Rect::new(0, 0, width, height),
-                "{state} at {width}x{height}"
-            );
+            assert_drawn_whole(app, width, height, state);
         }
     };
     check(&mut app, "startup");
@@ -737,12 +736,7 @@ fn the_handles_pane_renders_at_any_size() {
         (60, 14),
         (300, 80),
     ] {
-        let buffer = draw_buffer(&mut app, width, height);
-        assert_eq!(
-            buffer.area,
-            Rect::new(0, 0, width, height),
-            "list at {width}x{height}"
-        );
+        assert_drawn_whole(&mut app, width, height, "list");
     }
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Char('f'));
@@ -756,12 +750,7 @@ fn the_handles_pane_renders_at_any_size() {
         (60, 14),
         (300, 80),
     ] {
-        let buffer = draw_buffer(&mut app, width, height);
-        assert_eq!(
-            buffer.area,
-            Rect::new(0, 0, width, height),
-            "data at {width}x{height}"
-        );
+        assert_drawn_whole(&mut app, width, height, "data");
     }
 }
 
@@ -1989,8 +1978,7 @@ fn the_action_dialog_renders_at_any_size() {
     ];
     let check = |app: &mut App, state: &str| {
         for (width, height) in sizes {
-            let buffer = draw_buffer(app, width, height);
-            assert_eq!(buffer.area, Rect::new(0, 0, width, height), "{state}");
+            assert_drawn_whole(app, width, height, state);
         }
     };
     open_id(&mut app, "2-1");
@@ -2408,12 +2396,7 @@ fn the_plans_pane_renders_at_any_size() {
     ];
     let check = |app: &mut App, state: &str| {
         for (width, height) in sizes {
-            let buffer = draw_buffer(app, width, height);
-            assert_eq!(
-                buffer.area,
-                Rect::new(0, 0, width, height),
-                "{state} at {width}x{height}"
-            );
+            assert_drawn_whole(app, width, height, state);
         }
     };
     check(&mut app, "example");
@@ -2830,8 +2813,7 @@ fn a_resize_storm_never_panics() {
             press(&mut app, keys[next(keys.len() as u32) as usize]);
         }
         let (width, height) = (next(220) as u16, next(70) as u16);
-        let buffer = draw_buffer(&mut app, width, height);
-        assert_eq!(buffer.area, Rect::new(0, 0, width, height), "round {round}");
+        assert_drawn_whole(&mut app, width, height, &format!("round {round}"));
     }
     assert!(!app.should_quit());
 }

@@ -514,9 +514,39 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
             .unwrap_or_else(|_| panic!("{label}: the server did not end after its input closed"))
             .unwrap();
         let err = errors.await.unwrap();
-        let _ = drain.await;
+        let out = drain.await.unwrap();
         assert!(!err.contains("panicked"), "{label}: {err}");
         assert!(status.code().is_some(), "{label}: killed by a signal");
+        // Whatever came in, everything that goes out is a JSON-RPC message, one a line.
+        let answers: Vec<Value> = String::from_utf8(out)
+            .unwrap_or_else(|e| panic!("{label}: output is not UTF-8: {e}"))
+            .lines()
+            .map(|line| {
+                serde_json::from_str(line)
+                    .unwrap_or_else(|e| panic!("{label}: {e}: a line out is not JSON: {line}"))
+            })
+            .collect();
+        assert!(
+            answers.iter().all(|a| a["jsonrpc"] == "2.0"),
+            "{label}: {answers:?}"
+        );
+        if label == "wrong shapes" {
+            // Each request whose params the server can read is answered under its id,
+            // with an error. (Ids 1 and 3, whose params have the wrong JSON type, are
+            // refused by rmcp's decoder before the server sees them: id 1 gets -32600
+            // without its id, id 3 -32601. Issue 27 takes that up.)
+            assert!(answers.iter().any(|a| a["error"]["code"] == -32600));
+            for id in [3, 4, 5] {
+                let answer = answers
+                    .iter()
+                    .find(|a| a["id"] == id)
+                    .unwrap_or_else(|| panic!("{label}: id {id} unanswered: {answers:?}"));
+                assert!(
+                    answer.get("error").is_some() || answer["result"]["isError"] == true,
+                    "{label}: id {id}: {answer}"
+                );
+            }
+        }
     }
 }
 

@@ -61,3 +61,37 @@ pub fn draw(app: &mut App, width: u16, height: u16) -> String {
         .expect("drawing into a TestBackend");
     terminal.backend().to_string()
 }
+
+/// Draws at `width`x`height` (0 included) and checks what a user would see there:
+/// nothing at a zero size; below 30x8 the notice that the terminal is too small (its
+/// first row the start of the notice, no pane drawn); from 30x8 the console itself:
+/// the block height in the header and the tab bar under it.
+pub fn assert_drawn_whole(app: &mut App, width: u16, height: u16, state: &str) {
+    let buffer = draw_buffer(app, width, height);
+    let rows: Vec<String> = (0..height)
+        .map(|y| (0..width).map(|x| buffer[(x, y)].symbol()).collect())
+        .collect();
+    let at = format!("{state} at {width}x{height}");
+    if width == 0 || height == 0 {
+        assert!(rows.iter().all(String::is_empty), "{at}");
+        return;
+    }
+    let text = rows.join("\n");
+    if width < 30 || height < 8 {
+        let first = rows[0].trim_end();
+        assert!(
+            !first.is_empty()
+                && ["too small", "terminal too small", "structs-console"]
+                    .iter()
+                    .any(|notice| notice.starts_with(first) || first.starts_with(notice)),
+            "{at}: no too-small notice\n{text}"
+        );
+        assert!(!text.contains("Entities"), "{at}: panes drawn\n{text}");
+        return;
+    }
+    assert!(rows[0].contains("block "), "{at}: no header\n{text}");
+    assert!(
+        rows[1].starts_with(" 1 ") && rows[1].contains("│ 2"),
+        "{at}: no tab bar\n{text}"
+    );
+}
