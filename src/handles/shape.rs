@@ -314,15 +314,17 @@ fn keep(record: &mut Map<String, Value>, chosen: &[Vec<String>]) {
     }
 }
 
+/// A references entry's own field (its top-level `id`, `reference_type`, `status`, ...):
+/// part of the reference, not of the entity, so shaping always keeps it.
+fn is_meta(name: &str, json_path: &[String]) -> bool {
+    json_path.len() == 1 && (ENTRY_FIELDS.contains(&name) || name == "id")
+}
+
 /// Shapes one record: which leaves survive.
 fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize {
     let Some(id) = own_id(record) else { return 0 };
     let wrapper = id.kind.rest_key().filter(|k| record.contains_key(*k));
     let all = leaves(record, wrapper);
-    // A references entry's own fields are the reference, not the entity: always kept.
-    let is_meta = |name: &str, json_path: &[String]| {
-        json_path.len() == 1 && (ENTRY_FIELDS.contains(&name) || name == "id")
-    };
     let chosen: Vec<Vec<String>> = match selection {
         Selection::Verbosity(v) => {
             let Some(max) = v.max_fields() else {
@@ -430,7 +432,7 @@ fn kinds_fitted(value: &Value, paths: &[String], fits: &mut u16) {
                     let fitted = names_id
                         || leaves(obj, wrapper).iter().any(|(name, json_path)| {
                             name != "id"
-                                && !(json_path.len() == 1 && ENTRY_FIELDS.contains(&name.as_str()))
+                                && !is_meta(name, json_path)
                                 && selected(name, wrapper, paths)
                         });
                     if fitted {

@@ -269,11 +269,6 @@ async fn collect(
 
     let left_out = selection.left_out();
     let by = |limit: Limit| left_out.iter().filter(|(_, l)| *l == limit).count();
-    let ids = |ids: &mut dyn Iterator<Item = EntityId>| -> Vec<String> {
-        ids.take(LEFT_OUT_IDS_SHOWN)
-            .map(|id| id.to_string())
-            .collect()
-    };
     let status = if left_out.is_empty() {
         "complete"
     } else {
@@ -295,7 +290,7 @@ async fn collect(
             }
             summary.insert(
                 "failed_ids".into(),
-                json!(ids(&mut failed_ids.iter().copied())),
+                json!(shown_ids(failed_ids.iter().copied())),
             );
         }
         if !left_out.is_empty() {
@@ -312,7 +307,7 @@ async fn collect(
             summary.insert("left_out_by".into(), Value::Object(limits));
             summary.insert(
                 "left_out_ids".into(),
-                json!(ids(&mut left_out.iter().map(|(id, _)| *id))),
+                json!(shown_ids(left_out.iter().map(|(id, _)| *id))),
             );
         }
         return (references, Some(Value::Object(summary)));
@@ -332,9 +327,16 @@ async fn collect(
             "max_references": by(Limit::Total),
             "max_references_per_entity": by(Limit::PerEntity),
         },
-        "left_out_ids": ids(&mut left_out.iter().map(|(id, _)| *id)),
+        "left_out_ids": shown_ids(left_out.iter().map(|(id, _)| *id)),
     });
     (references, Some(summary))
+}
+
+/// The first ids of a list the summary names, as text.
+fn shown_ids(ids: impl Iterator<Item = EntityId>) -> Vec<String> {
+    ids.take(LEFT_OUT_IDS_SHOWN)
+        .map(|id| id.to_string())
+        .collect()
 }
 
 /// Adds an entity's data (its chain JSON) after the reference's own fields. A field the
