@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::handles::redis_store::RedisStore;
 use structs_console::handles::shape::{Selection, Verbosity, shape};
 use structs_console::handles::store::{HandleMeta, HandleStore, MemoryStore};

@@ -4,13 +4,17 @@
 //! See `ARCHITECTURE.md` for the code map and the invariants each module keeps.
 
 pub mod chain;
+pub mod clock;
 pub mod config;
+pub mod context;
 pub mod core;
 pub mod docs;
 pub mod entity;
+pub mod error;
 pub mod events;
 pub mod game;
 pub mod handles;
+pub mod json;
 pub mod mcp;
 pub mod nats;
 pub mod plan;
@@ -19,10 +23,11 @@ pub use structs_pow as pow;
 pub mod references;
 pub mod rest;
 pub mod source;
+pub mod text;
 pub mod tools;
 pub mod trees;
 pub mod tui;
 
 pub use crate::core::Core;
-pub use crate::core::error::{ErrorCode, ToolError};
 pub use crate::entity::{EntityId, EntityKind};
+pub use crate::error::{ErrorCode, ToolError};

@@ -639,7 +639,7 @@ fn run_console(
             ))
             .map_err(|e| e.context("cannot attach to the server"))?;
         let core =
-            structs_console::core::Core::remote(remote, structs_console::core::WallClock::System);
+            structs_console::core::Core::remote(remote, structs_console::clock::WallClock::System);
         let recorder = open_recorder(cli)?;
         structs_console::tui::run(core, theme, &runtime, None, recorder, log)?;
         return Ok(ExitCode::SUCCESS);

@@ -23,8 +23,8 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
 
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth, GameEvent, category};
 use crate::rest::chain_u64;
 use crate::source::GameSource;

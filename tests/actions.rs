@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::source::GameSource;
 use structs_console::source::sim::world::{Location, World};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};

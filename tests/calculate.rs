@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::entity::EntityId;
 use structs_console::pow;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};

@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
-use structs_console::core::WallClock;
-use structs_console::core::call::{CallContext, ProgressUpdate};
+use structs_console::clock::WallClock;
+use structs_console::context::{CallContext, ProgressUpdate};
 use structs_console::mcp::client::{Direction, Remote, Target};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::{App, Tab, Theme};

@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
 use serde_json::json;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::references::ReferenceConfig;
 use structs_console::source::GameSource;
 use structs_console::source::instrumented::InstrumentedSource;

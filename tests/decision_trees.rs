@@ -9,7 +9,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::chain::{self, Signed};
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::pow;
 use structs_console::source::sim::{BlockClock, SimSource, World, WorldConfig};
 use structs_console::source::{ClockAction, GameSource};

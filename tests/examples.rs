@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::{Core, ErrorCode};
 

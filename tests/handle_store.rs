@@ -11,7 +11,7 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::handles::page::merge;
 use structs_console::handles::redis_store::RedisStore;
 use structs_console::handles::store::{

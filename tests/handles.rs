@@ -6,13 +6,16 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 use structs_console::Core;
-use structs_console::core::{Registry, ToolSpec, WallClock};
 use structs_console::handles::page::merge;
 use structs_console::handles::store::{HandleMeta, HandleStore, MemoryStore};
 use structs_console::handles::{LIMIT, Shaping};
 use structs_console::references::Support;
 use structs_console::source::GameSource;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::{
+    clock::WallClock,
+    core::{Registry, ToolSpec},
+};
 
 const NOW: &str = "2026-11-21T12:00:00Z";
 

@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use structs_console::Core;
-use structs_console::core::call::{CallContext, ClientWork, MAX_POW_PER_CLIENT, Work};
-use structs_console::core::error::ErrorCode;
-use structs_console::core::{MAX_ARGUMENT_BYTES, WallClock};
+use structs_console::context::{CallContext, ClientWork, MAX_POW_PER_CLIENT, Work};
+use structs_console::error::ErrorCode;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::{clock::WallClock, core::MAX_ARGUMENT_BYTES};
 
 /// The largest answer the core may give (the handle envelope's limit).
 const LIMIT: usize = 25_600;

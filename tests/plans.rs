@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::entity::EntityId;
 use structs_console::plan::{self, template};
 use structs_console::source::GameSource;

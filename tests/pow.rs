@@ -16,8 +16,8 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use structs_console::Core;
-use structs_console::core::WallClock;
-use structs_console::core::call::{CallContext, ProgressUpdate};
+use structs_console::clock::WallClock;
+use structs_console::context::{CallContext, ProgressUpdate};
 use structs_console::pow;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 

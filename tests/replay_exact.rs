@@ -16,7 +16,7 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::record::{Kind, LogReader, Recorder};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::{App, Theme};

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use structs_console::core::WallClock;
-use structs_console::core::error::ErrorCode;
+use structs_console::clock::WallClock;
+use structs_console::error::ErrorCode;
 use structs_console::rest::faults::Fault;
 use structs_console::rest::server::RestServer;
 use structs_console::source::rest::{RestConfig, RestSource};

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::entity::{EntityId, EntityKind};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::source::{GameSource, ListQuery};

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::core::WallClock;
+use structs_console::clock::WallClock;
 use structs_console::plan::{self, workflow};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use support::sim::make_ready;

@@ -8,9 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::struct_types::{Ambit, struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 
 /// The type URL prefix of the game's messages.
 pub const TYPE_PREFIX: &str = "/structs.structs.";

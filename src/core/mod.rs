@@ -5,10 +5,9 @@
 //! schema → take out the reference options → run the handler → attach references when
 //! asked → result (or a structured [`ToolError`]).
 
-pub mod call;
-pub mod error;
 pub mod schema;
-pub mod subscriptions;
+
+use crate::clock::WallClock;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -16,12 +15,14 @@ use std::sync::Arc;
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 
+use crate::context::subscriptions;
+use crate::context::{self as call, CallContext, CancelOnDrop};
+use crate::error::{self, ErrorCode, ToolError};
 use crate::handles::store::HandleStore;
 use crate::handles::{self, HandleConfig, Shaping};
 use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
 use crate::source::{BoxFuture, GameSource, SourceInfo};
-use call::{CallContext, CancelOnDrop};
-use error::{ErrorCode, ToolError};
+use crate::text::edit_distance;
 use schema::ArgSchema;
 
 /// A tool's public description: what `tools/list` shows an agent.
@@ -280,24 +281,6 @@ impl Registry {
     }
 }
 
-/// Levenshtein distance between two names (for "did you mean").
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (above + 1)
-                .min(row[j] + 1)
-                .min(diagonal + usize::from(ca != *cb));
-            diagonal = above;
-        }
-    }
-    row[b.len()]
-}
-
 /// The most a call's arguments may weigh, as compact JSON (about; strings and keys by
 /// their bytes, numbers by their digits).
 pub const MAX_ARGUMENT_BYTES: usize = 1 << 20;
@@ -368,23 +351,6 @@ fn panic_text(e: tokio::task::JoinError) -> String {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic".to_string()),
         Err(e) => e.to_string(),
-    }
-}
-
-/// Where timestamps come from: the system clock, or a fixed instant so that snapshots
-/// and replays are stable.
-#[derive(Debug, Clone, Copy)]
-pub enum WallClock {
-    System,
-    Fixed(DateTime<Utc>),
-}
-
-impl WallClock {
-    pub fn now(&self) -> DateTime<Utc> {
-        match self {
-            WallClock::System => Utc::now(),
-            WallClock::Fixed(t) => *t,
-        }
     }
 }
 

@@ -4,7 +4,7 @@
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use serde_json::{Value, json};
 
-use super::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// A compiled input schema.
 pub struct ArgSchema {
@@ -131,16 +131,6 @@ fn accepts_null(schema: &Value) -> bool {
             .iter()
             .all(|k| schema.get(k).is_none()),
     }
-}
-
-/// A whole-number argument. JSON Schema counts `2.0` as an integer, so a schema that
-/// says `"type": "integer"` lets it through; this reads it as the integer it is.
-pub fn whole_number(v: &Value) -> Option<u64> {
-    v.as_u64().or_else(|| {
-        v.as_f64()
-            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
-            .map(|f| f as u64)
-    })
 }
 
 /// `/a/0/b` → `a[0].b`; the root is `arguments`.

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use graph::{Decl, Graph};
 use links::{Origin, Relation, Source, SourceKind, normalize_doc_id};
 use search::{FullText, Match, Row};
@@ -279,8 +279,8 @@ impl Snapshot {
             .filter_map(|k| {
                 let lower = k.to_lowercase();
                 let k_last = lower.rsplit('/').next().unwrap_or(&lower);
-                let d = crate::core::edit_distance(&id, &lower)
-                    .min(crate::core::edit_distance(&last, k_last));
+                let d = crate::text::edit_distance(&id, &lower)
+                    .min(crate::text::edit_distance(&last, k_last));
                 let contains = last.chars().count() >= 4 && lower.contains(&last);
                 (d <= limit || contains).then_some((if contains { d.min(1) } else { d }, k))
             })

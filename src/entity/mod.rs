@@ -223,6 +223,14 @@ impl FromStr for EntityId {
     }
 }
 
+/// Where entities live as MCP resources.
+pub const ENTITY_URI: &str = "structs://entities/";
+
+/// The resource URI of an entity, the one `notifications/resources/updated` names.
+pub fn entity_uri(id: EntityId) -> String {
+    format!("{ENTITY_URI}{id}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,13 +27,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::core::Core;
-use crate::core::error::ToolError;
+use crate::error::ToolError;
 use crate::references::extract::own_id;
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
 use store::HandleMeta;
 
 /// The most bytes of serialized JSON any response may have.
-pub const LIMIT: usize = 25_600;
+pub const LIMIT: usize = crate::error::RESPONSE_LIMIT;
 
 /// The most bytes of data one fetched page carries (the rest of the limit is the
 /// page's own fields).
@@ -293,7 +293,7 @@ async fn envelope(
                 ),
             )
         })?;
-    if let Some(mine) = crate::core::call::CallContext::current().handles() {
+    if let Some(mine) = crate::context::CallContext::current().handles() {
         mine.add(&handle);
     }
     core.maybe_clean_handles().await;

@@ -35,7 +35,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde_json::Value;
 
 use super::store::{EXPIRED_MEMORY, HandleMeta, HandleStore, Missing, Stored};
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
 
 /// The key prefix unless the URL's caller gives another.

@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
 
 /// What a store knows of a handle besides its data.

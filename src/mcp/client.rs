@@ -24,8 +24,8 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transpor
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::core::call::{CallContext, ProgressUpdate};
-use crate::core::error::{ErrorCode, ToolError};
+use crate::context::{CallContext, ProgressUpdate};
+use crate::error::{ErrorCode, ToolError};
 use crate::source::SourceInfo;
 
 /// The `_meta` key under which the server sends a progress report's own figures (the

@@ -244,11 +244,9 @@ async fn authorize(
         Some(_) => "the bearer token is not this server's",
     };
     tracing::warn!(path = %request.uri().path(), "refused an HTTP request: {reason}");
-    let body = crate::core::error::ToolError::new(
-        crate::core::error::ErrorCode::Unauthorized,
-        reason.to_string(),
-    )
-    .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    let body =
+        crate::error::ToolError::new(crate::error::ErrorCode::Unauthorized, reason.to_string())
+            .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
     let mut response = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
     response.headers_mut().insert(
         header::WWW_AUTHENTICATE,

@@ -22,10 +22,11 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::context::subscriptions::Subscriptions;
+use crate::context::{CallContext, ClientHandles, ProgressUpdate};
 use crate::core::Core;
-use crate::core::call::{CallContext, ClientHandles, ProgressUpdate};
-use crate::core::subscriptions::{ENTITY_URI, Subscriptions, entity_uri};
 use crate::entity::EntityId;
+use crate::entity::{ENTITY_URI, entity_uri};
 use crate::tools::schemas::{self, Schemas};
 
 /// Instructions sent to clients at initialize.
@@ -44,7 +45,7 @@ pub struct McpServer {
     /// The result handles this client made (its `resources/list` and handle list).
     handles: Arc<ClientHandles>,
     /// This client's running proof-of-work searches and plan runs, each capped.
-    work: Arc<crate::core::call::ClientWork>,
+    work: Arc<crate::context::ClientWork>,
     watcher: Arc<Watcher>,
     /// Where this server's exchanges are recorded (`--record`).
     recorder: Option<Arc<crate::record::Recorder>>,

@@ -18,7 +18,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::McpServer;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// The largest message a client may send, the same over stdio and HTTP (a tool call's
 /// arguments are small; a plan with many steps is the biggest thing an agent sends).

@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::{Plan, StepView, Substitution, Unresolved};
+use crate::context::{CallContext, ProgressUpdate};
 use crate::core::Core;
-use crate::core::call::{CallContext, ProgressUpdate};
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// Where a step is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 
 use crate::core::Core;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use template::{Reference, Root, Seg, Template};
 
 /// Most steps in one plan.

@@ -14,9 +14,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
 
 use super::exec::{self, Run, Status};
+use crate::context::CallContext;
 use crate::core::Core;
-use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// The shipped workflow files.
 const FILES: [(&str, &str); 4] = [
@@ -352,9 +352,7 @@ impl Runs {
         let plan_json = workflow.plan_json(inputs)?;
         let plan = super::validate(core, &plan_json).map_err(|p| super::invalid_plan(&p))?;
         // The run holds the client's plan slot until it ends.
-        let slot = core
-            .client_work(parent)
-            .start(crate::core::call::Work::Plan)?;
+        let slot = core.client_work(parent).start(crate::context::Work::Plan)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("wf_{n}");
         let run = Arc::new(Mutex::new(Run::new(plan)));

@@ -16,9 +16,9 @@ use serde_json::Value;
 
 use super::diff::{Change, Ignore, diff};
 use super::{Kind, LogReader, Problem};
+use crate::context::subscriptions::Subscriptions;
+use crate::context::{CallContext, ClientHandles};
 use crate::core::Core;
-use crate::core::call::{CallContext, ClientHandles};
-use crate::core::subscriptions::Subscriptions;
 
 /// Differences kept per call (all are counted).
 pub const CHANGES_KEPT: usize = 50;

@@ -8,9 +8,9 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value, json};
 
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number as whole;
 use crate::entity::EntityKind;
+use crate::error::{ErrorCode, ToolError};
+use crate::json::whole_number as whole;
 
 /// How a tool takes part in references.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,8 +11,8 @@ use tokio::time::Instant;
 
 use super::config::ReferenceConfig;
 use crate::core::Core;
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::EntityId;
+use crate::error::{ErrorCode, ToolError};
 
 /// How one reference came out.
 #[derive(Debug, Clone)]

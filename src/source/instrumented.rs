@@ -11,8 +11,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo};
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::EntityId;
+use crate::error::{ErrorCode, ToolError};
 
 /// Wraps a source; every knob is off until set.
 pub struct InstrumentedSource {

@@ -12,8 +12,8 @@ use std::pin::Pin;
 use serde_json::Value;
 
 use crate::chain::{Assume, Requirement, Signed};
-use crate::core::error::ToolError;
 use crate::entity::{EntityId, EntityKind};
+use crate::error::ToolError;
 use crate::events::{EventBus, GameEvent};
 
 /// A boxed, sendable future: what [`GameSource`] methods return, so the trait stays
@@ -142,7 +142,7 @@ pub trait GameSource: Send + Sync {
         let name = self.info().name;
         Box::pin(async move {
             Err(ToolError::new(
-                crate::core::error::ErrorCode::ToolExecutionFailed,
+                crate::error::ErrorCode::ToolExecutionFailed,
                 format!("the {name} source cannot apply transactions"),
             ))
         })
@@ -157,7 +157,7 @@ pub trait GameSource: Send + Sync {
         let name = self.info().name;
         Box::pin(async move {
             Err(ToolError::new(
-                crate::core::error::ErrorCode::ToolExecutionFailed,
+                crate::error::ErrorCode::ToolExecutionFailed,
                 format!("the {name} source cannot broadcast transactions"),
             ))
         })
@@ -173,7 +173,7 @@ pub trait GameSource: Send + Sync {
     fn check(&self, message: &Signed, assume: &Assume) -> Result<Vec<Requirement>, ToolError> {
         let _ = (message, assume);
         Err(ToolError::new(
-            crate::core::error::ErrorCode::ToolExecutionFailed,
+            crate::error::ErrorCode::ToolExecutionFailed,
             format!(
                 "the {} source cannot evaluate action requirements",
                 self.info().name
@@ -189,7 +189,7 @@ pub trait GameSource: Send + Sync {
     fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
         let _ = action;
         Err(ToolError::new(
-            crate::core::error::ErrorCode::ToolExecutionFailed,
+            crate::error::ErrorCode::ToolExecutionFailed,
             format!(
                 "the {} source follows its chain's blocks; only the sim source's clock can be paused or stepped",
                 self.info().name

@@ -14,8 +14,8 @@ use super::{
     BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceHealth, SourceInfo, TxOutcome,
 };
 use crate::chain::{Assume, Requirement, Signed};
-use crate::core::error::ToolError;
 use crate::entity::EntityId;
+use crate::error::ToolError;
 use crate::events::EventBus;
 
 pub struct SwitchSource {

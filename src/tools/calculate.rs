@@ -12,11 +12,10 @@
 use serde_json::{Map, Value, json};
 
 use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id, wrong_kind};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::{Ambit, StructType, struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::game::combat::{
     self, Attack, Control, PlanetDefenses, Unit, Weapon, WeaponSlot, check_reach,
 };
@@ -26,6 +25,7 @@ use crate::game::{
     generator_mw_per_ualpha,
 };
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::pow::{self, schedule::BLOCK_SECONDS};
 use crate::references::Support;
 

@@ -14,12 +14,12 @@ use super::calculate::{
 };
 use super::{fetch, id_schema, opt_str, parse_id};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::StructType;
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::pow::schedule::BLOCK_SECONDS;
 use crate::references::Support;
 use crate::trees::facts::{Engine, is_destroyed, read_state, slot_ids, type_of};

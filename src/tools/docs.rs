@@ -9,8 +9,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{chain_u64, opt_str};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::docs::graph::{Direction, Link, Step};
 use crate::docs::links::{Origin, Relation, Source, SourceKind, normalize_doc_id};
@@ -18,7 +16,9 @@ use crate::docs::suggest::{self, Related};
 use crate::docs::{DOC_URI_PREFIX, Doc, Docs, Snapshot, doc_not_found};
 use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::references::Support;
 use crate::references::extract::Extraction;
 

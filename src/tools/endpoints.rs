@@ -3,8 +3,8 @@
 use serde_json::{Value, json};
 
 use super::kind_arg;
-use crate::core::error::ToolError;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::error::ToolError;
 use crate::handles::Shaping;
 use crate::references::Support;
 

@@ -4,13 +4,13 @@
 use serde_json::{Value, json};
 
 use super::opt_str;
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::shape::{Selection, Verbosity, shape};
 use crate::handles::{
     DEFAULT_PAGE_SIZE, PAGE_BUDGET, Shaping, fields_schema, page, verbosity_schema,
 };
+use crate::json::whole_number;
 use crate::references::Support;
 
 /// The pattern of a handle.
@@ -150,7 +150,7 @@ async fn list(core: Core, args: Value) -> Result<Value, ToolError> {
     // An MCP client sees the handles it made; the console sees the whole store.
     let mine = match opt_str(&args, "scope") {
         Some("all") => None,
-        _ => crate::core::call::CallContext::current().handles(),
+        _ => crate::context::CallContext::current().handles(),
     };
     if let Some(mine) = &mine {
         all.retain(|m| mine.contains(&m.handle));

@@ -8,11 +8,11 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
 use super::{id_schema, kind_arg, opt_str, parse_id};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::references::Support;
 use crate::source::ListQuery;
 

@@ -19,8 +19,8 @@ pub mod workflow;
 use serde_json::Value;
 
 use crate::core::Registry;
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind, IdError};
+use crate::error::{ErrorCode, ToolError};
 
 /// Registers every tool of the catalog.
 pub fn register_all(registry: &mut Registry) {
@@ -179,7 +179,7 @@ pub(crate) fn kind_arg(args: &Value, field: &str) -> Result<Option<EntityKind>, 
             field,
             format!(
                 "{} is not an entity kind; use a name ({}) or a code 0-11",
-                crate::core::error::echo(v),
+                crate::error::echo(v),
                 names.join(", ")
             ),
         )

@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use crate::core::call::CallContext;
-use crate::core::error::ToolError;
+use crate::context::CallContext;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::error::ToolError;
 use crate::handles::Shaping;
 use crate::plan::exec::{self, Run};
 use crate::plan::{self, Problem};
@@ -113,9 +113,7 @@ async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
     let plan = plan::validate(&core, &args).map_err(|p| plan::invalid_plan(&p))?;
     let run = Arc::new(Mutex::new(Run::new(plan)));
     let ctx = CallContext::current();
-    let _slot = core
-        .client_work(&ctx)
-        .start(crate::core::call::Work::Plan)?;
+    let _slot = core.client_work(&ctx).start(crate::context::Work::Plan)?;
     exec::execute(&core, &run, &ctx).await;
     let report = exec::lock(&run).report();
     Ok(report)

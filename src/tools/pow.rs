@@ -9,13 +9,13 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{chain_u64, fetch, opt_str, parse_id};
-use crate::core::call::{CallContext, ProgressUpdate};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
+use crate::context::{CallContext, ProgressUpdate};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::pow::search::{Outcome, Progress, Search, SearchSpec};
 use crate::pow::{self, Action, Kernel, Work, schedule};
 use crate::references::Support;
@@ -465,7 +465,7 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
     // Held until the call ends, waiting for the difficulty included.
     let _slot = core
         .client_work(&ctx)
-        .start(crate::core::call::Work::ProofOfWork)?;
+        .start(crate::context::Work::ProofOfWork)?;
     let action = action_arg(&args)?.ok_or_else(|| {
         ToolError::field(
             ErrorCode::ValidationMissingField,

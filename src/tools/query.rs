@@ -4,12 +4,12 @@
 use serde_json::{Value, json};
 
 use super::{fetch, id_arg, id_schema};
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::schema::whole_number;
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
+use crate::json::whole_number;
 use crate::references::Support;
 use crate::source::{ClockAction, SourceInfo};
 

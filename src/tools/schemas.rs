@@ -13,9 +13,9 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{id_arg, id_schema, opt_str};
-use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::references::Support;
 

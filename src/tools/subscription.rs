@@ -6,10 +6,10 @@
 use serde_json::{Value, json};
 
 use super::{id_arg, id_schema, kind_arg};
-use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
-use crate::core::subscriptions::{MAX_PER_CLIENT, Subscriptions};
+use crate::context::CallContext;
+use crate::context::subscriptions::{MAX_PER_CLIENT, Subscriptions};
 use crate::core::{Core, Registry, ToolSpec};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::references::Support;
 

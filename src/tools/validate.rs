@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::{id_error, kind_arg, wrong_kind};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::error::{ErrorCode, ToolError};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityId;
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::references::Support;
 

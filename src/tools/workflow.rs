@@ -7,9 +7,9 @@
 use serde_json::{Map, Value, json};
 
 use super::opt_str;
-use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::context::CallContext;
 use crate::core::{Core, Registry, ToolSpec};
+use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::plan::workflow::{self, WorkflowRun};
 use crate::references::Support;
@@ -166,7 +166,7 @@ async fn monitor(core: Core, args: Value) -> Result<Value, ToolError> {
     let run = find(&core, &args)?;
     let wait = args
         .get("wait_ms")
-        .and_then(crate::core::schema::whole_number)
+        .and_then(crate::json::whole_number)
         .unwrap_or(0)
         .min(MAX_WAIT_MS);
     let until = tokio::time::Instant::now() + std::time::Duration::from_millis(wait);

@@ -8,7 +8,7 @@ use ratatui::layout::Rect;
 use super::dispatch::{Dispatcher, Reply};
 use super::keymap::{Command, Context, Keymap};
 use super::theme::Theme;
-use crate::core::error::ToolError;
+use crate::error::ToolError;
 
 /// The mark in front of the selected row of a list or tree. The tree's closed and open
 /// nodes use `▸` and `▾`, so the selection needs a shape of its own.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::runtime::Handle;
 
+use crate::context::CallContext;
 use crate::core::Core;
-use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

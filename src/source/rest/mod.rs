@@ -27,8 +27,8 @@ pub use client::{Client, RateLimiter, Reply, RestConfig};
 
 use super::{BoxFuture, GameSource, ListQuery, Page, SourceHealth, SourceInfo, TxOutcome};
 use crate::chain::{Assume, Requirement, Signed};
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::rest::{chain_u64, list_key, segment};
 
 /// Records read per request when a filtered list scans a kind.

@@ -16,9 +16,9 @@ pub use world::{World, WorldConfig};
 
 use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo, TxOutcome};
 use crate::chain::{Assume, Requirement, Signed};
-use crate::core::error::{ErrorCode, ToolError};
 use crate::entity::order::lex_next;
 use crate::entity::{EntityId, EntityKind};
+use crate::error::{ErrorCode, ToolError};
 use crate::events::{EventBus, GameEvent};
 
 /// The sim source. Reads take a shared lock on the world; a transaction takes the write

@@ -23,9 +23,9 @@ use ratatui::widgets::{
 use serde_json::{Map, Value, json};
 
 use super::entities::area_block;
-use crate::core::error::ToolError;
 use crate::entity::struct_types::{struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::ToolError;
 use crate::tui::component::{Ctx, SELECTED_MARK, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};

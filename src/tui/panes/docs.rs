@@ -194,7 +194,7 @@ impl DocsPane {
         );
     }
 
-    fn on_search(&mut self, result: &Result<Value, crate::core::error::ToolError>) {
+    fn on_search(&mut self, result: &Result<Value, crate::error::ToolError>) {
         match result {
             Ok(v) => {
                 self.error = None;
@@ -220,7 +220,7 @@ impl DocsPane {
     fn on_doc(
         &mut self,
         doc_id: &str,
-        result: &Result<Value, crate::core::error::ToolError>,
+        result: &Result<Value, crate::error::ToolError>,
         ctx: &mut Ctx<'_>,
     ) {
         let v = match result {
@@ -311,7 +311,7 @@ impl DocsPane {
         }
     }
 
-    fn on_entity_docs(&mut self, result: &Result<Value, crate::core::error::ToolError>) {
+    fn on_entity_docs(&mut self, result: &Result<Value, crate::error::ToolError>) {
         let rows = match result {
             Ok(v) => v["references"]
                 .as_array()

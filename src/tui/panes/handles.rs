@@ -465,11 +465,7 @@ impl HandlesPane {
         self.view.set_nodes(nodes);
     }
 
-    fn on_list(
-        &mut self,
-        result: &Result<Value, crate::core::error::ToolError>,
-        ctx: &mut Ctx<'_>,
-    ) {
+    fn on_list(&mut self, result: &Result<Value, crate::error::ToolError>, ctx: &mut Ctx<'_>) {
         let keep = self.selected_row().map(|r| r.handle.clone());
         match result {
             Ok(answer) => {

@@ -47,9 +47,9 @@ use serde_json::{Value, json};
 
 use super::entities::area_block;
 use super::entity_tree::{Change, Fetched, Fields, TreeView};
+use crate::context::CallContext;
 use crate::core::Core;
-use crate::core::call::CallContext;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use crate::plan::exec::{self, Counts, Run, Status};
 use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use super::actions::FoundProof;
 use super::entities::area_block;
-use crate::core::call::{CallContext, ProgressUpdate};
+use crate::context::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::clipboard::Clipboard;

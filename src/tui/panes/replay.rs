@@ -20,7 +20,7 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 use serde_json::{Value, json};
 
 use crate::core::Core;
-use crate::core::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 use crate::record::Entry;
 use crate::record::diff::{Change, ChangeKind, Ignore, diff};
 use crate::record::index::{Call, LogIndex};

@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 use serde_json::{Map, Value};
 
 use crate::core::Core;
-use crate::core::error::ToolError;
+use crate::error::ToolError;
 use crate::mcp::client::{Direction, Remote, Which};
 use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch, fit};
 use crate::tui::dispatch::{Reply, RequestId};

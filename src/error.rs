@@ -4,6 +4,10 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+/// The most bytes of serialized JSON any response may have: results over it become
+/// handles, and an error is cut to fit it.
+pub const RESPONSE_LIMIT: usize = 25_600;
+
 /// Error codes. Each starts with its category: `VALIDATION_`, `API_`, `RESOURCE_`,
 /// `TOOL_` or `RATE_LIMIT_`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -237,7 +241,7 @@ impl ToolError {
         let mut e = ToolError::new(ErrorCode::ResourceNotFound, format!("{id} not found"));
         e.field = field.map(str::to_string);
         e.reason = Some(format!("no entity with id {id} exists on this source"));
-        e.resource_uri = Some(format!("{}{id}", crate::core::subscriptions::ENTITY_URI));
+        e.resource_uri = Some(format!("{}{id}", crate::entity::ENTITY_URI));
         e.extra.insert("id".into(), Value::String(id));
         e
     }
@@ -288,7 +292,7 @@ impl ToolError {
     }
 
     /// The wire form, stamped with `timestamp` (RFC 3339). It is never over the
-    /// response limit ([`crate::handles::LIMIT`]): texts are cut to
+    /// response limit ([`RESPONSE_LIMIT`]): texts are cut to
     /// [`TEXT_MAX_CHARS`], and details that still do not fit are cut further, then
     /// left out (saying so).
     pub fn to_json(&self, timestamp: &str) -> Value {
@@ -321,7 +325,7 @@ impl ToolError {
             error.insert("timestamp".into(), json!(timestamp));
             json!({ "error": Value::Object(error) })
         };
-        let limit = crate::handles::LIMIT;
+        let limit = RESPONSE_LIMIT;
         let fits = |v: &Value| serde_json::to_vec(v).map_or(0, |b| b.len()) <= limit;
         let mut out = wire(&details);
         if fits(&out) {
@@ -416,7 +420,7 @@ mod tests {
         );
 
         // Whatever the error holds, its wire form fits one answer.
-        let limit = crate::handles::LIMIT;
+        let limit = RESPONSE_LIMIT;
         let e = ToolError::field(
             ErrorCode::ValidationInvalidValue,
             huge.clone(),

@@ -11,19 +11,11 @@ use std::sync::Mutex;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::core::error::{ErrorCode, ToolError};
-use crate::entity::EntityId;
+use crate::entity::{EntityId, entity_uri};
+use crate::error::{ErrorCode, ToolError};
 
 /// Subscriptions one client may hold at once.
 pub const MAX_PER_CLIENT: usize = 100;
-
-/// The resource URI of an entity, the one `notifications/resources/updated` names.
-pub fn entity_uri(id: EntityId) -> String {
-    format!("{ENTITY_URI}{id}")
-}
-
-/// Where entities live as MCP resources.
-pub const ENTITY_URI: &str = "structs://entities/";
 
 /// One subscription.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -2,14 +2,16 @@
 //! send progress. Long tools (the proof-of-work search) read it with
 //! [`CallContext::current`]; every other tool ignores it.
 
+pub mod subscriptions;
+
 use std::sync::Arc;
 
-use super::subscriptions::Subscriptions;
 use std::sync::atomic::{AtomicBool, Ordering};
+use subscriptions::Subscriptions;
 
 use serde_json::{Value, json};
 
-use super::error::{ErrorCode, ToolError};
+use crate::error::{ErrorCode, ToolError};
 
 /// One progress report of a running call.
 #[derive(Debug, Clone, PartialEq)]
