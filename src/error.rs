@@ -4,6 +4,8 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::entity::{EntityId, EntityKind, IdError};
+
 /// The most bytes of serialized JSON any response may have: results over it become
 /// handles, and an error is cut to fit it.
 pub const RESPONSE_LIMIT: usize = 25_600;
@@ -363,6 +365,44 @@ impl std::fmt::Display for ToolError {
 }
 
 impl std::error::Error for ToolError {}
+
+/// An entity id read from an argument (or a state field) named `field`, checked to be
+/// of the `expected` kind when one is given.
+pub fn parse_id(
+    text: &str,
+    field: &str,
+    expected: Option<EntityKind>,
+) -> Result<EntityId, ToolError> {
+    let id = EntityId::parse(text).map_err(|e| id_error(&e, field))?;
+    if let Some(kind) = expected
+        && id.kind != kind
+    {
+        return Err(wrong_kind(field, id, kind));
+    }
+    Ok(id)
+}
+
+/// The reference doc on entity ids, which an id error points at.
+pub const ENTITY_ID_DOC_URI: &str = "structs://docs/schemas/entity-ids";
+
+pub fn id_error(e: &IdError, field: &str) -> ToolError {
+    ToolError::field(ErrorCode::ValidationInvalidFormat, field, e.to_string())
+        .with_resource_uri(ENTITY_ID_DOC_URI)
+}
+
+pub fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> ToolError {
+    ToolError::field(
+        ErrorCode::ValidationWrongEntityType,
+        field,
+        format!(
+            "expected a {expected} id ({}-N), got {id}, which is a {}",
+            expected.code(),
+            id.kind
+        ),
+    )
+    .with_extra("expected_type", Value::String(expected.name().into()))
+    .with_extra("actual_type", Value::String(id.kind.name().into()))
+}
 
 #[cfg(test)]
 mod tests {

@@ -11,3 +11,31 @@ pub fn whole_number(v: &Value) -> Option<u64> {
             .map(|f| f as u64)
     })
 }
+
+/// An integer as the chain writes it: a string (`"120000"`), or a plain JSON number
+/// (GRASS rows, some examples).
+pub fn chain_int(v: &Value) -> Option<u64> {
+    match v {
+        Value::String(s) => s.parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
+/// A chain integer (a string in REST JSON) at `path`.
+pub fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
+    let mut at = v;
+    for p in path {
+        at = at.get(p)?;
+    }
+    chain_int(at)
+}
+
+/// A string at `path`.
+pub fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
+    let mut at = v;
+    for p in path {
+        at = at.get(p)?;
+    }
+    at.as_str()
+}

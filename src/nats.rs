@@ -26,7 +26,7 @@ use serde_json::{Map, Value, json};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth, GameEvent, category};
-use crate::rest::chain_u64;
+use crate::json::chain_int;
 use crate::source::GameSource;
 
 /// The subjects a feed reads: every GRASS subject and the block clock.
@@ -143,7 +143,7 @@ impl NatsFeed {
                 }
                 let known = c.height.load(Ordering::Relaxed);
                 if m.subject.as_str() == "consensus" {
-                    if let Some(h) = payload.get("height").and_then(chain_u64) {
+                    if let Some(h) = payload.get("height").and_then(chain_int) {
                         c.height.fetch_max(h, Ordering::Relaxed);
                         if let Some(f) = &on_height {
                             f(h);
@@ -424,8 +424,8 @@ pub fn from_grass(subject: &str, payload: &Value, height: u64) -> Option<GameEve
     }
     let block = ["block_height", "height"]
         .iter()
-        .find_map(|k| payload.get(*k).and_then(chain_u64))
-        .or_else(|| detail.and_then(|d| d.get("block")).and_then(chain_u64))
+        .find_map(|k| payload.get(*k).and_then(chain_int))
+        .or_else(|| detail.and_then(|d| d.get("block")).and_then(chain_int))
         .unwrap_or(height);
     let cat = category(grass_category);
     let mut detail_out = match detail {

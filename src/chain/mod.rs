@@ -732,6 +732,14 @@ pub fn ambit_from_enum(n: u64) -> Option<Ambit> {
     }
 }
 
+/// Parses a transaction object into its messages.
+pub fn parse_transaction(tx: &Value, field: &str) -> Result<Vec<Signed>, ToolError> {
+    messages(tx, field)?
+        .iter()
+        .map(|(path, m)| parse(m, path))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

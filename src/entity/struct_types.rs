@@ -115,6 +115,14 @@ pub fn struct_type(id: u8) -> Option<&'static StructType> {
     types.get(usize::from(id).checked_sub(1)?)
 }
 
+/// A whole-number field of a struct type's chain record (0 when absent).
+pub fn raw_u64(t: &StructType, key: &str) -> u64 {
+    t.raw
+        .get(key)
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,10 @@
 //! - [`combat`]: weapons and units from struct types and the resolution of one attack.
 
 pub mod combat;
+pub mod difficulty;
+mod struct_type_arg;
+
+pub use struct_type_arg::struct_type_arg;
 
 use serde::Serialize;
 

@@ -116,7 +116,11 @@ pub async fn inject(State(faults): State<Faults>, request: Request, next: Next) 
             } else {
                 13
             };
-            (status, axum::Json(super::error_body(grpc, &message))).into_response()
+            (
+                status,
+                axum::Json(crate::source::rest::wire::error_body(grpc, &message)),
+            )
+                .into_response()
         }
         Fault::Hang(d) => {
             tokio::time::sleep(d).await;

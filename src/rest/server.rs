@@ -33,10 +33,12 @@ use serde_json::{Map, Value, json};
 use tokio::net::TcpListener;
 
 use super::faults::{Faults, inject};
-use super::{DEFAULT_LIMIT, NOT_FOUND_MESSAGE, error_body, id_of_key, key_of, lex_next, lex_seek};
 use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
 use crate::source::GameSource;
+use crate::source::rest::wire::{
+    DEFAULT_LIMIT, NOT_FOUND_MESSAGE, error_body, id_of_key, key_of, lex_next, lex_seek, list_key,
+};
 use crate::source::sim::{SimSource, World};
 
 /// How long [`RestServer::stop`] lets the requests being served finish.
@@ -443,7 +445,7 @@ fn list(
         0
     };
     let mut out = Map::new();
-    out.insert(super::list_key(kind).into(), Value::Array(items));
+    out.insert(list_key(kind).into(), Value::Array(items));
     out.insert(
         "pagination".into(),
         json!({"next_key": next_key, "total": total.to_string()}),

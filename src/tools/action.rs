@@ -9,12 +9,13 @@
 
 use serde_json::{Value, json};
 
-use super::calculate::{difficulty_milestones, struct_type_arg, struct_type_schema};
+use super::calculate::{difficulty_milestones, struct_type_schema};
 use super::{fetch, id_arg, id_schema, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
+use crate::game::struct_type_arg;
 use crate::handles::Shaping;
 use crate::pow;
 use crate::references::Support;
@@ -143,14 +144,6 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-/// Parses a transaction object into its messages.
-pub(crate) fn parse_transaction(tx: &Value, field: &str) -> Result<Vec<Signed>, ToolError> {
-    chain::messages(tx, field)?
-        .iter()
-        .map(|(path, m)| chain::parse(m, path))
-        .collect()
-}
-
 /// The answer for an applied transaction.
 fn applied(out: &TxOutcome, status: &str, message: String) -> Value {
     json!({
@@ -185,7 +178,7 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
         (Some(_), None) => {}
     }
     let tx = args["transaction"].clone();
-    let messages = parse_transaction(&tx, "transaction")?;
+    let messages = chain::parse_transaction(&tx, "transaction")?;
     let count = messages.len();
     let out = core.source().submit(tx, messages).await?;
     let mut v = applied(

@@ -13,12 +13,15 @@ use serde_json::{Map, Value, json};
 
 use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id, wrong_kind};
 use crate::core::{Core, Registry, ToolSpec};
-use crate::entity::struct_types::{Ambit, StructType, struct_type, struct_types};
+use crate::entity::struct_types::raw_u64;
+use crate::entity::struct_types::{Ambit, StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::game::combat::{
     self, Attack, Control, PlanetDefenses, Unit, Weapon, WeaponSlot, check_reach,
 };
+use crate::game::difficulty::first_age_at_most;
+use crate::game::struct_type_arg;
 use crate::game::{
     DEFAULT_REACTOR_COMMISSION_PERCENT, Dice, MW_PER_KW, MW_PER_W, ORE_PER_MINING_COMPLETION,
     PLANET_STARTING_ORE, REACTOR_MW_PER_UALPHA, Rate, UALPHA_PER_GRAM, UALPHA_PER_REFINED_ORE,
@@ -146,78 +149,12 @@ pub(crate) fn struct_type_schema(description: &str) -> Value {
     })
 }
 
-/// Lowercase letters and digits only: `Ore Extractor`, `ore_extractor` and
-/// `oreExtractor` are all `oreextractor`.
-fn squash(s: &str) -> String {
-    s.chars()
-        .filter(char::is_ascii_alphanumeric)
-        .map(|c| c.to_ascii_lowercase())
-        .collect()
-}
-
-/// A struct type given by id (1-22, number or numeric string) or by name (any case,
-/// spaces, underscores or camelCase).
-pub(crate) fn struct_type_arg(v: &Value, field: &str) -> Result<&'static StructType, ToolError> {
-    let found = match v {
-        Value::Number(_) => whole_number(v)
-            .and_then(|n| u8::try_from(n).ok())
-            .and_then(struct_type),
-        Value::String(s) => match s.trim().parse::<u8>() {
-            Ok(n) => struct_type(n),
-            Err(_) => {
-                let want = squash(s);
-                struct_types().iter().find(|t| squash(&t.name) == want)
-            }
-        },
-        _ => None,
-    };
-    found.ok_or_else(|| {
-        let names: Vec<String> = struct_types()
-            .iter()
-            .map(|t| format!("{} {}", t.id, t.name))
-            .collect();
-        invalid(
-            field,
-            format!(
-                "{v} is not a struct type; use an id 1-22 or a name: {}",
-                names.join(", ")
-            ),
-        )
-    })
-}
-
 pub(crate) fn type_json(t: &StructType) -> Value {
     json!({"id": t.id, "name": t.name, "category": t.category})
 }
 
-pub(crate) fn raw_u64(t: &StructType, key: &str) -> u64 {
-    t.raw.get(key).and_then(Value::as_u64).unwrap_or(0)
-}
-
 fn raw_str<'a>(t: &'a StructType, key: &str) -> &'a str {
     t.raw.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-/// The first age (blocks since the work started) at which the required difficulty is
-/// at most `d`, for a difficulty range; `None` when it never gets there.
-pub(crate) fn first_age_at_most(d: u32, range: u64) -> Option<u64> {
-    let mut hi = range.max(2).saturating_mul(2);
-    if pow::difficulty(hi, range) > d {
-        hi = u64::MAX;
-        if pow::difficulty(hi, range) > d {
-            return None;
-        }
-    }
-    let mut lo = 1; // difficulty(1) is 64 > d
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if pow::difficulty(mid, range) <= d {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
 }
 
 /// When a proof of a work with this range gets cheap: for each target difficulty the

@@ -9,15 +9,16 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::calculate::{
-    first_age_at_most, raw_u64, struct_type_arg, struct_type_schema, type_json,
-};
+use super::calculate::{struct_type_schema, type_json};
 use super::{fetch, id_schema, opt_str, parse_id};
 use crate::chain::{self, Assume, Requirement};
 use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::StructType;
+use crate::entity::struct_types::raw_u64;
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
+use crate::game::difficulty::first_age_at_most;
+use crate::game::struct_type_arg;
 use crate::handles::Shaping;
 use crate::json::whole_number;
 use crate::pow::schedule::BLOCK_SECONDS;

@@ -19,8 +19,10 @@ pub mod workflow;
 use serde_json::Value;
 
 use crate::core::Registry;
-use crate::entity::{EntityId, EntityKind, IdError};
+use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
+pub(crate) use crate::error::{id_error, parse_id, wrong_kind};
+pub(crate) use crate::json::{chain_str, chain_u64};
 
 /// Registers every tool of the catalog.
 pub fn register_all(registry: &mut Registry) {
@@ -68,25 +70,6 @@ pub const CATALOG_NAMES: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// A chain integer (a string in REST JSON) at `path`.
-pub(crate) fn chain_u64(v: &Value, path: &[&str]) -> Option<u64> {
-    let mut at = v;
-    for p in path {
-        at = at.get(p)?;
-    }
-    at.as_str()
-        .and_then(|s| s.parse().ok())
-        .or_else(|| at.as_u64())
-}
-
-pub(crate) fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
-    let mut at = v;
-    for p in path {
-        at = at.get(p)?;
-    }
-    at.as_str()
-}
-
 /// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming the argument it came from.
 pub(crate) async fn fetch(
     core: &crate::core::Core,
@@ -123,42 +106,6 @@ pub(crate) fn id_arg(
     let text = opt_str(args, field)
         .ok_or_else(|| ToolError::field(ErrorCode::ValidationMissingField, field, "is required"))?;
     parse_id(text, field, expected)
-}
-
-pub(crate) fn parse_id(
-    text: &str,
-    field: &str,
-    expected: Option<EntityKind>,
-) -> Result<EntityId, ToolError> {
-    let id = EntityId::parse(text).map_err(|e| id_error(&e, field))?;
-    if let Some(kind) = expected
-        && id.kind != kind
-    {
-        return Err(wrong_kind(field, id, kind));
-    }
-    Ok(id)
-}
-
-/// The reference doc on entity ids, which an id error points at.
-pub(crate) const ENTITY_ID_DOC_URI: &str = "structs://docs/schemas/entity-ids";
-
-pub(crate) fn id_error(e: &IdError, field: &str) -> ToolError {
-    ToolError::field(ErrorCode::ValidationInvalidFormat, field, e.to_string())
-        .with_resource_uri(ENTITY_ID_DOC_URI)
-}
-
-pub(crate) fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> ToolError {
-    ToolError::field(
-        ErrorCode::ValidationWrongEntityType,
-        field,
-        format!(
-            "expected a {expected} id ({}-N), got {id}, which is a {}",
-            expected.code(),
-            id.kind
-        ),
-    )
-    .with_extra("expected_type", Value::String(expected.name().into()))
-    .with_extra("actual_type", Value::String(id.kind.name().into()))
 }
 
 /// An entity-kind argument given by name (`player`, case-insensitive, plural allowed) or

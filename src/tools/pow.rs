@@ -416,7 +416,7 @@ async fn wait_for_difficulty(
     if r.age_fixed {
         return Ok(());
     }
-    let ready_age = super::calculate::first_age_at_most(wanted, r.range);
+    let ready_age = crate::game::difficulty::first_age_at_most(wanted, r.range);
     let Some(ready_age) = ready_age else {
         return Err(invalid(
             "wait_for_difficulty",

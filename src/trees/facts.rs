@@ -18,10 +18,10 @@ use crate::chain::{self, Assume, Requirement};
 use crate::core::Core;
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
+use crate::error::parse_id;
 use crate::error::{ErrorCode, ToolError};
-use crate::tools::calculate::struct_type_arg;
-use crate::tools::parse_id;
-use crate::tools::{chain_str, chain_u64};
+use crate::game::struct_type_arg;
+use crate::json::{chain_str, chain_u64};
 
 /// What kind of value a fact holds (checked against conditions when trees validate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -22,11 +22,12 @@ use serde_json::{Value, json};
 use super::facts::{Engine, Fact, is_built, is_online, type_of};
 use super::walk::{TARGET_DIFFICULTY, blocks_until};
 use super::{Strategy, Work};
+use crate::entity::struct_types::raw_u64;
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::error::ToolError;
+use crate::game::difficulty::first_age_at_most;
+use crate::json::chain_u64;
 use crate::pow::schedule::BLOCK_SECONDS;
-use crate::tools::calculate::{first_age_at_most, raw_u64};
-use crate::tools::chain_u64;
 
 pub const SCORE_FORMULA: &str = "score = met / total × (1 if feasible else 0.5) × 24 / (24 + hours): \
     the share of requirements that hold, halved when a blocking one does not, discounted by the \

@@ -11,9 +11,9 @@ use crate::chain;
 use crate::entity::EntityId;
 use crate::entity::struct_types::struct_type;
 use crate::error::{ErrorCode, ToolError};
+use crate::game::difficulty::first_age_at_most;
+use crate::json::chain_u64;
 use crate::pow::{self, schedule::BLOCK_SECONDS};
-use crate::tools::calculate::first_age_at_most;
-use crate::tools::chain_u64;
 
 /// The most decisions a walk takes when the caller does not say.
 pub const DEFAULT_MAX_STEPS: usize = 64;

@@ -15,6 +15,7 @@
 //! under their kind's key as single reads are.
 
 pub mod client;
+pub mod wire;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -29,7 +30,8 @@ use super::{BoxFuture, GameSource, ListQuery, Page, SourceHealth, SourceInfo, Tx
 use crate::chain::{Assume, Requirement, Signed};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
-use crate::rest::{chain_u64, list_key, segment};
+use crate::json::chain_int;
+use wire::{list_key, segment};
 
 /// Records read per request when a filtered list scans a kind.
 const SCAN_LIMIT: usize = 1000;
@@ -112,7 +114,7 @@ impl RestSource {
         };
         let height = ["blockHeight", "height"]
             .iter()
-            .find_map(|k| v.get(*k).and_then(chain_u64))
+            .find_map(|k| v.get(*k).and_then(chain_int))
             .ok_or_else(|| {
                 ToolError::new(
                     ErrorCode::ApiError,
@@ -232,7 +234,7 @@ impl RestSource {
             .map(str::to_string);
         let total = v
             .pointer("/pagination/total")
-            .and_then(chain_u64)
+            .and_then(chain_int)
             .unwrap_or(0);
         Ok((items, next, total))
     }

@@ -145,7 +145,7 @@ impl SimSource {
                 );
             }
         };
-        let messages = match crate::tools::action::parse_transaction(&tx, "tx_bytes") {
+        let messages = match crate::chain::parse_transaction(&tx, "tx_bytes") {
             Ok(m) => m,
             Err(e) => {
                 return response(
