@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use structs_console::Core;
 use structs_console::docs::{self, Docs, Root};
 use structs_console::source::sim::SimSource;
 
@@ -93,7 +92,7 @@ fn main() {
         Root::Dir(p) => Docs::dir(p).unwrap(),
         Root::Embedded => Docs::embedded(),
     });
-    let core = Core::builder(Arc::new(SimSource::demo()))
+    let core = structs_console::assembly::builder(Arc::new(SimSource::demo()))
         .docs(Arc::clone(&docs))
         .build()
         .unwrap();

@@ -17,7 +17,6 @@ use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
 use serde_json::json;
-use structs_console::Core;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::App;
 use structs_console::tui::theme::Theme;
@@ -96,7 +95,7 @@ fn main() {
     );
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let core = Core::new(Arc::new(source));
+    let core = structs_console::assembly::build(Arc::new(source));
     let theme = Theme::load("dark").expect("built-in theme");
     let mut app = App::new(core, theme, runtime.handle().clone());
     app.settle();

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::json;
-use structs_console::Core;
 use structs_console::chain;
 use structs_console::source::sim::script::{play, prepare};
 use structs_console::source::sim::{BlockClock, SimSource, World, WorldConfig};
@@ -63,7 +62,7 @@ fn main() {
         BlockClock::paused(config.genesis_height),
     ));
     source.with_world_mut(|w| *w = start.clone());
-    let core = Core::new(source.clone());
+    let core = structs_console::assembly::build(source.clone());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -82,7 +82,7 @@ async fn list_players(core: &Core, verbosity: Verbosity) -> Value {
 /// Section 1: the sizes. Returns the full raw list, which section 2 stores.
 async fn sizes() -> Value {
     println!("1. A list of 50 players with full data (200-player world, page_size 50)");
-    let core = Core::builder(Arc::new(sim(200)))
+    let core = structs_console::assembly::builder(Arc::new(sim(200)))
         .clock(WallClock::Fixed(now()))
         .handle_store(Arc::new(MemoryStore::default()))
         .build()

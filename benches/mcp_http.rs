@@ -16,7 +16,6 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use structs_console::Core;
 use structs_console::mcp::McpServer;
 use structs_console::mcp::http::{HttpOptions, HttpServer};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
@@ -138,7 +137,7 @@ fn main() {
         .build()
         .unwrap();
     let core = server_rt.block_on(async {
-        Core::new(Arc::new(SimSource::new(
+        structs_console::assembly::build(Arc::new(SimSource::new(
             config,
             BlockClock::paused(config.genesis_height),
         )))
@@ -149,7 +148,13 @@ fn main() {
         allow_remote: false,
     };
     let http = server_rt
-        .block_on(HttpServer::start(McpServer::new(core.clone()), &options))
+        .block_on(HttpServer::start(
+            McpServer::new(
+                core.clone(),
+                Arc::new(structs_console::docs::Docs::embedded()),
+            ),
+            &options,
+        ))
         .unwrap();
     let url = http.url();
     println!(

@@ -32,7 +32,7 @@ fn core() -> Core {
     ));
     let source = InstrumentedSource::new(sim).with_delay(DELAY);
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    Core::with_clock(Arc::new(source), WallClock::Fixed(fixed))
+    structs_console::assembly::build_with_clock(Arc::new(source), WallClock::Fixed(fixed))
 }
 
 /// The median wall time of `RUNS` runs of `plan`, and the last report.

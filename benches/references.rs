@@ -119,7 +119,7 @@ async fn cached_overhead(core: &Core, pairs: usize) -> f64 {
 async fn latency() -> Duration {
     println!("1. Latency against a source 20 ms away (median of 15 calls each)");
     let source = Arc::new(InstrumentedSource::new(Arc::new(sim(24))).with_delay(ROUND_TRIP));
-    let core = Core::new(source.clone());
+    let core = structs_console::assembly::build(source.clone());
     let plain_args = json!({"player_id": "1-1"});
     let (plain, _) = time_calls(&core, "structs_query_player", &plain_args, 15, true).await;
     println!(
@@ -129,7 +129,7 @@ async fn latency() -> Duration {
 
     // The busiest player: the most references at depth 2 (found on a source without
     // delay; not timed).
-    let quick = Core::new(Arc::new(sim(24)));
+    let quick = structs_console::assembly::build(Arc::new(sim(24)));
     let mut busiest = ("1-1".to_string(), 0);
     for i in 1..=24 {
         let pid = format!("1-{i}");
@@ -169,7 +169,7 @@ async fn latency() -> Duration {
     );
 
     let slow = cached_overhead(&core, 30).await;
-    let fast = cached_overhead(&Core::new(Arc::new(sim(24))), 2000).await;
+    let fast = cached_overhead(&structs_console::assembly::build(Arc::new(sim(24))), 2000).await;
     println!(
         "  {:<35} {slow:>+7.3} ms over plain (median of 30 interleaved pairs)   target < 1 ms   {}",
         "repeat within the cache TTL",
@@ -186,7 +186,7 @@ async fn latency() -> Duration {
 async fn list_round_trips(round_trip: Duration) {
     println!("\n2. A list of 100 planets with \"primary\" references, source 20 ms away");
     let source = Arc::new(InstrumentedSource::new(Arc::new(sim(200))).with_delay(ROUND_TRIP));
-    let core = Core::new(source.clone());
+    let core = structs_console::assembly::build(source.clone());
     let (plain, _) = time_calls(
         &core,
         "structs_list_planets",
@@ -279,7 +279,7 @@ async fn agent_efficiency() {
     println!(
         "  Each task makes its main call, then looks up every entity it needs by id: from what it\n  already holds, or with one structs_query_entity. Plain: no references, so every lookup is\n  a call. References: each task asks for the mode and depth it needs. Lean: the same, plus\n  the fields, kinds and mode an agent would pick for the task. Every style must reach the\n  same answers. `read` is the share of received references a lookup used."
     );
-    let core = Core::new(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
+    let core = structs_console::assembly::build(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
     let mut agents: Vec<Agent> = Style::ALL
         .iter()
         .map(|&style| Agent::new(core.clone(), style))
@@ -362,7 +362,7 @@ async fn verbosity_bytes() {
     println!(
         "\n5. One structs_query_player (1-2), references at depth 2, by verbosity (demo world)"
     );
-    let core = Core::new(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
+    let core = structs_console::assembly::build(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
     let bytes = |v: &Value| serde_json::to_vec(v).map_or(0, |b| b.len());
     println!(
         "  {:<10} {:>22} {:>16} {:>10}",

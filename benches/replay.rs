@@ -21,7 +21,6 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
-use structs_console::Core;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::tui::{App, Theme};
 
@@ -49,7 +48,7 @@ fn main() {
         .unwrap();
     let config = WorldConfig::demo();
     let core = runtime.block_on(async {
-        Core::new(Arc::new(SimSource::new(
+        structs_console::assembly::build(Arc::new(SimSource::new(
             config,
             BlockClock::paused(config.genesis_height),
         )))

@@ -18,7 +18,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use structs_console::Core;
 use structs_console::entity::{EntityId, EntityKind};
 use structs_console::rest::server::RestServer;
 use structs_console::source::GameSource;
@@ -65,7 +64,7 @@ async fn round_trips() {
     let rest = RestSource::connect(config(&server.url(), None))
         .await
         .unwrap();
-    let core = Core::new(rest.clone());
+    let core = structs_console::assembly::build(rest.clone());
     let runs = 15;
     let mut plain = Vec::new();
     let mut with = Vec::new();
@@ -140,7 +139,7 @@ async fn agent_session() {
         let rest = RestSource::connect(config(&server.url(), None))
             .await
             .unwrap();
-        let core = Core::new(rest.clone());
+        let core = structs_console::assembly::build(rest.clone());
         let mut agent = agent_tasks::Agent::new(core, style);
         let before = server.faults.requests();
         let t = Instant::now();

@@ -12,7 +12,7 @@ use structs_console::Core;
 use structs_console::EntityId;
 use structs_console::docs::front::{parse, split};
 use structs_console::handles::store::MemoryStore;
-use structs_console::handles::{self, LIMIT, Request};
+use structs_console::handles::{LIMIT, Request};
 use structs_console::mcp::McpServer;
 use structs_console::plan::template::{Part, Template, walk};
 use structs_console::source::sim::SimSource;
@@ -44,7 +44,7 @@ fn store() -> &'static Arc<MemoryStore> {
 fn core() -> &'static Core {
     static CORE: OnceLock<Core> = OnceLock::new();
     CORE.get_or_init(|| {
-        Core::builder(Arc::new(SimSource::demo()))
+        structs_console::assembly::builder(Arc::new(SimSource::demo()))
             .handle_store(store().clone())
             .build()
             .expect("the fuzz core")
@@ -127,7 +127,10 @@ pub fn jsonrpc_stdin(data: &[u8]) {
         // A small message limit, so lines over it (dropped, answered under the id
         // found in their first bytes) are as common as lines under it.
         let server = tokio::spawn(structs_console::mcp::stdio::serve(
-            McpServer::new(core().clone()),
+            McpServer::new(
+                core().clone(),
+                Arc::new(structs_console::docs::Docs::embedded()),
+            ),
             server_read,
             server_write,
             FUZZ_MESSAGE_LIMIT,
@@ -166,7 +169,7 @@ pub fn response_limit(data: &[u8]) {
         other => (Value::Null, other),
     };
     let request = Request::take(&mut options);
-    let out = runtime().block_on(handles::finish(core(), "structs_fuzz", &request, value));
+    let out = runtime().block_on(core().handles().finish("structs_fuzz", &request, value));
     if let Ok(v) = out {
         let size = serde_json::to_vec(&v).expect("serializes").len();
         assert!(size <= LIMIT, "{size} bytes left the core");

@@ -1,6 +1,6 @@
 //! The wall clock every timestamp comes from.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SecondsFormat, Utc};
 
 /// Where timestamps come from: the system clock, or a fixed instant so that snapshots
 /// and replays are stable.
@@ -16,5 +16,10 @@ impl WallClock {
             WallClock::System => Utc::now(),
             WallClock::Fixed(t) => *t,
         }
+    }
+
+    /// Now, in RFC 3339 with second precision (`2026-11-21T10:00:00Z`).
+    pub fn timestamp(&self) -> String {
+        self.now().to_rfc3339_opts(SecondsFormat::Secs, true)
     }
 }

@@ -393,6 +393,8 @@ fn publisher(
 /// What runs beside the core for the life of the process.
 struct Services {
     core: Core,
+    /// The reference docs: the docs tools read them, the MCP server serves them.
+    docs: Arc<structs_console::docs::Docs>,
     /// Set when the console can switch sources (it wraps the first one).
     switch: Option<Arc<SwitchSource>>,
     _publisher: Option<NatsPublisher>,
@@ -433,12 +435,13 @@ fn build_core(
     let store = runtime
         .block_on(config.handles.open_store())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut builder = Core::builder(source);
-    if let Some(dir) = &cli.docs {
-        let docs =
-            structs_console::docs::Docs::dir(dir).map_err(|e| anyhow::anyhow!("--docs: {e}"))?;
-        builder = builder.docs(Arc::new(docs));
-    }
+    let docs = match &cli.docs {
+        Some(dir) => Arc::new(
+            structs_console::docs::Docs::dir(dir).map_err(|e| anyhow::anyhow!("--docs: {e}"))?,
+        ),
+        None => Arc::new(structs_console::docs::Docs::embedded()),
+    };
+    let mut builder = structs_console::assembly::builder(source).docs(docs.clone());
     if let Some(url) = &cli.events {
         // A weak reference: a source the console switched away from is not kept alive
         // (nor its height poller) by the feed.
@@ -463,6 +466,7 @@ fn build_core(
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Services {
         core,
+        docs,
         switch,
         _publisher: publisher,
     })
@@ -495,10 +499,11 @@ fn serve_rest(cli: &Cli, listen: &str, latency_ms: u64) -> anyhow::Result<ExitCo
 /// `--headless --http`: serves until Ctrl-C (or SIGTERM), then ends every session.
 async fn serve_http(
     core: Core,
+    docs: Arc<structs_console::docs::Docs>,
     recorder: Option<Arc<structs_console::record::Recorder>>,
     options: structs_console::mcp::http::HttpOptions,
 ) -> anyhow::Result<()> {
-    let mut server = structs_console::mcp::McpServer::new(core);
+    let mut server = structs_console::mcp::McpServer::new(core, docs);
     if let Some(r) = recorder {
         server = server.with_recorder(r);
     }
@@ -590,11 +595,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 token: cli.auth_token.clone(),
                 allow_remote: cli.http_allow_remote,
             };
-            runtime.block_on(serve_http(core, recorder, options))?;
+            runtime.block_on(serve_http(core, services.docs.clone(), recorder, options))?;
             return Ok(ExitCode::SUCCESS);
         }
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
-        runtime.block_on(structs_console::mcp::serve_stdio(core, recorder))?;
+        runtime.block_on(structs_console::mcp::serve_stdio(
+            core,
+            services.docs.clone(),
+            recorder,
+        ))?;
         return Ok(ExitCode::SUCCESS);
     }
     run_console(&cli, config, None)
@@ -638,10 +647,12 @@ fn run_console(
                 cli.auth_token.clone(),
             ))
             .map_err(|e| e.context("cannot attach to the server"))?;
-        let core =
-            structs_console::core::Core::remote(remote, structs_console::clock::WallClock::System);
+        let core = structs_console::mcp::client::attached_core(
+            remote.clone(),
+            structs_console::clock::WallClock::System,
+        );
         let recorder = open_recorder(cli)?;
-        structs_console::tui::run(core, theme, &runtime, None, recorder, log)?;
+        structs_console::tui::run(core, theme, &runtime, None, recorder, log, Some(remote))?;
         return Ok(ExitCode::SUCCESS);
     }
     let services = build_core(cli, config, &runtime, true)?;
@@ -662,6 +673,7 @@ fn run_console(
         switcher,
         recorder,
         log,
+        None,
     )?;
     Ok(ExitCode::SUCCESS)
 }

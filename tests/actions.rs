@@ -21,7 +21,7 @@ fn setup() -> (Core, Arc<SimSource>) {
         BlockClock::paused(config.genesis_height),
     ));
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    let core = Core::with_clock(source.clone(), WallClock::Fixed(fixed));
+    let core = structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed));
     (core, source)
 }
 

@@ -42,7 +42,7 @@ fn attach(runtime: &Runtime) -> Arc<Remote> {
 
 /// The same world in this process: what the remote console must match.
 fn local_core() -> Core {
-    Core::with_clock(
+    structs_console::assembly::build_with_clock(
         Arc::new(SimSource::new(
             WorldConfig::with_players(PLAYERS),
             BlockClock::paused(WorldConfig::DEFAULT_HEIGHT),
@@ -81,7 +81,8 @@ fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
     let rt = runtime();
     let remote = attach(&rt);
     let local = local_core();
-    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
 
     // The server's tools, with their schemas, are the console's.
     let names: Vec<&str> = core.tool_names().collect();
@@ -106,7 +107,8 @@ fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
     );
 
     // Entities: the same first page, and an entity opens with its references.
-    let mut app = App::new(core.clone(), Theme::default(), rt.handle().clone());
+    let mut app =
+        App::new(core.clone(), Theme::default(), rt.handle().clone()).with_server(remote.clone());
     app.settle();
     let mut here = App::new(local.clone(), Theme::default(), rt.handle().clone());
     here.settle();
@@ -200,8 +202,10 @@ fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
 fn the_server_tab_lists_calls_and_shows_the_traffic() {
     let rt = runtime();
     let remote = attach(&rt);
-    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core.clone(), Theme::default(), rt.handle().clone());
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app =
+        App::new(core.clone(), Theme::default(), rt.handle().clone()).with_server(remote.clone());
     app.settle();
     press(&mut app, KeyCode::Char('7'));
     assert_eq!(app.tab(), Tab::Server);
@@ -274,7 +278,8 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
 fn progress_and_cancel_cross_the_wire_and_show_as_notifications() {
     let rt = runtime();
     let remote = attach(&rt);
-    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
     let updates: Arc<Mutex<Vec<ProgressUpdate>>> = Arc::default();
     let sink = updates.clone();
     let ctx = CallContext::new().with_progress(move |u| sink.lock().unwrap().push(u));
@@ -332,7 +337,7 @@ fn progress_and_cancel_cross_the_wire_and_show_as_notifications() {
     assert_eq!(v["valid"], true);
 
     // The notifications view lists them.
-    let mut app = App::new(core, Theme::default(), rt.handle().clone());
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
     app.settle();
     press(&mut app, KeyCode::Char('7'));
     press(&mut app, KeyCode::Tab);
@@ -372,7 +377,7 @@ fn attached_over_http_with_a_token_and_refused_without() {
     let remote = rt
         .block_on(Remote::connect(Target::Url(url), Some(token.into())))
         .expect("attach with the token");
-    let core = Core::remote(remote, WallClock::Fixed(wall()));
+    let core = structs_console::mcp::client::attached_core(remote, WallClock::Fixed(wall()));
     let v = rt
         .block_on(core.call("structs_query_entity", json!({"id": "1-1"})))
         .unwrap();
@@ -442,7 +447,8 @@ cat > /dev/null"#;
             Duration::from_millis(700),
         ))
         .expect("attach to the script");
-    let core = Core::remote(remote.clone(), WallClock::Fixed(wall()));
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
     assert_eq!(core.tool_names().collect::<Vec<_>>(), ["hang"]);
     let started = Instant::now();
     let e = rt
@@ -458,6 +464,6 @@ cat > /dev/null"#;
             .any(|m| m.direction == Direction::Sent && m.method == "notifications/cancelled")
     );
     // Not a structs-console: the console opens on the Server tab.
-    let app = App::new(core, Theme::default(), rt.handle().clone());
+    let app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
     assert_eq!(app.tab(), Tab::Server);
 }

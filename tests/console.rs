@@ -32,7 +32,8 @@ fn console() -> (Runtime, App) {
 
 fn console_with(theme: Theme) -> (Runtime, App) {
     let runtime = runtime();
-    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
     let mut app = App::new(core, theme, runtime.handle().clone());
     app.settle();
     (runtime, app)
@@ -42,7 +43,7 @@ fn console_with(theme: Theme) -> (Runtime, App) {
 /// reference settings.
 fn console_over(source: Arc<dyn GameSource>, references: ReferenceConfig) -> (Runtime, App) {
     let runtime = runtime();
-    let core = Core::builder(source)
+    let core = structs_console::assembly::builder(source)
         .clock(WallClock::Fixed(wall()))
         .references(references)
         .build()
@@ -354,7 +355,8 @@ fn write_log(
 ) {
     use std::io::Write;
     let runtime = runtime();
-    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("log"));
     let mut seq = 0;
     for (i, (tool, args)) in calls.iter().enumerate() {
@@ -1159,7 +1161,8 @@ fn console_with_handles(clipboard: Box<dyn Clipboard>) -> (Runtime, Core, App) {
     let runtime = runtime();
     let config = WorldConfig::with_players(200);
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
-    let core = Core::with_clock(Arc::new(source), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(source), WallClock::Fixed(wall()));
     for tool in ["structs_list_players", "structs_list_structs"] {
         // Lists hold each entity's core record; with their references they are large.
         let answer = runtime
@@ -1464,7 +1467,8 @@ fn paging_waits_for_the_fetch_on_its_way() {
 /// with its core (to move the block clock) and a clipboard that records.
 fn pow_console() -> (Runtime, App, Core, Recorder) {
     let runtime = runtime();
-    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
     let copied = Recorder(Arc::default());
     let mut app = App::new(core.clone(), Theme::default(), runtime.handle().clone())
         .with_clipboard(Box::new(Recorder(copied.0.clone())))
@@ -1625,7 +1629,7 @@ fn action_console(ready: bool) -> (Runtime, App, Core) {
         source.with_world_mut(|w| make_ready(w, 1));
     }
     let runtime = runtime();
-    let core = Core::with_clock(source, WallClock::Fixed(wall()));
+    let core = structs_console::assembly::build_with_clock(source, WallClock::Fixed(wall()));
     let mut app =
         App::new(core.clone(), Theme::default(), runtime.handle().clone()).with_pow_hashrate(20e6);
     app.settle();
@@ -2489,7 +2493,7 @@ fn live_console_with_bus(connected: bool) -> (Runtime, App, structs_console::eve
         ..Default::default()
     };
     let bus = structs_console::events::EventBus::new();
-    let core = Core::builder(Arc::new(LiveLooking { sim: sim(), health }))
+    let core = structs_console::assembly::builder(Arc::new(LiveLooking { sim: sim(), health }))
         .clock(WallClock::Fixed(wall()))
         .event_feed(Arc::new(FixedFeed(feed, bus.clone())))
         .build()
@@ -2558,7 +2562,7 @@ fn the_source_dialog_switches_to_a_node_and_back() {
         .expect("serve-rest");
     let first: Arc<dyn GameSource> = Arc::new(sim());
     let switch = runtime.block_on(async { SwitchSource::new(first) });
-    let core = Core::builder(switch.clone())
+    let core = structs_console::assembly::builder(switch.clone())
         .clock(WallClock::Fixed(wall()))
         .build()
         .expect("core");
@@ -2641,7 +2645,8 @@ fn the_console_records_the_calls_it_makes_and_replays_them_the_same() {
     let _ = std::fs::remove_file(&path);
     let recorder = Arc::new(structs_console::record::Recorder::open(&path).expect("log"));
     let runtime = runtime();
-    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
     let mut app = App::recording(core, Theme::default(), runtime.handle().clone(), recorder);
     app.settle(); // the first page, recorded too
     press(&mut app, KeyCode::Char('n')); // the next page
@@ -2680,7 +2685,8 @@ fn the_console_records_the_calls_it_makes_and_replays_them_the_same() {
 
 /// Selects `tool` in the Server tab's list (the tools are listed by name).
 fn select_server_tool(app: &mut App, tool: &str) {
-    let core = Core::with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
     let at = core
         .tool_names()
         .position(|n| n == tool)
@@ -2951,7 +2957,7 @@ fn the_source_dialog_moves_with_j_and_k_and_keeps_the_source_in_use() {
     let runtime = runtime();
     let first: Arc<dyn GameSource> = Arc::new(sim());
     let switch = runtime.block_on(async { SwitchSource::new(first) });
-    let core = Core::builder(switch.clone())
+    let core = structs_console::assembly::builder(switch.clone())
         .clock(WallClock::Fixed(wall()))
         .build()
         .expect("core");

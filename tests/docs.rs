@@ -1049,7 +1049,7 @@ async fn loading_strategy_orders_dependencies_first_within_a_budget() {
 
 #[tokio::test]
 async fn the_embedded_docs_are_served_and_read_only() {
-    let core = Core::new(std::sync::Arc::new(
+    let core = structs_console::assembly::build(std::sync::Arc::new(
         structs_console::source::sim::SimSource::demo(),
     ));
     let r = ok(
@@ -1348,7 +1348,7 @@ async fn files_deleted_while_syncs_run_never_break_a_sync_or_the_other_docs() {
 /// least 90 % of them. The misses are printed with their rank.
 #[tokio::test]
 async fn the_embedded_docs_answer_their_questions_in_the_top_three() {
-    let core = Core::new(std::sync::Arc::new(
+    let core = structs_console::assembly::build(std::sync::Arc::new(
         structs_console::source::sim::SimSource::demo(),
     ));
     let questions: Vec<Value> =

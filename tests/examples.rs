@@ -291,7 +291,7 @@ fn every_tool_call_in_the_docs_runs_on_the_demo_world() {
             config,
             BlockClock::paused(config.genesis_height),
         ));
-        let core = Core::with_clock(sim.clone(), WallClock::System);
+        let core = structs_console::assembly::build_with_clock(sim.clone(), WallClock::System);
         for f in found {
             total += 1;
             let (tool, args, fails_with) = match &f.example {

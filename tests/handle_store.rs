@@ -210,7 +210,7 @@ async fn an_unreachable_redis_is_refused_at_start_with_the_reason() {
 fn sim_core(store: Arc<dyn HandleStore>) -> Core {
     let config = WorldConfig::with_players(200);
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
-    Core::builder(Arc::new(source))
+    structs_console::assembly::builder(Arc::new(source))
         .clock(WallClock::Fixed(t0()))
         .handle_store(store)
         .build()
@@ -524,7 +524,7 @@ fn a_core_configured_for_redis_needs_the_store_opened() {
         ..Default::default()
     };
     let source = SimSource::new(WorldConfig::demo(), BlockClock::paused(1));
-    let err = Core::builder(Arc::new(source))
+    let err = structs_console::assembly::builder(Arc::new(source))
         .handles(config)
         .build()
         .err()

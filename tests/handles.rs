@@ -14,7 +14,7 @@ use structs_console::source::GameSource;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::{
     clock::WallClock,
-    core::{Registry, ToolSpec},
+    tools::{Registry, ToolSpec},
 };
 
 const NOW: &str = "2026-11-21T12:00:00Z";
@@ -40,7 +40,7 @@ fn echo_tool(r: &mut Registry) {
 }
 
 fn core_with(players: usize, store: Arc<dyn HandleStore>) -> Core {
-    Core::builder(Arc::new(sim(players)))
+    structs_console::assembly::builder(Arc::new(sim(players)))
         .clock(WallClock::Fixed(NOW.parse().unwrap()))
         .handle_store(store)
         .tools(echo_tool)

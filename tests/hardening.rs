@@ -19,7 +19,7 @@ use structs_console::{clock::WallClock, core::MAX_ARGUMENT_BYTES};
 const LIMIT: usize = 25_600;
 
 fn core() -> Core {
-    Core::with_clock(
+    structs_console::assembly::build_with_clock(
         Arc::new(SimSource::new(
             WorldConfig::demo(),
             BlockClock::paused(WorldConfig::DEFAULT_HEIGHT),

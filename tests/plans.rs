@@ -25,7 +25,7 @@ fn sim() -> Arc<SimSource> {
 
 fn core_over(source: Arc<dyn GameSource>) -> Core {
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    Core::with_clock(source, WallClock::Fixed(fixed))
+    structs_console::assembly::build_with_clock(source, WallClock::Fixed(fixed))
 }
 
 fn core() -> Core {

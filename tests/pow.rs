@@ -25,7 +25,7 @@ fn core() -> Core {
     let config = WorldConfig::demo();
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    Core::with_clock(Arc::new(source), WallClock::Fixed(fixed))
+    structs_console::assembly::build_with_clock(Arc::new(source), WallClock::Fixed(fixed))
 }
 
 /// The chain's hash, by an independent implementation (the `sha2` crate).

@@ -23,7 +23,7 @@ fn fixed() -> WallClock {
 }
 
 fn core_over(source: Arc<dyn GameSource>, config: ReferenceConfig) -> Core {
-    Core::builder(source)
+    structs_console::assembly::builder(source)
         .clock(fixed())
         .references(config)
         .build()
@@ -768,7 +768,7 @@ async fn a_server_can_turn_references_off_per_tool_and_bound_what_calls_ask() {
     // A configuration naming a tool that does not exist is refused at start.
     let bad: ReferenceConfig =
         toml::from_str("[tools.structs_query_plnet]\nenabled = false").unwrap();
-    let e = Core::builder(Arc::new(sim()))
+    let e = structs_console::assembly::builder(Arc::new(sim()))
         .references(bad)
         .build()
         .err()

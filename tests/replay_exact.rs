@@ -15,7 +15,6 @@ use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use structs_console::Core;
 use structs_console::clock::WallClock;
 use structs_console::record::{Kind, LogReader, Recorder};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
@@ -562,7 +561,7 @@ fn a_long_console_session_replays_with_no_difference() {
     let runtime = support::console::runtime();
     let config = WorldConfig::demo();
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
-    let core = Core::with_clock(Arc::new(source), WallClock::System);
+    let core = structs_console::assembly::build_with_clock(Arc::new(source), WallClock::System);
     let recorder = Arc::new(Recorder::open(&log).unwrap());
     let mut app = App::recording(core, Theme::default(), runtime.handle().clone(), recorder);
     app.settle();

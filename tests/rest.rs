@@ -20,7 +20,7 @@ use structs_console::rest::server::RestServer;
 use structs_console::source::rest::{RestConfig, RestSource};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::source::{GameSource, ListQuery};
-use structs_console::{Core, EntityId, EntityKind};
+use structs_console::{EntityId, EntityKind};
 
 struct Node {
     sim: Arc<SimSource>,
@@ -250,8 +250,8 @@ async fn filtered_lists_and_lookups_match_the_sim() {
 async fn the_tools_work_on_the_rest_source() {
     let node = node().await;
     let rest = rest(&node).await;
-    let live = Core::new(rest.clone());
-    let local = Core::new(node.sim.clone());
+    let live = structs_console::assembly::build(rest.clone());
+    let local = structs_console::assembly::build(node.sim.clone());
     // A query with references: the same entity and the same references.
     let args = json!({"id": "1-1", "include_references": true});
     let a = live
@@ -344,7 +344,7 @@ fn online_struct(sim: &SimSource) -> String {
 async fn signed_transactions_are_broadcast_and_answered() {
     let node = node().await;
     let rest = rest(&node).await;
-    let live = Core::new(rest.clone());
+    let live = structs_console::assembly::build(rest.clone());
     let b64 = |v: &Value| base64::engine::general_purpose::STANDARD.encode(v.to_string());
     // Bytes the node cannot decode: rejected, with the node's code and log.
     let v = live
@@ -696,8 +696,8 @@ async fn serve_rest_and_a_headless_rest_source_work_together() {
 async fn the_list_tools_answer_alike_from_the_sim_and_from_a_node() {
     let node = node().await;
     let fixed = WallClock::Fixed("2026-11-21T12:00:00Z".parse().unwrap());
-    let sim_core = Core::with_clock(node.sim.clone(), fixed);
-    let rest_core = Core::with_clock(rest(&node).await, fixed);
+    let sim_core = structs_console::assembly::build_with_clock(node.sim.clone(), fixed);
+    let rest_core = structs_console::assembly::build_with_clock(rest(&node).await, fixed);
     let mut compared = 0;
     for args in [
         json!({"entity_type": "player", "page_size": 7}),

@@ -24,7 +24,7 @@ fn world(players: usize) -> World {
     ));
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
     World {
-        core: Core::with_clock(source.clone(), WallClock::Fixed(fixed)),
+        core: structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed)),
         source,
     }
 }

@@ -12,7 +12,7 @@ fn core_with(players: usize) -> Core {
     let config = WorldConfig::with_players(players);
     let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    Core::with_clock(Arc::new(source), WallClock::Fixed(fixed))
+    structs_console::assembly::build_with_clock(Arc::new(source), WallClock::Fixed(fixed))
 }
 
 fn core() -> Core {

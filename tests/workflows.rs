@@ -23,7 +23,7 @@ fn setup() -> (Core, Arc<SimSource>) {
     ));
     let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
     (
-        Core::with_clock(source.clone(), WallClock::Fixed(fixed)),
+        structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed)),
         source,
     )
 }

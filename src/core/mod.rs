@@ -1,285 +1,30 @@
-//! The core: one game source, the tool registry and call dispatch. Both faces (the
-//! console and the MCP server) reach the game only through [`Core::call`].
+//! The call pipeline: one game source, a registry of tools built outside (by
+//! [`crate::assembly`], or by the MCP client for another server's tools) and call
+//! dispatch. Every face reaches the game only through [`Core::call`].
 //!
-//! A call flows one way: look up the tool → validate the arguments against its input
-//! schema → take out the reference options → run the handler → attach references when
-//! asked → result (or a structured [`ToolError`]).
+//! A call flows one way: look up the tool → check the arguments' size → rename catalog
+//! aliases and drop optional nulls → validate against the input schema → take out the
+//! reference and shaping options → run the handler (as its own task) → attach
+//! references → shape, and store a result over the limit as a handle → result (or a
+//! structured [`ToolError`]).
 
-pub mod schema;
-
-use crate::clock::WallClock;
-
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::context::subscriptions;
+use crate::clock::WallClock;
+use crate::context::subscriptions::Subscriptions;
 use crate::context::{self as call, CallContext, CancelOnDrop};
 use crate::error::{self, ErrorCode, ToolError};
+use crate::events::{EventBus, EventFeed, FeedHealth};
 use crate::handles::store::HandleStore;
-use crate::handles::{self, HandleConfig, Shaping};
-use crate::references::{self, ReferenceConfig, Support, resolve::ReferenceCache};
-use crate::source::{BoxFuture, GameSource, SourceInfo};
+use crate::handles::{self, HandleConfig, Handles, Shaping};
+use crate::references::resolve::{ReferenceCache, Resolver};
+use crate::references::{self, ReferenceConfig, Support};
+use crate::source::{BoxFuture, GameSource, SourceHealth, SourceInfo, World};
 use crate::text::edit_distance;
-use schema::ArgSchema;
-
-/// A tool's public description: what `tools/list` shows an agent.
-#[derive(Debug, Clone)]
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
-    /// JSON Schema (draft 2020-12 compatible) of the arguments object. A tool that
-    /// supports references gains the reference options on registration.
-    pub input_schema: Value,
-    /// Whether and how the tool's results carry references.
-    pub references: Support,
-    /// Whether the core shapes the tool's results (`verbosity`, `fields`).
-    pub shaping: Shaping,
-}
-
-/// A tool's implementation: takes the core and already-validated arguments.
-pub type Handler =
-    Arc<dyn Fn(Core, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
-
-struct RegisteredTool {
-    spec: ToolSpec,
-    schema: ArgSchema,
-    handler: Handler,
-    /// Other names an argument may be given by (the catalog's), each with the name
-    /// the tool reads.
-    aliases: Vec<(&'static str, &'static str)>,
-    /// Another server's tool: its arguments are forwarded as given.
-    remote: bool,
-}
-
-/// What every local tool's input schema says of `null`.
-pub const NULL_NOTE: &str = "An optional argument given as null is taken as not given.";
-
-impl RegisteredTool {
-    /// The arguments as the tool reads them: an argument given by another name the
-    /// catalog uses is renamed, and `null` given for an optional argument is dropped
-    /// (at any depth the schema describes). Runs before the schema check, for calls
-    /// and for plan validation alike.
-    fn normalize(&self, args: &mut Value) -> Result<(), ToolError> {
-        if self.remote {
-            return Ok(());
-        }
-        for &(alias, name) in &self.aliases {
-            // `attacker.weapon_type`: the object at `attacker`, its key `weapon_type`.
-            let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
-            let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
-            let pointer: String = parent
-                .split('.')
-                .filter(|p| !p.is_empty())
-                .map(|p| format!("/{p}"))
-                .collect();
-            let Some(obj) = args.pointer_mut(&pointer).and_then(Value::as_object_mut) else {
-                continue;
-            };
-            let Some(v) = obj.remove(alias_key) else {
-                continue;
-            };
-            if obj.contains_key(name_key) {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationInvalidValue,
-                    alias,
-                    format!("is another name for {name}; give one of them, not both"),
-                ));
-            }
-            obj.insert(name_key.to_string(), v);
-        }
-        schema::drop_optional_nulls(&self.spec.input_schema, args);
-        Ok(())
-    }
-}
-
-/// The set of tools a core serves, by name.
-#[derive(Default)]
-pub struct Registry {
-    tools: BTreeMap<&'static str, RegisteredTool>,
-}
-
-impl Registry {
-    /// Adds a tool. Panics on a duplicate name or a schema that does not compile: both
-    /// are programming errors caught by the first test that builds a core.
-    pub fn add<F, Fut>(&mut self, mut spec: ToolSpec, handler: F)
-    where
-        F: Fn(Core, Value) -> Fut + Send + Sync + 'static,
-        Fut: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
-    {
-        if spec.references != Support::None {
-            let Some(props) = spec
-                .input_schema
-                .get_mut("properties")
-                .and_then(Value::as_object_mut)
-            else {
-                panic!(
-                    "{} supports references but its schema has no properties object",
-                    spec.name
-                );
-            };
-            for (k, v) in references::config::schema_properties(spec.references) {
-                assert!(
-                    props.insert(k.clone(), v).is_none(),
-                    "{} declares {k} itself; reference options are added by the registry",
-                    spec.name
-                );
-            }
-        }
-        if spec.shaping == Shaping::Standard {
-            let Some(props) = spec
-                .input_schema
-                .get_mut("properties")
-                .and_then(Value::as_object_mut)
-            else {
-                panic!("{} has no properties object in its schema", spec.name);
-            };
-            for (k, v) in [
-                (
-                    "verbosity",
-                    handles::verbosity_schema("the result as it is"),
-                ),
-                ("fields", handles::fields_schema()),
-            ] {
-                assert!(
-                    props.insert(k.to_string(), v).is_none(),
-                    "{} declares {k} itself; shaping options are added by the registry",
-                    spec.name
-                );
-            }
-        }
-        let optional = spec
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .is_some_and(|props| {
-                let required = spec.input_schema.get("required").and_then(Value::as_array);
-                props
-                    .keys()
-                    .any(|k| !required.is_some_and(|r| r.contains(&json!(k))))
-            });
-        if optional && let Some(schema) = spec.input_schema.as_object_mut() {
-            let note = match schema.get("description").and_then(Value::as_str) {
-                Some(d) => format!("{d} {NULL_NOTE}"),
-                None => NULL_NOTE.to_string(),
-            };
-            schema.insert("description".into(), json!(note));
-        }
-        let schema = ArgSchema::compile(&spec.input_schema)
-            .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
-        let name = spec.name;
-        let handler: Handler = Arc::new(move |core, args| Box::pin(handler(core, args)));
-        let previous = self.tools.insert(
-            name,
-            RegisteredTool {
-                spec,
-                schema,
-                handler,
-                aliases: Vec::new(),
-                remote: false,
-            },
-        );
-        assert!(previous.is_none(), "tool {name} registered twice");
-    }
-
-    /// Lets `tool` take its argument `name` as `alias` too (the name the catalog
-    /// uses); a dotted pair (`attacker.weapon_type`, `attacker.weapon`) names a field
-    /// of an object argument. The alias is listed in the tool's schema, and a call
-    /// giving both is refused. Panics when the tool or the argument does not exist: a
-    /// programming error the first test that builds a core catches.
-    pub fn alias(&mut self, tool: &str, alias: &'static str, name: &'static str) {
-        let t = self
-            .tools
-            .get_mut(tool)
-            .unwrap_or_else(|| panic!("alias {alias} for {tool}, which is not registered"));
-        let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
-        let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
-        let mut at = &mut t.spec.input_schema;
-        for part in parent.split('.').filter(|p| !p.is_empty()) {
-            at = at
-                .get_mut("properties")
-                .and_then(|p| p.get_mut(part))
-                .unwrap_or_else(|| panic!("{tool} has no object argument {parent}"));
-        }
-        let props = at
-            .get_mut("properties")
-            .and_then(Value::as_object_mut)
-            .unwrap_or_else(|| panic!("{tool} has no properties to alias"));
-        let mut schema = props
-            .get(name_key)
-            .unwrap_or_else(|| panic!("{tool} has no argument {name} to alias as {alias}"))
-            .clone();
-        assert!(
-            !props.contains_key(alias_key),
-            "{tool} already has an argument {alias}"
-        );
-        if let Some(obj) = schema.as_object_mut() {
-            obj.insert(
-                "description".into(),
-                json!(format!(
-                    "Another name for {name_key} (the tool catalog's); give one or the other."
-                )),
-            );
-        }
-        props.insert(alias_key.to_string(), schema);
-        t.schema = ArgSchema::compile(&t.spec.input_schema)
-            .unwrap_or_else(|e| panic!("input schema of {tool} does not compile: {e}"));
-        t.aliases.push((alias, name));
-    }
-
-    /// Registers the tools another MCP server lists, each forwarding its calls there.
-    /// Their schemas are the server's own (reference and shaping options included when
-    /// it has them); one that does not compile here accepts any object, and the server
-    /// still checks it. A name listed twice keeps its first listing.
-    fn add_remote(&mut self, remote: &Arc<crate::mcp::client::Remote>) {
-        for tool in remote.tools() {
-            if self.tools.contains_key(tool.name.as_ref()) {
-                continue;
-            }
-            // The registry names tools with &'static str; a console attaches once per
-            // process, so the remote's names and descriptions live as long as it does.
-            let name: &'static str = Box::leak(tool.name.to_string().into_boxed_str());
-            let description: &'static str = Box::leak(
-                tool.description
-                    .as_deref()
-                    .unwrap_or("")
-                    .to_string()
-                    .into_boxed_str(),
-            );
-            let input_schema = Value::Object((*tool.input_schema).clone());
-            let schema = ArgSchema::compile(&input_schema).unwrap_or_else(|e| {
-                tracing::warn!(
-                    tool = name,
-                    "the server's input schema does not compile here: {e}"
-                );
-                ArgSchema::compile(&json!({"type": "object"})).expect("a trivial schema compiles")
-            });
-            let remote = remote.clone();
-            let handler: Handler = Arc::new(move |_core, args| {
-                let remote = remote.clone();
-                Box::pin(async move { remote.call(name, args, CallContext::current()).await })
-            });
-            self.tools.insert(
-                name,
-                RegisteredTool {
-                    spec: ToolSpec {
-                        name,
-                        description,
-                        input_schema,
-                        references: Support::None,
-                        shaping: Shaping::Own,
-                    },
-                    schema,
-                    handler,
-                    aliases: Vec::new(),
-                    remote: true,
-                },
-            );
-        }
-    }
-}
+use crate::tools::{Env, Registry, ToolSpec};
 
 /// The most a call's arguments may weigh, as compact JSON (about; strings and keys by
 /// their bytes, numbers by their digits).
@@ -358,43 +103,30 @@ struct Inner {
     source: Arc<dyn GameSource>,
     registry: Registry,
     wall: WallClock,
-    references: ReferenceConfig,
-    reference_cache: ReferenceCache,
-    /// Permits for reference fetches, shared by every call.
-    reference_permits: Arc<tokio::sync::Semaphore>,
-    handle_config: HandleConfig,
-    handle_store: Arc<dyn HandleStore>,
-    /// When expired handles were last cleaned out.
-    last_cleanup: std::sync::Mutex<Option<DateTime<Utc>>>,
+    references: Arc<Resolver>,
+    handles: Arc<Handles>,
     /// The subscriptions of callers that bring none of their own (the console).
-    subscriptions: Arc<subscriptions::Subscriptions>,
+    subscriptions: Arc<Subscriptions>,
     /// The running work of callers that bring no count of their own (the console).
     work: Arc<call::ClientWork>,
-    /// Workflow runs started on this core.
-    workflows: crate::plan::workflow::Runs,
-    /// The reference docs.
-    docs: Arc<crate::docs::Docs>,
     /// Events from outside the process (NATS), read instead of the source's own bus.
-    feed: Option<Arc<dyn crate::events::EventFeed>>,
-    /// Another MCP server whose tools this core forwards to (`--connect`).
-    remote: Option<Arc<crate::mcp::client::Remote>>,
+    feed: Option<Arc<dyn EventFeed>>,
+    /// The tools are another server's: it attaches references, shapes and stores its
+    /// own results.
+    forwarding: bool,
 }
 
-/// Builds a [`Core`] with settings other than the defaults.
+/// Builds a [`Core`] over a source and a registry of tools.
 pub struct CoreBuilder {
     source: Arc<dyn GameSource>,
+    registry: Registry,
     wall: WallClock,
     references: ReferenceConfig,
     handles: HandleConfig,
     handle_store: Option<Arc<dyn HandleStore>>,
-    docs: Option<Arc<crate::docs::Docs>>,
-    feed: Option<Arc<dyn crate::events::EventFeed>>,
-    extra: Vec<ExtraTools>,
-    remote: Option<Arc<crate::mcp::client::Remote>>,
+    feed: Option<Arc<dyn EventFeed>>,
+    forwarding: bool,
 }
-
-/// A function that registers tools beside the catalog.
-type ExtraTools = Box<dyn FnOnce(&mut Registry)>;
 
 impl CoreBuilder {
     /// Where timestamps come from (the system clock by default).
@@ -421,22 +153,19 @@ impl CoreBuilder {
         self
     }
 
-    /// The reference docs (the embedded project docs unless set).
-    pub fn docs(mut self, docs: Arc<crate::docs::Docs>) -> CoreBuilder {
-        self.docs = Some(docs);
-        self
-    }
-
     /// Events from an outside stream (NATS) instead of the source's own bus: the
     /// subscription tools, MCP resource updates and the console's event log read them.
-    pub fn event_feed(mut self, feed: Arc<dyn crate::events::EventFeed>) -> CoreBuilder {
+    pub fn event_feed(mut self, feed: Arc<dyn EventFeed>) -> CoreBuilder {
         self.feed = Some(feed);
         self
     }
 
-    /// Registers more tools beside the catalog (for embedding and tests).
-    pub fn tools(mut self, extra: impl FnOnce(&mut Registry) + 'static) -> CoreBuilder {
-        self.extra.push(Box::new(extra));
+    /// The registry's tools are another server's (`--connect`): each call is checked
+    /// against the server's schema here, then answered there, progress and
+    /// cancellation included. References, shaping and handles are the server's
+    /// business.
+    pub fn forwarding(mut self) -> CoreBuilder {
+        self.forwarding = true;
         self
     }
 
@@ -445,17 +174,9 @@ impl CoreBuilder {
     pub fn build(self) -> Result<Core, String> {
         self.references.validate()?;
         self.handles.validate()?;
-        let mut registry = Registry::default();
-        match &self.remote {
-            Some(remote) => registry.add_remote(remote),
-            None => crate::tools::register_all(&mut registry),
-        }
-        for extra in self.extra {
-            extra(&mut registry);
-        }
         for name in self.references.tools.keys() {
-            match registry.tools.get(name.as_str()) {
-                Some(t) if t.spec.references != Support::None => {}
+            match self.registry.get(name.as_str()) {
+                Some(t) if t.spec().references != Support::None => {}
                 Some(_) => {
                     return Err(format!(
                         "references.tools.{name}: this tool never carries references"
@@ -471,7 +192,7 @@ impl CoreBuilder {
             None => {
                 return Err(format!(
                     "handles.store is {:?}: open it with HandleConfig::open_store and pass it \
-                     to CoreBuilder::handle_store",
+                     to the builder's handle_store",
                     self.handles.store
                 ));
             }
@@ -479,24 +200,14 @@ impl CoreBuilder {
         Ok(Core {
             inner: Arc::new(Inner {
                 source: self.source,
-                registry,
+                registry: self.registry,
                 wall: self.wall,
-                reference_permits: Arc::new(tokio::sync::Semaphore::new(
-                    self.references.max_parallel_queries,
-                )),
-                references: self.references,
-                reference_cache: ReferenceCache::default(),
-                handle_config: self.handles,
-                handle_store,
-                last_cleanup: std::sync::Mutex::new(None),
-                subscriptions: Arc::new(subscriptions::Subscriptions::new()),
+                references: Arc::new(Resolver::new(self.references)),
+                handles: Arc::new(Handles::new(self.handles, handle_store, self.wall)),
+                subscriptions: Arc::new(Subscriptions::new()),
                 work: Arc::default(),
-                workflows: Default::default(),
-                docs: self
-                    .docs
-                    .unwrap_or_else(|| Arc::new(crate::docs::Docs::embedded())),
                 feed: self.feed,
-                remote: self.remote,
+                forwarding: self.forwarding,
             }),
         })
     }
@@ -509,47 +220,24 @@ pub struct Core {
 }
 
 impl Core {
-    /// A core over `source` serving the whole tool catalog, stamped by the system clock.
-    pub fn new(source: Arc<dyn GameSource>) -> Core {
-        Core::with_clock(source, WallClock::System)
-    }
-
-    pub fn with_clock(source: Arc<dyn GameSource>, wall: WallClock) -> Core {
-        Core::builder(source)
-            .clock(wall)
-            .build()
-            .expect("the default settings are valid")
-    }
-
-    /// A core with settings other than the defaults.
-    pub fn builder(source: Arc<dyn GameSource>) -> CoreBuilder {
+    /// A core over `source` serving the tools of `registry`; see [`crate::assembly`]
+    /// for one serving the Structs catalog.
+    pub fn builder(source: Arc<dyn GameSource>, registry: Registry) -> CoreBuilder {
         CoreBuilder {
             source,
+            registry,
             wall: WallClock::System,
             references: ReferenceConfig::default(),
             handles: HandleConfig::default(),
             handle_store: None,
-            docs: None,
             feed: None,
-            extra: Vec::new(),
-            remote: None,
+            forwarding: false,
         }
     }
 
-    /// A core whose tools are another MCP server's (`--connect`): each call is checked
-    /// against the server's schema here, then answered there, progress and
-    /// cancellation included. References, shaping and handles are the server's
-    /// business; [`Core::status`] shows its block height as last seen.
-    pub fn remote(remote: Arc<crate::mcp::client::Remote>, wall: WallClock) -> Core {
-        let source = Arc::new(crate::mcp::client::RemoteSource(remote.clone()));
-        let mut builder = Core::builder(source).clock(wall);
-        builder.remote = Some(remote);
-        builder.build().expect("the default settings are valid")
-    }
-
-    /// The server this core forwards to, when it was built by [`Core::remote`].
-    pub fn remote_server(&self) -> Option<&Arc<crate::mcp::client::Remote>> {
-        self.inner.remote.as_ref()
+    /// Whether the tools are another server's (`--connect`).
+    pub fn is_forwarding(&self) -> bool {
+        self.inner.forwarding
     }
 
     /// Calls a tool by name. `args` may be `null` (no arguments) or an object.
@@ -573,36 +261,38 @@ impl Core {
     }
 
     async fn call_in(&self, tool: &str, args: Value, ctx: CallContext) -> Result<Value, ToolError> {
-        let Some(registered) = self.inner.registry.tools.get(tool) else {
+        let Some(registered) = self.inner.registry.get(tool) else {
             return Err(self.unknown_tool(tool));
         };
         let mut args = if args.is_null() { json!({}) } else { args };
         check_size(&args)?;
-        registered.normalize(&mut args)?;
-        registered.schema.check(&args)?;
-        if self.inner.remote.is_some() {
+        registered.prepare(&mut args)?;
+        if self.inner.forwarding {
             // The server attaches references, shapes and stores its own results.
-            return ctx.scope((registered.handler)(self.clone(), args)).await;
+            return ctx.scope((registered.handler())(self.env(), args)).await;
         }
+        let spec = registered.spec();
         let plan = references::config::plan(
-            &self.inner.references,
+            self.inner.references.config(),
             tool,
-            registered.spec.references,
+            spec.references,
             &mut args,
         )?;
-        let shaping = match registered.spec.shaping {
+        let shaping = match spec.shaping {
             Shaping::Standard => handles::Request::take(&mut args),
             Shaping::Own => handles::Request::default(),
         };
-        let result = (registered.handler)(self.clone(), args);
-        let core = self.clone();
-        let name = registered.spec.name;
+        let result = (registered.handler())(self.env(), args);
+        let resolver = self.inner.references.clone();
+        let world = self.world();
+        let handles = self.inner.handles.clone();
+        let name = spec.name;
         // The handler runs as its own task so that a bug that panics in one tool comes
         // back as a structured error and the server keeps serving.
         let task = async move {
             let mut value = result.await?;
-            references::attach(&core, &plan, shaping.is_lean(), &mut value).await;
-            handles::finish(&core, name, &shaping, value).await
+            references::attach(&resolver, &world, &plan, shaping.is_lean(), &mut value).await;
+            handles.finish(name, &shaping, value).await
         };
         match tokio::spawn(ctx.scope(task)).await {
             Ok(result) => result,
@@ -620,19 +310,35 @@ impl Core {
             .map_err(|e| e.to_json(&self.timestamp()))
     }
 
+    /// What a tool can reach while it runs.
+    fn env(&self) -> Env {
+        Env {
+            world: self.world(),
+            wall: self.inner.wall,
+            handles: self.inner.handles.clone(),
+            subscriptions: self.inner.subscriptions.clone(),
+            work: self.inner.work.clone(),
+            tools: Arc::new(self.clone()),
+        }
+    }
+
+    /// The game as a call sees it now: the source and the event bus read.
+    pub fn world(&self) -> World {
+        World {
+            source: self.inner.source.clone(),
+            events: self.events(),
+        }
+    }
+
     /// A registered tool's spec.
     pub fn tool_spec(&self, name: &str) -> Option<&ToolSpec> {
-        self.inner.registry.tools.get(name).map(|t| &t.spec)
+        self.inner.registry.get(name).map(|t| t.spec())
     }
 
     /// Checks `args` against `tool`'s input schema without running it.
     pub fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
-        match self.inner.registry.tools.get(tool) {
-            Some(t) => {
-                let mut args = args.clone();
-                t.normalize(&mut args)?;
-                t.schema.check(&args)
-            }
+        match self.inner.registry.get(tool) {
+            Some(t) => t.prepare(&mut args.clone()),
             None => Err(self.unknown_tool(tool)),
         }
     }
@@ -678,11 +384,11 @@ impl Core {
 
     /// Every registered tool's spec, by name.
     pub fn tools(&self) -> impl Iterator<Item = &ToolSpec> {
-        self.inner.registry.tools.values().map(|t| &t.spec)
+        self.inner.registry.iter().map(|t| t.spec())
     }
 
     pub fn tool_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.inner.registry.tools.keys().copied()
+        self.inner.registry.names()
     }
 
     /// The source's name, description and block height.
@@ -690,13 +396,14 @@ impl Core {
         self.inner.source.info()
     }
 
-    pub(crate) fn source(&self) -> &dyn GameSource {
+    /// The game source the core reads.
+    pub fn source(&self) -> &dyn GameSource {
         self.inner.source.as_ref()
     }
 
     /// The event bus the core reads: the outside feed's when one is set (`--events`),
     /// else the source's, when it has one (the sim's does).
-    pub fn events(&self) -> Option<crate::events::EventBus> {
+    pub fn events(&self) -> Option<EventBus> {
         match &self.inner.feed {
             Some(feed) => Some(feed.bus()),
             None => self.inner.source.events(),
@@ -704,17 +411,17 @@ impl Core {
     }
 
     /// The outside event feed's health, when one is set.
-    pub fn feed_health(&self) -> Option<crate::events::FeedHealth> {
+    pub fn feed_health(&self) -> Option<FeedHealth> {
         self.inner.feed.as_ref().map(|f| f.health())
     }
 
     /// The source's connection health, for networked sources.
-    pub fn source_health(&self) -> Option<crate::source::SourceHealth> {
+    pub fn source_health(&self) -> Option<SourceHealth> {
         self.inner.source.health()
     }
 
     /// The subscriptions of callers without their own (the console, tests).
-    pub fn subscriptions(&self) -> Arc<subscriptions::Subscriptions> {
+    pub fn subscriptions(&self) -> Arc<Subscriptions> {
         self.inner.subscriptions.clone()
     }
 
@@ -724,34 +431,29 @@ impl Core {
         ctx.work().unwrap_or_else(|| self.inner.work.clone())
     }
 
-    /// The workflow runs started on this core.
-    pub fn workflows(&self) -> &crate::plan::workflow::Runs {
-        &self.inner.workflows
-    }
-
-    /// The reference docs.
-    pub fn docs(&self) -> &Arc<crate::docs::Docs> {
-        &self.inner.docs
-    }
-
     /// The server-wide reference settings.
     pub fn reference_config(&self) -> &ReferenceConfig {
-        &self.inner.references
+        self.inner.references.config()
     }
 
     /// Entities resolved as references, reused across calls.
     pub fn reference_cache(&self) -> &ReferenceCache {
-        &self.inner.reference_cache
+        self.inner.references.cache()
+    }
+
+    /// The result-handle service: settings, store, cleanup.
+    pub fn handles(&self) -> &Arc<Handles> {
+        &self.inner.handles
     }
 
     /// Handle settings.
     pub fn handle_config(&self) -> &HandleConfig {
-        &self.inner.handle_config
+        self.inner.handles.config()
     }
 
     /// Where results over the size limit are kept.
     pub fn handle_store(&self) -> &Arc<dyn HandleStore> {
-        &self.inner.handle_store
+        self.inner.handles.store()
     }
 
     /// Now, by the core's wall clock.
@@ -759,42 +461,47 @@ impl Core {
         self.inner.wall.now()
     }
 
-    /// Cleans expired handles out of the store when the cleanup interval has passed
-    /// since the last time. Called as handles are stored, fetched and listed, so the
-    /// cleanup runs periodically while the server is used, with no timer of its own.
-    pub(crate) async fn maybe_clean_handles(&self) {
-        let now = self.now();
-        let every =
-            chrono::Duration::seconds(self.inner.handle_config.cleanup_interval_secs as i64);
-        {
-            let mut last = self
-                .inner
-                .last_cleanup
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if last.is_some_and(|at| now - at < every) {
-                return;
-            }
-            *last = Some(now);
-        }
-        match self.handle_store().cleanup(now).await {
-            Ok(0) => {}
-            Ok(n) => tracing::debug!(removed = n, "expired handles cleaned"),
-            Err(e) => tracing::warn!("handle cleanup failed: {}", e.message),
-        }
-    }
-
-    /// Permits for reference fetches: at most `max_parallel_queries` in flight.
-    pub(crate) fn reference_permits(&self) -> &Arc<tokio::sync::Semaphore> {
-        &self.inner.reference_permits
-    }
-
     /// Now, in RFC 3339 with second precision (`2026-11-21T10:00:00Z`).
     pub fn timestamp(&self) -> String {
-        self.inner
-            .wall
-            .now()
-            .to_rfc3339_opts(SecondsFormat::Secs, true)
+        self.inner.wall.timestamp()
+    }
+}
+
+/// Plans run their steps through the pipeline, like any other caller.
+impl crate::plan::Dispatch for Core {
+    fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> BoxFuture<'static, Result<Value, ToolError>> {
+        let core = self.clone();
+        let tool = tool.to_string();
+        Box::pin(async move { core.call_with(&tool, args, ctx).await })
+    }
+
+    fn input_schema(&self, tool: &str) -> Option<Value> {
+        self.tool_spec(tool).map(|s| s.input_schema.clone())
+    }
+
+    fn similar_tools(&self, tool: &str) -> Vec<String> {
+        Core::similar_tools(self, tool)
+    }
+
+    fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
+        Core::check_arguments(self, tool, args)
+    }
+
+    fn handles(&self) -> Option<Arc<Handles>> {
+        (!self.inner.forwarding).then(|| self.inner.handles.clone())
+    }
+
+    fn wall(&self) -> WallClock {
+        self.inner.wall
+    }
+
+    fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+        Core::client_work(self, ctx)
     }
 }
 
@@ -803,10 +510,17 @@ mod tests {
     use super::*;
     use crate::source::sim::SimSource;
 
+    /// The catalog, registered here rather than by the assembly (a layer above).
+    fn catalog() -> Registry {
+        let mut r = Registry::default();
+        let docs = Arc::new(crate::docs::Docs::embedded());
+        crate::tools::register_all(&mut r, &docs, &Arc::default());
+        r
+    }
+
     fn core_with_a_broken_tool() -> Core {
-        Core::builder(Arc::new(SimSource::demo()))
-            .tools(|r| {
-                r.add(
+        let mut r = catalog();
+        r.add(
                     ToolSpec {
                         name: "structs_test_broken",
                         description: "A tool with a bug, for testing.",
@@ -814,9 +528,9 @@ mod tests {
                         references: Support::None,
                         shaping: Shaping::Standard,
                     },
-                    |_core, _args| async { panic!("index out of bounds in the test tool") },
-                );
-            })
+            |_env, _args| async { panic!("index out of bounds in the test tool") },
+        );
+        Core::builder(Arc::new(SimSource::demo()), r)
             .build()
             .unwrap()
     }
@@ -839,7 +553,9 @@ mod tests {
 
     #[tokio::test]
     async fn arguments_too_big_or_too_deep_are_refused_before_the_tool_runs() {
-        let core = Core::new(Arc::new(SimSource::demo()));
+        let core = Core::builder(Arc::new(SimSource::demo()), catalog())
+            .build()
+            .unwrap();
         let mut deep = json!("1-1");
         for _ in 0..MAX_ARGUMENT_DEPTH {
             deep = json!([deep]);
@@ -884,7 +600,9 @@ mod tests {
     #[should_panic(expected = "registered twice")]
     fn duplicate_tool_names_are_refused() {
         let mut r = Registry::default();
-        crate::tools::register_all(&mut r);
-        crate::tools::register_all(&mut r);
+        let docs = Arc::new(crate::docs::Docs::embedded());
+        let runs = Arc::default();
+        crate::tools::register_all(&mut r, &docs, &runs);
+        crate::tools::register_all(&mut r, &docs, &runs);
     }
 }

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::core::Core;
+use crate::clock::WallClock;
 use crate::error::ToolError;
 use crate::references::extract::own_id;
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
@@ -188,10 +188,73 @@ fn size_of(v: &Value) -> usize {
     serde_json::to_vec(v).map_or(usize::MAX, |b| b.len())
 }
 
-/// The last step of every call: shapes the result as asked, and turns one over the
-/// limit into an envelope with a handle.
-pub async fn finish(
-    core: &Core,
+/// The result-handle service of one core: its settings, its store, and when expired
+/// handles were last cleaned out.
+pub struct Handles {
+    config: HandleConfig,
+    store: Arc<dyn store::HandleStore>,
+    wall: WallClock,
+    last_cleanup: std::sync::Mutex<Option<chrono::DateTime<chrono::Utc>>>,
+}
+
+impl Handles {
+    pub fn new(
+        config: HandleConfig,
+        store: Arc<dyn store::HandleStore>,
+        wall: WallClock,
+    ) -> Handles {
+        Handles {
+            config,
+            store,
+            wall,
+            last_cleanup: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Handle settings.
+    pub fn config(&self) -> &HandleConfig {
+        &self.config
+    }
+
+    /// Where results over the size limit are kept.
+    pub fn store(&self) -> &Arc<dyn store::HandleStore> {
+        &self.store
+    }
+
+    /// Cleans expired handles out of the store when the cleanup interval has passed
+    /// since the last time. Called as handles are stored, fetched and listed, so the
+    /// cleanup runs periodically while the server is used, with no timer of its own.
+    pub async fn maybe_clean(&self) {
+        let now = self.wall.now();
+        let every = chrono::Duration::seconds(self.config.cleanup_interval_secs as i64);
+        {
+            let mut last = self.last_cleanup.lock().unwrap_or_else(|e| e.into_inner());
+            if last.is_some_and(|at| now - at < every) {
+                return;
+            }
+            *last = Some(now);
+        }
+        match self.store.cleanup(now).await {
+            Ok(0) => {}
+            Ok(n) => tracing::debug!(removed = n, "expired handles cleaned"),
+            Err(e) => tracing::warn!("handle cleanup failed: {}", e.message),
+        }
+    }
+
+    /// The last step of every call: shapes the result as asked, and turns one over the
+    /// limit into an envelope with a handle.
+    pub async fn finish(
+        &self,
+        tool: &str,
+        request: &Request,
+        value: Value,
+    ) -> Result<Value, ToolError> {
+        finish(self, tool, request, value).await
+    }
+}
+
+async fn finish(
+    handles: &Handles,
     tool: &str,
     request: &Request,
     mut value: Value,
@@ -207,7 +270,7 @@ pub async fn finish(
     if size_of(&value) <= LIMIT {
         return Ok(value);
     }
-    envelope(core, tool, request, full.unwrap_or(value)).await
+    envelope(handles, tool, request, full.unwrap_or(value)).await
 }
 
 /// The kind of the first record in a result, for the handle's name.
@@ -256,13 +319,13 @@ fn shown_rows(summary: &Value) -> usize {
 }
 
 async fn envelope(
-    core: &Core,
+    handles: &Handles,
     tool: &str,
     request: &Request,
     full: Value,
 ) -> Result<Value, ToolError> {
-    let config = core.handle_config();
-    let now = core.now();
+    let config = &handles.config;
+    let now = handles.wall.now();
     let size_bytes = size_of(&full);
     let entity = entity_of(&full).unwrap_or("result");
     let handle = new_handle(entity, now.timestamp(), &full);
@@ -280,7 +343,7 @@ async fn envelope(
         expires: now + ttl,
         hits: 0,
     };
-    core.handle_store()
+    handles.store
         .put(meta, Arc::clone(&data))
         .await
         .map_err(|e| {
@@ -296,7 +359,7 @@ async fn envelope(
     if let Some(mine) = crate::context::CallContext::current().handles() {
         mine.add(&handle);
     }
-    core.maybe_clean_handles().await;
+    handles.maybe_clean().await;
 
     let verbosity = request.verbosity.unwrap_or(Verbosity::Compact);
     let selection = match &request.selection {
@@ -330,7 +393,7 @@ async fn envelope(
             field_count: shaped.max_fields,
             ttl_secs: config.ttl_secs,
             tool,
-            timestamp: core.timestamp(),
+            timestamp: handles.wall.timestamp(),
         });
         if size_of(&out) <= LIMIT {
             return Ok(out);
@@ -351,7 +414,7 @@ async fn envelope(
         field_count: 0,
         ttl_secs: config.ttl_secs,
         tool,
-        timestamp: core.timestamp(),
+        timestamp: handles.wall.timestamp(),
     }))
 }
 

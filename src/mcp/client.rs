@@ -667,7 +667,47 @@ impl Remote {
     }
 }
 
-/// The game source of a [`Core::remote`](crate::core::Core::remote): the header's
+/// A core whose tools are another MCP server's (`--connect`): each call is checked
+/// against the server's schema here, then answered there, progress and cancellation
+/// included. References, shaping and handles are the server's business;
+/// [`Core::status`](crate::core::Core::status) shows its block height as last seen.
+pub fn attached_core(remote: Arc<Remote>, wall: crate::clock::WallClock) -> crate::core::Core {
+    let mut registry = crate::tools::Registry::default();
+    register_remote(&mut registry, &remote);
+    let source = Arc::new(RemoteSource(remote));
+    crate::core::Core::builder(source, registry)
+        .clock(wall)
+        .forwarding()
+        .build()
+        .expect("the default settings are valid")
+}
+
+/// Registers the tools `remote` lists, each forwarding its calls there. Their schemas
+/// are the server's own (reference and shaping options included when it has them). A
+/// name listed twice keeps its first listing.
+pub fn register_remote(registry: &mut crate::tools::Registry, remote: &Arc<Remote>) {
+    for tool in remote.tools() {
+        // The registry names tools with &'static str; a console attaches once per
+        // process, so the remote's names and descriptions live as long as it does.
+        let name: &'static str = Box::leak(tool.name.to_string().into_boxed_str());
+        let description: &'static str = Box::leak(
+            tool.description
+                .as_deref()
+                .unwrap_or("")
+                .to_string()
+                .into_boxed_str(),
+        );
+        let input_schema = Value::Object((*tool.input_schema).clone());
+        let remote = remote.clone();
+        let handler: crate::tools::Handler = Arc::new(move |_env, args| {
+            let remote = remote.clone();
+            Box::pin(async move { remote.call(name, args, CallContext::current()).await })
+        });
+        registry.add_forwarded(name, description, input_schema, handler);
+    }
+}
+
+/// The game source of an [`attached_core`]: the header's
 /// figures from the server. Its tools answer on the server, so nothing reads entities
 /// through this source; if something did, it would be told so.
 pub struct RemoteSource(pub Arc<Remote>);

@@ -40,6 +40,8 @@ back with isError and {\"error\": {code, message, details: {field, reason}}}.";
 #[derive(Clone)]
 pub struct McpServer {
     core: Core,
+    /// The reference docs served as resources (the same the docs tools read).
+    docs: Arc<crate::docs::Docs>,
     tools: Arc<Vec<Tool>>,
     subscriptions: Arc<Subscriptions>,
     /// The result handles this client made (its `resources/list` and handle list).
@@ -64,7 +66,8 @@ impl Drop for Watcher {
 }
 
 impl McpServer {
-    pub fn new(core: Core) -> McpServer {
+    /// A server for `core`, serving `docs` as resources.
+    pub fn new(core: Core, docs: Arc<crate::docs::Docs>) -> McpServer {
         let tools = core
             .tools()
             .map(|spec| {
@@ -77,6 +80,7 @@ impl McpServer {
             .collect();
         McpServer {
             core,
+            docs,
             tools: Arc::new(tools),
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
@@ -91,6 +95,7 @@ impl McpServer {
     pub fn for_new_client(&self) -> McpServer {
         McpServer {
             core: self.core.clone(),
+            docs: self.docs.clone(),
             tools: self.tools.clone(),
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
@@ -157,7 +162,7 @@ impl McpServer {
     /// `resources/read` of `structs://docs/{doc_id}`: the doc's Markdown body (its
     /// metadata and links come with `structs_docs_get`).
     async fn read_doc(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
-        let snap = crate::tools::docs::snapshot(&self.core)
+        let snap = crate::tools::docs::snapshot(&self.docs)
             .await
             .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
         let id = crate::docs::links::normalize_doc_id(id)
@@ -429,7 +434,7 @@ impl ServerHandler for McpServer {
             );
         }
         // The reference docs, one resource each.
-        let docs = crate::tools::docs::snapshot(&self.core)
+        let docs = crate::tools::docs::snapshot(&self.docs)
             .await
             .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
         for doc in docs.docs().values() {
@@ -597,9 +602,10 @@ impl ServerHandler for McpServer {
 /// the exchanges when a recorder is given.
 pub async fn serve_stdio(
     core: Core,
+    docs: Arc<crate::docs::Docs>,
     recorder: Option<Arc<crate::record::Recorder>>,
 ) -> anyhow::Result<()> {
-    let mut server = McpServer::new(core);
+    let mut server = McpServer::new(core, docs);
     if let Some(r) = recorder {
         server = server.with_recorder(r);
     }

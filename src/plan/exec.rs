@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::Caller;
 use super::{Plan, StepView, Substitution, Unresolved};
 use crate::context::{CallContext, ProgressUpdate};
-use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
 
 /// Where a step is.
@@ -498,7 +498,7 @@ fn retriable(e: &ToolError) -> bool {
 /// Calls one step's tool with its retries and time limit. `parent` cancels it;
 /// `progress` receives its call's progress reports.
 pub async fn attempt(
-    core: &Core,
+    tools: &Caller,
     a: &Attempt,
     parent: &CallContext,
     progress: Option<Arc<dyn Fn(ProgressUpdate) + Send + Sync>>,
@@ -513,7 +513,7 @@ pub async fn attempt(
             let p = p.clone();
             ctx = ctx.with_progress(move |u| p(u));
         }
-        let call = core.call_with(&a.tool, a.args.clone(), ctx);
+        let call = tools.call(&a.tool, a.args.clone(), ctx);
         let result = tokio::select! {
             r = tokio::time::timeout(a.timeout, call) => match r {
                 Ok(r) => r,
@@ -534,7 +534,7 @@ pub async fn attempt(
         };
         match result {
             Ok(v) => {
-                let full = full_result(core, &v).await;
+                let full = full_result(tools, &v).await;
                 return Outcome {
                     result: Ok(v),
                     full,
@@ -584,15 +584,15 @@ fn backoff(base: Duration, n: u32, e: &ToolError) -> Duration {
 }
 
 /// The whole result behind a handle envelope, so references can read past its summary.
-async fn full_result(core: &Core, v: &Value) -> Option<Arc<Value>> {
+async fn full_result(tools: &Caller, v: &Value) -> Option<Arc<Value>> {
     if v.get("status").and_then(Value::as_str) != Some("partial") {
         return None;
     }
     let handle = v.get("result_handle")?.as_str()?;
-    if core.remote_server().is_some() {
-        return remote_result(core, handle).await.map(Arc::new);
-    }
-    match core.handle_store().get(handle, core.now()).await {
+    let Some(handles) = tools.handles() else {
+        return remote_result(tools, handle).await.map(Arc::new);
+    };
+    match handles.store().get(handle, tools.wall().now()).await {
         Ok(Ok(stored)) => Some(stored.data),
         _ => None,
     }
@@ -601,12 +601,15 @@ async fn full_result(core: &Core, v: &Value) -> Option<Arc<Value>> {
 /// A handle's whole result from the server a remote core forwards to, rebuilt from
 /// its pages as `structs_handle_fetch` gives them; `None` when a page cannot be
 /// fetched or had to be cut (then the rebuilt result would not be the stored one).
-async fn remote_result(core: &Core, handle: &str) -> Option<Value> {
+async fn remote_result(tools: &Caller, handle: &str) -> Option<Value> {
     let mut whole = serde_json::Map::new();
     let mut items = Vec::new();
     for page in 1..=10_000u32 {
         let args = serde_json::json!({"handle": handle, "page": page, "page_size": 100});
-        let v = core.call("structs_handle_fetch", args).await.ok()?;
+        let v = tools
+            .call("structs_handle_fetch", args, CallContext::new())
+            .await
+            .ok()?;
         let info = v.get("page_info")?;
         if info.get("cut").and_then(Value::as_bool) == Some(true) {
             return None;
@@ -629,17 +632,22 @@ async fn remote_result(core: &Core, handle: &str) -> Option<Value> {
 
 /// Runs step `i` of a shared run (resolving, calling, recording). Returns false when
 /// the step was not ready.
-pub async fn run_step(core: &Core, run: &Arc<Mutex<Run>>, i: usize, parent: &CallContext) -> bool {
+pub async fn run_step(
+    tools: &Caller,
+    run: &Arc<Mutex<Run>>,
+    i: usize,
+    parent: &CallContext,
+) -> bool {
     let attempt_of = {
         let mut r = lock(run);
         if !r.ready().contains(&i) {
             return false;
         }
-        r.set_timestamp(core.timestamp());
+        r.set_timestamp(tools.wall().timestamp());
         r.begin(i)
     };
     if let Some(a) = attempt_of {
-        let outcome = attempt(core, &a, parent, Some(progress_sink(run, i))).await;
+        let outcome = attempt(tools, &a, parent, Some(progress_sink(run, i))).await;
         lock(run).finish(i, outcome);
     }
     true
@@ -661,14 +669,14 @@ pub fn lock(run: &Mutex<Run>) -> std::sync::MutexGuard<'_, Run> {
 
 /// Runs every remaining step of `run`, at most `max_parallel` at once, until all have
 /// ended or `parent` is cancelled. Reports progress (steps ended of all) to `parent`.
-pub async fn execute(core: &Core, run: &Arc<Mutex<Run>>, parent: &CallContext) {
+pub async fn execute(tools: &Caller, run: &Arc<Mutex<Run>>, parent: &CallContext) {
     let mut tasks = tokio::task::JoinSet::new();
     let mut ids = std::collections::HashMap::new();
     let total = lock(run).steps.len();
     loop {
         let starts: Vec<Attempt> = {
             let mut r = lock(run);
-            r.set_timestamp(core.timestamp());
+            r.set_timestamp(tools.wall().timestamp());
             let mut starts = Vec::new();
             if !parent.is_cancelled() {
                 // Starting a step can fail it (an unresolved reference), which can make
@@ -689,11 +697,11 @@ pub async fn execute(core: &Core, run: &Arc<Mutex<Run>>, parent: &CallContext) {
             starts
         };
         for a in starts {
-            let core = core.clone();
+            let tools = tools.clone();
             let parent = parent.clone();
             let sink = progress_sink(run, a.index);
             let index = a.index;
-            let handle = tasks.spawn(async move { attempt(&core, &a, &parent, Some(sink)).await });
+            let handle = tasks.spawn(async move { attempt(&tools, &a, &parent, Some(sink)).await });
             ids.insert(handle.id(), index);
         }
         let Some(joined) = tasks.join_next_with_id().await else {

@@ -15,6 +15,7 @@
 //! for one response (a handle envelope) is read whole from the handle store, so a path
 //! into rows past the summary still resolves.
 
+pub mod dispatch;
 pub mod exec;
 pub mod shapes;
 pub mod template;
@@ -25,8 +26,8 @@ use std::fmt;
 
 use serde_json::{Map, Value, json};
 
-use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
+pub use dispatch::{Caller, Dispatch};
 use template::{Reference, Root, Seg, Template};
 
 /// Most steps in one plan.
@@ -834,7 +835,7 @@ fn find_cycle(plan: &Plan) -> Option<Vec<usize>> {
 /// Parses `v` and checks it against the core's tools: every tool exists, params without
 /// references satisfy the tool's schema, and params with references name only fields the
 /// tool has and every field it requires.
-pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
+pub fn validate(tools: &dyn Dispatch, v: &Value) -> Result<Plan, Vec<Problem>> {
     let mut parsed = parse_parts(v)?;
     let mut problems = std::mem::take(&mut parsed.problems);
     for step in parsed.steps.iter().flatten() {
@@ -843,8 +844,8 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
             id: step.id.clone(),
             out: &mut problems,
         };
-        let Some(spec) = core.tool_spec(&step.tool) else {
-            let close = core.similar_tools(&step.tool);
+        let Some(input_schema) = tools.input_schema(&step.tool) else {
+            let close = tools.similar_tools(&step.tool);
             sp.push(
                 "unknown_tool",
                 Some("tool".into()),
@@ -863,7 +864,7 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
             continue;
         }
         if step.slots.is_empty() {
-            if let Err(e) = core.check_arguments(&step.tool, &step.params) {
+            if let Err(e) = tools.check_arguments(&step.tool, &step.params) {
                 let field = e.field.clone();
                 sp.push("invalid_arguments", field, e.message.clone(), None);
             }
@@ -871,11 +872,8 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
         }
         // Params with references: their values are unknown until run time, so check the
         // names only.
-        let props = spec
-            .input_schema
-            .get("properties")
-            .and_then(Value::as_object);
-        let closed = spec.input_schema.get("additionalProperties") == Some(&Value::Bool(false));
+        let props = input_schema.get("properties").and_then(Value::as_object);
+        let closed = input_schema.get("additionalProperties") == Some(&Value::Bool(false));
         if let (Some(params), Some(props)) = (step.params.as_object(), props) {
             for k in params.keys() {
                 if closed && !props.contains_key(k) {
@@ -887,7 +885,7 @@ pub fn validate(core: &Core, v: &Value) -> Result<Plan, Vec<Problem>> {
                     );
                 }
             }
-            if let Some(required) = spec.input_schema.get("required").and_then(Value::as_array) {
+            if let Some(required) = input_schema.get("required").and_then(Value::as_array) {
                 for r in required.iter().filter_map(Value::as_str) {
                     if !params.contains_key(r) {
                         sp.push(

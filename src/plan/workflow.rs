@@ -13,9 +13,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
 
+use super::Caller;
 use super::exec::{self, Run, Status};
 use crate::context::CallContext;
-use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
 
 /// The shipped workflow files.
@@ -344,15 +344,18 @@ impl Runs {
     /// Starts `workflow` with `inputs` in the background; returns its run at once.
     pub fn start(
         &self,
-        core: &Core,
+        tools: &Caller,
         workflow: &Workflow,
         inputs: &Map<String, Value>,
         parent: &CallContext,
     ) -> Result<Arc<WorkflowRun>, ToolError> {
         let plan_json = workflow.plan_json(inputs)?;
-        let plan = super::validate(core, &plan_json).map_err(|p| super::invalid_plan(&p))?;
+        let plan =
+            super::validate(tools.as_ref(), &plan_json).map_err(|p| super::invalid_plan(&p))?;
         // The run holds the client's plan slot until it ends.
-        let slot = core.client_work(parent).start(crate::context::Work::Plan)?;
+        let slot = tools
+            .client_work(parent)
+            .start(crate::context::Work::Plan)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed) + 1;
         let id = format!("wf_{n}");
         let run = Arc::new(Mutex::new(Run::new(plan)));
@@ -365,7 +368,7 @@ impl Runs {
             inputs: plan_json["inputs"].as_object().cloned().unwrap_or_default(),
             run: run.clone(),
             cancel: cancel.clone(),
-            started: core.now(),
+            started: tools.wall().now(),
             ended: Mutex::new(None),
         });
         {
@@ -391,11 +394,11 @@ impl Runs {
             }
             runs.insert(n, wr.clone());
         }
-        let core = core.clone();
+        let tools = tools.clone();
         let task_run = wr.clone();
         tokio::spawn(async move {
-            exec::execute(&core, &task_run.run, &task_run.cancel).await;
-            *task_run.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(core.now());
+            exec::execute(&tools, &task_run.run, &task_run.cancel).await;
+            *task_run.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(tools.wall().now());
             drop(slot);
         });
         Ok(wr)

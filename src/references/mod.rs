@@ -42,8 +42,9 @@ pub use config::{
 use extract::{Candidate, Extraction};
 use resolve::Outcome;
 
-use crate::core::Core;
 use crate::entity::EntityId;
+use crate::source::World;
+use resolve::Resolver;
 
 /// The fields a `references` entry has beside the entity's own data (`id` is both).
 pub const ENTRY_FIELDS: [&str; 7] = [
@@ -155,7 +156,13 @@ impl<'a> Selection<'a> {
 /// that is not a JSON object is left as it is. `lean_shaping`: the call asked for a
 /// smaller answer (`fields`, or verbosity summary or compact), which makes the map's
 /// bookkeeping lean unless the call says otherwise ([`ReferenceOptions::metadata`]).
-pub async fn attach(core: &Core, plan: &Plan, lean_shaping: bool, response: &mut Value) {
+pub async fn attach(
+    resolver: &Arc<Resolver>,
+    world: &World,
+    plan: &Plan,
+    lean_shaping: bool,
+    response: &mut Value,
+) {
     let Some(obj) = response.as_object() else {
         return;
     };
@@ -165,7 +172,7 @@ pub async fn attach(core: &Core, plan: &Plan, lean_shaping: bool, response: &mut
             Map::new(),
             Some(json!({"status": "disabled", "reason": reason})),
         ),
-        Plan::On(opts) => collect(core, opts, opts.metadata(lean_shaping), obj).await,
+        Plan::On(opts) => collect(resolver, world, opts, opts.metadata(lean_shaping), obj).await,
     };
     if let Some(obj) = response.as_object_mut() {
         obj.insert("references".into(), Value::Object(references));
@@ -176,13 +183,13 @@ pub async fn attach(core: &Core, plan: &Plan, lean_shaping: bool, response: &mut
 }
 
 async fn collect(
-    core: &Core,
+    resolver: &Arc<Resolver>,
+    world: &World,
     opts: &ReferenceOptions,
     metadata: Metadata,
     payload: &Map<String, Value>,
 ) -> (Map<String, Value>, Option<Value>) {
-    core.reference_cache()
-        .observe(resolve::WorldVersion::of(core));
+    resolver.cache().observe(resolve::WorldVersion::of(world));
 
     let mut found = Extraction::default();
     found.walk_object(payload);
@@ -191,7 +198,7 @@ async fn collect(
     let level_one: Vec<EntityId> = selection.chosen.iter().map(|(c, _)| c.id).collect();
     let mut fetch = level_one.clone();
     fetch.extend(&selection.through);
-    let mut outcomes = resolve::resolve_all(core, &fetch).await;
+    let mut outcomes = resolve::resolve_all(resolver, world, &fetch).await;
     let traversed = outcomes.split_off(level_one.len());
 
     if opts.depth >= 2 {
@@ -211,7 +218,7 @@ async fn collect(
             .iter()
             .map(|(c, _)| c.id)
             .collect();
-        outcomes.extend(resolve::resolve_all(core, &level_two).await);
+        outcomes.extend(resolve::resolve_all(resolver, world, &level_two).await);
     }
 
     let mut references = Map::new();

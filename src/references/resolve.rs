@@ -10,15 +10,43 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use super::config::ReferenceConfig;
-use crate::core::Core;
 use crate::entity::EntityId;
 use crate::error::{ErrorCode, ToolError};
+use crate::source::World;
 
 /// How one reference came out.
 #[derive(Debug, Clone)]
 pub enum Outcome {
     Resolved { data: Arc<Value>, cached: bool },
     Failed { code: ErrorCode, message: String },
+}
+
+/// Reference resolution for one core: the server-wide settings, the cache of resolved
+/// entities, and the permits that cap fetches in flight across every call.
+pub struct Resolver {
+    config: ReferenceConfig,
+    cache: ReferenceCache,
+    permits: Arc<tokio::sync::Semaphore>,
+}
+
+impl Resolver {
+    pub fn new(config: ReferenceConfig) -> Resolver {
+        Resolver {
+            permits: Arc::new(tokio::sync::Semaphore::new(config.max_parallel_queries)),
+            config,
+            cache: ReferenceCache::default(),
+        }
+    }
+
+    /// The server-wide reference settings.
+    pub fn config(&self) -> &ReferenceConfig {
+        &self.config
+    }
+
+    /// Entities resolved as references, reused across calls.
+    pub fn cache(&self) -> &ReferenceCache {
+        &self.cache
+    }
 }
 
 /// One state of the world, as far as the core can tell: the block height and the
@@ -31,10 +59,10 @@ pub struct WorldVersion {
 }
 
 impl WorldVersion {
-    pub fn of(core: &Core) -> WorldVersion {
+    pub fn of(world: &World) -> WorldVersion {
         WorldVersion {
-            height: core.status().block_height,
-            events: core.events().map_or(0, |bus| bus.published()),
+            height: world.source.info().block_height,
+            events: world.events.as_ref().map_or(0, |bus| bus.published()),
         }
     }
 }
@@ -101,12 +129,16 @@ impl ReferenceCache {
 /// Resolves `ids` (distinct) and returns their outcomes in the same order. Fetches take
 /// a permit from the core's reference semaphore, so at most `max_parallel_queries` are
 /// in flight across the server; cached entities cost no fetch.
-pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
-    let config = core.reference_config();
-    let cache = core.reference_cache();
+pub async fn resolve_all(
+    resolver: &Arc<Resolver>,
+    world: &World,
+    ids: &[EntityId],
+) -> Vec<Outcome> {
+    let config = resolver.config();
+    let cache = resolver.cache();
     let ttl = config.cache_ttl();
     // What is read while the world moves may be older than the new state: not cached.
-    let version = WorldVersion::of(core);
+    let version = WorldVersion::of(world);
     let mut out: Vec<Option<Outcome>> = vec![None; ids.len()];
     let mut misses = Vec::new();
     for (i, &id) in ids.iter().enumerate() {
@@ -118,19 +150,19 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
     if !misses.is_empty() {
         let mut set = JoinSet::new();
         for (i, id) in misses {
-            let core = core.clone();
-            let permits = Arc::clone(core.reference_permits());
+            let world = world.clone();
+            let resolver = Arc::clone(resolver);
             set.spawn(async move {
                 // The semaphore is never closed, so acquiring cannot fail.
-                let _permit = permits.acquire_owned().await.ok();
-                (i, id, fetch_one(&core, id).await)
+                let _permit = Arc::clone(&resolver.permits).acquire_owned().await.ok();
+                (i, id, fetch_one(&resolver.config, &world, id).await)
             });
         }
         while let Some(joined) = set.join_next().await {
             match joined {
                 Ok((i, id, outcome)) => {
                     if let Outcome::Resolved { data, .. } = &outcome
-                        && WorldVersion::of(core) == version
+                        && WorldVersion::of(world) == version
                     {
                         cache.put(id, Arc::clone(data), config.cache_capacity, ttl);
                     }
@@ -153,12 +185,11 @@ pub async fn resolve_all(core: &Core, ids: &[EntityId]) -> Vec<Outcome> {
 
 /// One reference: the source's answer within the timeout, retrying rate-limit refusals
 /// after 1, 2, 4, ... times the base backoff.
-async fn fetch_one(core: &Core, id: EntityId) -> Outcome {
-    let config: &ReferenceConfig = core.reference_config();
+async fn fetch_one(config: &ReferenceConfig, world: &World, id: EntityId) -> Outcome {
     let attempt = async {
         let mut retries = 0;
         loop {
-            match core.source().get(id).await {
+            match world.source.get(id).await {
                 Ok(Some(data)) => return Ok(data),
                 Ok(None) => return Err(ToolError::not_found(id, None)),
                 Err(e)

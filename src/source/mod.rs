@@ -117,6 +117,14 @@ pub struct TxOutcome {
     pub events: Vec<GameEvent>,
 }
 
+/// The game as one call sees it: the source, and the event bus it is read with (an
+/// outside feed's when the core has one, else the source's own).
+#[derive(Clone)]
+pub struct World {
+    pub source: std::sync::Arc<dyn GameSource>,
+    pub events: Option<EventBus>,
+}
+
 /// A source of game state: the embedded simulation or a live chain.
 pub trait GameSource: Send + Sync {
     fn info(&self) -> SourceInfo;

@@ -10,9 +10,9 @@
 use serde_json::{Value, json};
 
 use super::calculate::{difficulty_milestones, struct_type_schema};
+use super::{Env, Registry, ToolSpec};
 use super::{fetch, id_arg, id_schema, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::game::struct_type_arg;
@@ -158,7 +158,7 @@ fn applied(out: &TxOutcome, status: &str, message: String) -> Value {
     })
 }
 
-async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn submit_transaction(env: Env, args: Value) -> Result<Value, ToolError> {
     match (args.get("transaction"), args.get("tx_bytes")) {
         (Some(_), Some(_)) => {
             return Err(ToolError::field(
@@ -174,13 +174,13 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
                 "is required (or tx_bytes, a signed transaction in base64)",
             ));
         }
-        (None, Some(bytes)) => return broadcast(&core, bytes.as_str().unwrap_or("")).await,
+        (None, Some(bytes)) => return broadcast(&env, bytes.as_str().unwrap_or("")).await,
         (Some(_), None) => {}
     }
     let tx = args["transaction"].clone();
     let messages = chain::parse_transaction(&tx, "transaction")?;
     let count = messages.len();
-    let out = core.source().submit(tx, messages).await?;
+    let out = env.source().submit(tx, messages).await?;
     let mut v = applied(
         &out,
         "success",
@@ -198,7 +198,7 @@ async fn submit_transaction(core: Core, args: Value) -> Result<Value, ToolError>
 
 /// Broadcasts signed transaction bytes through the source and reports the node's
 /// answer: accepted (code 0) or rejected with the node's code and log.
-async fn broadcast(core: &Core, tx_bytes: &str) -> Result<Value, ToolError> {
+async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
     use base64::Engine as _;
     let trimmed = tx_bytes.trim();
     if trimmed.is_empty()
@@ -212,7 +212,7 @@ async fn broadcast(core: &Core, tx_bytes: &str) -> Result<Value, ToolError> {
             "is not base64 (standard alphabet, with padding)",
         ));
     }
-    let r = core.source().broadcast(trimmed.to_string()).await?;
+    let r = env.source().broadcast(trimmed.to_string()).await?;
     let Some(code) = r.get("code").and_then(Value::as_u64) else {
         return Err(ToolError::new(
             ErrorCode::ApiError,
@@ -245,13 +245,13 @@ fn number(v: &Value, path: &str) -> u64 {
 }
 
 /// The player's address, the `creator` of its messages.
-async fn creator_of(core: &Core, player: EntityId, field: &str) -> Result<String, ToolError> {
-    let p = fetch(core, player, field).await?;
+async fn creator_of(env: &Env, player: EntityId, field: &str) -> Result<String, ToolError> {
+    let p = fetch(env, player, field).await?;
     Ok(text(&p, "/Player/primaryAddress").to_string())
 }
 
 /// Submits one message as `creator` and returns the outcome.
-async fn send(core: &Core, msg: Msg, creator: String) -> Result<TxOutcome, ToolError> {
+async fn send(env: &Env, msg: Msg, creator: String) -> Result<TxOutcome, ToolError> {
     let tx = json!({"body": {"messages": [chain::to_json(&msg, &creator)]}});
     let signed = Signed {
         msg,
@@ -260,7 +260,7 @@ async fn send(core: &Core, msg: Msg, creator: String) -> Result<TxOutcome, ToolE
             player: None,
         },
     };
-    core.source().submit(tx, vec![signed]).await
+    env.source().submit(tx, vec![signed]).await
 }
 
 fn nonce_arg(args: &Value) -> Option<String> {
@@ -285,9 +285,9 @@ fn work_schedule(range: u64, block_start: u64, height: u64) -> Value {
     })
 }
 
-async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn build_struct(env: Env, args: Value) -> Result<Value, ToolError> {
     let player = id_arg(&args, "player_id", Some(EntityKind::Player))?;
-    let creator = creator_of(&core, player, "player_id").await?;
+    let creator = creator_of(&env, player, "player_id").await?;
     if let Some(text) = opt_str(&args, "struct_id") {
         // Complete a build.
         let strct = parse_id(text, "struct_id", Some(EntityKind::Struct))?;
@@ -304,7 +304,7 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
             nonce,
             proof: opt_str(&args, "proof").map(str::to_string),
         };
-        let out = send(&core, msg, creator).await?;
+        let out = send(&env, msg, creator).await?;
         let result = &out.results[0];
         let online = result["online"] == true;
         let mut v = applied(
@@ -364,7 +364,7 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
         slot,
         location,
     };
-    let out = send(&core, msg, creator).await?;
+    let out = send(&env, msg, creator).await?;
     let r = &out.results[0];
     let sid = r["struct_id"].as_str().unwrap_or_default().to_string();
     let schedule = work_schedule(t.build_difficulty, out.height, out.height);
@@ -397,9 +397,9 @@ async fn build_struct(core: Core, args: Value) -> Result<Value, ToolError> {
     Ok(v)
 }
 
-async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     let ex = id_arg(&args, "extractor_id", Some(EntityKind::Struct))?;
-    let e = fetch(&core, ex, "extractor_id").await?;
+    let e = fetch(&env, ex, "extractor_id").await?;
     let type_id = number(&e, "/Struct/type");
     let t = u8::try_from(type_id)
         .ok()
@@ -447,9 +447,9 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
     }
     let owner_id = EntityId::parse(&owner)
         .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{ex} has no owner")))?;
-    let creator = creator_of(&core, owner_id, "extractor_id").await?;
+    let creator = creator_of(&env, owner_id, "extractor_id").await?;
     let planet = fetch(
-        &core,
+        &env,
         EntityId::parse(&location)
             .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{ex} has no location")))?,
         "extractor_id",
@@ -458,7 +458,7 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
     let planet_ore = number(&planet, "/gridAttributes/ore");
     let online = e["structAttributes"]["isOnline"] == true;
     let start = number(&e, "/structAttributes/blockStartOreMine");
-    let height = core.status().block_height;
+    let height = env.status().block_height;
     let base = json!({
         "extractor_id": ex, "planet_id": location, "player_id": owner,
         "mining_rate": 1.0, "mining_rate_unit": "ore per completed cycle",
@@ -474,7 +474,7 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
         v
     };
     if !online {
-        let out = send(&core, Msg::StructActivate { strct: ex.index }, creator).await?;
+        let out = send(&env, Msg::StructActivate { strct: ex.index }, creator).await?;
         let v = applied(
             &out,
             "initiated",
@@ -513,7 +513,7 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
         nonce,
         proof: opt_str(&args, "proof").map(str::to_string),
     };
-    let out = send(&core, msg, creator).await?;
+    let out = send(&env, msg, creator).await?;
     let r = out.results[0].clone();
     let v = applied(
         &out,
@@ -534,13 +534,13 @@ async fn mine_resources(core: Core, args: Value) -> Result<Value, ToolError> {
     ))
 }
 
-async fn attack(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
     let attacker = id_arg(&args, "attacker_id", Some(EntityKind::Struct))?;
     let target = id_arg(&args, "target_id", Some(EntityKind::Struct))?;
     let weapon = opt_str(&args, "weapon_type")
         .and_then(WeaponChoice::parse)
         .unwrap_or(WeaponChoice::Primary);
-    let a = fetch(&core, attacker, "attacker_id").await?;
+    let a = fetch(&env, attacker, "attacker_id").await?;
     let owner = text(&a, "/Struct/owner").to_string();
     if let Some(p) = opt_str(&args, "player_id") {
         let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
@@ -554,13 +554,13 @@ async fn attack(core: Core, args: Value) -> Result<Value, ToolError> {
     }
     let owner_id = EntityId::parse(&owner)
         .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{attacker} has no owner")))?;
-    let creator = creator_of(&core, owner_id, "attacker_id").await?;
+    let creator = creator_of(&env, owner_id, "attacker_id").await?;
     let msg = Msg::StructAttack {
         strct: attacker.index,
         targets: vec![target.index],
         weapon,
     };
-    let out = send(&core, msg, creator).await?;
+    let out = send(&env, msg, creator).await?;
     let r = out.results[0].clone();
     let mut v = applied(
         &out,

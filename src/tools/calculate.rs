@@ -11,8 +11,8 @@
 
 use serde_json::{Map, Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id, wrong_kind};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::raw_u64;
 use crate::entity::struct_types::{Ambit, StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
@@ -335,7 +335,7 @@ fn generator_arg(args: &Value) -> Result<Option<&'static StructType>, ToolError>
     Ok(Some(t))
 }
 
-async fn calculate_power(_core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_power(_env: Env, args: Value) -> Result<Value, ToolError> {
     let ualpha = scaled(
         &args["alpha_matter"],
         6,
@@ -445,9 +445,9 @@ struct Fetched {
     entity: Value,
 }
 
-async fn fetch_struct(core: &Core, args: &Value, field: &str) -> Result<Fetched, ToolError> {
+async fn fetch_struct(env: &Env, args: &Value, field: &str) -> Result<Fetched, ToolError> {
     let id = id_arg(args, field, Some(EntityKind::Struct))?;
-    let entity = fetch(core, id, field).await?;
+    let entity = fetch(env, id, field).await?;
     let type_id = chain_u64(&entity, &["Struct", "type"]).unwrap_or(0);
     let t = u8::try_from(type_id)
         .ok()
@@ -485,9 +485,9 @@ fn work_state(range: u64, block_start: u64, current_block: u64, what: &str) -> V
     })
 }
 
-async fn calculate_mining(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_mining(env: Env, args: Value) -> Result<Value, ToolError> {
     let current_block =
-        u64_arg(&args, "current_block").unwrap_or_else(|| core.status().block_height);
+        u64_arg(&args, "current_block").unwrap_or_else(|| env.status().block_height);
     let (t, extractor) = match (args.get("extractor_id"), args.get("struct_type")) {
         (Some(_), Some(_)) => {
             return Err(invalid(
@@ -502,7 +502,7 @@ async fn calculate_mining(core: Core, args: Value) -> Result<Value, ToolError> {
             ));
         }
         (Some(_), None) => {
-            let s = fetch_struct(&core, &args, "extractor_id").await?;
+            let s = fetch_struct(&env, &args, "extractor_id").await?;
             if !mines(s.t) {
                 return Err(invalid(
                     "extractor_id",
@@ -553,7 +553,7 @@ async fn calculate_mining(core: Core, args: Value) -> Result<Value, ToolError> {
     };
     let planet_json = match planet {
         Some(p) => {
-            let v = fetch(&core, p, planet_field).await?;
+            let v = fetch(&env, p, planet_field).await?;
             let ore = chain_u64(&v, &["gridAttributes", "ore"]).unwrap_or(0);
             if ore == 0 {
                 return Err(invalid(
@@ -577,7 +577,7 @@ async fn calculate_mining(core: Core, args: Value) -> Result<Value, ToolError> {
 
     let refining = match opt_str(&args, "refinery_id") {
         Some(_) => {
-            let r = fetch_struct(&core, &args, "refinery_id").await?;
+            let r = fetch_struct(&env, &args, "refinery_id").await?;
             if !refines(r.t) {
                 return Err(invalid(
                     "refinery_id",
@@ -648,7 +648,7 @@ async fn calculate_mining(core: Core, args: Value) -> Result<Value, ToolError> {
 // structs_calculate_cost
 // ---------------------------------------------------------------------------------
 
-async fn calculate_cost(_core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_cost(_env: Env, args: Value) -> Result<Value, ToolError> {
     let t = struct_type_arg(&args["struct_type"], "struct_type")?;
     if let Some(loc) = opt_str(&args, "location_type")
         && loc != t.category
@@ -1039,7 +1039,7 @@ fn sample_many(attack: &Attack, dice: &mut Dice, n: u64) -> Value {
     })
 }
 
-async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
     let a_args = &args["attacker"];
     let slot = opt_str(a_args, "weapon")
         .and_then(WeaponSlot::parse)
@@ -1121,7 +1121,7 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
         planet,
     };
 
-    let block_height = u64_arg(&args, "block_height").unwrap_or_else(|| core.status().block_height);
+    let block_height = u64_arg(&args, "block_height").unwrap_or_else(|| env.status().block_height);
     let nonce = u64_arg(&args, "nonce").unwrap_or(0);
     let player = match opt_str(&args, "player_id") {
         Some(p) => parse_id(p, "player_id", Some(EntityKind::Player))?.to_string(),
@@ -1217,7 +1217,7 @@ async fn calculate_damage(core: Core, args: Value) -> Result<Value, ToolError> {
 // structs_calculate_trade_value
 // ---------------------------------------------------------------------------------
 
-async fn calculate_trade_value(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError> {
     let resource = opt_str(&args, "resource").unwrap_or_default();
     let amount = &args["amount"];
     // Everything in ualpha-equivalent (alpha, ore) or milliwatts (energy), exactly.
@@ -1290,7 +1290,7 @@ async fn calculate_trade_value(core: Core, args: Value) -> Result<Value, ToolErr
         if id.kind != EntityKind::Provider {
             return Err(wrong_kind("market", id, EntityKind::Provider));
         }
-        let p = fetch(&core, id, "market").await?;
+        let p = fetch(&env, id, "market").await?;
         let rate = chain_u64(&p, &["Provider", "rate", "amount"]).unwrap_or(0);
         let denom = chain_str(&p, &["Provider", "rate", "denom"])
             .unwrap_or("")
@@ -1371,7 +1371,7 @@ async fn calculate_trade_value(core: Core, args: Value) -> Result<Value, ToolErr
         "value": values,
         "market_rate": market_rate,
         "formula": formula,
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
         "explanation": explanation,
     }))
 }

@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::calculate::{struct_type_schema, type_json};
+use super::{Env, Registry, ToolSpec};
 use super::{fetch, id_schema, opt_str, parse_id};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::struct_types::StructType;
 use crate::entity::struct_types::raw_u64;
 use crate::entity::{EntityId, EntityKind};
@@ -242,18 +242,18 @@ fn current_node(cat: &Catalog, stop: &Stop) -> Value {
     }
 }
 
-async fn navigate(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn navigate(env: Env, args: Value) -> Result<Value, ToolError> {
     let cat = catalog();
     let id = opt_str(&args, "tree").unwrap_or_default();
     let Some(tree) = cat.tree(id) else {
         return Err(tree_not_found(id, cat));
     };
-    let state = read_state(&core, &args["state"]).await?;
+    let state = read_state(env.source(), &args["state"]).await?;
     let max_steps = args
         .get("max_steps")
         .and_then(whole_number)
         .map_or(DEFAULT_MAX_STEPS, |n| n as usize);
-    let mut engine = Engine::new(core.clone(), state.clone());
+    let mut engine = Engine::new(env.world.source.clone(), state.clone());
     let w = walk(cat, id, &mut engine, max_steps).await?;
     let stop_tree = cat
         .tree(w.stop.tree())
@@ -279,7 +279,7 @@ async fn navigate(core: Core, args: Value) -> Result<Value, ToolError> {
         "missing_inputs": missing_inputs,
         "facts": engine.known_facts(),
         "block_height": engine.height(),
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     }))
 }
 
@@ -294,7 +294,7 @@ fn because(path: &[Value]) -> Vec<String> {
         .collect()
 }
 
-async fn get_next_actions(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn get_next_actions(env: Env, args: Value) -> Result<Value, ToolError> {
     let cat = catalog();
     let goal_name = opt_str(&args, "goal").unwrap_or_default();
     let goal = cat.goals.get(goal_name).ok_or_else(|| {
@@ -307,8 +307,8 @@ async fn get_next_actions(core: Core, args: Value) -> Result<Value, ToolError> {
             ),
         )
     })?;
-    let state = read_state(&core, &args["state"]).await?;
-    let mut engine = Engine::new(core.clone(), state.clone());
+    let state = read_state(env.source(), &args["state"]).await?;
+    let mut engine = Engine::new(env.world.source.clone(), state.clone());
     let mut actions: Vec<(u8, u8, usize, Value)> = Vec::new();
     let mut notes = Vec::new();
     let mut needs_input = Vec::new();
@@ -377,11 +377,11 @@ async fn get_next_actions(core: Core, args: Value) -> Result<Value, ToolError> {
         "needs_input": needs_input,
         "ranking": "priority (1 survival, 2 security, 3 economy, 4 expansion, 5 dominance), then actions whose requirements are met, then the goal's tree order",
         "block_height": engine.height(),
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     }))
 }
 
-async fn evaluate_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn evaluate_strategy(env: Env, args: Value) -> Result<Value, ToolError> {
     let cat = catalog();
     let name = opt_str(&args, "strategy").unwrap_or_default();
     let s = cat.strategies.get(name).ok_or_else(|| {
@@ -398,7 +398,7 @@ async fn evaluate_strategy(core: Core, args: Value) -> Result<Value, ToolError> 
             ),
         )
     })?;
-    let state = read_state(&core, &args["state"]).await?;
+    let state = read_state(env.source(), &args["state"]).await?;
     for input in &s.inputs {
         if !state.contains_key(input) {
             return Err(ToolError::field(
@@ -411,9 +411,9 @@ async fn evaluate_strategy(core: Core, args: Value) -> Result<Value, ToolError> 
             ));
         }
     }
-    let mut engine = Engine::new(core.clone(), state);
+    let mut engine = Engine::new(env.world.source.clone(), state);
     let mut out = strategy::evaluate(&mut engine, name, s).await?;
-    out["timestamp"] = json!(core.timestamp());
+    out["timestamp"] = json!(env.timestamp());
     Ok(out)
 }
 
@@ -450,9 +450,9 @@ fn requirement(name: &str, description: &str, checks: Option<&[Requirement]>) ->
 
 /// The location's slots for the type: free slots by allowed ambit, how many of the
 /// type it holds.
-async fn location_json(core: &Core, t: &StructType, id: EntityId) -> Result<Value, ToolError> {
+async fn location_json(env: &Env, t: &StructType, id: EntityId) -> Result<Value, ToolError> {
     let key = if t.is_fleet() { "Fleet" } else { "Planet" };
-    let v = fetch(core, id, "location.id").await?;
+    let v = fetch(env, id, "location.id").await?;
     let rows = slot_ids(&v, key);
     let mut free = Map::new();
     let mut total = 0;
@@ -468,7 +468,7 @@ async fn location_json(core: &Core, t: &StructType, id: EntityId) -> Result<Valu
     for (_, ids) in &rows {
         for sid in ids.iter().filter(|i| !i.is_empty()) {
             if let Ok(eid) = EntityId::parse(sid)
-                && let Some(s) = core.source().get(eid).await?
+                && let Some(s) = env.source().get(eid).await?
                 && !is_destroyed(&s)
                 && type_of(&s) == t.id
             {
@@ -490,7 +490,7 @@ async fn location_json(core: &Core, t: &StructType, id: EntityId) -> Result<Valu
     }))
 }
 
-async fn get_build_requirements(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn get_build_requirements(env: Env, args: Value) -> Result<Value, ToolError> {
     let t = struct_type_arg(&args["struct_type"], "struct_type")?;
     let category = if t.is_fleet() { "fleet" } else { "planet" };
     let kind = if t.is_fleet() {
@@ -516,7 +516,7 @@ async fn get_build_requirements(core: Core, args: Value) -> Result<Value, ToolEr
                 "location.id",
                 Some(kind),
             )?;
-            fetch(&core, id, "location.id").await?;
+            fetch(&env, id, "location.id").await?;
             Some(id)
         }
         None => None,
@@ -524,11 +524,11 @@ async fn get_build_requirements(core: Core, args: Value) -> Result<Value, ToolEr
     let player = match opt_str(&args, "player_id") {
         Some(p) => {
             let id = parse_id(p, "player_id", Some(EntityKind::Player))?;
-            Some((id, fetch(&core, id, "player_id").await?))
+            Some((id, fetch(&env, id, "player_id").await?))
         }
         None => None,
     };
-    let height = core.status().block_height;
+    let height = env.status().block_height;
     let home = player.as_ref().and_then(|(_, p)| {
         let field = if t.is_fleet() { "fleetId" } else { "planetId" };
         p["Player"][field]
@@ -551,14 +551,14 @@ async fn get_build_requirements(core: Core, args: Value) -> Result<Value, ToolEr
                     "creator": creator, "playerId": pid.to_string(), "structTypeId": t.id.to_string()}),
             };
             let signed = chain::parse(&msg, "message")?;
-            Some(core.source().check(&signed, &Assume::default())?)
+            Some(env.source().check(&signed, &Assume::default())?)
         }
         None => None,
     };
     let checks_ref = checks.as_deref();
 
     let mut location_v = match location {
-        Some(id) => location_json(&core, t, id).await?,
+        Some(id) => location_json(&env, t, id).await?,
         None => json!({
             "type": category,
             "id": Value::Null,
@@ -676,7 +676,7 @@ async fn get_build_requirements(core: Core, args: Value) -> Result<Value, ToolEr
         "missing_requirements": missing,
         "estimated_build_time": build_time,
         "block_height": height,
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     }))
 }
 

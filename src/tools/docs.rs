@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{chain_u64, opt_str};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::docs::graph::{Direction, Link, Step};
 use crate::docs::links::{Origin, Relation, Source, SourceKind, normalize_doc_id};
 use crate::docs::suggest::{self, Related};
@@ -50,7 +50,17 @@ fn doc_id_schema(description: &str) -> Value {
            "description": description})
 }
 
-pub fn register(registry: &mut Registry) {
+/// A docs tool's handler, given the docs it reads.
+fn with_docs<F, Fut>(docs: &Arc<Docs>, f: F) -> impl Fn(Env, Value) -> Fut + Send + Sync + 'static
+where
+    F: Fn(Arc<Docs>, Env, Value) -> Fut + Send + Sync + 'static,
+{
+    let docs = Arc::clone(docs);
+    move |env, args| f(Arc::clone(&docs), env, args)
+}
+
+/// Registers the docs tools, each reading `docs`.
+pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
     let (kind_schema, id_schema) = source_schema();
     registry.add(
         ToolSpec {
@@ -76,7 +86,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        search,
+        with_docs(docs, search),
     );
     registry.add(
         ToolSpec {
@@ -101,7 +111,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        get,
+        with_docs(docs, get),
     );
     registry.add(
         ToolSpec {
@@ -124,7 +134,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        get_related,
+        with_docs(docs, get_related),
     );
     registry.add(
         ToolSpec {
@@ -143,7 +153,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        get_index,
+        with_docs(docs, get_index),
     );
     registry.add(
         ToolSpec {
@@ -167,7 +177,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        loading_strategy,
+        with_docs(docs, loading_strategy),
     );
     registry.add(
         ToolSpec {
@@ -189,7 +199,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        list_references,
+        with_docs(docs, list_references),
     );
     registry.add(
         ToolSpec {
@@ -213,7 +223,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        upsert_link,
+        with_docs(docs, upsert_link),
     );
     registry.add(
         ToolSpec {
@@ -245,7 +255,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        suggest_references,
+        with_docs(docs, suggest_references),
     );
     registry.add(
         ToolSpec {
@@ -258,13 +268,13 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        sync,
+        with_docs(docs, sync),
     );
 }
 
 /// The current snapshot, built off the async workers when it is the first use.
-pub(crate) async fn snapshot(core: &Core) -> Result<Arc<Snapshot>, ToolError> {
-    let docs: Arc<Docs> = Arc::clone(core.docs());
+pub(crate) async fn snapshot(docs: &Arc<Docs>) -> Result<Arc<Snapshot>, ToolError> {
+    let docs = Arc::clone(docs);
     if let Some(s) = docs.current() {
         return Ok(s);
     }
@@ -347,8 +357,8 @@ fn relation_arg(args: &Value, default: Relation) -> Result<Relation, ToolError> 
     }
 }
 
-async fn search(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn search(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let query = opt_str(&args, "query").unwrap_or_default();
     let limit = whole(&args, "limit", 10);
     // A type as written, or its singular (`schemas` for `schema`, as the tool
@@ -447,8 +457,8 @@ fn link_json(snap: &Snapshot, l: &Link, other: &str) -> Value {
     })
 }
 
-async fn get(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn get(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let doc = doc_arg(
         &snap,
         opt_str(&args, "doc_id").unwrap_or_default(),
@@ -517,8 +527,8 @@ async fn get(core: Core, args: Value) -> Result<Value, ToolError> {
     Ok(Value::Object(m))
 }
 
-async fn get_related(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn get_related(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let id_text = match (opt_str(&args, "doc_id"), opt_str(&args, "resource_uri")) {
         (Some(id), None) => id.to_string(),
         (None, Some(uri)) => match uri.strip_prefix(DOC_URI_PREFIX) {
@@ -572,8 +582,8 @@ async fn get_related(core: Core, args: Value) -> Result<Value, ToolError> {
     }))
 }
 
-async fn get_index(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn get_index(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let categories = snap.categories();
     match opt_str(&args, "category").map(|c| c.trim().to_lowercase()) {
         Some(category) => {
@@ -639,8 +649,8 @@ fn named_subjects(task: &str) -> Vec<Source> {
     out
 }
 
-async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn loading_strategy(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let task = opt_str(&args, "task").unwrap_or_default();
     let budget = whole(&args, "max_tokens", 8000);
     let max_docs = whole(&args, "max_docs", 6);
@@ -750,13 +760,13 @@ async fn loading_strategy(core: Core, args: Value) -> Result<Value, ToolError> {
 }
 
 /// A struct's type number, read through the source.
-async fn struct_type_of(core: &Core, id: EntityId) -> Option<String> {
-    let v = core.source().get(id).await.ok()??;
+async fn struct_type_of(env: &Env, id: EntityId) -> Option<String> {
+    let v = env.source().get(id).await.ok()??;
     chain_u64(&v, &["Struct", "type"]).map(|t| t.to_string())
 }
 
-async fn list_references(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn list_references(docs: Arc<Docs>, env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let source = source_arg(&args)?;
     let mut sources = vec![(source.clone(), None::<String>)];
     if args.get("include_kind_links") == Some(&Value::Bool(true))
@@ -765,7 +775,7 @@ async fn list_references(core: Core, args: Value) -> Result<Value, ToolError> {
     {
         // The more specific first: a struct's type, then the kind.
         if id.kind == EntityKind::Struct
-            && let Some(t) = struct_type_of(&core, id).await
+            && let Some(t) = struct_type_of(&env, id).await
         {
             let s = Source {
                 kind: SourceKind::StructType,
@@ -812,11 +822,11 @@ async fn list_references(core: Core, args: Value) -> Result<Value, ToolError> {
 
 /// Writes links through [`Docs::upsert`] off the async workers.
 async fn write_links(
-    core: &Core,
+    docs: &Arc<Docs>,
     source: Source,
     changes: Vec<(String, Relation)>,
 ) -> Result<(String, Vec<crate::docs::Upserted>), ToolError> {
-    let docs = Arc::clone(core.docs());
+    let docs = Arc::clone(docs);
     tokio::task::spawn_blocking(move || docs.upsert(&source, &changes))
         .await
         .map_err(|e| {
@@ -827,8 +837,8 @@ async fn write_links(
         })?
 }
 
-async fn upsert_link(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn upsert_link(docs: Arc<Docs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let source = source_arg(&args)?;
     let target = doc_arg(
         &snap,
@@ -838,7 +848,7 @@ async fn upsert_link(core: Core, args: Value) -> Result<Value, ToolError> {
     .id
     .clone();
     let relation = relation_arg(&args, source.kind.default_relation())?;
-    let (file, mut outcomes) = write_links(&core, source.clone(), vec![(target, relation)]).await?;
+    let (file, mut outcomes) = write_links(&docs, source.clone(), vec![(target, relation)]).await?;
     let outcome = outcomes.pop().map(|o| json!(o)).unwrap_or(Value::Null);
     Ok(json!({
         "source": source_json(&source),
@@ -850,7 +860,7 @@ async fn upsert_link(core: Core, args: Value) -> Result<Value, ToolError> {
 
 /// The things related to `source` that suggestions count.
 async fn related_of(
-    core: &Core,
+    env: &Env,
     snap: &Snapshot,
     source: &Source,
 ) -> Result<Vec<Related>, ToolError> {
@@ -863,7 +873,7 @@ async fn related_of(
                     e.to_string(),
                 )
             })?;
-            let entity = super::fetch(core, id, "source_id").await?;
+            let entity = super::fetch(env, id, "source_id").await?;
             let mut found = Extraction::default();
             found.walk_entity(id, &entity);
             let mut related = Vec::new();
@@ -883,7 +893,7 @@ async fn related_of(
                     },
                 ];
                 if c.id.kind == EntityKind::Struct
-                    && let Some(t) = struct_type_of(core, c.id).await
+                    && let Some(t) = struct_type_of(env, c.id).await
                 {
                     via.push(Source {
                         kind: SourceKind::StructType,
@@ -920,10 +930,10 @@ async fn related_of(
     }
 }
 
-async fn suggest_references(core: Core, args: Value) -> Result<Value, ToolError> {
-    let snap = snapshot(&core).await?;
+async fn suggest_references(docs: Arc<Docs>, env: Env, args: Value) -> Result<Value, ToolError> {
+    let snap = snapshot(&docs).await?;
     let source = source_arg(&args)?;
-    let related = related_of(&core, &snap, &source).await?;
+    let related = related_of(&env, &snap, &source).await?;
     let min_score = whole(&args, "min_score", 1);
     let limit = whole(&args, "limit", 20);
     let candidates: Vec<suggest::Candidate> = suggest::suggest(&snap, &source, &related)
@@ -982,15 +992,15 @@ async fn suggest_references(core: Core, args: Value) -> Result<Value, ToolError>
         out["not_applied"] = json!(not_applied);
         return Ok(out);
     }
-    let (file, outcomes) = write_links(&core, source, changes).await?;
+    let (file, outcomes) = write_links(&docs, source, changes).await?;
     out["applied"] = json!(outcomes);
     out["not_applied"] = json!(not_applied);
     out["written_to"] = json!(file);
     Ok(out)
 }
 
-async fn sync(core: Core, _args: Value) -> Result<Value, ToolError> {
-    let docs = Arc::clone(core.docs());
+async fn sync(docs: Arc<Docs>, _env: Env, _args: Value) -> Result<Value, ToolError> {
+    let docs = Arc::clone(&docs);
     let (_, report) = tokio::task::spawn_blocking(move || docs.sync())
         .await
         .map_err(|e| ToolError::new(ErrorCode::ToolExecutionFailed, format!("sync failed: {e}")))?;

@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::kind_arg;
-use crate::core::{Core, Registry, ToolSpec};
+use super::{Env, Registry, ToolSpec};
 use crate::error::ToolError;
 use crate::handles::Shaping;
 use crate::references::Support;
@@ -335,7 +335,7 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-async fn query_endpoints(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn query_endpoints(env: Env, args: Value) -> Result<Value, ToolError> {
     let kind = kind_arg(&args, "entity_type")?;
     let category = args.get("category").and_then(Value::as_str);
     let endpoints: Vec<Value> = ENDPOINTS
@@ -353,7 +353,7 @@ async fn query_endpoints(core: Core, args: Value) -> Result<Value, ToolError> {
     Ok(json!({
         "total": endpoints.len(),
         "endpoints": endpoints,
-        "source": core.status().name,
-        "timestamp": core.timestamp(),
+        "source": env.status().name,
+        "timestamp": env.timestamp(),
     }))
 }

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::opt_str;
-use crate::core::{Core, Registry, ToolSpec};
+use super::{Env, Registry, ToolSpec};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::shape::{Selection, Verbosity, shape};
 use crate::handles::{
@@ -85,11 +85,11 @@ fn bad_page(page: usize, total: usize) -> ToolError {
     )
 }
 
-async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn fetch(env: Env, args: Value) -> Result<Value, ToolError> {
     let handle = opt_str(&args, "handle").unwrap_or_default().to_string();
-    core.maybe_clean_handles().await;
-    let now = core.now();
-    let stored = core
+    env.maybe_clean_handles().await;
+    let now = env.now();
+    let stored = env
         .handle_store()
         .get(&handle, now)
         .await?
@@ -138,13 +138,13 @@ async fn fetch(core: Core, args: Value) -> Result<Value, ToolError> {
             "cut": p.cut,
         },
         "metadata": metadata,
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     }))
 }
 
-async fn list(core: Core, args: Value) -> Result<Value, ToolError> {
-    let now = core.now();
-    let store = core.handle_store();
+async fn list(env: Env, args: Value) -> Result<Value, ToolError> {
+    let now = env.now();
+    let store = env.handle_store();
     store.cleanup(now).await?;
     let mut all = store.list(now).await?;
     // An MCP client sees the handles it made; the console sees the whole store.
@@ -161,7 +161,7 @@ async fn list(core: Core, args: Value) -> Result<Value, ToolError> {
         "total": all.len(),
         "store": store.name(),
         "scope": if mine.is_some() { "this client" } else { "all" },
-        "ttl_secs": core.handle_config().ttl_secs,
-        "timestamp": core.timestamp(),
+        "ttl_secs": env.handle_config().ttl_secs,
+        "timestamp": env.timestamp(),
     }))
 }

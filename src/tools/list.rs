@@ -7,8 +7,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{id_schema, kind_arg, opt_str, parse_id};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
@@ -115,7 +115,7 @@ pub fn register(registry: &mut Registry) {
                 references: Support::List,
                 shaping: Shaping::Standard,
             },
-            move |core, args| list(core, args, Some(kind)),
+            move |env, args| list(env, args, Some(kind)),
         );
     }
     let mut props = paging_properties(Filters {
@@ -146,7 +146,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::List,
             shaping: Shaping::Standard,
         },
-        |core, args| list(core, args, None),
+        |env, args| list(env, args, None),
     );
 }
 
@@ -176,7 +176,7 @@ fn decode_page_key(key: &str, kind: EntityKind) -> Result<String, ToolError> {
     Ok(cursor.to_string())
 }
 
-async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value, ToolError> {
+async fn list(env: Env, args: Value, kind: Option<EntityKind>) -> Result<Value, ToolError> {
     let kind = match kind {
         Some(k) => k,
         // The schema makes entity_type required here.
@@ -203,7 +203,7 @@ async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value
         query.guild = Some(parse_id(guild, "guild_id", Some(EntityKind::Guild))?);
     }
     query.id_prefix = opt_str(&args, "id_prefix").map(str::to_string);
-    let page = core.source().list(query).await?;
+    let page = env.source().list(query).await?;
     let mut out = Map::new();
     out.insert("entity_type".into(), json!(kind.name()));
     out.insert(kind.plural().into(), Value::Array(page.items));
@@ -215,7 +215,7 @@ async fn list(core: Core, args: Value, kind: Option<EntityKind>) -> Result<Value
             "page_size": page_size,
         }),
     );
-    out.insert("timestamp".into(), json!(core.timestamp()));
+    out.insert("timestamp".into(), json!(env.timestamp()));
     Ok(Value::Object(out))
 }
 

@@ -6,26 +6,36 @@ pub mod calculate;
 pub mod decision;
 pub mod docs;
 pub mod endpoints;
+mod env;
 pub mod handles;
 pub mod list;
 pub mod plan;
 pub mod pow;
 pub mod query;
+pub mod registry;
+pub mod schema;
 pub mod schemas;
 pub mod subscription;
 pub mod validate;
 pub mod workflow;
 
+pub use env::Env;
+pub use registry::{Handler, NULL_NOTE, RegisteredTool, Registry, ToolSpec};
+
+use std::sync::Arc;
+
 use serde_json::Value;
 
-use crate::core::Registry;
+use crate::docs::Docs;
+use crate::plan::workflow::Runs;
+
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 pub(crate) use crate::error::{id_error, parse_id, wrong_kind};
 pub(crate) use crate::json::{chain_str, chain_u64};
 
 /// Registers every tool of the catalog.
-pub fn register_all(registry: &mut Registry) {
+pub fn register_all(registry: &mut Registry, docs: &Arc<Docs>, runs: &Arc<Runs>) {
     validate::register(registry);
     validate::register_actions(registry);
     query::register(registry);
@@ -39,8 +49,8 @@ pub fn register_all(registry: &mut Registry) {
     subscription::register(registry);
     decision::register(registry);
     plan::register(registry);
-    workflow::register(registry);
-    docs::register(registry);
+    workflow::register(registry, runs);
+    docs::register(registry, docs);
     for &(tool, alias, name) in CATALOG_NAMES {
         registry.alias(tool, alias, name);
     }
@@ -71,12 +81,8 @@ pub const CATALOG_NAMES: &[(&str, &str, &str)] = &[
 ];
 
 /// Fetches one entity or fails with `RESOURCE_NOT_FOUND` naming the argument it came from.
-pub(crate) async fn fetch(
-    core: &crate::core::Core,
-    id: EntityId,
-    field: &str,
-) -> Result<Value, ToolError> {
-    core.source()
+pub(crate) async fn fetch(env: &Env, id: EntityId, field: &str) -> Result<Value, ToolError> {
+    env.source()
         .get(id)
         .await?
         .ok_or_else(|| ToolError::not_found(id, Some(field)))

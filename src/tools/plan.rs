@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use crate::context::CallContext;
-use crate::core::{Core, Registry, ToolSpec};
 use crate::error::ToolError;
 use crate::handles::Shaping;
 use crate::plan::exec::{self, Run};
@@ -95,8 +95,8 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-async fn validate(core: Core, args: Value) -> Result<Value, ToolError> {
-    match plan::validate(&core, &args) {
+async fn validate(env: Env, args: Value) -> Result<Value, ToolError> {
+    match plan::validate(env.tools.as_ref(), &args) {
         Ok(p) => Ok(json!({
             "valid": true,
             "problems": [],
@@ -109,12 +109,12 @@ async fn validate(core: Core, args: Value) -> Result<Value, ToolError> {
     }
 }
 
-async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
-    let plan = plan::validate(&core, &args).map_err(|p| plan::invalid_plan(&p))?;
+async fn execute(env: Env, args: Value) -> Result<Value, ToolError> {
+    let plan = plan::validate(env.tools.as_ref(), &args).map_err(|p| plan::invalid_plan(&p))?;
     let run = Arc::new(Mutex::new(Run::new(plan)));
     let ctx = CallContext::current();
-    let _slot = core.client_work(&ctx).start(crate::context::Work::Plan)?;
-    exec::execute(&core, &run, &ctx).await;
+    let _slot = env.client_work(&ctx).start(crate::context::Work::Plan)?;
+    exec::execute(&env.tools, &run, &ctx).await;
     let report = exec::lock(&run).report();
     Ok(report)
 }

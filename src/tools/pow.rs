@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{chain_u64, fetch, opt_str, parse_id};
 use crate::context::{CallContext, ProgressUpdate};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
 use crate::error::{ErrorCode, ToolError};
@@ -194,7 +194,7 @@ enum Purpose {
 }
 
 async fn resolve(
-    core: &Core,
+    env: &Env,
     args: &Value,
     action: Action,
     purpose: Purpose,
@@ -240,7 +240,7 @@ async fn resolve(
             Some(p) => (p, "planet_id"),
             None => (entity, "entity_id"),
         };
-        let v = fetch(core, holder, holder_field).await?;
+        let v = fetch(env, holder, holder_field).await?;
         if raid {
             if range.is_none() {
                 range = chain_u64(&v, &["planetAttributes", "planetaryShield"]);
@@ -324,8 +324,7 @@ async fn resolve(
     }
     let block_start = block_start.expect("set above");
     let range = range.expect("set above");
-    let current_block =
-        u64_arg(args, "current_block").unwrap_or_else(|| core.status().block_height);
+    let current_block = u64_arg(args, "current_block").unwrap_or_else(|| env.status().block_height);
     let (age, age_fixed, current_block) = match u64_arg(args, "age") {
         // The difficulty is computed for the block `age` blocks after the start.
         Some(age) => (age, true, block_start.saturating_add(age)),
@@ -408,7 +407,7 @@ fn update(p: &Progress, max: u64, current_block: u64) -> ProgressUpdate {
 /// Waits until the work's required difficulty is at most `wanted`, following the
 /// source's block height; reports progress while it waits.
 async fn wait_for_difficulty(
-    core: &Core,
+    env: &Env,
     ctx: &CallContext,
     r: &mut Resolved,
     wanted: u32,
@@ -425,7 +424,7 @@ async fn wait_for_difficulty(
     };
     let ready_block = r.work.block_start.saturating_add(ready_age);
     loop {
-        let height = core.status().block_height.max(r.current_block);
+        let height = env.status().block_height.max(r.current_block);
         r.current_block = height;
         r.age = height.saturating_sub(r.work.block_start);
         let now = pow::difficulty(r.age, r.range);
@@ -460,10 +459,10 @@ async fn wait_for_difficulty(
     }
 }
 
-async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolError> {
     let ctx = CallContext::current();
     // Held until the call ends, waiting for the difficulty included.
-    let _slot = core
+    let _slot = env
         .client_work(&ctx)
         .start(crate::context::Work::ProofOfWork)?;
     let action = action_arg(&args)?.ok_or_else(|| {
@@ -473,13 +472,13 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
             "is required",
         )
     })?;
-    let r = resolve(&core, &args, action, Purpose::Find).await?;
+    let r = resolve(&env, &args, action, Purpose::Find).await?;
     let max = u64_arg(&args, "max_iterations").unwrap_or(DEFAULT_MAX_ITERATIONS);
     let threads = u64_arg(&args, "threads").map_or_else(default_threads, |t| t as usize);
     let start_nonce = u64_arg(&args, "start_nonce").unwrap_or(0);
     let mut r = r;
     if let Some(wait) = u64_arg(&args, "wait_for_difficulty") {
-        wait_for_difficulty(&core, &ctx, &mut r, wait as u32).await?;
+        wait_for_difficulty(&env, &ctx, &mut r, wait as u32).await?;
     }
     let required = pow::difficulty(r.age, r.range);
     // The first call times the kernels (a few milliseconds of hashing): off the
@@ -508,7 +507,7 @@ async fn calculate_proof_of_work(core: Core, args: Value) -> Result<Value, ToolE
         if !r.age_fixed {
             // The chain checks against the block the proof lands in: as blocks pass,
             // the difficulty falls and the best result so far may already do.
-            current_block = core.status().block_height.max(current_block);
+            current_block = env.status().block_height.max(current_block);
             let age = current_block.saturating_sub(r.work.block_start);
             search.set_required(pow::difficulty(age, r.range));
         }
@@ -674,7 +673,7 @@ fn work_from_parts(args: &Value) -> Result<(Work, u64), ToolError> {
     Ok((work, nonce))
 }
 
-async fn validate_proof(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn validate_proof(env: Env, args: Value) -> Result<Value, ToolError> {
     let proof = opt_str(&args, "proof").unwrap_or_default().to_string();
     let given = opt_str(&args, "input").map(str::to_string);
     // The work and nonce: parsed back from the input, or built from the parts (with
@@ -705,7 +704,7 @@ async fn validate_proof(core: Core, args: Value) -> Result<Value, ToolError> {
         if start_known {
             o.insert("block_start".into(), json!(work.block_start));
         }
-        Some(resolve(&core, &a, work.action, Purpose::Check).await?)
+        Some(resolve(&env, &a, work.action, Purpose::Check).await?)
     } else {
         None
     };
@@ -789,10 +788,10 @@ async fn measured_hashrate() -> f64 {
     *RATE.get_or_init(|| rate)
 }
 
-async fn pow_schedule(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn pow_schedule(env: Env, args: Value) -> Result<Value, ToolError> {
     let (range, block_start, current_block, source) = match action_arg(&args)? {
         Some(action) => {
-            let r = resolve(&core, &args, action, Purpose::Find).await?;
+            let r = resolve(&env, &args, action, Purpose::Find).await?;
             (r.range, r.work.block_start, r.current_block, r.range_source)
         }
         None => {
@@ -813,7 +812,7 @@ async fn pow_schedule(core: Core, args: Value) -> Result<Value, ToolError> {
             let current = match u64_arg(&args, "age") {
                 Some(age) => block_start + age,
                 None => {
-                    u64_arg(&args, "current_block").unwrap_or_else(|| core.status().block_height)
+                    u64_arg(&args, "current_block").unwrap_or_else(|| env.status().block_height)
                 }
             };
             (

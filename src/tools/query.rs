@@ -3,8 +3,8 @@
 
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{fetch, id_arg, id_schema};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
 use crate::error::{ErrorCode, ToolError};
@@ -71,7 +71,7 @@ pub fn register(registry: &mut Registry) {
                 references: Support::Single,
                 shaping: Shaping::Standard,
             },
-            move |core, args| query_typed(core, args, kind, field),
+            move |env, args| query_typed(env, args, kind, field),
         );
     }
     registry.add(
@@ -150,29 +150,29 @@ pub fn register(registry: &mut Registry) {
 }
 
 async fn query_typed(
-    core: Core,
+    env: Env,
     args: Value,
     kind: EntityKind,
     field: &'static str,
 ) -> Result<Value, ToolError> {
     let id = id_arg(&args, field, Some(kind))?;
-    let entity = fetch(&core, id, field).await?;
-    Ok(json!({ kind.name(): entity, "timestamp": core.timestamp() }))
+    let entity = fetch(&env, id, field).await?;
+    Ok(json!({ kind.name(): entity, "timestamp": env.timestamp() }))
 }
 
-async fn query_entity(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn query_entity(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = id_arg(&args, "id", None)?;
-    let entity = fetch(&core, id, "id").await?;
+    let entity = fetch(&env, id, "id").await?;
     Ok(json!({
         "id": id.to_string(),
         "type": id.kind.name(),
         "type_code": id.kind.code(),
         "entity": entity,
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     }))
 }
 
-async fn query_struct_type(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn query_struct_type(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = whole_number(&args["struct_type"]).unwrap_or_default();
     let record = u8::try_from(id).ok().and_then(struct_type).ok_or_else(|| {
         ToolError::field(
@@ -181,14 +181,14 @@ async fn query_struct_type(core: Core, args: Value) -> Result<Value, ToolError> 
             "must be 1-22",
         )
     })?;
-    Ok(json!({ "struct_type": record.raw, "timestamp": core.timestamp() }))
+    Ok(json!({ "struct_type": record.raw, "timestamp": env.timestamp() }))
 }
 
-async fn block_height(core: Core, _args: Value) -> Result<Value, ToolError> {
-    Ok(clock_json(&core, &core.status()))
+async fn block_height(env: Env, _args: Value) -> Result<Value, ToolError> {
+    Ok(clock_json(&env, &env.status()))
 }
 
-async fn clock_control(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn clock_control(env: Env, args: Value) -> Result<Value, ToolError> {
     let blocks = args.get("blocks").and_then(whole_number);
     let action = match args["action"].as_str() {
         Some("pause") => ClockAction::Pause,
@@ -202,16 +202,16 @@ async fn clock_control(core: Core, args: Value) -> Result<Value, ToolError> {
             "only applies to action \"step\"",
         ));
     }
-    let info = core.source().control_clock(action)?;
-    Ok(clock_json(&core, &info))
+    let info = env.source().control_clock(action)?;
+    Ok(clock_json(&env, &info))
 }
 
-fn clock_json(core: &Core, info: &SourceInfo) -> Value {
+fn clock_json(env: &Env, info: &SourceInfo) -> Value {
     json!({
         "height": info.block_height,
         "paused": info.paused,
         "source": info.name,
         "source_description": info.description,
-        "timestamp": core.timestamp(),
+        "timestamp": env.timestamp(),
     })
 }

@@ -12,8 +12,8 @@ use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{id_arg, id_schema, opt_str};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityKind;
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
@@ -288,7 +288,7 @@ fn unknown_schema(given: &str, schemas: &Schemas) -> ToolError {
     e
 }
 
-async fn validate_schema(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn validate_schema(env: Env, args: Value) -> Result<Value, ToolError> {
     let schemas = Schemas::global();
     let given_uri = opt_str(&args, "schema_uri");
     let requested = given_uri
@@ -322,7 +322,7 @@ async fn validate_schema(core: Core, args: Value) -> Result<Value, ToolError> {
         }
         (None, Some(_)) => {
             let id = id_arg(&args, "entity_id", None)?;
-            let entity = super::fetch(&core, id, "entity_id").await?;
+            let entity = super::fetch(&env, id, "entity_id").await?;
             (requested.unwrap_or(id.kind), entity, Some(id))
         }
     };

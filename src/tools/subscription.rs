@@ -5,10 +5,10 @@
 
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{id_arg, id_schema, kind_arg};
 use crate::context::CallContext;
 use crate::context::subscriptions::{MAX_PER_CLIENT, Subscriptions};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::references::Support;
@@ -65,28 +65,28 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-fn mine(core: &Core) -> std::sync::Arc<Subscriptions> {
+fn mine(env: &Env) -> std::sync::Arc<Subscriptions> {
     CallContext::current()
         .subscriptions()
-        .unwrap_or_else(|| core.subscriptions())
+        .unwrap_or_else(|| env.subscriptions())
 }
 
-async fn subscribe(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn subscribe(env: Env, args: Value) -> Result<Value, ToolError> {
     let kind = kind_arg(&args, "entity_type")?.expect("required by the schema");
     let id = id_arg(&args, "entity_id", Some(kind))?;
-    if core.source().get(id).await?.is_none() {
+    if env.source().get(id).await?.is_none() {
         return Err(ToolError::not_found(id, Some("entity_id")));
     }
-    if core.events().is_none() {
+    if env.events().is_none() {
         return Err(ToolError::new(
             ErrorCode::ApiUnavailable,
             format!(
                 "the {} source has no event stream to deliver updates from",
-                core.status().name
+                env.status().name
             ),
         ));
     }
-    let sub = mine(&core).subscribe(id, core.timestamp(), "tool")?;
+    let sub = mine(&env).subscribe(id, env.timestamp(), "tool")?;
     let mut v = serde_json::to_value(&sub).unwrap_or_default();
     v["status"] = json!("active");
     v["message"] = json!(format!(
@@ -96,9 +96,9 @@ async fn subscribe(core: Core, args: Value) -> Result<Value, ToolError> {
     Ok(v)
 }
 
-async fn unsubscribe(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn unsubscribe(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = args["subscription_id"].as_str().unwrap_or_default();
-    let sub = mine(&core).unsubscribe(id)?;
+    let sub = mine(&env).unsubscribe(id)?;
     Ok(json!({
         "subscription_id": sub.subscription_id,
         "entity_id": sub.entity_id,
@@ -107,8 +107,8 @@ async fn unsubscribe(core: Core, args: Value) -> Result<Value, ToolError> {
     }))
 }
 
-async fn list(core: Core, _args: Value) -> Result<Value, ToolError> {
-    let subs = mine(&core).list();
+async fn list(env: Env, _args: Value) -> Result<Value, ToolError> {
+    let subs = mine(&env).list();
     Ok(json!({
         "subscriptions": subs,
         "total": subs.len(),

@@ -6,9 +6,9 @@
 
 use serde_json::{Value, json};
 
+use super::{Env, Registry, ToolSpec};
 use super::{id_error, kind_arg, wrong_kind};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::{Core, Registry, ToolSpec};
 use crate::entity::EntityId;
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
@@ -121,7 +121,7 @@ fn error_json(e: &ToolError) -> Value {
     json!({"code": e.code.as_str(), "field": e.field, "message": e.to_string()})
 }
 
-async fn validate_transaction(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn validate_transaction(env: Env, args: Value) -> Result<Value, ToolError> {
     let tx = &args["transaction"];
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -149,7 +149,7 @@ async fn validate_transaction(core: Core, args: Value) -> Result<Value, ToolErro
                         "message": "no creator: the chain needs the signing address"}),
                     );
                 }
-                let entry = match core.source().check(&signed, &Assume::default()) {
+                let entry = match env.source().check(&signed, &Assume::default()) {
                     Ok(reqs) => {
                         for r in reqs.iter().filter(|r| !r.met) {
                             warnings.push(json!({"message_index": i, "requirement": r.requirement,
@@ -192,7 +192,7 @@ fn camel(key: &str) -> String {
     out
 }
 
-async fn validate_action(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn validate_action(env: Env, args: Value) -> Result<Value, ToolError> {
     let raw = args["action_type"].as_str().unwrap_or_default().trim();
     if raw.is_empty() {
         return Err(ToolError::field(
@@ -247,7 +247,7 @@ async fn validate_action(core: Core, args: Value) -> Result<Value, ToolError> {
         fleet_on_station: flag("fleet_on_station"),
         command_ship_online: flag("command_ship_online"),
     };
-    let reqs = core.source().check(&signed, &assume)?;
+    let reqs = env.source().check(&signed, &assume)?;
     let missing: Vec<&Requirement> = reqs.iter().filter(|r| !r.met).collect();
     Ok(json!({
         "valid": true,
@@ -260,7 +260,7 @@ async fn validate_action(core: Core, args: Value) -> Result<Value, ToolError> {
     }))
 }
 
-async fn validate_entity_id(_core: Core, args: Value) -> Result<Value, ToolError> {
+async fn validate_entity_id(_env: Env, args: Value) -> Result<Value, ToolError> {
     let expected = kind_arg(&args, "expected_type")?;
     let text = args["id"].as_str().unwrap_or_default();
     let id = EntityId::parse(text).map_err(|e| id_error(&e, "id"))?;

@@ -7,11 +7,13 @@
 use serde_json::{Map, Value, json};
 
 use super::opt_str;
+use super::{Env, Registry, ToolSpec};
 use crate::context::CallContext;
-use crate::core::{Core, Registry, ToolSpec};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
-use crate::plan::workflow::{self, WorkflowRun};
+use std::sync::Arc;
+
+use crate::plan::workflow::{self, Runs, WorkflowRun};
 use crate::references::Support;
 
 fn names() -> Vec<String> {
@@ -23,7 +25,17 @@ fn id_schema() -> Value {
            "description": "The workflow_id structs_workflow_execute returned."})
 }
 
-pub fn register(registry: &mut Registry) {
+/// A workflow tool's handler, given the runs it starts and reads.
+fn with_runs<F, Fut>(runs: &Arc<Runs>, f: F) -> impl Fn(Env, Value) -> Fut + Send + Sync + 'static
+where
+    F: Fn(Arc<Runs>, Env, Value) -> Fut + Send + Sync + 'static,
+{
+    let runs = Arc::clone(runs);
+    move |env, args| f(Arc::clone(&runs), env, args)
+}
+
+/// Registers the workflow tools, each keeping its runs in `runs`.
+pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
     registry.add(
         ToolSpec {
             name: "structs_workflow_list",
@@ -34,7 +46,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        list,
+        with_runs(runs, list),
     );
     registry.add(
         ToolSpec {
@@ -57,7 +69,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        execute,
+        with_runs(runs, execute),
     );
     registry.add(
         ToolSpec {
@@ -82,7 +94,7 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        monitor,
+        with_runs(runs, monitor),
     );
     registry.add(
         ToolSpec {
@@ -98,13 +110,13 @@ pub fn register(registry: &mut Registry) {
             references: Support::None,
             shaping: Shaping::Own,
         },
-        cancel,
+        with_runs(runs, cancel),
     );
 }
 
-fn find(core: &Core, args: &Value) -> Result<std::sync::Arc<WorkflowRun>, ToolError> {
+fn find(runs: &Runs, args: &Value) -> Result<std::sync::Arc<WorkflowRun>, ToolError> {
     let id = opt_str(args, "workflow_id").unwrap_or_default();
-    core.workflows().get(id).ok_or_else(|| {
+    runs.get(id).ok_or_else(|| {
         let mut e = ToolError::field(
             ErrorCode::ResourceNotFound,
             "workflow_id",
@@ -115,10 +127,9 @@ fn find(core: &Core, args: &Value) -> Result<std::sync::Arc<WorkflowRun>, ToolEr
     })
 }
 
-async fn list(core: Core, _args: Value) -> Result<Value, ToolError> {
+async fn list(runs: Arc<Runs>, _env: Env, _args: Value) -> Result<Value, ToolError> {
     let workflows: Vec<Value> = workflow::catalog().values().map(|w| w.to_json()).collect();
-    let runs: Vec<Value> = core
-        .workflows()
+    let runs: Vec<Value> = runs
         .list()
         .iter()
         .map(|r| json!({"workflow_id": r.id, "workflow": r.workflow, "status": r.status()}))
@@ -126,7 +137,7 @@ async fn list(core: Core, _args: Value) -> Result<Value, ToolError> {
     Ok(json!({"workflows": workflows, "runs": runs}))
 }
 
-async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
+async fn execute(runs: Arc<Runs>, env: Env, args: Value) -> Result<Value, ToolError> {
     let name = opt_str(&args, "workflow").unwrap_or_default();
     let w = workflow::catalog().get(name).ok_or_else(|| {
         ToolError::field(
@@ -143,9 +154,7 @@ async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_else(Map::new);
-    let run = core
-        .workflows()
-        .start(&core, w, &inputs, &CallContext::current())?;
+    let run = runs.start(&env.tools, w, &inputs, &CallContext::current())?;
     let steps = crate::plan::exec::lock(&run.run).steps.len();
     Ok(json!({
         "workflow_id": run.id,
@@ -155,15 +164,15 @@ async fn execute(core: Core, args: Value) -> Result<Value, ToolError> {
         "steps": steps,
         "uses_proof_of_work": w.uses_pow(),
         "monitor": {"tool": "structs_workflow_monitor", "arguments": {"workflow_id": run.id}},
-        "started_at": core.timestamp(),
+        "started_at": env.timestamp(),
     }))
 }
 
 /// The longest `structs_workflow_monitor` waits for a run to end.
 const MAX_WAIT_MS: u64 = 60_000;
 
-async fn monitor(core: Core, args: Value) -> Result<Value, ToolError> {
-    let run = find(&core, &args)?;
+async fn monitor(runs: Arc<Runs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let run = find(&runs, &args)?;
     let wait = args
         .get("wait_ms")
         .and_then(crate::json::whole_number)
@@ -182,8 +191,8 @@ async fn monitor(core: Core, args: Value) -> Result<Value, ToolError> {
     Ok(run.monitor(include))
 }
 
-async fn cancel(core: Core, args: Value) -> Result<Value, ToolError> {
-    let run = find(&core, &args)?;
+async fn cancel(runs: Arc<Runs>, _env: Env, args: Value) -> Result<Value, ToolError> {
+    let run = find(&runs, &args)?;
     let was = run.status();
     if was == "running" {
         run.cancel.cancel();

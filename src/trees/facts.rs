@@ -9,19 +9,20 @@
 //! says, both in the facts and in the requirement checks (as an [`Assume`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::{Condition, STATE_FIELDS, TemplateRef};
 use crate::chain::{self, Assume, Requirement};
-use crate::core::Core;
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::parse_id;
 use crate::error::{ErrorCode, ToolError};
 use crate::game::struct_type_arg;
 use crate::json::{chain_str, chain_u64};
+use crate::source::GameSource;
 
 /// What kind of value a fact holds (checked against conditions when trees validate).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -496,7 +497,10 @@ pub fn slot_ids(holder: &Value, key: &str) -> Vec<(&'static str, Vec<String>)> {
 
 /// Builds the state from the tool's `state` argument: ids checked (kind, existence),
 /// the struct type normalized to its id, the planet consistent with the player.
-pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>, ToolError> {
+pub async fn read_state(
+    source: &dyn GameSource,
+    state: &Value,
+) -> Result<Map<String, Value>, ToolError> {
     let mut out = state.as_object().cloned().unwrap_or_default();
     for (field, kind) in [
         ("player_id", EntityKind::Player),
@@ -506,7 +510,7 @@ pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>
         if let Some(text) = out.get(field).and_then(Value::as_str) {
             let path = format!("state.{field}");
             let id = parse_id(text, &path, Some(kind))?;
-            if core.source().get(id).await?.is_none() {
+            if source.get(id).await?.is_none() {
                 return Err(ToolError::not_found(id, Some(&path)));
             }
         }
@@ -536,7 +540,7 @@ pub async fn read_state(core: &Core, state: &Value) -> Result<Map<String, Value>
         out.get("planet_id").and_then(Value::as_str),
     ) {
         let id = parse_id(player, "state.player_id", Some(EntityKind::Player))?;
-        let p = core.source().get(id).await?.unwrap_or_default();
+        let p = source.get(id).await?.unwrap_or_default();
         let home = s(&p, &["Player", "planetId"]);
         if home != planet {
             return Err(ToolError::field(
@@ -582,7 +586,7 @@ fn catalog_resources(resources: &Value) -> Result<Vec<(&'static str, Value)>, To
 
 /// Computes facts for one state, caching entities, facts and requirement checks.
 pub struct Engine {
-    core: Core,
+    source: Arc<dyn GameSource>,
     state: Map<String, Value>,
     height: u64,
     assume: Assume,
@@ -593,11 +597,11 @@ pub struct Engine {
 
 impl Engine {
     /// `state` as [`read_state`] returns it.
-    pub fn new(core: Core, state: Map<String, Value>) -> Engine {
+    pub fn new(source: Arc<dyn GameSource>, state: Map<String, Value>) -> Engine {
         let height = state
             .get("block_height")
             .and_then(Value::as_u64)
-            .unwrap_or_else(|| core.status().block_height);
+            .unwrap_or_else(|| source.info().block_height);
         let assume = Assume {
             block_height: state.get("block_height").and_then(Value::as_u64),
             charge: state.get("charge").and_then(Value::as_u64),
@@ -610,7 +614,7 @@ impl Engine {
             command_ship_online: state.get("command_ship_online").and_then(Value::as_bool),
         };
         Engine {
-            core,
+            source,
             state,
             height,
             assume,
@@ -620,8 +624,9 @@ impl Engine {
         }
     }
 
-    pub fn core(&self) -> &Core {
-        &self.core
+    /// The game the facts are read from.
+    pub fn source(&self) -> &dyn GameSource {
+        self.source.as_ref()
     }
 
     pub fn state(&self) -> &Map<String, Value> {
@@ -652,8 +657,7 @@ impl Engine {
             return Ok(v.clone());
         }
         let v = self
-            .core
-            .source()
+            .source
             .get(id)
             .await?
             .ok_or_else(|| ToolError::not_found(id, None))?;
@@ -692,7 +696,7 @@ impl Engine {
             return Ok(r.clone());
         }
         let signed = chain::parse(message, "message")?;
-        let r = self.core.source().check(&signed, &self.assume)?;
+        let r = self.source.check(&signed, &self.assume)?;
         self.checks.insert(key, r.clone());
         Ok(r)
     }

@@ -157,6 +157,18 @@ impl App {
         App::build(core, theme, runtime, None)
     }
 
+    /// The console attached to another MCP server (`--connect`), whose core
+    /// [`crate::mcp::client::attached_core`] forwards there: the Server tab shows the
+    /// server and its traffic, and opens first when the server is not a
+    /// structs-console (its tools are the news).
+    pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
+        self.server.attach(remote);
+        if self.core.tool_spec("structs_list_entities").is_none() {
+            self.tab = Tab::Server;
+        }
+        self
+    }
+
     /// A console like [`App::new`] that records every tool call it makes, with its
     /// answer, to a session log, beginning with the first page it asks for.
     pub fn recording(
@@ -189,11 +201,7 @@ impl App {
         let events = EventLog::new(core.events());
         let plans = PlansPane::new(&core);
         let server = ServerPane::new(&core);
-        // Attached to a server that is not a structs-console, its tools are the news.
-        let tab = match core.remote_server() {
-            Some(_) if core.tool_spec("structs_list_entities").is_none() => Tab::Server,
-            _ => Tab::Entities,
-        };
+        let tab = Tab::Entities;
         App {
             core,
             theme,

@@ -53,6 +53,7 @@ pub fn run(
     switcher: Option<crate::source::switch::Switcher>,
     recorder: Option<std::sync::Arc<crate::record::Recorder>>,
     log: Option<&std::path::Path>,
+    attached: Option<std::sync::Arc<crate::mcp::client::Remote>>,
 ) -> anyhow::Result<()> {
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
@@ -69,6 +70,9 @@ pub fn run(
     };
     if let Some(switcher) = switcher {
         app = app.with_switcher(switcher);
+    }
+    if let Some(remote) = attached {
+        app = app.with_server(remote);
     }
     // Without a system clipboard (a server, SSH without X), copies go through the
     // terminal itself: an OSC 52 sequence on the output the console draws on.

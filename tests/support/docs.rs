@@ -50,7 +50,7 @@ impl TempDocs {
 
     /// A core over the demo world serving these docs (a fresh index).
     pub fn core(&self) -> Core {
-        Core::builder(Arc::new(SimSource::demo()))
+        structs_console::assembly::builder(Arc::new(SimSource::demo()))
             .docs(Arc::new(Docs::dir(&self.dir).unwrap()))
             .build()
             .unwrap()

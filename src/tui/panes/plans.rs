@@ -945,6 +945,7 @@ async fn drive(
     job: Job,
     breakpoints: Arc<Mutex<BTreeSet<usize>>>,
 ) -> Result<Value, ToolError> {
+    let core: crate::plan::Caller = Arc::new(core);
     match job {
         Job::All => exec::execute(&core, &run, &call).await,
         Job::Steps(steps) | Job::Retry(steps) => together(&core, &run, &call, steps).await,
@@ -977,7 +978,12 @@ async fn drive(
 }
 
 /// Runs these steps at once and waits for all of them.
-async fn together(core: &Core, run: &Arc<Mutex<Run>>, call: &CallContext, steps: Vec<usize>) {
+async fn together(
+    core: &crate::plan::Caller,
+    run: &Arc<Mutex<Run>>,
+    call: &CallContext,
+    steps: Vec<usize>,
+) {
     let mut tasks = tokio::task::JoinSet::new();
     for i in steps {
         let (core, run, call) = (core.clone(), run.clone(), call.clone());

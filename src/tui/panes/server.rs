@@ -239,6 +239,11 @@ pub(crate) struct ServerPane {
 }
 
 impl ServerPane {
+    /// Shows `remote`, the server the core forwards to: its identity and traffic.
+    pub fn attach(&mut self, remote: Arc<Remote>) {
+        self.remote = Some(remote);
+    }
+
     pub fn new(core: &Core) -> ServerPane {
         let tools = core
             .tools()
@@ -250,7 +255,7 @@ impl ServerPane {
             .collect();
         ServerPane {
             tools,
-            remote: core.remote_server().cloned(),
+            remote: None,
             view: View::Tools,
             selected: 0,
             tools_top: 0,

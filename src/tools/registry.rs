@@ -1,0 +1,297 @@
+//! The set of tools a core serves. The catalog registers into a [`Registry`] that the
+//! assembly builds and hands to the core; another server's tools are registered by the
+//! MCP client side with [`Registry::add_forwarded`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use super::Env;
+use super::schema::{self, ArgSchema};
+use crate::error::{ErrorCode, ToolError};
+use crate::handles::{self, Shaping};
+use crate::references::{self, Support};
+use crate::source::BoxFuture;
+
+/// A tool's public description: what `tools/list` shows an agent.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// JSON Schema (draft 2020-12 compatible) of the arguments object. A tool that
+    /// supports references gains the reference options on registration.
+    pub input_schema: Value,
+    /// Whether and how the tool's results carry references.
+    pub references: Support,
+    /// Whether the core shapes the tool's results (`verbosity`, `fields`).
+    pub shaping: Shaping,
+}
+
+/// A tool's implementation: takes what a tool can reach ([`Env`]) and arguments already
+/// checked against its schema.
+pub type Handler =
+    Arc<dyn Fn(Env, Value) -> BoxFuture<'static, Result<Value, ToolError>> + Send + Sync>;
+
+/// A tool as registered: its spec, its compiled schema and its handler.
+pub struct RegisteredTool {
+    spec: ToolSpec,
+    schema: ArgSchema,
+    handler: Handler,
+    /// Other names an argument may be given by (the catalog's), each with the name
+    /// the tool reads.
+    aliases: Vec<(&'static str, &'static str)>,
+    /// Another server's tool: its arguments are forwarded as given.
+    remote: bool,
+}
+
+/// What every local tool's input schema says of `null`.
+pub const NULL_NOTE: &str = "An optional argument given as null is taken as not given.";
+
+impl RegisteredTool {
+    pub fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    pub fn handler(&self) -> &Handler {
+        &self.handler
+    }
+
+    /// Another server's tool, forwarded there.
+    pub fn is_forwarded(&self) -> bool {
+        self.remote
+    }
+
+    /// Readies `args` for the tool ([`RegisteredTool::normalize`]) and checks them
+    /// against its schema.
+    pub fn prepare(&self, args: &mut Value) -> Result<(), ToolError> {
+        self.normalize(args)?;
+        self.schema.check(args)
+    }
+
+    /// The arguments as the tool reads them: an argument given by another name the
+    /// catalog uses is renamed, and `null` given for an optional argument is dropped
+    /// (at any depth the schema describes). Runs before the schema check, for calls
+    /// and for plan validation alike.
+    fn normalize(&self, args: &mut Value) -> Result<(), ToolError> {
+        if self.remote {
+            return Ok(());
+        }
+        for &(alias, name) in &self.aliases {
+            // `attacker.weapon_type`: the object at `attacker`, its key `weapon_type`.
+            let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
+            let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
+            let pointer: String = parent
+                .split('.')
+                .filter(|p| !p.is_empty())
+                .map(|p| format!("/{p}"))
+                .collect();
+            let Some(obj) = args.pointer_mut(&pointer).and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let Some(v) = obj.remove(alias_key) else {
+                continue;
+            };
+            if obj.contains_key(name_key) {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationInvalidValue,
+                    alias,
+                    format!("is another name for {name}; give one of them, not both"),
+                ));
+            }
+            obj.insert(name_key.to_string(), v);
+        }
+        schema::drop_optional_nulls(&self.spec.input_schema, args);
+        Ok(())
+    }
+}
+
+/// The set of tools a core serves, by name.
+#[derive(Default)]
+pub struct Registry {
+    tools: BTreeMap<&'static str, RegisteredTool>,
+}
+
+impl Registry {
+    /// Adds a tool. Panics on a duplicate name or a schema that does not compile: both
+    /// are programming errors caught by the first test that builds a core.
+    pub fn add<F, Fut>(&mut self, mut spec: ToolSpec, handler: F)
+    where
+        F: Fn(Env, Value) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
+    {
+        if spec.references != Support::None {
+            let Some(props) = spec
+                .input_schema
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+            else {
+                panic!(
+                    "{} supports references but its schema has no properties object",
+                    spec.name
+                );
+            };
+            for (k, v) in references::config::schema_properties(spec.references) {
+                assert!(
+                    props.insert(k.clone(), v).is_none(),
+                    "{} declares {k} itself; reference options are added by the registry",
+                    spec.name
+                );
+            }
+        }
+        if spec.shaping == Shaping::Standard {
+            let Some(props) = spec
+                .input_schema
+                .get_mut("properties")
+                .and_then(Value::as_object_mut)
+            else {
+                panic!("{} has no properties object in its schema", spec.name);
+            };
+            for (k, v) in [
+                (
+                    "verbosity",
+                    handles::verbosity_schema("the result as it is"),
+                ),
+                ("fields", handles::fields_schema()),
+            ] {
+                assert!(
+                    props.insert(k.to_string(), v).is_none(),
+                    "{} declares {k} itself; shaping options are added by the registry",
+                    spec.name
+                );
+            }
+        }
+        let optional = spec
+            .input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|props| {
+                let required = spec.input_schema.get("required").and_then(Value::as_array);
+                props
+                    .keys()
+                    .any(|k| !required.is_some_and(|r| r.contains(&json!(k))))
+            });
+        if optional && let Some(schema) = spec.input_schema.as_object_mut() {
+            let note = match schema.get("description").and_then(Value::as_str) {
+                Some(d) => format!("{d} {NULL_NOTE}"),
+                None => NULL_NOTE.to_string(),
+            };
+            schema.insert("description".into(), json!(note));
+        }
+        let schema = ArgSchema::compile(&spec.input_schema)
+            .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
+        let name = spec.name;
+        let handler: Handler = Arc::new(move |env, args| Box::pin(handler(env, args)));
+        let previous = self.tools.insert(
+            name,
+            RegisteredTool {
+                spec,
+                schema,
+                handler,
+                aliases: Vec::new(),
+                remote: false,
+            },
+        );
+        assert!(previous.is_none(), "tool {name} registered twice");
+    }
+
+    /// Lets `tool` take its argument `name` as `alias` too (the name the catalog
+    /// uses); a dotted pair (`attacker.weapon_type`, `attacker.weapon`) names a field
+    /// of an object argument. The alias is listed in the tool's schema, and a call
+    /// giving both is refused. Panics when the tool or the argument does not exist: a
+    /// programming error the first test that builds a core catches.
+    pub fn alias(&mut self, tool: &str, alias: &'static str, name: &'static str) {
+        let t = self
+            .tools
+            .get_mut(tool)
+            .unwrap_or_else(|| panic!("alias {alias} for {tool}, which is not registered"));
+        let (parent, alias_key) = alias.rsplit_once('.').unwrap_or(("", alias));
+        let name_key = name.rsplit_once('.').map_or(name, |(_, k)| k);
+        let mut at = &mut t.spec.input_schema;
+        for part in parent.split('.').filter(|p| !p.is_empty()) {
+            at = at
+                .get_mut("properties")
+                .and_then(|p| p.get_mut(part))
+                .unwrap_or_else(|| panic!("{tool} has no object argument {parent}"));
+        }
+        let props = at
+            .get_mut("properties")
+            .and_then(Value::as_object_mut)
+            .unwrap_or_else(|| panic!("{tool} has no properties to alias"));
+        let mut schema = props
+            .get(name_key)
+            .unwrap_or_else(|| panic!("{tool} has no argument {name} to alias as {alias}"))
+            .clone();
+        assert!(
+            !props.contains_key(alias_key),
+            "{tool} already has an argument {alias}"
+        );
+        if let Some(obj) = schema.as_object_mut() {
+            obj.insert(
+                "description".into(),
+                json!(format!(
+                    "Another name for {name_key} (the tool catalog's); give one or the other."
+                )),
+            );
+        }
+        props.insert(alias_key.to_string(), schema);
+        t.schema = ArgSchema::compile(&t.spec.input_schema)
+            .unwrap_or_else(|e| panic!("input schema of {tool} does not compile: {e}"));
+        t.aliases.push((alias, name));
+    }
+
+    /// Adds another server's tool, which forwards its calls there: its arguments are
+    /// checked against `input_schema` and passed on as given (no aliases, no nulls
+    /// dropped), and its results are that server's business. A schema that does not
+    /// compile here accepts any object (the server still checks it). A name already
+    /// registered keeps its first registration.
+    pub fn add_forwarded(
+        &mut self,
+        name: &'static str,
+        description: &'static str,
+        input_schema: Value,
+        handler: Handler,
+    ) {
+        if self.tools.contains_key(name) {
+            return;
+        }
+        let schema = ArgSchema::compile(&input_schema).unwrap_or_else(|e| {
+            tracing::warn!(
+                tool = name,
+                "the server's input schema does not compile here: {e}"
+            );
+            ArgSchema::compile(&json!({"type": "object"})).expect("a trivial schema compiles")
+        });
+        self.tools.insert(
+            name,
+            RegisteredTool {
+                spec: ToolSpec {
+                    name,
+                    description,
+                    input_schema,
+                    references: Support::None,
+                    shaping: Shaping::Own,
+                },
+                schema,
+                handler,
+                aliases: Vec::new(),
+                remote: true,
+            },
+        );
+    }
+
+    /// The tool registered under `name`.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools.get(name)
+    }
+
+    /// Every registered tool, by name.
+    pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
+        self.tools.values()
+    }
+
+    /// Every registered tool's name, in order.
+    pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.tools.keys().copied()
+    }
+}
