@@ -295,7 +295,7 @@ impl ReferenceOptions {
 
 /// What a call gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Plan {
+pub enum ReferencePlan {
     /// No references: the response is exactly the handler's.
     Off,
     /// References were asked for but the server has them turned off for this tool.
@@ -379,9 +379,9 @@ pub fn plan(
     tool: &str,
     support: Support,
     args: &mut Value,
-) -> Result<Plan, ToolError> {
+) -> Result<ReferencePlan, ToolError> {
     if support == Support::None {
-        return Ok(Plan::Off);
+        return Ok(ReferencePlan::Off);
     }
     let mut taken = Map::new();
     if let Some(obj) = args.as_object_mut() {
@@ -405,17 +405,17 @@ pub fn plan(
             .unwrap_or(config.include_references),
     };
     let mode = match (include, support) {
-        (Include::Off, _) => return Ok(Plan::Off),
+        (Include::Off, _) => return Ok(ReferencePlan::Off),
         (Include::All, _) | (Include::On, Support::Single) => Mode::All,
         _ => Mode::Primary,
     };
     if !config.enabled {
-        return Ok(Plan::Disabled(
+        return Ok(ReferencePlan::Disabled(
             "references are turned off on this server".into(),
         ));
     }
     if tool_config.and_then(|t| t.enabled) == Some(false) {
-        return Ok(Plan::Disabled(format!(
+        return Ok(ReferencePlan::Disabled(format!(
             "references are turned off for {tool} on this server"
         )));
     }
@@ -498,7 +498,7 @@ pub fn plan(
         .and_then(Value::as_str)
         .and_then(Metadata::parse);
 
-    Ok(Plan::On(ReferenceOptions {
+    Ok(ReferencePlan::On(ReferenceOptions {
         mode,
         depth,
         types,
@@ -513,9 +513,9 @@ pub fn plan(
 mod tests {
     use super::*;
 
-    fn on(plan: Plan) -> ReferenceOptions {
+    fn on(plan: ReferencePlan) -> ReferenceOptions {
         match plan {
-            Plan::On(o) => o,
+            ReferencePlan::On(o) => o,
             other => panic!("expected references on, got {other:?}"),
         }
     }
@@ -545,18 +545,18 @@ mod tests {
         let mut args = json!({"player_id": "1-1", "reference_depth": 2});
         assert_eq!(
             plan(&c, "structs_query_player", Support::Single, &mut args).unwrap(),
-            Plan::Off
+            ReferencePlan::Off
         );
         c.include_references = Include::All;
         let mut args = json!({});
         assert!(matches!(
             plan(&c, "structs_query_player", Support::Single, &mut args).unwrap(),
-            Plan::On(_)
+            ReferencePlan::On(_)
         ));
         let mut args = json!({"include_references": false});
         assert_eq!(
             plan(&c, "structs_query_player", Support::Single, &mut args).unwrap(),
-            Plan::Off
+            ReferencePlan::Off
         );
     }
 
@@ -574,7 +574,7 @@ mod tests {
         let mut args = json!({"include_references": true});
         assert!(matches!(
             plan(&c, "structs_list_structs", Support::List, &mut args).unwrap(),
-            Plan::Disabled(m) if m.contains("structs_list_structs")
+            ReferencePlan::Disabled(m) if m.contains("structs_list_structs")
         ));
         let mut args = json!({"planet_id": "2-1"});
         let o = on(plan(&c, "structs_query_planet", Support::Single, &mut args).unwrap());
@@ -582,7 +582,7 @@ mod tests {
         let mut args = json!({"player_id": "1-1"});
         assert_eq!(
             plan(&c, "structs_query_player", Support::Single, &mut args).unwrap(),
-            Plan::Off
+            ReferencePlan::Off
         );
     }
 

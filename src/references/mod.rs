@@ -37,7 +37,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 pub use config::{
-    Include, Metadata, Mode, OnError, Plan, ReferenceConfig, ReferenceOptions, Support,
+    Include, Metadata, Mode, OnError, ReferenceConfig, ReferenceOptions, ReferencePlan, Support,
 };
 use extract::{Candidate, Extraction};
 use resolve::Outcome;
@@ -159,7 +159,7 @@ impl<'a> Selection<'a> {
 pub async fn attach(
     resolver: &Arc<Resolver>,
     world: &World,
-    plan: &Plan,
+    plan: &ReferencePlan,
     lean_shaping: bool,
     response: &mut Value,
 ) {
@@ -167,12 +167,14 @@ pub async fn attach(
         return;
     };
     let (references, summary) = match plan {
-        Plan::Off => return,
-        Plan::Disabled(reason) => (
+        ReferencePlan::Off => return,
+        ReferencePlan::Disabled(reason) => (
             Map::new(),
             Some(json!({"status": "disabled", "reason": reason})),
         ),
-        Plan::On(opts) => collect(resolver, world, opts, opts.metadata(lean_shaping), obj).await,
+        ReferencePlan::On(opts) => {
+            collect(resolver, world, opts, opts.metadata(lean_shaping), obj).await
+        }
     };
     if let Some(obj) = response.as_object_mut() {
         obj.insert("references".into(), Value::Object(references));
