@@ -23,7 +23,7 @@
 //!
 //! A node is one of three kinds:
 //! - a **decision**: `condition`, `condition_text`, `yes`, `no`. A condition names a
-//!   `fact` (see [`facts::FACTS`], `state.<field>` or `requirement`) and compares it with
+//!   `fact` (see [`catalog::FACTS`], `state.<field>` or `requirement`) and compares it with
 //!   `op` (`==`, `!=`, `>`, `>=`, `<`, `<=`, `exists`) to a `value` or to another fact
 //!   (`value_from`). A `requirement` fact is the sim rules' verdict on one requirement
 //!   (`name`) of a candidate message (`action`: `build` with the state's or the
@@ -50,6 +50,7 @@
 //! template references are known, and each tree's facts can be computed from its
 //! declared `inputs`.
 
+pub mod catalog;
 pub mod facts;
 pub mod strategy;
 pub mod walk;
@@ -60,7 +61,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use facts::{FactType, describe, requirement_needs};
+use catalog::{FactType, describe, requirement_needs};
 
 /// The shipped trees, by id, embedded from `data/trees/`.
 pub const TREE_FILES: &[(&str, &str)] = &[
