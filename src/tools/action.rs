@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::calculate::{difficulty_milestones, struct_type_schema};
 use super::{Env, Registry, ToolSpec};
-use super::{fetch, id_arg, id_schema, opt_str, parse_id};
+use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
@@ -236,18 +236,12 @@ async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
     }))
 }
 
-fn text<'a>(v: &'a Value, path: &str) -> &'a str {
-    v.pointer(path).and_then(Value::as_str).unwrap_or("")
-}
-
-fn number(v: &Value, path: &str) -> u64 {
-    text(v, path).parse().unwrap_or(0)
-}
-
 /// The player's address, the `creator` of its messages.
 async fn creator_of(env: &Env, player: EntityId, field: &str) -> Result<String, ToolError> {
     let p = fetch(env, player, field).await?;
-    Ok(text(&p, "/Player/primaryAddress").to_string())
+    Ok(chain_str(&p, &["Player", "primaryAddress"])
+        .unwrap_or("")
+        .to_string())
 }
 
 /// Submits one message as `creator` and returns the outcome.
@@ -400,7 +394,7 @@ async fn build_struct(env: Env, args: Value) -> Result<Value, ToolError> {
 async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     let ex = id_arg(&args, "extractor_id", Some(EntityKind::Struct))?;
     let e = fetch(&env, ex, "extractor_id").await?;
-    let type_id = number(&e, "/Struct/type");
+    let type_id = chain_u64(&e, &["Struct", "type"]).unwrap_or(0);
     let t = u8::try_from(type_id)
         .ok()
         .and_then(crate::entity::struct_types::struct_type)
@@ -423,8 +417,12 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             ),
         ));
     }
-    let owner = text(&e, "/Struct/owner").to_string();
-    let location = text(&e, "/Struct/locationId").to_string();
+    let owner = chain_str(&e, &["Struct", "owner"])
+        .unwrap_or("")
+        .to_string();
+    let location = chain_str(&e, &["Struct", "locationId"])
+        .unwrap_or("")
+        .to_string();
     if let Some(p) = opt_str(&args, "player_id") {
         let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
         if p.to_string() != owner {
@@ -455,9 +453,9 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
         "extractor_id",
     )
     .await?;
-    let planet_ore = number(&planet, "/gridAttributes/ore");
+    let planet_ore = chain_u64(&planet, &["gridAttributes", "ore"]).unwrap_or(0);
     let online = e["structAttributes"]["isOnline"] == true;
-    let start = number(&e, "/structAttributes/blockStartOreMine");
+    let start = chain_u64(&e, &["structAttributes", "blockStartOreMine"]).unwrap_or(0);
     let height = env.status().block_height;
     let base = json!({
         "extractor_id": ex, "planet_id": location, "player_id": owner,
@@ -541,7 +539,9 @@ async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
         .and_then(WeaponChoice::parse)
         .unwrap_or(WeaponChoice::Primary);
     let a = fetch(&env, attacker, "attacker_id").await?;
-    let owner = text(&a, "/Struct/owner").to_string();
+    let owner = chain_str(&a, &["Struct", "owner"])
+        .unwrap_or("")
+        .to_string();
     if let Some(p) = opt_str(&args, "player_id") {
         let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
         if p.to_string() != owner {
