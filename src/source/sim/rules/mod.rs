@@ -14,8 +14,8 @@
 //!   struct draws its `passiveDraw`; completion activates the struct when the power is
 //!   there;
 //! - mining and refining cycles start on activation and restart on every completion;
-//!   a mine moves one ore from the planet to its owner, a refine turns one stored ore
-//!   into 1,000,000 ualpha;
+//!   a mine moves `game::ORE_PER_MINING_COMPLETION` ore from the planet to its owner,
+//!   a refine turns one stored ore into `game::UALPHA_PER_REFINED_ORE` ualpha;
 //! - a raid completes only while the defender's shields are down and the raid clock
 //!   runs, and seizes all the defender's stored ore.
 //!
