@@ -3,8 +3,15 @@
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Default time between blocks on the chain.
-pub const BLOCK_TIME: Duration = Duration::from_secs(6);
+use crate::pow::schedule::BLOCK_SECONDS;
+
+/// Default time between blocks on the chain: the proof-of-work schedule's block time,
+/// so the sim's blocks and the schedule's estimates in seconds cannot drift apart.
+/// (`Duration::from_secs_f64` is not const; whole nanoseconds lose nothing here.)
+pub const BLOCK_TIME: Duration = Duration::from_nanos((BLOCK_SECONDS * 1e9) as u64);
+
+// The running clock divides elapsed milliseconds by the block time.
+const _: () = assert!(BLOCK_TIME.as_millis() > 0);
 
 #[derive(Debug)]
 enum Mode {
@@ -83,6 +90,11 @@ impl BlockClock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_are_the_schedules_seconds() {
+        assert_eq!(BLOCK_TIME.as_secs_f64(), BLOCK_SECONDS);
+    }
 
     #[test]
     fn paused_clock_moves_only_when_stepped() {

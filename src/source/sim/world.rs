@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::entity::struct_types::{Ambit, StructType, struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
+use crate::game::{PLANET_STARTING_ORE, REACTOR_MW_PER_UALPHA, UALPHA_PER_GRAM};
 
 /// What to build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -330,7 +331,7 @@ impl World {
                 owner: g,
                 creator: creator.clone(),
                 endpoint: format!("https://guild-{g}.structs.example/api"),
-                join_infusion_minimum: rng.random_range(0..5) * 1_000_000,
+                join_infusion_minimum: rng.random_range(0..5) * UALPHA_PER_GRAM,
                 primary_reactor: g,
                 entry_substation: g,
                 entry_rank: 101,
@@ -382,10 +383,10 @@ impl World {
                     ..Grid::default()
                 },
                 ore_rocks: rng.random_range(0..4),
-                alpha: rng.random_range(0..50) * 1_000_000,
+                alpha: rng.random_range(0..50) * UALPHA_PER_GRAM,
             });
             let creator = w.addresses[(p - 1) as usize].address.clone();
-            let max_ore = 5;
+            let max_ore = PLANET_STARTING_ORE;
             w.planets.push(Planet {
                 owner: p,
                 creator,
@@ -468,8 +469,8 @@ impl World {
         }
         for g in 1..=guild_count {
             let gi = (g - 1) as usize;
-            let fuel = rng.random_range(10..200) * 1_000_000;
-            let capacity = fuel; // 1 kW per gram in a reactor, in the same integer units
+            let fuel = rng.random_range(10..200) * UALPHA_PER_GRAM;
+            let capacity = fuel * REACTOR_MW_PER_UALPHA;
             w.reactors[gi].grid = Grid {
                 fuel,
                 capacity,
@@ -508,14 +509,14 @@ impl World {
                 }
             }
             for player in infusers {
-                let fuel = rng.random_range(1..50) * 1_000_000;
+                let fuel = rng.random_range(1..50) * UALPHA_PER_GRAM;
                 w.infusions.push(Infusion {
                     destination: EntityId::new(EntityKind::Reactor, g),
                     player,
                     address: w.addresses[(player - 1) as usize].address.clone(),
                     fuel,
-                    power: fuel,
-                    ratio: 1,
+                    power: fuel * REACTOR_MW_PER_UALPHA,
+                    ratio: REACTOR_MW_PER_UALPHA,
                     commission: w.reactors[gi].default_commission,
                 });
             }
