@@ -8,7 +8,7 @@
 //! references → shape, and store a result over the limit as a handle → result (or a
 //! structured [`ToolError`]).
 
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -20,6 +20,7 @@ use crate::error::{self, ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth};
 use crate::handles::store::HandleStore;
 use crate::handles::{self, HandleConfig, Handles, Shaping};
+use crate::plan::Caller;
 use crate::references::resolve::{ReferenceCache, Resolver};
 use crate::references::{self, ReferenceConfig, Support};
 use crate::source::{BoxFuture, GameSource, SourceHealth, SourceInfo, World};
@@ -114,6 +115,72 @@ struct Inner {
     /// The tools are another server's: it attaches references, shapes and stores its
     /// own results.
     forwarding: bool,
+    /// This core as the tools a plan calls, made once: a weak handle, so the core does
+    /// not keep itself alive.
+    caller: Caller,
+}
+
+/// The core as [`crate::plan::Dispatch`] for its own tools, without owning it.
+struct SelfCaller(Weak<Inner>);
+
+impl SelfCaller {
+    fn core(&self) -> Option<Core> {
+        self.0.upgrade().map(|inner| Core { inner })
+    }
+}
+
+impl crate::plan::Dispatch for SelfCaller {
+    fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> BoxFuture<'static, Result<Value, ToolError>> {
+        match self.core() {
+            Some(core) => crate::plan::Dispatch::call(&core, tool, args, ctx),
+            None => Box::pin(async {
+                Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    "the server is shutting down",
+                ))
+            }),
+        }
+    }
+
+    fn input_schema(&self, tool: &str) -> Option<Value> {
+        self.core()?.tool_spec(tool).map(|s| s.input_schema.clone())
+    }
+
+    fn similar_tools(&self, tool: &str) -> Vec<String> {
+        self.core()
+            .map(|c| c.similar_tools(tool))
+            .unwrap_or_default()
+    }
+
+    fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
+        match self.core() {
+            Some(core) => core.check_arguments(tool, args),
+            None => Err(ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                "the server is shutting down",
+            )),
+        }
+    }
+
+    fn handles(&self) -> Option<Arc<Handles>> {
+        crate::plan::Dispatch::handles(&self.core()?)
+    }
+
+    fn wall(&self) -> WallClock {
+        self.core().map_or(WallClock::System, |c| c.inner.wall)
+    }
+
+    fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+        match self.core() {
+            Some(core) => core.client_work(ctx),
+            None => ctx.work().unwrap_or_default(),
+        }
+    }
 }
 
 /// Builds a [`Core`] over a source and a registry of tools.
@@ -198,7 +265,7 @@ impl CoreBuilder {
             }
         };
         Ok(Core {
-            inner: Arc::new(Inner {
+            inner: Arc::new_cyclic(|weak| Inner {
                 source: self.source,
                 registry: self.registry,
                 wall: self.wall,
@@ -208,6 +275,7 @@ impl CoreBuilder {
                 work: Arc::default(),
                 feed: self.feed,
                 forwarding: self.forwarding,
+                caller: Arc::new(SelfCaller(weak.clone())),
             }),
         })
     }
@@ -269,7 +337,9 @@ impl Core {
         registered.prepare(&mut args)?;
         if self.inner.forwarding {
             // The server attaches references, shapes and stores its own results.
-            return ctx.scope((registered.handler())(self.env(), args)).await;
+            return ctx
+                .scope((registered.handler())(self.env(self.world()), args))
+                .await;
         }
         let spec = registered.spec();
         let plan = references::config::plan(
@@ -282,9 +352,9 @@ impl Core {
             Shaping::Standard => handles::Request::take(&mut args),
             Shaping::Own => handles::Request::default(),
         };
-        let result = (registered.handler())(self.env(), args);
-        let resolver = self.inner.references.clone();
         let world = self.world();
+        let result = (registered.handler())(self.env(world.clone()), args);
+        let resolver = self.inner.references.clone();
         let handles = self.inner.handles.clone();
         let name = spec.name;
         // The handler runs as its own task so that a bug that panics in one tool comes
@@ -311,14 +381,14 @@ impl Core {
     }
 
     /// What a tool can reach while it runs.
-    fn env(&self) -> Env {
+    fn env(&self, world: World) -> Env {
         Env {
-            world: self.world(),
+            world,
             wall: self.inner.wall,
             handles: self.inner.handles.clone(),
             subscriptions: self.inner.subscriptions.clone(),
             work: self.inner.work.clone(),
-            tools: Arc::new(self.clone()),
+            tools: self.inner.caller.clone(),
         }
     }
 
