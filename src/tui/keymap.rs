@@ -7,7 +7,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::app::Tab;
+use super::tab::Tab;
 
 /// Where a key is read: the focused area, or the console as a whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -77,6 +77,31 @@ pub enum Context {
 }
 
 impl Context {
+    /// The tab this context belongs to, or `None` for the contexts every tab shares
+    /// (the global keys, help, the source dialog). Exhaustive, so a new context must
+    /// be placed.
+    pub fn tab(self) -> Option<Tab> {
+        use Context as X;
+        Some(match self {
+            X::Global | X::Help | X::SourceDialog => return None,
+            X::Kinds
+            | X::List
+            | X::Tree
+            | X::References
+            | X::Filter
+            | X::ActionMenu
+            | X::ActionTypes
+            | X::ActionForm
+            | X::ActionResult => Tab::Entities,
+            X::Handles | X::HandleData | X::Fields => Tab::Handles,
+            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
+            X::Pow | X::PowPrompt => Tab::Pow,
+            X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
+            X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
+            X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
+        })
+    }
+
     /// A heading for the help overlay.
     pub fn title(self) -> &'static str {
         match self {
