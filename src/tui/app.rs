@@ -8,7 +8,7 @@ use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
+use ratatui::widgets::{Block, BorderType, Paragraph, Tabs, Widget};
 use serde_json::json;
 use tokio::runtime::Handle;
 
@@ -27,6 +27,7 @@ use super::panes::server::ServerPane;
 use super::panes::source::{SourceDialog, Switched};
 pub use super::tab::Tab;
 use super::theme::{Role, Theme};
+use super::widgets;
 use crate::core::Core;
 use crate::entity::EntityId;
 
@@ -869,20 +870,7 @@ impl App {
             }
         }
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-        let [_, column, _] = Layout::horizontal([
-            Constraint::Fill(1),
-            Constraint::Length(width),
-            Constraint::Fill(1),
-        ])
-        .areas(body);
-        let [_, popup, _] = Layout::vertical([
-            Constraint::Fill(1),
-            Constraint::Length(height.min(body.height)),
-            Constraint::Fill(1),
-        ])
-        .areas(column);
-        Clear.render(popup, buf);
-        buf.set_style(popup, theme.style(Role::Base));
+        let popup = widgets::popup(body, width, height.min(body.height), buf, theme);
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(Role::BorderFocused))

@@ -6,6 +6,8 @@
 //! - `tab`: the tabs, which the keymap and the app both name;
 //! - [`theme`]: styles by role, from TOML files in `themes/`;
 //! - `panes/`: one file per pane, each owning its state;
+//! - `widgets/`: drawing pieces several panes share (the bordered area, the box over
+//!   a pane, the tree);
 //! - `dispatch`: tool calls run on the tokio runtime and report back by channel, so
 //!   the draw loop never waits on the core.
 //!
@@ -20,6 +22,7 @@ pub mod keymap;
 mod panes;
 mod tab;
 pub mod theme;
+mod widgets;
 
 use std::time::Duration;
 

@@ -18,11 +18,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Clear, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget,
+    HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget,
 };
 use serde_json::{Map, Value, json};
 
-use super::entities::area_block;
 use crate::entity::struct_types::{struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
@@ -30,6 +29,7 @@ use crate::tui::component::{Ctx, SELECTED_MARK, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::{self, area_block};
 
 const BUILD_TOOL: &str = "structs_action_build_struct";
 const MINE_TOOL: &str = "structs_action_mine_resources";
@@ -487,20 +487,7 @@ impl ActionDialog {
         let height = area
             .height
             .min(self.wanted_height(ui, width.saturating_sub(2)));
-        let [_, column, _] = Layout::horizontal([
-            Constraint::Fill(1),
-            Constraint::Length(width),
-            Constraint::Fill(1),
-        ])
-        .areas(area);
-        let [_, popup, _] = Layout::vertical([
-            Constraint::Fill(1),
-            Constraint::Length(height),
-            Constraint::Fill(1),
-        ])
-        .areas(column);
-        Clear.render(popup, buf);
-        buf.set_style(popup, ui.theme.style(Role::Base));
+        let popup = widgets::popup(area, width, height, buf, ui.theme);
         let block = area_block(ui, &self.title(), true);
         let inner = block.inner(popup);
         block.render(popup, buf);

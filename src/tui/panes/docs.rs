@@ -12,11 +12,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::{Value, json};
 
-use super::entities::area_block;
 use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::{Role, Theme};
+use crate::tui::widgets::area_block;
 
 const SEARCH_TOOL: &str = "structs_docs_search";
 const GET_TOOL: &str = "structs_docs_get";

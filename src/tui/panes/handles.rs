@@ -35,14 +35,15 @@ use ratatui::widgets::{
 };
 use serde_json::{Map, Value, json};
 
-use super::entities::area_block;
-use super::entity_tree::{Change, Fetched, Fields, Node, TreeView};
+use super::entity_tree::{Fetched, Fields};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::component::SELECTED_MARK;
 use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
+use crate::tui::widgets::tree::{Change, Node, TreeView};
 
 /// The tool that lists the live handles.
 const LIST_TOOL: &str = "structs_handle_list";

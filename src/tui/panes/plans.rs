@@ -45,8 +45,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 use serde_json::{Value, json};
 
-use super::entities::area_block;
-use super::entity_tree::{Change, Fetched, Fields, TreeView};
+use super::entity_tree::{Fetched, Fields};
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
@@ -59,6 +58,8 @@ use crate::tui::component::{
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
+use crate::tui::widgets::tree::{Change, TreeView};
 
 /// The plan the pane opens with.
 const EXAMPLE: &str = include_str!("../../../data/plans/example.json");

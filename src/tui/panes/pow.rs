@@ -25,7 +25,6 @@ use ratatui::widgets::{
 use serde_json::{Value, json};
 
 use super::actions::FoundProof;
-use super::entities::area_block;
 use crate::context::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
@@ -34,6 +33,7 @@ use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
 
 const SCHEDULE_TOOL: &str = "structs_calculate_pow_schedule";
 const SEARCH_TOOL: &str = "structs_calculate_proof_of_work";

@@ -12,7 +12,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::{Map, Value};
 
 use crate::core::Core;
@@ -22,6 +22,7 @@ use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui,
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
 
 /// A tool as the pane lists it.
 struct ToolInfo {
@@ -571,21 +572,6 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// A bordered area, its border lit when it has focus.
-fn area_block<'a>(title: String, focused: bool, ui: &Ui<'_>) -> Block<'a> {
-    Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(ui.theme.style(if focused {
-            Role::BorderFocused
-        } else {
-            Role::Border
-        }))
-        .title(Span::styled(
-            format!(" {title} "),
-            ui.theme.style(Role::Title),
-        ))
-}
-
 impl ServerPane {
     fn render_summary(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
@@ -642,9 +628,9 @@ impl ServerPane {
     fn render_tools(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let block = area_block(
-            format!("Tools ({})", self.tools.len()),
-            self.view == View::Tools,
             ui,
+            &format!(" Tools ({}) ", self.tools.len()),
+            self.view == View::Tools,
         );
         let inner = block.inner(area);
         block.render(area, buf);
@@ -689,7 +675,7 @@ impl ServerPane {
     fn render_tool(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let Some(tool) = self.tools.get(self.selected) else {
-            let block = area_block("Tool".into(), false, ui);
+            let block = area_block(ui, " Tool ", false);
             Paragraph::new(Span::styled(
                 "The server lists no tools.",
                 theme.style(Role::Muted),
@@ -698,7 +684,7 @@ impl ServerPane {
             .render(area, buf);
             return;
         };
-        let block = area_block(tool.name.to_string(), false, ui);
+        let block = area_block(ui, &format!(" {} ", tool.name), false);
         let inner = block.inner(area);
         block.render(area, buf);
         let width = usize::from(inner.width);
@@ -761,7 +747,7 @@ impl ServerPane {
     fn render_form(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let name = self.tools.get(self.selected).map_or("", |t| t.name);
-        let block = area_block(format!("Call {name}"), true, ui);
+        let block = area_block(ui, &format!(" Call {name} "), true);
         let inner = block.inner(area);
         block.render(area, buf);
         if inner.height == 0 {
@@ -860,7 +846,7 @@ impl ServerPane {
             Some(Ok(_)) => format!("{} · result", called.tool),
             Some(Err(_)) => format!("{} · error", called.tool),
         };
-        let block = area_block(title, true, ui);
+        let block = area_block(ui, &format!(" {title} "), true);
         let inner = block.inner(area);
         block.render(area, buf);
         if inner.height < 2 {
@@ -925,7 +911,7 @@ impl ServerPane {
         } else {
             (area, None)
         };
-        let block = area_block(format!("{title} · {len}"), true, ui);
+        let block = area_block(ui, &format!(" {title} · {len} "), true);
         let inner = block.inner(list_area);
         block.render(list_area, buf);
         let rows = usize::from(inner.height);
@@ -1009,7 +995,7 @@ impl ServerPane {
                 .map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text))))
                 .collect();
             Paragraph::new(lines)
-                .block(area_block(format!("message {}", m.seq), false, ui))
+                .block(area_block(ui, &format!(" message {} ", m.seq), false))
                 .render(detail, buf);
         }
     }
