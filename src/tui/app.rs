@@ -286,7 +286,7 @@ impl App {
         }
         if self.help {
             match self.keymap.command(Context::Help, &key) {
-                Some(Command::CloseHelp) => self.help = false,
+                Some(Command::Close) => self.help = false,
                 _ => {
                     if self.keymap.command(Context::Global, &key) == Some(Command::Quit) {
                         self.quit = true;
@@ -753,9 +753,7 @@ impl App {
     /// separately: it is always drawn, since help lists everything the bar leaves out.
     fn hints(&mut self) -> (Vec<Hint>, Vec<Hint>) {
         if self.help {
-            let mut hints = self
-                .keymap
-                .hints(Context::Help, &[Command::CloseHelp], false);
+            let mut hints = self.keymap.hints(Context::Help, &[Command::Close], false);
             hints.extend(self.keymap.hints(Context::Global, &[Command::Quit], true));
             return (hints, Vec::new());
         }

@@ -266,8 +266,8 @@ impl ActionDialog {
                 Command::Down,
                 Command::Top,
                 Command::Bottom,
-                Command::ChooseAction,
-                Command::CloseDialog,
+                Command::TakeAction,
+                Command::Close,
             ],
             Stage::Types => vec![
                 Command::Up,
@@ -275,7 +275,7 @@ impl ActionDialog {
                 Command::Top,
                 Command::Bottom,
                 Command::SendAction,
-                Command::CloseDialog,
+                Command::Close,
             ],
             Stage::Form => {
                 let mut out = vec![Command::SendAction];
@@ -285,16 +285,16 @@ impl ActionDialog {
                 if !self.field.is_empty() {
                     out.push(Command::EraseChar);
                 }
-                out.push(Command::CloseDialog);
+                out.push(Command::Close);
                 out
             }
-            Stage::Sending => vec![Command::CloseDialog],
+            Stage::Sending => vec![Command::Close],
             Stage::Result => {
                 let mut out = vec![Command::Up, Command::Down];
                 if self.pow_job().is_some() {
                     out.push(Command::PowJob);
                 }
-                out.extend([Command::EditAction, Command::CloseDialog]);
+                out.extend([Command::EditAction, Command::Close]);
                 out
             }
         }
@@ -303,11 +303,11 @@ impl ActionDialog {
     /// Runs an offered command.
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) -> Outcome {
         match (self.stage, command) {
-            (_, Command::CloseDialog) => return Outcome::Close,
+            (_, Command::Close) => return Outcome::Close,
             (Stage::Menu, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
                 move_in(&mut self.menu, self.offered.len(), command);
             }
-            (Stage::Menu, Command::ChooseAction) => {
+            (Stage::Menu, Command::TakeAction) => {
                 let at = self.menu.selected().unwrap_or(0);
                 if let Some(action) = self.offered.get(at).copied() {
                     self.choose(action);

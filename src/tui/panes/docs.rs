@@ -375,7 +375,7 @@ impl DocsPane {
                 }
                 self.focus = AREAS[next];
             }
-            Command::StartFilter => self.focus = Area::Search,
+            Command::Search => self.focus = Area::Search,
             Command::Up | Command::Down | Command::Top | Command::Bottom => {
                 if self.focus == Area::Doc {
                     let last = self.doc_lines().saturating_sub(1);
@@ -419,7 +419,7 @@ impl DocsPane {
 
     fn search_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::DocsSearch, key) {
-            Some(Command::AcceptFilter | Command::CancelFilter) => self.focus = Area::Results,
+            Some(Command::ShowResults | Command::LeaveSearch) => self.focus = Area::Results,
             Some(Command::EraseChar) => {
                 self.query.pop();
                 self.search(ctx);
@@ -687,7 +687,7 @@ impl Pane for DocsPane {
         let mut out = Vec::new();
         match self.focus {
             Area::Search => {
-                out.extend([Command::AcceptFilter, Command::CancelFilter]);
+                out.extend([Command::ShowResults, Command::LeaveSearch]);
                 if !self.query.is_empty() {
                     out.extend([Command::EraseChar, Command::ClearText]);
                 }
@@ -696,7 +696,7 @@ impl Pane for DocsPane {
                 if self.doc.is_some() {
                     out.extend(SCROLLING);
                 }
-                out.push(Command::StartFilter);
+                out.push(Command::Search);
             }
             Area::Results | Area::Links | Area::Entity => {
                 let pick = match self.focus {
@@ -713,7 +713,7 @@ impl Pane for DocsPane {
                         Command::OpenDoc,
                     ]);
                 }
-                out.push(Command::StartFilter);
+                out.push(Command::Search);
             }
         }
         if !self.back.is_empty() && self.focus != Area::Search {

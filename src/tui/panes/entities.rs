@@ -321,8 +321,8 @@ impl EntitiesPane {
     /// characters of an id.
     fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::Filter, key) {
-            Some(Command::AcceptFilter) => self.accept_filter(ctx),
-            Some(Command::CancelFilter) => {
+            Some(Command::KeepFilter) => self.accept_filter(ctx),
+            Some(Command::DropFilter) => {
                 self.editing = false;
                 self.focus = Area::List;
                 if !self.filter.is_empty() {
@@ -531,7 +531,7 @@ impl EntitiesPane {
         ];
         let accept = ui
             .keymap
-            .key_label(Context::Filter, Command::AcceptFilter)
+            .key_label(Context::Filter, Command::KeepFilter)
             .unwrap_or_default();
         let note = match EntityId::parse(&self.filter) {
             Ok(id) => format!("   {accept} opens {id}"),
@@ -619,7 +619,7 @@ impl Pane for EntitiesPane {
         let mut out = Vec::new();
         match self.context() {
             Context::Filter => {
-                out.extend([Command::AcceptFilter, Command::CancelFilter]);
+                out.extend([Command::KeepFilter, Command::DropFilter]);
                 if !self.filter.is_empty() {
                     out.push(Command::EraseChar);
                 }

@@ -384,7 +384,7 @@ impl HandlesPane {
     /// Keys while the field prompt is open.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::Fields, key) {
-            Some(Command::AcceptFilter) => {
+            Some(Command::ApplyFields) => {
                 self.editing = false;
                 let fields = normalise_fields(&self.draft);
                 if fields != self.fields {
@@ -400,7 +400,7 @@ impl HandlesPane {
                     ctx.status.info(format!("fields {}", self.fields));
                 }
             }
-            Some(Command::CancelFilter) => {
+            Some(Command::DropFields) => {
                 self.editing = false;
                 self.draft.clear();
                 if !self.fields.is_empty() {
@@ -728,11 +728,11 @@ impl HandlesPane {
         let theme = ui.theme;
         let accept = ui
             .keymap
-            .key_label(Context::Fields, Command::AcceptFilter)
+            .key_label(Context::Fields, Command::ApplyFields)
             .unwrap_or_default();
         let cancel = ui
             .keymap
-            .key_label(Context::Fields, Command::CancelFilter)
+            .key_label(Context::Fields, Command::DropFields)
             .unwrap_or_default();
         let note = if self.draft.trim().is_empty() {
             format!("   e.g. id,owner,gridAttributes.ore · {accept} with none shows all fields")
@@ -792,7 +792,7 @@ impl Pane for HandlesPane {
     fn commands(&self) -> Vec<Command> {
         let mut out = Vec::new();
         if self.editing {
-            out.extend([Command::AcceptFilter, Command::CancelFilter]);
+            out.extend([Command::ApplyFields, Command::DropFields]);
             if !self.draft.is_empty() {
                 out.push(Command::EraseChar);
             }

@@ -496,14 +496,14 @@ impl Pane for PowPane {
                 Context::PowPrompt,
                 &offered,
                 |command, ctx| match command {
-                    Command::AcceptFilter => {
+                    Command::PlanJob => {
                         let text = self.prompt.take().unwrap_or_default();
                         if let Err(e) = self.add_job(&text, ctx) {
                             ctx.status.error(e);
                             self.prompt = Some(text);
                         }
                     }
-                    Command::CancelFilter => self.prompt = None,
+                    Command::Close => self.prompt = None,
                     Command::EraseChar => {
                         if let Some(t) = &mut self.prompt {
                             t.pop();
@@ -522,7 +522,7 @@ impl Pane for PowPane {
             |command, ctx| match command {
                 Command::NewJob => self.prompt = Some(String::new()),
                 Command::CancelJob => self.cancel_selected(ctx),
-                Command::CopyJson => self.copy_selected(ctx),
+                Command::CopyProof => self.copy_selected(ctx),
                 Command::Up | Command::Down | Command::Top | Command::Bottom => {
                     let n = self.jobs.len();
                     let at = self.list.selected().unwrap_or(0);
@@ -622,11 +622,7 @@ impl Pane for PowPane {
 
     fn commands(&self) -> Vec<Command> {
         if self.prompt.is_some() {
-            return vec![
-                Command::AcceptFilter,
-                Command::CancelFilter,
-                Command::EraseChar,
-            ];
+            return vec![Command::PlanJob, Command::Close, Command::EraseChar];
         }
         let mut out = vec![Command::NewJob];
         if self.jobs.len() > 1 {
@@ -634,7 +630,7 @@ impl Pane for PowPane {
         }
         match self.selected().map(|j| &j.state) {
             Some(State::Planning | State::Waiting | State::Running) => out.push(Command::CancelJob),
-            Some(State::Found(_)) => out.push(Command::CopyJson),
+            Some(State::Found(_)) => out.push(Command::CopyProof),
             _ => {}
         }
         out

@@ -472,10 +472,10 @@ impl Pane for ReplayPane {
             Command::OpenLog => self.prompt = Some(String::new()),
             Command::ReplayCall => self.run_selected(ctx),
             Command::ReplayAll => self.run_all(ctx),
-            Command::CancelPlan => self.stop_run(ctx),
+            Command::StopReplay => self.stop_run(ctx),
             Command::NextDifference => self.jump_difference(true, ctx),
             Command::PrevDifference => self.jump_difference(false, ctx),
-            Command::OpenPlan => self.open_plan(ctx),
+            Command::OpenInPlans => self.open_plan(ctx),
             _ => {}
         })
     }
@@ -536,7 +536,7 @@ impl Pane for ReplayPane {
 
     fn commands(&self) -> Vec<Command> {
         if let Some(p) = &self.prompt {
-            let mut out = vec![Command::AcceptFilter, Command::CancelFilter];
+            let mut out = vec![Command::OpenLogFile, Command::Close];
             if !p.is_empty() {
                 out.extend([Command::EraseChar, Command::ClearText]);
             }
@@ -560,10 +560,10 @@ impl Pane for ReplayPane {
             if log.run.is_none() {
                 commands.push(Command::ReplayAll);
             }
-            commands.push(Command::OpenPlan);
+            commands.push(Command::OpenInPlans);
         }
         if log.run.is_some() {
-            commands.push(Command::CancelPlan);
+            commands.push(Command::StopReplay);
         }
         if log.different > 0 {
             commands.extend([Command::NextDifference, Command::PrevDifference]);
@@ -580,7 +580,7 @@ impl Pane for ReplayPane {
                 Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
             let accept = ui
                 .keymap
-                .key_label(Context::ReplayPrompt, Command::AcceptFilter)
+                .key_label(Context::ReplayPrompt, Command::OpenLogFile)
                 .unwrap_or_default();
             Line::from(vec![
                 Span::styled(" open log › ", theme.style(Role::Prompt)),

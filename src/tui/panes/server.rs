@@ -415,8 +415,8 @@ impl Pane for ServerPane {
                 Command::Top => self.jump(false),
                 Command::Bottom => self.jump(true),
                 Command::OpenForm => self.open_form(),
-                Command::SendAction => self.send(ctx),
-                Command::EditAction => self.view = View::Form,
+                Command::CallTool => self.send(ctx),
+                Command::EditCall => self.view = View::Form,
                 Command::Back => {
                     self.view = View::Tools;
                     self.expanded = false;
@@ -431,7 +431,7 @@ impl Pane for ServerPane {
                         f.text.clear();
                     }
                 }
-                Command::Toggle => self.expanded = !self.expanded,
+                Command::ToggleMessage => self.expanded = !self.expanded,
                 Command::FocusNext => self.next_view(true),
                 Command::FocusPrev => self.next_view(false),
                 _ => {}
@@ -493,14 +493,14 @@ impl Pane for ServerPane {
             View::Form => vec![
                 Command::Up,
                 Command::Down,
-                Command::SendAction,
+                Command::CallTool,
                 Command::EraseChar,
                 Command::ClearText,
                 Command::Back,
             ],
-            View::Result => [&SCROLLING[..], &[Command::EditAction, Command::Back]].concat(),
+            View::Result => [&SCROLLING[..], &[Command::EditCall, Command::Back]].concat(),
             View::Notifications | View::Traffic => {
-                [&SCROLLING[..], &[Command::Toggle, Command::Back]].concat()
+                [&SCROLLING[..], &[Command::ToggleMessage, Command::Back]].concat()
             }
         };
         if self.remote.is_some() && self.view != View::Form {

@@ -88,9 +88,9 @@ impl SourceDialog {
     pub(crate) fn commands(&self) -> Vec<Command> {
         let mut out = vec![Command::Up, Command::Down];
         if self.pending.is_none() && self.switcher.is_some() {
-            out.push(Command::AcceptFilter);
+            out.push(Command::Connect);
         }
-        out.push(Command::CancelFilter);
+        out.push(Command::Close);
         if self.choice == 1 {
             out.extend([Command::EraseChar, Command::ClearText]);
         }
@@ -125,11 +125,11 @@ impl SourceDialog {
                 }
                 Command::ClearText => self.endpoint.clear(),
                 // Closing gives up a connection on its way: the console keeps its source.
-                Command::CancelFilter => {
+                Command::Close => {
                     self.open = false;
                     self.pending = None;
                 }
-                Command::AcceptFilter => self.connect(ctx),
+                Command::Connect => self.connect(ctx),
                 _ => {}
             },
         );
