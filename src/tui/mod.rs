@@ -5,7 +5,7 @@
 //!   help overlay are drawn from;
 //! - `tab`: the tabs, which the keymap and the app both name;
 //! - [`theme`]: styles by role, from TOML files in `themes/`;
-//! - `panes/`: one file per pane, each owning its state;
+//! - `panes/`: one file or directory per pane, each owning its state;
 //! - `widgets/`: drawing pieces several panes share (the bordered area, the box over
 //!   a pane, the tree);
 //! - `dispatch`: tool calls run on the tokio runtime and report back by channel, so
