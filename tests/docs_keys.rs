@@ -57,7 +57,7 @@ fn the_console_guide_names_only_tabs_and_keys_that_exist() {
     let contexts = keymap.contexts();
     let in_tab = |tab: Option<Tab>, key: &str| {
         contexts.iter().any(|&c| {
-            let own = Tab::of_context(c);
+            let own = c.tab();
             (own.is_none() || own == tab) && keymap.binds(c, key)
         })
     };
@@ -155,7 +155,7 @@ fn every_context_belongs_to_a_tab_or_to_all() {
     // A context of the keymap a tab does not own would be a key the guide cannot place.
     let keymap = Keymap::standard();
     for context in keymap.contexts() {
-        if Tab::of_context(context).is_none() {
+        if context.tab().is_none() {
             assert!(
                 matches!(
                     context,

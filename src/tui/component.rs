@@ -118,9 +118,9 @@ pub(crate) enum PromptKey {
     NotMine,
 }
 
-/// Edits `text` with `key` as a path prompt in `context` (bound to `AcceptFilter`,
-/// `CancelFilter`, `EraseChar`, `ClearText`); other plain characters are typed, up to
-/// [`MAX_PATH_LEN`] bytes.
+/// Edits `text` with `key` as a path prompt in `context` (Enter bound to the prompt's
+/// open command, `OpenPlanFile` or `OpenLogFile`; `Close`, `EraseChar`, `ClearText`);
+/// other plain characters are typed, up to [`MAX_PATH_LEN`] bytes.
 pub(crate) fn path_prompt_key(
     text: &mut String,
     key: &KeyEvent,
@@ -128,8 +128,10 @@ pub(crate) fn path_prompt_key(
     context: Context,
 ) -> PromptKey {
     match ctx.keymap.command(context, key) {
-        Some(Command::AcceptFilter) => PromptKey::Accept(text.trim().to_string()),
-        Some(Command::CancelFilter) => PromptKey::Cancel,
+        Some(Command::OpenPlanFile | Command::OpenLogFile) => {
+            PromptKey::Accept(text.trim().to_string())
+        }
+        Some(Command::Close) => PromptKey::Cancel,
         Some(Command::EraseChar) => {
             text.pop();
             PromptKey::Edited

@@ -3,8 +3,11 @@
 //! - [`app`]: the console's state and frame (header, tabs, pane, status, hints);
 //! - [`keymap`]: named commands and the keys bound to them, which the hint bar and the
 //!   help overlay are drawn from;
+//! - `tab`: the tabs, which the keymap and the app both name;
 //! - [`theme`]: styles by role, from TOML files in `themes/`;
-//! - `panes/`: one file per pane, each owning its state;
+//! - `panes/`: one file or directory per pane, each owning its state;
+//! - `widgets/`: drawing pieces several panes share (the bordered area, the box over
+//!   a pane, the tree);
 //! - `dispatch`: tool calls run on the tokio runtime and report back by channel, so
 //!   the draw loop never waits on the core.
 //!
@@ -17,7 +20,9 @@ mod component;
 mod dispatch;
 pub mod keymap;
 mod panes;
+mod tab;
 pub mod theme;
+mod widgets;
 
 use std::time::Duration;
 
@@ -25,8 +30,9 @@ use anyhow::Context as _;
 use crossterm::event::{self, Event};
 use tokio::runtime::Runtime;
 
-pub use app::{App, Tab};
+pub use app::App;
 pub use clipboard::{Clipboard, Copied, SystemClipboard, WithTerminalFallback};
+pub use tab::Tab;
 pub use theme::Theme;
 
 use crate::core::Core;

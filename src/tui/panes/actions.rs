@@ -18,11 +18,10 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Clear, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget,
+    HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget,
 };
 use serde_json::{Map, Value, json};
 
-use super::entities::area_block;
 use crate::entity::struct_types::{struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
@@ -30,6 +29,7 @@ use crate::tui::component::{Ctx, SELECTED_MARK, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::{self, area_block};
 
 const BUILD_TOOL: &str = "structs_action_build_struct";
 const MINE_TOOL: &str = "structs_action_mine_resources";
@@ -266,8 +266,8 @@ impl ActionDialog {
                 Command::Down,
                 Command::Top,
                 Command::Bottom,
-                Command::ChooseAction,
-                Command::CloseDialog,
+                Command::TakeAction,
+                Command::Close,
             ],
             Stage::Types => vec![
                 Command::Up,
@@ -275,7 +275,7 @@ impl ActionDialog {
                 Command::Top,
                 Command::Bottom,
                 Command::SendAction,
-                Command::CloseDialog,
+                Command::Close,
             ],
             Stage::Form => {
                 let mut out = vec![Command::SendAction];
@@ -285,16 +285,16 @@ impl ActionDialog {
                 if !self.field.is_empty() {
                     out.push(Command::EraseChar);
                 }
-                out.push(Command::CloseDialog);
+                out.push(Command::Close);
                 out
             }
-            Stage::Sending => vec![Command::CloseDialog],
+            Stage::Sending => vec![Command::Close],
             Stage::Result => {
                 let mut out = vec![Command::Up, Command::Down];
                 if self.pow_job().is_some() {
                     out.push(Command::PowJob);
                 }
-                out.extend([Command::EditAction, Command::CloseDialog]);
+                out.extend([Command::EditAction, Command::Close]);
                 out
             }
         }
@@ -303,11 +303,11 @@ impl ActionDialog {
     /// Runs an offered command.
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) -> Outcome {
         match (self.stage, command) {
-            (_, Command::CloseDialog) => return Outcome::Close,
+            (_, Command::Close) => return Outcome::Close,
             (Stage::Menu, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
                 move_in(&mut self.menu, self.offered.len(), command);
             }
-            (Stage::Menu, Command::ChooseAction) => {
+            (Stage::Menu, Command::TakeAction) => {
                 let at = self.menu.selected().unwrap_or(0);
                 if let Some(action) = self.offered.get(at).copied() {
                     self.choose(action);
@@ -487,20 +487,7 @@ impl ActionDialog {
         let height = area
             .height
             .min(self.wanted_height(ui, width.saturating_sub(2)));
-        let [_, column, _] = Layout::horizontal([
-            Constraint::Fill(1),
-            Constraint::Length(width),
-            Constraint::Fill(1),
-        ])
-        .areas(area);
-        let [_, popup, _] = Layout::vertical([
-            Constraint::Fill(1),
-            Constraint::Length(height),
-            Constraint::Fill(1),
-        ])
-        .areas(column);
-        Clear.render(popup, buf);
-        buf.set_style(popup, ui.theme.style(Role::Base));
+        let popup = widgets::popup(area, width, height, buf, ui.theme);
         let block = area_block(ui, &self.title(), true);
         let inner = block.inner(popup);
         block.render(popup, buf);

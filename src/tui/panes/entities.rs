@@ -11,8 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-    Block, BorderType, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget,
-    Widget, Wrap,
+    HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget, Wrap,
 };
 
 use super::actions::{ActionDialog, FoundProof, Outcome};
@@ -25,6 +24,7 @@ use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::Reply;
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
 
 /// The kinds in the order the kinds list shows them: players first (what an agent
 /// plays as), then what players hold, then the energy economy, then addresses.
@@ -321,8 +321,8 @@ impl EntitiesPane {
     /// characters of an id.
     fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::Filter, key) {
-            Some(Command::AcceptFilter) => self.accept_filter(ctx),
-            Some(Command::CancelFilter) => {
+            Some(Command::KeepFilter) => self.accept_filter(ctx),
+            Some(Command::DropFilter) => {
                 self.editing = false;
                 self.focus = Area::List;
                 if !self.filter.is_empty() {
@@ -531,7 +531,7 @@ impl EntitiesPane {
         ];
         let accept = ui
             .keymap
-            .key_label(Context::Filter, Command::AcceptFilter)
+            .key_label(Context::Filter, Command::KeepFilter)
             .unwrap_or_default();
         let note = match EntityId::parse(&self.filter) {
             Ok(id) => format!("   {accept} opens {id}"),
@@ -619,7 +619,7 @@ impl Pane for EntitiesPane {
         let mut out = Vec::new();
         match self.context() {
             Context::Filter => {
-                out.extend([Command::AcceptFilter, Command::CancelFilter]);
+                out.extend([Command::KeepFilter, Command::DropFilter]);
                 if !self.filter.is_empty() {
                     out.push(Command::EraseChar);
                 }
@@ -745,23 +745,6 @@ impl Pane for EntitiesPane {
         if let Some(dialog) = &mut self.dialog {
             dialog.render(area, buf, ui);
         }
-    }
-}
-
-/// A bordered area, its border brighter when focused.
-pub(crate) fn area_block<'a>(ui: &Ui<'_>, title: &str, focused: bool) -> Block<'a> {
-    let theme = ui.theme;
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(theme.style(if focused {
-            Role::BorderFocused
-        } else {
-            Role::Border
-        }));
-    if title.is_empty() {
-        block
-    } else {
-        block.title(Span::styled(title.to_string(), theme.style(Role::Title)))
     }
 }
 

@@ -14,10 +14,10 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::TryRecvError;
 
-use super::entities::area_block;
 use crate::events::{EventBus, GameEvent};
 use crate::tui::component::Ui;
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
 
 /// Events kept for the log; older ones are forgotten.
 pub(crate) const KEEP: usize = 200;

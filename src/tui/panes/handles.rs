@@ -35,14 +35,15 @@ use ratatui::widgets::{
 };
 use serde_json::{Map, Value, json};
 
-use super::entities::area_block;
-use super::entity_tree::{Change, Fetched, Fields, Node, TreeView};
+use super::entity_tree::{Fetched, Fields};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::component::SELECTED_MARK;
 use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
+use crate::tui::widgets::tree::{Change, Node, TreeView};
 
 /// The tool that lists the live handles.
 const LIST_TOOL: &str = "structs_handle_list";
@@ -383,7 +384,7 @@ impl HandlesPane {
     /// Keys while the field prompt is open.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Context::Fields, key) {
-            Some(Command::AcceptFilter) => {
+            Some(Command::ApplyFields) => {
                 self.editing = false;
                 let fields = normalise_fields(&self.draft);
                 if fields != self.fields {
@@ -399,7 +400,7 @@ impl HandlesPane {
                     ctx.status.info(format!("fields {}", self.fields));
                 }
             }
-            Some(Command::CancelFilter) => {
+            Some(Command::DropFields) => {
                 self.editing = false;
                 self.draft.clear();
                 if !self.fields.is_empty() {
@@ -727,11 +728,11 @@ impl HandlesPane {
         let theme = ui.theme;
         let accept = ui
             .keymap
-            .key_label(Context::Fields, Command::AcceptFilter)
+            .key_label(Context::Fields, Command::ApplyFields)
             .unwrap_or_default();
         let cancel = ui
             .keymap
-            .key_label(Context::Fields, Command::CancelFilter)
+            .key_label(Context::Fields, Command::DropFields)
             .unwrap_or_default();
         let note = if self.draft.trim().is_empty() {
             format!("   e.g. id,owner,gridAttributes.ore · {accept} with none shows all fields")
@@ -791,7 +792,7 @@ impl Pane for HandlesPane {
     fn commands(&self) -> Vec<Command> {
         let mut out = Vec::new();
         if self.editing {
-            out.extend([Command::AcceptFilter, Command::CancelFilter]);
+            out.extend([Command::ApplyFields, Command::DropFields]);
             if !self.draft.is_empty() {
                 out.push(Command::EraseChar);
             }

@@ -1,4 +1,5 @@
-//! The panes behind the tabs, one file each.
+//! The panes behind the tabs, one file each, or a directory (`mod.rs` with the state
+//! and keys, beside the drawing or another part) where one file would run long.
 
 pub(crate) mod actions;
 pub(crate) mod docs;

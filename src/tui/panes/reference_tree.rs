@@ -42,7 +42,7 @@ use ratatui::widgets::Block;
 use serde_json::{Map, Value, json};
 
 use super::entities::KIND_ORDER;
-use super::entity_tree::{Change, Fetched, Fields, Node, NodeId, NodeKind, QUERY_TOOL, TreeView};
+use super::entity_tree::{Fetched, Fields, QUERY_TOOL};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
 use crate::references::ENTRY_FIELDS;
@@ -50,6 +50,7 @@ use crate::tui::component::{Ctx, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
 use crate::tui::theme::Role;
+use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
 
 /// One entry of the answer's `references`.
 #[derive(Debug)]

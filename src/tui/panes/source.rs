@@ -6,18 +6,18 @@ use std::sync::{Arc, Mutex};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::json;
 
 use super::super::component::{Ctx, EventState, SELECTED_MARK, Ui, dispatch};
 use super::super::dispatch::{Reply, RequestId};
 use super::super::keymap::{Command, Context};
 use super::super::theme::Role;
-use super::entities::area_block;
 use crate::source::GameSource;
 use crate::source::switch::Switcher;
+use crate::tui::widgets::{self, area_block};
 
 /// Where a connection attempt leaves its source until the dialog takes it.
 type Connected = Arc<Mutex<Option<Arc<dyn GameSource>>>>;
@@ -88,9 +88,9 @@ impl SourceDialog {
     pub(crate) fn commands(&self) -> Vec<Command> {
         let mut out = vec![Command::Up, Command::Down];
         if self.pending.is_none() && self.switcher.is_some() {
-            out.push(Command::AcceptFilter);
+            out.push(Command::Connect);
         }
-        out.push(Command::CancelFilter);
+        out.push(Command::Close);
         if self.choice == 1 {
             out.extend([Command::EraseChar, Command::ClearText]);
         }
@@ -125,11 +125,11 @@ impl SourceDialog {
                 }
                 Command::ClearText => self.endpoint.clear(),
                 // Closing gives up a connection on its way: the console keeps its source.
-                Command::CancelFilter => {
+                Command::Close => {
                     self.open = false;
                     self.pending = None;
                 }
-                Command::AcceptFilter => self.connect(ctx),
+                Command::Connect => self.connect(ctx),
                 _ => {}
             },
         );
@@ -205,20 +205,7 @@ impl SourceDialog {
         let width = area.width.min(64);
         // Six rows of text, one more when an error wraps, and the borders.
         let height = area.height.min(9);
-        let [_, column, _] = Layout::horizontal([
-            Constraint::Fill(1),
-            Constraint::Length(width),
-            Constraint::Fill(1),
-        ])
-        .areas(area);
-        let [_, popup, _] = Layout::vertical([
-            Constraint::Fill(1),
-            Constraint::Length(height),
-            Constraint::Fill(1),
-        ])
-        .areas(column);
-        Clear.render(popup, buf);
-        buf.set_style(popup, ui.theme.style(Role::Base));
+        let popup = widgets::popup(area, width, height, buf, ui.theme);
         let block = area_block(ui, " Source ", true);
         let inner = block.inner(popup);
         block.render(popup, buf);

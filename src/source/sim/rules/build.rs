@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Plan, Reqs, fid, pid, planet_id, sid, type_u64};
+use super::{Change, Decided, Reqs, fid, pid, planet_id, sid, type_u64};
 use crate::chain::{Assume, Signed};
 use crate::entity::EntityId;
 use crate::entity::struct_types::{Ambit, struct_type};
@@ -26,7 +26,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         // `MsgStructBuild` may leave the player to the creator.
         let player = if player == 0 {
             match signed
@@ -204,7 +204,7 @@ impl World {
         let (ambit, slot) = free.expect("checked");
         (
             actor,
-            Some(Plan::Initiate {
+            Some(Decided::Initiate {
                 player,
                 type_id,
                 location: home,
@@ -226,7 +226,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
             return (None, None);
         };
@@ -251,7 +251,7 @@ impl World {
             block_start: s.block_start_build,
         };
         self.check_proof(work, s.kind().build_difficulty, nonce, proof, height, reqs);
-        (actor, Some(Plan::Complete { strct }))
+        (actor, Some(Decided::Complete { strct }))
     }
 
     /// The requirements of bringing a built struct online: its activation charge and
@@ -263,7 +263,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
             return (None, None);
         };
@@ -289,7 +289,7 @@ impl World {
         self.check_online(s.owner, assume, reqs);
         self.check_charge(s.owner, type_u64(t, "activateCharge"), height, assume, reqs);
         self.check_power(s.owner, t.passive_draw, assume, reqs);
-        (actor, Some(Plan::Activate { strct }))
+        (actor, Some(Decided::Activate { strct }))
     }
 
     /// The requirements of taking a struct offline: only that it is online.
@@ -298,7 +298,7 @@ impl World {
         signed: &Signed,
         strct: u64,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
             return (None, None);
         };
@@ -311,7 +311,7 @@ impl World {
                 format!("{} is not online", sid(strct))
             },
         );
-        (actor, Some(Plan::Deactivate { strct }))
+        (actor, Some(Decided::Deactivate { strct }))
     }
 
     /// Places the new struct in its slot and starts drawing its build power.

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Plan, Reqs, pid, planet_id, sid, type_u64};
+use super::{Change, Decided, Reqs, pid, planet_id, sid, type_u64};
 use crate::chain::{Assume, Signed, WeaponChoice};
 use crate::entity::EntityId;
 use crate::game::Dice;
@@ -97,7 +97,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
             return (None, None);
         };
@@ -190,7 +190,7 @@ impl World {
         }
         (
             actor,
-            Some(Plan::Attack {
+            Some(Decided::Attack {
                 strct,
                 target,
                 weapon: slot,
@@ -208,7 +208,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((d, actor)) = self.live_struct(signed, defender, reqs) else {
             return (None, None);
         };
@@ -257,7 +257,7 @@ impl World {
         );
         (
             actor,
-            Some(Plan::DefenseSet {
+            Some(Decided::DefenseSet {
                 defender,
                 protected,
             }),
@@ -272,7 +272,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((d, actor)) = self.live_struct(signed, defender, reqs) else {
             return (None, None);
         };
@@ -291,7 +291,7 @@ impl World {
             assume,
             reqs,
         );
-        (actor, Some(Plan::DefenseClear { defender }))
+        (actor, Some(Decided::DefenseClear { defender }))
     }
 
     /// Resolves the attack by the combat rules with the owner's dice, writes the

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Plan, Reqs, fid, pid, planet_id, type_u64};
+use super::{Change, Decided, Reqs, fid, pid, planet_id, type_u64};
 use crate::chain::{Assume, Signed};
 use crate::game::PLANET_STARTING_ORE;
 use crate::pow::{Action, Work};
@@ -17,7 +17,7 @@ impl World {
         player: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         if self
             .players
             .get((player).wrapping_sub(1) as usize)
@@ -59,7 +59,7 @@ impl World {
                 )
             },
         );
-        (actor, Some(Plan::Explore { player }))
+        (actor, Some(Decided::Explore { player }))
     }
 
     /// The requirements of moving a fleet: an active destination elsewhere and an
@@ -72,7 +72,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some(f) = fleet
             .checked_sub(1)
             .and_then(|i| self.fleets.get(i as usize))
@@ -133,7 +133,7 @@ impl World {
                 reqs,
             );
         }
-        (actor, Some(Plan::Move { fleet, destination }))
+        (actor, Some(Decided::Move { fleet, destination }))
     }
 
     /// The requirements of completing a raid: the fleet away at the planet and first in
@@ -150,7 +150,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some(f) = fleet
             .checked_sub(1)
             .and_then(|i| self.fleets.get(i as usize))
@@ -238,7 +238,7 @@ impl World {
             };
             self.check_proof(work, target.planetary_shield, nonce, proof, height, reqs);
         }
-        (actor, Some(Plan::Raid { fleet, planet: at }))
+        (actor, Some(Decided::Raid { fleet, planet: at }))
     }
 
     /// Re-evaluates the raid clock of the player's planet and of the planet its fleet is

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Plan, Reqs, pid, planet_id, sid, type_u64};
+use super::{Change, Decided, Reqs, pid, planet_id, sid, type_u64};
 use crate::chain::{Assume, Signed};
 use crate::game::{ORE_PER_MINING_COMPLETION, UALPHA_PER_REFINED_ORE};
 use crate::pow::{Action, Work};
@@ -22,7 +22,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
             return (None, None);
         };
@@ -124,9 +124,9 @@ impl World {
             self.check_proof(work, range, nonce, proof, height, reqs);
         }
         let plan = if mining {
-            Plan::Mine { strct, planet }
+            Decided::Mine { strct, planet }
         } else {
-            Plan::Refine { strct }
+            Decided::Refine { strct }
         };
         (actor, Some(plan))
     }

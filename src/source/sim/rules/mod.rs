@@ -51,7 +51,7 @@ pub struct Checked {
     pub requirements: Vec<Requirement>,
     /// The player acting, when it could be resolved.
     pub actor: Option<u64>,
-    plan: Option<Plan>,
+    plan: Option<Decided>,
 }
 
 impl Checked {
@@ -85,7 +85,7 @@ pub struct Change {
 
 /// What `check` resolved, so `apply` does not decide anything twice.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Plan {
+enum Decided {
     Explore {
         player: u64,
     },
@@ -193,7 +193,7 @@ impl World {
         height: u64,
         assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Plan>) {
+    ) -> (Option<u64>, Option<Decided>) {
         match &signed.msg {
             Msg::PlanetExplore { player } => self.plan_explore(signed, *player, assume, reqs),
             Msg::StructBuildInitiate {
@@ -294,32 +294,34 @@ impl World {
     }
 
     /// Applies what `check` resolved, through the family that owns the message.
-    fn commit(&mut self, plan: Plan, height: u64) -> Applied {
+    fn commit(&mut self, plan: Decided, height: u64) -> Applied {
         let mut events = Vec::new();
         let result = match plan {
-            Plan::Explore { player } => self.do_explore(player, height, &mut events),
-            Plan::Initiate {
+            Decided::Explore { player } => self.do_explore(player, height, &mut events),
+            Decided::Initiate {
                 player,
                 type_id,
                 location,
                 ambit,
                 slot,
             } => self.do_initiate(player, type_id, location, ambit, slot, height, &mut events),
-            Plan::Complete { strct } => self.do_complete(strct, height, &mut events),
-            Plan::Activate { strct } => self.do_activate(strct, height, &mut events),
-            Plan::Deactivate { strct } => self.do_deactivate(strct, height, &mut events),
-            Plan::Mine { strct, planet } => self.do_mine(strct, planet, height, &mut events),
-            Plan::Refine { strct } => self.do_refine(strct, height, &mut events),
-            Plan::DefenseSet {
+            Decided::Complete { strct } => self.do_complete(strct, height, &mut events),
+            Decided::Activate { strct } => self.do_activate(strct, height, &mut events),
+            Decided::Deactivate { strct } => self.do_deactivate(strct, height, &mut events),
+            Decided::Mine { strct, planet } => self.do_mine(strct, planet, height, &mut events),
+            Decided::Refine { strct } => self.do_refine(strct, height, &mut events),
+            Decided::DefenseSet {
                 defender,
                 protected,
             } => self.do_defense_set(defender, protected, height, &mut events),
-            Plan::DefenseClear { defender } => self.do_defense_clear(defender, height, &mut events),
-            Plan::Move { fleet, destination } => {
+            Decided::DefenseClear { defender } => {
+                self.do_defense_clear(defender, height, &mut events)
+            }
+            Decided::Move { fleet, destination } => {
                 self.do_move(fleet, destination, height, &mut events)
             }
-            Plan::Raid { fleet, planet } => self.do_raid(fleet, planet, height, &mut events),
-            Plan::Attack {
+            Decided::Raid { fleet, planet } => self.do_raid(fleet, planet, height, &mut events),
+            Decided::Attack {
                 strct,
                 target,
                 weapon,

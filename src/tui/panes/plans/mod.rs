@@ -48,8 +48,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 use serde_json::Value;
 
-use super::entities::area_block;
-use super::entity_tree::{Change, Fetched, Fields, TreeView};
+use super::entity_tree::{Fetched, Fields};
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
@@ -64,6 +63,8 @@ use crate::tui::component::{
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
+use crate::tui::widgets::tree::{Change, TreeView};
 use params::*;
 use render::*;
 
@@ -362,7 +363,7 @@ impl PlansPane {
                 Command::Down => pick.list.select_next(),
                 Command::Top => pick.list.select_first(),
                 Command::Bottom => pick.list.select(Some(len.saturating_sub(1))),
-                Command::ChooseAction => {
+                Command::OpenPlanCall => {
                     let at = pick.list.selected().unwrap_or(0).min(len.saturating_sub(1));
                     if let Some(pick) = self.pick.take()
                         && let Some(found) = pick.plans.into_iter().nth(at)
@@ -371,7 +372,7 @@ impl PlansPane {
                         self.open_found(pick.label, found, &core, ctx);
                     }
                 }
-                Command::CancelFilter => self.pick = None,
+                Command::Close => self.pick = None,
                 _ => {}
             }
             return;
@@ -749,7 +750,7 @@ impl Pane for PlansPane {
 
     fn commands(&self) -> Vec<Command> {
         if let Some(p) = &self.prompt {
-            let mut out = vec![Command::AcceptFilter, Command::CancelFilter];
+            let mut out = vec![Command::OpenPlanFile, Command::Close];
             if !p.is_empty() {
                 out.extend([Command::EraseChar, Command::ClearText]);
             }
@@ -760,7 +761,7 @@ impl Pane for PlansPane {
             if pick.plans.len() > 1 {
                 out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
             }
-            out.extend([Command::ChooseAction, Command::CancelFilter]);
+            out.extend([Command::OpenPlanCall, Command::Close]);
             return out;
         }
         let mut out = Vec::new();

@@ -424,7 +424,7 @@ impl PlansPane {
         let text = self.prompt.clone().unwrap_or_default();
         let accept = ui
             .keymap
-            .key_label(Context::PlanPrompt, Command::AcceptFilter)
+            .key_label(Context::PlanPrompt, Command::OpenPlanFile)
             .unwrap_or_default();
         let note = if text.is_empty() && !self.last_path.is_empty() {
             format!("   {accept} opens {} again", self.last_path)

@@ -18,22 +18,19 @@ use std::sync::{Arc, Mutex};
 use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{
-    Gauge, List, ListItem, ListState, Paragraph, Sparkline, StatefulWidget, Widget, Wrap,
-};
+use ratatui::widgets::ListState;
 use serde_json::{Value, json};
 
 use super::actions::FoundProof;
-use super::entities::area_block;
 use crate::context::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::clipboard::Clipboard;
-use crate::tui::component::{Ctx, EventState, Pane, SELECTED_MARK, Ui, dispatch};
+use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
-use crate::tui::theme::Role;
+
+mod render;
 
 const SCHEDULE_TOOL: &str = "structs_calculate_pow_schedule";
 const SEARCH_TOOL: &str = "structs_calculate_proof_of_work";
@@ -43,9 +40,9 @@ const JOB_ITERATIONS: u64 = 1_000_000_000_000;
 const RATE_SAMPLES: usize = 120;
 const MAX_PROMPT_LEN: usize = 96;
 
-/// What the job's plan says (from the schedule tool).
+/// What the schedule tool says of a job: when to start and what it will cost.
 #[derive(Debug, Clone)]
-struct Plan {
+struct Schedule {
     block_start: u64,
     range: u64,
     range_source: String,
@@ -95,7 +92,7 @@ struct Job {
     args: Value,
     /// The age was given: the difficulty does not move with the block height.
     age: Option<u64>,
-    plan: Option<Plan>,
+    plan: Option<Schedule>,
     plan_request: Option<RequestId>,
     run_request: Option<RequestId>,
     state: State,
@@ -431,8 +428,8 @@ fn work_of(record: &Value) -> Result<&'static str, String> {
     ))
 }
 
-fn plan_from(v: &Value) -> Option<Plan> {
-    Some(Plan {
+fn plan_from(v: &Value) -> Option<Schedule> {
+    Some(Schedule {
         block_start: v["block_start"].as_u64()?,
         range: v["difficulty_range"].as_u64()?,
         range_source: v["difficulty_range_source"]
@@ -496,14 +493,14 @@ impl Pane for PowPane {
                 Context::PowPrompt,
                 &offered,
                 |command, ctx| match command {
-                    Command::AcceptFilter => {
+                    Command::PlanJob => {
                         let text = self.prompt.take().unwrap_or_default();
                         if let Err(e) = self.add_job(&text, ctx) {
                             ctx.status.error(e);
                             self.prompt = Some(text);
                         }
                     }
-                    Command::CancelFilter => self.prompt = None,
+                    Command::Close => self.prompt = None,
                     Command::EraseChar => {
                         if let Some(t) = &mut self.prompt {
                             t.pop();
@@ -522,7 +519,7 @@ impl Pane for PowPane {
             |command, ctx| match command {
                 Command::NewJob => self.prompt = Some(String::new()),
                 Command::CancelJob => self.cancel_selected(ctx),
-                Command::CopyJson => self.copy_selected(ctx),
+                Command::CopyProof => self.copy_selected(ctx),
                 Command::Up | Command::Down | Command::Top | Command::Bottom => {
                     let n = self.jobs.len();
                     let at = self.list.selected().unwrap_or(0);
@@ -622,11 +619,7 @@ impl Pane for PowPane {
 
     fn commands(&self) -> Vec<Command> {
         if self.prompt.is_some() {
-            return vec![
-                Command::AcceptFilter,
-                Command::CancelFilter,
-                Command::EraseChar,
-            ];
+            return vec![Command::PlanJob, Command::Close, Command::EraseChar];
         }
         let mut out = vec![Command::NewJob];
         if self.jobs.len() > 1 {
@@ -634,7 +627,7 @@ impl Pane for PowPane {
         }
         match self.selected().map(|j| &j.state) {
             Some(State::Planning | State::Waiting | State::Running) => out.push(Command::CancelJob),
-            Some(State::Found(_)) => out.push(Command::CopyJson),
+            Some(State::Found(_)) => out.push(Command::CopyProof),
             _ => {}
         }
         out
@@ -646,320 +639,6 @@ impl Pane for PowPane {
             Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(area);
         self.render_list(left, buf, ui);
         self.render_job(right, buf, ui);
-    }
-}
-
-impl PowPane {
-    fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let title = format!(" Jobs · {} ", self.jobs.len());
-        let block = area_block(ui, &title, true);
-        if let Some(text) = &self.prompt {
-            let inner = block.inner(area);
-            block.render(area, buf);
-            Paragraph::new(vec![
-                Line::from(Span::styled("new job:", theme.style(Role::Muted))),
-                Line::from(vec![
-                    Span::styled(text.clone(), theme.style(Role::Prompt)),
-                    Span::styled("▏", theme.style(Role::Prompt)),
-                ]),
-                Line::default(),
-                Line::from(Span::styled(
-                    "ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]",
-                    theme.style(Role::Muted),
-                )),
-                Line::from(Span::styled(
-                    "e.g. 5-12 · 5-7 mine · 9-3@2-8 raid",
-                    theme.style(Role::Muted),
-                )),
-            ])
-            .wrap(Wrap { trim: true })
-            .render(inner, buf);
-            return;
-        }
-        if self.jobs.is_empty() {
-            Paragraph::new(Span::styled(
-                "No jobs yet. n starts one; w on a struct in Entities does too.",
-                theme.style(Role::Muted),
-            ))
-            .wrap(Wrap { trim: true })
-            .block(block)
-            .render(area, buf);
-            return;
-        }
-        let items: Vec<ListItem> = self
-            .jobs
-            .iter()
-            .map(|j| {
-                let role = match j.state {
-                    State::Found(_) => Role::Info,
-                    State::Failed(_) => Role::Error,
-                    State::Cancelled => Role::Muted,
-                    _ => Role::Text,
-                };
-                ListItem::new(Line::from(vec![
-                    Span::styled(
-                        format!("{} {} ", j.number, j.label),
-                        theme.style(Role::Text),
-                    ),
-                    Span::styled(j.status_word(), theme.style(role)),
-                ]))
-            })
-            .collect();
-        StatefulWidget::render(
-            List::new(items)
-                .block(block)
-                .highlight_symbol(SELECTED_MARK)
-                .highlight_style(theme.style(Role::Selected)),
-            area,
-            buf,
-            &mut self.list,
-        );
-    }
-
-    fn render_job(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let Some(job) = self.selected() else {
-            Paragraph::new(Span::styled(
-                "The selected job's plan and progress show here.",
-                theme.style(Role::Muted),
-            ))
-            .block(area_block(ui, " Job ", false))
-            .render(area, buf);
-            return;
-        };
-        let block = area_block(ui, &format!(" Job {} · {} ", job.number, job.label), false);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let field = |name: &str, value: String| {
-            Line::from(vec![
-                Span::styled(format!("{name:<14}"), theme.style(Role::Field)),
-                Span::styled(value, theme.style(Role::Value)),
-            ])
-        };
-        let mut lines = Vec::new();
-        lines.push(field(
-            "action",
-            job.args["action_type"].as_str().unwrap_or("").to_string(),
-        ));
-        let Some(plan) = &job.plan else {
-            let text = match &job.state {
-                State::Failed(m) => Span::styled(m.clone(), theme.style(Role::Error)),
-                State::Cancelled => Span::styled("cancelled", theme.style(Role::Muted)),
-                _ => Span::styled("planning…", theme.style(Role::Muted)),
-            };
-            lines.push(Line::from(text));
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: true })
-                .render(inner, buf);
-            return;
-        };
-        let required = job.required_now().unwrap_or(64);
-        lines.push(field(
-            "work",
-            format!(
-                "started at block {} · range {} ({})",
-                plan.block_start, plan.range, plan.range_source
-            ),
-        ));
-        let age = job
-            .age
-            .unwrap_or_else(|| job.block_now.saturating_sub(plan.block_start));
-        lines.push(field(
-            "now",
-            format!(
-                "{} · age {age} · difficulty {required}",
-                if job.age.is_some() {
-                    "age given".to_string()
-                } else {
-                    format!("block {}", job.block_now)
-                }
-            ),
-        ));
-        let live = job.live();
-        let last = live.last.clone().unwrap_or(Value::Null);
-        let mut gauge: Option<f64> = None;
-        match &job.state {
-            State::Waiting => {
-                let starts = plan.web_client_start_block;
-                lines.push(field(
-                    "waiting",
-                    match starts {
-                        // A paused clock brings no block: say so rather than a time.
-                        Some(b) if job.age.is_none() && self.clock_paused => format!(
-                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (clock paused)"
-                        ),
-                        Some(b) if job.age.is_none() => format!(
-                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (in {})",
-                            span(
-                                b.saturating_sub(job.block_now) as f64
-                                    * pow::schedule::BLOCK_SECONDS
-                            )
-                        ),
-                        _ => {
-                            format!("difficulty {required} never falls to {WEB_CLIENT_START} here")
-                        }
-                    },
-                ));
-                lines.push(field("best start", {
-                    let d = plan
-                        .steps
-                        .iter()
-                        .find(|(_, b)| *b == plan.recommended_start_block)
-                        .map_or(0, |(d, _)| *d);
-                    if self.clock_paused && job.age.is_none() {
-                        format!(
-                            "block {} (difficulty {d}); the clock is paused",
-                            plan.recommended_start_block
-                        )
-                    } else {
-                        format!(
-                            "block {} (difficulty {d}): a proof about {} from now at {}",
-                            plan.recommended_start_block,
-                            span(plan.expected_seconds_to_proof),
-                            rate(plan.hashrate)
-                        )
-                    }
-                }));
-            }
-            State::Running | State::Found(_) | State::Failed(_) | State::Cancelled => {
-                let iterations = last["iterations"].as_u64().unwrap_or(0);
-                let d = last["required_difficulty"]
-                    .as_u64()
-                    .or_else(|| last["difficulty"].as_u64())
-                    .unwrap_or(u64::from(required)) as u32;
-                let best = last["best_achieved_difficulty"]
-                    .as_u64()
-                    .or_else(|| last["achieved_difficulty"].as_u64())
-                    .unwrap_or(0);
-                let elapsed = last["elapsed_ms"]
-                    .as_u64()
-                    .or_else(|| last["computation_time_ms"].as_u64())
-                    .unwrap_or(0);
-                let r = last["hashrate"].as_f64().unwrap_or(0.0);
-                lines.push(field(
-                    "hashing",
-                    format!(
-                        "{iterations} iterations · {} · {}",
-                        rate(r),
-                        span(elapsed as f64 / 1000.0),
-                    ),
-                ));
-                lines.push(field(
-                    "threads",
-                    format!(
-                        "{} × {}",
-                        last["threads"].as_u64().unwrap_or(0),
-                        last["kernel"].as_str().unwrap_or("?")
-                    ),
-                ));
-                lines.push(field("best so far", format!("{best} of {d} leading zeros")));
-                if matches!(job.state, State::Running) {
-                    gauge = Some(iterations as f64 / pow::expected_hashes(d));
-                    lines.push(field(
-                        "expected",
-                        format!(
-                            "{} more at this rate",
-                            span(pow::expected_hashes(d) / r.max(1.0))
-                        ),
-                    ));
-                }
-            }
-            State::Planning => {}
-        }
-        match &job.state {
-            State::Found(v) => {
-                lines.push(Line::default());
-                lines.push(Line::from(Span::styled(
-                    format!("proof found (c copies it) · valid {}", v["valid"]),
-                    theme.style(Role::Info),
-                )));
-                lines.push(field("nonce", v["nonce"].to_string()));
-                lines.push(field(
-                    "input",
-                    v["input"].as_str().unwrap_or("").to_string(),
-                ));
-                let hash = v["hash"].as_str().unwrap_or("").to_string();
-                if usize::from(inner.width) >= 14 + hash.len() {
-                    lines.push(field("hash", hash));
-                } else {
-                    lines.push(field("hash", String::new()));
-                    lines.push(Line::from(Span::styled(hash, theme.style(Role::Value))));
-                }
-            }
-            State::Failed(m) => lines.push(Line::from(Span::styled(
-                m.clone(),
-                theme.style(Role::Error),
-            ))),
-            State::Cancelled => lines.push(Line::from(Span::styled(
-                "cancelled",
-                theme.style(Role::Muted),
-            ))),
-            _ => {}
-        }
-        let text_height = lines.len() as u16;
-        let [text_area, gauge_area, spark_area, steps_area] = Layout::vertical([
-            Constraint::Length(text_height),
-            Constraint::Length(if gauge.is_some() { 1 } else { 0 }),
-            Constraint::Length(if live.rates.is_empty() { 0 } else { 3 }),
-            Constraint::Min(0),
-        ])
-        .areas(inner);
-        Paragraph::new(lines).render(text_area, buf);
-        if let Some(ratio) = gauge {
-            Gauge::default()
-                .ratio(ratio.clamp(0.0, 1.0))
-                .label(if ratio < 0.01 {
-                    format!("{:.3}% of the expected hashes", ratio * 100.0)
-                } else {
-                    format!("{:.0}% of the expected hashes", (ratio * 100.0).min(999.0))
-                })
-                .gauge_style(theme.style(Role::Info))
-                .render(gauge_area, buf);
-        }
-        if !live.rates.is_empty() {
-            Sparkline::default()
-                .data(&live.rates)
-                .style(theme.style(Role::Value))
-                .render(spark_area, buf);
-        }
-        // The coming steps: the difficulty by block.
-        let mut rows = vec![Line::from(Span::styled(
-            "difficulty  from block  expected time",
-            theme.style(Role::Muted),
-        ))];
-        // The step of now, then the steps that matter: difficulty 16 and below.
-        let now_at = plan
-            .steps
-            .iter()
-            .position(|(d, _)| *d <= required)
-            .unwrap_or(0);
-        let mut last_shown: Option<usize> = None;
-        for (i, (d, from)) in plan.steps.iter().enumerate().skip(now_at) {
-            if i != now_at && *d > 16 {
-                continue;
-            }
-            if rows.len() + 1 >= usize::from(steps_area.height) {
-                break;
-            }
-            if last_shown.is_some_and(|l| l + 1 != i) {
-                rows.push(Line::from(Span::styled(
-                    "        …",
-                    theme.style(Role::Muted),
-                )));
-            }
-            last_shown = Some(i);
-            let mark = if *d == required { "›" } else { " " };
-            rows.push(Line::from(vec![
-                Span::styled(format!("{mark}{d:>9}  "), theme.style(Role::Value)),
-                Span::styled(format!("{from:>10}  "), theme.style(Role::Text)),
-                Span::styled(
-                    span(pow::expected_hashes(*d) / plan.hashrate.max(1.0)),
-                    theme.style(Role::Muted),
-                ),
-            ]));
-        }
-        Paragraph::new(rows).render(steps_area, buf);
     }
 }
 

@@ -8,14 +8,14 @@ use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Paragraph, Tabs, Widget};
+use ratatui::widgets::{Tabs, Widget};
 use serde_json::json;
 use tokio::runtime::Handle;
 
 use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
 use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui, fit};
 use super::dispatch::{Dispatcher, Reply, RequestId};
-use super::keymap::{Command, Context, Hint, Keymap};
+use super::keymap::{Command, Context, Keymap};
 use super::panes::docs::DocsPane;
 use super::panes::entities::{EntitiesPane, PowRequest};
 use super::panes::event_log::EventLog;
@@ -25,9 +25,12 @@ use super::panes::pow::PowPane;
 use super::panes::replay::ReplayPane;
 use super::panes::server::ServerPane;
 use super::panes::source::{SourceDialog, Switched};
+pub use super::tab::Tab;
 use super::theme::{Role, Theme};
 use crate::core::Core;
 use crate::entity::EntityId;
+
+mod help;
 
 /// The tool the clock keys call.
 const CLOCK_TOOL: &str = "structs_clock_control";
@@ -40,82 +43,6 @@ pub const MIN_HEIGHT: u16 = 8;
 /// How long [`App::settle`] waits for any one tool result before giving up.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The console's tabs, in the order the tab bar shows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Tab {
-    Entities,
-    Handles,
-    Plans,
-    Pow,
-    Docs,
-    Replay,
-    Server,
-}
-
-impl Tab {
-    /// Every tab, left to right.
-    pub const ALL: [Tab; 7] = [
-        Tab::Entities,
-        Tab::Handles,
-        Tab::Plans,
-        Tab::Pow,
-        Tab::Docs,
-        Tab::Replay,
-        Tab::Server,
-    ];
-
-    /// The tab bar title.
-    pub fn title(self) -> &'static str {
-        match self {
-            Tab::Entities => "Entities",
-            Tab::Handles => "Handles",
-            Tab::Plans => "Plans",
-            Tab::Pow => "PoW",
-            Tab::Docs => "Docs",
-            Tab::Replay => "Replay",
-            Tab::Server => "Server",
-        }
-    }
-
-    /// The tab a keymap context belongs to, or `None` for the contexts every tab
-    /// shares (the global keys, help, the source dialog). Exhaustive, so a new
-    /// context must be placed.
-    pub fn of_context(context: Context) -> Option<Tab> {
-        use Context as X;
-        Some(match context {
-            X::Global | X::Help | X::SourceDialog => return None,
-            X::Kinds
-            | X::List
-            | X::Tree
-            | X::References
-            | X::Filter
-            | X::ActionMenu
-            | X::ActionTypes
-            | X::ActionForm
-            | X::ActionResult => Tab::Entities,
-            X::Handles | X::HandleData | X::Fields => Tab::Handles,
-            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
-            X::Pow | X::PowPrompt => Tab::Pow,
-            X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
-            X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
-            X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
-        })
-    }
-
-    /// The tab's position, from 1; its number key shows it.
-    pub fn number(self) -> u8 {
-        match self {
-            Tab::Entities => 1,
-            Tab::Handles => 2,
-            Tab::Plans => 3,
-            Tab::Pow => 4,
-            Tab::Docs => 5,
-            Tab::Replay => 6,
-            Tab::Server => 7,
-        }
-    }
-}
-
 /// The console. It reaches the game only through tool calls on its [`Core`] (and
 /// [`Core::status`] for the header); calls run on the tokio runtime and their results
 /// are applied by [`App::update`], so handling a key or drawing a frame never waits.
@@ -126,16 +53,8 @@ pub struct App {
     dispatcher: Dispatcher,
     status: StatusLine,
     tab: Tab,
-    entities: EntitiesPane,
-    handles: HandlesPane,
-    pow: PowPane,
-    plans: PlansPane,
-    /// The Docs tab.
-    docs: DocsPane,
-    /// The Replay tab.
-    replay: ReplayPane,
-    /// The Server tab.
-    server: ServerPane,
+    /// The pane behind each tab.
+    panes: Panes,
     /// The clipboard both panes copy to.
     clipboard: SharedClipboard,
     /// When the Handles pane's list was last asked for by the console itself.
@@ -162,7 +81,7 @@ impl App {
     /// server and its traffic, and opens first when the server is not a
     /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
-        self.server.attach(remote);
+        self.panes.server.attach(remote);
         if self.core.tool_spec("structs_list_entities").is_none() {
             self.tab = Tab::Server;
         }
@@ -209,13 +128,15 @@ impl App {
             dispatcher,
             status,
             tab,
-            entities,
-            handles: HandlesPane::new(Box::new(clipboard.clone())),
-            pow: PowPane::new(Box::new(clipboard.clone()), None),
-            plans,
-            docs: DocsPane::new(),
-            replay: ReplayPane::new(),
-            server,
+            panes: Panes {
+                entities,
+                handles: HandlesPane::new(Box::new(clipboard.clone())),
+                pow: PowPane::new(Box::new(clipboard.clone()), None),
+                plans,
+                docs: DocsPane::new(),
+                replay: ReplayPane::new(),
+                server,
+            },
             clipboard,
             handles_listed_at: None,
             events,
@@ -243,7 +164,7 @@ impl App {
             status: &mut self.status,
             keymap: &self.keymap,
         };
-        self.entities = EntitiesPane::new(&mut ctx);
+        self.panes.entities = EntitiesPane::new(&mut ctx);
         self.status.info(format!("source: {text}"));
     }
 
@@ -257,7 +178,7 @@ impl App {
     /// Plans proof-of-work jobs with this hash rate (hashes per second) instead of the
     /// one the server measures: to plan for another machine, or for a fixed frame.
     pub fn with_pow_hashrate(mut self, hashrate: f64) -> App {
-        self.pow = PowPane::new(Box::new(self.clipboard.clone()), Some(hashrate));
+        self.panes.pow = PowPane::new(Box::new(self.clipboard.clone()), Some(hashrate));
         self
     }
 
@@ -266,21 +187,21 @@ impl App {
     /// ignores its search's own reports from then on.
     #[doc(hidden)]
     pub fn pin_pow_progress(&mut self, index: usize, data: serde_json::Value) {
-        self.pow.pin_progress(index, data);
+        self.panes.pow.pin_progress(index, data);
     }
 
     /// Opens a plan (its JSON, as `structs_plan_execute` takes it) in the Plans pane
     /// under `label` and shows that tab. A plan that does not validate shows its
     /// problems there. Whatever ran in the pane before is cancelled.
     pub fn open_plan(&mut self, label: impl Into<String>, plan: serde_json::Value) {
-        self.plans.open_plan(label.into(), plan, &self.core);
+        self.panes.plans.open_plan(label.into(), plan, &self.core);
         self.tab = Tab::Plans;
     }
 
     /// Opens a session log (`--record`) in the Replay pane and shows that tab. Its
     /// calls are indexed in the background; the first ones show at once.
     pub fn open_log(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.replay.open(path, &self.core)?;
+        self.panes.replay.open(path, &self.core)?;
         self.tab = Tab::Replay;
         Ok(())
     }
@@ -289,27 +210,27 @@ impl App {
     /// and benchmarks.
     pub fn settle_log(&mut self) {
         let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        while !self.replay.indexed() && std::time::Instant::now() < until {
+        while !self.panes.replay.indexed() && std::time::Instant::now() < until {
             std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
 
     /// The Replay pane's verdicts: calls run again, and how many of them differ.
     pub fn replay_verdicts(&self) -> (usize, usize) {
-        self.replay.verdicts()
+        self.panes.replay.verdicts()
     }
 
     /// The Plans pane's run as `structs_plan_execute` reports it (every step's status,
     /// params, resolved params, result), when a valid plan is open.
     pub fn plan_report(&self) -> Option<serde_json::Value> {
-        self.plans.report()
+        self.panes.plans.report()
     }
 
     /// Test seam: the Plans pane leaves durations out of its frame, so a frame after a
     /// run is the same every time.
     #[doc(hidden)]
     pub fn pin_plan_timing(&mut self) {
-        self.plans.pin_timing();
+        self.panes.plans.pin_timing();
     }
 
     /// Work that comes with time rather than keys: while the Handles tab is on show, its
@@ -324,7 +245,7 @@ impl App {
                 status: &mut self.status,
                 keymap: &self.keymap,
             };
-            self.pow.tick(&mut ctx);
+            self.panes.pow.tick(&mut ctx);
         }
         if self.tab != Tab::Handles {
             return;
@@ -341,7 +262,7 @@ impl App {
             status: &mut self.status,
             keymap: &self.keymap,
         };
-        self.handles.refresh(&mut ctx);
+        self.panes.handles.refresh(&mut ctx);
     }
 
     /// Handles one key event. Releases are ignored; the status line is cleared, so it
@@ -374,7 +295,7 @@ impl App {
         }
         if self.help {
             match self.keymap.command(Context::Help, &key) {
-                Some(Command::CloseHelp) => self.help = false,
+                Some(Command::Close) => self.help = false,
                 _ => {
                     if self.keymap.command(Context::Global, &key) == Some(Command::Quit) {
                         self.quit = true;
@@ -391,19 +312,19 @@ impl App {
         if self.tab == Tab::Entities {
             // Two of the Entities pane's commands reach the PoW pane: `w` starts a job
             // there, and the action dialog takes the nonces its jobs found.
-            let offered = self.entities.commands();
+            let offered = self.panes.entities.commands();
             let bound: Vec<Command> = self
                 .keymap
-                .commands_for(self.entities.context(), &key)
+                .commands_for(self.panes.entities.context(), &key)
                 .collect();
             let wanted = |command: Command| offered.contains(&command) && bound.contains(&command);
             if wanted(Command::PowJob)
-                && let Some(request) = self.entities.take_pow_request()
+                && let Some(request) = self.panes.entities.take_pow_request()
             {
                 match request {
-                    PowRequest::Entity(id) => self.pow.job_for(id, &mut ctx),
+                    PowRequest::Entity(id) => self.panes.pow.job_for(id, &mut ctx),
                     PowRequest::Job(text) => {
-                        if let Err(e) = self.pow.add_job(&text, &mut ctx) {
+                        if let Err(e) = self.panes.pow.add_job(&text, &mut ctx) {
                             ctx.status.error(e);
                         }
                     }
@@ -412,26 +333,16 @@ impl App {
                 return;
             }
             if wanted(Command::OpenActions) {
-                let proofs = self.pow.found_proofs();
-                self.entities.open_actions(&proofs, &mut ctx);
+                let proofs = self.panes.pow.found_proofs();
+                self.panes.entities.open_actions(&proofs, &mut ctx);
                 return;
             }
         }
-        let consumed = match self.tab {
-            Tab::Entities => self.entities.handle_key(&key, &mut ctx),
-            Tab::Handles => self.handles.handle_key(&key, &mut ctx),
-            Tab::Pow => self.pow.handle_key(&key, &mut ctx),
-            Tab::Plans => self.plans.handle_key(&key, &mut ctx),
-            Tab::Docs => self.docs.handle_key(&key, &mut ctx),
-            Tab::Server => self.server.handle_key(&key, &mut ctx),
-            Tab::Replay => {
-                let consumed = self.replay.handle_key(&key, &mut ctx);
-                if let Some((label, plan)) = self.replay.take_plan_request() {
-                    self.open_plan(label, plan);
-                }
-                consumed
-            }
-        };
+        let consumed = self.panes.of(self.tab).handle_key(&key, &mut ctx);
+        // The Replay pane hands a recorded plan call to the Plans pane.
+        if let Some((label, plan)) = self.panes.replay.take_plan_request() {
+            self.open_plan(label, plan);
+        }
         if consumed == EventState::Consumed {
             return;
         }
@@ -447,17 +358,17 @@ impl App {
                         status: &mut self.status,
                         keymap: &self.keymap,
                     };
-                    self.handles.refresh(&mut ctx);
+                    self.panes.handles.refresh(&mut ctx);
                 }
                 if tab == Tab::Docs {
                     // The docs linked to what is selected in Entities.
-                    let entity = self.entities.target().map(|id| id.to_string());
+                    let entity = self.panes.entities.target().map(|id| id.to_string());
                     let mut ctx = Ctx {
                         dispatcher: &mut self.dispatcher,
                         status: &mut self.status,
                         keymap: &self.keymap,
                     };
-                    self.docs.show_entity(entity, &mut ctx);
+                    self.panes.docs.show_entity(entity, &mut ctx);
                 }
                 self.tab = tab;
             }
@@ -493,7 +404,7 @@ impl App {
             self.apply(&reply);
             any = true;
         }
-        let replayed = self.replay.drain();
+        let replayed = self.panes.replay.drain();
         self.events.drain() || any || replayed
     }
 
@@ -515,7 +426,7 @@ impl App {
             }
         }
         self.events.drain();
-        self.replay.drain();
+        self.panes.replay.drain();
     }
 
     fn apply(&mut self, reply: &Reply) {
@@ -548,13 +459,13 @@ impl App {
         };
         // Results nobody claims answer calls that were superseded (a list page asked
         // for again before it came); they are dropped.
-        let _claimed = self.entities.on_reply(reply, &mut ctx)
-            || self.handles.on_reply(reply, &mut ctx)
-            || self.pow.on_reply(reply, &mut ctx)
-            || self.plans.on_reply(reply, &mut ctx)
-            || self.docs.on_reply(reply, &mut ctx)
-            || self.replay.on_reply(reply, &mut ctx)
-            || self.server.on_reply(reply, &mut ctx);
+        let _claimed = self.panes.entities.on_reply(reply, &mut ctx)
+            || self.panes.handles.on_reply(reply, &mut ctx)
+            || self.panes.pow.on_reply(reply, &mut ctx)
+            || self.panes.plans.on_reply(reply, &mut ctx)
+            || self.panes.docs.on_reply(reply, &mut ctx)
+            || self.panes.replay.on_reply(reply, &mut ctx)
+            || self.panes.server.on_reply(reply, &mut ctx);
     }
 
     /// True once the user has asked to quit.
@@ -579,13 +490,13 @@ impl App {
 
     /// The ids on the Entities pane's page on show, in order.
     pub fn listed_ids(&self) -> Vec<EntityId> {
-        self.entities.listed_ids()
+        self.panes.entities.listed_ids()
     }
 
     /// The arguments of the opened entity's latest references query
     /// (`structs_query_entity` with `include_references`), if an entity is open.
     pub fn references_query(&self) -> Option<&serde_json::Value> {
-        self.entities.references_query()
+        self.panes.entities.references_query()
     }
 
     /// The events the log keeps, newest first.
@@ -627,15 +538,7 @@ impl App {
             Constraint::Length(self.events.height_in(rows.body.height)),
         ])
         .areas(rows.body);
-        match self.tab {
-            Tab::Entities => self.entities.render(body, buf, &ui),
-            Tab::Handles => self.handles.render(body, buf, &ui),
-            Tab::Pow => self.pow.render(body, buf, &ui),
-            Tab::Plans => self.plans.render(body, buf, &ui),
-            Tab::Docs => self.docs.render(body, buf, &ui),
-            Tab::Replay => self.replay.render(body, buf, &ui),
-            Tab::Server => self.server.render(body, buf, &ui),
-        }
+        self.panes.of(self.tab).render(body, buf, &ui);
         self.events.render(log, buf, &ui);
         let info = self.core.status();
         self.source.render(
@@ -854,248 +757,33 @@ impl App {
         };
         line.render(area, buf);
     }
-
-    /// The hints of the focused area, then the global keys. The help hint comes
-    /// separately: it is always drawn, since help lists everything the bar leaves out.
-    fn hints(&self) -> (Vec<Hint>, Vec<Hint>) {
-        if self.help {
-            let mut hints = self
-                .keymap
-                .hints(Context::Help, &[Command::CloseHelp], false);
-            hints.extend(self.keymap.hints(Context::Global, &[Command::Quit], true));
-            return (hints, Vec::new());
-        }
-        if self.source.is_open() {
-            let hints = self.keymap.hints(
-                self.source.context(),
-                &self.source.commands(),
-                self.source.captures_text(),
-            );
-            return (hints, Vec::new());
-        }
-        let (context, commands, text) = match self.tab {
-            Tab::Entities => (
-                self.entities.context(),
-                self.entities.commands(),
-                self.entities.captures_text(),
-            ),
-            Tab::Handles => (
-                self.handles.context(),
-                self.handles.commands(),
-                self.handles.captures_text(),
-            ),
-            Tab::Pow => (
-                self.pow.context(),
-                self.pow.commands(),
-                self.pow.captures_text(),
-            ),
-            Tab::Plans => (
-                self.plans.context(),
-                self.plans.commands(),
-                self.plans.captures_text(),
-            ),
-            Tab::Docs => (
-                self.docs.context(),
-                self.docs.commands(),
-                self.docs.captures_text(),
-            ),
-            Tab::Replay => (
-                self.replay.context(),
-                self.replay.commands(),
-                self.replay.captures_text(),
-            ),
-            Tab::Server => (
-                self.server.context(),
-                self.server.commands(),
-                self.server.captures_text(),
-            ),
-        };
-        let mut hints = self.keymap.hints(context, &commands, text);
-        let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
-        global.extend([Command::Quit, Command::ToggleEvents]);
-        hints.extend(self.keymap.hints(Context::Global, &global, text));
-        let help = self
-            .keymap
-            .hints(Context::Global, &[Command::ToggleHelp], text);
-        (hints, help)
-    }
-
-    /// The hint bar: as many whole hints as fit, and the help hint at the end.
-    fn render_hints(&self, area: Rect, buf: &mut Buffer) {
-        if area.is_empty() {
-            return;
-        }
-        let theme = &self.theme;
-        let chip = |hint: &Hint| {
-            [
-                Span::styled(format!(" {} ", hint.keys), theme.style(Role::HintKey)),
-                Span::styled(format!(" {} ", hint.label), theme.style(Role::HintText)),
-            ]
-        };
-        let width_of = |spans: &[Span<'_>]| spans.iter().map(Span::width).sum::<usize>();
-        let (hints, last) = self.hints();
-        let last: Vec<Span<'_>> = last.iter().flat_map(chip).collect();
-        let room = usize::from(area.width).saturating_sub(1 + width_of(&last));
-        let mut spans = vec![Span::raw(" ")];
-        let mut used = 0;
-        for hint in &hints {
-            let chip = chip(hint);
-            let width = width_of(&chip);
-            if used + width > room {
-                break;
-            }
-            used += width;
-            spans.extend(chip);
-        }
-        spans.extend(last);
-        Line::from(spans).render(area, buf);
-    }
-
-    /// The keys of the focused area and the global keys, from the keymap, in a box
-    /// over the pane.
-    fn render_help(&self, body: Rect, buf: &mut Buffer) {
-        let theme = &self.theme;
-        let context = match self.tab {
-            Tab::Entities => self.entities.context(),
-            Tab::Handles => self.handles.context(),
-            Tab::Pow => self.pow.context(),
-            Tab::Plans => self.plans.context(),
-            Tab::Docs => self.docs.context(),
-            Tab::Replay => self.replay.context(),
-            Tab::Server => self.server.context(),
-        };
-        let mut sections = Vec::new();
-        if context != Context::Global {
-            sections.push((context, self.keymap.help(context)));
-        }
-        sections.push((Context::Global, self.keymap.help(Context::Global)));
-        let key_width = sections
-            .iter()
-            .flat_map(|(_, lines)| lines.iter())
-            .map(|l| Line::from(l.keys.as_str()).width())
-            .max()
-            .unwrap_or(0);
-        let width = body.width.min(72);
-        // The description column: what is left of the box after the borders, the
-        // indent and the keys; a long description wraps under itself.
-        let text_width = usize::from(width.saturating_sub(2))
-            .saturating_sub(key_width + 4)
-            .max(12);
-        let mut lines = Vec::new();
-        for (context, entries) in &sections {
-            if !lines.is_empty() {
-                lines.push(Line::default());
-            }
-            lines.push(Line::from(Span::styled(
-                context.title().to_string(),
-                theme.style(Role::Title),
-            )));
-            if *context == Context::Filter {
-                lines.extend(help_line(
-                    theme,
-                    key_width,
-                    text_width,
-                    "0-9 -",
-                    "Type the id, or its start",
-                ));
-            }
-            if *context == Context::ActionForm {
-                lines.extend(help_line(
-                    theme,
-                    key_width,
-                    text_width,
-                    "0-9 -",
-                    "Type the nonce, or the attacking struct's id",
-                ));
-            }
-            for entry in entries {
-                lines.extend(help_line(
-                    theme,
-                    key_width,
-                    text_width,
-                    &entry.keys,
-                    &entry.description,
-                ));
-            }
-        }
-        let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
-        let [_, column, _] = Layout::horizontal([
-            Constraint::Fill(1),
-            Constraint::Length(width),
-            Constraint::Fill(1),
-        ])
-        .areas(body);
-        let [_, popup, _] = Layout::vertical([
-            Constraint::Fill(1),
-            Constraint::Length(height.min(body.height)),
-            Constraint::Fill(1),
-        ])
-        .areas(column);
-        Clear.render(popup, buf);
-        buf.set_style(popup, theme.style(Role::Base));
-        let block = Block::bordered()
-            .border_type(BorderType::Rounded)
-            .border_style(theme.style(Role::BorderFocused))
-            .title(Span::styled(" Keys ", theme.style(Role::Title)));
-        Paragraph::new(lines).block(block).render(popup, buf);
-    }
 }
 
-/// One command in the help box: its keys, then its description wrapped to
-/// `text_width` columns, each further line indented under the first.
-fn help_line(
-    theme: &Theme,
-    key_width: usize,
-    text_width: usize,
-    keys: &str,
-    description: &str,
-) -> Vec<Line<'static>> {
-    let pad = key_width.saturating_sub(Line::from(keys).width());
-    let mut out = Vec::new();
-    for (i, text) in wrap_words(description, text_width).into_iter().enumerate() {
-        let lead = if i == 0 {
-            vec![
-                Span::raw("  "),
-                Span::styled(keys.to_string(), theme.style(Role::HintKey)),
-                Span::raw(" ".repeat(pad + 2)),
-            ]
-        } else {
-            vec![Span::raw(" ".repeat(key_width + 4))]
-        };
-        let mut spans = lead;
-        spans.push(Span::styled(text, theme.style(Role::Text)));
-        out.push(Line::from(spans));
-    }
-    out
+/// The pane behind each tab. Each owns its state; [`Panes::of`] is the one place a
+/// tab is matched to its pane, so a new tab is added there.
+struct Panes {
+    entities: EntitiesPane,
+    handles: HandlesPane,
+    pow: PowPane,
+    plans: PlansPane,
+    docs: DocsPane,
+    replay: ReplayPane,
+    server: ServerPane,
 }
 
-/// `text` in lines of at most `width` columns, broken between words (a word longer
-/// than a line is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let w = Line::from(word).width();
-        let now = Line::from(line.as_str()).width();
-        if !line.is_empty() && now + 1 + w > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        while Line::from(line.as_str()).width() > width {
-            let cut: String = line.chars().take(width).collect();
-            let rest: String = line.chars().skip(width).collect();
-            lines.push(cut);
-            line = rest;
+impl Panes {
+    /// The pane `tab` shows.
+    fn of(&mut self, tab: Tab) -> &mut dyn Pane {
+        match tab {
+            Tab::Entities => &mut self.entities,
+            Tab::Handles => &mut self.handles,
+            Tab::Pow => &mut self.pow,
+            Tab::Plans => &mut self.plans,
+            Tab::Docs => &mut self.docs,
+            Tab::Replay => &mut self.replay,
+            Tab::Server => &mut self.server,
         }
     }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 /// The rows of the frame. Small terminals lose the tab bar first, then the status

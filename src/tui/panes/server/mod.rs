@@ -11,17 +11,16 @@ use std::sync::Arc;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Paragraph, Widget, Wrap};
 use serde_json::{Map, Value};
 
 use crate::core::Core;
 use crate::error::ToolError;
-use crate::mcp::client::{Direction, Remote, Which};
-use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch, fit};
+use crate::mcp::client::{Remote, Which};
+use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
-use crate::tui::theme::Role;
+
+mod render;
 
 /// A tool as the pane lists it.
 struct ToolInfo {
@@ -419,8 +418,8 @@ impl Pane for ServerPane {
                 Command::Top => self.jump(false),
                 Command::Bottom => self.jump(true),
                 Command::OpenForm => self.open_form(),
-                Command::SendAction => self.send(ctx),
-                Command::EditAction => self.view = View::Form,
+                Command::CallTool => self.send(ctx),
+                Command::EditCall => self.view = View::Form,
                 Command::Back => {
                     self.view = View::Tools;
                     self.expanded = false;
@@ -435,7 +434,7 @@ impl Pane for ServerPane {
                         f.text.clear();
                     }
                 }
-                Command::Toggle => self.expanded = !self.expanded,
+                Command::ToggleMessage => self.expanded = !self.expanded,
                 Command::FocusNext => self.next_view(true),
                 Command::FocusPrev => self.next_view(false),
                 _ => {}
@@ -497,14 +496,14 @@ impl Pane for ServerPane {
             View::Form => vec![
                 Command::Up,
                 Command::Down,
-                Command::SendAction,
+                Command::CallTool,
                 Command::EraseChar,
                 Command::ClearText,
                 Command::Back,
             ],
-            View::Result => [&SCROLLING[..], &[Command::EditAction, Command::Back]].concat(),
+            View::Result => [&SCROLLING[..], &[Command::EditCall, Command::Back]].concat(),
             View::Notifications | View::Traffic => {
-                [&SCROLLING[..], &[Command::Toggle, Command::Back]].concat()
+                [&SCROLLING[..], &[Command::ToggleMessage, Command::Back]].concat()
             }
         };
         if self.remote.is_some() && self.view != View::Form {
@@ -546,482 +545,9 @@ fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
     e.to_json(&ctx.dispatcher.core().timestamp())
 }
 
-/// `text` in lines of at most `width` characters, broken between words (a word
-/// longer than a line is broken inside).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let mut word: Vec<char> = word.chars().collect();
-        while word.len() > width {
-            if !line.is_empty() {
-                lines.push(std::mem::take(&mut line));
-            }
-            lines.push(word.drain(..width).collect());
-        }
-        let word: String = word.into_iter().collect();
-        let len = line.chars().count();
-        if len > 0 && len + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(&word);
-    }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
-}
-
-/// A bordered area, its border lit when it has focus.
-fn area_block<'a>(title: String, focused: bool, ui: &Ui<'_>) -> Block<'a> {
-    Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(ui.theme.style(if focused {
-            Role::BorderFocused
-        } else {
-            Role::Border
-        }))
-        .title(Span::styled(
-            format!(" {title} "),
-            ui.theme.style(Role::Title),
-        ))
-}
-
-impl ServerPane {
-    fn render_summary(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let mut spans = Vec::new();
-        match &self.remote {
-            Some(r) => {
-                let info = r.server_info();
-                spans.push(Span::styled(
-                    format!(" attached to {}", r.target().describe()),
-                    theme.style(Role::Text),
-                ));
-                if let Some(name) = info["serverInfo"]["name"].as_str() {
-                    spans.push(Span::styled(
-                        format!(
-                            " · {name} {}",
-                            info["serverInfo"]["version"].as_str().unwrap_or("")
-                        ),
-                        theme.style(Role::Muted),
-                    ));
-                }
-                if let Some(v) = info["protocolVersion"].as_str() {
-                    spans.push(Span::styled(
-                        format!(" · protocol {v}"),
-                        theme.style(Role::Muted),
-                    ));
-                }
-                spans.push(Span::styled(
-                    format!(
-                        " · {} tools · {} messages · {} notifications",
-                        self.tools.len(),
-                        r.wire().total(),
-                        r.wire().notified()
-                    ),
-                    theme.style(Role::Muted),
-                ));
-                if !r.is_connected() {
-                    spans.push(Span::styled(" · disconnected", theme.style(Role::Error)));
-                }
-            }
-            None => {
-                spans.push(Span::styled(" embedded core", theme.style(Role::Text)));
-                spans.push(Span::styled(
-                    format!(
-                        " · {} tools · calls go to the core directly; --connect attaches to a server",
-                        self.tools.len()
-                    ),
-                    theme.style(Role::Muted),
-                ));
-            }
-        }
-        Line::from(spans).render(area, buf);
-    }
-
-    fn render_tools(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let block = area_block(
-            format!("Tools ({})", self.tools.len()),
-            self.view == View::Tools,
-            ui,
-        );
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let rows = usize::from(inner.height);
-        if rows == 0 {
-            return;
-        }
-        if self.view == View::Tools {
-            self.page = rows;
-        }
-        if self.selected < self.tools_top {
-            self.tools_top = self.selected;
-        } else if self.selected >= self.tools_top + rows {
-            self.tools_top = self.selected + 1 - rows;
-        }
-        let width = usize::from(inner.width);
-        for (k, tool) in self
-            .tools
-            .iter()
-            .enumerate()
-            .skip(self.tools_top)
-            .take(rows)
-        {
-            let y = inner.y + (k - self.tools_top) as u16;
-            let selected = k == self.selected;
-            let (mark, role) = match (selected, self.view == View::Tools) {
-                (true, true) => (SELECTED_MARK, Role::Selected),
-                (true, false) => (SELECTED_MARK, Role::SelectedInactive),
-                _ => ("  ", Role::Text),
-            };
-            let text = format!("{mark}{}", tool.name);
-            buf.set_stringn(
-                inner.x,
-                y,
-                format!("{:<width$}", fit(&text, width)),
-                width,
-                theme.style(role),
-            );
-        }
-    }
-
-    fn render_tool(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let Some(tool) = self.tools.get(self.selected) else {
-            let block = area_block("Tool".into(), false, ui);
-            Paragraph::new(Span::styled(
-                "The server lists no tools.",
-                theme.style(Role::Muted),
-            ))
-            .block(block)
-            .render(area, buf);
-            return;
-        };
-        let block = area_block(tool.name.to_string(), false, ui);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        let width = usize::from(inner.width);
-        let mut lines: Vec<Line<'_>> = wrap(tool.description, width)
-            .into_iter()
-            .map(|l| Line::from(Span::styled(l, theme.style(Role::Text))))
-            .collect();
-        lines.push(Line::default());
-        let fields = form_fields(&tool.schema);
-        if fields.is_empty() {
-            lines.push(Line::from(Span::styled(
-                "No arguments.",
-                theme.style(Role::Muted),
-            )));
-        } else {
-            lines.push(Line::from(Span::styled(
-                "Arguments (* required)",
-                theme.style(Role::Title),
-            )));
-            let name_w = fields.iter().map(|f| f.name.len() + 1).max().unwrap_or(0);
-            // Name and type, then the description wrapped in its own column.
-            let indent = 2 + name_w + 1 + 8 + 1;
-            for f in &fields {
-                let name = f.label();
-                let wrapped = wrap(&f.about(), width.saturating_sub(indent).max(12));
-                for (k, text) in wrapped.into_iter().enumerate() {
-                    let head = if k == 0 {
-                        vec![
-                            Span::styled(format!("  {name:<name_w$} "), theme.style(Role::Field)),
-                            Span::styled(
-                                format!("{:<8} ", f.kind.label()),
-                                theme.style(Role::Value),
-                            ),
-                        ]
-                    } else {
-                        vec![Span::raw(" ".repeat(indent))]
-                    };
-                    let mut spans = head;
-                    spans.push(Span::styled(text, theme.style(Role::Muted)));
-                    lines.push(Line::from(spans));
-                }
-            }
-        }
-        lines.push(Line::default());
-        lines.push(Line::from(Span::styled(
-            "Enter fills in a call from this schema.",
-            theme.style(Role::Muted),
-        )));
-        let rows = usize::from(inner.height);
-        if lines.len() > rows && rows > 0 {
-            lines.truncate(rows - 1);
-            lines.push(Line::from(Span::styled(
-                "… more: Enter shows every argument in the form",
-                theme.style(Role::Muted),
-            )));
-        }
-        Paragraph::new(lines).render(inner, buf);
-    }
-
-    fn render_form(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let name = self.tools.get(self.selected).map_or("", |t| t.name);
-        let block = area_block(format!("Call {name}"), true, ui);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.height == 0 {
-            return;
-        }
-        let mut lines = Vec::new();
-        if self.fields.is_empty() {
-            lines.push(Line::from(Span::styled(
-                "This tool takes no arguments; Enter calls it.",
-                theme.style(Role::Muted),
-            )));
-        }
-        let name_w = self
-            .fields
-            .iter()
-            .map(|f| f.name.len() + 1)
-            .max()
-            .unwrap_or(0)
-            .min(28);
-        for (i, f) in self.fields.iter().enumerate() {
-            let selected = i == self.field;
-            let name = f.label();
-            let mut spans = vec![
-                Span::styled(
-                    if selected { SELECTED_MARK } else { "  " },
-                    theme.style(Role::Prompt),
-                ),
-                Span::styled(
-                    format!("{:<name_w$} ", fit(&name, name_w)),
-                    theme.style(if selected {
-                        Role::Selected
-                    } else {
-                        Role::Field
-                    }),
-                ),
-                Span::styled(format!("{:<8}", f.kind.label()), theme.style(Role::Muted)),
-                Span::raw(" "),
-            ];
-            if f.text.is_empty() && !selected {
-                let hint = f
-                    .default
-                    .as_ref()
-                    .map_or("—".to_string(), |d| format!("default {d}"));
-                spans.push(Span::styled(hint, theme.style(Role::Muted)));
-            } else {
-                spans.push(Span::styled(f.text.clone(), theme.style(Role::Value)));
-                if selected {
-                    spans.push(Span::styled("▏", theme.style(Role::Prompt)));
-                }
-            }
-            if let Err(why) = f.value() {
-                // A field stays one row: its error is cut to the room left (the whole
-                // error is said under the fields).
-                let used: usize = spans.iter().map(Span::width).sum();
-                let room = usize::from(inner.width).saturating_sub(used);
-                spans.push(Span::styled(
-                    fit(&format!("  ✗ {why}"), room),
-                    theme.style(Role::Error),
-                ));
-            }
-            lines.push(Line::from(spans));
-        }
-        // Keep the selected field on screen when there are more than fit.
-        let room = usize::from(inner.height).saturating_sub(4).max(1);
-        let skip = self.field.saturating_sub(room.saturating_sub(1));
-        let mut shown: Vec<Line<'_>> = lines.into_iter().skip(skip).take(room).collect();
-        shown.push(Line::default());
-        match form_arguments(&self.fields) {
-            Ok(args) => shown.push(Line::from(vec![
-                Span::styled("arguments ", theme.style(Role::Field)),
-                Span::styled(args.to_string(), theme.style(Role::Value)),
-            ])),
-            Err((field, why)) => shown.push(Line::from(Span::styled(
-                format!("{field}: {why}"),
-                theme.style(Role::Error),
-            ))),
-        }
-        if let Some(f) = self.fields.get(self.field) {
-            shown.push(Line::from(Span::styled(
-                f.about(),
-                theme.style(Role::Muted),
-            )));
-        }
-        Paragraph::new(shown)
-            .wrap(Wrap { trim: false })
-            .render(inner, buf);
-    }
-
-    fn render_result(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let Some(called) = &self.called else {
-            return;
-        };
-        let title = match &called.answer {
-            None => format!("{} · calling…", called.tool),
-            Some(Ok(_)) => format!("{} · result", called.tool),
-            Some(Err(_)) => format!("{} · error", called.tool),
-        };
-        let block = area_block(title, true, ui);
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.height < 2 {
-            return;
-        }
-        let width = usize::from(inner.width);
-        buf.set_stringn(
-            inner.x,
-            inner.y,
-            fit(&format!("arguments {}", called.args), width),
-            width,
-            theme.style(Role::Muted),
-        );
-        let Some(answer) = &called.answer else {
-            return;
-        };
-        let (lines, role) = match answer {
-            Ok(lines) => (lines, Role::Text),
-            Err(lines) => (lines, Role::Error),
-        };
-        let rows = usize::from(inner.height - 1);
-        self.page = rows;
-        let max = lines.len().saturating_sub(rows);
-        self.result_scroll = self.result_scroll.min(max);
-        for (k, line) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
-            buf.set_stringn(
-                inner.x,
-                inner.y + 1 + k as u16,
-                line,
-                width,
-                theme.style(role),
-            );
-        }
-        if lines.len() > rows {
-            let note = format!(
-                " lines {}-{} of {} ",
-                self.result_scroll + 1,
-                (self.result_scroll + rows).min(lines.len()),
-                lines.len()
-            );
-            let x = area.right().saturating_sub(note.len() as u16 + 2);
-            buf.set_string(x, area.bottom() - 1, note, theme.style(Role::Muted));
-        }
-    }
-
-    fn render_log(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
-        let notifications = self.view == View::Notifications;
-        let title = if notifications {
-            "Notifications (and the server's stderr)"
-        } else {
-            "JSON-RPC traffic"
-        };
-        let len = self.log_len();
-        if self.follow || self.log_selected >= len {
-            self.log_selected = len.saturating_sub(1);
-        }
-        let (list_area, detail_area) = if self.expanded && area.height >= 10 {
-            let [a, b] =
-                Layout::vertical([Constraint::Percentage(45), Constraint::Min(0)]).areas(area);
-            (a, Some(b))
-        } else {
-            (area, None)
-        };
-        let block = area_block(format!("{title} · {len}"), true, ui);
-        let inner = block.inner(list_area);
-        block.render(list_area, buf);
-        let rows = usize::from(inner.height);
-        if rows == 0 {
-            return;
-        }
-        self.page = rows;
-        if len == 0 {
-            buf.set_stringn(
-                inner.x,
-                inner.y,
-                if notifications {
-                    "No notifications yet."
-                } else {
-                    "No messages yet."
-                },
-                usize::from(inner.width),
-                theme.style(Role::Muted),
-            );
-            return;
-        }
-        if self.log_selected < self.log_top {
-            self.log_top = self.log_selected;
-        } else if self.log_selected >= self.log_top + rows {
-            self.log_top = self.log_selected + 1 - rows;
-        }
-        // Never scrolled past a full window: the last rows fill the pane to its bottom
-        // (the two views share the scroll, and one may be shorter than the other).
-        self.log_top = self.log_top.min(len.saturating_sub(rows));
-        let width = usize::from(inner.width);
-        let (Some(remote), Some(which)) = (&self.remote, self.which()) else {
-            return;
-        };
-        let shown = remote.wire().window(which, self.log_top, rows);
-        for (j, m) in shown.iter().enumerate() {
-            let k = self.log_top + j;
-            let y = inner.y + j as u16;
-            let arrow = match m.direction {
-                Direction::Sent => "→",
-                Direction::Received => "←",
-            };
-            let id =
-                m.id.as_deref()
-                    .map_or(String::new(), |id| format!(" #{id}"));
-            let text = format!(
-                "{}{:>6.3}s {arrow} {}{id}  {}",
-                if k == self.log_selected {
-                    SELECTED_MARK
-                } else {
-                    "  "
-                },
-                m.at_ms as f64 / 1e3,
-                m.method,
-                m.text
-            );
-            let role = if k == self.log_selected {
-                Role::Selected
-            } else if m.method == "error" || m.method == "stderr" {
-                Role::Error
-            } else if m.is_notification() {
-                Role::Info
-            } else {
-                Role::Text
-            };
-            buf.set_stringn(
-                inner.x,
-                y,
-                format!("{:<width$}", fit(&text, width)),
-                width,
-                theme.style(role),
-            );
-        }
-        let selected = remote.wire().window(which, self.log_selected, 1);
-        if let (Some(detail), Some(m)) = (detail_area, selected.first()) {
-            let pretty = serde_json::from_str::<Value>(&m.text)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| m.text.clone());
-            let lines: Vec<Line<'_>> = pretty
-                .lines()
-                .map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text))))
-                .collect();
-            Paragraph::new(lines)
-                .block(area_block(format!("message {}", m.seq), false, ui))
-                .render(detail, buf);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::render::wrap;
     use super::*;
     use serde_json::json;
 

@@ -1,0 +1,637 @@
+//! Named commands and the one keymap from keys to commands.
+//!
+//! Every action the console takes on a key is a [`Command`], and each command means
+//! one thing wherever it is bound. The keys are rows ([`rows::ROWS`]): a context, its
+//! keys, the command, the hint bar's label and the help overlay's line, together.
+//! [`Keymap`] answers from those rows which command a key runs where, and draws the
+//! hint bar and the help overlay from them and from the commands a pane says it
+//! offers right now, so what they show is always what a key does.
+
+mod key;
+mod rows;
+
+use crossterm::event::KeyEvent;
+
+pub use key::KeyBinding;
+
+use super::tab::Tab;
+
+/// Where a key is read: the focused area, or the console as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Context {
+    /// Keys that work wherever the focused area does not use them.
+    Global,
+    /// The help overlay.
+    Help,
+    /// The list of entity kinds.
+    Kinds,
+    /// The page of entities of one kind.
+    List,
+    /// The opened entity's tree.
+    Tree,
+    /// The tree of the entities the opened entity references.
+    References,
+    /// The id filter prompt, which takes typed text.
+    Filter,
+    /// The list of live result handles.
+    Handles,
+    /// The tree of a fetched page of a handle's data.
+    HandleData,
+    /// The field selection prompt of the Handles pane, which takes typed text.
+    Fields,
+    /// The proof-of-work jobs.
+    Pow,
+    /// The new-job prompt of the PoW pane, which takes typed text.
+    PowPrompt,
+    /// The action dialog's list of what can be done to the entity.
+    ActionMenu,
+    /// The action dialog's list of struct types to build.
+    ActionTypes,
+    /// The action dialog's form, whose field takes typed text.
+    ActionForm,
+    /// The action dialog's answer.
+    ActionResult,
+    /// The Plans pane's list of steps.
+    Plans,
+    /// The tree of the selected step's result.
+    PlanResult,
+    /// The Plans pane's prompt for a file to open, which takes typed text.
+    PlanPrompt,
+    /// The plan calls found in an opened file, to choose one.
+    PlanPick,
+    /// The Docs pane's search box, which takes typed text.
+    DocsSearch,
+    /// The Docs pane's lists: results, links, the docs of the selected entity.
+    DocsList,
+    /// The open doc's text.
+    DocsView,
+    /// The source dialog, whose endpoint takes typed text.
+    SourceDialog,
+    /// The Replay pane's list of recorded calls.
+    Replay,
+    /// The Replay pane's recorded and fresh answers.
+    ReplayDetail,
+    /// The Replay pane's prompt for a session log to open, which takes typed text.
+    ReplayPrompt,
+    /// The Server pane's list of tools.
+    ServerTools,
+    /// The Server pane's form for a call, whose fields take typed text.
+    ServerForm,
+    /// The Server pane's answer to the call.
+    ServerResult,
+    /// The Server pane's notifications or JSON-RPC traffic.
+    ServerLog,
+}
+
+impl Context {
+    /// The tab this context belongs to, or `None` for the contexts every tab shares
+    /// (the global keys, help, the source dialog). Exhaustive, so a new context must
+    /// be placed.
+    pub fn tab(self) -> Option<Tab> {
+        use Context as X;
+        Some(match self {
+            X::Global | X::Help | X::SourceDialog => return None,
+            X::Kinds
+            | X::List
+            | X::Tree
+            | X::References
+            | X::Filter
+            | X::ActionMenu
+            | X::ActionTypes
+            | X::ActionForm
+            | X::ActionResult => Tab::Entities,
+            X::Handles | X::HandleData | X::Fields => Tab::Handles,
+            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
+            X::Pow | X::PowPrompt => Tab::Pow,
+            X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
+            X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
+            X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
+        })
+    }
+
+    /// A heading for the help overlay.
+    pub fn title(self) -> &'static str {
+        match self {
+            Context::Global => "Everywhere",
+            Context::Help => "Help",
+            Context::Kinds => "Kinds",
+            Context::List => "Entity list",
+            Context::Tree => "Entity tree",
+            Context::References => "References",
+            Context::Filter => "Id filter",
+            Context::Handles => "Handles",
+            Context::HandleData => "Handle data",
+            Context::Fields => "Field selection",
+            Context::Pow => "Proof-of-work jobs",
+            Context::PowPrompt => "New job",
+            Context::ActionMenu => "Actions",
+            Context::ActionTypes => "Build: struct type",
+            Context::ActionForm => "Action form",
+            Context::ActionResult => "Action result",
+            Context::Plans => "Plan steps",
+            Context::PlanResult => "Step result",
+            Context::PlanPrompt => "Open a plan",
+            Context::PlanPick => "Plan calls in the file",
+            Context::DocsSearch => "Docs search",
+            Context::DocsList => "Docs lists",
+            Context::DocsView => "Doc text",
+            Context::SourceDialog => "Source",
+            Context::Replay => "Recorded calls",
+            Context::ReplayDetail => "Recorded and fresh answers",
+            Context::ReplayPrompt => "Session log to open",
+            Context::ServerTools => "Server tools",
+            Context::ServerForm => "Call form",
+            Context::ServerResult => "Call answer",
+            Context::ServerLog => "Notifications and traffic",
+        }
+    }
+}
+
+/// Everything the console does on a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Leave the console.
+    Quit,
+    /// Open or close the help overlay.
+    ToggleHelp,
+    /// Close what is drawn over the pane: the help, a dialog, a prompt, a list to
+    /// choose from.
+    Close,
+    /// Show a tab.
+    ShowTab(Tab),
+    /// Pause the sim source's block clock, or start it again.
+    ToggleClock,
+    /// Advance the sim source's block clock by this many blocks.
+    StepBlocks(u64),
+    /// Show or hide the live event log.
+    ToggleEvents,
+    /// Open the source dialog (switch between the embedded world or a REST node).
+    OpenSource,
+    /// Source dialog: connect to the chosen source.
+    Connect,
+    /// Focus the next area (or view) of the pane.
+    FocusNext,
+    /// Focus the previous area (or view) of the pane.
+    FocusPrev,
+    /// Move the selection (or the text) up one row.
+    Up,
+    /// Move the selection (or the text) down one row.
+    Down,
+    /// Select the first row.
+    Top,
+    /// Select the last row.
+    Bottom,
+    /// The next page (of a list, of a handle's data, of text).
+    NextPage,
+    /// The previous page.
+    PrevPage,
+    /// Focus the area to the left (the list from the tree, the tools from an answer).
+    Back,
+    /// A prompt: erase the last character.
+    EraseChar,
+    /// A prompt: erase all of its text.
+    ClearText,
+    /// Kinds: go to the selected kind's entities.
+    ShowKind,
+    /// List: open the selected entity as a tree.
+    OpenEntity,
+    /// Entities: open the id filter prompt.
+    StartFilter,
+    /// Entities: drop the id filter.
+    ClearFilter,
+    /// Id filter prompt: keep the filter, or open the entity when the text is a whole
+    /// id.
+    KeepFilter,
+    /// Id filter prompt: clear the filter and close the prompt.
+    DropFilter,
+    /// Tree: expand the selected node (fetching an entity if it names one).
+    Expand,
+    /// Tree: collapse the selected node, or select its parent.
+    Collapse,
+    /// Tree: expand or collapse the selected node.
+    Toggle,
+    /// Entity tree and references: switch the references between depth 1 and 2.
+    ReferenceDepth,
+    /// Entity tree and references: show the next kind of reference (all kinds, then
+    /// each kind the unfiltered references held, then all again).
+    ReferenceKinds,
+    /// Handles: fetch the selected handle's first page into the data tree.
+    Inspect,
+    /// Handles: list the live handles again.
+    Refresh,
+    /// Handles: edit the field selection of fetched pages.
+    EditFields,
+    /// Field selection prompt: fetch the first page with these fields.
+    ApplyFields,
+    /// Field selection prompt: drop the selection and close the prompt.
+    DropFields,
+    /// Handles: the next verbosity for fetched pages (raw, detailed, compact, summary).
+    CycleVerbosity,
+    /// Handles: copy the fetched page's JSON to the clipboard.
+    CopyJson,
+    /// PoW: type the parameters of a new job.
+    NewJob,
+    /// New-job prompt: plan the job typed.
+    PlanJob,
+    /// PoW: cancel the selected job.
+    CancelJob,
+    /// PoW: copy the selected job's proof.
+    CopyProof,
+    /// Entities: start a proof-of-work job for the selected struct or fleet, or the
+    /// one the action dialog's answer calls for.
+    PowJob,
+    /// Entities: open the action dialog on the selected or opened entity.
+    OpenActions,
+    /// Action dialog: take the selected action.
+    TakeAction,
+    /// Action dialog: send the tool call shown.
+    SendAction,
+    /// Action dialog: switch the attack's weapon (primary, secondary).
+    CycleWeapon,
+    /// Action dialog: from the answer back to the form, to change and send again.
+    EditAction,
+    /// Plans: type the path of a plan file (a plan, a recorded call, JSON Lines).
+    OpenPlan,
+    /// Plan file prompt: open the file typed.
+    OpenPlanFile,
+    /// The plan calls in a file: open the selected one.
+    OpenPlanCall,
+    /// Plans: choose a shipped workflow (with its example inputs) or the example plan.
+    OpenWorkflow,
+    /// Plans: run every remaining step.
+    RunPlan,
+    /// Plans: run one step (the selected one if it is ready, else the next ready).
+    StepPlan,
+    /// Plans: run until the next step to start has a breakpoint.
+    ContinuePlan,
+    /// Plans: set or clear the selected step's breakpoint.
+    ToggleBreakpoint,
+    /// Plans: run the selected failed or skipped step again.
+    RetryStep,
+    /// Plans: cancel what is running.
+    CancelPlan,
+    /// Plans: start the plan over with every step pending (breakpoints kept).
+    RestartPlan,
+    /// Docs: focus the search box.
+    Search,
+    /// Docs search box: go to the results.
+    ShowResults,
+    /// Docs search box: leave it, keeping the query and results.
+    LeaveSearch,
+    /// Docs: open the selected doc (a result, a link, a doc of the entity).
+    OpenDoc,
+    /// Docs: back to the doc opened before this one.
+    DocBack,
+    /// Replay: run the selected recorded call again on the current source.
+    ReplayCall,
+    /// Replay: run every recorded call again, in order.
+    ReplayAll,
+    /// Replay: stop running the calls again.
+    StopReplay,
+    /// Replay: go to the next call whose fresh answer differs.
+    NextDifference,
+    /// Replay: go to the previous call whose fresh answer differs.
+    PrevDifference,
+    /// Replay: open the selected `structs_plan_execute` call in the Plans pane.
+    OpenInPlans,
+    /// Replay: open another session log.
+    OpenLog,
+    /// Session log prompt: open the file typed.
+    OpenLogFile,
+    /// Server: fill in a call to the selected tool, in a form built from its schema.
+    OpenForm,
+    /// Server form: call the tool with the arguments filled in.
+    CallTool,
+    /// Server: from the answer back to the form, to change and call again.
+    EditCall,
+    /// Server: show the selected notification or message whole, or hide it.
+    ToggleMessage,
+}
+
+/// One entry of the hint bar: the keys and what they do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hint {
+    /// `↑↓`, `n/p`, `1-6`, `Enter`.
+    pub keys: String,
+    /// `move`, `page`, `open`.
+    pub label: &'static str,
+}
+
+/// One line of the help overlay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HelpLine {
+    /// Every key bound to the command, e.g. `↑/k`.
+    pub keys: String,
+    pub description: String,
+}
+
+/// One key of one context, as read from a row.
+#[derive(Debug, Clone, Copy)]
+struct Binding {
+    context: Context,
+    key: KeyBinding,
+    command: Command,
+    hint: &'static str,
+    help: &'static str,
+}
+
+/// The key bindings of every context.
+#[derive(Debug, Clone)]
+pub struct Keymap {
+    /// Every row spread out, one binding per context and key, in row order.
+    bindings: Vec<Binding>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        Keymap::standard()
+    }
+}
+
+impl Keymap {
+    /// The console's bindings: the rows of [`rows::ROWS`].
+    pub fn standard() -> Keymap {
+        let mut bindings = Vec::new();
+        for row in rows::ROWS {
+            for &context in row.contexts {
+                for &key in row.keys {
+                    bindings.push(Binding {
+                        context,
+                        key,
+                        command: row.command,
+                        hint: row.hint,
+                        help: row.help,
+                    });
+                }
+            }
+        }
+        Keymap { bindings }
+    }
+
+    /// Every context that has bindings, in keymap order.
+    pub fn contexts(&self) -> Vec<Context> {
+        contexts_in_order(&self.bindings)
+    }
+
+    /// True when a key written `label` (as hints and help write it: `Enter`, `C-u`,
+    /// `j`) is bound in `context`.
+    pub fn binds(&self, context: Context, label: &str) -> bool {
+        self.bindings
+            .iter()
+            .any(|b| b.context == context && b.key.label() == label)
+    }
+
+    /// The command `key` is bound to first in `context`, if any.
+    pub fn command(&self, context: Context, key: &KeyEvent) -> Option<Command> {
+        self.commands_for(context, key).next()
+    }
+
+    /// Every command `key` is bound to in `context`, in keymap order. A key may name
+    /// several commands of one context; the first that is available runs.
+    pub fn commands_for(&self, context: Context, key: &KeyEvent) -> impl Iterator<Item = Command> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.context == context && b.key.matches(key))
+            .map(|b| b.command)
+    }
+
+    /// The keys bound to `command` in `context`, first (primary) key first.
+    pub fn keys(&self, context: Context, command: Command) -> impl Iterator<Item = KeyBinding> {
+        self.bindings
+            .iter()
+            .filter(move |b| b.context == context && b.command == command)
+            .map(|b| b.key)
+    }
+
+    /// The primary key of `command` in `context`, written for people (`Enter`).
+    pub fn key_label(&self, context: Context, command: Command) -> Option<String> {
+        self.keys(context, command).next().map(|k| k.label())
+    }
+
+    /// The hint bar's label of `command` in `context`; `None` when it has none there
+    /// or is not bound there.
+    pub fn hint(&self, context: Context, command: Command) -> Option<&'static str> {
+        self.bindings
+            .iter()
+            .find(|b| b.context == context && b.command == command)
+            .map(|b| b.hint)
+            .filter(|h| !h.is_empty())
+    }
+
+    /// The hint bar entries for `offered` commands, in order. With `text_input`, keys
+    /// that would type a character are left out (a text prompt takes them).
+    pub fn hints(&self, context: Context, offered: &[Command], text_input: bool) -> Vec<Hint> {
+        let mut groups: Vec<(&'static str, Vec<String>)> = Vec::new();
+        for command in offered {
+            let Some(label) = self.hint(context, *command) else {
+                continue;
+            };
+            let Some(key) = self
+                .keys(context, *command)
+                .find(|k| !(text_input && k.is_plain_char()))
+            else {
+                continue;
+            };
+            let key = key.label();
+            match groups.iter_mut().find(|(l, _)| *l == label) {
+                Some((_, keys)) if !keys.contains(&key) => keys.push(key),
+                Some(_) => {}
+                None => groups.push((label, vec![key])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(label, keys)| Hint {
+                keys: join_keys(&keys),
+                label,
+            })
+            .collect()
+    }
+
+    /// Every binding of `context`, one line per help text, in keymap order.
+    pub fn help(&self, context: Context) -> Vec<HelpLine> {
+        let mut lines: Vec<(&'static str, Vec<String>)> = Vec::new();
+        for binding in self.bindings.iter().filter(|b| b.context == context) {
+            let key = binding.key.label();
+            match lines.iter_mut().find(|(d, _)| *d == binding.help) {
+                Some((_, keys)) => keys.push(key),
+                None => lines.push((binding.help, vec![key])),
+            }
+        }
+        lines
+            .into_iter()
+            .map(|(description, keys)| HelpLine {
+                keys: join_keys(&keys),
+                description: description.to_string(),
+            })
+            .collect()
+    }
+}
+
+/// The contexts of `bindings`, each once, in the order they first appear.
+fn contexts_in_order(bindings: &[Binding]) -> Vec<Context> {
+    let mut out: Vec<Context> = Vec::new();
+    for b in bindings {
+        if !out.contains(&b.context) {
+            out.push(b.context);
+        }
+    }
+    out
+}
+
+/// Writes a group of keys compactly: arrows run together (`↑↓`), a run of consecutive
+/// digits becomes a range (`1-6`), anything else is joined with `/` (`n/p`).
+fn join_keys(keys: &[String]) -> String {
+    let digits: Vec<u32> = keys
+        .iter()
+        .filter_map(|k| {
+            let mut chars = k.chars();
+            let c = chars.next()?;
+            chars.next().is_none().then_some(c)?.to_digit(10)
+        })
+        .collect();
+    if keys.len() >= 3 && digits.len() == keys.len() && digits.windows(2).all(|w| w[1] == w[0] + 1)
+    {
+        return format!("{}-{}", keys[0], keys[keys.len() - 1]);
+    }
+    let arrows = ["↑", "↓", "←", "→"];
+    if keys.len() > 1 && keys.iter().all(|k| arrows.contains(&k.as_str())) {
+        return keys.concat();
+    }
+    keys.join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyCode, KeyModifiers};
+
+    #[test]
+    fn no_binding_is_listed_twice() {
+        let keymap = Keymap::standard();
+        for (i, a) in keymap.bindings.iter().enumerate() {
+            for b in &keymap.bindings[i + 1..] {
+                assert!(
+                    !(a.context == b.context && a.key == b.key && a.command == b.command),
+                    "{} is bound to {:?} twice in {:?}",
+                    a.key.label(),
+                    a.command,
+                    a.context
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn shared_keys_only_where_meant() {
+        // A key bound to several commands of one context must be one the pane
+        // resolves by availability: only Left/h in the trees (Collapse, else Back).
+        let keymap = Keymap::standard();
+        for a in &keymap.bindings {
+            let commands: Vec<Command> = keymap
+                .bindings
+                .iter()
+                .filter(|b| b.context == a.context && b.key == a.key)
+                .map(|b| b.command)
+                .collect();
+            if commands.len() > 1 {
+                assert!(
+                    matches!(
+                        a.context,
+                        Context::Tree
+                            | Context::References
+                            | Context::HandleData
+                            | Context::PlanResult
+                    ),
+                    "{} in {:?}",
+                    a.key.label(),
+                    a.context
+                );
+                assert_eq!(commands, [Command::Collapse, Command::Back]);
+            }
+        }
+    }
+
+    #[test]
+    fn keys_match_with_and_without_shift() {
+        let keymap = Keymap::standard();
+        let shifted_g = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
+        assert_eq!(
+            keymap.command(Context::List, &shifted_g),
+            Some(Command::Bottom)
+        );
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(
+            keymap.command(Context::Global, &ctrl_c),
+            Some(Command::Quit)
+        );
+        let plain_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
+        assert_eq!(keymap.command(Context::Global, &plain_c), None);
+    }
+
+    #[test]
+    fn hints_group_and_compact_keys() {
+        let keymap = Keymap::standard();
+        let hints = keymap.hints(
+            Context::List,
+            &[
+                Command::Up,
+                Command::Down,
+                Command::NextPage,
+                Command::PrevPage,
+            ],
+            false,
+        );
+        let text: Vec<String> = hints
+            .iter()
+            .map(|h| format!("{} {}", h.keys, h.label))
+            .collect();
+        assert_eq!(text, ["↑↓ move", "n/p page"]);
+        let tabs: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
+        let hints = keymap.hints(Context::Global, &tabs, false);
+        assert_eq!(hints[0].keys, "1-7");
+        let quit = keymap.hints(Context::Global, &[Command::Quit], true);
+        assert_eq!(quit[0].keys, "C-c");
+    }
+
+    #[test]
+    fn a_command_has_one_hint_per_context() {
+        // The hint bar reads a command's label from its first row in the context; a
+        // second row saying otherwise would be a label no one sees.
+        let keymap = Keymap::standard();
+        for a in &keymap.bindings {
+            for b in &keymap.bindings {
+                if a.context == b.context && a.command == b.command {
+                    assert_eq!(a.hint, b.hint, "{:?} in {:?}", a.command, a.context);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn each_tab_is_shown_by_its_number() {
+        let keymap = Keymap::standard();
+        for tab in Tab::ALL {
+            let keys: Vec<String> = keymap
+                .keys(Context::Global, Command::ShowTab(tab))
+                .map(|k| k.label())
+                .collect();
+            assert_eq!(keys, [tab.number().to_string()], "{tab:?}");
+        }
+        // The help line names the first and last tab.
+        let first = Tab::ALL[0].title();
+        let last = Tab::ALL[Tab::ALL.len() - 1].title();
+        assert_eq!(
+            rows::SHOW_TAB_HELP,
+            format!("Show a tab by its number ({first} … {last})")
+        );
+    }
+
+    #[test]
+    fn every_key_is_matched_by_its_own_event() {
+        let keymap = Keymap::standard();
+        for b in &keymap.bindings {
+            assert!(b.key.matches(&b.key.event()), "{}", b.key.label());
+        }
+    }
+}
