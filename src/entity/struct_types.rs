@@ -117,10 +117,28 @@ pub fn struct_type(id: u8) -> Option<&'static StructType> {
 
 /// A whole-number field of a struct type's chain record (0 when absent).
 pub fn raw_u64(t: &StructType, key: &str) -> u64 {
-    t.raw
-        .get(key)
+    field_u64(&t.raw, key)
+}
+
+/// The readers of a struct type's chain record (`raw`), where numbers are plain JSON
+/// numbers: a whole number (0 when absent), a flag (false when absent), a text (empty
+/// when absent).
+pub fn field_u64(raw: &serde_json::Value, key: &str) -> u64 {
+    raw.get(key)
         .and_then(serde_json::Value::as_u64)
         .unwrap_or(0)
+}
+
+pub fn field_bool(raw: &serde_json::Value, key: &str) -> bool {
+    raw.get(key)
+        .and_then(serde_json::Value::as_bool)
+        .unwrap_or(false)
+}
+
+pub fn field_str<'a>(raw: &'a serde_json::Value, key: &str) -> &'a str {
+    raw.get(key)
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or("")
 }
 
 #[cfg(test)]

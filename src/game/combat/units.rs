@@ -1,6 +1,7 @@
 //! What fights: weapon slots and weapons, a type's combat stats, a unit in a fight,
 //! the planet's defenses, the attack itself, and whether a weapon reaches its target.
 
+use crate::entity::struct_types::{field_bool as flag, field_str as text, field_u64 as num};
 use serde::Serialize;
 
 use super::{ARMOUR_PIERCING, INTERCEPTOR_MISS, MAX_INTERCEPTORS, REACH_LOCAL};
@@ -72,26 +73,9 @@ pub struct Weapon {
     pub armour_piercing: bool,
 }
 
-fn num(raw: &serde_json::Value, key: &str) -> u64 {
-    raw.get(key)
-        .and_then(serde_json::Value::as_u64)
-        .unwrap_or(0)
-}
-
+/// A weapon or defence figure that fits a `u32`; a larger one saturates.
 fn small(raw: &serde_json::Value, key: &str) -> u32 {
     u32::try_from(num(raw, key)).unwrap_or(u32::MAX)
-}
-
-fn flag(raw: &serde_json::Value, key: &str) -> bool {
-    raw.get(key)
-        .and_then(serde_json::Value::as_bool)
-        .unwrap_or(false)
-}
-
-fn text<'a>(raw: &'a serde_json::Value, key: &str) -> &'a str {
-    raw.get(key)
-        .and_then(serde_json::Value::as_str)
-        .unwrap_or("")
 }
 
 impl Weapon {

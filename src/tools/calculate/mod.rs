@@ -160,7 +160,7 @@ pub(crate) fn type_json(t: &StructType) -> Value {
 }
 
 fn raw_str<'a>(t: &'a StructType, key: &str) -> &'a str {
-    t.raw.get(key).and_then(Value::as_str).unwrap_or("")
+    crate::entity::struct_types::field_str(&t.raw, key)
 }
 
 /// When a proof of a work with this range gets cheap: for each target difficulty the
