@@ -7,6 +7,7 @@ pub mod calls;
 pub mod console;
 pub mod daemon;
 pub mod docs;
+pub mod mcp;
 pub mod mcp_http;
 pub mod nats;
 pub mod redis;
