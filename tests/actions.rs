@@ -8,23 +8,17 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::clock::WallClock;
 use structs_console::source::GameSource;
 use structs_console::source::sim::world::{Location, World};
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
-use support::sim::make_ready;
+use structs_console::source::sim::{SimSource, WorldConfig};
+use support::sim::{make_ready, paused_core};
 
 fn setup() -> (Core, Arc<SimSource>) {
-    let config = WorldConfig::demo();
-    let source = Arc::new(SimSource::new(
-        config,
-        BlockClock::paused(config.genesis_height),
-    ));
-    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    let core = structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed));
-    (core, source)
+    paused_core(WorldConfig::demo())
 }
 
+// Not support::calls::blocking: these calls run on a two-worker runtime, where that one
+// runs each on a current-thread runtime; the proofs here are real searches.
 fn run<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -3,16 +3,19 @@
 //! Extractor's build charge and draws; damage breakdowns for known matchups), figures
 //! read from the sim's entities, and a structured error for each bad input.
 
+mod support;
+
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use structs_console::clock::WallClock;
 use structs_console::entity::EntityId;
 use structs_console::pow;
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::source::sim::{SimSource, WorldConfig};
 use structs_console::source::{BoxFuture, GameSource, ListQuery, Page, SourceInfo};
 use structs_console::{Core, ToolError};
+use support::calls::blocking::{call, ok};
+use support::sim::{fixed_clock, paused};
 
 /// The sim with some entities' fields overwritten (merged in, object by object).
 struct Patched {
@@ -54,33 +57,16 @@ impl GameSource for Patched {
 const HEIGHT: u64 = WorldConfig::DEFAULT_HEIGHT;
 
 fn setup() -> (Core, Arc<Patched>) {
-    let config = WorldConfig::demo();
     let source = Arc::new(Patched {
-        inner: SimSource::new(config, BlockClock::paused(config.genesis_height)),
+        inner: paused(WorldConfig::demo()),
         patches: Mutex::new(HashMap::new()),
     });
-    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    let core = structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed));
+    let core = structs_console::assembly::build_with_clock(source.clone(), fixed_clock());
     (core, source)
 }
 
 fn core() -> Core {
     setup().0
-}
-
-fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-fn call(core: &Core, tool: &str, args: Value) -> Result<Value, Value> {
-    run(core.call_json(tool, args))
-}
-
-fn ok(core: &Core, tool: &str, args: Value) -> Value {
-    call(core, tool, args.clone()).unwrap_or_else(|e| panic!("{tool} {args}: {e}"))
 }
 
 /// The error's code and field.

@@ -4,16 +4,19 @@
 //! change it; strategies are feasible or not with the reasons named; build requirements
 //! match the struct types and the rules.
 
+mod support;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::chain::{self, Signed};
-use structs_console::clock::WallClock;
 use structs_console::pow;
-use structs_console::source::sim::{BlockClock, SimSource, World, WorldConfig};
+use structs_console::source::sim::{SimSource, World, WorldConfig};
 use structs_console::source::{ClockAction, GameSource};
 use structs_console::trees::{self, Catalog};
+use support::calls::blocking::{call, ok};
+use support::sim::paused_core;
 
 const PLAYERS: usize = 120;
 
@@ -22,31 +25,7 @@ fn setup() -> (Core, Arc<SimSource>) {
 }
 
 fn setup_with(players: usize) -> (Core, Arc<SimSource>) {
-    let config = WorldConfig::with_players(players);
-    let source = Arc::new(SimSource::new(
-        config,
-        BlockClock::paused(config.genesis_height),
-    ));
-    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    (
-        structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed)),
-        source,
-    )
-}
-
-fn run<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(f)
-}
-
-fn call(core: &Core, tool: &str, args: Value) -> Result<Value, Value> {
-    run(core.call_json(tool, args))
-}
-
-fn ok(core: &Core, tool: &str, args: Value) -> Value {
-    call(core, tool, args.clone()).unwrap_or_else(|e| panic!("{tool} {args} failed: {e}"))
+    paused_core(WorldConfig::with_players(players))
 }
 
 fn err_code(v: &Value) -> &str {

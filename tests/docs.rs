@@ -6,13 +6,8 @@ mod support;
 
 use serde_json::{Value, json};
 use structs_console::Core;
+use support::calls::ok;
 use support::docs::TempDocs;
-
-async fn ok(core: &Core, tool: &str, args: Value) -> Value {
-    core.call_json(tool, args)
-        .await
-        .unwrap_or_else(|e| panic!("{tool} failed: {e:#}"))
-}
 
 async fn err(core: &Core, tool: &str, args: Value) -> Value {
     let e = core

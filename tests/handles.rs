@@ -1,6 +1,8 @@
 //! Result handles through `Core::call`: shaping options on every tool, the 25 KB limit
 //! and its envelope, fetching a stored result back page by page, and the handle list.
 
+mod support;
+
 use std::sync::Arc;
 
 use proptest::prelude::*;
@@ -11,18 +13,10 @@ use structs_console::handles::store::{HandleMeta, HandleStore, MemoryStore};
 use structs_console::handles::{LIMIT, Shaping};
 use structs_console::references::Support;
 use structs_console::source::GameSource;
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
-use structs_console::{
-    clock::WallClock,
-    tools::{Registry, ToolSpec},
-};
-
-const NOW: &str = "2026-11-21T12:00:00Z";
-
-fn sim(players: usize) -> SimSource {
-    let config = WorldConfig::with_players(players);
-    SimSource::new(config, BlockClock::paused(config.genesis_height))
-}
+use structs_console::source::sim::WorldConfig;
+use structs_console::tools::{Registry, ToolSpec};
+use support::calls::ok;
+use support::sim::{NOW, fixed_clock, paused};
 
 /// A tool that returns its `data` argument: random results through the real pipeline.
 fn echo_tool(r: &mut Registry) {
@@ -40,8 +34,8 @@ fn echo_tool(r: &mut Registry) {
 }
 
 fn core_with(players: usize, store: Arc<dyn HandleStore>) -> Core {
-    structs_console::assembly::builder(Arc::new(sim(players)))
-        .clock(WallClock::Fixed(NOW.parse().unwrap()))
+    structs_console::assembly::builder(Arc::new(paused(WorldConfig::with_players(players))))
+        .clock(fixed_clock())
         .handle_store(store)
         .tools(echo_tool)
         .build()
@@ -50,12 +44,6 @@ fn core_with(players: usize, store: Arc<dyn HandleStore>) -> Core {
 
 fn core() -> Core {
     core_with(200, Arc::new(MemoryStore::default()))
-}
-
-async fn call(core: &Core, tool: &str, args: Value) -> Value {
-    core.call_json(tool, args)
-        .await
-        .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
 }
 
 fn size(v: &Value) -> usize {
@@ -77,7 +65,7 @@ fn field_count(record: &Value) -> usize {
 async fn verbosity_caps_the_fields_of_every_record() {
     let core = core();
     for (verbosity, max) in [("summary", 5), ("compact", 15), ("detailed", 50)] {
-        let v = call(
+        let v = ok(
             &core,
             "structs_list_players",
             json!({"page_size": 10, "verbosity": verbosity}),
@@ -93,16 +81,16 @@ async fn verbosity_caps_the_fields_of_every_record() {
         // The list's own fields are not records: untouched.
         assert_eq!(v["pagination"]["page_size"], 10);
     }
-    let raw = call(
+    let raw = ok(
         &core,
         "structs_list_players",
         json!({"page_size": 10, "verbosity": "raw"}),
     )
     .await;
-    let plain = call(&core, "structs_list_players", json!({"page_size": 10})).await;
+    let plain = ok(&core, "structs_list_players", json!({"page_size": 10})).await;
     assert_eq!(raw, plain);
     // Summary keeps what matters about a player, not the first fields alphabetically.
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "verbosity": "summary"}),
@@ -117,7 +105,7 @@ async fn verbosity_caps_the_fields_of_every_record() {
 #[tokio::test]
 async fn fields_select_nested_paths_on_any_tool() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_planet",
         json!({"planet_id": "2-1", "fields": "owner,gridAttributes.ore,planetAttributes"}),
@@ -130,7 +118,7 @@ async fn fields_select_nested_paths_on_any_tool() {
     assert_eq!(planet["gridAttributes"].as_object().unwrap().len(), 1);
     assert_eq!(planet["planetAttributes"].as_object().unwrap().len(), 4);
     // On a result without records, fields pick top-level fields.
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_block_height",
         json!({"fields": "height"}),
@@ -138,7 +126,7 @@ async fn fields_select_nested_paths_on_any_tool() {
     .await;
     assert_eq!(v, json!({"height": 120000}));
     // Fields override verbosity.
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "fields": "gridAttributes", "verbosity": "summary"}),
@@ -150,7 +138,7 @@ async fn fields_select_nested_paths_on_any_tool() {
 #[tokio::test]
 async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
     let core = core();
-    let v = call(&core, "structs_list_planets", json!({"page_size": 100})).await;
+    let v = ok(&core, "structs_list_planets", json!({"page_size": 100})).await;
     assert!(size(&v) <= LIMIT, "{} bytes", size(&v));
     assert_eq!(v["status"], "partial");
     let handle = v["result_handle"].as_str().unwrap();
@@ -186,7 +174,7 @@ async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
     let total_pages = info["total_pages"].as_u64().unwrap();
     let mut back = Map::new();
     for page in 1..=total_pages {
-        let p = call(
+        let p = ok(
             &core,
             "structs_handle_fetch",
             json!({"handle": handle, "page": page}),
@@ -201,7 +189,7 @@ async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
     }
     let back = Value::Object(back);
     assert_eq!(size(&back), full_size);
-    let source = sim(200);
+    let source = paused(WorldConfig::with_players(200));
     let planets = back["planets"].as_array().unwrap();
     assert_eq!(planets.len(), 100);
     // Each listed planet is its core record, as the chain's list gives it.
@@ -238,7 +226,7 @@ async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
     assert_eq!(e["error"]["code"], "VALIDATION_INVALID_FORMAT");
 
     // The handle list shows it.
-    let list = call(&core, "structs_handle_list", json!({})).await;
+    let list = ok(&core, "structs_handle_list", json!({})).await;
     assert_eq!(list["total"], 1);
     let h = &list["handles"][0];
     assert_eq!(h["handle"], handle);
@@ -252,9 +240,9 @@ async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
 #[tokio::test]
 async fn fetch_shapes_pages_with_fields_and_verbosity() {
     let core = core();
-    let v = call(&core, "structs_list_players", json!({"page_size": 100})).await;
+    let v = ok(&core, "structs_list_players", json!({"page_size": 100})).await;
     let handle = v["result_handle"].as_str().unwrap();
-    let p = call(
+    let p = ok(
         &core,
         "structs_handle_fetch",
         json!({"handle": handle, "fields": "username", "page_size": 100}),
@@ -270,7 +258,7 @@ async fn fetch_shapes_pages_with_fields_and_verbosity() {
         json!({"Player": {"id": "1-1", "username": players[0]["Player"]["username"]}})
     );
     assert_eq!(p["metadata"]["verbosity"], "fields");
-    let p = call(
+    let p = ok(
         &core,
         "structs_handle_fetch",
         json!({"handle": handle, "verbosity": "summary", "page": 2, "page_size": 10}),
@@ -326,7 +314,7 @@ async fn expired_handles_say_so_and_are_cleaned_up() {
         .await
         .unwrap_err();
     assert_eq!(e["error"]["code"], "RESOURCE_EXPIRED");
-    let list = call(&core, "structs_handle_list", json!({})).await;
+    let list = ok(&core, "structs_handle_list", json!({})).await;
     assert_eq!(list["total"], 1);
     assert_eq!(list["handles"][0]["handle"], live);
     assert_eq!(list["handles"][0]["expires_in_sec"], 10);

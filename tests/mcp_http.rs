@@ -6,27 +6,11 @@ mod support;
 
 use std::collections::HashSet;
 
-use rmcp::RoleClient;
-use rmcp::model::CallToolRequestParams;
-use rmcp::service::RunningService;
 use serde_json::{Value, json};
 
 use structs_console::record::{Kind, LogReader};
+use support::mcp::call;
 use support::mcp_http::{Headless, connect};
-
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> (Value, bool) {
-    let Value::Object(args) = args else {
-        panic!("arguments must be an object")
-    };
-    let r = client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .expect("tools/call");
-    (
-        r.structured_content.unwrap_or(Value::Null),
-        r.is_error == Some(true),
-    )
-}
 
 fn temp(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("structs-http-{name}-{}", std::process::id()));

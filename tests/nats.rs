@@ -198,21 +198,9 @@ async fn both_sides_come_back_after_the_server_restarts() {
 /// to a player hears of a change the node's world made.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_headless_server_on_a_live_source_notifies_from_nats() {
-    use rmcp::model::{CallToolRequestParams, ResourceUpdatedNotificationParam};
-    use rmcp::service::NotificationContext;
-    use rmcp::{ClientHandler, RoleClient, ServiceExt};
-
-    #[derive(Clone, Default)]
-    struct Updates(Arc<Mutex<Vec<String>>>);
-    impl ClientHandler for Updates {
-        async fn on_resource_updated(
-            &self,
-            params: ResourceUpdatedNotificationParam,
-            _context: NotificationContext<RoleClient>,
-        ) {
-            self.0.lock().unwrap().push(params.uri);
-        }
-    }
+    use rmcp::ServiceExt;
+    use rmcp::model::CallToolRequestParams;
+    use support::mcp::Updates;
 
     let Some(nats) = NatsServer::start() else {
         return;

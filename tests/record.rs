@@ -2,29 +2,17 @@
 //! session over stdio, and the log read back with the streaming reader: every call's
 //! request and response paired, errors and notifications recorded, runs appended.
 
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
-use rmcp::model::{CallToolRequestParams, ResourceUpdatedNotificationParam};
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::{Value, json};
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::json;
 
 use structs_console::record::{Entry, Kind, LogReader, Problem};
-
-#[derive(Clone, Default)]
-struct Updates(Arc<Mutex<Vec<String>>>);
-
-impl ClientHandler for Updates {
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.0.lock().unwrap().push(params.uri);
-    }
-}
+use support::mcp::{Updates, call};
 
 async fn server(log: &std::path::Path) -> RunningService<RoleClient, Updates> {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"));
@@ -34,23 +22,6 @@ async fn server(log: &std::path::Path) -> RunningService<RoleClient, Updates> {
         .serve(TokioChildProcess::new(cmd).unwrap())
         .await
         .unwrap()
-}
-
-/// A call's structured answer (result or error object) and whether it failed.
-async fn call(
-    client: &RunningService<RoleClient, Updates>,
-    tool: &str,
-    args: Value,
-) -> (Value, bool) {
-    let Value::Object(args) = args else { panic!() };
-    let r = client
-        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
-        .await
-        .unwrap();
-    (
-        r.structured_content.unwrap_or(Value::Null),
-        r.is_error == Some(true),
-    )
 }
 
 fn read(path: &std::path::Path) -> (Vec<Entry>, Vec<Problem>) {

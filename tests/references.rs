@@ -1,37 +1,34 @@
 //! References through `Core::call`: what an agent gets when it asks a query or list tool
 //! for the entities its result mentions.
 
+mod support;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::clock::WallClock;
 use structs_console::entity::EntityId;
 use structs_console::references::ReferenceConfig;
 use structs_console::source::GameSource;
 use structs_console::source::instrumented::InstrumentedSource;
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
-
-fn sim() -> SimSource {
-    let config = WorldConfig::demo();
-    SimSource::new(config, BlockClock::paused(config.genesis_height))
-}
-
-fn fixed() -> WallClock {
-    WallClock::Fixed("2026-11-21T12:00:00Z".parse().unwrap())
-}
+use structs_console::source::sim::WorldConfig;
+use support::calls::ok;
+use support::sim::{fixed_clock, paused};
 
 fn core_over(source: Arc<dyn GameSource>, config: ReferenceConfig) -> Core {
     structs_console::assembly::builder(source)
-        .clock(fixed())
+        .clock(fixed_clock())
         .references(config)
         .build()
         .unwrap()
 }
 
 fn core() -> Core {
-    core_over(Arc::new(sim()), ReferenceConfig::default())
+    core_over(
+        Arc::new(paused(WorldConfig::demo())),
+        ReferenceConfig::default(),
+    )
 }
 
 /// A core over an instrumented sim, and the instrumented source to inspect.
@@ -39,7 +36,9 @@ fn instrumented(
     wrap: impl FnOnce(InstrumentedSource) -> InstrumentedSource,
     config: ReferenceConfig,
 ) -> (Core, Arc<InstrumentedSource>) {
-    let source = Arc::new(wrap(InstrumentedSource::new(Arc::new(sim()))));
+    let source = Arc::new(wrap(InstrumentedSource::new(Arc::new(paused(
+        WorldConfig::demo(),
+    )))));
     (core_over(source.clone(), config), source)
 }
 
@@ -47,14 +46,8 @@ fn id(s: &str) -> EntityId {
     EntityId::parse(s).unwrap()
 }
 
-async fn call(core: &Core, tool: &str, args: Value) -> Value {
-    core.call_json(tool, args)
-        .await
-        .unwrap_or_else(|e| panic!("{tool} failed: {e}"))
-}
-
 async fn entity(core: &Core, id: &str) -> Value {
-    call(core, "structs_query_entity", json!({ "id": id })).await["entity"].clone()
+    ok(core, "structs_query_entity", json!({ "id": id })).await["entity"].clone()
 }
 
 fn keys(refs: &Value) -> Vec<String> {
@@ -84,16 +77,16 @@ async fn off_by_default_and_false_is_byte_for_byte_the_plain_result() {
         ("structs_list_planets", json!({"page_size": 5})),
         ("structs_query_block_height", json!({})),
     ] {
-        let plain = serde_json::to_string(&call(&core, tool, args.clone()).await).unwrap();
+        let plain = serde_json::to_string(&ok(&core, tool, args.clone()).await).unwrap();
         let mut off = args.clone();
         off["include_references"] = json!(false);
-        let off = serde_json::to_string(&call(&core, tool, off).await).unwrap();
+        let off = serde_json::to_string(&ok(&core, tool, off).await).unwrap();
         assert_eq!(plain, off, "{tool}");
         assert!(!plain.contains("references"), "{tool}: {plain}");
     }
     // And the plain result is exactly what the query tools returned before references
     // existed: the source's entity under the kind's name, and the timestamp.
-    let source = sim();
+    let source = paused(WorldConfig::demo());
     for (tool, field, id_text) in [
         ("structs_query_player", "player_id", "1-1"),
         ("structs_query_planet", "planet_id", "2-1"),
@@ -106,7 +99,7 @@ async fn off_by_default_and_false_is_byte_for_byte_the_plain_result() {
             json!({ field: id_text }),
             json!({ field: id_text, "include_references": false }),
         ] {
-            let got = call(&core, tool, args).await;
+            let got = ok(&core, tool, args).await;
             assert_eq!(
                 serde_json::to_string(&got).unwrap(),
                 serde_json::to_string(&expected).unwrap(),
@@ -119,7 +112,7 @@ async fn off_by_default_and_false_is_byte_for_byte_the_plain_result() {
 #[tokio::test]
 async fn a_player_query_carries_its_direct_relationships_at_depth_one() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -166,13 +159,13 @@ async fn a_player_query_carries_its_direct_relationships_at_depth_one() {
 #[tokio::test]
 async fn depth_two_adds_the_references_of_references_once_and_stops_at_cycles() {
     let (core, source) = instrumented(|s| s, ReferenceConfig::default());
-    let one = call(
+    let one = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
     )
     .await;
-    let two = call(
+    let two = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "reference_depth": 2}),
@@ -207,7 +200,7 @@ async fn depth_two_adds_the_references_of_references_once_and_stops_at_cycles() 
     // (nothing is cached across calls here: the second call repeats the first level).
     source.reset_counts();
     core.reference_cache().clear();
-    let again = call(
+    let again = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "reference_depth": 2}),
@@ -225,7 +218,7 @@ async fn depth_two_adds_the_references_of_references_once_and_stops_at_cycles() 
 async fn primary_leaves_out_slot_contents_and_all_names_the_slot() {
     let core = core();
     // Find a planet with something in its slots.
-    let page = call(&core, "structs_list_planets", json!({"page_size": 24})).await;
+    let page = ok(&core, "structs_list_planets", json!({"page_size": 24})).await;
     let planet = page["planets"]
         .as_array()
         .unwrap()
@@ -240,13 +233,13 @@ async fn primary_leaves_out_slot_contents_and_all_names_the_slot() {
         .expect("a planet with structs")
         .clone();
     let pid = planet["Planet"]["id"].as_str().unwrap();
-    let all = call(
+    let all = ok(
         &core,
         "structs_query_planet",
         json!({"planet_id": pid, "include_references": "all"}),
     )
     .await;
-    let primary = call(
+    let primary = ok(
         &core,
         "structs_query_planet",
         json!({"planet_id": pid, "include_references": "primary"}),
@@ -275,7 +268,7 @@ async fn primary_leaves_out_slot_contents_and_all_names_the_slot() {
 #[tokio::test]
 async fn the_type_filter_keeps_only_the_kinds_asked_for() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "reference_depth": 2,
@@ -303,7 +296,7 @@ async fn the_type_filter_keeps_only_the_kinds_asked_for() {
     assert!(v["references_summary"]["traversed"].as_u64().unwrap() >= 1);
 
     // At depth 1 nothing is fetched only to be walked.
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "reference_types": ["planet"]}),
@@ -314,7 +307,7 @@ async fn the_type_filter_keeps_only_the_kinds_asked_for() {
 
     // Entities walked through count against max_references, and one the limit stops
     // makes the map partial.
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "reference_depth": 2,
@@ -330,7 +323,7 @@ async fn the_type_filter_keeps_only_the_kinds_asked_for() {
 #[tokio::test]
 async fn limits_cut_the_map_and_the_summary_says_how_much_is_missing() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "max_references": 2}),
@@ -356,7 +349,7 @@ async fn limits_cut_the_map_and_the_summary_says_how_much_is_missing() {
 #[tokio::test]
 async fn list_items_each_add_at_most_the_per_entity_limit() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_list_players",
         json!({"page_size": 10, "include_references": "all", "max_references_per_entity": 2,
@@ -383,7 +376,7 @@ async fn list_items_each_add_at_most_the_per_entity_limit() {
         assert!(refs.get(pid).is_none(), "{pid} is listed and referenced");
     }
     // The global cap holds across items.
-    let v = call(
+    let v = ok(
         &core,
         "structs_list_players",
         json!({"page_size": 24, "include_references": "all", "max_references": 7}),
@@ -401,7 +394,7 @@ async fn list_items_each_add_at_most_the_per_entity_limit() {
 #[tokio::test]
 async fn lists_default_to_primary_references_within_the_default_limits() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_list_planets",
         // Summary verbosity keeps 24 planets and their owners under the size limit;
@@ -430,7 +423,7 @@ async fn failed_references_are_indicated_or_omitted_and_the_response_still_succe
     let player = entity(&core(), "1-1").await;
     let guild = player["Player"]["guildId"].as_str().unwrap().to_string();
     let (core, _) = instrumented(|s| s.failing(id(&guild)), ReferenceConfig::default());
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -451,7 +444,7 @@ async fn failed_references_are_indicated_or_omitted_and_the_response_still_succe
         .count();
     assert_eq!(others, player_links(&player).len() - 1);
 
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true, "on_reference_error": "omit"}),
@@ -478,18 +471,18 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
         }
         args
     };
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         ask(json!({"verbosity": "summary"})),
     )
     .await;
-    let ok = v["references"][&planet].as_object().unwrap();
-    let keys: Vec<&str> = ok.keys().map(String::as_str).collect();
+    let resolved = v["references"][&planet].as_object().unwrap();
+    let keys: Vec<&str> = resolved.keys().map(String::as_str).collect();
     assert_eq!(keys[0], "reference_type", "{v}");
-    assert!(ok.contains_key("Planet"), "{v}");
+    assert!(resolved.contains_key("Planet"), "{v}");
     for meta in ["id", "status", "referenced_from", "referenced_in", "depth"] {
-        assert!(!ok.contains_key(meta), "{meta} in a lean entry: {v}");
+        assert!(!resolved.contains_key(meta), "{meta} in a lean entry: {v}");
     }
     let failed = &v["references"][&guild];
     assert_eq!(failed["status"], "failed", "{v}");
@@ -501,7 +494,7 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
     assert_eq!(summary["failed_ids"], json!([guild]), "{summary}");
     assert!(summary.get("from_cache").is_none() && summary.get("left_out").is_none());
 
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         ask(json!({"fields": "planetId", "reference_metadata": "none"})),
@@ -511,7 +504,7 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
     assert_eq!(v["references_summary"]["failed_ids"], json!([guild]), "{v}");
     assert_eq!(v["references_summary"]["failed_omitted"], 1, "{v}");
 
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         ask(json!({"verbosity": "summary", "reference_metadata": "full"})),
@@ -523,7 +516,7 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
 
     // Without a failure or a limit, a lean answer has no summary at all.
     let (core, _) = instrumented(|s| s, ReferenceConfig::default());
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         ask(json!({"verbosity": "compact"})),
@@ -533,7 +526,7 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
     assert!(!v["references"].as_object().unwrap().is_empty());
     // Detailed and raw keep the full bookkeeping.
     for verbosity in ["detailed", "raw"] {
-        let v = call(
+        let v = ok(
             &core,
             "structs_query_player",
             ask(json!({"verbosity": verbosity})),
@@ -550,7 +543,7 @@ async fn lean_references_carry_records_and_still_say_what_failed() {
 #[tokio::test]
 async fn primary_at_depth_two_brings_what_the_entities_hold() {
     let core = core();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-2", "include_references": "primary", "reference_depth": 2,
@@ -590,7 +583,7 @@ async fn a_hanging_reference_times_out_alone() {
     };
     let (core, _) = instrumented(|s| s.hanging(id(&planet)), config);
     let started = std::time::Instant::now();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -632,7 +625,7 @@ async fn the_timeout_is_per_reference_not_per_batch() {
         config,
     );
     let started = std::time::Instant::now();
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -656,7 +649,7 @@ async fn rate_limited_fetches_back_off_and_then_resolve() {
         ..ReferenceConfig::default()
     };
     let (core, source) = instrumented(|s| s.rate_limited(id(&fleet), 3), config.clone());
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -675,7 +668,7 @@ async fn rate_limited_fetches_back_off_and_then_resolve() {
             ..config
         },
     );
-    let v = call(
+    let v = ok(
         &core,
         "structs_query_player",
         json!({"player_id": "1-1", "include_references": true}),
@@ -694,8 +687,8 @@ async fn resolution_never_has_more_fetches_in_flight_than_allowed_across_calls()
     let args = json!({"page_size": 24, "include_references": "all", "max_references": 60,
                       "verbosity": "summary"});
     let (a, b) = tokio::join!(
-        call(&core, "structs_list_planets", args.clone()),
-        call(&core, "structs_list_fleets", args),
+        ok(&core, "structs_list_planets", args.clone()),
+        ok(&core, "structs_list_fleets", args),
     );
     assert!(a["references"].as_object().unwrap().len() > 10);
     assert!(b["references"].as_object().unwrap().len() > 10);
@@ -707,12 +700,12 @@ async fn resolution_never_has_more_fetches_in_flight_than_allowed_across_calls()
 async fn the_cache_serves_repeats_until_its_ttl_or_the_next_block() {
     let (core, source) = instrumented(|s| s, ReferenceConfig::default());
     let args = json!({"player_id": "1-1", "include_references": true});
-    let first = call(&core, "structs_query_player", args.clone()).await;
+    let first = ok(&core, "structs_query_player", args.clone()).await;
     let n = first["references"].as_object().unwrap().len() as u64;
     assert_eq!(source.gets(), 1 + n);
     assert_eq!(first["references_summary"]["from_cache"], 0);
 
-    let again = call(&core, "structs_query_player", args.clone()).await;
+    let again = ok(&core, "structs_query_player", args.clone()).await;
     assert_eq!(
         source.gets(),
         1 + n + 1,
@@ -723,13 +716,13 @@ async fn the_cache_serves_repeats_until_its_ttl_or_the_next_block() {
 
     // Past the TTL (30 s) the references are fetched afresh.
     tokio::time::advance(Duration::from_secs(31)).await;
-    let later = call(&core, "structs_query_player", args.clone()).await;
+    let later = ok(&core, "structs_query_player", args.clone()).await;
     assert_eq!(later["references_summary"]["from_cache"], 0);
     assert_eq!(source.gets(), 2 * (1 + n) + 1);
 
     // A new block empties the cache even within the TTL.
-    call(&core, "structs_clock_control", json!({"action": "step"})).await;
-    let next_block = call(&core, "structs_query_player", args).await;
+    ok(&core, "structs_clock_control", json!({"action": "step"})).await;
+    let next_block = ok(&core, "structs_query_player", args).await;
     assert_eq!(next_block["references_summary"]["from_cache"], 0);
 }
 
@@ -744,8 +737,8 @@ async fn a_server_can_turn_references_off_per_tool_and_bound_what_calls_ask() {
         "#,
     )
     .unwrap();
-    let core = core_over(Arc::new(sim()), config);
-    let v = call(
+    let core = core_over(Arc::new(paused(WorldConfig::demo())), config);
+    let v = ok(
         &core,
         "structs_list_players",
         json!({"page_size": 3, "include_references": true}),
@@ -768,7 +761,7 @@ async fn a_server_can_turn_references_off_per_tool_and_bound_what_calls_ask() {
     // A configuration naming a tool that does not exist is refused at start.
     let bad: ReferenceConfig =
         toml::from_str("[tools.structs_query_plnet]\nenabled = false").unwrap();
-    let e = structs_console::assembly::builder(Arc::new(sim()))
+    let e = structs_console::assembly::builder(Arc::new(paused(WorldConfig::demo())))
         .references(bad)
         .build()
         .err()
@@ -898,25 +891,25 @@ async fn the_scripted_agent_answers_the_same_in_fewer_calls() {
 async fn a_transaction_within_the_block_is_seen_by_the_next_references() {
     let core = core();
     let ask = json!({"player_id": "1-2", "include_references": true});
-    let before = call(&core, "structs_query_player", ask.clone()).await;
-    let again = call(&core, "structs_query_player", ask.clone()).await;
+    let before = ok(&core, "structs_query_player", ask.clone()).await;
+    let again = ok(&core, "structs_query_player", ask.clone()).await;
     // Warm: the second read came from the cache, the same data.
     assert!(again["references_summary"]["from_cache"].as_u64().unwrap() > 0);
     assert_eq!(before["references"]["2-2"], again["references"]["2-2"]);
 
     // Player 1-2 starts an Ore Extractor on its planet: the planet changes now.
-    let built = call(
+    let built = ok(
         &core,
         "structs_action_build_struct",
         json!({"player_id": "1-2", "struct_type": 14, "location_type": "planet"}),
     )
     .await;
     assert_eq!(built["status"], "initiated", "{built:#}");
-    let height = call(&core, "structs_query_block_height", json!({})).await;
+    let height = ok(&core, "structs_query_block_height", json!({})).await;
     assert_eq!(height["height"], built["height"], "still the same block");
-    let after = call(&core, "structs_query_player", ask).await;
+    let after = ok(&core, "structs_query_player", ask).await;
     assert_eq!(after["references_summary"]["from_cache"], 0);
-    let planet = call(&core, "structs_query_planet", json!({"planet_id": "2-2"})).await;
+    let planet = ok(&core, "structs_query_planet", json!({"planet_id": "2-2"})).await;
     let referenced = &after["references"]["2-2"];
     assert_ne!(
         referenced, &before["references"]["2-2"],

@@ -2,49 +2,22 @@
 //! that subscribes (with the tool and with `resources/subscribe`), actions that change
 //! the watched entities, and the `notifications/resources/updated` that follow.
 
-use std::sync::{Arc, Mutex};
+mod support;
+
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, ReadResourceRequestParams, ResourceUpdatedNotificationParam,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    CallToolRequestParams, ReadResourceRequestParams, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
+use support::mcp::Updates;
 
-/// A client that keeps the resource updates it receives.
-#[derive(Clone, Default)]
-struct Updates(Arc<Mutex<Vec<String>>>);
-
-impl ClientHandler for Updates {
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        self.0.lock().unwrap().push(params.uri);
-    }
-}
-
-impl Updates {
-    /// Waits up to 3 s for an update of `uri`.
-    async fn wait_for(&self, uri: &str) -> bool {
-        for _ in 0..60 {
-            if self.0.lock().unwrap().iter().any(|u| u == uri) {
-                return true;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        false
-    }
-
-    fn count(&self, uri: &str) -> usize {
-        self.0.lock().unwrap().iter().filter(|u| *u == uri).count()
-    }
-}
-
+// Not support::mcp::call: this one insists on a successful answer with structured
+// content, and returns just that.
 async fn call(client: &RunningService<RoleClient, Updates>, tool: &str, args: Value) -> Value {
     let Value::Object(args) = args else { panic!() };
     let r = client

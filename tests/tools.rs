@@ -1,36 +1,20 @@
 //! The tool catalog through `Core::call`, as both faces reach it: results on the demo
 //! world, pagination, filters, and a structured error for every kind of bad input.
 
-use std::sync::Arc;
+mod support;
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::clock::WallClock;
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::source::sim::WorldConfig;
+use support::calls::blocking::call;
+use support::sim::paused_core;
 
 fn core_with(players: usize) -> Core {
-    let config = WorldConfig::with_players(players);
-    let source = SimSource::new(config, BlockClock::paused(config.genesis_height));
-    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    structs_console::assembly::build_with_clock(Arc::new(source), WallClock::Fixed(fixed))
+    paused_core(WorldConfig::with_players(players)).0
 }
 
 fn core() -> Core {
     core_with(WorldConfig::DEMO_PLAYERS)
-}
-
-fn call(core: &Core, tool: &str, args: Value) -> Result<Value, Value> {
-    futures_lite(core.call_json(tool, args))
-}
-
-/// A tiny executor: the sim source answers without I/O, so a current-thread runtime
-/// per call is enough.
-fn futures_lite<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap()
-        .block_on(f)
 }
 
 fn err_code(v: &Value) -> &str {

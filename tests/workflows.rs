@@ -10,22 +10,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use structs_console::Core;
-use structs_console::clock::WallClock;
 use structs_console::plan::{self, workflow};
-use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
-use support::sim::make_ready;
+use structs_console::source::sim::{SimSource, WorldConfig};
+use support::calls::ok;
+use support::sim::{make_ready, paused_core};
 
 fn setup() -> (Core, Arc<SimSource>) {
-    let config = WorldConfig::demo();
-    let source = Arc::new(SimSource::new(
-        config,
-        BlockClock::paused(config.genesis_height),
-    ));
-    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
-    (
-        structs_console::assembly::build_with_clock(source.clone(), WallClock::Fixed(fixed)),
-        source,
-    )
+    paused_core(WorldConfig::demo())
 }
 
 fn rt() -> tokio::runtime::Runtime {
@@ -36,17 +27,11 @@ fn rt() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-async fn call(core: &Core, tool: &str, args: Value) -> Value {
-    core.call_json(tool, args.clone())
-        .await
-        .unwrap_or_else(|e| panic!("{tool} {args}: {e}"))
-}
-
 /// Polls the monitor until `until` holds for its answer (or 60 s pass).
 async fn watch(core: &Core, id: &str, until: impl Fn(&Value) -> bool) -> Value {
     let start = Instant::now();
     loop {
-        let m = call(core, "structs_workflow_monitor", json!({"workflow_id": id})).await;
+        let m = ok(core, "structs_workflow_monitor", json!({"workflow_id": id})).await;
         if until(&m) {
             return m;
         }
@@ -98,7 +83,7 @@ fn every_shipped_workflow_validates_with_its_example_inputs() {
             panic!("{} does not validate: {p:#?}", w.name);
         }
     }
-    let listed = rt().block_on(call(&core, "structs_workflow_list", json!({})));
+    let listed = rt().block_on(ok(&core, "structs_workflow_list", json!({})));
     assert_eq!(listed["workflows"].as_array().unwrap().len(), all.len());
     let bmo = listed["workflows"]
         .as_array()
@@ -119,7 +104,7 @@ fn every_shipped_workflow_succeeds_with_its_example_inputs() {
     for w in workflow::parse_all().unwrap() {
         let (core, src) = setup();
         rt().block_on(async {
-            let started = call(
+            let started = ok(
                 &core,
                 "structs_workflow_execute",
                 json!({"workflow": w.name, "inputs": w.example_inputs()}),
@@ -128,7 +113,7 @@ fn every_shipped_workflow_succeeds_with_its_example_inputs() {
             let id = started["workflow_id"].as_str().unwrap().to_string();
             let start = Instant::now();
             let m = loop {
-                let m = call(
+                let m = ok(
                     &core,
                     "structs_workflow_monitor",
                     json!({"workflow_id": id}),
@@ -198,7 +183,7 @@ fn inputs_are_checked_before_anything_starts() {
 fn query_and_monitor_planet_reads_and_subscribes() {
     let (core, _) = setup();
     rt().block_on(async {
-        let started = call(
+        let started = ok(
             &core,
             "structs_workflow_execute",
             json!({"workflow": "query-and-monitor-planet", "inputs": {"planet_id": "2-3"}}),
@@ -220,7 +205,7 @@ fn query_and_monitor_planet_reads_and_subscribes() {
             "1-3"
         );
         // The subscriptions were made for the caller (here the core's own).
-        let subs = call(&core, "structs_subscription_list", json!({})).await;
+        let subs = ok(&core, "structs_subscription_list", json!({})).await;
         let text = subs.to_string();
         assert!(text.contains("2-3") && text.contains("1-3"), "{subs:#}");
         assert_eq!(m["report"]["totals"]["reference_errors"], 0);
@@ -231,7 +216,7 @@ fn query_and_monitor_planet_reads_and_subscribes() {
 fn planet_setup_plans_the_first_builds() {
     let (core, _) = setup();
     rt().block_on(async {
-        let started = call(
+        let started = ok(
             &core,
             "structs_workflow_execute",
             json!({"workflow": "planet-setup", "inputs": {"player_id": "1-2"}}),
@@ -273,7 +258,7 @@ fn build_mining_operation_waits_for_its_proof_then_builds_and_mines() {
     });
     let player = format!("1-{p}");
     rt().block_on(async {
-        let started = call(
+        let started = ok(
             &core,
             "structs_workflow_execute",
             json!({"workflow": "build-mining-operation", "inputs": {"player_id": player}}),
@@ -330,7 +315,7 @@ fn mine_refine_convert_runs_both_proofs_at_once_and_refines_the_mined_ore() {
     });
     rt().block_on(async {
         let w = workflow::catalog().get("mine-refine-convert").unwrap();
-        let started = call(
+        let started = ok(
             &core,
             "structs_workflow_execute",
             json!({"workflow": "mine-refine-convert", "inputs": w.example_inputs()}),
@@ -368,7 +353,7 @@ fn a_workflow_can_be_cancelled_while_its_proof_waits() {
     let p = 11;
     src.with_world_mut(|w| make_ready(w, p));
     rt().block_on(async {
-        let started = call(
+        let started = ok(
             &core,
             "structs_workflow_execute",
             json!({"workflow": "mine-refine-convert", "inputs": {
@@ -377,13 +362,13 @@ fn a_workflow_can_be_cancelled_while_its_proof_waits() {
         .await;
         let id = started["workflow_id"].as_str().unwrap().to_string();
         watch(&core, &id, |m| step_status(m, "mine_proof") == "running").await;
-        let c = call(&core, "structs_workflow_cancel", json!({"workflow_id": id})).await;
+        let c = ok(&core, "structs_workflow_cancel", json!({"workflow_id": id})).await;
         assert_eq!(c["cancelled"], true);
         let m = watch(&core, &id, done).await;
         assert_eq!(m["status"], "cancelled");
         assert_eq!(step_status(&m, "mine_proof"), "failed");
         assert_eq!(step_status(&m, "balance"), "skipped");
-        let listed = call(&core, "structs_workflow_list", json!({})).await;
+        let listed = ok(&core, "structs_workflow_list", json!({})).await;
         assert_eq!(listed["runs"][0]["status"], "cancelled");
     });
 }

@@ -3,9 +3,11 @@
 // Each test file uses part of the helpers.
 #![allow(dead_code)]
 
+pub mod calls;
 pub mod console;
 pub mod daemon;
 pub mod docs;
+pub mod mcp;
 pub mod mcp_http;
 pub mod nats;
 pub mod redis;

@@ -1,0 +1,308 @@
+//! The Replay tab: session logs opened, stepped through, run again and compared, and
+//! the console's own recording of the calls it makes.
+
+use std::sync::Arc;
+
+use crossterm::event::KeyCode;
+use ratatui::style::Color;
+use serde_json::json;
+use structs_console::clock::WallClock;
+use structs_console::tui::theme::Role;
+use structs_console::tui::{App, Tab, Theme};
+
+use crate::support::console::{draw, draw_buffer, press, runtime, type_text, wall};
+use crate::{console, hint_bar, sim, snapshot};
+
+#[test]
+fn replay_without_a_log_says_how_to_open_one() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('6'));
+    assert_eq!(app.tab(), Tab::Replay);
+    snapshot(
+        "replay_empty_100x30",
+        "The Replay tab with no session log open: how to record and open one",
+        &mut app,
+        100,
+        30,
+    );
+    // Nothing to run: no panic, nothing sent.
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.requests_sent(), sent);
+    press(&mut app, KeyCode::Char('1'));
+    assert_eq!(app.tab(), Tab::Entities);
+}
+
+/// A session log written as the recorder writes it, with fixed times and session ids:
+/// each call's recorded answer is what the demo world gives, except `tamper`ed ones.
+fn write_log(
+    path: &std::path::Path,
+    calls: &[(&str, serde_json::Value)],
+    tamper: impl Fn(usize, &mut serde_json::Value),
+) {
+    use std::io::Write;
+    let runtime = runtime();
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).expect("log"));
+    let mut seq = 0;
+    for (i, (tool, args)) in calls.iter().enumerate() {
+        let n = i as u64 + 1;
+        let ts = format!("2026-11-21T10:00:{:02}.{:03}000Z", n / 2, (n * 137) % 1000);
+        seq += 1;
+        let request = json!({"v": 1, "ts": ts, "session": "s-test-1", "seq": seq,
+            "type": "request", "call": n, "tool": tool, "arguments": args,
+            "source": "sim", "block_height": 120000});
+        writeln!(out, "{request}").unwrap();
+        let mut answer = runtime.block_on(core.call_json(tool, args.clone()));
+        match &mut answer {
+            Ok(v) | Err(v) => tamper(i, v),
+        }
+        seq += 1;
+        let mut response = json!({"v": 1, "ts": ts, "session": "s-test-1", "seq": seq,
+            "type": "response", "call": n, "tool": tool, "duration_ms": 1.25 * n as f64,
+            "source": "sim", "block_height": 120000});
+        match answer {
+            Ok(v) => response["result"] = v,
+            Err(e) => response["error"] = e,
+        }
+        writeln!(out, "{response}").unwrap();
+    }
+}
+
+/// The Replay pane: the calls of a log with their timing; the selected call's
+/// recorded answer; every call run again with the differing one found by `n` and shown
+/// side by side with its changed paths; one call run again by itself; a plan call
+/// opened in the Plans pane.
+#[test]
+fn replay_steps_through_a_log_runs_it_again_and_shows_the_differences() {
+    // A file name the snapshots can show: the process id goes in the folder.
+    let dir = std::env::temp_dir().join(format!("structs-replay-pane-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("session.jsonl");
+    let plan = json!({"steps": [
+        {"id": "players", "tool": "structs_list_players", "params": {"page_size": 2}},
+        {"id": "first", "tool": "structs_query_player",
+         "params": {"player_id": "${steps.players.data.players[0].Player.id}"}}
+    ]});
+    write_log(
+        &path,
+        &[
+            (
+                "structs_query_player",
+                json!({"player_id": "1-1", "include_references": false}),
+            ),
+            ("structs_list_players", json!({"page_size": 2})),
+            ("structs_query_player", json!({"player_id": "2-1"})),
+            (
+                "structs_query_planet",
+                json!({"planet_id": "2-1", "include_references": false}),
+            ),
+            ("structs_plan_execute", plan.clone()),
+        ],
+        |i, v| {
+            // The recording of call 4 says the planet had other ore than it has now.
+            if i == 3 {
+                v["planet"]["Planet"]["maxOre"] = json!("1");
+                v["planet"]["gone"] = json!(true);
+            }
+        },
+    );
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open the log");
+    app.settle_log();
+    assert_eq!(app.tab(), Tab::Replay);
+    snapshot(
+        "replay_log_120x36",
+        "A five-call session log in Replay: the calls with their time and duration, the first call's recorded answer",
+        &mut app,
+        120,
+        36,
+    );
+    assert!(
+        hint_bar(&mut app).contains("run again"),
+        "{}",
+        hint_bar(&mut app)
+    );
+
+    // Every call again: four give the recorded answer, the tampered one does not.
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.replay_verdicts(), (5, 1));
+    assert!(
+        app.status_text().unwrap_or_default().contains("1 differ"),
+        "{:?}",
+        app.status_text()
+    );
+    press(&mut app, KeyCode::Char('n'));
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("call 4 · structs_query_planet"), "{frame}");
+    assert!(frame.contains("~ /planet/Planet/maxOre"), "{frame}");
+    assert!(frame.contains("- /planet/gone"), "{frame}");
+    snapshot(
+        "replay_diff_120x36",
+        "Call 4 run again: its changed and removed paths, the recorded and fresh answers side by side",
+        &mut app,
+        120,
+        36,
+    );
+    // The changed line is drawn in the change's colour on both sides.
+    let buffer = draw_buffer(&mut app, 120, 36);
+    let theme = Theme::default();
+    let changed_colour = theme.style(Role::Prompt).fg;
+    let rows_with = |needle: &str| -> Vec<u16> {
+        (0..36)
+            .filter(|y| {
+                let line: String = (0..120).map(|x| buffer[(x, *y)].symbol()).collect();
+                line.contains(needle)
+            })
+            .collect()
+    };
+    let ore_rows = rows_with("\"maxOre\"");
+    assert!(!ore_rows.is_empty(), "the maxOre lines are on show");
+    let y = ore_rows[0];
+    let coloured = (0..120)
+        .filter(|x| buffer[(*x, y)].fg == changed_colour.unwrap_or(Color::Reset))
+        .count();
+    assert!(
+        coloured > 10,
+        "maxOre drawn in the changed colour on both sides"
+    );
+
+    // One call by itself: the first one, the same as recorded.
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(
+        app.status_text(),
+        Some("call 1: the same answer as recorded")
+    );
+
+    // The plan call opens in the Plans pane: `o` goes to it, `o` again opens it.
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.tab(), Tab::Replay);
+    press(&mut app, KeyCode::Char('o'));
+    assert_eq!(app.tab(), Tab::Plans);
+    let report = app.plan_report().expect("the plan is open");
+    assert_eq!(report["steps"].as_array().map(Vec::len), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log of 100,000 calls: its first calls show while it is read, the count once it
+/// is, and the last call's arguments are read back from the file when it is selected.
+#[test]
+fn a_log_of_100_000_calls_opens_without_reading_it_whole() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("structs-replay-100k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.jsonl");
+    {
+        let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        for n in 1..=100_000u64 {
+            writeln!(out, r#"{{"v":1,"ts":"2026-11-21T10:00:00Z","session":"s-big","seq":{},"type":"request","call":{n},"tool":"structs_query_player","arguments":{{"player_id":"1-{}","n":{n}}}}}"#, 2 * n - 1, n % 50 + 1).unwrap();
+            writeln!(out, r#"{{"v":1,"ts":"2026-11-21T10:00:00Z","session":"s-big","seq":{},"type":"response","call":{n},"tool":"structs_query_player","duration_ms":0.5,"result":{{"player":{{"Player":{{"id":"1-{}"}}}}}}}}"#, 2 * n, n % 50 + 1).unwrap();
+        }
+    }
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open");
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("big.jsonl"), "{frame}");
+    app.settle_log();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("100,000 calls"), "{frame}");
+    assert!(frame.contains(r#""n":1}"#), "{frame}");
+    press(&mut app, KeyCode::End);
+    let frame = draw(&mut app, 120, 30);
+    assert!(
+        frame.contains("call 100000 · structs_query_player"),
+        "{frame}"
+    );
+    assert!(frame.contains(r#""n":100000"#), "{frame}");
+    assert!(frame.contains("100,000"), "{frame}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A log opens from inside the Replay tab: `f`, its path, Enter. A path that is not a
+/// log is said on the status line.
+#[test]
+fn the_replay_tab_opens_a_log_from_inside() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("inside.jsonl");
+    write_log(
+        &path,
+        &[("structs_query_player", json!({"player_id": "1-1"}))],
+        |_, _| {},
+    );
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('6'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("press f here"), "{frame}");
+    press(&mut app, KeyCode::Char('f'));
+    // While the prompt is open, letters type: the hint bar offers no tab or quit key.
+    let frame = draw(&mut app, 100, 30);
+    let bar = frame
+        .lines()
+        .rev()
+        .find(|l| l.contains("Enter"))
+        .unwrap_or_default();
+    assert!(
+        bar.contains("Enter  open") && bar.contains("Esc  close"),
+        "{bar}"
+    );
+    assert!(!bar.contains("q  quit") && !bar.contains("1-7"), "{bar}");
+    type_text(&mut app, &dir.join("missing.jsonl").to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(status.contains("cannot open the session log"), "{status}");
+    press(&mut app, KeyCode::Char('f'));
+    type_text(&mut app, &path.to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    app.settle_log();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("structs_query_player"), "{frame}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_console_records_the_calls_it_makes_and_replays_them_the_same() {
+    let path =
+        std::env::temp_dir().join(format!("structs-console-rec-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let recorder = Arc::new(structs_console::record::Recorder::open(&path).expect("log"));
+    let runtime = runtime();
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let mut app = App::recording(core, Theme::default(), runtime.handle().clone(), recorder);
+    app.settle(); // the first page, recorded too
+    press(&mut app, KeyCode::Char('n')); // the next page
+    press(&mut app, KeyCode::Enter); // open the selected player, with its references
+    let mut tools = Vec::new();
+    for item in structs_console::record::LogReader::open(&path).expect("log") {
+        let e = item.expect("readable").expect("an entry");
+        tools.push((format!("{:?}", e.kind), e.tool.unwrap_or_default()));
+    }
+    assert!(tools.len() >= 6 && tools.len() % 2 == 0, "{tools:?}");
+    // Both pages are in it: the first, asked for as the console opened, and the next.
+    let list = ("Request".to_string(), "structs_list_entities".to_string());
+    assert_eq!(tools[0], list, "{tools:?}");
+    assert_eq!(tools.iter().filter(|t| **t == list).count(), 2, "{tools:?}");
+    assert!(
+        tools.contains(&("Response".into(), "structs_query_entity".into())),
+        "{tools:?}"
+    );
+
+    // The log the console wrote opens in a console's Replay tab, and every call in it,
+    // run again on the same world, gives the answer it was recorded with.
+    let calls = tools.len() / 2;
+    let (_rt, mut replay) = console();
+    replay.open_log(&path).expect("open the console's own log");
+    replay.settle_log();
+    assert_eq!(replay.tab(), Tab::Replay);
+    let frame = draw(&mut replay, 120, 36);
+    assert!(
+        frame.contains(&format!("{calls} calls")) && frame.contains("query_entity"),
+        "{frame}"
+    );
+    press(&mut replay, KeyCode::Char('a'));
+    assert_eq!(replay.replay_verdicts(), (calls, 0), "{tools:?}");
+    let _ = std::fs::remove_file(&path);
+}
