@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::clock::WallClock;
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{self as call, CallContext, CancelOnDrop};
+use crate::context::{CallContext, CancelOnDrop, ClientWork};
 use crate::error::{self, ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth};
 use crate::handles::store::HandleStore;
@@ -109,7 +109,7 @@ struct Inner {
     /// The subscriptions of callers that bring none of their own (the console).
     subscriptions: Arc<Subscriptions>,
     /// The running work of callers that bring no count of their own (the console).
-    work: Arc<call::ClientWork>,
+    work: Arc<ClientWork>,
     /// Events from outside the process (NATS), read instead of the source's own bus.
     feed: Option<Arc<dyn EventFeed>>,
     /// The tools are another server's: it attaches references, shapes and stores its
@@ -175,7 +175,7 @@ impl crate::plan::Dispatch for SelfCaller {
         self.core().map_or(WallClock::System, |c| c.inner.wall)
     }
 
-    fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+    fn client_work(&self, ctx: &CallContext) -> Arc<ClientWork> {
         match self.core() {
             Some(core) => core.client_work(ctx),
             None => ctx.work().unwrap_or_default(),
@@ -497,7 +497,7 @@ impl Core {
 
     /// Where the caller of `ctx` counts its running work: its own, or the core's for
     /// callers that bring none.
-    pub fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+    pub fn client_work(&self, ctx: &CallContext) -> Arc<ClientWork> {
         ctx.work().unwrap_or_else(|| self.inner.work.clone())
     }
 
@@ -570,7 +570,7 @@ impl crate::plan::Dispatch for Core {
         self.inner.wall
     }
 
-    fn client_work(&self, ctx: &CallContext) -> Arc<call::ClientWork> {
+    fn client_work(&self, ctx: &CallContext) -> Arc<ClientWork> {
         Core::client_work(self, ctx)
     }
 }

@@ -1,6 +1,6 @@
 //! Result handles: no response leaves the core over 25 KB, and nothing is lost.
 //!
-//! Every tool result passes through [`finish`] last (after references):
+//! Every tool result passes through [`Handles::finish`] last (after references):
 //!
 //! 1. when the call asked for `verbosity` or `fields`, each record is shaped
 //!    ([`shape`]);
@@ -247,30 +247,21 @@ impl Handles {
         &self,
         tool: &str,
         request: &Request,
-        value: Value,
+        mut value: Value,
     ) -> Result<Value, ToolError> {
-        finish(self, tool, request, value).await
-    }
-}
-
-async fn finish(
-    handles: &Handles,
-    tool: &str,
-    request: &Request,
-    mut value: Value,
-) -> Result<Value, ToolError> {
-    let full = match &request.selection {
-        Some(selection) => {
-            let full = value.clone();
-            shape(&mut value, selection);
-            Some(full)
+        let full = match &request.selection {
+            Some(selection) => {
+                let full = value.clone();
+                shape(&mut value, selection);
+                Some(full)
+            }
+            None => None,
+        };
+        if size_of(&value) <= LIMIT {
+            return Ok(value);
         }
-        None => None,
-    };
-    if size_of(&value) <= LIMIT {
-        return Ok(value);
+        envelope(self, tool, request, full.unwrap_or(value)).await
     }
-    envelope(handles, tool, request, full.unwrap_or(value)).await
 }
 
 /// The kind of the first record in a result, for the handle's name.

@@ -687,6 +687,9 @@ pub fn attached_core(remote: Arc<Remote>, wall: crate::clock::WallClock) -> crat
 /// name listed twice keeps its first listing.
 pub fn register_remote(registry: &mut crate::tools::Registry, remote: &Arc<Remote>) {
     for tool in remote.tools() {
+        if registry.get(&tool.name).is_some() {
+            continue;
+        }
         // The registry names tools with &'static str; a console attaches once per
         // process, so the remote's names and descriptions live as long as it does.
         let name: &'static str = Box::leak(tool.name.to_string().into_boxed_str());
