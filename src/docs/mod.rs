@@ -383,6 +383,8 @@ pub struct Docs {
     current: RwLock<Option<Arc<Snapshot>>>,
     /// Held by whoever builds or writes, so that two writes never interleave.
     writer: Mutex<()>,
+    /// Counts snapshot replacements, for whoever shows something built from the docs.
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl Docs {
@@ -407,6 +409,7 @@ impl Docs {
             root,
             current: RwLock::new(None),
             writer: Mutex::new(()),
+            changes: tokio::sync::watch::Sender::new(0),
         }
     }
 
@@ -443,6 +446,12 @@ impl Docs {
 
     fn replace(&self, s: Arc<Snapshot>) {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = Some(s);
+        self.changes.send_modify(|n| *n += 1);
+    }
+
+    /// Told each time the snapshot is replaced (built, synced or written).
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
     }
 
     /// Reads the root again and replaces the snapshot. Idempotent: a second sync of

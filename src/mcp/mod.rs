@@ -3,7 +3,9 @@
 //! logic of its own.
 
 pub mod client;
+pub mod complete;
 pub mod http;
+pub mod prompts;
 pub mod stdio;
 
 use std::sync::Arc;
@@ -16,7 +18,9 @@ use rmcp::model::{
     ServerConfig, Tool,
 };
 use rmcp::model::{
-    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ResourceUpdatedNotificationParam, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -51,6 +55,9 @@ pub struct McpServer {
     watcher: Arc<Watcher>,
     /// Where this server's exchanges are recorded (`--record`).
     recorder: Option<Arc<crate::record::Recorder>>,
+    prompts: prompts::Prompts,
+    /// The task sending `notifications/prompts/list_changed`.
+    prompt_watcher: Arc<Watcher>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -79,6 +86,7 @@ impl McpServer {
             })
             .collect();
         McpServer {
+            prompts: prompts::Prompts::new(core.clone(), docs.clone()),
             core,
             docs,
             tools: Arc::new(tools),
@@ -87,6 +95,7 @@ impl McpServer {
             work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
             recorder: None,
+            prompt_watcher: Arc::new(Watcher::default()),
         }
     }
 
@@ -102,6 +111,8 @@ impl McpServer {
             work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
             recorder: self.recorder.as_ref().map(|r| Arc::new(r.new_session())),
+            prompts: self.prompts.clone(),
+            prompt_watcher: Arc::new(Watcher::default()),
         }
     }
 
@@ -154,6 +165,45 @@ impl McpServer {
                         tracing::warn!(missed, "resource updates fell behind the game events");
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }));
+    }
+
+    /// Starts (once) the task that sends `notifications/prompts/list_changed` to `peer`
+    /// when a docs change adds, removes or renames a prompt.
+    fn ensure_prompt_watcher(&self, peer: Peer<RoleServer>) {
+        let mut slot = self
+            .prompt_watcher
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let mut changes = self.docs.changes();
+        let docs = self.docs.clone();
+        let recorder = self.recorder.clone();
+        let listed = |snap: Option<Arc<crate::docs::Snapshot>>| -> Vec<(String, String)> {
+            prompts::catalog(snap.as_deref())
+                .into_iter()
+                .map(|p| (p.name, p.description))
+                .collect()
+        };
+        let mut last = listed(docs.current());
+        changes.mark_unchanged();
+        *slot = Some(tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let now = listed(docs.current());
+                if now == last {
+                    continue;
+                }
+                last = now;
+                if let Some(r) = &recorder {
+                    r.notification("notifications/prompts/list_changed", Value::Null);
+                }
+                if peer.notify_prompt_list_changed().await.is_err() {
+                    return;
                 }
             }
         }));
@@ -358,6 +408,9 @@ impl ServerHandler for McpServer {
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_completions()
                 .build(),
         )
         .with_server_info(
@@ -382,6 +435,39 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        // Listed first, so that the watcher starts from the docs this list was read from.
+        let all = self.prompts.list().await?;
+        self.ensure_prompt_watcher(context.peer.clone());
+        Ok(ListPromptsResult::with_all_items(
+            all.iter().map(prompts::PromptSpec::to_mcp).collect(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        let result = self.prompts.get(&request.name, request.arguments).await;
+        self.ensure_prompt_watcher(context.peer.clone());
+        let result = result?;
+        Ok(result.into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
+        Ok(CompleteResult::new(info))
     }
 
     async fn list_resources(

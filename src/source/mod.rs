@@ -61,6 +61,15 @@ pub struct Page {
     pub total: u64,
 }
 
+/// The ids that complete a prefix ([`GameSource::ids_with_prefix`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IdMatches {
+    /// The first matches, fewest digits first.
+    pub ids: Vec<EntityId>,
+    /// How many ids match in all.
+    pub total: u64,
+}
+
 /// What the console's header shows and what tools stamp on results.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceInfo {
@@ -135,8 +144,40 @@ pub trait GameSource: Send + Sync {
     /// A page of one kind's entities, filtered.
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>>;
 
-    /// Pauses, resumes or steps the block clock, and returns the state after it. A
-    /// source that follows a live chain cannot; the default says so.
+    /// The ids of `kind` that start with `prefix` (the whole id's text, `1-12`), at most
+    /// `limit` of them, fewest digits first, with how many match in all: what an id
+    /// being typed can become. The default reads the source's filtered list; a source
+    /// that knows its ids answers without rendering entities.
+    fn ids_with_prefix(
+        &self,
+        kind: EntityKind,
+        prefix: String,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<IdMatches, ToolError>> {
+        Box::pin(async move {
+            let mut q = ListQuery::new(kind, limit.clamp(1, 100));
+            q.id_prefix = Some(prefix);
+            let page = self.list(q).await?;
+            let mut ids: Vec<EntityId> = page
+                .items
+                .iter()
+                .filter_map(|item| {
+                    let body = match kind.rest_key() {
+                        Some(key) => item.get(key).unwrap_or(item),
+                        None => item,
+                    };
+                    EntityId::parse(body.get("id")?.as_str()?).ok()
+                })
+                .collect();
+            ids.sort_by_key(|id| id.index);
+            ids.truncate(limit);
+            Ok(IdMatches {
+                ids,
+                total: page.total,
+            })
+        })
+    }
+
     /// Applies a transaction's messages, all or none. A refused message fails the whole
     /// transaction with `VALIDATION_REQUIREMENTS_NOT_MET` naming what is missing. `tx` is
     /// the transaction as sent (hashed for its id). Sources that cannot apply
@@ -194,6 +235,8 @@ pub trait GameSource: Send + Sync {
         None
     }
 
+    /// Pauses, resumes or steps the block clock, and returns the state after it. A
+    /// source that follows a live chain cannot; the default says so.
     fn control_clock(&self, action: ClockAction) -> Result<SourceInfo, ToolError> {
         let _ = action;
         Err(ToolError::new(

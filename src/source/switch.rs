@@ -11,10 +11,11 @@ use serde_json::Value;
 
 use super::rest::{RestConfig, RestSource};
 use super::{
-    BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceHealth, SourceInfo, TxOutcome,
+    BoxFuture, ClockAction, GameSource, IdMatches, ListQuery, Page, SourceHealth, SourceInfo,
+    TxOutcome,
 };
 use crate::chain::{Assume, Requirement, Signed};
-use crate::entity::EntityId;
+use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
 use crate::events::EventBus;
 
@@ -115,6 +116,16 @@ impl GameSource for SwitchSource {
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
         let s = self.current();
         Box::pin(async move { s.list(query).await })
+    }
+
+    fn ids_with_prefix(
+        &self,
+        kind: EntityKind,
+        prefix: String,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<IdMatches, ToolError>> {
+        let s = self.current();
+        Box::pin(async move { s.ids_with_prefix(kind, prefix, limit).await })
     }
 
     fn submit(

@@ -14,7 +14,9 @@ use serde_json::Value;
 pub use clock::BlockClock;
 pub use world::{World, WorldConfig};
 
-use super::{BoxFuture, ClockAction, GameSource, ListQuery, Page, SourceInfo, TxOutcome};
+use super::{
+    BoxFuture, ClockAction, GameSource, IdMatches, ListQuery, Page, SourceInfo, TxOutcome,
+};
 use crate::chain::{Assume, Requirement, Signed};
 use crate::entity::order::lex_next;
 use crate::entity::{EntityId, EntityKind};
@@ -278,6 +280,53 @@ impl SimSource {
     }
 }
 
+/// The ids of `kind` (indices 1..=`count`) whose text starts with `prefix`, without
+/// visiting them: the indices that start with the digits `d` are, for each width from
+/// `d`'s up to `count`'s, one run `d·10^k ..= (d+1)·10^k - 1`. Narrow runs come first,
+/// so `1-12` lists `1-12`, then `1-120`…`1-129`, then `1-1200`….
+fn ids_with_prefix(kind: EntityKind, count: u64, prefix: &str, limit: usize) -> IdMatches {
+    let none = IdMatches::default();
+    let head = format!("{}-", kind.code());
+    // A prefix shorter than the kind's `N-` matches every id when it is its start.
+    let digits = match prefix.strip_prefix(&head) {
+        Some(d) => d,
+        None if head.starts_with(prefix) => "",
+        None => return none,
+    };
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || digits.starts_with('0') {
+        return none;
+    }
+    if digits.is_empty() {
+        let ids = (1..=count.min(limit as u64))
+            .map(|i| EntityId::new(kind, i))
+            .collect();
+        return IdMatches { ids, total: count };
+    }
+    let Ok(d) = digits.parse::<u64>() else {
+        return none;
+    };
+    let mut ids = Vec::new();
+    let mut total = 0u64;
+    let (mut lo, mut hi) = (d, d);
+    while lo <= count {
+        let last = hi.min(count);
+        total += last - lo + 1;
+        let mut i = lo;
+        while i <= last && ids.len() < limit {
+            ids.push(EntityId::new(kind, i));
+            i += 1;
+        }
+        let (Some(l), Some(h)) = (
+            lo.checked_mul(10),
+            hi.checked_mul(10).and_then(|h| h.checked_add(9)),
+        ) else {
+            break;
+        };
+        (lo, hi) = (l, h);
+    }
+    IdMatches { ids, total }
+}
+
 /// An entity as a list shows it, the way the chain's list routes do: the core object
 /// under its wrapper key, without the attribute blocks a query of one entity adds
 /// (`gridAttributes`, `planetAttributes`, `structAttributes`, …). A list from a node,
@@ -318,6 +367,17 @@ impl GameSource for SimSource {
     fn list(&self, query: ListQuery) -> BoxFuture<'_, Result<Page, ToolError>> {
         let page = self.list_now(&query);
         Box::pin(async move { page })
+    }
+
+    fn ids_with_prefix(
+        &self,
+        kind: EntityKind,
+        prefix: String,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<IdMatches, ToolError>> {
+        let count = self.read().count(kind);
+        let found = ids_with_prefix(kind, count, &prefix, limit);
+        Box::pin(async move { Ok(found) })
     }
 
     fn submit(
@@ -502,5 +562,44 @@ mod tests {
             }
         }
         assert_eq!(all.len() as u64, src.list_now(&q).unwrap().total);
+    }
+
+    /// The arithmetic prefix walk agrees with formatting every id and filtering, in
+    /// order (fewest digits first), in total and under the limit.
+    #[test]
+    fn ids_with_prefix_match_every_id_that_starts_so() {
+        for count in [0u64, 1, 9, 10, 12, 99, 100, 101, 1234, 10_000] {
+            for prefix in [
+                "",
+                "1",
+                "1-",
+                "1-1",
+                "1-12",
+                "1-9",
+                "1-0",
+                "1-01",
+                "1-123",
+                "1-1x",
+                "2-1",
+                "1-10000",
+                "1-99999999999999999999",
+            ] {
+                for limit in [0usize, 1, 5, 100] {
+                    let got = ids_with_prefix(EntityKind::Player, count, prefix, limit);
+                    let mut want: Vec<EntityId> = (1..=count)
+                        .map(|i| EntityId::new(EntityKind::Player, i))
+                        .filter(|id| id.to_string().starts_with(prefix))
+                        .collect();
+                    want.sort_by_key(|id| (id.index.to_string().len(), id.index));
+                    let total = want.len() as u64;
+                    want.truncate(limit);
+                    assert_eq!(got.total, total, "count {count}, prefix {prefix:?}");
+                    assert_eq!(
+                        got.ids, want,
+                        "count {count}, prefix {prefix:?}, limit {limit}"
+                    );
+                }
+            }
+        }
     }
 }
