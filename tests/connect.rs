@@ -210,8 +210,18 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
     press(&mut app, KeyCode::Char('7'));
     assert_eq!(app.tab(), Tab::Server);
     let frame = draw(&mut app, 160, 40);
-    assert!(frame.contains("attached to"), "{frame}");
-    assert!(frame.contains("protocol 2025-11-25"), "{frame}");
+    assert!(
+        frame.contains(" structs-console 0.1.0 · protocol 2025-11-25 · "),
+        "{frame}"
+    );
+    let wide = draw(&mut app, 400, 40);
+    assert!(wide.contains(" · attached to /"), "{wide}");
+    // The server's prompts were listed at attach, and it completes.
+    assert!(remote.prompts().iter().any(|p| p.name == "brief"));
+    assert!(
+        frame.contains(&format!("{} prompts · completions", remote.prompts().len())),
+        "{frame}"
+    );
     let count = core.tool_names().count();
     assert!(frame.contains(&format!("Tools ({count})")), "{frame}");
 

@@ -398,19 +398,20 @@ async fn completions_rank_cap_and_count() {
         .await
         .unwrap();
     assert_eq!(c.values, [handle]);
-    // Bad references are invalid params.
-    for e in [
+    // A prompt, argument or template the server does not have has nothing to offer.
+    for c in [
         peer.complete_prompt_argument("nope", "x", "", None)
             .await
-            .unwrap_err(),
+            .unwrap(),
         peer.complete_prompt_argument("brief", "nope", "", None)
             .await
-            .unwrap_err(),
+            .unwrap(),
         peer.complete_resource_argument("http://x/{y}", "y", "", None)
             .await
-            .unwrap_err(),
+            .unwrap(),
     ] {
-        assert_eq!(code(&e), -32602, "{e}");
+        assert!(c.values.is_empty(), "{c:?}");
+        assert_eq!((c.total, c.has_more), (Some(0), Some(false)));
     }
     client.cancel().await.unwrap();
 }

@@ -393,6 +393,8 @@ pub struct Remote {
     progress: ProgressSinks,
     wire: Arc<Wire>,
     tools: Vec<Tool>,
+    /// The server's prompts, listed at connect when it offers prompts.
+    prompts: Vec<rmcp::model::Prompt>,
     /// The server's `initialize` answer as JSON, read once at connect.
     info: Value,
     /// The remote source's figures for the header, from `structs_query_block_height`
@@ -485,6 +487,17 @@ impl Remote {
             .peer_info()
             .and_then(|info| serde_json::to_value(&*info).ok())
             .unwrap_or(Value::Null);
+        // Prompts are listed once too; a server that fails to list them still serves
+        // its tools.
+        let prompts = if info["capabilities"]["prompts"].is_object() {
+            tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_prompts())
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
         let description = match info["serverInfo"]["name"].as_str() {
             Some(name) => format!(
                 "{name} {} at {}",
@@ -499,6 +512,7 @@ impl Remote {
             progress,
             wire,
             tools,
+            prompts,
             info,
             status: Mutex::new(SourceInfo {
                 name: "mcp",
@@ -525,6 +539,11 @@ impl Remote {
     /// The server's tools, as it listed them when the console attached.
     pub fn tools(&self) -> &[Tool] {
         &self.tools
+    }
+
+    /// The server's prompts, as it listed them when the console attached.
+    pub fn prompts(&self) -> &[rmcp::model::Prompt] {
+        &self.prompts
     }
 
     fn has_tool(&self, name: &str) -> bool {

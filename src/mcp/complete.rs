@@ -35,26 +35,22 @@ pub async fn complete(
 ) -> Result<CompletionInfo, McpError> {
     let value = request.argument.value.as_str();
     let name = request.argument.name.as_str();
+    // A prompt, argument or template this server does not have has nothing to offer:
+    // the answer is empty rather than an error, because a host asks while its user is
+    // still typing (and the conformance suite asks about a prompt of its own).
     let kind = match &request.r#ref {
-        Reference::Prompt(p) => {
-            let spec = prompts.spec(&p.name).await?;
-            match spec.arg(name) {
+        Reference::Prompt(p) => match prompts.spec(&p.name).await {
+            Ok(spec) => match spec.arg(name) {
                 Some(a) => Kind::Arg(a.kind),
-                None => {
-                    return Err(McpError::invalid_params(
-                        format!("prompt {} has no argument {name:?}", p.name),
-                        None,
-                    ));
-                }
-            }
-        }
-        Reference::Resource(r) => template_kind(&r.uri, name)?,
-        other => {
-            return Err(McpError::invalid_params(
-                format!("cannot complete a {} reference", other.reference_type()),
-                None,
-            ));
-        }
+                None => return Ok(info(Vec::new(), 0)),
+            },
+            Err(_) => return Ok(info(Vec::new(), 0)),
+        },
+        Reference::Resource(r) => match template_kind(&r.uri, name) {
+            Some(kind) => kind,
+            None => return Ok(info(Vec::new(), 0)),
+        },
+        _ => return Ok(info(Vec::new(), 0)),
     };
     match kind {
         Kind::Arg(ArgKind::Entity(k)) => entity_ids(core, k, value).await,
@@ -89,41 +85,23 @@ enum Kind {
 }
 
 /// The variable `name` of one of the server's resource templates.
-fn template_kind(uri: &str, name: &str) -> Result<Kind, McpError> {
-    let unknown = || {
-        McpError::invalid_params(
-            format!("resource template {uri:?} has no variable {name:?} to complete"),
-            None,
-        )
-    };
+fn template_kind(uri: &str, name: &str) -> Option<Kind> {
     if uri.starts_with(ENTITY_URI) {
-        return (name == "id")
-            .then_some(Kind::Arg(ArgKind::Entity(None)))
-            .ok_or_else(unknown);
+        return (name == "id").then_some(Kind::Arg(ArgKind::Entity(None)));
     }
     if uri.starts_with(super::HANDLE_URI) {
         return match name {
-            "handle" => Ok(Kind::Arg(ArgKind::Handle)),
-            "verbosity" => Ok(Kind::Verbosity),
+            "handle" => Some(Kind::Arg(ArgKind::Handle)),
+            "verbosity" => Some(Kind::Verbosity),
             // Numbers and field lists have nothing to offer.
-            "page" | "page_size" | "fields" => Ok(Kind::Arg(ArgKind::Text)),
-            _ => Err(unknown()),
+            "page" | "page_size" | "fields" => Some(Kind::Arg(ArgKind::Text)),
+            _ => None,
         };
     }
     if uri.starts_with(crate::docs::DOC_URI_PREFIX) {
-        return (name == "doc_id")
-            .then_some(Kind::DocId)
-            .ok_or_else(unknown);
+        return (name == "doc_id").then_some(Kind::DocId);
     }
-    Err(McpError::invalid_params(
-        format!(
-            "no resource template {uri:?}; the templates are {ENTITY_URI}{{id}}, \
-             {}{{handle}} and {}{{doc_id}}",
-            super::HANDLE_URI,
-            crate::docs::DOC_URI_PREFIX
-        ),
-        None,
-    ))
+    None
 }
 
 /// Entity ids starting with `value`. With the kind known, `12` means `N-12`; with any

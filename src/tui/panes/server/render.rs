@@ -50,29 +50,34 @@ impl ServerPane {
         match &self.remote {
             Some(r) => {
                 let info = r.server_info();
+                // What the server is and offers first; where it runs (often a long
+                // command, also in the header) last, where a narrow screen cuts it.
                 spans.push(Span::styled(
-                    format!(" attached to {}", r.target().describe()),
-                    theme.style(Role::Text),
-                ));
-                if let Some(name) = info["serverInfo"]["name"].as_str() {
-                    spans.push(Span::styled(
-                        format!(
-                            " · {name} {}",
+                    match info["serverInfo"]["name"].as_str() {
+                        Some(name) => format!(
+                            " {name} {}",
                             info["serverInfo"]["version"].as_str().unwrap_or("")
                         ),
-                        theme.style(Role::Muted),
-                    ));
-                }
+                        None => " an MCP server".to_string(),
+                    },
+                    theme.style(Role::Text),
+                ));
                 if let Some(v) = info["protocolVersion"].as_str() {
                     spans.push(Span::styled(
                         format!(" · protocol {v}"),
                         theme.style(Role::Muted),
                     ));
                 }
+                let mut offers = format!(" · {} tools", self.tools.len());
+                if info["capabilities"]["prompts"].is_object() {
+                    offers.push_str(&format!(" · {} prompts", r.prompts().len()));
+                }
+                if info["capabilities"]["completions"].is_object() {
+                    offers.push_str(" · completions");
+                }
                 spans.push(Span::styled(
                     format!(
-                        " · {} tools · {} messages · {} notifications",
-                        self.tools.len(),
+                        "{offers} · {} messages · {} notifications",
                         r.wire().total(),
                         r.wire().notified()
                     ),
@@ -81,6 +86,10 @@ impl ServerPane {
                 if !r.is_connected() {
                     spans.push(Span::styled(" · disconnected", theme.style(Role::Error)));
                 }
+                spans.push(Span::styled(
+                    format!(" · attached to {}", r.target().describe()),
+                    theme.style(Role::Muted),
+                ));
             }
             None => {
                 spans.push(Span::styled(" embedded core", theme.style(Role::Text)));
