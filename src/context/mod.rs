@@ -2,6 +2,7 @@
 //! send progress. Long tools (the proof-of-work search) read it with
 //! [`CallContext::current`]; every other tool ignores it.
 
+pub mod log;
 pub mod subscriptions;
 
 use std::sync::Arc;
@@ -40,6 +41,8 @@ pub struct CallContext {
     handles: Option<Arc<ClientHandles>>,
     /// What the calling client has running; `None` counts against the core's own.
     work: Option<Arc<ClientWork>>,
+    /// Where the call's log messages go; `None` drops them.
+    log: Option<log::LogSink>,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -229,6 +232,7 @@ impl CallContext {
             subscriptions: None,
             handles: None,
             work: None,
+            log: None,
         }
     }
 
@@ -241,6 +245,21 @@ impl CallContext {
             subscriptions: self.subscriptions.clone(),
             handles: self.handles.clone(),
             work: self.work.clone(),
+            log: self.log.clone(),
+        }
+    }
+
+    /// The call's log messages go to `sink` (called from the tool's task; keep it quick
+    /// and non-blocking).
+    pub fn with_log(mut self, sink: log::LogSink) -> Self {
+        self.log = Some(sink);
+        self
+    }
+
+    /// Sends a log message to the caller, if it listens.
+    pub fn log(&self, level: log::Level, logger: &'static str, data: Value) {
+        if let Some(sink) = &self.log {
+            sink(level, logger, data);
         }
     }
 

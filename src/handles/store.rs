@@ -241,6 +241,17 @@ impl MemoryState {
                 limit,
                 "dropped a stored result to make room in the memory handle store"
             );
+            // Told to the client whose call made the store full.
+            crate::context::log::log(
+                crate::context::log::Level::Warning,
+                "structs.handles",
+                serde_json::json!({"message": format!(
+                    "result handle {handle} ({} bytes of {}) was dropped to make room in the \
+                     memory handle store ({limit} bytes); fetching it now says RESOURCE_NOT_FOUND",
+                    stored.meta.size_bytes, stored.meta.tool),
+                    "handle": handle, "tool": stored.meta.tool,
+                    "size_bytes": stored.meta.size_bytes, "limit_bytes": limit}),
+            );
             self.evicted.insert(handle, stored.meta.expires);
         }
     }

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod complete;
 pub mod http;
+pub mod logging;
 pub mod prompts;
 pub mod stdio;
 
@@ -17,10 +18,11 @@ use rmcp::model::{
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
     ServerConfig, Tool,
 };
+#[allow(deprecated)]
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
-    ListPromptsResult, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-    UnsubscribeRequestParams,
+    ListPromptsResult, ResourceUpdatedNotificationParam, SetLevelRequestParams,
+    SubscribeRequestParams, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
@@ -58,6 +60,8 @@ pub struct McpServer {
     prompts: prompts::Prompts,
     /// The task sending `notifications/prompts/list_changed`.
     prompt_watcher: Arc<Watcher>,
+    /// This client's log level, throttle and `notifications/message` sender.
+    log: Arc<logging::ClientLog>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -96,12 +100,14 @@ impl McpServer {
             watcher: Arc::new(Watcher::default()),
             recorder: None,
             prompt_watcher: Arc::new(Watcher::default()),
+            log: logging::ClientLog::new(None),
         }
     }
 
     /// A server for another client of the same core: the same tools, its own
     /// subscriptions, handle list and event watcher, and its own session in the log.
     pub fn for_new_client(&self) -> McpServer {
+        let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         McpServer {
             core: self.core.clone(),
             docs: self.docs.clone(),
@@ -110,16 +116,23 @@ impl McpServer {
             handles: Arc::new(ClientHandles::default()),
             work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
-            recorder: self.recorder.as_ref().map(|r| Arc::new(r.new_session())),
+            recorder: recorder.clone(),
             prompts: self.prompts.clone(),
             prompt_watcher: Arc::new(Watcher::default()),
+            log: logging::ClientLog::new(recorder),
         }
     }
 
     /// Records every tool call, its answer and the notifications sent to a session log.
     pub fn with_recorder(mut self, recorder: Arc<crate::record::Recorder>) -> McpServer {
+        self.log = logging::ClientLog::new(Some(recorder.clone()));
         self.recorder = Some(recorder);
         self
+    }
+
+    /// This client's log: its level, throttle and sender.
+    pub fn client_log(&self) -> Arc<logging::ClientLog> {
+        self.log.clone()
     }
 
     /// This client's subscriptions.
@@ -402,6 +415,8 @@ fn handle_link(value: &Value) -> Option<Resource> {
 }
 
 impl ServerHandler for McpServer {
+    // Logging is deprecated in rmcp for a later protocol revision; see logging.rs.
+    #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
@@ -411,6 +426,7 @@ impl ServerHandler for McpServer {
                 .enable_prompts()
                 .enable_prompts_list_changed()
                 .enable_completions()
+                .enable_logging()
                 .build(),
         )
         .with_server_info(
@@ -459,6 +475,17 @@ impl ServerHandler for McpServer {
         self.ensure_prompt_watcher(context.peer.clone());
         let result = result?;
         Ok(result.into())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set_level(logging::from_wire(request.level));
+        self.log.connect(context.peer.clone());
+        Ok(())
     }
 
     async fn complete(
@@ -631,7 +658,8 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         self.ensure_watcher(context.peer.clone());
-        let mut ctx = CallContext::new();
+        self.log.connect(context.peer.clone());
+        let mut ctx = CallContext::new().with_log(self.log.sink());
         // Progress reports go out as notifications/progress, in order, through one
         // forwarding task that ends when the call's context is gone.
         let mut forwarder = None;

@@ -237,6 +237,12 @@ async fn collect(
             }
             Outcome::Failed { code, message } => {
                 failed_ids.push(id);
+                crate::context::log::log(
+                    crate::context::log::Level::Warning,
+                    "structs.references",
+                    json!({"message": format!("reference {id} (from {}) could not be read: {message}", candidate.from),
+                        "id": id.to_string(), "referenced_from": candidate.from, "error_code": code.as_str()}),
+                );
                 if opts.on_error == OnError::Omit || metadata == Metadata::None {
                     omitted += 1;
                     continue;

@@ -10,7 +10,11 @@ use serde_json::{Value, json};
 
 use super::{Env, Registry, ToolSpec};
 use super::{chain_u64, fetch, opt_str, parse_id};
+use crate::context::log::{Level, log};
 use crate::context::{CallContext, ProgressUpdate};
+
+/// The logger name of the proof-of-work search's messages.
+const POW_LOGGER: &str = "structs.pow";
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
 use crate::error::{ErrorCode, ToolError};
@@ -494,7 +498,20 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         threads,
         kernel,
     });
+    log(
+        Level::Info,
+        POW_LOGGER,
+        json!({"message": format!(
+            "searching for the {} proof of {}: difficulty {required}, {threads} threads, at most {max} nonces",
+            action.name(), r.work.entity_id),
+            "entity_id": r.work.entity_id, "action_type": action.name(),
+            "difficulty": required, "threads": threads, "max_iterations": max}),
+    );
     let mut current_block = r.current_block;
+    // Milestones: each tenfold of nonces tried from a million, and each fall of the
+    // required difficulty.
+    let mut next_milestone = 1_000_000u64;
+    let mut required_now = required;
     loop {
         if ctx.is_cancelled() {
             search.cancel();
@@ -509,9 +526,35 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
             // the difficulty falls and the best result so far may already do.
             current_block = env.status().block_height.max(current_block);
             let age = current_block.saturating_sub(r.work.block_start);
-            search.set_required(pow::difficulty(age, r.range));
+            let now = pow::difficulty(age, r.range);
+            search.set_required(now);
+            if now < required_now {
+                required_now = now;
+                log(
+                    Level::Info,
+                    POW_LOGGER,
+                    json!({"message": format!("block {current_block}: the difficulty fell to {now}"),
+                        "entity_id": r.work.entity_id, "block": current_block, "difficulty": now}),
+                );
+            }
         }
-        ctx.report(update(&search.progress(), max, current_block));
+        let p = search.progress();
+        if p.iterations >= next_milestone {
+            while next_milestone <= p.iterations {
+                next_milestone = next_milestone.saturating_mul(10);
+            }
+            log(
+                Level::Info,
+                POW_LOGGER,
+                json!({"message": format!(
+                    "{} nonces tried at {:.2} MH/s; the best hash has {} leading zeros of {}",
+                    p.iterations, p.hashrate / 1e6,
+                    p.best.as_ref().map_or(0, |b| b.achieved), p.required),
+                    "entity_id": r.work.entity_id, "iterations": p.iterations,
+                    "hashrate": p.hashrate.round()}),
+            );
+        }
+        ctx.report(update(&p, max, current_block));
     }
     let (outcome, progress) = search.wait();
     if ctx.wants_progress() {
@@ -537,6 +580,20 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         "threads": progress.threads,
         "kernel": progress.kernel.name(),
     });
+    let (level, said) = match &outcome {
+        Outcome::Found(hit) => (Level::Info, format!("found nonce {}", hit.nonce)),
+        Outcome::Cancelled => (Level::Notice, "cancelled".to_string()),
+        Outcome::Exhausted => (Level::Warning, "gave up without a proof".to_string()),
+    };
+    log(
+        level,
+        POW_LOGGER,
+        json!({"message": format!(
+            "proof-of-work search of {}: {said} after {} nonces in {} ms",
+            r.work.entity_id, progress.iterations, progress.elapsed.as_millis()),
+            "entity_id": r.work.entity_id, "iterations": progress.iterations,
+            "computation_time_ms": progress.elapsed.as_millis() as u64}),
+    );
     match outcome {
         Outcome::Found(hit) => {
             let check = pow::check(&hit.input, &hit.hash, progress.required);

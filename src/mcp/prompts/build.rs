@@ -205,10 +205,7 @@ async fn brief(
                 "{} ({}: {})",
                 r["id"].as_str().unwrap_or("?"),
                 r["referenced_from"].as_str().unwrap_or("?"),
-                r["error"]["message"]
-                    .as_str()
-                    .or(r["status"].as_str())
-                    .unwrap_or("not read")
+                r["error"].as_str().unwrap_or("not read")
             )
         })
         .collect();

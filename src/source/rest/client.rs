@@ -224,6 +224,15 @@ impl Client {
             }
             let wait = failure.retry_after.unwrap_or_else(|| self.backoff(attempt));
             tracing::debug!(path, attempt, wait_ms = wait.as_millis() as u64, error = %failure.error.message, "retrying");
+            crate::context::log::log(
+                crate::context::log::Level::Warning,
+                "structs.node",
+                serde_json::json!({"message": format!(
+                    "{path}: {}; retry {} of {} in {} ms",
+                    failure.error.message, attempt + 1, self.config.retries, wait.as_millis()),
+                    "path": path, "attempt": attempt + 1, "wait_ms": wait.as_millis() as u64,
+                    "error_code": failure.error.code.as_str()}),
+            );
             tokio::time::sleep(wait).await;
             attempt += 1;
         }
