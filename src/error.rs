@@ -358,6 +358,35 @@ impl ToolError {
     }
 }
 
+/// The JSON Schema of the wire form ([`ToolError::to_json`]): what a failed call's
+/// `structuredContent` is. Short, as every tool's output schema holds it: the code by
+/// its pattern (a category, then words; [`ErrorCode::ALL`] lists them).
+pub fn wire_schema() -> Value {
+    let text = json!({"type": "string"});
+    json!({
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message", "details", "timestamp"],
+                "properties": {
+                    "code": {"type": "string", "pattern": CODE_PATTERN},
+                    "message": text,
+                    "details": {"type": "object"},
+                    "resource_uri": text,
+                    "timestamp": text
+                },
+                "additionalProperties": false
+            }
+        },
+        "additionalProperties": false
+    })
+}
+
+/// What every [`ErrorCode`]'s wire name matches.
+pub const CODE_PATTERN: &str = "^((VALIDATION|API|RESOURCE|TOOL|RATE_LIMIT)_[A-Z_]+|UNAUTHORIZED)$";
+
 impl std::fmt::Display for ToolError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.code.as_str(), self.message)
@@ -407,6 +436,22 @@ pub fn wrong_kind(field: &str, id: EntityId, expected: EntityKind) -> ToolError 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wire_form_of_every_code_validates_against_the_wire_schema() {
+        let schema = jsonschema::validator_for(&wire_schema()).unwrap();
+        for c in ErrorCode::ALL {
+            let e = ToolError::field(c, "x", "y").with_resource_uri("structs://docs/x");
+            assert!(
+                schema.is_valid(&e.to_json("2026-01-01T00:00:00Z")),
+                "{}",
+                c.as_str()
+            );
+        }
+        let mut e = ToolError::new(ErrorCode::ApiError, "z").to_json("t");
+        e["error"]["code"] = json!("OOPS");
+        assert!(!schema.is_valid(&e));
+    }
 
     #[test]
     fn wire_form_has_the_brief_shape() {

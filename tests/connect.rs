@@ -95,6 +95,19 @@ fn attached_to_our_own_headless_server_the_panes_work_as_they_do_locally() {
             .unwrap()
             .input_schema
     );
+    // And their titles, hints and output schemas: the server's, as it lists them (its
+    // embedded world is a closed one).
+    for name in ["structs_query_entity", "structs_action_attack"] {
+        let (there, here) = (
+            core.tool_spec(name).unwrap(),
+            local.tool_spec(name).unwrap(),
+        );
+        assert_eq!(there.title, here.title);
+        assert_eq!(there.output_schema, here.output_schema);
+        let mut hints = here.hints;
+        hints.open_world = Some(false);
+        assert_eq!(there.hints, hints, "{name}");
+    }
     // The header shows the server's source and block height.
     let status = core.status();
     assert_eq!(status.name, "mcp");

@@ -14,7 +14,7 @@ use structs_console::handles::{LIMIT, Shaping};
 use structs_console::references::Support;
 use structs_console::source::GameSource;
 use structs_console::source::sim::WorldConfig;
-use structs_console::tools::{Registry, ToolSpec};
+use structs_console::tools::{Hints, Registry, ToolSpec};
 use support::calls::ok;
 use support::sim::{NOW, fixed_clock, paused};
 
@@ -28,6 +28,9 @@ fn echo_tool(r: &mut Registry) {
                                  "additionalProperties": false}),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Echo",
+            hints: Hints::LOCAL,
+            output_schema: json!({"type": "object", "properties": {}}),
         },
         |_core, args| async move { Ok(args["data"].clone()) },
     );

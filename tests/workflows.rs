@@ -96,6 +96,56 @@ fn every_shipped_workflow_validates_with_its_example_inputs() {
     assert_eq!(bmo["inputs"]["start_difficulty"]["default"], 8);
 }
 
+/// No two steps of a shipped workflow that change something (a tool whose annotations
+/// do not say read-only) can run at the same time: one waits for the other, directly
+/// or through other steps (`depends_on`, a `${steps...}` reference, `parallel: false`).
+/// Two changes at once race each other (a CI flake once: the two subscriptions of
+/// query-and-monitor-planet).
+#[test]
+fn no_two_changing_steps_of_a_shipped_workflow_can_run_at_once() {
+    let (core, _) = setup();
+    for w in workflow::parse_all().unwrap() {
+        let plan = plan::validate(&core, &w.plan_json(&w.example_inputs()).unwrap())
+            .unwrap_or_else(|p| panic!("{} does not validate: {p:#?}", w.name));
+        // Every step each one waits to end before it starts, however far back.
+        let waits: Vec<std::collections::BTreeSet<usize>> = plan
+            .steps
+            .iter()
+            .map(|s| {
+                let mut seen = std::collections::BTreeSet::new();
+                let mut todo = vec![s.index];
+                while let Some(i) = todo.pop() {
+                    for &before in plan.steps[i].needs().union(&plan.after[i]) {
+                        if seen.insert(before) {
+                            todo.push(before);
+                        }
+                    }
+                }
+                seen
+            })
+            .collect();
+        let changing: Vec<&plan::Step> = plan
+            .steps
+            .iter()
+            .filter(|s| core.tool_spec(&s.tool).unwrap().hints.read_only != Some(true))
+            .collect();
+        for (k, a) in changing.iter().enumerate() {
+            for b in &changing[k + 1..] {
+                assert!(
+                    waits[a.index].contains(&b.index) || waits[b.index].contains(&a.index),
+                    "{}: steps {} ({}) and {} ({}) both change things and may run at once; \
+                     make one depend on the other",
+                    w.name,
+                    a.label(),
+                    a.tool,
+                    b.label(),
+                    b.tool
+                );
+            }
+        }
+    }
+}
+
 /// The examples a workflow ships are what a new user runs first: each must succeed, as
 /// given, on the demo world as it starts (no world edited to suit it). A proof that
 /// waits for its difficulty to fall gets the blocks it waits for.

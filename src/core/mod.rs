@@ -597,6 +597,9 @@ mod tests {
                         input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
                         references: Support::None,
                         shaping: Shaping::Standard,
+                        title: "Broken",
+                        hints: crate::tools::Hints::LOCAL,
+                        output_schema: json!({"type": "object", "properties": {}}),
                     },
             |_env, _args| async { panic!("index out of bounds in the test tool") },
         );

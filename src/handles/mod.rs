@@ -42,6 +42,9 @@ pub const PAGE_BUDGET: usize = LIMIT - 2_600;
 /// Rows per fetched page unless the call says.
 pub const DEFAULT_PAGE_SIZE: usize = 20;
 
+/// The pattern of a handle (`structs:{entity}:{unix_time}:{hash8}`).
+pub const HANDLE_PATTERN: &str = "^structs:[a-z_]+:[0-9]+:[0-9a-f]{8}$";
+
 /// Handle settings: the `[handles]` table of the configuration file.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -420,6 +423,27 @@ struct EnvelopeParts<'a> {
     ttl_secs: u64,
     tool: &'a str,
     timestamp: String,
+}
+
+/// The JSON Schema of the envelope `tool` answers with when its result is over the
+/// limit ([`envelope_json`]); `summary` is the result cut down (its shape is the
+/// result's). Short, as every tool's output schema holds it.
+pub fn envelope_schema(tool: &str) -> Value {
+    json!({
+        "type": "object",
+        "description": "Over 25 KB: summary is cut down; read the whole with structs_handle_fetch.",
+        "required": ["status", "summary", "result_handle", "page_info", "metadata", "resource_uri"],
+        "properties": {
+            "status": {"const": "partial"},
+            "summary": {"type": "object"},
+            "result_handle": {"type": "string", "pattern": HANDLE_PATTERN},
+            "page_info": {"type": "object", "required": ["has_more", "total", "current_page", "total_pages"]},
+            "metadata": {"type": "object", "required": ["tool_name", "size_bytes", "expires_in_sec"],
+                         "properties": {"tool_name": {"const": tool}}},
+            "resource_uri": {"type": "string"}
+        },
+        "additionalProperties": false
+    })
 }
 
 fn envelope_json(p: EnvelopeParts<'_>) -> Value {

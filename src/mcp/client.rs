@@ -701,9 +701,9 @@ pub fn attached_core(remote: Arc<Remote>, wall: crate::clock::WallClock) -> crat
         .expect("the default settings are valid")
 }
 
-/// Registers the tools `remote` lists, each forwarding its calls there. Their schemas
-/// are the server's own (reference and shaping options included when it has them). A
-/// name listed twice keeps its first listing.
+/// Registers the tools `remote` lists, each forwarding its calls there. Their schemas,
+/// titles and annotations are the server's own (reference and shaping options
+/// included when it has them). A name listed twice keeps its first listing.
 pub fn register_remote(registry: &mut crate::tools::Registry, remote: &Arc<Remote>) {
     for tool in remote.tools() {
         if registry.get(&tool.name).is_some() {
@@ -719,13 +719,32 @@ pub fn register_remote(registry: &mut crate::tools::Registry, remote: &Arc<Remot
                 .to_string()
                 .into_boxed_str(),
         );
-        let input_schema = Value::Object((*tool.input_schema).clone());
+        let annotations = tool.annotations.clone().unwrap_or_default();
+        let title = tool.title.clone().or(annotations.title.clone());
+        let spec = crate::tools::ToolSpec {
+            name,
+            description,
+            input_schema: Value::Object((*tool.input_schema).clone()),
+            references: crate::references::Support::None,
+            shaping: crate::handles::Shaping::Own,
+            title: Box::leak(title.unwrap_or_default().into_boxed_str()),
+            hints: crate::tools::Hints {
+                read_only: annotations.read_only_hint,
+                destructive: annotations.destructive_hint,
+                idempotent: annotations.idempotent_hint,
+                open_world: annotations.open_world_hint,
+            },
+            output_schema: tool
+                .output_schema
+                .as_ref()
+                .map_or(Value::Null, |s| Value::Object((**s).clone())),
+        };
         let remote = remote.clone();
         let handler: crate::tools::Handler = Arc::new(move |_env, args| {
             let remote = remote.clone();
             Box::pin(async move { remote.call(name, args, CallContext::current()).await })
         });
-        registry.add_forwarded(name, description, input_schema, handler);
+        registry.add_forwarded(spec, handler);
     }
 }
 

@@ -16,7 +16,7 @@ use rmcp::model::{
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
-    ServerConfig, Tool,
+    ServerConfig, Tool, ToolAnnotations,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -34,6 +34,7 @@ use crate::core::Core;
 use crate::entity::EntityId;
 use crate::entity::{ENTITY_URI, entity_uri};
 use crate::tools::schemas::{self, Schemas};
+use crate::tools::{Hints, ToolSpec};
 
 /// Instructions sent to clients at initialize.
 const INSTRUCTIONS: &str = "Tools for the Structs strategy game. Entity ids are {type}-{index} \
@@ -48,7 +49,8 @@ pub struct McpServer {
     core: Core,
     /// The reference docs served as resources (the same the docs tools read).
     docs: Arc<crate::docs::Docs>,
-    tools: Arc<Vec<Tool>>,
+    /// The tools as listed, each with whether its open-world hint is the source's.
+    tools: Arc<Vec<(Tool, bool)>>,
     subscriptions: Arc<Subscriptions>,
     /// The result handles this client made (its `resources/list` and handle list).
     handles: Arc<ClientHandles>,
@@ -79,16 +81,7 @@ impl Drop for Watcher {
 impl McpServer {
     /// A server for `core`, serving `docs` as resources.
     pub fn new(core: Core, docs: Arc<crate::docs::Docs>) -> McpServer {
-        let tools = core
-            .tools()
-            .map(|spec| {
-                let schema = match &spec.input_schema {
-                    Value::Object(o) => o.clone(),
-                    _ => serde_json::Map::new(),
-                };
-                Tool::new(spec.name, spec.description, Arc::new(schema))
-            })
-            .collect();
+        let tools = core.tools().map(listed).collect();
         McpServer {
             prompts: prompts::Prompts::new(core.clone(), docs.clone()),
             core,
@@ -133,6 +126,23 @@ impl McpServer {
     /// This client's log: its level, throttle and sender.
     pub fn client_log(&self) -> Arc<logging::ClientLog> {
         self.log.clone()
+    }
+
+    /// The tools as `tools/list` gives them now: a tool that reads the game source
+    /// has the source's open-world hint (a live chain's node is open, the embedded
+    /// world closed), which a console's source switch changes.
+    pub fn tools(&self) -> Vec<Tool> {
+        let open = self.core.status().open_world();
+        self.tools
+            .iter()
+            .map(|(tool, follows)| {
+                let mut tool = tool.clone();
+                if *follows && let Some(a) = tool.annotations.as_mut() {
+                    a.open_world_hint = open;
+                }
+                tool
+            })
+            .collect()
     }
 
     /// This client's subscriptions.
@@ -387,6 +397,37 @@ impl McpServer {
     }
 }
 
+/// A tool as `tools/list` shows it: name, title, description, input and output
+/// schemas, and its hints as annotations; with whether its open-world hint is left to
+/// the source (a catalog tool reading the game). A forwarded tool shows its server's.
+fn listed(spec: &ToolSpec) -> (Tool, bool) {
+    let object = |v: &Value| match v {
+        Value::Object(o) => Some(Arc::new(o.clone())),
+        _ => None,
+    };
+    let mut tool = Tool::new(
+        spec.name,
+        spec.description,
+        object(&spec.input_schema).unwrap_or_default(),
+    );
+    tool.output_schema = object(&spec.output_schema);
+    let title = (!spec.title.is_empty()).then(|| spec.title.to_string());
+    tool.title = title.clone();
+    let h = spec.hints;
+    // A forwarded tool's source is its server, whose hint is `None`: unchanged.
+    let follows = h.open_world.is_none();
+    if h != Hints::default() || title.is_some() {
+        tool.annotations = Some(ToolAnnotations::from_raw(
+            title,
+            h.read_only,
+            h.destructive,
+            h.idempotent,
+            h.open_world,
+        ));
+    }
+    (tool, follows)
+}
+
 /// The MIME type reference docs are served with.
 const DOC_MIME_TYPE: &str = "text/markdown";
 
@@ -450,7 +491,7 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
     async fn list_prompts(

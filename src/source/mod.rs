@@ -82,6 +82,19 @@ pub struct SourceInfo {
     pub paused: bool,
 }
 
+impl SourceInfo {
+    /// Whether the tools reading this source reach things outside the server (MCP's
+    /// `openWorldHint`): a chain's node yes, the embedded world no; `None` for another
+    /// server's tools, which say for themselves.
+    pub fn open_world(&self) -> Option<bool> {
+        match self.name {
+            "rest" => Some(true),
+            "sim" => Some(false),
+            _ => None,
+        }
+    }
+}
+
 /// A networked source's connection: what the console's header shows.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SourceHealth {

@@ -10,7 +10,7 @@
 use serde_json::{Value, json};
 
 use super::calculate::{difficulty_milestones, struct_type_schema};
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
 use crate::entity::{EntityId, EntityKind};
@@ -60,6 +60,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Submit a transaction",
+            hints: Hints::TRANSACT,
+            output_schema: output::game::submit_transaction(),
         },
         submit_transaction,
     );
@@ -89,6 +92,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Build a struct",
+            hints: Hints::TRANSACT,
+            output_schema: output::game::build_struct(),
         },
         build_struct,
     );
@@ -114,6 +120,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Mine ore",
+            hints: Hints::TRANSACT,
+            output_schema: output::game::mine_resources(),
         },
         mine_resources,
     );
@@ -139,6 +148,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Attack a struct",
+            hints: Hints::TRANSACT,
+            output_schema: output::game::attack(),
         },
         attack,
     );

@@ -10,7 +10,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value, json};
 
 use super::calculate::{struct_type_schema, type_json};
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{fetch, id_schema, opt_str, parse_id};
 use crate::chain::{self, Assume, Requirement};
 use crate::entity::struct_types::StructType;
@@ -100,6 +100,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Walk a decision tree",
+            hints: Hints::READ,
+            output_schema: output::compute::navigate(),
         },
         navigate,
     );
@@ -127,6 +130,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Next actions for a goal",
+            hints: Hints::READ,
+            output_schema: output::compute::next_actions(),
         },
         get_next_actions,
     );
@@ -155,6 +161,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Evaluate a strategy",
+            hints: Hints::READ,
+            output_schema: output::compute::evaluate_strategy(),
         },
         evaluate_strategy,
     );
@@ -193,6 +202,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Requirements to build a struct type",
+            hints: Hints::READ,
+            output_schema: output::compute::build_requirements(),
         },
         get_build_requirements,
     );

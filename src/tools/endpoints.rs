@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use super::kind_arg;
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use crate::error::ToolError;
 use crate::handles::Shaping;
 use crate::references::Support;
@@ -330,6 +330,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "The chain's REST endpoints",
+            hints: Hints::LOCAL,
+            output_schema: output::game::endpoints(),
         },
         query_endpoints,
     );

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::opt_str;
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::shape::{Selection, Verbosity, shape};
 use crate::handles::{
@@ -13,8 +13,7 @@ use crate::handles::{
 use crate::json::whole_number;
 use crate::references::Support;
 
-/// The pattern of a handle.
-pub const HANDLE_PATTERN: &str = "^structs:[a-z_]+:[0-9]+:[0-9a-f]{8}$";
+pub use crate::handles::HANDLE_PATTERN;
 
 /// Most handles one list shows.
 const LIST_MAX: usize = 100;
@@ -48,6 +47,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Read a stored result",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::handle_fetch(),
         },
         fetch,
     );
@@ -68,6 +70,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "List stored results",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::handle_list(),
         },
         list,
     );

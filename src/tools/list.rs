@@ -7,7 +7,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Map, Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{id_schema, kind_arg, opt_str, parse_id};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
@@ -26,9 +26,11 @@ struct Filters {
     guild: bool,
 }
 
-const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
+/// The typed list tools: (tool, title, kind, filters, description).
+const TYPED: [(&str, &str, EntityKind, Filters, &str); 5] = [
     (
         "structs_list_players",
+        "List players",
         EntityKind::Player,
         Filters {
             owner: false,
@@ -38,6 +40,7 @@ const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
     ),
     (
         "structs_list_planets",
+        "List planets",
         EntityKind::Planet,
         Filters {
             owner: true,
@@ -47,6 +50,7 @@ const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
     ),
     (
         "structs_list_structs",
+        "List structs",
         EntityKind::Struct,
         Filters {
             owner: true,
@@ -56,6 +60,7 @@ const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
     ),
     (
         "structs_list_guilds",
+        "List guilds",
         EntityKind::Guild,
         Filters {
             owner: true,
@@ -65,6 +70,7 @@ const TYPED: [(&str, EntityKind, Filters, &str); 5] = [
     ),
     (
         "structs_list_fleets",
+        "List fleets",
         EntityKind::Fleet,
         Filters {
             owner: true,
@@ -102,7 +108,7 @@ fn paging_properties(filters: Filters) -> Map<String, Value> {
 }
 
 pub fn register(registry: &mut Registry) {
-    for (name, kind, filters, description) in TYPED {
+    for (name, title, kind, filters, description) in TYPED {
         registry.add(
             ToolSpec {
                 name,
@@ -114,6 +120,9 @@ pub fn register(registry: &mut Registry) {
                 }),
                 references: Support::List,
                 shaping: Shaping::Standard,
+                title,
+                hints: Hints::READ,
+                output_schema: output::game::list_typed(kind),
             },
             move |env, args| list(env, args, Some(kind)),
         );
@@ -145,6 +154,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::List,
             shaping: Shaping::Standard,
+            title: "List entities of any kind",
+            hints: Hints::READ,
+            output_schema: output::game::list_entities(),
         },
         |env, args| list(env, args, None),
     );

@@ -9,6 +9,7 @@ pub mod endpoints;
 mod env;
 pub mod handles;
 pub mod list;
+pub mod output;
 pub mod plan;
 pub mod pow;
 pub mod query;
@@ -20,7 +21,7 @@ pub mod validate;
 pub mod workflow;
 
 pub use env::Env;
-pub use registry::{Handler, NULL_NOTE, RegisteredTool, Registry, ToolSpec};
+pub use registry::{Handler, Hints, NULL_NOTE, RegisteredTool, Registry, ToolSpec};
 
 use std::sync::Arc;
 

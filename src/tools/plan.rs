@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::handles::Shaping;
@@ -69,6 +69,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Check a plan",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::plan_validate(),
         },
         validate,
     );
@@ -90,6 +93,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Run a plan",
+            hints: Hints::TRANSACT,
+            output_schema: output::agent::plan_execute(),
         },
         execute,
     );

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{chain_u64, fetch, opt_str, parse_id};
 use crate::context::log::{Level, log};
 use crate::context::{CallContext, ProgressUpdate};
@@ -97,6 +97,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Compute a proof-of-work",
+            hints: Hints::READ,
+            output_schema: output::compute::proof_of_work(),
         },
         calculate_proof_of_work,
     );
@@ -137,6 +140,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Check a proof-of-work",
+            hints: Hints::READ,
+            output_schema: output::compute::validate_proof(),
         },
         validate_proof,
     );
@@ -163,6 +169,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Plan a proof-of-work",
+            hints: Hints::READ,
+            output_schema: output::compute::pow_schedule(),
         },
         pow_schedule,
     );

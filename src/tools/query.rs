@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{fetch, id_arg, id_schema};
 use crate::entity::EntityKind;
 use crate::entity::struct_types::struct_type;
@@ -13,10 +13,11 @@ use crate::json::whole_number;
 use crate::references::Support;
 use crate::source::{ClockAction, SourceInfo};
 
-/// The typed query tools: (tool, kind, argument, description).
-const TYPED: [(&str, EntityKind, &str, &str); 5] = [
+/// The typed query tools: (tool, title, kind, argument, description).
+const TYPED: [(&str, &str, EntityKind, &str, &str); 5] = [
     (
         "structs_query_player",
+        "Query a player",
         EntityKind::Player,
         "player_id",
         "Query a player by id (1-N): core data (guild, substation, planet, fleet, rank), \
@@ -24,6 +25,7 @@ const TYPED: [(&str, EntityKind, &str, &str); 5] = [
     ),
     (
         "structs_query_planet",
+        "Query a planet",
         EntityKind::Planet,
         "planet_id",
         "Query a planet by id (2-N): owner, ore, the four ambit slot rows of struct ids, \
@@ -31,12 +33,14 @@ const TYPED: [(&str, EntityKind, &str, &str); 5] = [
     ),
     (
         "structs_query_guild",
+        "Query a guild",
         EntityKind::Guild,
         "guild_id",
         "Query a guild by id (0-N): owner, primary reactor, entry substation, join rules.",
     ),
     (
         "structs_query_struct",
+        "Query a struct",
         EntityKind::Struct,
         "struct_id",
         "Query a struct by id (5-N): its type (an integer struct type), owner, location, \
@@ -44,6 +48,7 @@ const TYPED: [(&str, EntityKind, &str, &str); 5] = [
     ),
     (
         "structs_query_fleet",
+        "Query a fleet",
         EntityKind::Fleet,
         "fleet_id",
         "Query a fleet by id (9-N): owner, station planet or away, command struct and the \
@@ -55,7 +60,7 @@ const TYPED: [(&str, EntityKind, &str, &str); 5] = [
 pub const MAX_STEP_BLOCKS: u64 = 1_000_000;
 
 pub fn register(registry: &mut Registry) {
-    for (name, kind, field, description) in TYPED {
+    for (name, title, kind, field, description) in TYPED {
         registry.add(
             ToolSpec {
                 name,
@@ -70,6 +75,9 @@ pub fn register(registry: &mut Registry) {
                 }),
                 references: Support::Single,
                 shaping: Shaping::Standard,
+                title,
+                hints: Hints::READ,
+                output_schema: output::game::query_typed(kind),
             },
             move |env, args| query_typed(env, args, kind, field),
         );
@@ -88,6 +96,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::Single,
             shaping: Shaping::Standard,
+            title: "Query any entity",
+            hints: Hints::READ,
+            output_schema: output::game::query_entity(),
         },
         query_entity,
     );
@@ -101,6 +112,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::Single,
             shaping: Shaping::Standard,
+            title: "Block height",
+            hints: Hints::READ,
+            output_schema: output::game::clock(),
         },
         block_height,
     );
@@ -122,6 +136,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::Single,
             shaping: Shaping::Standard,
+            title: "Query a struct type",
+            hints: Hints::LOCAL,
+            output_schema: output::game::struct_type(),
         },
         query_struct_type,
     );
@@ -144,6 +161,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Control the block clock",
+            hints: Hints::CHANGES.repeating(),
+            output_schema: output::game::clock(),
         },
         clock_control,
     );

@@ -1,6 +1,11 @@
 //! The set of tools a core serves. The catalog registers into a [`Registry`] that the
 //! assembly builds and hands to the core; another server's tools are registered by the
 //! MCP client side with [`Registry::add_forwarded`].
+//!
+//! A tool's spec says what it takes (its input schema), what it answers (its output
+//! schema, [`super::output`]), and what a call does ([`Hints`]); registration adds what
+//! the core gives every tool (reference and shaping options, the size-limit envelope,
+//! the error object).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,6 +31,81 @@ pub struct ToolSpec {
     pub references: Support,
     /// Whether the core shapes the tool's results (`verbosity`, `fields`).
     pub shaping: Shaping,
+    /// A short human-readable name (`tools/list`'s `title`); empty for a forwarded
+    /// tool whose server gives none.
+    pub title: &'static str,
+    /// What a call does to the game and the server, as MCP's annotation hints.
+    pub hints: Hints,
+    /// JSON Schema of a successful answer (its `structuredContent`). On registration
+    /// it becomes the tool's whole output schema ([`super::output::compose`]): that
+    /// answer (with references and shaping as the tool supports them), the envelope of
+    /// an answer over the size limit, or the error object. A forwarded tool's is its
+    /// server's, `null` when it gives none.
+    pub output_schema: Value,
+}
+
+/// What a call does, as MCP's tool annotations say it: hints for a client deciding
+/// whether to ask before calling, not guarantees. A forwarded tool's are its server's,
+/// `None` where it gives none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hints {
+    /// Changes nothing.
+    pub read_only: Option<bool>,
+    /// May change or remove what is there, rather than only add to it.
+    pub destructive: Option<bool>,
+    /// Calling again with the same arguments changes nothing more.
+    pub idempotent: Option<bool>,
+    /// Reaches things outside the server. `None` on a catalog tool that reads the game
+    /// source: then it is the source's ([`crate::source::SourceInfo::open_world`]), a
+    /// live chain's node being open and the embedded world closed.
+    pub open_world: Option<bool>,
+}
+
+impl Hints {
+    /// Reads the game source and changes nothing.
+    pub const READ: Hints = Hints {
+        read_only: Some(true),
+        destructive: Some(false),
+        idempotent: Some(true),
+        open_world: None,
+    };
+    /// Reads only what the server holds (its embedded facts, the docs, stored
+    /// results, the arguments), never the game source: read-only and closed, whatever
+    /// the source.
+    pub const LOCAL: Hints = Hints::READ.closed();
+    /// Changes the game for good: a transaction, or a plan or workflow whose steps
+    /// may submit one.
+    pub const TRANSACT: Hints = Hints {
+        read_only: Some(false),
+        destructive: Some(true),
+        idempotent: Some(false),
+        open_world: None,
+    };
+    /// Changes the server's or the game's state by adding to it or setting it (a
+    /// subscription, a doc link, the clock), destroying nothing; idempotent unless
+    /// [`Hints::repeating`].
+    pub const CHANGES: Hints = Hints {
+        read_only: Some(false),
+        destructive: Some(false),
+        idempotent: Some(true),
+        open_world: None,
+    };
+
+    /// Never reaches the game source.
+    pub const fn closed(self) -> Hints {
+        Hints {
+            open_world: Some(false),
+            ..self
+        }
+    }
+
+    /// Each call changes things again (a step of the clock).
+    pub const fn repeating(self) -> Hints {
+        Hints {
+            idempotent: Some(false),
+            ..self
+        }
+    }
 }
 
 /// A tool's implementation: takes what a tool can reach ([`Env`]) and arguments already
@@ -180,6 +260,12 @@ impl Registry {
         }
         let schema = ArgSchema::compile(&spec.input_schema)
             .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
+        assert!(
+            !spec.title.is_empty(),
+            "{} has no title; every catalog tool has one",
+            spec.name
+        );
+        spec.output_schema = super::output::compose(&spec);
         let name = spec.name;
         let handler: Handler = Arc::new(move |env, args| Box::pin(handler(env, args)));
         let previous = self.tools.insert(
@@ -241,21 +327,18 @@ impl Registry {
     }
 
     /// Adds another server's tool, which forwards its calls there: its arguments are
-    /// checked against `input_schema` and passed on as given (no aliases, no nulls
-    /// dropped), and its results are that server's business. A schema that does not
-    /// compile here accepts any object (the server still checks it). A name already
-    /// registered keeps its first registration.
-    pub fn add_forwarded(
-        &mut self,
-        name: &'static str,
-        description: &'static str,
-        input_schema: Value,
-        handler: Handler,
-    ) {
+    /// checked against `spec.input_schema` and passed on as given (no aliases, no nulls
+    /// dropped), and its results are that server's business. Its title, hints and
+    /// output schema are the server's, as given (references and shaping are the
+    /// server's too). A schema that does not compile here accepts any object (the
+    /// server still checks it). A name already registered keeps its first
+    /// registration.
+    pub fn add_forwarded(&mut self, spec: ToolSpec, handler: Handler) {
+        let name = spec.name;
         if self.tools.contains_key(name) {
             return;
         }
-        let schema = ArgSchema::compile(&input_schema).unwrap_or_else(|e| {
+        let schema = ArgSchema::compile(&spec.input_schema).unwrap_or_else(|e| {
             tracing::warn!(
                 tool = name,
                 "the server's input schema does not compile here: {e}"
@@ -266,11 +349,9 @@ impl Registry {
             name,
             RegisteredTool {
                 spec: ToolSpec {
-                    name,
-                    description,
-                    input_schema,
                     references: Support::None,
                     shaping: Shaping::Own,
+                    ..spec
                 },
                 schema,
                 handler,

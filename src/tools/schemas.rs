@@ -12,7 +12,7 @@ use jsonschema::error::ValidationErrorKind;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{id_arg, id_schema, opt_str};
 use crate::entity::EntityKind;
 use crate::error::{ErrorCode, ToolError};
@@ -251,6 +251,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Check JSON against an entity schema",
+            hints: Hints::READ,
+            output_schema: output::game::validate_schema(),
         },
         validate_schema,
     );

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{id_arg, id_schema, kind_arg};
 use crate::context::CallContext;
 use crate::context::subscriptions::{MAX_PER_CLIENT, Subscriptions};
@@ -33,6 +33,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Watch an entity",
+            hints: Hints::CHANGES,
+            output_schema: output::agent::subscribe(),
         },
         subscribe,
     );
@@ -50,6 +53,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Stop watching an entity",
+            hints: Hints::CHANGES.closed(),
+            output_schema: output::agent::unsubscribe(),
         },
         unsubscribe,
     );
@@ -60,6 +66,9 @@ pub fn register(registry: &mut Registry) {
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "List watched entities",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::subscriptions(),
         },
         list,
     );

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{id_error, kind_arg, wrong_kind};
 use crate::chain::{self, Assume, Requirement};
 use crate::entity::EntityId;
@@ -36,6 +36,9 @@ pub fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Check an entity id",
+            hints: Hints::LOCAL,
+            output_schema: output::game::validate_entity_id(),
         },
         validate_entity_id,
     );
@@ -79,6 +82,9 @@ pub(crate) fn register_actions(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Check a transaction",
+            hints: Hints::READ,
+            output_schema: output::game::validate_transaction(),
         },
         validate_transaction,
     );
@@ -112,6 +118,9 @@ pub(crate) fn register_actions(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Check an action's requirements",
+            hints: Hints::READ,
+            output_schema: output::game::validate_action(),
         },
         validate_action,
     );

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::opt_str;
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
@@ -45,6 +45,9 @@ pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "List workflows",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::workflow_list(),
         },
         with_runs(runs, list),
     );
@@ -68,6 +71,9 @@ pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Start a workflow",
+            hints: Hints::TRANSACT,
+            output_schema: output::agent::workflow_execute(),
         },
         with_runs(runs, execute),
     );
@@ -93,6 +99,9 @@ pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Follow a workflow run",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::workflow_monitor(),
         },
         with_runs(runs, monitor),
     );
@@ -109,6 +118,9 @@ pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Cancel a workflow run",
+            hints: Hints::CHANGES.closed(),
+            output_schema: output::agent::workflow_cancel(),
         },
         with_runs(runs, cancel),
     );

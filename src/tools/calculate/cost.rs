@@ -23,6 +23,9 @@ pub(super) fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Cost of building a struct type",
+            hints: Hints::LOCAL,
+            output_schema: output::compute::cost(),
         },
         calculate_cost,
     );

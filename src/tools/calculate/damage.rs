@@ -18,6 +18,9 @@ pub(super) fn register(registry: &mut Registry) {
             input_schema: damage_schema(),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Damage of an attack",
+            hints: Hints::READ,
+            output_schema: output::compute::damage(),
         },
         calculate_damage,
     );

@@ -28,6 +28,9 @@ pub(super) fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Mining and refining figures",
+            hints: Hints::READ,
+            output_schema: output::compute::mining(),
         },
         calculate_mining,
     );

@@ -17,7 +17,7 @@ mod trade;
 
 use serde_json::{Map, Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id, wrong_kind};
 use crate::entity::struct_types::raw_u64;
 use crate::entity::struct_types::{Ambit, StructType, struct_type};

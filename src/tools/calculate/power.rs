@@ -29,6 +29,9 @@ pub(super) fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Power from Alpha Matter",
+            hints: Hints::LOCAL,
+            output_schema: output::compute::power(),
         },
         calculate_power,
     );

@@ -26,6 +26,9 @@ pub(super) fn register(registry: &mut Registry) {
             }),
             references: Support::None,
             shaping: Shaping::Standard,
+            title: "Trade value of alpha, ore or energy",
+            hints: Hints::READ,
+            output_schema: output::compute::trade_value(),
         },
         calculate_trade_value,
     );

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{Env, Registry, ToolSpec};
+use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{chain_u64, opt_str};
 use crate::docs::graph::{Direction, Link, Step};
 use crate::docs::links::{Origin, Relation, Source, SourceKind, normalize_doc_id};
@@ -91,6 +91,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Search the docs",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::docs_search(),
         },
         with_docs(docs, search),
     );
@@ -116,6 +119,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Read a doc",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::docs_get(),
         },
         with_docs(docs, get),
     );
@@ -139,6 +145,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Docs related to a doc",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::docs_related(),
         },
         with_docs(docs, get_related),
     );
@@ -158,6 +167,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Index of the docs",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::docs_index(),
         },
         with_docs(docs, get_index),
     );
@@ -182,6 +194,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Docs to load for a task",
+            hints: Hints::LOCAL,
+            output_schema: output::agent::docs_loading_strategy(),
         },
         with_docs(docs, loading_strategy),
     );
@@ -204,6 +219,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Docs a source links to",
+            hints: Hints::READ,
+            output_schema: output::agent::docs_list_references(),
         },
         with_docs(docs, list_references),
     );
@@ -228,6 +246,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Write a doc link",
+            hints: Hints::CHANGES.closed(),
+            output_schema: output::agent::docs_upsert_link(),
         },
         with_docs(docs, upsert_link),
     );
@@ -260,6 +281,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             }),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Suggest doc links",
+            hints: Hints::CHANGES,
+            output_schema: output::agent::docs_suggest_references(),
         },
         with_docs(docs, suggest_references),
     );
@@ -273,6 +297,9 @@ pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
             input_schema: json!({"type": "object", "properties": {}, "additionalProperties": false}),
             references: Support::None,
             shaping: Shaping::Own,
+            title: "Re-read the docs",
+            hints: Hints::CHANGES.closed(),
+            output_schema: output::agent::docs_sync(),
         },
         with_docs(docs, sync),
     );
