@@ -418,6 +418,75 @@ fn attached_over_http_with_a_token_and_refused_without() {
     rt.block_on(server.stop());
 }
 
+/// A tool the server does not have is a protocol error on the wire (-32602); attached,
+/// it is still `TOOL_NOT_FOUND` with the server's suggestions, and a plan step calling
+/// it (a tool the console forwards but the server has since lost) fails with that code
+/// at its first attempt, as a step naming an unknown tool does on a local core.
+#[test]
+fn a_tool_the_server_lacks_is_tool_not_found_in_the_console_and_its_plans() {
+    let rt = runtime();
+    let remote = attach(&rt);
+    let e = rt
+        .block_on(remote.call("structs_query_playr", json!({}), CallContext::new()))
+        .unwrap_err();
+    assert_eq!(e.code.as_str(), "TOOL_NOT_FOUND", "{e:?}");
+    assert_eq!(e.extra["jsonrpc_code"], -32602);
+    assert!(
+        e.extra["suggestions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("structs_query_player")),
+        "{e:?}"
+    );
+
+    // The console's registry: the server's tools, and one it does not have.
+    let mut registry = structs_console::tools::Registry::default();
+    structs_console::mcp::client::register_remote(&mut registry, &remote);
+    let gone = remote.clone();
+    let handler: structs_console::tools::Handler = Arc::new(move |_env, args| {
+        let remote = gone.clone();
+        Box::pin(async move {
+            remote
+                .call("structs_query_playr", args, CallContext::current())
+                .await
+        })
+    });
+    registry.add_forwarded(
+        structs_console::tools::ToolSpec {
+            name: "structs_query_playr",
+            description: "a tool the server no longer has",
+            input_schema: json!({"type": "object"}),
+            references: structs_console::references::Support::None,
+            shaping: structs_console::handles::Shaping::Own,
+            title: "A lost tool",
+            hints: structs_console::tools::Hints::READ,
+            output_schema: serde_json::Value::Null,
+        },
+        handler,
+    );
+    let source = Arc::new(structs_console::mcp::client::RemoteSource(remote.clone()));
+    let core = Core::builder(source, registry)
+        .clock(WallClock::Fixed(wall()))
+        .forwarding()
+        .build()
+        .unwrap();
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote);
+    app.open_plan(
+        "lost tool",
+        json!({"steps": [{"id": "lost", "tool": "structs_query_playr", "params": {},
+                          "retry_count": 3}]}),
+    );
+    press(&mut app, KeyCode::Char('r'));
+    wait_for("the plan to end", || {
+        app.update();
+        app.plan_report()
+            .is_some_and(|r| r["steps"][0]["status"] == "failed")
+    });
+    let step = app.plan_report().unwrap()["steps"][0].clone();
+    assert_eq!(step["error"]["code"], "TOOL_NOT_FOUND", "{step:#}");
+    assert_eq!(step["attempts"], 1, "not retried: {step:#}");
+}
+
 #[test]
 fn a_command_that_is_not_there_is_a_clear_error() {
     let rt = runtime();

@@ -531,21 +531,23 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
             "{label}: {answers:?}"
         );
         if label == "wrong shapes" {
-            // Each request whose params the server can read is answered under its id,
-            // with an error. (Ids 1 and 3, whose params have the wrong JSON type, are
-            // refused by rmcp's decoder before the server sees them: id 1 gets -32600
-            // without its id, id 3 -32601. Issue 27 takes that up.)
-            assert!(answers.iter().any(|a| a["error"]["code"] == -32600));
-            for id in [3, 4, 5] {
+            // Each request is answered under its id with the error it calls for; the
+            // one whose id cannot be read, under null.
+            for (id, code) in [
+                (json!(1), -32602),
+                (Value::Null, -32600),
+                (json!(2), -32600),
+                (json!(3), -32602),
+                (json!(5), -32601),
+            ] {
                 let answer = answers
                     .iter()
                     .find(|a| a["id"] == id)
                     .unwrap_or_else(|| panic!("{label}: id {id} unanswered: {answers:?}"));
-                assert!(
-                    answer.get("error").is_some() || answer["result"]["isError"] == true,
-                    "{label}: id {id}: {answer}"
-                );
+                assert_eq!(answer["error"]["code"], code, "{label}: id {id}: {answer}");
             }
+            let answer = answers.iter().find(|a| a["id"] == 4).unwrap();
+            assert!(answer.get("error").is_some(), "{label}: id 4: {answer}");
         }
     }
 }

@@ -88,16 +88,17 @@ async fn initialize_list_call_and_reject_bad_arguments() {
         "VALIDATION_OUT_OF_RANGE"
     );
 
-    // Unknown tool: a structured error, and the server keeps serving.
-    let result = client
+    // Unknown tool: a protocol error (-32602) carrying the error object, and the server
+    // keeps serving.
+    let refused = client
         .call_tool(CallToolRequestParams::new("structs_fly_to_the_moon"))
         .await
-        .unwrap();
-    assert_eq!(result.is_error, Some(true));
-    assert_eq!(
-        result.structured_content.unwrap()["error"]["code"],
-        "TOOL_NOT_FOUND"
-    );
+        .unwrap_err();
+    let rmcp::service::ServiceError::McpError(e) = refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(e.code.0, -32602);
+    assert_eq!(e.data.unwrap()["error"]["code"], "TOOL_NOT_FOUND");
     let result = client
         .call_tool(
             CallToolRequestParams::new("structs_query_entity")

@@ -440,7 +440,8 @@ impl Core {
         close
     }
 
-    fn unknown_tool(&self, tool: &str) -> ToolError {
+    /// The `TOOL_NOT_FOUND` error for `tool`, with the nearest names as `suggestions`.
+    pub fn unknown_tool(&self, tool: &str) -> ToolError {
         let close = self.close_names(tool);
         let mut e = ToolError::field(
             ErrorCode::ToolNotFound,

@@ -668,16 +668,24 @@ impl Remote {
                     timeout.as_secs_f64()
                 ),
             ),
-            ServiceError::McpError(data) => ToolError::new(
-                ErrorCode::ToolExecutionFailed,
-                format!(
-                    "{} refused {tool}: JSON-RPC error {}: {}",
-                    self.target.describe(),
-                    data.code.0,
-                    data.message
-                ),
-            )
-            .with_extra("jsonrpc_code", json!(data.code.0)),
+            // A server that sends the error object as the data (ours does, for an
+            // unknown tool's -32602) is taken at its word.
+            ServiceError::McpError(data) => data
+                .data
+                .as_ref()
+                .and_then(ToolError::from_wire)
+                .unwrap_or_else(|| {
+                    ToolError::new(
+                        ErrorCode::ToolExecutionFailed,
+                        format!(
+                            "{} refused {tool}: JSON-RPC error {}: {}",
+                            self.target.describe(),
+                            data.code.0,
+                            data.message
+                        ),
+                    )
+                })
+                .with_extra("jsonrpc_code", json!(data.code.0)),
             other => ToolError::new(
                 ErrorCode::ApiUnavailable,
                 format!("{tool} did not reach {}: {other}", self.target.describe()),

@@ -10,13 +10,22 @@
 //!   compared in constant time (over SHA-256 digests, so its length leaks nothing
 //!   either) and never logged. A refusal is a 401 with the error object of every tool.
 //! - Bound to loopback, rmcp's `Host` check refuses other host names (DNS rebinding).
+//! - A request whose `Origin` is not this server's host gets 403 (the 2025-11-25
+//!   transport's DNS-rebinding rule; see [`Origins`]). No `Origin` (a client that is not
+//!   a browser) passes.
+//!
+//! What a POST holds is checked before rmcp reads it ([`super::strict::check`]): a body
+//! that is not JSON is 400 with `-32700`, one that is not a request 400 with `-32600`, a
+//! request whose params do not fit its method 200 with `-32602` under its id; a wrong
+//! `Content-Type` is 415 with `-32600`. Each of these bodies is a JSON-RPC error whose
+//! data is the project's error object. Ending a session (`DELETE`) answers 204.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -25,6 +34,8 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+use super::strict::{self, Verdict};
+use crate::error::{ErrorCode, ToolError};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
@@ -122,10 +133,13 @@ impl HttpServer {
             .with_cancellation_token(cancel.child_token())
             .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_sse_keep_alive(Some(Duration::from_secs(15)));
-        if !addr.ip().is_loopback() {
+        let origins = if addr.ip().is_loopback() {
+            Origins::Loopback
+        } else {
             // Reached by whatever name the network gives it; the token guards it.
             config = config.disable_allowed_hosts();
-        }
+            Origins::SameHost
+        };
         let service = StreamableHttpService::new(
             move || Ok(server.for_new_client()),
             Arc::new(LocalSessionManager::default()),
@@ -134,8 +148,10 @@ impl HttpServer {
         let digest = options.token.as_deref().map(|t| Arc::new(digest(t)));
         let app = axum::Router::new()
             .nest_service(PATH, service)
+            .layer(axum::middleware::from_fn(check_message))
             .layer(axum::middleware::from_fn(limit_body))
-            .layer(axum::middleware::from_fn_with_state(digest, authorize));
+            .layer(axum::middleware::from_fn_with_state(digest, authorize))
+            .layer(axum::middleware::from_fn_with_state(origins, check_origin));
         let stop = cancel.clone();
         // Answers go out as small server-sent events; without TCP_NODELAY each would
         // wait on the client's delayed ACK (40 ms on Linux).
@@ -209,13 +225,194 @@ async fn limit_body(request: Request, next: Next) -> Response {
                 limit = MAX_BODY_BYTES,
                 "refused an HTTP request over the size limit"
             );
-            let answer = super::stdio::oversized_answer(
-                &super::stdio::Oversized { id: None, bytes },
-                MAX_BODY_BYTES,
-            );
+            let answer = super::stdio::too_large_answer(None, Some(bytes), MAX_BODY_BYTES);
             (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response()
         }
         _ => next.run(request).await,
+    }
+}
+
+/// The host names a loopback server answers to, as rmcp's `Host` check has them.
+const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
+
+/// Which `Origin` a request may carry (when it carries one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origins {
+    /// Bound to loopback: an origin on a loopback host name (`localhost`, `127.0.0.1`,
+    /// `[::1]`; any scheme of http and https, any port), the names rmcp's `Host` check
+    /// lets in.
+    Loopback,
+    /// Bound beyond loopback (with a token): an origin on the host the request was sent
+    /// to, as its `Host` header names it (any port).
+    SameHost,
+}
+
+/// The host of an origin (`scheme://host[:port]`, http or https), lower-cased and
+/// without brackets; `None` for anything else (`null`, `file://`, a path).
+fn origin_host(origin: &str) -> Option<String> {
+    let origin = origin.trim().to_ascii_lowercase();
+    let (scheme, rest) = origin.split_once("://")?;
+    if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#', '@'])
+    {
+        return None;
+    }
+    let authority = axum::http::uri::Authority::try_from(rest).ok()?;
+    Some(authority.host().trim_matches(['[', ']']).to_string())
+}
+
+/// Whether a request with these headers may come from its `Origin`.
+pub fn origin_allowed(origins: Origins, headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Some(host) = origin.to_str().ok().and_then(origin_host) else {
+        return false;
+    };
+    match origins {
+        Origins::Loopback => LOOPBACK_HOSTS.contains(&host.as_str()),
+        Origins::SameHost => headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| axum::http::uri::Authority::try_from(h).ok())
+            .is_some_and(|a| {
+                a.host()
+                    .trim_matches(['[', ']'])
+                    .eq_ignore_ascii_case(&host)
+            }),
+    }
+}
+
+/// A JSON-RPC error body (id `null`) with `status`, its data the error object.
+fn refusal(status: StatusCode, code: rmcp::model::ErrorCode, error: ToolError) -> Response {
+    let answer = rmcp::model::ServerJsonRpcMessage::error(strict::rpc_error(code, &error), None);
+    (status, axum::Json(answer)).into_response()
+}
+
+/// Refuses a request from an origin [`origin_allowed`] does not allow: 403.
+async fn check_origin(State(origins): State<Origins>, request: Request, next: Next) -> Response {
+    if origin_allowed(origins, request.headers()) {
+        return next.run(request).await;
+    }
+    let origin = request
+        .headers()
+        .get(header::ORIGIN)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+        .unwrap_or_default();
+    tracing::warn!(origin = %crate::error::echo(&serde_json::json!(origin)), "refused an HTTP request from a foreign Origin");
+    let allowed = match origins {
+        Origins::Loopback => "an origin on localhost, 127.0.0.1 or [::1]",
+        Origins::SameHost => "an origin on the host the request is sent to",
+    };
+    let error = ToolError::field(
+        ErrorCode::Unauthorized,
+        "Origin",
+        format!(
+            "the Origin {} is not allowed here: this server takes requests with no Origin \
+             or {allowed} (against DNS rebinding)",
+            crate::error::echo(&serde_json::json!(origin))
+        ),
+    );
+    let message = format!("forbidden: {}", error.reason.as_deref().unwrap_or_default());
+    refusal(
+        StatusCode::FORBIDDEN,
+        rmcp::model::ErrorCode::INVALID_REQUEST,
+        error.with_message(message),
+    )
+}
+
+/// Whether the request says its body is JSON (`application/json`, parameters aside).
+fn says_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let essence = v.split_once(';').map_or(v, |(e, _)| e);
+            essence.trim().eq_ignore_ascii_case("application/json")
+        })
+}
+
+/// The strict check of a POST's message, before rmcp reads it (and before its own
+/// checks of the headers); and 204 for a DELETE rmcp answers 202 (clients take 200 or
+/// 204 for a session ended).
+async fn check_message(request: Request, next: Next) -> Response {
+    if !request.uri().path().starts_with(PATH) {
+        return next.run(request).await;
+    }
+    match *request.method() {
+        Method::POST => {}
+        Method::DELETE => {
+            let mut response = next.run(request).await;
+            if response.status() == StatusCode::ACCEPTED {
+                *response.status_mut() = StatusCode::NO_CONTENT;
+            }
+            return response;
+        }
+        _ => return next.run(request).await,
+    }
+    if !says_json(request.headers()) {
+        let given = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        let error = ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "Content-Type",
+            format!(
+                "a message is sent as application/json, not {}",
+                given.map_or("without a Content-Type".into(), |g| crate::error::echo(
+                    &serde_json::json!(g)
+                ))
+            ),
+        );
+        let message = format!(
+            "unsupported media type: {}",
+            error.reason.as_deref().unwrap_or_default()
+        );
+        return refusal(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            rmcp::model::ErrorCode::INVALID_REQUEST,
+            error.with_message(message),
+        );
+    }
+    let (parts, body) = request.into_parts();
+    let mut bytes = Vec::new();
+    let mut stream = body.into_data_stream();
+    while let Some(chunk) = futures_util::StreamExt::next(&mut stream).await {
+        let Ok(chunk) = chunk else {
+            let error = ToolError::new(
+                ErrorCode::ValidationInvalidFormat,
+                "the request body could not be read to its end",
+            );
+            return refusal(
+                StatusCode::BAD_REQUEST,
+                rmcp::model::ErrorCode::INVALID_REQUEST,
+                error,
+            );
+        };
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            tracing::warn!(
+                limit = MAX_BODY_BYTES,
+                "refused an HTTP request over the size limit"
+            );
+            let answer = super::stdio::too_large_answer(None, None, MAX_BODY_BYTES);
+            return (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response();
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    match strict::check(&bytes) {
+        Verdict::Pass => {
+            // rmcp reads the body as it is; a byte-order mark it would refuse.
+            if bytes.starts_with(b"\xEF\xBB\xBF") {
+                bytes.drain(..3);
+            }
+            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await
+        }
+        Verdict::Refuse(r) => {
+            r.log("http");
+            let status = StatusCode::from_u16(r.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
+            (status, axum::Json(r.answer())).into_response()
+        }
     }
 }
 
@@ -244,9 +441,8 @@ async fn authorize(
         Some(_) => "the bearer token is not this server's",
     };
     tracing::warn!(path = %request.uri().path(), "refused an HTTP request: {reason}");
-    let body =
-        crate::error::ToolError::new(crate::error::ErrorCode::Unauthorized, reason.to_string())
-            .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    let body = ToolError::new(ErrorCode::Unauthorized, reason.to_string())
+        .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
     let mut response = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
     response.headers_mut().insert(
         header::WWW_AUTHENTICATE,

@@ -8,6 +8,7 @@ pub mod http;
 pub mod logging;
 pub mod prompts;
 pub mod stdio;
+pub mod strict;
 
 use std::sync::Arc;
 
@@ -488,9 +489,10 @@ impl ServerHandler for McpServer {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        strict::no_cursor("tools/list", request.as_ref())?;
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
@@ -540,9 +542,10 @@ impl ServerHandler for McpServer {
 
     async fn list_resources(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
+        strict::no_cursor("resources/list", request.as_ref())?;
         let now = self.core.now();
         let live = self.core.handle_store().list(now).await.map_err(|e| {
             McpError::internal_error(e.message.clone(), Some(e.to_json(&self.core.timestamp())))
@@ -604,9 +607,10 @@ impl ServerHandler for McpServer {
 
     async fn list_resource_templates(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
+        strict::no_cursor("resources/templates/list", request.as_ref())?;
         Ok(ListResourceTemplatesResult::with_all_items(vec![
             ResourceTemplate::new(format!("{ENTITY_URI}{{id}}"), "entity").with_description(
                 "An entity in the chain's JSON shape; subscribe to be told when it changes",
@@ -698,6 +702,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        // An unknown tool is a protocol error, not a tool's (the 2025-11-25 spec).
+        if self.core.tool_spec(&request.name).is_none() {
+            return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
+        }
         self.ensure_watcher(context.peer.clone());
         self.log.connect(context.peer.clone());
         let mut ctx = CallContext::new().with_log(self.log.sink());

@@ -3,7 +3,9 @@
 //! is dropped before anything parses it, and the client is answered with an error that
 //! names the limit (and the request's id, when its first bytes hold one). rmcp on its
 //! own drops such a line after buffering 16 MB and answers nothing, so the caller would
-//! wait for ever.
+//! wait for ever. Each whole line then goes through [`super::strict::check`]: one rmcp
+//! cannot take (not JSON, not a request, params that do not fit) is answered here with
+//! its JSON-RPC error and not passed on; a blank line is skipped.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -18,6 +20,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::McpServer;
+use super::strict::{self, Refusal, Verdict};
 use crate::error::{ErrorCode, ToolError};
 
 /// The largest message a client may send, the same over stdio and HTTP (a tool call's
@@ -39,6 +42,15 @@ pub struct Oversized {
     pub bytes: usize,
 }
 
+/// A line that was not passed on.
+#[derive(Debug, Clone)]
+pub enum Dropped {
+    /// Over the size limit.
+    Oversized(Oversized),
+    /// Refused by the strict check (see [`LimitedLines::strict`]).
+    Refused(Refusal),
+}
+
 /// A reader that passes on whole lines of at most `max` bytes and drops longer ones,
 /// reporting each dropped line on a channel. Memory stays within `max` plus one chunk
 /// whatever the input.
@@ -53,11 +65,13 @@ pub struct LimitedLines<R> {
     /// While a line over the limit is being skipped: its first bytes and its length.
     dropping: Option<(Vec<u8>, usize)>,
     chunk: Box<[u8]>,
-    reports: mpsc::UnboundedSender<Oversized>,
+    /// Whether each whole line is checked before it is passed on.
+    strict: bool,
+    reports: mpsc::UnboundedSender<Dropped>,
 }
 
 impl<R> LimitedLines<R> {
-    pub fn new(inner: R, max: usize) -> (LimitedLines<R>, mpsc::UnboundedReceiver<Oversized>) {
+    pub fn new(inner: R, max: usize) -> (LimitedLines<R>, mpsc::UnboundedReceiver<Dropped>) {
         let (reports, rx) = mpsc::unbounded_channel();
         let reader = LimitedLines {
             inner,
@@ -67,9 +81,17 @@ impl<R> LimitedLines<R> {
             ready_at: 0,
             dropping: None,
             chunk: vec![0; CHUNK_BYTES].into_boxed_slice(),
+            strict: false,
             reports,
         };
         (reader, rx)
+    }
+
+    /// Checks each whole line with [`strict::check`]: a line it refuses is reported
+    /// and not passed on, and a blank line is skipped.
+    pub fn strict(mut self) -> LimitedLines<R> {
+        self.strict = true;
+        self
     }
 
     /// Sorts `bytes` into the line being gathered, the lines ready, and the line being
@@ -97,32 +119,52 @@ impl<R> LimitedLines<R> {
                 }
             }
             if newline.is_some() {
-                self.end_line();
+                self.end_line(true);
             }
         }
     }
 
-    fn end_line(&mut self) {
+    /// Ends the line being gathered (`newline`: it ended with one, else the input did).
+    fn end_line(&mut self, newline: bool) {
         if let Some((prefix, bytes)) = self.dropping.take() {
             tracing::warn!(
                 bytes,
                 limit = self.max,
                 "dropped an incoming message over the size limit"
             );
-            let _ = self.reports.send(Oversized {
+            let _ = self.reports.send(Dropped::Oversized(Oversized {
                 id: request_id(&prefix),
                 bytes,
-            });
-        } else {
-            if self.ready_at == self.ready.len() {
-                // Nothing is waiting (the usual case): the line becomes the ready buffer
-                // without being copied, and the old buffer gathers the next line.
-                std::mem::swap(&mut self.ready, &mut self.line);
-                self.ready_at = 0;
-            } else {
-                self.ready.extend_from_slice(&self.line);
+            }));
+            return;
+        }
+        if self.strict {
+            let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
+            // A blank line holds no message: skipped, as rmcp would.
+            let verdict = (!line.iter().all(u8::is_ascii_whitespace)).then(|| strict::check(line));
+            match verdict {
+                Some(Verdict::Pass) => {}
+                Some(Verdict::Refuse(r)) => {
+                    let _ = self.reports.send(Dropped::Refused(r));
+                    self.line.clear();
+                    return;
+                }
+                None => {
+                    self.line.clear();
+                    return;
+                }
             }
-            self.line.clear();
+        }
+        if self.ready_at == self.ready.len() {
+            // Nothing is waiting (the usual case): the line becomes the ready buffer
+            // without being copied, and the old buffer gathers the next line.
+            std::mem::swap(&mut self.ready, &mut self.line);
+            self.ready_at = 0;
+        } else {
+            self.ready.extend_from_slice(&self.line);
+        }
+        self.line.clear();
+        if newline {
             self.ready.push(b'\n');
         }
     }
@@ -152,11 +194,9 @@ impl<R: AsyncRead + Unpin> AsyncRead for LimitedLines<R> {
                         // The end of the input: a last line without its newline is
                         // passed on as it is (or reported, when it was too long).
                         if this.dropping.is_some() {
-                            this.end_line();
+                            this.end_line(false);
                         } else if !this.line.is_empty() {
-                            let rest = std::mem::take(&mut this.line);
-                            this.ready = rest;
-                            this.ready_at = 0;
+                            this.end_line(false);
                             continue;
                         }
                         return Poll::Ready(Ok(()));
@@ -222,29 +262,46 @@ fn string_end(text: &[u8], start: usize) -> Option<usize> {
 /// The answer to a dropped line: a JSON-RPC "invalid request" error whose data is the
 /// project's error object.
 pub fn oversized_answer(o: &Oversized, max: usize) -> ServerJsonRpcMessage {
-    let error = ToolError::new(
+    too_large_answer(o.id.clone(), Some(o.bytes), max)
+}
+
+/// The answer to a message over `max` bytes, `bytes` long when that is known (an HTTP
+/// body sent in chunks is cut at the limit, its length never learnt).
+pub fn too_large_answer(
+    id: Option<RequestId>,
+    bytes: Option<usize>,
+    max: usize,
+) -> ServerJsonRpcMessage {
+    let size = match bytes {
+        Some(bytes) => format!("{bytes} bytes"),
+        None => "longer".to_string(),
+    };
+    let mut error = ToolError::new(
         ErrorCode::ValidationOutOfRange,
         format!(
-            "the message is {} bytes, over the {max}-byte limit for one message; \
-             nothing of it was read",
-            o.bytes
+            "the message is {size}, over the {max}-byte limit for one message; \
+             nothing of it was read"
         ),
-    )
-    .with_extra("bytes", json!(o.bytes))
-    .with_extra("limit_bytes", json!(max))
-    .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+    );
+    if let Some(bytes) = bytes {
+        error = error.with_extra("bytes", json!(bytes));
+    }
+    let error = error
+        .with_extra("limit_bytes", json!(max))
+        .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
     let message = error["error"]["message"]
         .as_str()
         .unwrap_or_default()
         .to_string();
     ServerJsonRpcMessage::error(
         ErrorData::new(RpcCode::INVALID_REQUEST, message, Some(error)),
-        o.id.clone(),
+        id,
     )
 }
 
 /// Serves `server` on a line stream (stdin and stdout, or any pipe) until the client
-/// closes it, dropping and answering each message over `max` bytes.
+/// closes it, dropping and answering each message over `max` bytes and each that
+/// [`strict::check`] refuses.
 pub async fn serve<R, W>(server: McpServer, read: R, write: W, max: usize) -> anyhow::Result<()>
 where
     R: AsyncRead + Send + Unpin + 'static,
@@ -258,16 +315,23 @@ where
     Ok(())
 }
 
-/// rmcp's line transport over a [`LimitedLines`] reader, answering each dropped line.
+/// rmcp's line transport over a strict [`LimitedLines`] reader, answering each dropped
+/// line.
 pub struct StdioTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
     inner: AsyncRwTransport<RoleServer, LimitedLines<R>, W>,
-    dropped: mpsc::UnboundedReceiver<Oversized>,
+    dropped: mpsc::UnboundedReceiver<Dropped>,
     max: usize,
+    /// The answer to a dropped line being written. It is kept here, not in
+    /// [`Transport::receive`]'s future, because rmcp drops that future whenever it has
+    /// something else to do: an answer taken off the channel would be lost with it.
+    sending: Option<Sending>,
 }
+
+type Sending = std::pin::Pin<Box<dyn Future<Output = Result<(), std::io::Error>> + Send>>;
 
 impl<R, W> StdioTransport<R, W>
 where
@@ -276,25 +340,39 @@ where
 {
     pub fn new(read: R, write: W, max: usize) -> StdioTransport<R, W> {
         let (read, dropped) = LimitedLines::new(read, max);
+        let read = read.strict();
         StdioTransport {
             inner: AsyncRwTransport::new(read, write),
             dropped,
             max,
+            sending: None,
         }
     }
 
-    /// Answers one dropped line; false when the answer cannot be written.
-    async fn answer(&mut self, o: &Oversized) -> bool {
-        self.inner.send(oversized_answer(o, self.max)).await.is_ok()
-    }
-
-    /// Answers the dropped lines already reported.
-    async fn answer_dropped(&mut self) {
-        while let Ok(o) = self.dropped.try_recv() {
-            if !self.answer(&o).await {
-                return;
+    /// Starts the answer to one dropped line (a refused notification or response is
+    /// only logged). Nothing here awaits, so no answer is lost if the caller is dropped.
+    fn queue(&mut self, dropped: &Dropped) {
+        let answer = match dropped {
+            Dropped::Oversized(o) => oversized_answer(o, self.max),
+            Dropped::Refused(r) => {
+                r.log("stdio");
+                if !r.answered() {
+                    return;
+                }
+                r.answer()
             }
-        }
+        };
+        self.sending = Some(Box::pin(self.inner.send(answer)));
+    }
+
+    /// Finishes writing the answer under way; false when it cannot be written.
+    async fn flush(&mut self) -> bool {
+        let Some(sending) = self.sending.as_mut() else {
+            return true;
+        };
+        let written = sending.as_mut().await.is_ok();
+        self.sending = None;
+        written
     }
 }
 
@@ -314,18 +392,22 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if !self.flush().await {
+                return None;
+            }
             tokio::select! {
                 biased;
-                Some(o) = self.dropped.recv() => {
-                    if !self.answer(&o).await {
-                        return None;
-                    }
-                }
+                Some(dropped) = self.dropped.recv() => self.queue(&dropped),
                 // rmcp's receive keeps its place in a line when it is interrupted.
                 message = self.inner.receive() => {
                     if message.is_none() {
                         // A dropped line just before the end is still answered.
-                        self.answer_dropped().await;
+                        while let Ok(dropped) = self.dropped.try_recv() {
+                            self.queue(&dropped);
+                            if !self.flush().await {
+                                break;
+                            }
+                        }
                     }
                     return message;
                 }
@@ -344,6 +426,16 @@ mod tests {
     use tokio::io::AsyncReadExt;
 
     async fn read_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Oversized>) {
+        let (out, dropped, refused) = read_checked(input, max, false).await;
+        assert!(refused.is_empty());
+        (out, dropped)
+    }
+
+    async fn read_checked(
+        input: &[u8],
+        max: usize,
+        strict: bool,
+    ) -> (Vec<u8>, Vec<Oversized>, Vec<Refusal>) {
         // A reader that hands out 7 bytes at a time, so lines cross chunk edges.
         let (client, mut server) = tokio::io::duplex(7);
         let input = input.to_vec();
@@ -352,15 +444,39 @@ mod tests {
             server.write_all(&input).await.unwrap();
         });
         let (mut lines, mut reports) = LimitedLines::new(client, max);
+        if strict {
+            lines = lines.strict();
+        }
         let mut out = Vec::new();
         lines.read_to_end(&mut out).await.unwrap();
         writer.await.unwrap();
         drop(lines);
-        let mut dropped = Vec::new();
-        while let Some(o) = reports.recv().await {
-            dropped.push(o);
+        let (mut dropped, mut refused) = (Vec::new(), Vec::new());
+        while let Some(d) = reports.recv().await {
+            match d {
+                Dropped::Oversized(o) => dropped.push(o),
+                Dropped::Refused(r) => refused.push(r),
+            }
         }
-        (out, dropped)
+        (out, dropped, refused)
+    }
+
+    #[tokio::test]
+    async fn a_strict_reader_passes_requests_and_reports_the_rest() {
+        let ok = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let input = format!(
+            "{ok}\n\n  \r\n{{oops\r\n{ok}\r\n{}\n[1]\n{ok}",
+            "x".repeat(64)
+        );
+        let (out, dropped, refused) = read_checked(input.as_bytes(), 64, true).await;
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            format!("{ok}\n{ok}\r\n{ok}")
+        );
+        assert_eq!(dropped.len(), 0, "64 bytes is not over 64");
+        let kinds: Vec<_> = refused.iter().map(|r| r.kind).collect();
+        use strict::Kind;
+        assert_eq!(kinds, [Kind::Parse, Kind::Parse, Kind::InvalidRequest]);
     }
 
     #[tokio::test]
@@ -401,7 +517,9 @@ mod tests {
         let mut out = Vec::new();
         lines.read_to_end(&mut out).await.unwrap();
         assert_eq!(out, b"{\"after\":1}\n");
-        let o = reports.recv().await.unwrap();
+        let Some(Dropped::Oversized(o)) = reports.recv().await else {
+            panic!("reported as oversized")
+        };
         assert_eq!(o.bytes, 20 << 20);
     }
 
