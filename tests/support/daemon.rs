@@ -60,7 +60,7 @@ fn find_binary(spec: &Spec) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn under_ci() -> bool {
+pub fn under_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 

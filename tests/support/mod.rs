@@ -10,5 +10,6 @@ pub mod docs;
 pub mod mcp;
 pub mod mcp_http;
 pub mod nats;
+pub mod peers;
 pub mod redis;
 pub mod sim;

@@ -1,0 +1,368 @@
+//! The server checked by software nobody on the team wrote: the official MCP
+//! conformance suite's server scenarios over streamable HTTP, and MCP Inspector's CLI
+//! over both transports. `.ci/run` installs both from npm (see tests/support/peers.rs).
+
+mod support;
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::Value;
+use support::mcp_http::Headless;
+use support::peers::Peers;
+
+/// Scenarios the issue names, which must pass whatever the baseline says.
+const MUST_PASS: [&str; 9] = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "server-sse-multiple-streams",
+    "resources-list",
+    "prompts-list",
+    "completion-complete",
+    "logging-set-level",
+    "dns-rebinding-protection",
+];
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Each scenario's checks, from the suite's output folder (`server-NAME-TIMESTAMP/checks.json`).
+fn results(dir: &Path) -> Vec<(String, Vec<Value>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("the results folder") {
+        let path = entry.unwrap().path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(rest) = name.strip_prefix("server-") else {
+            continue;
+        };
+        // The timestamp starts at the year: `server-ping-2026-11-25T…`.
+        let scenario = match rest.find("-20") {
+            Some(at) => &rest[..at],
+            None => rest,
+        };
+        let checks: Vec<Value> = std::fs::read_to_string(path.join("checks.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        out.push((scenario.to_string(), checks));
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_conformance_suite_passes_every_scenario_outside_its_baseline() {
+    let Some(peers) = Peers::find() else { return };
+    let server = Headless::start(&["--paused"], &[]).await;
+    let dir = std::env::temp_dir().join(format!("structs-conformance-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let baseline =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance-baseline.yaml");
+    let mut cmd = peers.command(&peers.conformance());
+    cmd.args(["server", "--url", &server.url, "--expected-failures"])
+        .arg(&baseline)
+        .arg("-o")
+        .arg(&dir);
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .unwrap()
+        .expect("run the conformance suite");
+    let log = text(&out);
+    let results = results(&dir);
+    server.stop().await;
+    // Exit 0: every failure is in the baseline, and no baseline entry passes.
+    assert!(out.status.success(), "conformance suite:\n{log}");
+    assert!(log.contains("Baseline check passed"), "{log}");
+    for name in MUST_PASS {
+        let (_, checks) = results
+            .iter()
+            .find(|(s, _)| s == name)
+            .unwrap_or_else(|| panic!("scenario {name} ran:\n{log}"));
+        assert!(
+            !checks.is_empty() && checks.iter().all(|c| c["status"] == "SUCCESS"),
+            "{name}: {checks:#?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs the Inspector's CLI against `target` (a URL, or the server's command) with
+/// `args`, and returns its JSON answer.
+fn inspect(peers: &Peers, target: &[&str], args: &[&str]) -> Value {
+    let mut cmd = peers.command(&peers.inspector());
+    cmd.arg("--cli").args(target).args(args);
+    let out = cmd.output().expect("run the inspector CLI");
+    assert!(out.status.success(), "inspector {args:?}:\n{}", text(&out));
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("inspector {args:?} printed no JSON ({e}):\n{}", text(&out)))
+}
+
+/// Tools, resources, prompts and logging through the Inspector, on one transport.
+fn inspect_everything(peers: &Peers, target: &[&str]) {
+    let tools = inspect(peers, target, &["--method", "tools/list"]);
+    let names: Vec<&str> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"structs_query_entity"), "{names:?}");
+    let call = inspect(
+        peers,
+        target,
+        &[
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "structs_query_entity",
+            "--tool-arg",
+            "id=1-1",
+        ],
+    );
+    assert_eq!(
+        call["structuredContent"]["entity"]["Player"]["id"], "1-1",
+        "{call}"
+    );
+    let resources = inspect(peers, target, &["--method", "resources/list"]);
+    let uris: Vec<&str> = resources["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .collect();
+    assert!(uris.contains(&"structs://docs/api/errors"), "{uris:?}");
+    let read = inspect(
+        peers,
+        target,
+        &[
+            "--method",
+            "resources/read",
+            "--uri",
+            "structs://entities/2-1",
+        ],
+    );
+    let body: Value = serde_json::from_str(read["contents"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(body["Planet"]["id"], "2-1");
+    let prompts = inspect(peers, target, &["--method", "prompts/list"]);
+    let names: Vec<&str> = prompts["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"brief") && names.contains(&"next"),
+        "{names:?}"
+    );
+    let prompt = inspect(
+        peers,
+        target,
+        &[
+            "--method",
+            "prompts/get",
+            "--prompt-name",
+            "brief",
+            "--prompt-args",
+            "entity_id=1-1",
+        ],
+    );
+    assert!(
+        prompt["messages"][0]["content"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("novaforge1")),
+        "{prompt}"
+    );
+    assert_eq!(
+        prompt["messages"][1]["content"]["resource"]["uri"],
+        "structs://entities/1-1"
+    );
+}
+
+/// Completions through the Inspector's connection CLI (`mcpdo`: the one-shot CLI has
+/// no completion method): connect to `target`, complete a prompt argument and a
+/// template variable, and stop its daemon. The daemon and its files are private to
+/// this run.
+fn complete_with_mcpdo(peers: &Peers, target: &[&str], name: &str) {
+    let home = std::env::temp_dir().join(format!("structs-mcpdo-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(home.join("daemon")).unwrap();
+    let run = |args: &[&str]| -> Output {
+        let mut cmd = peers.command(&peers.mcpdo());
+        cmd.env("HOME", &home)
+            .env("MCP_INSPECTOR_DAEMON_DIR", home.join("daemon"))
+            .env("MCP_CATALOG_PATH", home.join("mcp.json"))
+            .args(args);
+        cmd.output().expect("run mcpdo")
+    };
+    let connect: Vec<&str> = ["connect", "--connection", name]
+        .into_iter()
+        .chain(target.iter().copied())
+        .collect();
+    let out = run(&connect);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        assert!(out.status.success(), "mcpdo connect:\n{}", text(&out));
+        let complete = |ref_type: &str, reference: &str, arg: &str, value: &str| -> Value {
+            let out = run(&[
+                "--format",
+                "json",
+                "--connection",
+                name,
+                "prompts/complete",
+                "--complete-ref-type",
+                ref_type,
+                "--complete-ref",
+                reference,
+                "--complete-arg-name",
+                arg,
+                "--complete-arg-value",
+                value,
+            ]);
+            assert!(
+                out.status.success(),
+                "mcpdo prompts/complete:\n{}",
+                text(&out)
+            );
+            serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", text(&out)))
+        };
+        let c = complete("ref/prompt", "plan-build", "struct_type", "refin");
+        assert_eq!(values(&c), ["Ore Refinery"], "{c}");
+        assert_eq!(c["total"], 1, "{c}");
+        let c = complete("ref/resource", "structs://entities/{id}", "id", "2-1");
+        let got = values(&c);
+        assert!(
+            !got.is_empty() && got.iter().all(|v| v.starts_with("2-1")),
+            "{c}"
+        );
+    }));
+    let _ = run(&["daemon", "stop"]);
+    let _ = std::fs::remove_dir_all(&home);
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// The values of a completion answer, wherever the CLI puts them.
+fn values(answer: &Value) -> Vec<String> {
+    let list = answer["completion"]["values"]
+        .as_array()
+        .or(answer["values"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    list.iter()
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+#[test]
+fn the_inspector_cli_reads_tools_resources_prompts_and_completions_over_stdio() {
+    let Some(peers) = Peers::find() else { return };
+    let bin = env!("CARGO_BIN_EXE_structs-console");
+    inspect_everything(&peers, &[bin, "--headless", "--paused"]);
+    complete_with_mcpdo(&peers, &["--", bin, "--headless", "--paused"], "stdio");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_inspector_cli_reads_tools_resources_prompts_and_completions_over_http() {
+    let Some(peers) = Peers::find() else { return };
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    tokio::task::spawn_blocking(move || {
+        inspect_everything(&peers, &[&url, "--transport", "http"]);
+        complete_with_mcpdo(&peers, &["--transport", "http", &url], "http");
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+}
+
+/// The official Python SDK's client, run by tests/data/python_client.py.
+fn python_client(peers: &Peers, args: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/python_client.py");
+    let out = std::process::Command::new(peers.python())
+        .arg(script)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run the Python client");
+    assert!(out.status.success(), "python client:\n{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", text(&out)));
+    let caps: Vec<&str> = report["capabilities"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        caps,
+        ["completions", "logging", "prompts", "resources", "tools"],
+        "{report:#}"
+    );
+    assert_eq!(report["call_error"], false, "{report:#}");
+    assert_eq!(report["call_player"], "1-1");
+    assert_eq!(report["read"], "2-1");
+    assert!(
+        report["prompts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "plan-build"),
+        "{report:#}"
+    );
+    assert!(
+        report["prompt_text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Brief me on player 1-1 (novaforge1)."),
+        "{report:#}"
+    );
+    assert_eq!(report["prompt_resource"], "structs://entities/1-1");
+    assert_eq!(report["completion"], serde_json::json!(["Ore Refinery"]));
+    assert_eq!(report["template_completion"][0], "2-1");
+    assert_eq!(
+        report["template_total"], 11,
+        "2-1 and 2-10…2-19 of the demo world's planets"
+    );
+    assert_eq!(
+        report["warnings"],
+        serde_json::json!([]),
+        "the SDK logged no warning"
+    );
+    report
+}
+
+#[test]
+fn the_python_sdk_uses_tools_resources_prompts_and_completions_over_stdio() {
+    let Some(peers) = Peers::find() else { return };
+    let bin = env!("CARGO_BIN_EXE_structs-console");
+    python_client(
+        &peers,
+        &[
+            "stdio",
+            bin,
+            "--headless",
+            "--paused",
+            "--log-level",
+            "warn",
+        ],
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_uses_tools_resources_prompts_and_completions_over_http() {
+    let Some(peers) = Peers::find() else { return };
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    tokio::task::spawn_blocking(move || python_client(&peers, &["http", &url]))
+        .await
+        .unwrap();
+    server.stop().await;
+}

