@@ -124,6 +124,7 @@ async fn prompts_are_listed_with_typed_arguments_and_answer_with_their_resources
         "proof-of-work",
         "diagnose",
         "next",
+        "run-workflow",
         "workflow-build-mining-operation",
         "workflow-query-and-monitor-planet",
     ] {
@@ -228,6 +229,16 @@ async fn prompts_are_listed_with_typed_arguments_and_answer_with_their_resources
     );
     assert!(text.contains(r#""inputs": {"planet_id":"2-3"}"#), "{text}");
     assert_eq!(embedded(&r)[0].0, "structs://entities/2-3");
+    // The same through run-workflow, its inputs as one JSON object.
+    let r = get(
+        &client,
+        "run-workflow",
+        json!({"workflow": "query-and-monitor-planet", "inputs": r#"{"planet_id": "2-3"}"#}),
+    )
+    .await
+    .unwrap();
+    assert!(texts(&r).contains(r#""inputs": {"planet_id":"2-3"}"#));
+    assert_eq!(embedded(&r)[0].0, "structs://entities/2-3");
     client.cancel().await.unwrap();
 }
 
@@ -313,6 +324,21 @@ async fn bad_prompt_requests_get_invalid_params() {
             "not a struct type",
         ),
         ("diagnose", json!({}), "a handle or an answer"),
+        (
+            "run-workflow",
+            json!({"workflow": "nope"}),
+            "the workflows are",
+        ),
+        (
+            "run-workflow",
+            json!({"workflow": "planet-setup", "inputs": "[1]"}),
+            "must be a JSON object",
+        ),
+        (
+            "run-workflow",
+            json!({"workflow": "planet-setup", "inputs": "{}"}),
+            "player_id",
+        ),
         ("diagnose", json!({"answer": "{oops"}), "not JSON"),
     ];
     for (name, args, says) in cases {
@@ -376,6 +402,12 @@ async fn completions_rank_cap_and_count() {
         .await
         .unwrap();
     assert!(c.values.contains(&"defend_planet".to_string()), "{c:?}");
+    // Workflow names.
+    let c = peer
+        .complete_prompt_argument("run-workflow", "workflow", "min", None)
+        .await
+        .unwrap();
+    assert_eq!(c.values, ["mine-refine-convert", "build-mining-operation"]);
     // Doc ids, prefix matches first.
     let c = peer
         .complete_resource_argument("structs://docs/{doc_id}", "doc_id", "guides/", None)

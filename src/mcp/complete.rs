@@ -66,6 +66,10 @@ pub async fn complete(
         Kind::Arg(ArgKind::Goal) => Ok(ranked(super::prompts::goal_names(core), value)),
         Kind::Arg(ArgKind::PowAction) => Ok(ranked(POW_ACTIONS.map(String::from), value)),
         Kind::Arg(ArgKind::Tool) => Ok(ranked(core.tool_names().map(String::from), value)),
+        Kind::Arg(ArgKind::Workflow) => Ok(ranked(
+            crate::plan::workflow::catalog().keys().cloned(),
+            value,
+        )),
         Kind::Arg(ArgKind::Text) => Ok(ranked(Vec::<String>::new(), value)),
         Kind::DocId => {
             let snap = crate::tools::docs::snapshot(docs)

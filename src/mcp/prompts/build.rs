@@ -155,6 +155,7 @@ pub async fn render(
         Made::Pow => pow(core, docs, args).await,
         Made::Diagnose => diagnose(core, docs, args).await,
         Made::Next => next(core, docs, args).await,
+        Made::RunWorkflow => run_workflow(core, docs, args).await,
         Made::Workflow(name) => workflow(core, docs, name, args).await,
         Made::Doc(id) => doc(core, docs, id, args).await,
     }
@@ -632,6 +633,42 @@ pub fn goal_names(core: &Core) -> Vec<String> {
         .iter()
         .filter_map(|v| v.as_str().map(str::to_string))
         .collect()
+}
+
+/// `run-workflow`: the workflow named, with its inputs given as one JSON object and
+/// checked as `structs_workflow_execute` checks them.
+async fn run_workflow(
+    core: &Core,
+    docs: &Snapshot,
+    args: &Map<String, Value>,
+) -> Result<GetPromptResult, McpError> {
+    let name = arg(args, "workflow").unwrap_or_default();
+    let catalog = crate::plan::workflow::catalog();
+    let Some(wf) = catalog.get(name) else {
+        let names: Vec<&str> = catalog.keys().map(String::as_str).collect();
+        return Err(McpError::invalid_params(
+            format!(
+                "no workflow {name:?}; the workflows are {}",
+                names.join(", ")
+            ),
+            None,
+        ));
+    };
+    let inputs = match arg(args, "inputs") {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) | Err(_) => {
+                return Err(McpError::invalid_params(
+                    format!("inputs must be a JSON object, not {text:?}"),
+                    None,
+                ));
+            }
+        },
+    };
+    wf.plan_json(&inputs)
+        .map_err(|e| McpError::invalid_params(format!("inputs: {}", e.message), None))?;
+    workflow(core, docs, name, &inputs).await
 }
 
 async fn workflow(

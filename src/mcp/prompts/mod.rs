@@ -38,6 +38,8 @@ pub enum ArgKind {
     PowAction,
     /// A tool name.
     Tool,
+    /// A workflow's name.
+    Workflow,
     /// Free text.
     Text,
 }
@@ -70,6 +72,8 @@ pub enum Made {
     Pow,
     Diagnose,
     Next,
+    /// Any workflow, named in its `workflow` argument.
+    RunWorkflow,
     /// A workflow, by name.
     Workflow(String),
     /// A skill or playbook doc, by id.
@@ -226,6 +230,23 @@ pub fn catalog(docs: Option<&Snapshot>) -> Vec<PromptSpec> {
                 ArgSpec::new("goal", Goal, false, "One goal; every goal when omitted."),
             ],
             made: Made::Next,
+        },
+        PromptSpec {
+            name: "run-workflow".into(),
+            title: "Run a workflow".into(),
+            description: "Any workflow by name, with its inputs as a JSON object (each \
+                workflow-… prompt takes its inputs one by one)."
+                .into(),
+            args: vec![
+                ArgSpec::new("workflow", Workflow, true, "The workflow's name."),
+                ArgSpec::new(
+                    "inputs",
+                    Text,
+                    false,
+                    "Its inputs as a JSON object, e.g. {\"planet_id\": \"2-1\"}.",
+                ),
+            ],
+            made: Made::RunWorkflow,
         },
     ];
     for wf in crate::plan::workflow::catalog().values() {
@@ -425,7 +446,14 @@ mod tests {
     #[test]
     fn the_catalog_without_docs_has_the_five_and_each_workflow() {
         let names: Vec<String> = catalog(None).into_iter().map(|p| p.name).collect();
-        for want in ["brief", "plan-build", "proof-of-work", "diagnose", "next"] {
+        for want in [
+            "brief",
+            "plan-build",
+            "proof-of-work",
+            "diagnose",
+            "next",
+            "run-workflow",
+        ] {
             assert!(names.contains(&want.to_string()), "{names:?}");
         }
         for wf in crate::plan::workflow::catalog().keys() {
