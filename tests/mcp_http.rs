@@ -251,6 +251,13 @@ fn binds_beyond_loopback_need_a_flag_and_a_token() {
     let err = refused(&["--http", "127.0.0.1:0"], Some("short"));
     assert!(err.contains("at least 16"), "{err}");
     assert!(!err.contains("short\""), "{err}");
+    // A token read from a file with its newline: clients trim it, so it could never match.
+    let err = refused(
+        &["--http", "127.0.0.1:0"],
+        Some("s3cret-token-0123456789\n"),
+    );
+    assert!(err.contains("white space at character 24"), "{err}");
+    assert!(!err.contains("s3cret"), "the token is never echoed: {err}");
     // --http is a headless option.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
         .args(["--http", "127.0.0.1:0"])

@@ -86,10 +86,29 @@ pub enum RefusedBind {
     NoToken(SocketAddr),
     #[error("the bearer token is {0} characters; use at least {MIN_TOKEN_LEN}")]
     ShortToken(usize),
+    #[error(
+        "the bearer token has {0} at character {1} (often a newline left by the file it \
+         was read from); clients send a token without it, so every request would be \
+         refused: remove it"
+    )]
+    TokenSpace(&'static str, usize),
 }
 
 /// Whether `addr` may be served with these options.
 pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), RefusedBind> {
+    if let Some(token) = &options.token
+        && let Some((at, c)) = token
+            .chars()
+            .enumerate()
+            .find(|(_, c)| c.is_whitespace() || c.is_control())
+    {
+        let what = if c.is_whitespace() {
+            "white space"
+        } else {
+            "a control character"
+        };
+        return Err(RefusedBind::TokenSpace(what, at + 1));
+    }
     if let Some(token) = &options.token
         && token.chars().count() < MIN_TOKEN_LEN
     {
@@ -493,6 +512,19 @@ mod tests {
             check_bind(local, &options(Some("short"), false)),
             Err(RefusedBind::ShortToken(5))
         );
+        // A token a client could never send as it is.
+        for (bad, what, at) in [
+            ("s3cret-token-0123456789\n", "white space", 24),
+            (" s3cret-token-0123456789", "white space", 1),
+            ("s3cret-token 0123456789", "white space", 13),
+            ("s3cret-token-\u{7}0123456789", "a control character", 14),
+        ] {
+            assert_eq!(
+                check_bind(local, &options(Some(bad), false)),
+                Err(RefusedBind::TokenSpace(what, at)),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
