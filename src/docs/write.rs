@@ -41,6 +41,10 @@ impl Docs {
             .link_file(source)
             .expect("every source kind has a link file once its doc exists");
         refuse_symlinks(root, &rel)?;
+        // Another process serving the same folder may write this file too: hold the
+        // folder's lock from reading the file to writing it, so that neither write is
+        // lost (the file is read again under the lock, and merged).
+        let _lock = RootLock::take(root, LOCK_WAIT)?;
         let path = root.join(&rel);
         let old_text = match std::fs::read_to_string(&path) {
             Ok(t) => Some(t),
@@ -153,6 +157,58 @@ impl Docs {
     }
 }
 
+/// The file in a docs folder that writers lock (an advisory `flock`), so that processes
+/// serving the same folder take turns.
+pub const LOCK_FILE: &str = ".structs-docs.lock";
+
+/// How long a write waits for another process to release the folder's lock.
+pub const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The folder's write lock, held until dropped (closing the file releases it).
+pub(super) struct RootLock(#[allow(dead_code)] std::fs::File);
+
+impl RootLock {
+    /// Takes the lock of `root`, waiting up to `wait` for another holder; refuses with
+    /// `RESOURCE_UNAVAILABLE` when it cannot be had, so nothing is written unlocked.
+    pub(super) fn take(root: &Path, wait: std::time::Duration) -> Result<RootLock, ToolError> {
+        use std::os::fd::AsRawFd as _;
+        refuse_symlinks(root, LOCK_FILE)?;
+        let refused = |why: String| {
+            ToolError::new(
+                ErrorCode::ResourceUnavailable,
+                format!("cannot lock the docs folder for writing ({why}); nothing was changed"),
+            )
+            .with_extra("lock_file", serde_json::json!(LOCK_FILE))
+        };
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(root.join(LOCK_FILE))
+            .map_err(|e| refused(format!("{LOCK_FILE}: {e}")))?;
+        let deadline = std::time::Instant::now() + wait;
+        loop {
+            // SAFETY: flock on a descriptor this function owns; no memory is shared.
+            let r = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r == 0 {
+                return Ok(RootLock(file));
+            }
+            let e = std::io::Error::last_os_error();
+            if e.kind() != std::io::ErrorKind::WouldBlock {
+                return Err(refused(format!("{LOCK_FILE}: {e}")));
+            }
+            if std::time::Instant::now() >= deadline {
+                return Err(refused(format!(
+                    "another process has held it for over {} s",
+                    wait.as_secs()
+                )));
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+}
+
 pub(super) fn io_error(rel: &str, what: &str, e: &std::io::Error) -> ToolError {
     ToolError::new(
         ErrorCode::ToolExecutionFailed,
@@ -232,4 +288,30 @@ pub(super) fn rewrite_would_lose(rel: &str, trouble: &[String]) -> ToolError {
         ),
     )
     .with_extra("problems", serde_json::json!(trouble))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The lock is exclusive between open files (as between processes), refuses
+    /// clearly when it cannot be had in time, and is free again once dropped.
+    #[test]
+    fn the_folder_lock_is_taken_in_turn() {
+        let dir = std::env::temp_dir().join(format!("structs-docs-lock-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let held = RootLock::take(&dir, LOCK_WAIT).unwrap();
+        let e = RootLock::take(&dir, std::time::Duration::from_millis(50))
+            .err()
+            .expect("a second holder waits, then is refused");
+        assert_eq!(e.code, ErrorCode::ResourceUnavailable);
+        assert!(
+            e.message.contains("another process has held it"),
+            "{}",
+            e.message
+        );
+        drop(held);
+        assert!(RootLock::take(&dir, std::time::Duration::from_millis(50)).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

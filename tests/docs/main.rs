@@ -6,6 +6,7 @@
 mod support;
 
 mod links;
+mod processes;
 mod reading;
 mod search;
 
