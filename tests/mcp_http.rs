@@ -291,3 +291,45 @@ async fn a_remote_bind_with_a_token_serves() {
     client.cancel().await.unwrap();
     assert!(server.stop().await.success());
 }
+
+/// `/health` answers without the token, with no player data, and counts sessions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_answers_without_the_token_and_counts_sessions() {
+    let token = "0123456789abcdef0123";
+    let server = Headless::start(&["--paused"], &[("STRUCTS_CONSOLE_AUTH_TOKEN", token)]).await;
+    let health_url = server.url.replace("/mcp", "/health");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let get = || async {
+        let r = reqwest::get(&health_url).await.expect("GET /health");
+        assert_eq!(r.status(), 200);
+        r.json::<serde_json::Value>().await.expect("JSON")
+    };
+    let before = get().await;
+    assert_eq!(before["status"], "ok");
+    assert_eq!(before["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(before["source"], "sim");
+    assert_eq!(before["block_height"], 120_000);
+    assert_eq!(before["paused"], true);
+    assert_eq!(before["sessions"], 0);
+    let keys: Vec<&String> = before.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "status",
+            "version",
+            "source",
+            "block_height",
+            "paused",
+            "sessions"
+        ],
+        "nothing more: no player data"
+    );
+    // The MCP endpoint still wants the token.
+    assert!(connect(&server.url, None).await.is_err());
+    let client = connect(&server.url, Some(token))
+        .await
+        .expect("with the token");
+    assert_eq!(get().await["sessions"], 1);
+    client.cancel().await.unwrap();
+    assert!(server.stop().await.success());
+}

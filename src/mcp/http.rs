@@ -159,18 +159,26 @@ impl HttpServer {
             config = config.disable_allowed_hosts();
             Origins::SameHost
         };
-        let service = StreamableHttpService::new(
-            move || Ok(server.for_new_client()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
+        let sessions = Arc::new(LocalSessionManager::default());
+        let health = Health {
+            core: server.core().clone(),
+            sessions: sessions.clone(),
+        };
+        let service =
+            StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
         let digest = options.token.as_deref().map(|t| Arc::new(digest(t)));
         let app = axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn(check_message))
             .layer(axum::middleware::from_fn(limit_body))
             .layer(axum::middleware::from_fn_with_state(digest, authorize))
-            .layer(axum::middleware::from_fn_with_state(origins, check_origin));
+            .layer(axum::middleware::from_fn_with_state(origins, check_origin))
+            // Added after the layers, so that it needs no token: it says nothing of the
+            // game's players.
+            .route(
+                HEALTH_PATH,
+                axum::routing::get(health_status).with_state(health),
+            );
         let stop = cancel.clone();
         // Answers go out as small server-sent events; without TCP_NODELAY each would
         // wait on the client's delayed ACK (40 ms on Linux).
@@ -213,6 +221,33 @@ impl HttpServer {
     pub fn stopper(&self) -> CancellationToken {
         self.cancel.clone()
     }
+}
+
+/// Where monitors and load balancers ask whether the server is up.
+pub const HEALTH_PATH: &str = "/health";
+
+/// What `/health` reads: the core's source and the open sessions.
+#[derive(Clone)]
+struct Health {
+    core: crate::core::Core,
+    sessions: Arc<LocalSessionManager>,
+}
+
+/// `GET /health`: a shallow status with no token and no player data: the version, the
+/// source, its block height and whether its clock is paused, and the sessions open.
+async fn health_status(
+    axum::extract::State(h): axum::extract::State<Health>,
+) -> axum::Json<serde_json::Value> {
+    let status = h.core.status();
+    let sessions = h.sessions.sessions.read().await.len();
+    axum::Json(serde_json::json!({
+        "status": "ok",
+        "version": env!("CARGO_PKG_VERSION"),
+        "source": status.name,
+        "block_height": status.block_height,
+        "paused": status.paused,
+        "sessions": sessions,
+    }))
 }
 
 fn digest(token: &str) -> [u8; 32] {

@@ -124,6 +124,11 @@ impl McpServer {
         self
     }
 
+    /// The core this server serves.
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
     /// This client's log: its level, throttle and sender.
     pub fn client_log(&self) -> Arc<logging::ClientLog> {
         self.log.clone()
