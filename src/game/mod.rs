@@ -14,7 +14,7 @@ pub mod combat;
 pub mod difficulty;
 mod struct_type_arg;
 
-pub use struct_type_arg::struct_type_arg;
+pub use struct_type_arg::{squash, struct_type_arg};
 
 use serde::Serialize;
 

@@ -40,7 +40,7 @@ pub fn struct_type_arg(v: &Value, field: &str) -> Result<&'static StructType, To
 
 /// Lowercase letters and digits only: `Ore Extractor`, `ore_extractor` and
 /// `oreExtractor` are all `oreextractor`.
-fn squash(s: &str) -> String {
+pub fn squash(s: &str) -> String {
     s.chars()
         .filter(char::is_ascii_alphanumeric)
         .map(|c| c.to_ascii_lowercase())

@@ -151,12 +151,8 @@ fn struct_types(value: &str) -> CompletionInfo {
         let ids = types.iter().map(|t| t.id.to_string());
         return ranked(ids, value);
     }
-    let squash = |s: &str| -> String {
-        s.chars()
-            .filter(char::is_ascii_alphanumeric)
-            .map(|c| c.to_ascii_lowercase())
-            .collect()
-    };
+    // Names compared as the tools read them: `ore_extractor` is `Ore Extractor`.
+    let squash = crate::game::squash;
     let want = squash(value);
     let mut hits: Vec<(bool, usize, &str)> = types
         .iter()
