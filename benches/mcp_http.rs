@@ -146,6 +146,7 @@ fn main() {
         listen: "127.0.0.1:0".into(),
         token: Some("bench-token-bench-token".into()),
         allow_remote: false,
+        ..Default::default()
     };
     let http = server_rt
         .block_on(HttpServer::start(

@@ -86,6 +86,7 @@ fn search(kernel: Kernel, threads: usize, from: u64, n: u64) -> u64 {
         threads,
         kernel,
     })
+    .expect("a hashing thread")
     .wait();
     assert_eq!(outcome, Outcome::Exhausted);
     progress.iterations

@@ -40,6 +40,24 @@ struct Cli {
     #[arg(long, requires = "http")]
     http_allow_remote: bool,
 
+    /// With --http: the most MCP sessions open at once; the next client gets 503 with
+    /// Retry-After until one ends.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::http::SessionLimits::DEFAULT_MAX,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    http_max_sessions: usize,
+
+    /// With --http: the most connections open at once. At the cap a new connection
+    /// takes the place of one with no request in flight; when all are busy it gets 503.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::http::ListenLimits::DEFAULT_MAX_CONNECTIONS,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
+    http_max_connections: usize,
+
+    /// With --http: end a session after this many seconds with no request in flight and
+    /// no stream open.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = structs_console::mcp::http::SessionLimits::DEFAULT_IDLE.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    http_session_idle: u64,
+
     /// The bearer token every HTTP request must carry (`Authorization: Bearer
     /// TOKEN`), at least 16 characters. Prefer the environment variable: a flag shows
     /// in the process list.
@@ -594,6 +612,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 listen: listen.clone(),
                 token: cli.auth_token.clone(),
                 allow_remote: cli.http_allow_remote,
+                sessions: structs_console::mcp::http::SessionLimits {
+                    max: cli.http_max_sessions,
+                    idle: std::time::Duration::from_secs(cli.http_session_idle),
+                },
+                connections: structs_console::mcp::http::ListenLimits {
+                    max_connections: cli.http_max_connections,
+                    ..Default::default()
+                },
             };
             runtime.block_on(serve_http(core, services.docs.clone(), recorder, options))?;
             return Ok(ExitCode::SUCCESS);

@@ -320,10 +320,17 @@ async fn health_answers_without_the_token_and_counts_sessions() {
             "source",
             "block_height",
             "paused",
-            "sessions"
+            "sessions",
+            "proof_of_work"
         ],
         "nothing more: no player data"
     );
+    let pow = before["proof_of_work"].as_object().unwrap();
+    assert_eq!(
+        pow.keys().collect::<Vec<_>>(),
+        ["threads", "hashing", "searches"]
+    );
+    assert!(pow["threads"].as_u64().unwrap() >= 1);
     // The MCP endpoint still wants the token.
     assert!(connect(&server.url, None).await.is_err());
     let client = connect(&server.url, Some(token))

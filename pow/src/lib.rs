@@ -4,11 +4,14 @@
 //! - [`difficulty`], [`Work::input`], [`check`]: the chain's rules (its `work.go`): the
 //!   input strings, the difficulty as the work ages, and the check of a proof.
 //! - `sha`, `lanes`: one-block SHA-256 for nonce inputs, scalar and in SIMD lanes.
-//! - [`search`]: the search on dedicated threads, with progress, cancellation and a
-//!   required difficulty that can fall while it runs.
+//! - [`search`]: the search, with progress, cancellation and a required difficulty that
+//!   can fall while it runs.
+//! - [`pool`]: the process's hashing threads, one per core, shared in turn by every
+//!   search.
 //! - [`schedule`]: when to start, given the difficulty range and a hash rate.
 
 pub mod lanes;
+pub mod pool;
 pub mod schedule;
 pub mod search;
 pub mod sha;

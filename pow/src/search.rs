@@ -1,23 +1,26 @@
-//! The search for a proof on dedicated threads.
+//! The search for a proof on the hashing pool's threads.
 //!
 //! The nonces `start .. start + max_iterations` are cut into chunks of whole kilos
-//! (1,000 nonces that share all digits but the last three); each thread claims the next
-//! chunk from one atomic counter, so no nonce is hashed twice and no thread idles while
-//! another has work. A thread scans its kilo with the fastest kernel this CPU has and
-//! checks every promising lane exactly as the chain does. The first thread to find a
-//! proof sets the shared stop flag, which every thread reads after each batch of lanes,
-//! as does a cancel. The required difficulty lives in an atomic so the caller can lower
-//! it as blocks pass; a best result that already meets the lower difficulty wins at once.
+//! (1,000 nonces that share all digits but the last three). A search is a
+//! [`Job`](super::pool::Job) of the process-wide [`Pool`]: each piece a worker runs is
+//! the next chunk from one atomic counter, so no nonce is hashed twice, and between
+//! chunks the worker moves on to the next search in turn. A chunk is scanned with the
+//! fastest kernel this CPU has, and every promising lane is checked exactly as the chain
+//! does. The first worker to find a proof sets the search's stop flag, which every
+//! worker reads after each batch of lanes, as does a cancel. The required difficulty
+//! lives in an atomic so the caller can lower it as blocks pass; a best result that
+//! already meets the lower difficulty wins at once.
 
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::lanes::Kernel;
+use super::pool::{Job, NoWorkers, Poker, Pool};
 use super::sha::{Kilo, digest_one_block, hex, leading_zero_nibbles};
 
-/// Nonces a thread claims at a time: whole kilos, a few milliseconds of work.
+/// Nonces a worker claims at a time: whole kilos, a few milliseconds of work, so a new
+/// search waits at most that long for its turn.
 const CHUNK: u64 = 16_000;
 
 /// What to search for.
@@ -31,7 +34,7 @@ pub struct SearchSpec {
     pub start: u64,
     /// Nonces to try at most.
     pub max_iterations: u64,
-    /// Threads to hash on (at least 1).
+    /// Threads to hash on (at least 1, at most the pool's size).
     pub threads: usize,
     pub kernel: Kernel,
 }
@@ -77,13 +80,15 @@ struct Shared {
     next_chunk: AtomicU64,
     stop: AtomicBool,
     cancelled: AtomicBool,
-    /// Hashes done, per thread (each on its own cache line).
-    done: Vec<Padded>,
+    /// Hashes done, per lane (each on its own cache line).
+    hashed: Vec<Padded>,
     /// The best achieved difficulty so far, read without the lock.
     best_achieved: AtomicU32,
     best: Mutex<Option<Hit>>,
     found: Mutex<Option<Hit>>,
-    running: AtomicU64,
+    /// Set once no worker is on the search any more and it has stopped.
+    done: Mutex<bool>,
+    done_cv: Condvar,
     finished: tokio::sync::Notify,
 }
 
@@ -93,58 +98,59 @@ struct Padded(AtomicU64);
 /// A running search. Dropping it cancels it.
 pub struct Search {
     shared: Arc<Shared>,
-    threads: Vec<JoinHandle<()>>,
+    pool: Poker,
+    /// Workers it may have at once: what it asked for, within the pool's size and the
+    /// workers the pool could start.
+    threads: usize,
     started: Instant,
     ended: Mutex<Option<Instant>>,
 }
 
 impl Search {
-    /// Starts the threads and returns at once.
-    pub fn start(spec: SearchSpec) -> Search {
-        let threads = spec.threads.max(1);
+    /// Starts the search on the process's hashing pool and returns at once. Refused only
+    /// when not one hashing thread can be started.
+    pub fn start(spec: SearchSpec) -> Result<Search, NoWorkers> {
+        Search::start_in(Pool::global(), spec)
+    }
+
+    /// Starts the search on `pool`.
+    pub fn start_in(pool: &Pool, spec: SearchSpec) -> Result<Search, NoWorkers> {
+        let threads = spec.threads.clamp(1, pool.size());
         let shared = Arc::new(Shared {
             required: AtomicU32::new(spec.required.clamp(1, 64)),
             next_chunk: AtomicU64::new(0),
             stop: AtomicBool::new(spec.max_iterations == 0),
             cancelled: AtomicBool::new(false),
-            done: (0..threads).map(|_| Padded(AtomicU64::new(0))).collect(),
+            hashed: (0..threads).map(|_| Padded(AtomicU64::new(0))).collect(),
             best_achieved: AtomicU32::new(0),
             best: Mutex::new(None),
             found: Mutex::new(None),
-            running: AtomicU64::new(threads as u64),
+            done: Mutex::new(false),
+            done_cv: Condvar::new(),
             finished: tokio::sync::Notify::new(),
             spec: SearchSpec { threads, ..spec },
         });
         let started = Instant::now();
-        let handles = (0..threads)
-            .map(|i| {
-                let shared = shared.clone();
-                std::thread::Builder::new()
-                    .name(format!("pow-{i}"))
-                    .spawn(move || {
-                        let _exit = ExitGuard(&shared);
-                        worker(&shared, i);
-                    })
-                    .expect("spawn a proof-of-work thread")
-            })
-            .collect();
-        Search {
+        let workers = pool.submit(shared.clone())?;
+        Ok(Search {
             shared,
-            threads: handles,
+            pool: pool.poker(),
+            threads: threads.min(workers),
             started,
             ended: Mutex::new(None),
-        }
+        })
     }
 
-    /// Stops every thread soon (after its current batch of lanes).
+    /// Stops every worker on it soon (after its current batch of lanes).
     pub fn cancel(&self) {
         self.shared.cancelled.store(true, Ordering::Relaxed);
         self.shared.stop.store(true, Ordering::Relaxed);
+        self.pool.poke();
     }
 
-    /// Every thread has stopped.
+    /// The search has stopped and no worker is on it any more.
     pub fn is_finished(&self) -> bool {
-        self.shared.running.load(Ordering::Acquire) == 0
+        *lock(&self.shared.done)
     }
 
     /// Lowers (or raises) the required difficulty while the search runs. When the best
@@ -168,7 +174,7 @@ impl Search {
     pub fn progress(&self) -> Progress {
         let iterations = self
             .shared
-            .done
+            .hashed
             .iter()
             .map(|d| d.0.load(Ordering::Relaxed))
             .sum::<u64>();
@@ -180,12 +186,12 @@ impl Search {
             hashrate: rate(iterations, elapsed),
             best: lock(&self.shared.best).clone(),
             required: self.required(),
-            threads: self.shared.spec.threads,
+            threads: self.threads,
             kernel: self.shared.spec.kernel,
         }
     }
 
-    /// Waits (without blocking a runtime thread) until every thread has stopped.
+    /// Waits (without blocking a runtime thread) until no worker is on it any more.
     pub async fn finished(&self) {
         loop {
             let notified = self.shared.finished.notified();
@@ -196,10 +202,16 @@ impl Search {
         }
     }
 
-    /// Joins the threads and says how the search ended, with the last progress.
-    pub fn wait(mut self) -> (Outcome, Progress) {
-        for t in self.threads.drain(..) {
-            let _ = t.join();
+    /// Blocks until the search ends and says how, with the last progress.
+    pub fn wait(self) -> (Outcome, Progress) {
+        {
+            let done = lock(&self.shared.done);
+            drop(
+                self.shared
+                    .done_cv
+                    .wait_while(done, |d| !*d)
+                    .unwrap_or_else(|e| e.into_inner()),
+            );
         }
         *lock(&self.ended) = Some(Instant::now());
         let progress = self.progress();
@@ -216,9 +228,8 @@ impl Search {
 
 impl Drop for Search {
     fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
-        if !self.threads.is_empty() {
-            self.shared.cancelled.store(true, Ordering::Relaxed);
+        if !self.is_finished() {
+            self.cancel();
         }
     }
 }
@@ -237,15 +248,24 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Counts a thread out, also when it panics, and wakes the waiter after the last.
-struct ExitGuard<'a>(&'a Shared);
+impl Job for Shared {
+    fn run_piece(&self, lane: usize) -> bool {
+        piece(self, lane)
+    }
 
-impl Drop for ExitGuard<'_> {
-    fn drop(&mut self) {
-        if self.0.running.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.finished.notify_waiters();
-            self.0.finished.notify_one();
-        }
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    fn lanes(&self) -> usize {
+        self.spec.threads
+    }
+
+    fn finished(&self) {
+        *lock(&self.done) = true;
+        self.done_cv.notify_all();
+        self.finished.notify_waiters();
+        self.finished.notify_one();
     }
 }
 
@@ -299,63 +319,66 @@ fn want(shared: &Shared) -> u32 {
     required.min(better).clamp(1, 8)
 }
 
-fn worker(shared: &Shared, me: usize) {
+/// Hashes the next chunk on `lane`. False when the search has nothing more to do.
+fn piece(shared: &Shared, lane: usize) -> bool {
     let spec = &shared.spec;
     let end = spec.start.saturating_add(spec.max_iterations);
     let prefix = spec.prefix.as_bytes();
-    while !shared.stop.load(Ordering::Relaxed) {
-        let chunk = shared.next_chunk.fetch_add(1, Ordering::Relaxed);
-        let from = spec.start.saturating_add(chunk.saturating_mul(CHUNK));
-        if from >= end {
-            break;
-        }
-        let to = from.saturating_add(CHUNK).min(end);
-        let mut nonce = from;
-        while nonce < to && !shared.stop.load(Ordering::Relaxed) {
-            let hi = nonce / 1000;
-            let lo_from = (nonce % 1000) as u32;
-            let lo_to = if to / 1000 > hi {
-                1000
-            } else {
-                (to % 1000) as u32
-            };
-            let kilo = if hi == 0 { None } else { Kilo::new(prefix, hi) };
-            let Some(kilo) = kilo else {
-                // Nonces below 1,000 (their digit count varies) and inputs longer than
-                // one block: one at a time through the plain hasher.
-                for lo in lo_from..lo_to {
-                    let n = hi * 1000 + u64::from(lo);
-                    let input = format!("{}{n}", spec.prefix);
-                    let digest = digest_one_block(input.as_bytes())
-                        .unwrap_or_else(|| super::digest_words(input.as_bytes()));
-                    consider(shared, n, digest);
-                    shared.done[me].0.fetch_add(1, Ordering::Relaxed);
-                    if shared.stop.load(Ordering::Relaxed) {
-                        return;
-                    }
-                }
-                nonce = hi * 1000 + u64::from(lo_to);
-                continue;
-            };
-            let mut lo = lo_from;
-            while lo < lo_to {
-                let out = spec
-                    .kernel
-                    .scan(&kilo, lo, lo_to, want(shared), &shared.stop);
-                shared.done[me]
-                    .0
-                    .fetch_add(u64::from(out.next - lo), Ordering::Relaxed);
-                for &hit in &out.hit_lo[..out.hits] {
-                    consider(shared, hi * 1000 + u64::from(hit), kilo.digest(hit));
-                }
-                lo = out.next;
+    if shared.stop.load(Ordering::Relaxed) {
+        return false;
+    }
+    let chunk = shared.next_chunk.fetch_add(1, Ordering::Relaxed);
+    let from = spec.start.saturating_add(chunk.saturating_mul(CHUNK));
+    if from >= end {
+        return false;
+    }
+    let to = from.saturating_add(CHUNK).min(end);
+    let mut nonce = from;
+    while nonce < to && !shared.stop.load(Ordering::Relaxed) {
+        let hi = nonce / 1000;
+        let lo_from = (nonce % 1000) as u32;
+        let lo_to = if to / 1000 > hi {
+            1000
+        } else {
+            (to % 1000) as u32
+        };
+        let kilo = if hi == 0 { None } else { Kilo::new(prefix, hi) };
+        let Some(kilo) = kilo else {
+            // Nonces below 1,000 (their digit count varies) and inputs longer than
+            // one block: one at a time through the plain hasher.
+            for lo in lo_from..lo_to {
+                let n = hi * 1000 + u64::from(lo);
+                let input = format!("{}{n}", spec.prefix);
+                let digest = digest_one_block(input.as_bytes())
+                    .unwrap_or_else(|| super::digest_words(input.as_bytes()));
+                consider(shared, n, digest);
+                shared.hashed[lane].0.fetch_add(1, Ordering::Relaxed);
                 if shared.stop.load(Ordering::Relaxed) {
-                    return;
+                    return false;
                 }
             }
             nonce = hi * 1000 + u64::from(lo_to);
+            continue;
+        };
+        let mut lo = lo_from;
+        while lo < lo_to {
+            let out = spec
+                .kernel
+                .scan(&kilo, lo, lo_to, want(shared), &shared.stop);
+            shared.hashed[lane]
+                .0
+                .fetch_add(u64::from(out.next - lo), Ordering::Relaxed);
+            for &hit in &out.hit_lo[..out.hits] {
+                consider(shared, hi * 1000 + u64::from(hit), kilo.digest(hit));
+            }
+            lo = out.next;
+            if shared.stop.load(Ordering::Relaxed) {
+                return false;
+            }
         }
+        nonce = hi * 1000 + u64::from(lo_to);
     }
+    to < end && !shared.stop.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -389,7 +412,9 @@ mod tests {
             "9-3@2-8RAID5000NONCE",
             "5-7MINE12NONCE",
         ] {
-            let (outcome, progress) = Search::start(spec(prefix, 4, 10_000_000, 1)).wait();
+            let (outcome, progress) = Search::start(spec(prefix, 4, 10_000_000, 1))
+                .unwrap()
+                .wait();
             let Outcome::Found(hit) = outcome else {
                 panic!("{outcome:?}")
             };
@@ -402,8 +427,9 @@ mod tests {
     #[test]
     fn many_threads_find_a_valid_proof() {
         for threads in [2, 3, 8] {
-            let (outcome, _) =
-                Search::start(spec("5-1BUILD77NONCE", 4, 50_000_000, threads)).wait();
+            let (outcome, _) = Search::start(spec("5-1BUILD77NONCE", 4, 50_000_000, threads))
+                .unwrap()
+                .wait();
             let Outcome::Found(hit) = outcome else {
                 panic!("{outcome:?}")
             };
@@ -419,7 +445,7 @@ mod tests {
                 start,
                 ..spec("5-1BUILD77NONCE", 64, max, threads)
             };
-            let (outcome, progress) = Search::start(s).wait();
+            let (outcome, progress) = Search::start(s).unwrap().wait();
             assert_eq!(outcome, Outcome::Exhausted);
             assert_eq!(progress.iterations, max);
             let best = progress.best.unwrap();
@@ -430,7 +456,7 @@ mod tests {
     #[test]
     fn the_best_is_the_most_zeros_seen() {
         let prefix = "5-3REFINE9NONCE";
-        let (_, progress) = Search::start(spec(prefix, 64, 20_000, 2)).wait();
+        let (_, progress) = Search::start(spec(prefix, 64, 20_000, 2)).unwrap().wait();
         let most = (0..20_000u64)
             .map(|n| crate::achieved_difficulty(&crate::hash_hex(&format!("{prefix}{n}"))))
             .max()
@@ -440,7 +466,7 @@ mod tests {
 
     #[test]
     fn cancel_stops_all_threads_quickly() {
-        let search = Search::start(spec("5-1BUILD77NONCE", 64, u64::MAX, 2));
+        let search = Search::start(spec("5-1BUILD77NONCE", 64, u64::MAX, 2)).unwrap();
         std::thread::sleep(Duration::from_millis(50));
         let at = Instant::now();
         search.cancel();
@@ -456,7 +482,7 @@ mod tests {
 
     #[test]
     fn lowering_the_requirement_ends_with_the_best_so_far() {
-        let search = Search::start(spec("5-1BUILD77NONCE", 64, u64::MAX, 2));
+        let search = Search::start(spec("5-1BUILD77NONCE", 64, u64::MAX, 2)).unwrap();
         std::thread::sleep(Duration::from_millis(30));
         let best = search.progress().best.unwrap();
         search.set_required(best.achieved);
@@ -470,7 +496,7 @@ mod tests {
     #[test]
     fn long_inputs_fall_back_to_the_plain_hasher() {
         let prefix = format!("{}NONCE", "5-1".repeat(18));
-        let (outcome, _) = Search::start(spec(&prefix, 2, 100_000, 2)).wait();
+        let (outcome, _) = Search::start(spec(&prefix, 2, 100_000, 2)).unwrap().wait();
         let Outcome::Found(hit) = outcome else {
             panic!("{outcome:?}")
         };

@@ -34,11 +34,23 @@ use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
+pub use super::listen::ListenLimits;
+pub use super::sessions::SessionLimits;
+use super::sessions::{self, Tracker};
 use super::strict::{self, Verdict};
 use crate::error::{ErrorCode, ToolError};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
+
+/// How long a completed answer is kept for a client resuming its stream.
+const COMPLETED_CACHE: Duration = Duration::from_secs(10);
+
+/// The longest a request's body may take to arrive, from its headers.
+pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How long a new session waits for its `initialize`.
+const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The shortest bearer token accepted.
 pub const MIN_TOKEN_LEN: usize = 16;
@@ -57,6 +69,10 @@ pub struct HttpOptions {
     pub token: Option<String>,
     /// Whether a non-loopback address may be bound (with a token).
     pub allow_remote: bool,
+    /// How many sessions at once, and how long one may idle.
+    pub sessions: SessionLimits,
+    /// How many connections at once, and how long each may take.
+    pub connections: ListenLimits,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -66,6 +82,8 @@ impl std::fmt::Debug for HttpOptions {
             .field("listen", &self.listen)
             .field("token", &self.token.as_ref().map(|_| "<set>"))
             .field("allow_remote", &self.allow_remote)
+            .field("sessions", &self.sessions)
+            .field("connections", &self.connections)
             .finish()
     }
 }
@@ -159,17 +177,42 @@ impl HttpServer {
             config = config.disable_allowed_hosts();
             Origins::SameHost
         };
-        let sessions = Arc::new(LocalSessionManager::default());
+        let mut manager = LocalSessionManager::default();
+        // Idle sessions are ended by the tracker, which counts an open stream as use;
+        // rmcp's own timer would end a client waiting on its stream for updates.
+        manager.session_config.keep_alive = None;
+        // Answers kept for a client resuming a stream: a few seconds, so that a busy
+        // session does not hold a minute of them.
+        manager.session_config.completed_cache_ttl = COMPLETED_CACHE;
+        manager.session_config.init_timeout = Some(INIT_TIMEOUT);
+        let sessions = Arc::new(manager);
+        let tracker = Tracker::new(options.sessions);
         let health = Health {
             core: server.core().clone(),
             sessions: sessions.clone(),
         };
+        {
+            let (tracker, sessions, stop) = (tracker.clone(), sessions.clone(), cancel.clone());
+            tokio::spawn(async move {
+                let every = tracker.sweep_every();
+                loop {
+                    tokio::select! {
+                        _ = stop.cancelled() => return,
+                        _ = tokio::time::sleep(every) => tracker.sweep(&sessions).await,
+                    }
+                }
+            });
+        }
         let service =
             StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
         let digest = options.token.as_deref().map(|t| Arc::new(digest(t)));
         let app = axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn(check_message))
+            .layer(axum::middleware::from_fn_with_state(
+                tracker,
+                sessions::track,
+            ))
             .layer(axum::middleware::from_fn(limit_body))
             .layer(axum::middleware::from_fn_with_state(digest, authorize))
             .layer(axum::middleware::from_fn_with_state(origins, check_origin))
@@ -180,15 +223,10 @@ impl HttpServer {
                 axum::routing::get(health_status).with_state(health),
             );
         let stop = cancel.clone();
-        // Answers go out as small server-sent events; without TCP_NODELAY each would
-        // wait on the client's delayed ACK (40 ms on Linux).
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
+        let limits = options.connections;
         let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move { stop.cancelled().await })
-                .await
+            super::listen::serve(listener, app, limits, stop).await;
+            Ok(())
         });
         tracing::info!(%addr, path = PATH, auth = options.token.is_some(), "serving MCP over HTTP");
         Ok(HttpServer { addr, cancel, task })
@@ -234,12 +272,14 @@ struct Health {
 }
 
 /// `GET /health`: a shallow status with no token and no player data: the version, the
-/// source, its block height and whether its clock is paused, and the sessions open.
+/// source, its block height and whether its clock is paused, the sessions open, and the
+/// proof-of-work pool: its threads, those hashing now and the searches running.
 async fn health_status(
     axum::extract::State(h): axum::extract::State<Health>,
 ) -> axum::Json<serde_json::Value> {
     let status = h.core.status();
     let sessions = h.sessions.sessions.read().await.len();
+    let pow = crate::pow::pool::Pool::global().stats();
     axum::Json(serde_json::json!({
         "status": "ok",
         "version": env!("CARGO_PKG_VERSION"),
@@ -247,6 +287,11 @@ async fn health_status(
         "block_height": status.block_height,
         "paused": status.paused,
         "sessions": sessions,
+        "proof_of_work": {
+            "threads": pow.size,
+            "hashing": pow.busy,
+            "searches": pow.searches,
+        },
     }))
 }
 
@@ -337,7 +382,11 @@ pub fn origin_allowed(origins: Origins, headers: &HeaderMap) -> bool {
 }
 
 /// A JSON-RPC error body (id `null`) with `status`, its data the error object.
-fn refusal(status: StatusCode, code: rmcp::model::ErrorCode, error: ToolError) -> Response {
+pub(super) fn refusal(
+    status: StatusCode,
+    code: rmcp::model::ErrorCode,
+    error: ToolError,
+) -> Response {
     let answer = rmcp::model::ServerJsonRpcMessage::error(strict::rpc_error(code, &error), None);
     (status, axum::Json(answer)).into_response()
 }
@@ -431,7 +480,33 @@ async fn check_message(request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
     let mut bytes = Vec::new();
     let mut stream = body.into_data_stream();
-    while let Some(chunk) = futures_util::StreamExt::next(&mut stream).await {
+    let deadline = tokio::time::Instant::now() + BODY_TIMEOUT;
+    loop {
+        let Ok(next_chunk) =
+            tokio::time::timeout_at(deadline, futures_util::StreamExt::next(&mut stream)).await
+        else {
+            tracing::warn!(
+                timeout_secs = BODY_TIMEOUT.as_secs(),
+                "refused an HTTP request whose body did not arrive in time"
+            );
+            let error = ToolError::new(
+                ErrorCode::ToolTimeout,
+                format!(
+                    "the request body did not arrive within {} s; send it whole",
+                    BODY_TIMEOUT.as_secs()
+                ),
+            );
+            let mut response = refusal(
+                StatusCode::REQUEST_TIMEOUT,
+                rmcp::model::ErrorCode::INVALID_REQUEST,
+                error,
+            );
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return response;
+        };
+        let Some(chunk) = next_chunk else { break };
         let Ok(chunk) = chunk else {
             let error = ToolError::new(
                 ErrorCode::ValidationInvalidFormat,
@@ -514,6 +589,7 @@ mod tests {
             listen: String::new(),
             token: token.map(str::to_string),
             allow_remote,
+            ..HttpOptions::default()
         }
     }
 

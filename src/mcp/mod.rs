@@ -5,8 +5,10 @@
 pub mod client;
 pub mod complete;
 pub mod http;
+pub mod listen;
 pub mod logging;
 pub mod prompts;
+pub mod sessions;
 pub mod stdio;
 pub mod strict;
 

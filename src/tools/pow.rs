@@ -64,7 +64,9 @@ pub fn register(registry: &mut Registry) {
     props.insert(
         "threads".into(),
         json!({"type": "integer", "minimum": 1, "maximum": 256,
-            "description": "Threads to hash on (default: every core)."}),
+            "description": "Threads to hash on (default: every core). The server hashes on one \
+                pool of threads, one per core, shared in turn by every search, so a larger \
+                number is lowered to the cores; the answer's threads says how many were used."}),
     );
     props.insert(
         "wait_for_difficulty".into(),
@@ -383,8 +385,9 @@ fn action_arg(args: &Value) -> Result<Option<Action>, ToolError> {
     }
 }
 
+/// Every thread of the hashing pool: one per core.
 fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    crate::pow::pool::Pool::global().size()
 }
 
 /// The progress report of a running search.
@@ -506,7 +509,15 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         max_iterations: max,
         threads,
         kernel,
-    });
+    })
+    .map_err(|e| {
+        ToolError::new(
+            ErrorCode::ResourceUnavailable,
+            format!("{e}; try again when the server has room for a thread"),
+        )
+    })?;
+    // What it asked for, within the hashing pool's threads.
+    let threads = search.progress().threads;
     log(
         Level::Info,
         POW_LOGGER,
@@ -844,12 +855,15 @@ async fn measured_hashrate() -> f64 {
             max_iterations: u64::MAX / 2,
             threads: default_threads(),
             kernel: Kernel::best(),
-        });
+        })
+        .ok()?;
         std::thread::sleep(Duration::from_millis(250));
         search.cancel();
-        search.wait().1.hashrate
+        Some(search.wait().1.hashrate)
     })
     .await
+    .ok()
+    .flatten()
     .unwrap_or(1e6);
     *RATE.get_or_init(|| rate)
 }

@@ -1,0 +1,336 @@
+//! The HTTP listener under the MCP endpoint: connections bounded in number and in time.
+//!
+//! - A connection must send a request's headers within [`ListenLimits::header_timeout`]
+//!   of opening (or of its last answer, on a kept-alive connection), or it is closed;
+//!   hyper closes one whose headers stop half-way after the same time.
+//! - At most [`ListenLimits::max_connections`] at once. At the cap a new connection
+//!   takes the place of the connection that has waited longest without a request in
+//!   flight (a client that sends nothing, or a kept-alive one at rest), so a slow or
+//!   silent client cannot lock out a new one. Only when every connection is busy is the
+//!   new one answered 503 and closed.
+//! - On stop, the listener stops accepting, asks every connection to finish its request
+//!   and close, and after [`ListenLimits::shutdown_deadline`] ends what is left.
+//!
+//! A request body that stops half-way is cut off by [`super::http`]'s message check.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::error::{ErrorCode, ToolError};
+
+/// How many connections, and how long each may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListenLimits {
+    /// Connections open at once.
+    pub max_connections: usize,
+    /// The longest a connection may take to send a request's headers.
+    pub header_timeout: Duration,
+    /// The longest a stop waits for requests in flight.
+    pub shutdown_deadline: Duration,
+}
+
+impl ListenLimits {
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 1_024;
+    pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_SHUTDOWN_DEADLINE: Duration = Duration::from_secs(5);
+}
+
+impl Default for ListenLimits {
+    fn default() -> Self {
+        ListenLimits {
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            header_timeout: Self::DEFAULT_HEADER_TIMEOUT,
+            shutdown_deadline: Self::DEFAULT_SHUTDOWN_DEADLINE,
+        }
+    }
+}
+
+/// One connection as the listener sees it.
+struct Conn {
+    /// Requests in flight (an answer counts until its body is sent whole).
+    busy: Arc<AtomicUsize>,
+    /// When it last had nothing in flight (opened, or its last answer sent), in
+    /// milliseconds since the listener started.
+    rest_since: Arc<AtomicU64>,
+    abort: tokio::task::AbortHandle,
+}
+
+#[derive(Default)]
+struct Conns {
+    next: u64,
+    open: HashMap<u64, Conn>,
+}
+
+/// A poisoned map is still a map of connections.
+fn lock(c: &Mutex<Conns>) -> MutexGuard<'_, Conns> {
+    c.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Counts a request in flight until dropped (its answer's body sent or given up).
+struct InFlight {
+    busy: Arc<AtomicUsize>,
+    rest_since: Arc<AtomicU64>,
+    epoch: Instant,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.rest_since
+            .store(self.epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+        self.busy.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Serves `app` on `listener` within `limits` until `stop` is cancelled.
+pub async fn serve(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: ListenLimits,
+    stop: CancellationToken,
+) {
+    let limits = ListenLimits {
+        max_connections: connection_room(limits.max_connections),
+        ..limits
+    };
+    let epoch = Instant::now();
+    let conns: Arc<Mutex<Conns>> = Arc::default();
+    // Closes connections that have sent no request for too long.
+    let reaper = {
+        let conns = conns.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            let every = (limits.header_timeout / 4).max(Duration::from_millis(50));
+            loop {
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(every) => {}
+                }
+                let now = epoch.elapsed().as_millis() as u64;
+                let limit = limits.header_timeout.as_millis() as u64;
+                lock(&conns).open.retain(|_, c| {
+                    let resting = c.busy.load(Ordering::Acquire) == 0
+                        && now.saturating_sub(c.rest_since.load(Ordering::Relaxed)) >= limit;
+                    if resting {
+                        c.abort.abort();
+                    }
+                    !resting
+                });
+            }
+        })
+    };
+    loop {
+        let accepted = tokio::select! {
+            _ = stop.cancelled() => break,
+            accepted = listener.accept() => accepted,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                // Out of file descriptors, most often: wait for some to close.
+                tracing::warn!(%e, "could not accept an HTTP connection");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Answers go out as small server-sent events; without TCP_NODELAY each would
+        // wait on the client's delayed ACK (40 ms on Linux).
+        let _ = tcp.set_nodelay(true);
+        let id = {
+            let mut c = lock(&conns);
+            c.open.retain(|_, conn| !conn.abort.is_finished());
+            if c.open.len() >= limits.max_connections && !make_room(&mut c) {
+                drop(c);
+                tokio::spawn(refuse(tcp, limits.max_connections));
+                continue;
+            }
+            c.next += 1;
+            c.next
+        };
+        let busy = Arc::new(AtomicUsize::new(0));
+        let rest_since = Arc::new(AtomicU64::new(epoch.elapsed().as_millis() as u64));
+        let service = {
+            let (busy, rest_since) = (busy.clone(), rest_since.clone());
+            let app = app.clone();
+            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+                busy.fetch_add(1, Ordering::AcqRel);
+                let flight = InFlight {
+                    busy: busy.clone(),
+                    rest_since: rest_since.clone(),
+                    epoch,
+                };
+                let mut app = app.clone();
+                async move {
+                    let response =
+                        tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
+                            .await
+                            .unwrap_or_else(|e: Infallible| match e {});
+                    let (parts, body) = response.into_parts();
+                    if http_body::Body::size_hint(&body).exact().is_some() {
+                        // Sent at once, with its length: the request ends here.
+                        return Ok::<_, Infallible>(hyper::Response::from_parts(parts, body));
+                    }
+                    // A stream (server-sent events): in flight until it ends.
+                    let body = body.into_data_stream().map(move |chunk| {
+                        let _flight = &flight;
+                        chunk
+                    });
+                    Ok(hyper::Response::from_parts(
+                        parts,
+                        axum::body::Body::from_stream(body),
+                    ))
+                }
+            })
+        };
+        let conn_stop = stop.clone();
+        let header_timeout = limits.header_timeout;
+        let task = tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(header_timeout)
+                .keep_alive(true);
+            let conn = builder.serve_connection(TokioIo::new(tcp), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = conn_stop.cancelled() => {}
+            }
+            // Stopping: finish the request in flight, then close.
+            conn.as_mut().graceful_shutdown();
+            let _ = conn.await;
+        });
+        lock(&conns).open.insert(
+            id,
+            Conn {
+                busy,
+                rest_since,
+                abort: task.abort_handle(),
+            },
+        );
+    }
+    // Stopping: the connections were told by the token; wait for them, then end them.
+    let deadline = Instant::now() + limits.shutdown_deadline;
+    loop {
+        let left = {
+            let mut c = lock(&conns);
+            c.open.retain(|_, conn| !conn.abort.is_finished());
+            c.open.len()
+        };
+        if left == 0 {
+            break;
+        }
+        if Instant::now() >= deadline {
+            tracing::warn!(
+                connections = left,
+                deadline_secs = limits.shutdown_deadline.as_secs_f64(),
+                "ended connections still open at the shutdown deadline"
+            );
+            for conn in lock(&conns).open.values() {
+                conn.abort.abort();
+            }
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    reaper.abort();
+}
+
+/// File descriptors kept for everything but connections (logs, docs, Redis, NATS).
+const FD_RESERVE: u64 = 128;
+
+/// The connections that fit under this process's open-file limit with
+/// [`FD_RESERVE`] to spare, at most `wanted`. The soft limit is raised to the hard one
+/// first, as far as the system lets it.
+pub fn connection_room(wanted: usize) -> usize {
+    #[cfg(unix)]
+    {
+        let mut r = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes the struct it is given, and nothing else.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) } != 0 {
+            return wanted;
+        }
+        let hard = r.rlim_max.min(1 << 20);
+        if r.rlim_cur < hard {
+            let raised = libc::rlimit {
+                rlim_cur: hard,
+                rlim_max: r.rlim_max,
+            };
+            // SAFETY: setrlimit reads the struct it is given; failing leaves the limit.
+            if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
+                r.rlim_cur = hard;
+            }
+        }
+        let room = r.rlim_cur.saturating_sub(FD_RESERVE).max(16);
+        let room = usize::try_from(room).unwrap_or(usize::MAX);
+        if room < wanted {
+            tracing::warn!(
+                wanted,
+                room,
+                "the open-file limit leaves room for fewer HTTP connections than asked"
+            );
+        }
+        wanted.min(room)
+    }
+    #[cfg(not(unix))]
+    wanted
+}
+
+/// Closes the connection that has rested longest with nothing in flight. False when
+/// every connection is busy.
+fn make_room(c: &mut Conns) -> bool {
+    let longest = c
+        .open
+        .iter()
+        .filter(|(_, conn)| conn.busy.load(Ordering::Acquire) == 0)
+        .min_by_key(|(_, conn)| conn.rest_since.load(Ordering::Relaxed))
+        .map(|(id, _)| *id);
+    match longest {
+        Some(id) => {
+            if let Some(conn) = c.open.remove(&id) {
+                conn.abort.abort();
+            }
+            true
+        }
+        None => false,
+    }
+}
+
+/// 503 to a connection there is no room for, then closed.
+async fn refuse(mut tcp: tokio::net::TcpStream, max: usize) {
+    let error = ToolError::new(
+        ErrorCode::ResourceUnavailable,
+        format!(
+            "this server holds at most {max} connections and every one is busy; try again shortly"
+        ),
+    )
+    .with_extra("max_connections", serde_json::Value::from(max))
+    .with_extra("retry_after_ms", serde_json::Value::from(1000));
+    let answer = rmcp::model::ServerJsonRpcMessage::error(
+        super::strict::rpc_error(rmcp::model::ErrorCode(-32000), &error),
+        None,
+    );
+    let body = serde_json::to_string(&answer).unwrap_or_default();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
+         retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        tcp.write_all(head.as_bytes()).await?;
+        tcp.write_all(body.as_bytes()).await?;
+        tcp.shutdown().await
+    })
+    .await;
+}
