@@ -25,6 +25,7 @@ pub mod references;
 pub mod rest;
 pub mod source;
 pub mod text;
+pub mod throttle;
 pub mod tools;
 pub mod trees;
 pub mod tui;

@@ -27,7 +27,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "leaves",
-        &["context", "error", "entity", "json", "text", "clock", "pow"],
+        &[
+            "context", "error", "entity", "json", "text", "clock", "throttle", "pow",
+        ],
     ),
 ];
 

@@ -313,3 +313,51 @@ async fn a_body_that_stops_half_way_is_answered() {
     assert!(at.elapsed() >= Duration::from_secs(5), "{:?}", at.elapsed());
     assert!(server.stop().await.success());
 }
+
+/// A warning that a client can make the server repeat is logged once in a while, with
+/// how many times it was not: 300 refused sessions write one line, not 300.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_repeated_warning_is_logged_once_with_its_count() {
+    use tokio::io::AsyncBufReadExt;
+    let log = std::env::temp_dir().join(format!("structs-limits-{}.log", std::process::id()));
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args([
+            "--headless",
+            "--paused",
+            "--http",
+            "127.0.0.1:0",
+            "--http-max-sessions",
+            "1",
+        ])
+        .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::fs::File::create(&log).expect("log file"))
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("listening")
+        .expect("read")
+        .expect("a line");
+    let url = line
+        .strip_prefix("serving MCP over HTTP at ")
+        .expect("where it listens")
+        .to_string();
+    let (status, _, _) = initialize(&url).await;
+    assert_eq!(status, 200);
+    for _ in 0..300 {
+        let (status, _, _) = initialize(&url).await;
+        assert_eq!(status, 503);
+    }
+    child.kill().await.expect("kill");
+    let text = std::fs::read_to_string(&log).expect("read the log");
+    let full: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("the server is full"))
+        .collect();
+    assert_eq!(full.len(), 1, "{full:#?}");
+    let _ = std::fs::remove_file(&log);
+}

@@ -26,6 +26,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::throttle::{Every, WARN_EVERY};
 
 /// How many connections, and how long each may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +137,10 @@ pub async fn serve(
             Ok((tcp, _)) => tcp,
             Err(e) => {
                 // Out of file descriptors, most often: wait for some to close.
-                tracing::warn!(%e, "could not accept an HTTP connection");
+                static ACCEPT: Every = Every::new(WARN_EVERY);
+                if let Some(unlogged) = ACCEPT.ready() {
+                    tracing::warn!(%e, unlogged_since_last = unlogged, "could not accept an HTTP connection (logged at most once in 10 s)");
+                }
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 continue;
             }
@@ -309,6 +313,14 @@ fn make_room(c: &mut Conns) -> bool {
 
 /// 503 to a connection there is no room for, then closed.
 async fn refuse(mut tcp: tokio::net::TcpStream, max: usize) {
+    static BUSY: Every = Every::new(WARN_EVERY);
+    if let Some(unlogged) = BUSY.ready() {
+        tracing::warn!(
+            max,
+            unlogged_since_last = unlogged,
+            "refused a connection: every one is busy (logged at most once in 10 s)"
+        );
+    }
     let error = ToolError::new(
         ErrorCode::ResourceUnavailable,
         format!(

@@ -14,6 +14,8 @@ pub mod strict;
 
 use std::sync::Arc;
 
+use crate::throttle::{Every, WARN_EVERY};
+
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
@@ -193,7 +195,16 @@ impl McpServer {
                         }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
-                        tracing::warn!(missed, "resource updates fell behind the game events");
+                        // Every lagging client says so on every event it misses: once
+                        // in a while for the whole process is enough.
+                        static FELL_BEHIND: Every = Every::new(WARN_EVERY);
+                        if let Some(unlogged) = FELL_BEHIND.ready() {
+                            tracing::warn!(
+                                missed,
+                                unlogged_since_last = unlogged,
+                                "resource updates fell behind the game events (logged at most once in 10 s)"
+                            );
+                        }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 }

@@ -26,6 +26,7 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::error::{ErrorCode, ToolError};
+use crate::throttle::{Every, WARN_EVERY};
 
 /// The header carrying a session's id.
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -255,7 +256,14 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
 
 /// 503: every place is taken.
 fn full(max: usize, retry_after_secs: u64) -> Response {
-    tracing::warn!(max, "refused a new MCP session: the server is full");
+    static FULL: Every = Every::new(WARN_EVERY);
+    if let Some(unlogged) = FULL.ready() {
+        tracing::warn!(
+            max,
+            unlogged_since_last = unlogged,
+            "refused a new MCP session: the server is full (logged at most once in 10 s)"
+        );
+    }
     let error = ToolError::new(
         ErrorCode::ResourceUnavailable,
         format!(

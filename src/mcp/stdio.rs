@@ -7,6 +7,7 @@
 //! cannot take (not JSON, not a request, params that do not fit) is answered here with
 //! its JSON-RPC error and not passed on; a blank line is skipped.
 
+use crate::throttle::{Every, WARN_EVERY};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -127,11 +128,15 @@ impl<R> LimitedLines<R> {
     /// Ends the line being gathered (`newline`: it ended with one, else the input did).
     fn end_line(&mut self, newline: bool) {
         if let Some((prefix, bytes)) = self.dropping.take() {
-            tracing::warn!(
-                bytes,
-                limit = self.max,
-                "dropped an incoming message over the size limit"
-            );
+            static OVERSIZED: Every = Every::new(WARN_EVERY);
+            if let Some(unlogged) = OVERSIZED.ready() {
+                tracing::warn!(
+                    bytes,
+                    limit = self.max,
+                    unlogged_since_last = unlogged,
+                    "dropped an incoming message over the size limit (logged at most once in 10 s)"
+                );
+            }
             let _ = self.reports.send(Dropped::Oversized(Oversized {
                 id: request_id(&prefix),
                 bytes,

@@ -26,7 +26,7 @@
 //! Also here, for the handler: the answers to an unknown tool and to a list cursor this
 //! server never gave, both `-32602` as the 2025-11-25 spec has them.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use crate::throttle::Every;
 
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode as RpcCode, ErrorData, JsonRpcMessage,
@@ -152,21 +152,10 @@ impl Refusal {
 
     /// Logs the refusal, at most once a minute for each kind.
     pub fn log(&self, transport: &'static str) {
-        static LAST_MS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
-        static UNLOGGED: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
-        let i = self.kind.index();
-        let now = chrono::Utc::now().timestamp_millis().max(1) as u64;
-        let last = LAST_MS[i].load(Ordering::Relaxed);
-        let due = last == 0 || now.saturating_sub(last) >= LOG_EVERY.as_millis() as u64;
-        if !due
-            || LAST_MS[i]
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_err()
-        {
-            UNLOGGED[i].fetch_add(1, Ordering::Relaxed);
+        static EVERY: [Every; 5] = [const { Every::new(LOG_EVERY) }; 5];
+        let Some(unlogged) = EVERY[self.kind.index()].ready() else {
             return;
-        }
-        let unlogged = UNLOGGED[i].swap(0, Ordering::Relaxed);
+        };
         // The client's own text, cut and escaped so that it cannot forge log lines.
         let method: Option<String> = self.method.as_deref().map(|m| {
             m.chars()
