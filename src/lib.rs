@@ -14,6 +14,7 @@ pub mod entity;
 pub mod error;
 pub mod events;
 pub mod game;
+pub mod guard;
 pub mod handles;
 pub mod json;
 pub mod mcp;

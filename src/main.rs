@@ -59,13 +59,14 @@ struct Cli {
     http_session_idle: u64,
 
     /// The bearer token every HTTP request must carry (`Authorization: Bearer
-    /// TOKEN`), at least 16 characters. Prefer the environment variable: a flag shows
-    /// in the process list.
+    /// TOKEN`) to --http or serve-rest, at least 16 characters. Prefer the environment
+    /// variable: a flag shows in the process list.
     #[arg(
         long,
         value_name = "TOKEN",
         env = "STRUCTS_CONSOLE_AUTH_TOKEN",
-        hide_env_values = true
+        hide_env_values = true,
+        global = true
     )]
     auth_token: Option<String>,
 
@@ -221,9 +222,14 @@ enum Command {
     /// Serve the embedded world over the chain's REST paths and JSON shapes (for REST
     /// clients, and for `--source rest` of other consoles and servers).
     ServeRest {
-        /// Address to listen on.
+        /// Address to listen on. Anything but loopback needs --allow-remote and a token.
         #[arg(long, default_value = "127.0.0.1:1317")]
         listen: String,
+        /// Let --listen bind an address that is not loopback. Needs a bearer token
+        /// (--auth-token or STRUCTS_CONSOLE_AUTH_TOKEN), which every request must then
+        /// carry.
+        #[arg(long)]
+        allow_remote: bool,
         /// Delay added to every request, in milliseconds (to try clients on a slow node).
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
@@ -491,20 +497,27 @@ fn build_core(
 }
 
 /// `serve-rest`: the embedded world over the chain's REST API until interrupted.
-fn serve_rest(cli: &Cli, listen: &str, latency_ms: u64) -> anyhow::Result<ExitCode> {
+fn serve_rest(
+    cli: &Cli,
+    listen: &str,
+    allow_remote: bool,
+    latency_ms: u64,
+) -> anyhow::Result<ExitCode> {
+    let access = structs_console::guard::Access {
+        token: cli.auth_token.clone(),
+        allow_remote,
+    };
     let runtime = tokio::runtime::Runtime::new()?;
     let sim = sim_source(cli);
     let _publisher = publisher(cli, &runtime, sim.clone())?;
     runtime.block_on(async {
-        let server = RestServer::start(listen, sim.clone())
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot listen on {listen}: {e}"))?;
+        let server = RestServer::start_with(listen, sim.clone(), &access).await?;
         server
             .faults
             .set_latency(std::time::Duration::from_millis(latency_ms));
         // The one line a script waits for: where to point a client.
         println!("serving the embedded world's REST API at {}", server.url());
-        tracing::info!(url = %server.url(), "serve-rest listening");
+        tracing::info!(url = %server.url(), auth = access.token.is_some(), "serve-rest listening");
         tokio::select! {
             _ = server.wait() => {}
             _ = tokio::signal::ctrl_c() => {}
@@ -561,8 +574,13 @@ async fn shutdown_signal() {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     init_logging(&cli)?;
-    if let Some(Command::ServeRest { listen, latency_ms }) = &cli.command {
-        return serve_rest(&cli, listen, *latency_ms);
+    if let Some(Command::ServeRest {
+        listen,
+        allow_remote,
+        latency_ms,
+    }) = &cli.command
+    {
+        return serve_rest(&cli, listen, *allow_remote, *latency_ms);
     }
     let config = load_config(&cli)?;
     if let Some(Command::Replay {

@@ -486,6 +486,8 @@ fn every_command_line_in_the_docs_starts() {
             &format!("127.0.0.1:{node_port}"),
             "--paused",
         ])
+        // serve-rest takes this token too; the REST source sends none.
+        .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

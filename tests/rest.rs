@@ -625,6 +625,8 @@ async fn serve_rest_and_a_headless_rest_source_work_together() {
             "--log-level",
             "warn",
         ])
+        // serve-rest takes this token too; the REST source sends none.
+        .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()

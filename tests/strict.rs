@@ -984,6 +984,45 @@ async fn http_a_foreign_origin_is_forbidden() {
     server.stop().await;
 }
 
+/// Bound to loopback, a `Host` that is not a loopback name (DNS rebinding) is refused
+/// with 403 and a JSON-RPC body, as a foreign `Origin` is; the loopback names pass.
+#[tokio::test]
+async fn http_a_foreign_host_is_forbidden() {
+    let server = http_server().await;
+    let h = Http::new(&server.url);
+    let port = server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches("/mcp");
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        format!("localhost.evil.example:{port}"),
+    ] {
+        let reply = h
+            .post_with(init_line().as_bytes(), &[("host", host.as_str())])
+            .await;
+        assert_eq!(reply.status, 403, "{host}");
+        let answer = reply.json();
+        assert_eq!(answer["error"]["code"], -32600, "{host}: {answer}");
+        assert_eq!(answer["id"], Value::Null, "{host}: {answer}");
+        assert_eq!(
+            answer["error"]["data"]["error"]["details"]["field"], "Host",
+            "{host}: {answer}"
+        );
+    }
+    for host in [format!("localhost:{port}"), format!("[::1]:{port}")] {
+        let reply = h
+            .post_with(init_line().as_bytes(), &[("host", host.as_str())])
+            .await;
+        assert_eq!(reply.status, 200, "{host}");
+        assert_eq!(reply.json()["id"], "init", "{host}");
+    }
+    server.stop().await;
+}
+
 /// Ending a session answers 200 or 204 (the Python SDK takes nothing else), and the
 /// session is gone after.
 #[tokio::test]

@@ -2,17 +2,21 @@
 //! under axum at `/mcp`, each client in its own session with its own [`McpServer`]
 //! (subscriptions, handle list, log session).
 //!
-//! Who may connect:
+//! Who may connect is [`crate::guard`]'s rule, the same as `serve-rest`'s:
 //! - A loopback address needs nothing more; a token, when given, is still required.
 //! - Any other address needs `--http-allow-remote` and a bearer token of at least
 //!   [`MIN_TOKEN_LEN`] characters: the server refuses to start otherwise.
 //! - With a token, every request must carry `Authorization: Bearer TOKEN`; the token is
-//!   compared in constant time (over SHA-256 digests, so its length leaks nothing
-//!   either) and never logged. A refusal is a 401 with the error object of every tool.
-//! - Bound to loopback, rmcp's `Host` check refuses other host names (DNS rebinding).
+//!   compared in constant time and never logged. A refusal is a 401 with the error
+//!   object of every tool.
+//! - Bound to loopback, a request for another host name gets 403 (DNS rebinding); rmcp's
+//!   own `Host` check, with the same names, stays behind it.
 //! - A request whose `Origin` is not this server's host gets 403 (the 2025-11-25
 //!   transport's DNS-rebinding rule; see [`Origins`]). No `Origin` (a client that is not
 //!   a browser) passes.
+//!
+//! The `Host` and `Origin` refusals are JSON-RPC errors (id `null`) whose data is the
+//! `UNAUTHORIZED` error object on the header's field.
 //!
 //! What a POST holds is checked before rmcp reads it ([`super::strict::check`]): a body
 //! that is not JSON is 400 with `-32700`, one that is not a request 400 with `-32600`, a
@@ -25,12 +29,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::extract::{Request, State};
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use sha2::{Digest, Sha256};
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
@@ -39,6 +42,9 @@ pub use super::sessions::SessionLimits;
 use super::sessions::{self, Tracker};
 use super::strict::{self, Verdict};
 use crate::error::{ErrorCode, ToolError};
+use crate::guard::{Check, Exposure, Guard, Refusal};
+pub use crate::guard::{MIN_TOKEN_LEN, Origins, RefusedBind, TOKEN_ENV, origin_allowed};
+use crate::throttle::{Every, WARN_EVERY};
 
 /// The path the MCP endpoint is served at.
 pub const PATH: &str = "/mcp";
@@ -52,11 +58,11 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a new session waits for its `initialize`.
 const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The shortest bearer token accepted.
-pub const MIN_TOKEN_LEN: usize = 16;
-
-/// The environment variable a token may come from (so it stays out of `ps`).
-pub const TOKEN_ENV: &str = "STRUCTS_CONSOLE_AUTH_TOKEN";
+/// What a refusal to bind names: this face's flag, and what it would expose.
+pub const EXPOSURE: Exposure = Exposure {
+    flag: "--http-allow-remote",
+    could: "call the tools",
+};
 
 /// The largest request body accepted: the same limit as one message over stdio.
 pub const MAX_BODY_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
@@ -88,60 +94,14 @@ impl std::fmt::Debug for HttpOptions {
     }
 }
 
-/// Why the HTTP face would not start.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum RefusedBind {
-    #[error(
-        "{0} is not a loopback address: anyone on the network could call the tools. \
-         Pass --http-allow-remote and a bearer token (--auth-token or {TOKEN_ENV}) to \
-         serve it, or listen on 127.0.0.1"
-    )]
-    NotLoopback(SocketAddr),
-    #[error(
-        "--http-allow-remote needs a bearer token (--auth-token or {TOKEN_ENV}): without \
-         one, anyone who reaches {0} could call the tools"
-    )]
-    NoToken(SocketAddr),
-    #[error("the bearer token is {0} characters; use at least {MIN_TOKEN_LEN}")]
-    ShortToken(usize),
-    #[error(
-        "the bearer token has {0} at character {1} (often a newline left by the file it \
-         was read from); clients send a token without it, so every request would be \
-         refused: remove it"
-    )]
-    TokenSpace(&'static str, usize),
-}
-
-/// Whether `addr` may be served with these options.
+/// Whether `addr` may be served with these options ([`crate::guard::check_bind`]).
 pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), RefusedBind> {
-    if let Some(token) = &options.token
-        && let Some((at, c)) = token
-            .chars()
-            .enumerate()
-            .find(|(_, c)| c.is_whitespace() || c.is_control())
-    {
-        let what = if c.is_whitespace() {
-            "white space"
-        } else {
-            "a control character"
-        };
-        return Err(RefusedBind::TokenSpace(what, at + 1));
-    }
-    if let Some(token) = &options.token
-        && token.chars().count() < MIN_TOKEN_LEN
-    {
-        return Err(RefusedBind::ShortToken(token.chars().count()));
-    }
-    if addr.ip().is_loopback() {
-        return Ok(());
-    }
-    if !options.allow_remote {
-        return Err(RefusedBind::NotLoopback(addr));
-    }
-    if options.token.is_none() {
-        return Err(RefusedBind::NoToken(addr));
-    }
-    Ok(())
+    crate::guard::check_bind(
+        addr,
+        options.token.as_deref(),
+        options.allow_remote,
+        EXPOSURE,
+    )
 }
 
 /// A running HTTP face.
@@ -170,12 +130,14 @@ impl HttpServer {
             .with_cancellation_token(cancel.child_token())
             .with_max_request_body_bytes(MAX_BODY_BYTES)
             .with_sse_keep_alive(Some(Duration::from_secs(15)));
-        let origins = if addr.ip().is_loopback() {
-            Origins::Loopback
-        } else {
+        let guard = Guard::new(addr, options.token.as_deref());
+        config = match guard.hosts() {
+            // The guard checks first and answers in JSON; rmcp's check stays behind it.
+            crate::guard::Hosts::Loopback => {
+                config.with_allowed_hosts(crate::guard::LOOPBACK_HOSTS)
+            }
             // Reached by whatever name the network gives it; the token guards it.
-            config = config.disable_allowed_hosts();
-            Origins::SameHost
+            crate::guard::Hosts::Any => config.disable_allowed_hosts(),
         };
         let mut manager = LocalSessionManager::default();
         // Idle sessions are ended by the tracker, which counts an open stream as use;
@@ -205,7 +167,6 @@ impl HttpServer {
         }
         let service =
             StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
-        let digest = options.token.as_deref().map(|t| Arc::new(digest(t)));
         let app = axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn(check_message))
@@ -214,8 +175,7 @@ impl HttpServer {
                 sessions::track,
             ))
             .layer(axum::middleware::from_fn(limit_body))
-            .layer(axum::middleware::from_fn_with_state(digest, authorize))
-            .layer(axum::middleware::from_fn_with_state(origins, check_origin))
+            .layer(axum::middleware::from_fn_with_state(guard, check_request))
             // Added after the layers, so that it needs no token: it says nothing of the
             // game's players.
             .route(
@@ -295,19 +255,6 @@ async fn health_status(
     }))
 }
 
-fn digest(token: &str) -> [u8; 32] {
-    Sha256::digest(token.as_bytes()).into()
-}
-
-/// Equal in time that does not depend on where the bytes differ.
-fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
-    let mut diff = 0u8;
-    for (x, y) in a.iter().zip(b) {
-        diff |= x ^ y;
-    }
-    std::hint::black_box(diff) == 0
-}
-
 /// Refuses a body whose declared length is over [`MAX_BODY_BYTES`] before reading it,
 /// with the same JSON-RPC error as an oversized message on stdio. A chunked body with
 /// no length is cut by rmcp at the same limit, with a plain-text 413.
@@ -319,65 +266,19 @@ async fn limit_body(request: Request, next: Next) -> Response {
         .and_then(|v| v.trim().parse::<usize>().ok());
     match declared {
         Some(bytes) if bytes > MAX_BODY_BYTES => {
-            tracing::warn!(
-                bytes,
-                limit = MAX_BODY_BYTES,
-                "refused an HTTP request over the size limit"
-            );
+            static OVER: Every = Every::new(WARN_EVERY);
+            if let Some(unlogged) = OVER.ready() {
+                tracing::warn!(
+                    bytes,
+                    limit = MAX_BODY_BYTES,
+                    unlogged_since_last = unlogged,
+                    "refused an HTTP request over the size limit (logged at most once in 10 s)"
+                );
+            }
             let answer = super::stdio::too_large_answer(None, Some(bytes), MAX_BODY_BYTES);
             (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response()
         }
         _ => next.run(request).await,
-    }
-}
-
-/// The host names a loopback server answers to, as rmcp's `Host` check has them.
-const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
-
-/// Which `Origin` a request may carry (when it carries one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origins {
-    /// Bound to loopback: an origin on a loopback host name (`localhost`, `127.0.0.1`,
-    /// `[::1]`; any scheme of http and https, any port), the names rmcp's `Host` check
-    /// lets in.
-    Loopback,
-    /// Bound beyond loopback (with a token): an origin on the host the request was sent
-    /// to, as its `Host` header names it (any port).
-    SameHost,
-}
-
-/// The host of an origin (`scheme://host[:port]`, http or https), lower-cased and
-/// without brackets; `None` for anything else (`null`, `file://`, a path).
-fn origin_host(origin: &str) -> Option<String> {
-    let origin = origin.trim().to_ascii_lowercase();
-    let (scheme, rest) = origin.split_once("://")?;
-    if !matches!(scheme, "http" | "https") || rest.is_empty() || rest.contains(['/', '?', '#', '@'])
-    {
-        return None;
-    }
-    let authority = axum::http::uri::Authority::try_from(rest).ok()?;
-    Some(authority.host().trim_matches(['[', ']']).to_string())
-}
-
-/// Whether a request with these headers may come from its `Origin`.
-pub fn origin_allowed(origins: Origins, headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN) else {
-        return true;
-    };
-    let Some(host) = origin.to_str().ok().and_then(origin_host) else {
-        return false;
-    };
-    match origins {
-        Origins::Loopback => LOOPBACK_HOSTS.contains(&host.as_str()),
-        Origins::SameHost => headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| axum::http::uri::Authority::try_from(h).ok())
-            .is_some_and(|a| {
-                a.host()
-                    .trim_matches(['[', ']'])
-                    .eq_ignore_ascii_case(&host)
-            }),
     }
 }
 
@@ -391,47 +292,34 @@ pub(super) fn refusal(
     (status, axum::Json(answer)).into_response()
 }
 
-/// Refuses a request from an origin [`origin_allowed`] does not allow: 403.
-async fn check_origin(State(origins): State<Origins>, request: Request, next: Next) -> Response {
-    if origin_allowed(origins, request.headers()) {
-        return next.run(request).await;
+/// Host, Origin and token ([`Guard::check`]) on every request but `/health`.
+async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    match guard.check(request.uri(), request.headers()) {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refuse(refused),
     }
-    let origin = request
-        .headers()
-        .get(header::ORIGIN)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-        .unwrap_or_default();
-    tracing::warn!(origin = %crate::error::echo(&serde_json::json!(origin)), "refused an HTTP request from a foreign Origin");
-    let allowed = match origins {
-        Origins::Loopback => "an origin on localhost, 127.0.0.1 or [::1]",
-        Origins::SameHost => "an origin on the host the request is sent to",
-    };
-    let error = ToolError::field(
-        ErrorCode::Unauthorized,
-        "Origin",
-        format!(
-            "the Origin {} is not allowed here: this server takes requests with no Origin \
-             or {allowed} (against DNS rebinding)",
-            crate::error::echo(&serde_json::json!(origin))
-        ),
-    );
-    let message = format!("forbidden: {}", error.reason.as_deref().unwrap_or_default());
-    refusal(
-        StatusCode::FORBIDDEN,
-        rmcp::model::ErrorCode::INVALID_REQUEST,
-        error.with_message(message),
-    )
 }
 
-/// Whether the request says its body is JSON (`application/json`, parameters aside).
-fn says_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            let essence = v.split_once(';').map_or(v, |(e, _)| e);
-            essence.trim().eq_ignore_ascii_case("application/json")
-        })
+/// A refusal in this face's shapes: the token's is the error object alone (401); the
+/// others a JSON-RPC `-32600` error (id `null`) whose data is the error object on the
+/// header at fault.
+fn refuse(refused: Refusal) -> Response {
+    if refused.check == Check::Token {
+        let body = ToolError::new(ErrorCode::Unauthorized, refused.message())
+            .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
+        return refused.respond(axum::Json(body));
+    }
+    let code = match refused.check {
+        Check::BodyType => ErrorCode::ValidationInvalidValue,
+        _ => ErrorCode::Unauthorized,
+    };
+    let error = ToolError::field(code, refused.field, refused.reason.clone())
+        .with_message(refused.message());
+    let answer = rmcp::model::ServerJsonRpcMessage::error(
+        strict::rpc_error(rmcp::model::ErrorCode::INVALID_REQUEST, &error),
+        None,
+    );
+    refused.respond(axum::Json(answer))
 }
 
 /// The strict check of a POST's message, before rmcp reads it (and before its own
@@ -452,30 +340,8 @@ async fn check_message(request: Request, next: Next) -> Response {
         }
         _ => return next.run(request).await,
     }
-    if !says_json(request.headers()) {
-        let given = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-        let error = ToolError::field(
-            ErrorCode::ValidationInvalidValue,
-            "Content-Type",
-            format!(
-                "a message is sent as application/json, not {}",
-                given.map_or("without a Content-Type".into(), |g| crate::error::echo(
-                    &serde_json::json!(g)
-                ))
-            ),
-        );
-        let message = format!(
-            "unsupported media type: {}",
-            error.reason.as_deref().unwrap_or_default()
-        );
-        return refusal(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            rmcp::model::ErrorCode::INVALID_REQUEST,
-            error.with_message(message),
-        );
+    if let Err(refused) = crate::guard::body_type(request.method(), request.headers()) {
+        return refuse(refused);
     }
     let (parts, body) = request.into_parts();
     let mut bytes = Vec::new();
@@ -485,10 +351,14 @@ async fn check_message(request: Request, next: Next) -> Response {
         let Ok(next_chunk) =
             tokio::time::timeout_at(deadline, futures_util::StreamExt::next(&mut stream)).await
         else {
-            tracing::warn!(
-                timeout_secs = BODY_TIMEOUT.as_secs(),
-                "refused an HTTP request whose body did not arrive in time"
-            );
+            static LATE: Every = Every::new(WARN_EVERY);
+            if let Some(unlogged) = LATE.ready() {
+                tracing::warn!(
+                    timeout_secs = BODY_TIMEOUT.as_secs(),
+                    unlogged_since_last = unlogged,
+                    "refused an HTTP request whose body did not arrive in time (logged at most once in 10 s)"
+                );
+            }
             let error = ToolError::new(
                 ErrorCode::ToolTimeout,
                 format!(
@@ -501,9 +371,10 @@ async fn check_message(request: Request, next: Next) -> Response {
                 rmcp::model::ErrorCode::INVALID_REQUEST,
                 error,
             );
-            response
-                .headers_mut()
-                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            response.headers_mut().insert(
+                header::CONNECTION,
+                axum::http::HeaderValue::from_static("close"),
+            );
             return response;
         };
         let Some(chunk) = next_chunk else { break };
@@ -519,10 +390,14 @@ async fn check_message(request: Request, next: Next) -> Response {
             );
         };
         if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-            tracing::warn!(
-                limit = MAX_BODY_BYTES,
-                "refused an HTTP request over the size limit"
-            );
+            static OVER: Every = Every::new(WARN_EVERY);
+            if let Some(unlogged) = OVER.ready() {
+                tracing::warn!(
+                    limit = MAX_BODY_BYTES,
+                    unlogged_since_last = unlogged,
+                    "refused an HTTP request over the size limit (logged at most once in 10 s)"
+                );
+            }
             let answer = super::stdio::too_large_answer(None, None, MAX_BODY_BYTES);
             return (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response();
         }
@@ -545,41 +420,6 @@ async fn check_message(request: Request, next: Next) -> Response {
     }
 }
 
-/// The token check, on every request when a token is set.
-async fn authorize(
-    State(expected): State<Option<Arc<[u8; 32]>>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(expected) = expected else {
-        return next.run(request).await;
-    };
-    let given = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| {
-            let (scheme, token) = v.trim().split_once(' ')?;
-            scheme
-                .eq_ignore_ascii_case("bearer")
-                .then(|| token.trim().to_string())
-        });
-    let reason = match given {
-        None => "this server needs `Authorization: Bearer TOKEN` on every request",
-        Some(token) if same(&digest(&token), &expected) => return next.run(request).await,
-        Some(_) => "the bearer token is not this server's",
-    };
-    tracing::warn!(path = %request.uri().path(), "refused an HTTP request: {reason}");
-    let body = ToolError::new(ErrorCode::Unauthorized, reason.to_string())
-        .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-    let mut response = (StatusCode::UNAUTHORIZED, axum::Json(body)).into_response();
-    response.headers_mut().insert(
-        header::WWW_AUTHENTICATE,
-        HeaderValue::from_static("Bearer realm=\"structs-console\""),
-    );
-    response
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -594,57 +434,17 @@ mod tests {
     }
 
     #[test]
-    fn binds_that_need_a_flag_and_a_token() {
-        let local: SocketAddr = "127.0.0.1:0".parse().unwrap();
-        let local6: SocketAddr = "[::1]:0".parse().unwrap();
+    fn binds_name_this_faces_flag() {
         let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let token = "0123456789abcdef";
-        assert_eq!(check_bind(local, &options(None, false)), Ok(()));
-        assert_eq!(check_bind(local6, &options(None, false)), Ok(()));
+        let refused = check_bind(any, &options(None, false)).unwrap_err();
+        assert_eq!(refused, RefusedBind::NotLoopback(any, EXPOSURE));
+        let text = refused.to_string();
+        assert!(text.contains("--http-allow-remote"), "{text}");
+        assert!(text.contains("call the tools"), "{text}");
         assert_eq!(
-            check_bind(any, &options(None, false)),
-            Err(RefusedBind::NotLoopback(any))
+            check_bind(any, &options(Some("0123456789abcdef"), true)),
+            Ok(())
         );
-        // A token alone is not enough: the flag says the exposure is meant.
-        assert_eq!(
-            check_bind(any, &options(Some(token), false)),
-            Err(RefusedBind::NotLoopback(any))
-        );
-        assert_eq!(
-            check_bind(any, &options(None, true)),
-            Err(RefusedBind::NoToken(any))
-        );
-        assert_eq!(check_bind(any, &options(Some(token), true)), Ok(()));
-        assert_eq!(
-            check_bind(any, &options(Some("short"), true)),
-            Err(RefusedBind::ShortToken(5))
-        );
-        assert_eq!(
-            check_bind(local, &options(Some("short"), false)),
-            Err(RefusedBind::ShortToken(5))
-        );
-        // A token a client could never send as it is.
-        for (bad, what, at) in [
-            ("s3cret-token-0123456789\n", "white space", 24),
-            (" s3cret-token-0123456789", "white space", 1),
-            ("s3cret-token 0123456789", "white space", 13),
-            ("s3cret-token-\u{7}0123456789", "a control character", 14),
-        ] {
-            assert_eq!(
-                check_bind(local, &options(Some(bad), false)),
-                Err(RefusedBind::TokenSpace(what, at)),
-                "{bad:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn tokens_compare_by_digest() {
-        let a = digest("0123456789abcdef");
-        assert!(same(&a, &digest("0123456789abcdef")));
-        assert!(!same(&a, &digest("0123456789abcdeF")));
-        assert!(!same(&a, &digest("0123456789abcdef0")));
-        assert!(!same(&a, &digest("")));
     }
 
     #[test]

@@ -18,6 +18,14 @@
 //! takes the transaction's JSON as its bytes, since the sim checks no signatures, and a
 //! page holds at most [`MAX_LIMIT`] records. Lookups by address and infusion scan the
 //! records (the sim keeps no index by address).
+//!
+//! Who may call it is [`crate::guard`]'s rule, the same as MCP over HTTP's: loopback
+//! unless `--allow-remote` with a bearer token; with a token, `Authorization: Bearer` on
+//! every request; bound to loopback, a `Host` on a loopback name; an `Origin`, when sent,
+//! on this server's host; and a body only as `application/json`, so that a web page the
+//! operator visits cannot post a transaction as a "simple request" (`text/plain`). Each
+//! refusal is a node's error body: 401 with gRPC code 16 (and `WWW-Authenticate`), 403
+//! with code 7 (`Host`, `Origin`), 415 with code 3 (`Content-Type`).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -25,8 +33,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query, Request, State};
 use axum::http::StatusCode;
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde_json::{Map, Value, json};
@@ -35,6 +44,7 @@ use tokio::net::TcpListener;
 use super::faults::{Faults, inject};
 use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
+use crate::guard::{Access, Check, Exposure, Guard, Refusal};
 use crate::source::GameSource;
 use crate::source::rest::wire::{
     DEFAULT_LIMIT, NOT_FOUND_MESSAGE, error_body, id_of_key, key_of, lex_next, lex_seek, list_key,
@@ -52,8 +62,15 @@ struct App {
     sim: Arc<SimSource>,
 }
 
-/// The router over a sim, with a fault layer (latency and one-shot faults).
-pub fn router(sim: Arc<SimSource>, faults: Faults) -> Router {
+/// What a refusal to bind names: this face's flag, and what it would expose.
+pub const EXPOSURE: Exposure = Exposure {
+    flag: "--allow-remote",
+    could: "read the served world and change it with a transaction",
+};
+
+/// The router over a sim, with a fault layer (latency and one-shot faults) behind the
+/// guard (a refused request is not counted nor faulted).
+pub fn router(sim: Arc<SimSource>, faults: Faults, guard: Guard) -> Router {
     Router::new()
         .route("/blockheight", get(block_height))
         .route(
@@ -66,7 +83,29 @@ pub fn router(sim: Arc<SimSource>, faults: Faults) -> Router {
         .route("/structs/{a}/{b}/{c}", get(three_route))
         .fallback(not_implemented)
         .layer(axum::middleware::from_fn_with_state(faults, inject))
+        .layer(axum::middleware::from_fn_with_state(guard, check_request))
         .with_state(App { sim })
+}
+
+/// Host, Origin, token, then the body's type: a refusal is a node's error body.
+async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+    let checked = guard
+        .check(request.uri(), request.headers())
+        .and_then(|()| crate::guard::body_type(request.method(), request.headers()));
+    match checked {
+        Ok(()) => next.run(request).await,
+        Err(refused) => refuse(&refused),
+    }
+}
+
+/// A refusal with the gRPC code a node gives for its status.
+fn refuse(refused: &Refusal) -> Response {
+    let code = match refused.check {
+        Check::Token => 16,               // UNAUTHENTICATED
+        Check::Host | Check::Origin => 7, // PERMISSION_DENIED
+        Check::BodyType => 3,             // INVALID_ARGUMENT
+    };
+    refused.respond(axum::Json(error_body(code, &refused.message())))
 }
 
 /// A running server: its address, its faults, and a way to stop it.
@@ -79,17 +118,46 @@ pub struct RestServer {
 
 impl RestServer {
     /// Binds `listen` (port 0 picks a free one) and serves `sim` on the current runtime
-    /// until [`RestServer::stop`] or drop.
-    pub async fn start(listen: &str, sim: Arc<SimSource>) -> std::io::Result<RestServer> {
-        let listener = TcpListener::bind(listen).await?;
-        RestServer::on(listener, sim).await
+    /// until [`RestServer::stop`] or drop, to loopback callers with no token.
+    pub async fn start(listen: &str, sim: Arc<SimSource>) -> anyhow::Result<RestServer> {
+        RestServer::start_with(listen, sim, &Access::default()).await
     }
 
-    /// Serves on a listener already bound.
-    pub async fn on(listener: TcpListener, sim: Arc<SimSource>) -> std::io::Result<RestServer> {
+    /// [`RestServer::start`] with `access`: a non-loopback `listen` needs
+    /// `allow_remote` and a token ([`crate::guard::check_bind`]), refused before binding.
+    pub async fn start_with(
+        listen: &str,
+        sim: Arc<SimSource>,
+        access: &Access,
+    ) -> anyhow::Result<RestServer> {
+        let addr = tokio::net::lookup_host(listen)
+            .await
+            .map_err(|e| anyhow::anyhow!("--listen {listen}: {e}"))?
+            .next()
+            .ok_or_else(|| anyhow::anyhow!("--listen {listen}: no address"))?;
+        access.check_bind(addr, EXPOSURE)?;
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;
+        RestServer::on_with(listener, sim, access).await
+    }
+
+    /// Serves on a listener already bound, to loopback callers with no token.
+    pub async fn on(listener: TcpListener, sim: Arc<SimSource>) -> anyhow::Result<RestServer> {
+        RestServer::on_with(listener, sim, &Access::default()).await
+    }
+
+    /// [`RestServer::on`] with `access`, checked against the listener's address.
+    pub async fn on_with(
+        listener: TcpListener,
+        sim: Arc<SimSource>,
+        access: &Access,
+    ) -> anyhow::Result<RestServer> {
         let addr = listener.local_addr()?;
+        access.check_bind(addr, EXPOSURE)?;
         let faults = Faults::new();
-        let app = router(sim, faults.clone());
+        let guard = Guard::new(addr, access.token.as_deref());
+        let app = router(sim, faults.clone(), guard);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             let _ = axum::serve(listener, app)
