@@ -138,15 +138,26 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
 /// Results in this process's memory, at most `limit` bytes of them (their JSON size):
 /// storing one more drops the oldest until they fit, so many large results cannot
 /// exhaust the process. A dropped handle's fetch says it was dropped before its expiry.
+///
+/// A result is held as its compact JSON text, not as a parsed `Value` (which takes
+/// several times its text's size in small allocations), so the limit is close to the
+/// memory the results really take; a fetch parses it again.
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
     limit: usize,
 }
 
+/// A result as the memory store holds it.
+struct Held {
+    meta: HandleMeta,
+    /// The result's compact JSON.
+    json: Arc<[u8]>,
+}
+
 #[derive(Default)]
 struct MemoryState {
     /// The results held, each with its place in `order`.
-    live: HashMap<String, (u64, Stored)>,
+    live: HashMap<String, (u64, Held)>,
     /// The handles in `live` by when they were stored, oldest first: what goes first
     /// when room is needed.
     order: BTreeMap<u64, String>,
@@ -186,7 +197,7 @@ impl MemoryStore {
 }
 
 impl MemoryState {
-    fn insert(&mut self, stored: Stored) {
+    fn insert(&mut self, stored: Held) {
         let seq = self.next;
         self.next += 1;
         self.bytes += stored.meta.size_bytes;
@@ -194,7 +205,7 @@ impl MemoryState {
         self.live.insert(stored.meta.handle.clone(), (seq, stored));
     }
 
-    fn remove(&mut self, handle: &str) -> Option<Stored> {
+    fn remove(&mut self, handle: &str) -> Option<Held> {
         let (seq, stored) = self.live.remove(handle)?;
         self.order.remove(&seq);
         self.bytes = self.bytes.saturating_sub(stored.meta.size_bytes);
@@ -263,12 +274,23 @@ impl HandleStore for MemoryStore {
     }
 
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
+        let json: Arc<[u8]> = match serde_json::to_vec(&*data) {
+            Ok(bytes) => bytes.into(),
+            Err(e) => {
+                let e = ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("the result could not be written as JSON: {e}"),
+                );
+                return Box::pin(async { Err(e) });
+            }
+        };
+        drop(data);
         let mut s = self.lock();
         s.expired.remove(&meta.handle);
         s.evicted.remove(&meta.handle);
         s.remove(&meta.handle);
         let (handle, now) = (meta.handle.clone(), meta.created);
-        s.insert(Stored { meta, data });
+        s.insert(Held { meta, json });
         s.make_room(self.limit, &handle, now);
         Box::pin(async { Ok(()) })
     }
@@ -282,7 +304,7 @@ impl HandleStore for MemoryStore {
         let found = match s.live.get_mut(handle).map(|(_, stored)| stored) {
             Some(stored) if stored.meta.expires > now => {
                 stored.meta.hits += 1;
-                Ok(stored.clone())
+                Ok((stored.meta.clone(), stored.json.clone()))
             }
             Some(stored) => Err(Missing::after_expiry(stored.meta.expires, now)),
             None => Err(match (s.evicted.get(handle), s.expired.get(handle)) {
@@ -291,7 +313,22 @@ impl HandleStore for MemoryStore {
                 (None, None) => Missing::Unknown,
             }),
         };
-        Box::pin(async { Ok(found) })
+        drop(s);
+        // Parsed outside the lock: other calls need not wait for it.
+        let found = match found {
+            Ok((meta, json)) => match serde_json::from_slice::<Value>(&json) {
+                Ok(data) => Ok(Ok(Stored {
+                    meta,
+                    data: Arc::new(data),
+                })),
+                Err(e) => Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("the stored result under {handle:?} could not be read back: {e}"),
+                )),
+            },
+            Err(missing) => Ok(Err(missing)),
+        };
+        Box::pin(async { found })
     }
 
     fn list(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<Vec<HandleMeta>, ToolError>> {
