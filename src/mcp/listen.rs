@@ -5,8 +5,9 @@
 //!   hyper closes one whose headers stop half-way after the same time.
 //! - At most [`ListenLimits::max_connections`] at once. At the cap a new connection
 //!   takes the place of the connection that has waited longest without a request in
-//!   flight (a client that sends nothing, or a kept-alive one at rest), so a slow or
-//!   silent client cannot lock out a new one. Only when every connection is busy is the
+//!   flight: one that has not sent a whole request yet if there is one, else a
+//!   kept-alive one at rest. A slow or silent client cannot lock out a new one, and
+//!   clients between their calls keep their connections. Only when every connection is busy is the
 //!   new one answered 503 and closed.
 //! - On stop, the listener stops accepting, asks every connection to finish its request
 //!   and close, and after [`ListenLimits::shutdown_deadline`] ends what is left.
@@ -15,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -62,6 +63,9 @@ struct Conn {
     /// When it last had nothing in flight (opened, or its last answer sent), in
     /// milliseconds since the listener started.
     rest_since: Arc<AtomicU64>,
+    /// Whether a whole request has come on it: a client that has sent none yet is the
+    /// first to make room for a new connection.
+    served: Arc<AtomicBool>,
     abort: tokio::task::AbortHandle,
 }
 
@@ -161,11 +165,13 @@ pub async fn serve(
         };
         let busy = Arc::new(AtomicUsize::new(0));
         let rest_since = Arc::new(AtomicU64::new(epoch.elapsed().as_millis() as u64));
+        let served = Arc::new(AtomicBool::new(false));
         let service = {
-            let (busy, rest_since) = (busy.clone(), rest_since.clone());
+            let (busy, rest_since, served) = (busy.clone(), rest_since.clone(), served.clone());
             let app = app.clone();
             hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                 busy.fetch_add(1, Ordering::AcqRel);
+                served.store(true, Ordering::Relaxed);
                 let flight = InFlight {
                     busy: busy.clone(),
                     rest_since: rest_since.clone(),
@@ -217,6 +223,7 @@ pub async fn serve(
             Conn {
                 busy,
                 rest_since,
+                served,
                 abort: task.abort_handle(),
             },
         );
@@ -291,14 +298,20 @@ pub fn connection_room(wanted: usize) -> usize {
     wanted
 }
 
-/// Closes the connection that has rested longest with nothing in flight. False when
-/// every connection is busy.
+/// Closes the connection that has rested longest with nothing in flight, first among
+/// those that have not sent a whole request yet (a kept-alive client between calls
+/// goes only when there is no such one). False when every connection is busy.
 fn make_room(c: &mut Conns) -> bool {
     let longest = c
         .open
         .iter()
         .filter(|(_, conn)| conn.busy.load(Ordering::Acquire) == 0)
-        .min_by_key(|(_, conn)| conn.rest_since.load(Ordering::Relaxed))
+        .min_by_key(|(_, conn)| {
+            (
+                conn.served.load(Ordering::Relaxed),
+                conn.rest_since.load(Ordering::Relaxed),
+            )
+        })
         .map(|(id, _)| *id);
     match longest {
         Some(id) => {

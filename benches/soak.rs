@@ -1,0 +1,566 @@
+//! A shared server under attack: the release binary serving `--headless --http` on
+//! loopback, with well-behaved clients and the attacks of issue 28 at once.
+//!
+//! 1. Load: calls/s and p99 for 8 and 32 well-behaved clients on a quiet server.
+//! 2. Sessions: 50,000 `initialize`s against the cap; the refusals and the peak RSS.
+//! 3. Slow connections: 20,000 that send half a request and wait, while 8 clients call
+//!    on; their p99 (goal: under 50 ms).
+//! 4. Proof of work: 8 sessions asking for 256 threads each; the peak thread count
+//!    (goal: cores plus a small constant) and the CPU after the sessions end (goal: 0).
+//! 5. Load again on the same server, after all of it (goal: no slower).
+//! 6. Handle store: results over 25 KB stored into a 32 MB store; RSS growth against
+//!    the cap (goal: within 1.5x), on a server of its own.
+//!
+//! `SOAK_BASELINE_BIN=PATH` first measures the same load on another build.
+//!
+//! Run with `cargo bench --bench soak`. `SOAK_SCALE=0.1` runs a tenth of the counts.
+
+use std::process::Stdio;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+const SLOW_HELPER: &str = "SOAK_SLOW_HELPER";
+
+fn scale(n: usize) -> usize {
+    let s: f64 = std::env::var("SOAK_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    ((n as f64 * s) as usize).max(1)
+}
+
+/// The server: the release binary, its pid and its MCP URL.
+struct Server {
+    child: tokio::process::Child,
+    pid: u32,
+    url: String,
+    addr: String,
+}
+
+impl Server {
+    async fn start(extra: &[&str]) -> Server {
+        Server::start_bin(env!("CARGO_BIN_EXE_structs-console"), extra).await
+    }
+
+    async fn start_bin(bin: &str, extra: &[&str]) -> Server {
+        let mut child = tokio::process::Command::new(bin)
+            .args([
+                "--headless",
+                "--paused",
+                "--log-level",
+                "error",
+                "--http",
+                "127.0.0.1:0",
+            ])
+            .args(extra)
+            .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the server");
+        let pid = child.id().expect("pid");
+        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        let line = lines.next_line().await.unwrap().expect("a line");
+        let url = line
+            .strip_prefix("serving MCP over HTTP at ")
+            .expect("where it listens")
+            .to_string();
+        let addr = url
+            .trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string();
+        Server {
+            child,
+            pid,
+            url,
+            addr,
+        }
+    }
+
+    fn status(&self, key: &str) -> u64 {
+        let s = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).unwrap_or_default();
+        s.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn rss_mb(&self) -> f64 {
+        self.status("VmRSS:") as f64 / 1024.0
+    }
+
+    fn peak_rss_mb(&self) -> f64 {
+        self.status("VmHWM:") as f64 / 1024.0
+    }
+
+    fn threads(&self) -> u64 {
+        self.status("Threads:")
+    }
+
+    fn cpu_ticks(&self) -> u64 {
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.pid)).unwrap_or_default();
+        let Some(at) = stat.rfind(')') else { return 0 };
+        let f: Vec<&str> = stat[at + 2..].split_whitespace().collect();
+        f.get(11).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+            + f.get(12).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)
+    }
+
+    async fn stop(mut self) {
+        let _ = std::process::Command::new("kill")
+            .args(["-TERM", &self.pid.to_string()])
+            .status();
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
+}
+
+/// A well-behaved MCP client over plain HTTP: one session, calls one after another.
+struct Client {
+    http: reqwest::Client,
+    url: String,
+    session: String,
+    next: u64,
+}
+
+impl Client {
+    async fn connect(url: &str) -> Option<Client> {
+        let http = reqwest::Client::builder()
+            .pool_max_idle_per_host(2)
+            .build()
+            .ok()?;
+        let r = post(&http, url, None, &initialize()).await.ok()?;
+        if r.status() != 200 {
+            return None;
+        }
+        let session = r
+            .headers()
+            .get("mcp-session-id")?
+            .to_str()
+            .ok()?
+            .to_string();
+        let _ = r.bytes().await;
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let _ = post(&http, url, Some(&session), &note)
+            .await
+            .ok()?
+            .bytes()
+            .await;
+        Some(Client {
+            http,
+            url: url.to_string(),
+            session,
+            next: 1,
+        })
+    }
+
+    /// One tool call; its latency, or `None` when it failed.
+    async fn call(&mut self, tool: &str, args: Value) -> Option<Duration> {
+        self.next += 1;
+        let body = json!({"jsonrpc": "2.0", "id": self.next, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}});
+        let at = Instant::now();
+        let r = post(&self.http, &self.url, Some(&self.session), &body)
+            .await
+            .ok()?;
+        if r.status() != 200 {
+            return None;
+        }
+        let text = r.text().await.ok()?;
+        (text.contains("\"result\"") && !text.contains("\"isError\":true")).then(|| at.elapsed())
+    }
+
+    async fn close(self) {
+        let _ = self
+            .http
+            .delete(&self.url)
+            .header("mcp-session-id", &self.session)
+            .send()
+            .await;
+    }
+}
+
+fn initialize() -> Value {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "soak", "version": "1"}}})
+}
+
+async fn post(
+    http: &reqwest::Client,
+    url: &str,
+    session: Option<&str>,
+    body: &Value,
+) -> reqwest::Result<reqwest::Response> {
+    let mut r = http
+        .post(url)
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .timeout(Duration::from_secs(30))
+        .body(body.to_string());
+    if let Some(s) = session {
+        r = r.header("mcp-session-id", s);
+    }
+    r.send().await
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+/// `clients` well-behaved clients calling for `secs`: calls/s, p99 ms, errors.
+async fn load(url: &str, clients: usize, secs: f64) -> (f64, f64, usize) {
+    let errors = Arc::new(AtomicUsize::new(0));
+    let until = Instant::now() + Duration::from_secs_f64(secs);
+    let mut tasks = Vec::new();
+    for c in 0..clients {
+        let (url, errors) = (url.to_string(), errors.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::new();
+            let Some(mut client) = Client::connect(&url).await else {
+                errors.fetch_add(1, Ordering::Relaxed);
+                return lat;
+            };
+            let mut n = 0usize;
+            while Instant::now() < until {
+                n += 1;
+                let i = (c * 7919 + n * 104_729) % 24 + 1;
+                let (tool, args) = match n % 3 {
+                    0 => (
+                        "structs_query_player",
+                        json!({"player_id": format!("1-{i}")}),
+                    ),
+                    1 => ("structs_list_players", json!({"page_size": 10})),
+                    _ => (
+                        "structs_query_planet",
+                        json!({"planet_id": format!("2-{i}")}),
+                    ),
+                };
+                match client.call(tool, args).await {
+                    Some(d) => lat.push(d),
+                    None => {
+                        errors.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+            client.close().await;
+            lat
+        }));
+    }
+    let started = Instant::now();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap_or_default());
+    }
+    let took = started.elapsed().as_secs_f64();
+    all.sort();
+    (
+        all.len() as f64 / took,
+        percentile(&all, 0.99),
+        errors.load(Ordering::Relaxed),
+    )
+}
+
+/// Opens `count` connections to `addr`, each sending half a request, and holds them
+/// (reopening any the server closes) until stdin closes. Run as a child process so
+/// that the connections do not count against the bench's own open-file limit.
+async fn slow_helper(addr: String, count: usize) {
+    let opened = Arc::new(AtomicUsize::new(0));
+    let mut tasks = Vec::new();
+    for _ in 0..count {
+        let (addr, opened) = (addr.clone(), opened.clone());
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let Ok(mut tcp) = tokio::net::TcpStream::connect(&addr).await else {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                };
+                if tcp
+                    .write_all(b"POST /mcp HTTP/1.1\r\nHost: loc")
+                    .await
+                    .is_err()
+                {
+                    continue;
+                }
+                opened.fetch_add(1, Ordering::Relaxed);
+                // Wait for the server to close it, then open another.
+                let mut buf = [0u8; 64];
+                let _ = tokio::io::AsyncReadExt::read(&mut tcp, &mut buf).await;
+            }
+        }));
+    }
+    let mut stdin = tokio::io::BufReader::new(tokio::io::stdin()).lines();
+    let _ = stdin.next_line().await;
+    println!("{}", opened.load(Ordering::Relaxed));
+}
+
+fn raise_open_files() {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: get and set the process's own limit with structs they fill or read.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 {
+            r.rlim_cur = r.rlim_max.min(1 << 20);
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
+fn main() {
+    raise_open_files();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    if let Ok(spec) = std::env::var(SLOW_HELPER) {
+        let (addr, count) = spec.rsplit_once(',').expect("addr,count");
+        rt.block_on(slow_helper(addr.to_string(), count.parse().expect("count")));
+        return;
+    }
+    rt.block_on(soak());
+}
+
+async fn soak() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("soak: the release server under attack on loopback ({cores} cores)");
+
+    // 0. The same load on another build, when one is named (the build before a change).
+    if let Ok(bin) = std::env::var("SOAK_BASELINE_BIN") {
+        let server = Server::start_bin(&bin, &[]).await;
+        for clients in [8, 32] {
+            let (rate, p99, errors) = load(&server.url, clients, 6.0).await;
+            println!(
+                "  load, baseline build, {clients:>2} clients: {rate:>7.0} calls/s, p99 {p99:>6.2} ms, {errors} errors"
+            );
+        }
+        server.stop().await;
+    }
+
+    // Sessions idle for 5 s end, so that the server is open again soon after the flood.
+    let server = Server::start(&["--http-session-idle", "5"]).await;
+    println!(
+        "  started: RSS {:.1} MB, {} threads",
+        server.rss_mb(),
+        server.threads()
+    );
+
+    // 1. Load on a quiet server.
+    let mut quiet = Vec::new();
+    for clients in [8, 32] {
+        let (rate, p99, errors) = load(&server.url, clients, 6.0).await;
+        println!(
+            "  load, quiet, {clients:>2} clients: {rate:>7.0} calls/s, p99 {p99:>6.2} ms, {errors} errors"
+        );
+        quiet.push((clients, rate, p99));
+    }
+    // 2. Sessions against the cap.
+    let attempts = scale(50_000);
+    let ok = Arc::new(AtomicUsize::new(0));
+    let refused = Arc::new(AtomicUsize::new(0));
+    let failed = Arc::new(AtomicUsize::new(0));
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..32 {
+        let (url, ok, refused, failed, next) = (
+            server.url.clone(),
+            ok.clone(),
+            refused.clone(),
+            failed.clone(),
+            next.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            while next.fetch_add(1, Ordering::Relaxed) < attempts {
+                match post(&http, &url, None, &initialize()).await {
+                    Ok(r) if r.status() == 200 => {
+                        ok.fetch_add(1, Ordering::Relaxed);
+                        let _ = r.bytes().await;
+                    }
+                    Ok(r) if r.status() == 503 => {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                        let _ = r.bytes().await;
+                    }
+                    _ => {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    println!(
+        "  sessions: {attempts} initialize in {:.1} s: {} opened, {} refused (503), {} failed; \
+         RSS {:.1} MB, peak {:.1} MB",
+        started.elapsed().as_secs_f64(),
+        ok.load(Ordering::Relaxed),
+        refused.load(Ordering::Relaxed),
+        failed.load(Ordering::Relaxed),
+        server.rss_mb(),
+        server.peak_rss_mb()
+    );
+    // The flood's sessions end after their idle time.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    println!("    after their idle time: RSS {:.1} MB", server.rss_mb());
+
+    // 3. Slow connections while clients call.
+    let slow = scale(20_000);
+    let mut helpers = Vec::new();
+    for part in [slow / 2, slow - slow / 2] {
+        let helper = tokio::process::Command::new(std::env::current_exe().unwrap())
+            .env(SLOW_HELPER, format!("{},{part}", server.addr))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("slow helper");
+        helpers.push(helper);
+    }
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let (rate, p99, errors) = load(&server.url, 8, 8.0).await;
+    println!(
+        "  slow connections: {slow} held open half-sent; 8 clients meanwhile: {rate:.0} calls/s, \
+         p99 {p99:.2} ms (goal < 50 ms), {errors} errors; server RSS {:.1} MB, {} threads",
+        server.rss_mb(),
+        server.threads()
+    );
+    let mut reopened = 0usize;
+    for mut h in helpers {
+        drop(h.stdin.take());
+        if let Ok(out) = tokio::time::timeout(Duration::from_secs(30), async {
+            let mut s = String::new();
+            let _ =
+                tokio::io::AsyncReadExt::read_to_string(h.stdout.as_mut().unwrap(), &mut s).await;
+            s
+        })
+        .await
+        {
+            reopened += out.trim().parse::<usize>().unwrap_or(0);
+        }
+        let _ = h.kill().await;
+    }
+    println!(
+        "    ({reopened} slow connections opened in all, each reopened when the server closed it)"
+    );
+    let at = Instant::now();
+    server.stop().await;
+    println!("    stopped in {:.2} s", at.elapsed().as_secs_f64());
+
+    // 4. Proof of work: 8 sessions, 256 threads each.
+    let server = Server::start(&[]).await;
+    let idle_threads = server.threads();
+    let mut clients = Vec::new();
+    for _ in 0..8 {
+        let mut c = Client::connect(&server.url).await.expect("a session");
+        let args = json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+            "block_start": 10, "age": 1, "difficulty": 700, "threads": 256,
+            "max_iterations": 1_000_000_000_000u64});
+        let http = c.http.clone();
+        let (url, session) = (c.url.clone(), c.session.clone());
+        c.next += 1;
+        let body = json!({"jsonrpc": "2.0", "id": c.next, "method": "tools/call",
+            "params": {"name": "structs_calculate_proof_of_work", "arguments": args}});
+        let call = tokio::spawn(async move {
+            let _ = http
+                .post(&url)
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .header("mcp-session-id", session)
+                .body(body.to_string())
+                .send()
+                .await;
+        });
+        clients.push((c, call));
+    }
+    let mut peak = 0;
+    for _ in 0..30 {
+        peak = peak.max(server.threads());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let busy_cpu = {
+        let before = server.cpu_ticks();
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        server.cpu_ticks() - before
+    };
+    for (c, call) in clients {
+        call.abort();
+        c.close().await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after_cpu = {
+        let before = server.cpu_ticks();
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        (server.cpu_ticks() - before) as f64 / 2.0
+    };
+    println!(
+        "  proof of work: 8 sessions x 256 threads: peak {peak} threads in the server ({idle_threads} idle, \
+         {cores} cores; goal at most cores + a small constant over idle); CPU {busy_cpu} ticks/s \
+         while hashing, {after_cpu:.1} ticks/s after the sessions ended (goal 0)"
+    );
+
+    // 5. Load again on the same server, after all of it.
+    for (clients, rate0, p990) in quiet {
+        let (rate, p99, errors) = load(&server.url, clients, 6.0).await;
+        println!(
+            "  load, after the attacks, {clients:>2} clients: {rate:>7.0} calls/s, p99 {p99:>6.2} ms, \
+             {errors} errors (quiet: {rate0:.0} calls/s, p99 {p990:.2} ms)"
+        );
+    }
+    let at = Instant::now();
+    server.stop().await;
+    println!("  stopped in {:.2} s", at.elapsed().as_secs_f64());
+
+    // 6. Handle store against its cap.
+    let dir = std::env::temp_dir().join(format!("structs-soak-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("soak.toml");
+    std::fs::write(&config, "[handles]\nmemory_limit_mb = 32\n").unwrap();
+    let server =
+        Server::start(&["--config", config.to_str().unwrap(), "--world-size", "400"]).await;
+    let mut c = Client::connect(&server.url).await.expect("a session");
+    // Warm up, then the baseline.
+    let _ = c
+        .call(
+            "structs_list_structs",
+            json!({"page_size": 100, "verbosity": "raw"}),
+        )
+        .await;
+    let before = server.rss_mb();
+    let results = scale(1_500);
+    let mut stored = 0;
+    for n in 0..results {
+        // Every call's result is stored under a handle of its own, the same page or not.
+        let body = json!({"jsonrpc": "2.0", "id": n + 10, "method": "tools/call",
+            "params": {"name": "structs_list_structs",
+                "arguments": {"page_size": 100, "verbosity": "raw"}}});
+        if let Ok(r) = post(&c.http, &c.url, Some(&c.session), &body).await
+            && let Ok(text) = r.text().await
+            && text.contains("\"handle\":\"structs:")
+        {
+            stored += 1;
+        }
+    }
+    let grown = server.rss_mb() - before;
+    println!(
+        "  handle store: {results} large results ({stored} stored under handles) into a 32 MB \
+         store: RSS {before:.1} -> {:.1} MB, grew {grown:.1} MB = {:.2}x the cap (goal <= 1.5x)",
+        server.rss_mb(),
+        grown / 32.0
+    );
+    c.close().await;
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
