@@ -7,8 +7,12 @@
 //!   characters. A token with white space or control characters is refused everywhere.
 //! - **Token** ([`Guard::token`]): with a token, every request must carry
 //!   `Authorization: Bearer TOKEN`; it is compared in constant time over SHA-256 digests
-//!   (so its length leaks nothing either) and never logged. A refusal is 401 with
-//!   `WWW-Authenticate`.
+//!   (so its length leaks nothing either) and never logged. A refusal says which header
+//!   to send and where the token comes from. Its status is the face's:
+//!   `serve-rest` answers 401 with `WWW-Authenticate`, as a node's gateway does
+//!   ([`Refusal::respond`]); MCP over HTTP answers 400 with no challenge, because an MCP
+//!   host takes a 401 for a server that wants OAuth, which a static token cannot give
+//!   (see [`crate::mcp::http`]).
 //! - **Host** ([`Guard::host`]): bound to loopback, a request must name a loopback host
 //!   (`localhost`, `127.0.0.1`, `[::1]`, any port), or it is 403: a name an attacker
 //!   points at 127.0.0.1 (DNS rebinding) is not one. Bound beyond loopback, the server is
@@ -167,7 +171,9 @@ impl Refusal {
         }
     }
 
-    /// `body` with the refusal's status, and `WWW-Authenticate` on a 401.
+    /// `body` with the refusal's status, and `WWW-Authenticate` on the token's (a 401
+    /// carries a challenge): `serve-rest`'s answer. MCP over HTTP writes its own, with
+    /// no challenge (see the module's notes).
     pub fn respond(&self, body: impl IntoResponse) -> Response {
         let mut response = (self.status, body).into_response();
         if self.check == Check::Token {
@@ -322,7 +328,8 @@ impl Guard {
         })
     }
 
-    /// With a token, refuses a request that does not carry it: 401.
+    /// With a token, refuses a request that does not carry it: 401 (a face may answer
+    /// it with another status; see the module's notes).
     pub fn token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
         let Some(expected) = &self.token else {
             return Ok(());
@@ -336,23 +343,35 @@ impl Guard {
                     .eq_ignore_ascii_case("bearer")
                     .then(|| token.trim().to_string())
             });
-        let reason = match given {
-            None => "this server needs `Authorization: Bearer TOKEN` on every request",
+        let (logged, reason) = match given {
+            None => (
+                "no bearer token",
+                "this server needs `Authorization: Bearer TOKEN` on every request",
+            ),
             Some(token) if same(&digest(&token), expected) => return Ok(()),
-            Some(_) => "the bearer token is not this server's",
+            Some(_) => (
+                "a bearer token that is not this server's",
+                "the bearer token is not this server's: send `Authorization: Bearer TOKEN`",
+            ),
         };
         static TOKEN: Every = Every::new(WARN_EVERY);
         if let Some(unlogged) = TOKEN.ready() {
             tracing::warn!(
                 unlogged_since_last = unlogged,
-                "refused an HTTP request: {reason} (logged at most once in 10 s)"
+                "refused an HTTP request with {logged} (logged at most once in 10 s)"
             );
         }
+        // Said so that whoever configures the client knows what to change: the header,
+        // and where its token comes from.
+        let reason = format!(
+            "{reason}, with the token this server was started with (--auth-token or \
+             {TOKEN_ENV}); set that header in the client's configuration"
+        );
         Err(Refusal {
             check: Check::Token,
             status: StatusCode::UNAUTHORIZED,
             field: "Authorization",
-            reason: reason.to_string(),
+            reason,
         })
     }
 }
@@ -595,7 +614,16 @@ mod tests {
             let h = auth.map_or_else(HeaderMap::new, |a| headers(&[("authorization", a)]));
             let refused = guard.token(&h).unwrap_err();
             assert_eq!(refused.status, StatusCode::UNAUTHORIZED);
+            assert_eq!(refused.field, "Authorization");
             assert!(refused.message().contains(says), "{refused:?}");
+            // Whatever the mistake, the header to set and where its token comes from.
+            assert!(
+                refused.message().contains("`Authorization: Bearer TOKEN`")
+                    && refused
+                        .message()
+                        .contains("--auth-token or STRUCTS_CONSOLE_AUTH_TOKEN"),
+                "{refused:?}"
+            );
             let response = refused.respond("x");
             assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
             assert_eq!(

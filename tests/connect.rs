@@ -390,13 +390,21 @@ fn attached_over_http_with_a_token_and_refused_without() {
         &[],
     ));
     let url = server.url.clone();
-    let refused = rt.block_on(Remote::connect(Target::Url(url.clone()), None));
-    assert!(refused.is_err(), "attached without the token");
-    let wrong = rt.block_on(Remote::connect(
+    // Refused in the server's words, which say what to pass.
+    let Err(refused) = rt.block_on(Remote::connect(Target::Url(url.clone()), None)) else {
+        panic!("attached without the token");
+    };
+    let text = format!("{refused:#}");
+    assert!(text.contains("`Authorization: Bearer TOKEN`"), "{text}");
+    let Err(wrong) = rt.block_on(Remote::connect(
         Target::Url(url.clone()),
         Some("not-the-token-at-all".into()),
-    ));
-    assert!(wrong.is_err(), "attached with a wrong token");
+    )) else {
+        panic!("attached with a wrong token");
+    };
+    let text = format!("{wrong:#}");
+    assert!(text.contains("not this server's"), "{text}");
+    assert!(!text.contains("not-the-token-at-all"), "{text}");
     let remote = rt
         .block_on(Remote::connect(Target::Url(url), Some(token.into())))
         .expect("attach with the token");

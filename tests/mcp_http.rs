@@ -156,8 +156,10 @@ async fn clients_have_their_own_sessions_and_the_recording_replays() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// With a token, every request needs it: none and a wrong one get 401 with the error
-/// object; the right one works, for rmcp's client as for a raw request.
+/// With a token, every request needs it: none and a wrong one get 400 (not 401, which
+/// MCP hosts take as a call to start OAuth) with no `WWW-Authenticate`, and a JSON-RPC
+/// error (id `null`) whose message says which header to set; the right one works, for
+/// rmcp's client as for a raw request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_without_the_token_are_refused() {
     let token = "correct-horse-battery-staple";
@@ -167,6 +169,9 @@ async fn requests_without_the_token_are_refused() {
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "raw", "version": "0"}}
     });
+    // reqwest needs a crypto provider, which `connect` would install: this test builds
+    // its client first (run alone, it panicked).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::new();
     let post = |auth: Option<String>| {
         let mut req = http
@@ -191,27 +196,51 @@ async fn requests_without_the_token_are_refused() {
         (Some(format!("Bearer {token}x")), "not this server's"),
     ] {
         let resp = post(auth.clone()).await.unwrap();
-        assert_eq!(resp.status(), 401, "{auth:?}");
-        assert_eq!(
-            resp.headers()["www-authenticate"],
-            "Bearer realm=\"structs-console\""
+        assert_eq!(resp.status(), 400, "{auth:?}");
+        assert!(
+            !resp.headers().contains_key("www-authenticate"),
+            "no challenge, which would start OAuth: {auth:?}"
         );
         let body: Value = resp.json().await.unwrap();
-        assert_eq!(body["error"]["code"], "UNAUTHORIZED", "{body}");
+        assert_eq!(body["jsonrpc"], "2.0", "{body}");
+        assert!(
+            body.as_object().unwrap().contains_key("id") && body["id"].is_null(),
+            "JSON-RPC 2.0's `\"id\": null`: {body}"
+        );
+        assert_eq!(body["error"]["code"], -32600, "{body}");
         let message = body["error"]["message"].as_str().unwrap();
         assert!(message.contains(reason), "{auth:?}: {message}");
+        // What to configure, whichever the mistake.
+        assert!(
+            message.contains("`Authorization: Bearer TOKEN`")
+                && message.contains("--auth-token or STRUCTS_CONSOLE_AUTH_TOKEN"),
+            "{message}"
+        );
         assert!(!message.contains(token), "the token is never echoed");
+        let error = &body["error"]["data"]["error"];
+        assert_eq!(error["code"], "UNAUTHORIZED", "{body}");
+        assert_eq!(error["message"], message, "{body}");
+        assert_eq!(error["details"]["field"], "Authorization", "{body}");
     }
     // A GET (the event stream) is guarded too.
     let resp = http.get(&server.url).send().await.unwrap();
-    assert_eq!(resp.status(), 401);
+    assert_eq!(resp.status(), 400);
+    assert!(!resp.headers().contains_key("www-authenticate"));
 
-    // rmcp's client without the token cannot initialize; with it, it can.
-    assert!(connect(&server.url, None).await.is_err());
+    // rmcp's client without the token cannot initialize, and says why; with it, it can.
+    let Err(refused) = connect(&server.url, None).await else {
+        panic!("initialized without the token");
+    };
     assert!(
-        connect(&server.url, Some("not-the-token-at-all"))
-            .await
-            .is_err()
+        refused.to_string().contains("Authorization: Bearer TOKEN"),
+        "{refused}"
+    );
+    let Err(refused) = connect(&server.url, Some("not-the-token-at-all")).await else {
+        panic!("initialized with a wrong token");
+    };
+    assert!(
+        refused.to_string().contains("not this server's"),
+        "{refused}"
     );
     let client = connect(&server.url, Some(token))
         .await

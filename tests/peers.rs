@@ -1,6 +1,7 @@
 //! The server checked by software nobody on the team wrote: the official MCP
 //! conformance suite's server scenarios over streamable HTTP, and MCP Inspector's CLI
-//! over both transports. `.ci/run` installs both from npm (see tests/support/peers.rs).
+//! and the official Python SDK over both transports. `.ci/run` installs them (see
+//! tests/support/peers.rs).
 
 mod support;
 
@@ -364,5 +365,79 @@ async fn the_python_sdk_uses_tools_resources_prompts_and_completions_over_http()
     tokio::task::spawn_blocking(move || python_client(&peers, &["http", &url]))
         .await
         .unwrap();
+    server.stop().await;
+}
+
+/// A server started with a token, reached with none and with a wrong one: what the
+/// official Python SDK raises, and what MCP Inspector's CLI prints, is the server's
+/// message, which names the header to set. (Answered 401, the SDK reported "Server
+/// returned an error response" and the Inspector asked for a terminal to run OAuth.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_or_wrong_token_is_reported_as_such_by_the_python_sdk_and_the_inspector() {
+    let Some(peers) = Peers::find() else { return };
+    let token = "the-peers-token-0123456789";
+    let server = Headless::start(&["--paused"], &[("STRUCTS_CONSOLE_AUTH_TOKEN", token)]).await;
+    let url = server.url.clone();
+    tokio::task::spawn_blocking(move || {
+        let header = "`Authorization: Bearer TOKEN`";
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/python_auth.py");
+        let out = std::process::Command::new(peers.python())
+            .arg(script)
+            .args([url.as_str(), token])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .expect("run the Python client");
+        assert!(out.status.success(), "python client:\n{}", text(&out));
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", text(&out)));
+        for (case, says) in [
+            ("none", "needs `Authorization: Bearer TOKEN`"),
+            ("wrong", "not this server's"),
+        ] {
+            let raised = report[case]["raised"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{case}: not refused: {report:#}"));
+            assert!(
+                raised.iter().any(|e| e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains(says) && m.contains(header))),
+                "{case}: the SDK does not report the server's message: {report:#}"
+            );
+        }
+        assert!(!report.to_string().contains("wrong-"), "never echoed");
+        assert!(
+            report["right"]["tools"].as_u64().is_some_and(|n| n > 0),
+            "{report:#}"
+        );
+
+        let wrong = format!("Authorization: Bearer wrong-{token}");
+        for (extra, says) in [
+            (None, "needs `Authorization: Bearer TOKEN`"),
+            (Some(wrong.as_str()), "not this server's"),
+        ] {
+            let mut cmd = peers.command(&peers.inspector());
+            cmd.args([
+                "--cli",
+                &url,
+                "--transport",
+                "http",
+                "--method",
+                "tools/list",
+            ]);
+            if let Some(h) = extra {
+                cmd.args(["--header", h]);
+            }
+            let out = cmd.output().expect("run the inspector CLI");
+            let printed = text(&out);
+            assert!(!out.status.success(), "{extra:?}: listed:\n{printed}");
+            assert!(
+                printed.contains(says) && printed.contains(header),
+                "{extra:?}: the Inspector does not print the server's message:\n{printed}"
+            );
+            assert!(!printed.contains("OAuth"), "{extra:?}: {printed}");
+        }
+    })
+    .await
+    .unwrap();
     server.stop().await;
 }

@@ -7,16 +7,21 @@
 //! - Any other address needs `--http-allow-remote` and a bearer token of at least
 //!   [`MIN_TOKEN_LEN`] characters: the server refuses to start otherwise.
 //! - With a token, every request must carry `Authorization: Bearer TOKEN`; the token is
-//!   compared in constant time and never logged. A refusal is a 401 with the error
-//!   object of every tool.
+//!   compared in constant time and never logged. A request without it, or with another,
+//!   gets 400, not 401, and no `WWW-Authenticate`: a client that can do OAuth (Claude
+//!   Code; the official TypeScript SDK given an auth provider) takes a 401 for a server
+//!   that wants OAuth and starts its discovery, which cannot succeed against a static
+//!   token, so the user sees an OAuth failure and not its cause. Answered 400 with a
+//!   JSON-RPC error, the official SDKs report the error's message, which names the
+//!   header to configure.
 //! - Bound to loopback, a request for another host name gets 403 (DNS rebinding); rmcp's
 //!   own `Host` check, with the same names, stays behind it.
 //! - A request whose `Origin` is not this server's host gets 403 (the 2025-11-25
 //!   transport's DNS-rebinding rule; see [`Origins`]). No `Origin` (a client that is not
 //!   a browser) passes.
 //!
-//! The `Host` and `Origin` refusals are JSON-RPC errors (id `null`) whose data is the
-//! `UNAUTHORIZED` error object on the header's field.
+//! The `Host`, `Origin` and token refusals are JSON-RPC `-32600` errors (id `null`) whose
+//! data is the `UNAUTHORIZED` error object on the header's field.
 //!
 //! What a POST holds is checked before rmcp reads it ([`super::strict::check`]): a body
 //! that is not JSON is 400 with `-32700`, one that is not a request 400 with `-32600`, a
@@ -276,7 +281,7 @@ async fn limit_body(request: Request, next: Next) -> Response {
                 );
             }
             let answer = super::stdio::too_large_answer(None, Some(bytes), MAX_BODY_BYTES);
-            (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response()
+            (StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response()
         }
         _ => next.run(request).await,
     }
@@ -289,7 +294,21 @@ pub(super) fn refusal(
     error: ToolError,
 ) -> Response {
     let answer = rmcp::model::ServerJsonRpcMessage::error(strict::rpc_error(code, &error), None);
-    (status, axum::Json(answer)).into_response()
+    (status, json_body(&answer)).into_response()
+}
+
+/// A JSON-RPC message as a body; an error with no id gets `"id": null`, which rmcp
+/// leaves out. JSON-RPC 2.0 asks for the member, and the official Python SDK reads an
+/// error body without it as no JSON-RPC error at all: it reports "Server returned an
+/// error response" in place of the error's message.
+fn json_body(answer: &rmcp::model::ServerJsonRpcMessage) -> axum::Json<serde_json::Value> {
+    let mut body = serde_json::to_value(answer).unwrap_or_default();
+    if let Some(fields) = body.as_object_mut()
+        && fields.contains_key("error")
+    {
+        fields.entry("id").or_insert(serde_json::Value::Null);
+    }
+    axum::Json(body)
 }
 
 /// Host, Origin and token ([`Guard::check`]) on every request but `/health`.
@@ -300,26 +319,21 @@ async fn check_request(State(guard): State<Guard>, request: Request, next: Next)
     }
 }
 
-/// A refusal in this face's shapes: the token's is the error object alone (401); the
-/// others a JSON-RPC `-32600` error (id `null`) whose data is the error object on the
-/// header at fault.
+/// A refusal in this face's shape: a JSON-RPC `-32600` error (id `null`) whose data is
+/// the error object on the header at fault. The token's is 400 with no challenge (see
+/// the module's notes); the others keep the guard's status.
 fn refuse(refused: Refusal) -> Response {
-    if refused.check == Check::Token {
-        let body = ToolError::new(ErrorCode::Unauthorized, refused.message())
-            .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-        return refused.respond(axum::Json(body));
-    }
     let code = match refused.check {
         Check::BodyType => ErrorCode::ValidationInvalidValue,
         _ => ErrorCode::Unauthorized,
     };
     let error = ToolError::field(code, refused.field, refused.reason.clone())
         .with_message(refused.message());
-    let answer = rmcp::model::ServerJsonRpcMessage::error(
-        strict::rpc_error(rmcp::model::ErrorCode::INVALID_REQUEST, &error),
-        None,
-    );
-    refused.respond(axum::Json(answer))
+    let status = match refused.check {
+        Check::Token => StatusCode::BAD_REQUEST,
+        _ => refused.status,
+    };
+    refusal(status, rmcp::model::ErrorCode::INVALID_REQUEST, error)
 }
 
 /// The strict check of a POST's message, before rmcp reads it (and before its own
@@ -399,7 +413,7 @@ async fn check_message(request: Request, next: Next) -> Response {
                 );
             }
             let answer = super::stdio::too_large_answer(None, None, MAX_BODY_BYTES);
-            return (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(answer)).into_response();
+            return (StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response();
         }
         bytes.extend_from_slice(&chunk);
     }
@@ -415,7 +429,7 @@ async fn check_message(request: Request, next: Next) -> Response {
         Verdict::Refuse(r) => {
             r.log("http");
             let status = StatusCode::from_u16(r.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
-            (status, axum::Json(r.answer())).into_response()
+            (status, json_body(&r.answer())).into_response()
         }
     }
 }
