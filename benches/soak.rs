@@ -11,7 +11,8 @@
 //! 6. Handle store: results over 25 KB stored into a 32 MB store; RSS growth against
 //!    the cap (goal: within 1.5x), on a server of its own.
 //!
-//! `SOAK_BASELINE_BIN=PATH` first measures the same load on another build.
+//! `SOAK_BASELINE_BIN=PATH` first measures the same load on another build (the release
+//! binary before a change), the two builds taking turns, three rounds each.
 //!
 //! Run with `cargo bench --bench soak`. `SOAK_SCALE=0.1` runs a tenth of the counts.
 
@@ -335,16 +336,45 @@ async fn soak() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("soak: the release server under attack on loopback ({cores} cores)");
 
-    // 0. The same load on another build, when one is named (the build before a change).
+    // 0. The same load on another build, when one is named (the build before a change),
+    // taking turns with this one so that neither gains from going first.
     if let Ok(bin) = std::env::var("SOAK_BASELINE_BIN") {
-        let server = Server::start_bin(&bin, &[]).await;
-        for clients in [8, 32] {
-            let (rate, p99, errors) = load(&server.url, clients, 6.0).await;
+        let this = env!("CARGO_BIN_EXE_structs-console").to_string();
+        let mut sums: Vec<(f64, f64, usize)> = vec![(0.0, 0.0, 0); 4];
+        let rounds = 3;
+        for round in 0..rounds {
+            let order = if round % 2 == 0 {
+                [(1, &bin), (0, &this)]
+            } else {
+                [(0, &this), (1, &bin)]
+            };
+            for (which, path) in order {
+                let server = Server::start_bin(path, &[]).await;
+                for (k, clients) in [8, 32].into_iter().enumerate() {
+                    let (rate, p99, errors) = load(&server.url, clients, 4.0).await;
+                    let s = &mut sums[which * 2 + k];
+                    s.0 += rate / rounds as f64;
+                    s.1 += p99 / rounds as f64;
+                    s.2 += errors;
+                }
+                server.stop().await;
+            }
+        }
+        for (k, clients) in [8, 32].into_iter().enumerate() {
+            let (new, old) = (sums[k], sums[2 + k]);
             println!(
-                "  load, baseline build, {clients:>2} clients: {rate:>7.0} calls/s, p99 {p99:>6.2} ms, {errors} errors"
+                "  load, {clients:>2} clients, mean of {rounds} turns each: this build {:.0} calls/s, \
+                 p99 {:.2} ms ({} errors); baseline build {:.0} calls/s, p99 {:.2} ms ({} errors); \
+                 this / baseline {:.2}",
+                new.0,
+                new.1,
+                new.2,
+                old.0,
+                old.1,
+                old.2,
+                new.0 / old.0
             );
         }
-        server.stop().await;
     }
 
     // Sessions idle for 5 s end, so that the server is open again soon after the flood.

@@ -1,8 +1,8 @@
 //! The HTTP listener under the MCP endpoint: connections bounded in number and in time.
 //!
 //! - A connection must send a request's headers within [`ListenLimits::header_timeout`]
-//!   of opening (or of its last answer, on a kept-alive connection), or it is closed;
-//!   hyper closes one whose headers stop half-way after the same time.
+//!   of opening (or of its last answer, on a kept-alive connection), or it is closed
+//!   (a connection counts as busy from the moment its headers are whole).
 //! - At most [`ListenLimits::max_connections`] at once. At the cap a new connection
 //!   takes the place of the connection that has waited longest without a request in
 //!   flight: one that has not sent a whole request yet if there is one, else a
@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -201,14 +201,11 @@ pub async fn serve(
             })
         };
         let conn_stop = stop.clone();
-        let header_timeout = limits.header_timeout;
         let task = tokio::spawn(async move {
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(header_timeout)
-                .keep_alive(true);
-            let conn = builder.serve_connection(TokioIo::new(tcp), service);
+            // No hyper timer: arming one for every request's head costs each call, and
+            // the reaper already closes a connection whose headers are late.
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(TokioIo::new(tcp), service);
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => return,
