@@ -75,6 +75,24 @@ struct Conns {
     open: HashMap<u64, Conn>,
 }
 
+/// Keeps `guard` until the response's body has been sent whole (or dropped): a stream
+/// of server messages lasts as long as the client reads it. A body of known length
+/// goes at once, and `guard` ends with this call.
+pub(super) fn hold_until_sent<G: Send + Sync + 'static>(
+    response: axum::response::Response,
+    guard: G,
+) -> axum::response::Response {
+    let (parts, body) = response.into_parts();
+    if http_body::Body::size_hint(&body).exact().is_some() {
+        return axum::response::Response::from_parts(parts, body);
+    }
+    let stream = body.into_data_stream().map(move |chunk| {
+        let _guard = &guard;
+        chunk
+    });
+    axum::response::Response::from_parts(parts, axum::body::Body::from_stream(stream))
+}
+
 /// A poisoned map is still a map of connections.
 fn lock(c: &Mutex<Conns>) -> MutexGuard<'_, Conns> {
     c.lock().unwrap_or_else(|e| e.into_inner())
@@ -183,20 +201,8 @@ pub async fn serve(
                         tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
                             .await
                             .unwrap_or_else(|e: Infallible| match e {});
-                    let (parts, body) = response.into_parts();
-                    if http_body::Body::size_hint(&body).exact().is_some() {
-                        // Sent at once, with its length: the request ends here.
-                        return Ok::<_, Infallible>(hyper::Response::from_parts(parts, body));
-                    }
-                    // A stream (server-sent events): in flight until it ends.
-                    let body = body.into_data_stream().map(move |chunk| {
-                        let _flight = &flight;
-                        chunk
-                    });
-                    Ok(hyper::Response::from_parts(
-                        parts,
-                        axum::body::Body::from_stream(body),
-                    ))
+                    // A stream (server-sent events) is in flight until it ends.
+                    Ok::<_, Infallible>(hold_until_sent(response, flight))
                 }
             })
         };

@@ -21,7 +21,6 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
-use futures_util::StreamExt;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
@@ -86,11 +85,6 @@ impl Tracker {
 
     fn lock(&self) -> MutexGuard<'_, State_> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Sessions open now.
-    pub fn count(&self) -> usize {
-        self.lock().sessions.len()
     }
 
     /// Seconds until a place may free: the first idle session's end, or the idle time.
@@ -168,22 +162,6 @@ impl Drop for Starting {
     }
 }
 
-/// Keeps `open` until the response's body has been sent whole (or dropped): a stream
-/// of server messages is open for as long as the client reads it. A body of known
-/// length goes at once, and `open` ends with this call.
-fn hold_until_sent(response: Response, open: Open) -> Response {
-    let (parts, body) = response.into_parts();
-    if http_body::Body::size_hint(&body).exact().is_some() {
-        // Sent at once, with its length.
-        return Response::from_parts(parts, body);
-    }
-    let stream = body.into_data_stream().map(move |chunk| {
-        let _open = &open;
-        chunk
-    });
-    Response::from_parts(parts, axum::body::Body::from_stream(stream))
-}
-
 /// The middleware: refuses a session over the cap, and keeps each session's activity.
 pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: Next) -> Response {
     let id = request
@@ -215,7 +193,7 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
                 tracker.lock().sessions.remove(&id);
                 return response;
             }
-            hold_until_sent(response, open)
+            super::listen::hold_until_sent(response, open)
         }
         None if request.method() == Method::POST => {
             let place = {
@@ -248,7 +226,7 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
                 );
             }
             drop(place);
-            hold_until_sent(response, Open { tracker, id })
+            super::listen::hold_until_sent(response, Open { tracker, id })
         }
         None => next.run(request).await,
     }
