@@ -12,7 +12,8 @@
 //!    the cap (goal: within 1.5x), on a server of its own.
 //!
 //! `SOAK_BASELINE_BIN=PATH` first measures the same load on another build (the release
-//! binary before a change), the two builds taking turns, three rounds each.
+//! binary before a change), the two builds taking turns, `SOAK_ROUNDS` rounds each
+//! (3 unless set).
 //!
 //! Run with `cargo bench --bench soak`. `SOAK_SCALE=0.1` runs a tenth of the counts.
 
@@ -341,7 +342,13 @@ async fn soak() {
     if let Ok(bin) = std::env::var("SOAK_BASELINE_BIN") {
         let this = env!("CARGO_BIN_EXE_structs-console").to_string();
         let mut sums: Vec<(f64, f64, usize)> = vec![(0.0, 0.0, 0); 4];
-        let rounds = 3;
+        // Each turn's rate, to show the spread beside the means.
+        let mut turns: Vec<Vec<f64>> = vec![Vec::new(); 4];
+        let rounds: usize = std::env::var("SOAK_ROUNDS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .filter(|&n| n > 0)
+            .unwrap_or(3);
         for round in 0..rounds {
             let order = if round % 2 == 0 {
                 [(1, &bin), (0, &this)]
@@ -356,20 +363,28 @@ async fn soak() {
                     s.0 += rate / rounds as f64;
                     s.1 += p99 / rounds as f64;
                     s.2 += errors;
+                    turns[which * 2 + k].push(rate);
                 }
                 server.stop().await;
             }
         }
+        let spread = |rates: &[f64]| {
+            let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rates.iter().copied().fold(0.0, f64::max);
+            format!("{lo:.0}-{hi:.0}")
+        };
         for (k, clients) in [8, 32].into_iter().enumerate() {
             let (new, old) = (sums[k], sums[2 + k]);
             println!(
-                "  load, {clients:>2} clients, mean of {rounds} turns each: this build {:.0} calls/s, \
-                 p99 {:.2} ms ({} errors); baseline build {:.0} calls/s, p99 {:.2} ms ({} errors); \
-                 this / baseline {:.2}",
+                "  load, {clients:>2} clients, mean of {rounds} turns each: this build {:.0} calls/s \
+                 (turns {}), p99 {:.2} ms ({} errors); baseline build {:.0} calls/s (turns {}), \
+                 p99 {:.2} ms ({} errors); this / baseline {:.2}",
                 new.0,
+                spread(&turns[k]),
                 new.1,
                 new.2,
                 old.0,
+                spread(&turns[2 + k]),
                 old.1,
                 old.2,
                 new.0 / old.0

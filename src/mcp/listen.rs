@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use hyper_util::rt::TokioIo;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
@@ -78,7 +77,7 @@ struct Conns {
 /// Keeps `guard` until the response's body has been sent whole (or dropped): a stream
 /// of server messages lasts as long as the client reads it. A body of known length
 /// goes at once, and `guard` ends with this call.
-pub(super) fn hold_until_sent<G: Send + Sync + 'static>(
+pub(super) fn hold_until_sent<G: Send + Unpin + 'static>(
     response: axum::response::Response,
     guard: G,
 ) -> axum::response::Response {
@@ -86,11 +85,39 @@ pub(super) fn hold_until_sent<G: Send + Sync + 'static>(
     if http_body::Body::size_hint(&body).exact().is_some() {
         return axum::response::Response::from_parts(parts, body);
     }
-    let stream = body.into_data_stream().map(move |chunk| {
-        let _guard = &guard;
-        chunk
-    });
-    axum::response::Response::from_parts(parts, axum::body::Body::from_stream(stream))
+    let held = Held {
+        body,
+        _guard: guard,
+    };
+    axum::response::Response::from_parts(parts, axum::body::Body::new(held))
+}
+
+/// A response body that keeps a guard alive while it is read. Frames, the end of the
+/// stream and the size hint pass through as they are, so the server writes the last
+/// chunk and the end together, as it would without the guard.
+struct Held<G> {
+    body: axum::body::Body,
+    _guard: G,
+}
+
+impl<G: Unpin> http_body::Body for Held<G> {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 /// A poisoned map is still a map of connections.
