@@ -151,14 +151,10 @@ struct Cli {
     #[arg(long, global = true)]
     log_file: Option<PathBuf>,
 
-    /// Log filter (error, warn, info, debug, trace, or a tracing directive).
-    #[arg(
-        long,
-        default_value = "info",
-        env = "STRUCTS_CONSOLE_LOG",
-        global = true
-    )]
-    log_level: String,
+    /// Log filter (error, warn, info, debug, trace, or a tracing directive). The
+    /// default is info, and warn for `client`, whose stderr a script reads.
+    #[arg(long, env = "STRUCTS_CONSOLE_LOG", global = true)]
+    log_level: Option<String>,
 
     /// Configuration file (TOML); see ARCHITECTURE.md for its tables. Flags override it.
     #[arg(long, value_name = "FILE")]
@@ -234,6 +230,9 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
     },
+    /// Be an MCP client from the command line: connect to a server (`--connect`), send
+    /// one request, print the answer as JSON, and exit 1 on an error answer.
+    Client(structs_console::mcp::client::script::ClientArgs),
     /// Run a recorded session log (`--record`) again and compare the answers.
     Replay {
         /// The session log (JSON Lines).
@@ -309,11 +308,19 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
-    let mut filter = EnvFilter::try_new(&cli.log_level)
-        .map_err(|e| anyhow::anyhow!("invalid --log-level {:?}: {e}", cli.log_level))?;
+    let level = cli.log_level.clone().unwrap_or_else(|| {
+        if matches!(cli.command, Some(Command::Client(_))) {
+            // rmcp warns of every error the client answers with (a rejected sampling).
+            "warn,rmcp=error".into()
+        } else {
+            "info".into()
+        }
+    });
+    let mut filter = EnvFilter::try_new(&level)
+        .map_err(|e| anyhow::anyhow!("invalid --log-level {level:?}: {e}"))?;
     // rmcp logs every request whole at debug and trace: arguments, and with them signed
     // transactions (`tx_bytes`). It stays at info unless the level names it itself.
-    let asked = cli.log_level.to_ascii_lowercase();
+    let asked = level.to_ascii_lowercase();
     if (asked.contains("debug") || asked.contains("trace")) && !asked.contains("rmcp") {
         filter = filter.add_directive("rmcp=info".parse().expect("a valid directive"));
     }
@@ -581,6 +588,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }) = &cli.command
     {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
+    }
+    if let Some(Command::Client(args)) = cli.command {
+        let runtime = tokio::runtime::Runtime::new()?;
+        let token = cli.auth_token.clone();
+        return Ok(runtime.block_on(structs_console::mcp::client::script::run(args, token)));
     }
     let config = load_config(&cli)?;
     if let Some(Command::Replay {

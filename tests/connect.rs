@@ -283,8 +283,34 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
     assert!(frame.contains("→ tools/call"), "{frame}");
     assert!(frame.contains("← response"), "{frame}");
     let messages = remote.wire().messages();
-    assert_eq!(messages[0].method, "initialize");
+    // The newest protocol is offered first (`server/discover`); this server speaks
+    // up to 2025-11-25, so the console falls back to that version's handshake.
+    assert_eq!(messages[0].method, "server/discover");
     assert_eq!(messages[0].direction, Direction::Sent);
+    assert!(
+        messages[0].text.contains("2026-07-28"),
+        "{}",
+        messages[0].text
+    );
+    let init = messages
+        .iter()
+        .find(|m| m.method == "initialize")
+        .expect("the initialize handshake follows");
+    assert_eq!(init.direction, Direction::Sent);
+    assert!(
+        init.text.contains(r#""protocolVersion":"2025-11-25""#),
+        "{}",
+        init.text
+    );
+    assert!(
+        init.text.contains(r#""name":"structs-console""#),
+        "{}",
+        init.text
+    );
+    assert_eq!(remote.protocol_version(), "2025-11-25");
+    // It says so with an error, on the same connection.
+    assert_eq!(messages[1].method, "error");
+    assert_eq!(messages[2].method, "initialize");
     assert!(
         messages
             .iter()

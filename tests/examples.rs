@@ -344,8 +344,18 @@ enum Started {
 fn start(dir: &Path, args: &[String]) -> Started {
     let stdio_server =
         args.iter().any(|a| a == "--headless") && !args.iter().any(|a| a == "--http");
+    // A `--connect "structs-console …"` line starts the binary by its name.
+    let bin_dir = Path::new(env!("CARGO_BIN_EXE_structs-console"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let path = std::env::join_paths(std::iter::once(bin_dir).chain(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    )))
+    .unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
         .args(args)
+        .env("PATH", path)
         .current_dir(dir)
         .stdin(if stdio_server {
             std::process::Stdio::piped()

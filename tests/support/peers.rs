@@ -1,6 +1,6 @@
-//! The MCP tools that the peer tests run against the server: from npm, Node 22, the
-//! official conformance suite and MCP Inspector's CLI; from PyPI, the official Python
-//! SDK. `.ci/run` installs them under
+//! The MCP tools that the peer tests run against the server (and the client): from
+//! npm, Node 22, the official conformance suite, MCP Inspector's CLI and the MCP
+//! reference server; from PyPI, the official Python SDK. `.ci/run` installs them under
 //! `target/peers`; `STRUCTS_PEERS` may name another `node_modules` folder. Outside CI a
 //! missing install skips those tests with a note; under CI it fails them.
 
@@ -27,12 +27,13 @@ impl Peers {
             && peers.inspector().is_file()
             && peers.mcpdo().is_file()
             && peers.python().is_file()
+            && peers.everything().is_file()
         {
             return Some(peers);
         }
         let note = format!(
             "the MCP peers are not installed in {} (Node 22, @modelcontextprotocol/conformance, \
-             @modelcontextprotocol/inspector, and the Python SDK in venv/); .ci/run installs them, or set STRUCTS_PEERS",
+             @modelcontextprotocol/inspector, @modelcontextprotocol/server-everything, and the Python SDK in venv/); .ci/run installs them, or set STRUCTS_PEERS",
             peers.modules.display()
         );
         if under_ci() {
@@ -54,6 +55,12 @@ impl Peers {
     pub fn inspector(&self) -> PathBuf {
         self.modules
             .join("@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+    }
+
+    /// The MCP reference server (`server-everything`); run it with `stdio`.
+    pub fn everything(&self) -> PathBuf {
+        self.modules
+            .join("@modelcontextprotocol/server-everything/dist/index.js")
     }
 
     /// The Python with the official MCP SDK (`mcp`), in a virtual environment beside

@@ -9,26 +9,30 @@
 //! [`Core`](crate::core::Core) built over it serves the console's panes as a local one
 //! does.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotification,
-    CancelledNotificationParam, ClientNotification, ClientRequest, ProgressNotificationParam,
-    ProgressToken, ServerResult, Tool,
-};
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::model::{CallToolResult, ProgressToken, ProtocolVersion, Tool};
+use rmcp::service::{RunningService, ServiceError};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
-use crate::context::{CallContext, ProgressUpdate};
+use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::source::SourceInfo;
 
+mod handler;
+mod inspect;
+pub mod script;
 mod wire;
 
+pub use handler::{
+    Answers, AskKind, Asks, ElicitPolicy, OPERATOR_MODEL, Reply, RootDir, SAMPLING_REJECTED,
+    Script, client_info, defaults,
+};
+use handler::{Listener, ProgressSinks, Shared};
+pub use inspect::{CompleteRef, LOG_LEVELS, MAX_PAGES};
 pub use wire::{Direction, Which, Wire, WireMessage};
 use wire::{Logged, lock, read_stderr};
 
@@ -91,7 +95,7 @@ impl Target {
 /// Splits a command line into words: whitespace separates, `'...'` is literal, `"..."`
 /// keeps spaces and takes `\"` and `\\`, a backslash outside quotes escapes the next
 /// character.
-fn split_words(line: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_words(line: &str) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
     let mut word: Option<String> = None;
     let mut chars = line.chars();
@@ -141,40 +145,94 @@ fn split_words(line: &str) -> Result<Vec<String>, String> {
     Ok(words)
 }
 
-/// Progress sinks by the progress token of the request they belong to.
-type ProgressSinks = Arc<Mutex<HashMap<ProgressToken, CallContext>>>;
-
-/// The client side's handler: progress notifications go to the call that asked.
-struct Listener {
-    progress: ProgressSinks,
+/// Which protocol version the client offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protocol {
+    /// The newest the library speaks (through `server/discover`); a server that does
+    /// not speak it gets the newest version with an `initialize` handshake instead,
+    /// on the same connection when it says it is older, or on a new one when it
+    /// answers the probe with versions this client does not offer.
+    Newest,
+    /// Exactly this version.
+    Pinned(ProtocolVersion),
 }
 
-impl ClientHandler for Listener {
-    async fn on_progress(
-        &self,
-        params: ProgressNotificationParam,
-        context: NotificationContext<RoleClient>,
-    ) {
-        let ctx = lock(&self.progress).get(&params.progress_token).cloned();
-        if let Some(ctx) = ctx {
-            // Where rmcp leaves a notification's `_meta`: the params, the context's
-            // meta, or (3.9 moves it there when it reads the message) the context's
-            // extensions.
-            let in_extensions = context
-                .extensions
-                .get::<rmcp::model::NotificationMetaObject>();
-            let data = [params.meta.as_ref(), Some(&context.meta), in_extensions]
-                .into_iter()
-                .flatten()
-                .find_map(|m| m.0.0.get(PROGRESS_DATA_KEY))
-                .cloned()
-                .unwrap_or(Value::Null);
-            ctx.report(ProgressUpdate {
-                progress: params.progress,
-                total: params.total,
-                message: params.message.unwrap_or_default(),
-                data,
-            });
+impl Protocol {
+    /// `newest`, or a protocol version the library knows (`2025-06-18`).
+    ///
+    /// # Errors
+    ///
+    /// Any other text.
+    pub fn parse(text: &str) -> Result<Protocol, String> {
+        if text == "newest" {
+            return Ok(Protocol::Newest);
+        }
+        ProtocolVersion::KNOWN_VERSIONS
+            .iter()
+            .find(|v| v.as_str() == text)
+            .map(|v| Protocol::Pinned(v.clone()))
+            .ok_or_else(|| {
+                let known: Vec<&str> = ProtocolVersion::KNOWN_VERSIONS
+                    .iter()
+                    .map(ProtocolVersion::as_str)
+                    .collect();
+                format!(
+                    "protocol version {text:?} is not one this client speaks: newest, {}",
+                    known.join(", ")
+                )
+            })
+    }
+
+    /// The handshakes to try, in order: how, and the version `initialize` offers.
+    fn attempts(&self) -> Vec<(ClientLifecycleMode, ProtocolVersion)> {
+        let handshake = ProtocolVersion::LATEST_WITH_INITIALIZE;
+        match self {
+            Protocol::Newest => vec![
+                (
+                    ClientLifecycleMode::Auto {
+                        preferred_versions: vec![ProtocolVersion::LATEST],
+                        legacy_version: Some(handshake.clone()),
+                    },
+                    ProtocolVersion::LATEST,
+                ),
+                (ClientLifecycleMode::Initialize, handshake),
+            ],
+            Protocol::Pinned(v) if v.has_initialize() => {
+                vec![(ClientLifecycleMode::Initialize, v.clone())]
+            }
+            Protocol::Pinned(v) => vec![(
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![v.clone()],
+                },
+                v.clone(),
+            )],
+        }
+    }
+}
+
+/// How the console connects.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Sent as `Authorization: Bearer` to a URL (never to a command).
+    pub token: Option<String>,
+    /// See [`CALL_IDLE_TIMEOUT`].
+    pub idle_timeout: Duration,
+    pub protocol: Protocol,
+    /// The roots offered to the server at first.
+    pub roots: Vec<RootDir>,
+    /// Who answers the server's sampling and elicitation requests.
+    pub answers: Answers,
+}
+
+impl Default for Options {
+    /// No token, the newest protocol, no roots, the operator answering.
+    fn default() -> Options {
+        Options {
+            token: None,
+            idle_timeout: CALL_IDLE_TIMEOUT,
+            protocol: Protocol::Newest,
+            roots: Vec::new(),
+            answers: Answers::Operator,
         }
     }
 }
@@ -183,7 +241,7 @@ impl ClientHandler for Listener {
 pub struct Remote {
     target: Target,
     service: RunningService<RoleClient, Listener>,
-    progress: ProgressSinks,
+    shared: Arc<Shared>,
     wire: Arc<Wire>,
     tools: Vec<Tool>,
     /// The server's prompts, listed at connect when it offers prompts.
@@ -220,58 +278,69 @@ impl Remote {
         token: Option<String>,
         idle_timeout: Duration,
     ) -> anyhow::Result<Arc<Remote>> {
+        let options = Options {
+            token,
+            idle_timeout,
+            ..Options::default()
+        };
+        Remote::connect_with_options(target, options).await
+    }
+
+    /// Starts or reaches the server with these options, initializes the session
+    /// (offering the protocol version they say, with the fallback of
+    /// [`Protocol::Newest`]) and lists its tools.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::connect`]; and when no handshake the options allow succeeds (the
+    /// error of the last one tried).
+    pub async fn connect_with_options(
+        target: Target,
+        options: Options,
+    ) -> anyhow::Result<Arc<Remote>> {
         let wire = Arc::new(Wire::new());
-        let progress: ProgressSinks = Arc::default();
-        let listener = Listener {
-            progress: progress.clone(),
-        };
-        let started = async {
-            match &target {
-                Target::Command(words) => {
-                    let mut cmd = tokio::process::Command::new(&words[0]);
-                    cmd.args(&words[1..]);
-                    let (child, stderr) = TokioChildProcess::builder(cmd)
-                        .stderr(std::process::Stdio::piped())
-                        .spawn()
-                        .map_err(|e| anyhow::anyhow!("cannot start {:?}: {e}", words[0]))?;
-                    if let Some(stderr) = stderr {
-                        tokio::spawn(read_stderr(stderr, wire.clone()));
-                    }
-                    let transport = Logged {
-                        inner: child,
-                        wire: wire.clone(),
-                    };
-                    listener.serve(transport).await.map_err(plain_init_error)
-                }
-                Target::Url(url) => {
-                    let _ = rustls::crypto::ring::default_provider().install_default();
-                    let mut config =
-                        rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
-                            url.clone(),
-                        );
-                    if let Some(token) = &token {
-                        config = config.auth_header(token.clone());
-                    }
-                    let transport = Logged {
-                        inner: StreamableHttpClientTransport::with_client(
-                            reqwest::Client::new(),
-                            config,
-                        ),
-                        wire: wire.clone(),
-                    };
-                    listener.serve(transport).await.map_err(plain_init_error)
-                }
-            }
-        };
-        let service = tokio::time::timeout(CONNECT_TIMEOUT, started)
-            .await
-            .map_err(|_| {
-                anyhow::anyhow!(
+        let attempts = options.protocol.attempts();
+        let last = attempts.len() - 1;
+        let mut opened = None;
+        for (n, (lifecycle, version)) in attempts.into_iter().enumerate() {
+            let shared = Arc::new(Shared {
+                progress: ProgressSinks::default(),
+                asks: Arc::default(),
+                roots: Mutex::new(options.roots.clone()),
+                answers: options.answers.clone(),
+                protocol: version,
+            });
+            let listener = Listener {
+                shared: shared.clone(),
+            };
+            let started = open(
+                &target,
+                options.token.as_deref(),
+                &wire,
+                listener,
+                lifecycle,
+            );
+            match tokio::time::timeout(CONNECT_TIMEOUT, started).await {
+                Err(_) => anyhow::bail!(
                     "{} did not complete the MCP handshake within {} s",
                     target.describe(),
                     CONNECT_TIMEOUT.as_secs()
-                )
-            })??;
+                ),
+                Ok(Ok(service)) => {
+                    opened = Some((service, shared));
+                    break;
+                }
+                // A server that would not agree on a version may still take the
+                // handshake of an older one.
+                Ok(Err(e)) if n < last && !e.transport => {
+                    tracing::info!(target = %target.describe(), error = %e.error, "falling back to the initialize handshake");
+                }
+                Ok(Err(e)) => return Err(e.error),
+            }
+        }
+        let Some((service, shared)) = opened else {
+            anyhow::bail!("{} took no handshake", target.describe());
+        };
         let tools = tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_tools())
             .await
             .map_err(|_| anyhow::anyhow!("{} did not list its tools", target.describe()))?
@@ -302,7 +371,7 @@ impl Remote {
         let remote = Arc::new(Remote {
             target,
             service,
-            progress,
+            shared,
             wire,
             tools,
             prompts,
@@ -313,7 +382,7 @@ impl Remote {
                 block_height: 0,
                 paused: false,
             }),
-            idle_timeout,
+            idle_timeout: options.idle_timeout,
         });
         if remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
@@ -364,6 +433,27 @@ impl Remote {
         !self.service.is_closed()
     }
 
+    /// The server's requests waiting for the operator (with [`Answers::Operator`]).
+    pub fn asks(&self) -> &Arc<Asks> {
+        &self.shared.asks
+    }
+
+    /// The protocol version agreed with the server.
+    pub fn protocol_version(&self) -> String {
+        self.service
+            .peer_info()
+            .map(|info| info.protocol_version.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Ends the session (a child is stopped, an HTTP session deleted).
+    pub async fn close(&self) {
+        let token = self.service.cancellation_token();
+        token.cancel();
+        // Give the transport a moment to say goodbye (an HTTP DELETE).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
     /// Calls `tool` on the server. A result comes back as the server's
     /// `structuredContent` (or its text parsed as JSON, or `{"content": [...]}`); an
     /// error result as the [`ToolError`] its error object describes. Progress reports
@@ -376,8 +466,8 @@ impl Remote {
         ctx: CallContext,
     ) -> Result<Value, ToolError> {
         let arguments = match args {
-            Value::Object(map) => Some(map),
-            Value::Null => None,
+            v @ Value::Object(_) => v,
+            Value::Null => json!({}),
             other => {
                 return Err(ToolError::field(
                     ErrorCode::ValidationWrongType,
@@ -386,55 +476,26 @@ impl Remote {
                 ));
             }
         };
-        let mut params = CallToolRequestParams::new(tool.to_string());
-        params.arguments = arguments;
-        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-        let peer = self.service.peer().clone();
-        let handle = peer
-            .send_cancellable_request(request, {
-                let mut options = PeerRequestOptions::with_timeout(self.idle_timeout);
-                options.reset_timeout_on_progress = true;
-                options
-            })
+        let answer = self
+            .request(
+                "tools/call",
+                json!({"name": tool, "arguments": arguments}),
+                ctx,
+            )
             .await
-            .map_err(|e| self.unreachable(tool, &e))?;
-        let token = handle.progress_token.clone();
-        let id = handle.id.clone();
-        lock(&self.progress).insert(token.clone(), ctx.clone());
-        let _unregister = Unregister {
-            sinks: self.progress.clone(),
-            token,
-        };
-        let answer = tokio::select! {
-            answer = handle.await_response() => answer,
-            () = ctx.cancelled() => {
-                let note = CancelledNotification::new(CancelledNotificationParam::new(
-                    Some(id),
-                    Some("cancelled in the console".into()),
-                ));
-                let _ = peer
-                    .send_notification(ClientNotification::CancelledNotification(note))
-                    .await;
-                return Err(ToolError::new(
-                    ErrorCode::ToolCancelled,
-                    format!("{tool} was cancelled; the server was told"),
-                ));
-            }
-        };
-        let result = match answer {
-            Ok(ServerResult::CallToolResult(result)) => result,
-            Ok(other) => {
-                return Err(ToolError::new(
-                    ErrorCode::ToolExecutionFailed,
-                    format!(
-                        "{} answered {tool} with something other than a tool result: {}",
-                        self.target.describe(),
-                        serde_json::to_string(&other).unwrap_or_default()
-                    ),
-                ));
-            }
-            Err(e) => return Err(self.unreachable(tool, &e)),
-        };
+            .map_err(|mut e| {
+                e.message = e.message.replacen("tools/call", tool, 1);
+                e
+            })?;
+        let result: CallToolResult = serde_json::from_value(answer.clone()).map_err(|_| {
+            ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                format!(
+                    "{} answered {tool} with something other than a tool result: {answer}",
+                    self.target.describe(),
+                ),
+            )
+        })?;
         let outcome = result_value(tool, result);
         if let Ok(v) = &outcome
             && (tool == BLOCK_HEIGHT_TOOL || tool == CLOCK_TOOL)
@@ -635,6 +696,66 @@ fn result_value(tool: &str, result: CallToolResult) -> Result<Value, ToolError> 
             },
         )
     }))
+}
+
+/// A handshake that failed, and whether trying another is pointless (the program
+/// cannot be started).
+struct Failed {
+    error: anyhow::Error,
+    transport: bool,
+}
+
+/// Starts the child or reaches the URL and runs one handshake over it.
+async fn open(
+    target: &Target,
+    token: Option<&str>,
+    wire: &Arc<Wire>,
+    listener: Listener,
+    lifecycle: ClientLifecycleMode,
+) -> Result<RunningService<RoleClient, Listener>, Failed> {
+    let served = match target {
+        Target::Command(words) => {
+            let mut cmd = tokio::process::Command::new(&words[0]);
+            cmd.args(&words[1..]);
+            let (child, stderr) = TokioChildProcess::builder(cmd)
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .map_err(|e| Failed {
+                    error: anyhow::anyhow!("cannot start {:?}: {e}", words[0]),
+                    transport: true,
+                })?;
+            if let Some(stderr) = stderr {
+                tokio::spawn(read_stderr(stderr, wire.clone()));
+            }
+            let transport = Logged {
+                inner: child,
+                wire: wire.clone(),
+            };
+            listener.serve_with_lifecycle(transport, lifecycle).await
+        }
+        Target::Url(url) => {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let mut config =
+                rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                    url.clone(),
+                );
+            if let Some(token) = token {
+                config = config.auth_header(token.to_string());
+            }
+            let transport = Logged {
+                inner: StreamableHttpClientTransport::with_client(reqwest::Client::new(), config),
+                wire: wire.clone(),
+            };
+            listener.serve_with_lifecycle(transport, lifecycle).await
+        }
+    };
+    // Any answer may be a server of another era turning the probe down (an HTTP
+    // server may refuse it with an error status before any session exists), so only
+    // a program that cannot start is final.
+    served.map_err(|e| Failed {
+        error: plain_init_error(e),
+        transport: false,
+    })
 }
 
 /// Reads the child's stderr line by line into the wire's notifications.

@@ -1,0 +1,351 @@
+//! The rest of the protocol, from the client's side: any request by its method, and
+//! the ones an inspector needs by name (resources and their templates, subscriptions,
+//! prompts, completions, the log level, roots, ping).
+//!
+//! Answers come back as the server's JSON, unchanged: the console shows what the
+//! server said, and `structs-console client` prints it.
+
+#![allow(deprecated)]
+
+use rmcp::model::{
+    CancelledNotification, CancelledNotificationParam, ClientNotification, ClientRequest,
+    RootsListChangedNotification,
+};
+use rmcp::service::PeerRequestOptions;
+use serde_json::{Value, json};
+
+use super::handler::RootDir;
+use super::wire::lock;
+use super::{Remote, Unregister};
+use crate::context::CallContext;
+use crate::error::{ErrorCode, ToolError};
+
+/// The most pages a `list_all` follows before it stops (a server whose cursors never
+/// end would otherwise be read for ever).
+pub const MAX_PAGES: usize = 100;
+
+/// The log levels of `logging/setLevel`, least severe first.
+pub const LOG_LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// What a completion is for: a prompt's argument or a resource template's variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompleteRef {
+    Prompt(String),
+    Template(String),
+}
+
+impl CompleteRef {
+    /// `prompt:NAME` or `resource:URI-TEMPLATE`.
+    ///
+    /// # Errors
+    ///
+    /// When the text has neither prefix.
+    pub fn parse(text: &str) -> Result<CompleteRef, String> {
+        if let Some(name) = text.strip_prefix("prompt:") {
+            return Ok(CompleteRef::Prompt(name.to_string()));
+        }
+        if let Some(uri) = text.strip_prefix("resource:") {
+            return Ok(CompleteRef::Template(uri.to_string()));
+        }
+        Err(format!(
+            "{text:?} names neither a prompt (prompt:NAME) nor a resource template \
+             (resource:URI-TEMPLATE)"
+        ))
+    }
+
+    fn to_json(&self) -> Value {
+        match self {
+            CompleteRef::Prompt(name) => json!({"type": "ref/prompt", "name": name}),
+            CompleteRef::Template(uri) => json!({"type": "ref/resource", "uri": uri}),
+        }
+    }
+}
+
+impl Remote {
+    /// Sends request `method` with `params` and returns the server's result as JSON.
+    /// Progress reports go to `ctx`; cancelling `ctx` sends `notifications/cancelled`
+    /// and ends the request with `TOOL_CANCELLED`. A request that goes without an
+    /// answer or progress for the idle timeout is given up the same way.
+    ///
+    /// # Errors
+    ///
+    /// The server's JSON-RPC error (its code kept as `jsonrpc_code`), a timeout, a
+    /// cancellation, or a connection that is gone.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        ctx: CallContext,
+    ) -> Result<Value, ToolError> {
+        let params = match params {
+            Value::Null => json!({}),
+            p @ Value::Object(_) => p,
+            other => {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationWrongType,
+                    "params",
+                    format!("must be an object, not {other}"),
+                ));
+            }
+        };
+        let request: ClientRequest =
+            serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
+                ToolError::field(
+                    ErrorCode::ValidationInvalidFormat,
+                    "params",
+                    format!("not valid params for {method}: {e}"),
+                )
+            })?;
+        let peer = self.service.peer().clone();
+        let handle = peer
+            .send_cancellable_request(request, {
+                let mut options = PeerRequestOptions::with_timeout(self.idle_timeout);
+                options.reset_timeout_on_progress = true;
+                options
+            })
+            .await
+            .map_err(|e| self.unreachable(method, &e))?;
+        let token = handle.progress_token.clone();
+        let id = handle.id.clone();
+        lock(&self.shared.progress).insert(token.clone(), ctx.clone());
+        let _unregister = Unregister {
+            sinks: self.shared.progress.clone(),
+            token,
+        };
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer,
+            () = ctx.cancelled() => {
+                let note = CancelledNotification::new(CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled in the console".into()),
+                ));
+                let _ = peer
+                    .send_notification(ClientNotification::CancelledNotification(note))
+                    .await;
+                return Err(ToolError::new(
+                    ErrorCode::ToolCancelled,
+                    format!("{method} was cancelled; the server was told"),
+                ));
+            }
+        };
+        let result = answer.map_err(|e| self.unreachable(method, &e))?;
+        serde_json::to_value(&result).map_err(|e| {
+            ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                format!("the answer to {method} cannot be shown as JSON: {e}"),
+            )
+        })
+    }
+
+    /// Every item of a paged list (`tools/list`, `resources/list`,
+    /// `resources/templates/list`, `prompts/list`), following `nextCursor` up to
+    /// [`MAX_PAGES`] pages.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`], for any page; and when the pages do not end.
+    pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ToolError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_PAGES {
+            let params = match &cursor {
+                Some(c) => json!({"cursor": c}),
+                None => json!({}),
+            };
+            let page = self.request(method, params, CallContext::new()).await?;
+            if let Some(list) = page[key].as_array() {
+                items.extend(list.iter().cloned());
+            }
+            match page["nextCursor"].as_str() {
+                Some(next) if !next.is_empty() && Some(next) != cursor.as_deref() => {
+                    cursor = Some(next.to_string());
+                }
+                _ => return Ok(items),
+            }
+        }
+        Err(ToolError::new(
+            ErrorCode::ToolExecutionFailed,
+            format!(
+                "{} still had more of {method} after {MAX_PAGES} pages; stopped there",
+                self.target.describe()
+            ),
+        ))
+    }
+
+    /// One page of a paged list, from `cursor` (the first page without one).
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn page(&self, method: &str, cursor: Option<&str>) -> Result<Value, ToolError> {
+        let params = match cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        self.request(method, params, CallContext::new()).await
+    }
+
+    /// `resources/read`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn read_resource(&self, uri: &str) -> Result<Value, ToolError> {
+        self.request("resources/read", json!({"uri": uri}), CallContext::new())
+            .await
+    }
+
+    /// `resources/subscribe` (or `resources/unsubscribe` when `on` is false). Updates
+    /// arrive as `notifications/resources/updated` among the notifications.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn subscribe(&self, uri: &str, on: bool) -> Result<Value, ToolError> {
+        let method = if on {
+            "resources/subscribe"
+        } else {
+            "resources/unsubscribe"
+        };
+        self.request(method, json!({"uri": uri}), CallContext::new())
+            .await
+    }
+
+    /// `prompts/get` with its arguments (string values).
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn get_prompt(&self, name: &str, arguments: Value) -> Result<Value, ToolError> {
+        let mut params = json!({"name": name});
+        if arguments.as_object().is_some_and(|a| !a.is_empty()) {
+            params["arguments"] = arguments;
+        }
+        self.request("prompts/get", params, CallContext::new())
+            .await
+    }
+
+    /// `completion/complete`: the values the server offers for `argument` of `what`,
+    /// typed so far as `value`, with the other arguments already chosen in `context`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn complete(
+        &self,
+        what: &CompleteRef,
+        argument: &str,
+        value: &str,
+        context: Option<Value>,
+    ) -> Result<Value, ToolError> {
+        let mut params = json!({
+            "ref": what.to_json(),
+            "argument": {"name": argument, "value": value},
+        });
+        if let Some(ctx) = context.filter(|c| c.as_object().is_some_and(|m| !m.is_empty())) {
+            params["context"] = json!({ "arguments": ctx });
+        }
+        self.request("completion/complete", params, CallContext::new())
+            .await
+    }
+
+    /// `logging/setLevel`.
+    ///
+    /// # Errors
+    ///
+    /// An unknown level, or as [`Remote::request`].
+    pub async fn set_log_level(&self, level: &str) -> Result<Value, ToolError> {
+        if !LOG_LEVELS.contains(&level) {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidFormat,
+                "level",
+                format!("{level:?} is not one of {}", LOG_LEVELS.join(", ")),
+            ));
+        }
+        self.request(
+            "logging/setLevel",
+            json!({"level": level}),
+            CallContext::new(),
+        )
+        .await
+    }
+
+    /// `ping`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request`].
+    pub async fn ping(&self) -> Result<Value, ToolError> {
+        self.request("ping", json!({}), CallContext::new()).await
+    }
+
+    /// The roots this client offers, as `roots/list` answers them.
+    pub fn roots(&self) -> Vec<RootDir> {
+        lock(&self.shared.roots).clone()
+    }
+
+    /// Replaces the roots and tells the server (`notifications/roots/list_changed`).
+    ///
+    /// # Errors
+    ///
+    /// When the notification cannot be sent (the connection is gone).
+    pub async fn set_roots(&self, roots: Vec<RootDir>) -> Result<(), ToolError> {
+        *lock(&self.shared.roots) = roots;
+        self.service
+            .peer()
+            .send_notification(ClientNotification::RootsListChangedNotification(
+                RootsListChangedNotification::default(),
+            ))
+            .await
+            .map_err(|e| self.unreachable("notifications/roots/list_changed", &e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn completion_refs_name_a_prompt_or_a_template() {
+        assert_eq!(
+            CompleteRef::parse("prompt:greet").unwrap(),
+            CompleteRef::Prompt("greet".into())
+        );
+        assert_eq!(
+            CompleteRef::parse("resource:demo://{id}")
+                .unwrap()
+                .to_json(),
+            json!({"type": "ref/resource", "uri": "demo://{id}"})
+        );
+        assert!(
+            CompleteRef::parse("greet")
+                .unwrap_err()
+                .contains("prompt:NAME")
+        );
+    }
+
+    #[test]
+    fn any_method_becomes_a_request() {
+        for (method, params) in [
+            ("resources/list", json!({"cursor": "2"})),
+            ("resources/read", json!({"uri": "demo://1"})),
+            ("prompts/get", json!({"name": "p", "arguments": {"a": "1"}})),
+            ("logging/setLevel", json!({"level": "debug"})),
+            ("ping", json!({})),
+            ("vendor/anything", json!({"x": 1})),
+        ] {
+            let request: ClientRequest =
+                serde_json::from_value(json!({"method": method, "params": params})).unwrap();
+            assert_eq!(request.method(), method);
+        }
+    }
+}

@@ -1,0 +1,511 @@
+//! `structs-console client`: the console's MCP client without the console, one
+//! request per run, for scripts, CI and the conformance suite's client scenarios.
+//!
+//! It prints the server's answer as JSON on stdout and exits 0; an error answer (a
+//! JSON-RPC error, or a tool result with `isError`) prints the error (the project's
+//! error format, `{"error": {"code": …}}`) or the result and exits 1; a server that
+//! cannot be reached exits 2. `session` runs several requests in one session. With `--notifications` every
+//! notification received (and a child's stderr lines) goes to stderr as JSON Lines.
+//! It is the same [`Remote`] the console's Server tab uses.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::handler::{Answers, ElicitPolicy, RootDir, Script};
+use super::inspect::CompleteRef;
+use super::{Options, Protocol, Remote, Target, Which};
+use crate::context::CallContext;
+use crate::error::{ErrorCode, ToolError};
+
+/// `structs-console client`'s options.
+#[derive(Debug, clap::Args)]
+pub struct ClientArgs {
+    /// The server: a command line (started as a child, spoken to over stdio) or a
+    /// streamable HTTP URL (sent --auth-token as a bearer token when set).
+    #[arg(long, value_name = "TARGET")]
+    pub connect: String,
+
+    /// A directory offered to the server as a root (`roots/list`); repeatable.
+    #[arg(long = "root", value_name = "DIR")]
+    pub roots: Vec<PathBuf>,
+
+    /// How to answer the server's `elicitation/create`: accept with the form's
+    /// defaults, decline, or cancel.
+    #[arg(long, value_name = "HOW", default_value = "decline",
+          value_parser = ["accept-defaults", "decline", "cancel"])]
+    pub elicitation: String,
+
+    /// How to answer the server's `sampling/createMessage`: this text as the
+    /// assistant's reply, or `reject` (the default) to refuse it.
+    #[arg(long, value_name = "TEXT|reject", default_value = "reject")]
+    pub sampling_reply: String,
+
+    /// The protocol version to offer: `newest` (the library's newest, falling back to
+    /// the newest with an `initialize` handshake when the server does not speak it), or
+    /// a version such as 2025-06-18.
+    #[arg(long, value_name = "VERSION", default_value = "newest")]
+    pub protocol_version: String,
+
+    /// How long a request may go without an answer or progress, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = 60,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub timeout: u64,
+
+    /// Print every notification received (and a child's stderr) to stderr, as JSON
+    /// Lines.
+    #[arg(long)]
+    pub notifications: bool,
+
+    #[command(subcommand)]
+    pub request: ClientRequestCmd,
+}
+
+/// What `structs-console client` asks.
+#[derive(Debug, clap::Subcommand)]
+pub enum ClientRequestCmd {
+    /// The server's `initialize` answer: name, version, protocol, capabilities.
+    Info,
+    /// `tools/list`, every page.
+    Tools,
+    /// `tools/call`; exits 1 when the result is an error.
+    Call {
+        tool: String,
+        /// The arguments, a JSON object.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+    },
+    /// `resources/list`: every page, or the one at --cursor.
+    Resources {
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// `resources/templates/list`: every page, or the one at --cursor.
+    Templates {
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// `resources/read`.
+    Read { uri: String },
+    /// `resources/subscribe`, then wait for updates to the resource; exits 1 when
+    /// fewer than --updates arrive within --wait.
+    Subscribe {
+        uri: String,
+        #[arg(long, default_value_t = 1)]
+        updates: usize,
+        /// Seconds to wait for them.
+        #[arg(long, default_value_t = 10)]
+        wait: u64,
+    },
+    /// `prompts/list`: every page, or the one at --cursor.
+    Prompts {
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// `prompts/get`.
+    Prompt {
+        name: String,
+        /// The arguments, a JSON object of strings.
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        args: String,
+    },
+    /// `completion/complete` for a prompt's argument (`prompt:NAME`) or a resource
+    /// template's variable (`resource:URI-TEMPLATE`).
+    Complete {
+        #[arg(value_name = "REF")]
+        what: String,
+        argument: String,
+        #[arg(default_value = "")]
+        value: String,
+        /// The other arguments already chosen, a JSON object of strings.
+        #[arg(long, value_name = "JSON")]
+        context: Option<String>,
+    },
+    /// `logging/setLevel`; with --wait, then print the log messages that arrive.
+    LogLevel {
+        level: String,
+        /// Seconds to collect `notifications/message` after setting the level.
+        #[arg(long, default_value_t = 0)]
+        wait: u64,
+    },
+    /// `ping`.
+    Ping,
+    /// Any request, by its method.
+    Request {
+        method: String,
+        #[arg(long, value_name = "JSON", default_value = "{}")]
+        params: String,
+    },
+    /// Several requests in one session: one per line of FILE (`-` for stdin), each
+    /// written as this command's own subcommands are (`call echo --args '{"message":
+    /// "hi"}'`); `#` starts a comment. Prints one compact JSON answer per line and
+    /// exits 1 when any of them is an error.
+    Session {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+/// One line of a `session` file, read as a subcommand.
+#[derive(Debug, clap::Parser)]
+#[command(name = "session line", no_binary_name = true)]
+struct Line {
+    #[command(subcommand)]
+    request: ClientRequestCmd,
+}
+
+impl ClientArgs {
+    /// The connection options these flags describe.
+    ///
+    /// # Errors
+    ///
+    /// A root that is not a directory, or an unknown protocol version.
+    pub fn options(&self, token: Option<String>) -> Result<Options, String> {
+        let roots = self
+            .roots
+            .iter()
+            .map(|d| RootDir::from_dir(d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let elicitation = match self.elicitation.as_str() {
+            "accept-defaults" => ElicitPolicy::AcceptDefaults,
+            "cancel" => ElicitPolicy::Cancel,
+            _ => ElicitPolicy::Decline,
+        };
+        let sampling = (self.sampling_reply != "reject").then(|| self.sampling_reply.clone());
+        Ok(Options {
+            token,
+            idle_timeout: Duration::from_secs(self.timeout),
+            protocol: Protocol::parse(&self.protocol_version)?,
+            roots,
+            answers: Answers::Script(Script {
+                elicitation,
+                sampling,
+            }),
+        })
+    }
+}
+
+/// Runs one `structs-console client` request: connects, asks, prints, disconnects.
+pub async fn run(args: ClientArgs, token: Option<String>) -> ExitCode {
+    let fail = |e: String| {
+        eprintln!("structs-console client: {e}");
+        ExitCode::from(2)
+    };
+    let target = match Target::parse(&args.connect) {
+        Ok(t) => t,
+        Err(e) => return fail(format!("--connect: {e}")),
+    };
+    let options = match args.options(token) {
+        Ok(o) => o,
+        Err(e) => return fail(e),
+    };
+    let remote = match Remote::connect_with_options(target, options).await {
+        Ok(r) => r,
+        Err(e) => return fail(format!("cannot attach to the server: {e:#}")),
+    };
+    let printed = Printed::new(args.notifications);
+    // Ctrl-C (or SIGINT) cancels the request in flight: the server is sent
+    // `notifications/cancelled`, and the answer is TOOL_CANCELLED.
+    let ctx = CallContext::new();
+    let asked = ask(&remote, &args.request, &printed, ctx.clone());
+    tokio::pin!(asked);
+    let outcome = tokio::select! {
+        outcome = &mut asked => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            ctx.cancel();
+            asked.await
+        }
+    };
+    printed.flush(&remote);
+    remote.close().await;
+    let (value, ok) = shown(outcome);
+    // A session's answers are JSON Lines, its summary one more line.
+    if matches!(args.request, ClientRequestCmd::Session { .. }) {
+        say(&value.to_string());
+    } else {
+        say(&pretty(&value));
+    }
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// What is printed for an answer, and whether it counts as a success.
+fn shown(outcome: Result<(Value, bool), ToolError>) -> (Value, bool) {
+    match outcome {
+        Ok(answer) => answer,
+        Err(e) => {
+            let stamp = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+            (e.to_json(&stamp), false)
+        }
+    }
+}
+
+/// The requests of a `session` file, in one session: one answer per line.
+async fn session(
+    remote: &Arc<Remote>,
+    file: &std::path::Path,
+    printed: &Printed,
+    ctx: CallContext,
+) -> Result<(Value, bool), ToolError> {
+    let text = if file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(file)
+    }
+    .map_err(|e| {
+        ToolError::field(
+            ErrorCode::ValidationInvalidFormat,
+            "FILE",
+            format!("cannot read {}: {e}", file.display()),
+        )
+    })?;
+    let mut all_ok = true;
+    let mut answered = 0;
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let parsed = super::split_words(line)
+            .map_err(|e| format!("line {}: {e}", n + 1))
+            .and_then(|words| {
+                <Line as clap::Parser>::try_parse_from(words).map_err(|e| {
+                    let said = e.to_string();
+                    let first = said
+                        .lines()
+                        .next()
+                        .unwrap_or("")
+                        .trim_start_matches("error: ");
+                    format!("line {}: {first}", n + 1)
+                })
+            });
+        let outcome = match parsed {
+            Ok(Line {
+                request: ClientRequestCmd::Session { .. },
+            }) => Err(ToolError::field(
+                ErrorCode::ValidationInvalidFormat,
+                "FILE",
+                format!("line {}: a session cannot run another session", n + 1),
+            )),
+            Ok(Line { request }) => Box::pin(ask(remote, &request, printed, ctx.clone())).await,
+            Err(e) => Err(ToolError::field(
+                ErrorCode::ValidationInvalidFormat,
+                "FILE",
+                e,
+            )),
+        };
+        let (value, ok) = shown(outcome);
+        all_ok &= ok;
+        answered += 1;
+        say(&value.to_string());
+        if ctx.is_cancelled() {
+            break;
+        }
+    }
+    Ok((
+        json!({"session": file.display().to_string(), "answered": answered, "ok": all_ok}),
+        all_ok,
+    ))
+}
+
+/// Writes the answer to stdout. A reader that has gone (`| head`) is not an error.
+fn say(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}
+
+fn pretty(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// Notifications printed to stderr, each once.
+struct Printed {
+    on: bool,
+    seen: std::sync::atomic::AtomicU64,
+}
+
+impl Printed {
+    fn new(on: bool) -> Printed {
+        Printed {
+            on,
+            seen: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Prints the notifications that came since the last flush.
+    fn flush(&self, remote: &Remote) {
+        if !self.on {
+            return;
+        }
+        use std::sync::atomic::Ordering;
+        let wire = remote.wire();
+        let total = wire.notified();
+        let seen = self.seen.swap(total, Ordering::Relaxed);
+        let kept = wire.kept(Which::Notifications);
+        let new = usize::try_from(total.saturating_sub(seen)).unwrap_or(usize::MAX);
+        for note in wire.window(Which::Notifications, kept.saturating_sub(new), new) {
+            use std::io::Write;
+            let line = if note.method == super::STDERR {
+                json!({"stderr": note.text}).to_string()
+            } else {
+                note.text
+            };
+            let _ = writeln!(std::io::stderr().lock(), "{line}");
+        }
+    }
+}
+
+/// Parses a JSON object given on the command line.
+fn object(flag: &str, text: &str) -> Result<Value, ToolError> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v @ Value::Object(_)) => Ok(v),
+        Ok(other) => Err(ToolError::field(
+            ErrorCode::ValidationWrongType,
+            flag,
+            format!("must be a JSON object, not {other}"),
+        )),
+        Err(e) => Err(ToolError::field(
+            ErrorCode::ValidationInvalidFormat,
+            flag,
+            format!("is not JSON: {e}"),
+        )),
+    }
+}
+
+/// The answer to `request` and whether it counts as a success.
+async fn ask(
+    remote: &Arc<Remote>,
+    request: &ClientRequestCmd,
+    printed: &Printed,
+    ctx: CallContext,
+) -> Result<(Value, bool), ToolError> {
+    use ClientRequestCmd as C;
+    let ok = |v: Value| Ok((v, true));
+    match request {
+        C::Info => ok(remote.server_info().clone()),
+        C::Tools => ok(json!({"tools": remote.list_all("tools/list", "tools").await?})),
+        C::Call { tool, args } => {
+            let args = object("--args", args)?;
+            let result = remote
+                .request("tools/call", json!({"name": tool, "arguments": args}), ctx)
+                .await
+                .map_err(|mut e| {
+                    e.message = e
+                        .message
+                        .replacen("tools/call", &format!("tools/call {tool}"), 1);
+                    e
+                })?;
+            let failed = result["isError"] == true;
+            Ok((result, !failed))
+        }
+        C::Resources { cursor } => match cursor {
+            Some(c) => ok(remote.page("resources/list", Some(c)).await?),
+            None => ok(json!({"resources": remote.list_all("resources/list", "resources").await?})),
+        },
+        C::Templates { cursor } => match cursor {
+            Some(c) => ok(remote.page("resources/templates/list", Some(c)).await?),
+            None => ok(json!({
+                "resourceTemplates":
+                    remote.list_all("resources/templates/list", "resourceTemplates").await?
+            })),
+        },
+        C::Read { uri } => ok(remote.read_resource(uri).await?),
+        C::Subscribe { uri, updates, wait } => {
+            remote.subscribe(uri, true).await?;
+            let got = wait_for(
+                remote,
+                Duration::from_secs(*wait),
+                printed,
+                |n| n["method"] == "notifications/resources/updated" && n["params"]["uri"] == *uri,
+                *updates,
+            )
+            .await;
+            let _ = remote.subscribe(uri, false).await;
+            let enough = got.len() >= *updates;
+            Ok((json!({"uri": uri, "updates": got}), enough))
+        }
+        C::Prompts { cursor } => match cursor {
+            Some(c) => ok(remote.page("prompts/list", Some(c)).await?),
+            None => ok(json!({"prompts": remote.list_all("prompts/list", "prompts").await?})),
+        },
+        C::Prompt { name, args } => {
+            let args = object("--args", args)?;
+            ok(remote.get_prompt(name, args).await?)
+        }
+        C::Complete {
+            what,
+            argument,
+            value,
+            context,
+        } => {
+            let what = CompleteRef::parse(what)
+                .map_err(|e| ToolError::field(ErrorCode::ValidationInvalidFormat, "REF", e))?;
+            let context = context
+                .as_deref()
+                .map(|c| object("--context", c))
+                .transpose()?;
+            ok(remote.complete(&what, argument, value, context).await?)
+        }
+        C::LogLevel { level, wait } => {
+            remote.set_log_level(level).await?;
+            let messages = wait_for(
+                remote,
+                Duration::from_secs(*wait),
+                printed,
+                |n| n["method"] == "notifications/message",
+                usize::MAX,
+            )
+            .await;
+            ok(json!({"level": level, "messages": messages}))
+        }
+        C::Ping => ok(remote.ping().await?),
+        C::Request { method, params } => {
+            let params = object("--params", params)?;
+            ok(remote.request(method, params, ctx).await?)
+        }
+        C::Session { file } => session(remote, file, printed, ctx).await,
+    }
+}
+
+/// The notifications that match `wanted`, received from now until `limit` of them
+/// or `wait` has passed.
+async fn wait_for(
+    remote: &Remote,
+    wait: Duration,
+    printed: &Printed,
+    wanted: impl Fn(&Value) -> bool,
+    limit: usize,
+) -> Vec<Value> {
+    let start = remote.wire().notified();
+    let until = Instant::now() + wait;
+    let mut got = Vec::new();
+    let mut read = start;
+    loop {
+        let wire = remote.wire();
+        let total = wire.notified();
+        let new = usize::try_from(total - read).unwrap_or(usize::MAX);
+        let kept = wire.kept(Which::Notifications);
+        for note in wire.window(Which::Notifications, kept.saturating_sub(new), new) {
+            if let Ok(v) = serde_json::from_str::<Value>(&note.text)
+                && wanted(&v)
+            {
+                got.push(v);
+            }
+        }
+        read = total;
+        printed.flush(remote);
+        if got.len() >= limit || Instant::now() >= until || !remote.is_connected() {
+            got.truncate(limit);
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+}

@@ -1,0 +1,557 @@
+//! `structs-console client`, the console's MCP client as a command, checked against
+//! software nobody on the team wrote: the official conformance suite's client
+//! scenarios, and the MCP reference server (`server-everything`) for every part of the
+//! protocol a client takes part in. Also against the project's own headless server,
+//! over stdio and HTTP. `.ci/run` installs the peers (see tests/support/peers.rs).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use support::mcp_http::Headless;
+use support::peers::Peers;
+
+const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
+
+/// The reference server as a `--connect` command line.
+fn everything(peers: &Peers) -> String {
+    format!(
+        "{} {} stdio",
+        peers.node().display(),
+        peers.everything().display()
+    )
+}
+
+/// Our own headless server, paused, as a `--connect` command line.
+fn ours() -> String {
+    format!("{BIN} --headless --paused --log-level warn")
+}
+
+/// Runs `structs-console client --connect TARGET ARGS…`.
+fn client(target: &str, args: &[&str]) -> Output {
+    client_with(target, &[], args, None)
+}
+
+/// As [`client`], with options before `--connect` and stdin text.
+fn client_with(target: &str, options: &[&str], args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.arg("client")
+        .args(options)
+        .args(["--connect", target])
+        .args(args)
+        .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run structs-console client");
+    {
+        use std::io::Write;
+        let mut input = child.stdin.take().unwrap();
+        if let Some(text) = stdin {
+            input.write_all(text.as_bytes()).unwrap();
+        }
+    }
+    child
+        .wait_with_output()
+        .expect("structs-console client ends")
+}
+
+/// The JSON it printed, and whether it exited 0.
+fn answer(out: &Output) -> (Value, bool) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{text}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (value, out.status.success())
+}
+
+/// The answer of a run that must succeed.
+fn ok(out: &Output) -> Value {
+    let (value, success) = answer(out);
+    assert!(
+        success,
+        "exit {:?}: {value:#}\nstderr:\n{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    value
+}
+
+/// A tool result's text blocks, joined.
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The names in a list answer (`tools`, `prompts`, …).
+fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
+    list[key]
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i[field].as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The client scenarios each pass: the suite drives `structs-console client` through
+/// tests/data/conformance_client.sh, once offering the newest protocol (with its
+/// fallback) and once pinned to an older version.
+#[test]
+fn the_conformance_suites_client_scenarios_pass() {
+    let Some(peers) = Peers::find() else { return };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance_client.sh");
+    let runs: [(&str, Option<&str>); 5] = [
+        ("initialize", None),
+        ("initialize", Some("2025-06-18")),
+        ("tools_call", None),
+        ("elicitation-sep1034-client-defaults", None),
+        ("sse-retry", None),
+    ];
+    for (scenario, protocol) in runs {
+        let dir = std::env::temp_dir().join(format!(
+            "structs-client-conformance-{}-{scenario}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cmd = peers.command(&peers.conformance());
+        cmd.args(["client", "--command"])
+            .arg(format!("bash {}", script.display()))
+            .args(["--scenario", scenario, "-o"])
+            .arg(&dir)
+            .env("STRUCTS_CONSOLE_BIN", BIN);
+        match protocol {
+            Some(v) => cmd.env("CLIENT_PROTOCOL", v),
+            None => cmd.env_remove("CLIENT_PROTOCOL"),
+        };
+        let out = cmd.output().expect("run the conformance suite");
+        let log = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let checks = checks_in(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(out.status.success(), "{scenario}:\n{log}");
+        let judged: Vec<&Value> = checks.iter().filter(|c| c["status"] != "INFO").collect();
+        assert!(!judged.is_empty(), "{scenario}: no checks\n{log}");
+        for check in judged {
+            assert_eq!(check["status"], "SUCCESS", "{scenario}: {check:#}\n{log}");
+        }
+        if let Some(v) = protocol {
+            let sent = checks
+                .iter()
+                .find(|c| c["id"] == "mcp-client-initialization")
+                .map(|c| c["details"]["protocolVersionSent"].clone());
+            assert_eq!(sent, Some(json!(v)), "{log}");
+        }
+    }
+}
+
+/// Every `checks.json` under the suite's output folder.
+fn checks_in(dir: &Path) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut stack: Vec<PathBuf> = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == "checks.json") {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                if let Ok(Value::Array(list)) = serde_json::from_str(&text) {
+                    out.extend(list);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_reference_server_shows_every_list_and_read() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+
+    let info = ok(&client(&se, &["info"]));
+    assert_eq!(info["serverInfo"]["name"], "mcp-servers/everything");
+    assert!(info["protocolVersion"].is_string(), "{info:#}");
+
+    // The sampling, elicitation and roots tools show only to a client that declares
+    // those capabilities.
+    let tools = names(&ok(&client(&se, &["tools"])), "tools", "name");
+    for tool in [
+        "echo",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+        "get-roots-list",
+    ] {
+        assert!(tools.iter().any(|t| t == tool), "{tool} in {tools:?}");
+    }
+
+    let echoed = ok(&client(
+        &se,
+        &["call", "echo", "--args", r#"{"message": "hello"}"#],
+    ));
+    assert!(text_of(&echoed).contains("hello"), "{echoed:#}");
+
+    let resources = ok(&client(&se, &["resources"]));
+    let uris = names(&resources, "resources", "uri");
+    assert!(uris.len() >= 2, "{resources:#}");
+    let first = ok(&client(&se, &["resources", "--cursor", ""]));
+    assert!(first["resources"].is_array(), "{first:#}");
+
+    let templates = ok(&client(&se, &["templates"]));
+    let template_uris = names(&templates, "resourceTemplates", "uriTemplate");
+    assert!(
+        template_uris.iter().any(|t| t.contains("{resourceId}")),
+        "{templates:#}"
+    );
+
+    let text = ok(&client(&se, &["read", "demo://resource/dynamic/text/7"]));
+    assert!(
+        text["contents"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains('7')),
+        "{text:#}"
+    );
+    let blob = ok(&client(&se, &["read", "demo://resource/dynamic/blob/7"]));
+    assert!(blob["contents"][0]["blob"].is_string(), "{blob:#}");
+
+    let prompts = names(&ok(&client(&se, &["prompts"])), "prompts", "name");
+    assert!(prompts.iter().any(|p| p == "args-prompt"), "{prompts:?}");
+    let got = ok(&client(
+        &se,
+        &["prompt", "args-prompt", "--args", r#"{"city": "Oslo"}"#],
+    ));
+    assert_eq!(got["messages"][0]["role"], "user", "{got:#}");
+    assert!(
+        got["messages"][0]["content"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Oslo"))
+    );
+    let embedded = ok(&client(
+        &se,
+        &[
+            "prompt",
+            "resource-prompt",
+            "--args",
+            r#"{"resourceType": "Text", "resourceId": "2"}"#,
+        ],
+    ));
+    assert!(
+        embedded.to_string().contains(r#""type":"resource""#),
+        "an embedded resource: {embedded:#}"
+    );
+
+    let completed = ok(&client(
+        &se,
+        &["complete", "prompt:completable-prompt", "department", "Eng"],
+    ));
+    assert_eq!(completed["completion"]["values"][0], "Engineering");
+    let by_template = ok(&client(
+        &se,
+        &[
+            "complete",
+            "resource:demo://resource/dynamic/text/{resourceId}",
+            "resourceId",
+            "1",
+        ],
+    ));
+    assert!(
+        by_template["completion"]["values"].is_array(),
+        "{by_template:#}"
+    );
+
+    assert_eq!(ok(&client(&se, &["ping"])), json!({}));
+    let raw = ok(&client(&se, &["request", "prompts/list", "--params", "{}"]));
+    assert!(raw["prompts"].is_array(), "{raw:#}");
+}
+
+#[test]
+fn sampling_is_answered_by_the_scripted_reply_or_rejected() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+    let args = [
+        "call",
+        "trigger-sampling-request",
+        "--args",
+        r#"{"prompt": "2+2?", "maxTokens": 5}"#,
+    ];
+    let replied = ok(&client_with(
+        &se,
+        &["--sampling-reply", "four"],
+        &args,
+        None,
+    ));
+    let said = text_of(&replied);
+    assert!(said.contains("four"), "{said}");
+    assert!(said.contains("structs-console operator"), "{said}");
+
+    let out = client(&se, &args);
+    let (rejected, success) = answer(&out);
+    assert!(
+        !success,
+        "a rejected sampling makes the tool fail: {rejected:#}"
+    );
+    assert_eq!(rejected["isError"], true);
+    assert!(text_of(&rejected).contains("rejected"), "{rejected:#}");
+}
+
+#[test]
+fn elicitation_is_accepted_declined_or_cancelled() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+    let call = ["call", "trigger-elicitation-request"];
+    for (how, said) in [
+        ("accept-defaults", r#""action": "accept""#),
+        ("decline", r#""action": "decline""#),
+        ("cancel", r#""action": "cancel""#),
+    ] {
+        let result = ok(&client_with(&se, &["--elicitation", how], &call, None));
+        let text = text_of(&result);
+        assert!(text.contains(said), "{how}: {text}");
+        if how == "accept-defaults" {
+            // The form's defaults are what was sent.
+            assert!(text.contains("It was a dark and stormy night."), "{text}");
+        }
+    }
+}
+
+#[test]
+fn roots_are_listed_to_the_server() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+    let dir = std::env::temp_dir().join(format!("structs-client-root-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let here = env!("CARGO_MANIFEST_DIR");
+    let result = ok(&client_with(
+        &se,
+        &["--root", dir.to_str().unwrap(), "--root", here],
+        &["call", "get-roots-list"],
+        None,
+    ));
+    let text = text_of(&result);
+    assert!(text.contains("2 total"), "{text}");
+    let canonical = std::fs::canonicalize(&dir).unwrap();
+    assert!(
+        text.contains(&format!("file://{}", canonical.display())),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir(&dir);
+
+    let out = client_with(&se, &["--root", "/no/such/dir"], &["tools"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/dir"));
+}
+
+#[test]
+fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+    let child = Command::new(BIN)
+        .args(["client", "--notifications", "--connect", &se])
+        .args([
+            "call",
+            "trigger-long-running-operation",
+            "--args",
+            r#"{"duration": 30, "steps": 30}"#,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Progress shows the call is running; then an interrupt ends it.
+    std::thread::sleep(Duration::from_millis(2500));
+    let sent = Instant::now();
+    // SAFETY: signalling our own child by its pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(5),
+        "ended soon after the interrupt"
+    );
+    let (value, success) = answer(&out);
+    assert!(!success);
+    assert_eq!(value["error"]["code"], "TOOL_CANCELLED", "{value:#}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("notifications/progress"), "{stderr}");
+}
+
+#[test]
+fn a_session_runs_several_requests_in_one_connection() {
+    let Some(peers) = Peers::find() else { return };
+    let se = everything(&peers);
+    // Logging and resource updates are turned on by a tool, in the same session.
+    let lines = "\
+# the server's simulated log, at a 5 s pace
+call toggle-simulated-logging
+log-level debug --wait 7
+call toggle-subscriber-updates
+subscribe demo://resource/static/document/architecture.md --wait 7
+not-a-command
+";
+    let out = client_with(&se, &[], &["session", "-"], Some(lines));
+    assert_eq!(out.status.code(), Some(1), "one line was an error");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let answers: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(answers.len(), 6, "{stdout}");
+    let messages = answers[1]["messages"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["params"]["logger"] == "everything-server"
+                && m["params"]["level"].is_string()),
+        "{stdout}"
+    );
+    assert_eq!(
+        answers[3]["updates"][0]["params"]["uri"],
+        "demo://resource/static/document/architecture.md",
+        "{stdout}"
+    );
+    assert_eq!(answers[4]["error"]["code"], "VALIDATION_INVALID_FORMAT");
+    assert!(
+        answers[4]["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("line 6")),
+        "{stdout}"
+    );
+    assert_eq!(answers[5]["answered"], 5);
+    assert_eq!(answers[5]["ok"], false);
+}
+
+#[test]
+fn our_own_server_over_stdio_through_the_fallback_and_a_pinned_version() {
+    let ours = ours();
+    let info = ok(&client(&ours, &["info"]));
+    assert_eq!(info["serverInfo"]["name"], "structs-console");
+    // The newest protocol is offered, and this server's newest taken instead.
+    assert_eq!(info["protocolVersion"], "2025-11-25");
+    let pinned = ok(&client_with(
+        &ours,
+        &["--protocol-version", "2025-06-18"],
+        &["info"],
+        None,
+    ));
+    assert_eq!(pinned["protocolVersion"], "2025-06-18");
+    // A version the server does not speak, pinned, is refused in plain words.
+    let out = client_with(
+        &ours,
+        &["--protocol-version", "2026-07-28"],
+        &["info"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("cannot attach"), "{said}");
+    let out = client_with(
+        &ours,
+        &["--protocol-version", "1999-01-01"],
+        &["info"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newest, 2024-11-05"));
+
+    let tools = names(&ok(&client(&ours, &["tools"])), "tools", "name");
+    assert!(
+        tools.iter().any(|t| t == "structs_list_entities"),
+        "{tools:?}"
+    );
+    let height = ok(&client(&ours, &["call", "structs_query_block_height"]));
+    assert!(
+        height["structuredContent"]["height"].as_u64().is_some(),
+        "{height:#}"
+    );
+
+    // An error answer: exit 1 and the error, in the project's format.
+    let out = client(&ours, &["call", "no_such_tool"]);
+    let (value, success) = answer(&out);
+    assert!(!success);
+    assert_eq!(value["error"]["code"], "TOOL_NOT_FOUND", "{value:#}");
+    let out = client(
+        &ours,
+        &["call", "structs_query_block_height", "--args", "[1]"],
+    );
+    let (value, success) = answer(&out);
+    assert!(!success);
+    assert_eq!(value["error"]["code"], "VALIDATION_WRONG_TYPE", "{value:#}");
+
+    let resources = ok(&client(&ours, &["resources"]));
+    assert!(
+        !names(&resources, "resources", "uri").is_empty(),
+        "{resources:#}"
+    );
+    let templates = ok(&client(&ours, &["templates"]));
+    assert!(
+        !names(&templates, "resourceTemplates", "uriTemplate").is_empty(),
+        "{templates:#}"
+    );
+    let prompts = names(&ok(&client(&ours, &["prompts"])), "prompts", "name");
+    assert!(!prompts.is_empty());
+    assert_eq!(
+        ok(&client(&ours, &["log-level", "warning"]))["level"],
+        "warning"
+    );
+    let out = client(&ours, &["log-level", "loud"]);
+    assert_eq!(answer(&out).0["error"]["code"], "VALIDATION_INVALID_FORMAT");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_own_server_over_http_with_its_token() {
+    let token = "client-test-token-0123456789";
+    let server = Headless::start(&["--paused"], &[("STRUCTS_CONSOLE_AUTH_TOKEN", token)]).await;
+    let url = server.url.clone();
+    let (with, without) = tokio::task::spawn_blocking(move || {
+        let mut cmd = Command::new(BIN);
+        cmd.args(["client", "--connect", &url, "info"])
+            .env("STRUCTS_CONSOLE_AUTH_TOKEN", token);
+        let with = cmd.output().unwrap();
+        let without = client(&url, &["info"]);
+        (with, without)
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+    let info = ok(&with);
+    assert_eq!(info["serverInfo"]["name"], "structs-console");
+    assert_eq!(without.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&without.stderr);
+    assert!(said.contains("cannot attach"), "{said}");
+}
+
+#[test]
+fn a_server_that_is_not_there_exits_2_in_plain_words() {
+    let out = client("http://127.0.0.1:9/mcp", &["tools"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("cannot attach"), "{said}");
+    let out = client("/no/such/program --flag", &["tools"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/program"));
+}
