@@ -79,6 +79,11 @@ struct Cli {
     #[arg(long, value_name = "TARGET", conflicts_with = "headless")]
     connect: Option<String>,
 
+    /// With --connect: a directory offered to the server as a root (`roots/list`);
+    /// repeatable. The Server tab's Roots section adds and removes more.
+    #[arg(long = "root", value_name = "DIR", requires = "connect")]
+    roots: Vec<PathBuf>,
+
     /// Record every exchange to this JSON Lines session log, appending: with
     /// --headless each MCP request, response and notification; in the console, each
     /// tool call it makes and its answer.
@@ -697,10 +702,20 @@ fn run_console(
         let target = structs_console::mcp::client::Target::parse(spec)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
         eprintln!("structs-console: attaching to {}…", target.describe());
+        let roots = cli
+            .roots
+            .iter()
+            .map(|d| structs_console::mcp::client::RootDir::from_dir(d))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| anyhow::anyhow!("--root: {e}"))?;
+        let options = structs_console::mcp::client::Options {
+            token: cli.auth_token.clone(),
+            roots,
+            ..Default::default()
+        };
         let remote = runtime
-            .block_on(structs_console::mcp::client::Remote::connect(
-                target,
-                cli.auth_token.clone(),
+            .block_on(structs_console::mcp::client::Remote::connect_with_options(
+                target, options,
             ))
             .map_err(|e| e.context("cannot attach to the server"))?;
         let core = structs_console::mcp::client::attached_core(

@@ -95,3 +95,32 @@ pub fn assert_drawn_whole(app: &mut App, width: u16, height: u16, state: &str) {
         "{at}: no tab bar\n{text}"
     );
 }
+
+/// `12 ms`, `2.5 s`, ` 18.3s` become `#`s of the same width.
+pub fn mask_times(row: &str) -> String {
+    let chars: Vec<char> = row.chars().collect();
+    let mut out = chars.clone();
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].is_ascii_digit() && (i == 0 || !chars[i - 1].is_alphanumeric()) {
+            let start = i;
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+                i += 1;
+            }
+            let rest: String = chars[i..].iter().take(3).collect();
+            let unit = rest.starts_with(" ms")
+                || rest.starts_with(" s ")
+                || rest.starts_with(" s│")
+                || rest.starts_with(" s─")
+                || rest.starts_with("s ");
+            if unit {
+                for c in &mut out[start..i] {
+                    *c = '#';
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter().collect()
+}

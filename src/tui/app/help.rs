@@ -29,9 +29,14 @@ impl App {
             );
             return (hints, Vec::new());
         }
+        let needs_structs = self.needs_structs();
         let pane = self.panes.of(self.tab);
         let (context, commands, text) = (pane.context(), pane.commands(), pane.captures_text());
-        let mut hints = self.keymap.hints(context, &commands, text);
+        let mut hints = if needs_structs {
+            Vec::new()
+        } else {
+            self.keymap.hints(context, &commands, text)
+        };
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
         global.extend([Command::Quit, Command::ToggleEvents]);
         hints.extend(self.keymap.hints(Context::Global, &global, text));

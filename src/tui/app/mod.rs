@@ -8,7 +8,7 @@ use ratatui::Frame;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Tabs, Widget};
+use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 use serde_json::json;
 use tokio::runtime::Handle;
 
@@ -69,6 +69,9 @@ pub struct App {
     source: SourceDialog,
 }
 
+/// The tool whose presence marks a Structs server (the Structs tabs need it).
+const LIST_TOOL_MARK: &str = "structs_list_entities";
+
 impl App {
     /// A console on `core`, drawn with `theme`, running tool calls on `runtime`. It
     /// opens on the Entities tab and has already asked for the first kind's entities.
@@ -82,7 +85,7 @@ impl App {
     /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
         self.panes.server.attach(remote);
-        if self.core.tool_spec("structs_list_entities").is_none() {
+        if self.core.tool_spec(LIST_TOOL_MARK).is_none() {
             self.tab = Tab::Server;
         }
         self
@@ -111,11 +114,15 @@ impl App {
             dispatcher.set_recorder(recorder);
         }
         let mut status = StatusLine::default();
-        let entities = EntitiesPane::new(&mut Ctx {
-            dispatcher: &mut dispatcher,
-            status: &mut status,
-            keymap: &keymap,
-        });
+        let structs = core.tool_spec(LIST_TOOL_MARK).is_some();
+        let entities = EntitiesPane::new(
+            structs,
+            &mut Ctx {
+                dispatcher: &mut dispatcher,
+                status: &mut status,
+                keymap: &keymap,
+            },
+        );
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         let events = EventLog::new(core.events());
         let plans = PlansPane::new(&core);
@@ -164,7 +171,7 @@ impl App {
             status: &mut self.status,
             keymap: &self.keymap,
         };
-        self.panes.entities = EntitiesPane::new(&mut ctx);
+        self.panes.entities = EntitiesPane::new(true, &mut ctx);
         self.status.info(format!("source: {text}"));
     }
 
@@ -304,12 +311,13 @@ impl App {
             }
             return;
         }
+        let needs_structs = self.needs_structs();
         let mut ctx = Ctx {
             dispatcher: &mut self.dispatcher,
             status: &mut self.status,
             keymap: &self.keymap,
         };
-        if self.tab == Tab::Entities {
+        if self.tab == Tab::Entities && !needs_structs {
             // Two of the Entities pane's commands reach the PoW pane: `w` starts a job
             // there, and the action dialog takes the nonces its jobs found.
             let offered = self.panes.entities.commands();
@@ -338,7 +346,12 @@ impl App {
                 return;
             }
         }
-        let consumed = self.panes.of(self.tab).handle_key(&key, &mut ctx);
+        let consumed = if needs_structs {
+            // The tab has nothing to act on: only the global keys work.
+            EventState::NotConsumed
+        } else {
+            self.panes.of(self.tab).handle_key(&key, &mut ctx)
+        };
         // The Replay pane hands a recorded plan call to the Plans pane.
         if let Some((label, plan)) = self.panes.replay.take_plan_request() {
             self.open_plan(label, plan);
@@ -405,7 +418,8 @@ impl App {
             any = true;
         }
         let replayed = self.panes.replay.drain();
-        self.events.drain() || any || replayed
+        let asked = self.panes.server.announce(&mut self.status);
+        self.events.drain() || any || replayed || asked
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
@@ -509,6 +523,39 @@ impl App {
         self.status.message().map(|(_, text)| text)
     }
 
+    /// Whether the tab on show is a Structs tab while the core is another kind of MCP
+    /// server's (attached with `--connect`): such a tab has nothing to show.
+    fn needs_structs(&self) -> bool {
+        self.tab != Tab::Server && self.core.tool_spec(LIST_TOOL_MARK).is_none()
+    }
+
+    /// What a Structs tab says attached to a server that is not a Structs one.
+    fn render_needs_structs(&self, area: Rect, buf: &mut Buffer) {
+        let info = self.core.status();
+        let text = vec![
+            Line::from(Span::styled(
+                format!(" The {} tab needs a Structs server.", self.tab.title()),
+                self.theme.style(Role::Title),
+            )),
+            Line::default(),
+            Line::from(Span::styled(
+                format!(
+                    " {} is another kind of MCP server: it has no Structs tools \
+                     (structs_list_entities and the rest), so there is nothing to show here.",
+                    info.description
+                ),
+                self.theme.style(Role::Text),
+            )),
+            Line::from(Span::styled(
+                " Its tools, resources, prompts, log, requests and traffic are in 7 Server.",
+                self.theme.style(Role::Muted),
+            )),
+        ];
+        Paragraph::new(text)
+            .wrap(Wrap { trim: false })
+            .render(area, buf);
+    }
+
     /// Draws the console into the frame.
     pub fn render(&mut self, frame: &mut Frame<'_>) {
         let area = frame.area();
@@ -538,7 +585,11 @@ impl App {
             Constraint::Length(self.events.height_in(rows.body.height)),
         ])
         .areas(rows.body);
-        self.panes.of(self.tab).render(body, buf, &ui);
+        if self.needs_structs() {
+            self.render_needs_structs(body, buf);
+        } else {
+            self.panes.of(self.tab).render(body, buf, &ui);
+        }
         self.events.render(log, buf, &ui);
         let info = self.core.status();
         self.source.render(
@@ -568,8 +619,13 @@ impl App {
         let health = self.core.source_health();
         let feed = self.core.feed_health();
         let name = Span::styled(" structs-console ", theme.style(Role::HeaderAccent));
+        // A server that is not a Structs one has no chain, so no block height.
         let block = Span::styled(
-            format!(" block {} ", info.block_height),
+            if self.core.tool_spec(LIST_TOOL_MARK).is_some() {
+                format!(" block {} ", info.block_height)
+            } else {
+                String::new()
+            },
             theme.style(Role::Header),
         );
         // The connections, long and short: what is connected, how fast, what failed.

@@ -81,6 +81,28 @@ pub enum Context {
     ServerResult,
     /// The Server pane's notifications or JSON-RPC traffic.
     ServerLog,
+    /// The Server pane's resources and resource templates.
+    ServerResources,
+    /// The Server pane's prompts.
+    ServerPrompts,
+    /// The Server pane's log level and log messages.
+    ServerLogging,
+    /// The Server pane's requests from the server (sampling, elicitation) waiting for
+    /// an answer.
+    ServerRequests,
+    /// The Server pane's roots offered to the server.
+    ServerRoots,
+    /// The Server pane's history of calls.
+    ServerHistory,
+    /// A form of a prompt's arguments or a template's variables, with the server's
+    /// completions; its fields take typed text.
+    ServerArgs,
+    /// The form of an elicitation, whose fields take typed text.
+    ServerElicit,
+    /// The reply typed to a sampling request.
+    ServerReply,
+    /// A root's path, typed.
+    ServerRootInput,
 }
 
 impl Context {
@@ -105,7 +127,20 @@ impl Context {
             X::Pow | X::PowPrompt => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
             X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
-            X::ServerTools | X::ServerForm | X::ServerResult | X::ServerLog => Tab::Server,
+            X::ServerTools
+            | X::ServerForm
+            | X::ServerResult
+            | X::ServerLog
+            | X::ServerResources
+            | X::ServerPrompts
+            | X::ServerLogging
+            | X::ServerRequests
+            | X::ServerRoots
+            | X::ServerHistory
+            | X::ServerArgs
+            | X::ServerElicit
+            | X::ServerReply
+            | X::ServerRootInput => Tab::Server,
         })
     }
 
@@ -143,6 +178,16 @@ impl Context {
             Context::ServerForm => "Call form",
             Context::ServerResult => "Call answer",
             Context::ServerLog => "Notifications and traffic",
+            Context::ServerResources => "Resources and templates",
+            Context::ServerPrompts => "Prompts",
+            Context::ServerLogging => "Log level and messages",
+            Context::ServerRequests => "Requests from the server",
+            Context::ServerRoots => "Roots",
+            Context::ServerHistory => "Call history",
+            Context::ServerArgs => "Arguments",
+            Context::ServerElicit => "Elicitation form",
+            Context::ServerReply => "Sampling reply",
+            Context::ServerRootInput => "New root",
         }
     }
 }
@@ -306,6 +351,49 @@ pub enum Command {
     EditCall,
     /// Server: show the selected notification or message whole, or hide it.
     ToggleMessage,
+    /// Server: cancel the call running (`notifications/cancelled` to a server).
+    CancelCall,
+    /// Server history: call the selected call again, with the same arguments.
+    RerunCall,
+    /// Server history: show the selected call's arguments and answer.
+    ShowCall,
+    /// Server resources: read the selected resource, or fill in a template's
+    /// variables to read one.
+    ReadResource,
+    /// Server resources: subscribe to the selected resource, or unsubscribe.
+    ToggleSubscribe,
+    /// Server resources and prompts: ask for the next page of the list.
+    NextListPage,
+    /// Server resources and prompts: list them again from the first page.
+    Relist,
+    /// Server prompts: get the selected prompt, first filling in its arguments.
+    GetPrompt,
+    /// Argument form: send it (read the resource, get the prompt).
+    SubmitArgs,
+    /// Argument form: fill the field with the server's next completion.
+    NextCompletion,
+    /// Server logging: set the selected level on the server.
+    SetLogLevel,
+    /// Server logging: show only messages at this level or above, the next level.
+    CycleLogFilter,
+    /// Server requests: answer the selected request (a reply, or a form).
+    AnswerRequest,
+    /// Elicitation form: accept, sending the values filled in.
+    AcceptRequest,
+    /// Elicitation form: decline.
+    DeclineRequest,
+    /// Elicitation form: cancel (the user dismissed it).
+    CancelRequest,
+    /// Sampling reply: send the reply typed.
+    SendReply,
+    /// Sampling reply: reject the request.
+    RejectRequest,
+    /// Server roots: type a directory to add.
+    AddRoot,
+    /// Server roots: remove the selected root.
+    RemoveRoot,
+    /// New root: add the directory typed.
+    ConfirmRoot,
 }
 
 /// One entry of the hint bar: the keys and what they do.

@@ -91,9 +91,45 @@ const ENTITY_PICKS: &[Context] = &[X::List, X::Tree, X::References];
 const HANDLE_AREAS: &[Context] = &[X::Handles, X::HandleData];
 const ACTION_LISTS: &[Context] = &[X::ActionMenu, X::ActionTypes];
 const REPLAY_AREAS: &[Context] = &[X::Replay, X::ReplayDetail];
-const SERVER_VIEWS: &[Context] = &[X::ServerTools, X::ServerResult, X::ServerLog];
-const SERVER_LISTS: &[Context] = &[X::ServerTools, X::ServerLog];
+const SERVER_VIEWS: &[Context] = &[
+    X::ServerTools,
+    X::ServerResult,
+    X::ServerLog,
+    X::ServerResources,
+    X::ServerPrompts,
+    X::ServerLogging,
+    X::ServerRequests,
+    X::ServerRoots,
+    X::ServerHistory,
+];
+const SERVER_LISTS: &[Context] = &[
+    X::ServerTools,
+    X::ServerLog,
+    X::ServerResources,
+    X::ServerPrompts,
+    X::ServerLogging,
+    X::ServerRequests,
+    X::ServerRoots,
+    X::ServerHistory,
+];
+const SERVER_SECTIONS: &[Context] = &[
+    X::ServerResources,
+    X::ServerPrompts,
+    X::ServerLogging,
+    X::ServerRequests,
+    X::ServerRoots,
+    X::ServerHistory,
+];
 const SERVER_PAGED: &[Context] = &[X::ServerResult, X::ServerLog];
+const SERVER_PAGES: &[Context] = &[X::ServerResources, X::ServerPrompts];
+const SERVER_TYPING: &[Context] = &[
+    X::ServerForm,
+    X::ServerArgs,
+    X::ServerElicit,
+    X::ServerReply,
+    X::ServerRootInput,
+];
+const SERVER_FORMS: &[Context] = &[X::ServerArgs, X::ServerElicit];
 const PLAN_AREAS: &[Context] = &[X::Plans, X::PlanResult];
 const DOCS_AREAS: &[Context] = &[X::DocsList, X::DocsView];
 
@@ -240,30 +276,57 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::ReplayPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
     row(&[X::ReplayPrompt], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
 
-    // Server: tools, a call's form and answer, notifications and traffic.
+    // Server: tools, a call's form and answer, the other sections, notifications and
+    // traffic.
     row(&[X::ServerTools], UP, C::Up, "move", "Move up"),
     row(&[X::ServerResult], UP, C::Up, "move", "Scroll up"),
     row(&[X::ServerLog], UP, C::Up, "move", "Move up"),
+    row(SERVER_SECTIONS, UP, C::Up, "move", "Move up"),
     row(SERVER_LISTS, DOWN, C::Down, "move", "Move down"),
     row(&[X::ServerResult], DOWN, C::Down, "move", "Scroll down"),
     row(SERVER_VIEWS, TOP, C::Top, "", "Go to the first row"),
     row(&[X::ServerTools, X::ServerResult], BOTTOM, C::Bottom, "", "Go to the last row"),
+    row(SERVER_SECTIONS, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(&[X::ServerLog], BOTTOM, C::Bottom, "", "Go to the newest and follow new ones"),
-    row(SERVER_VIEWS, TAB, C::FocusNext, "view", "Next view: tools, notifications, JSON-RPC traffic"),
+    row(SERVER_VIEWS, TAB, C::FocusNext, "view", "Next view: tools, resources, prompts, log, requests, roots, history, notifications, traffic"),
     row(SERVER_VIEWS, BACKTAB, C::FocusPrev, "", "Previous view"),
     row(&[X::ServerTools], FORWARD, C::OpenForm, "call", "Call the selected tool: a form from its input schema"),
     row(SERVER_PAGED, PGDN, C::NextPage, "page", "Down a screen"),
     row(SERVER_PAGED, PGUP, C::PrevPage, "page", "Up a screen"),
-    row(&[X::ServerResult], &[key(KeyCode::Enter), ch('e')], C::EditCall, "edit", "Back to the form, to change it and call again"),
-    row(&[X::ServerResult], ESC, C::Back, "tools", "Back to the tools"),
+    row(&[X::ServerResult], &[key(KeyCode::Enter), ch('e')], C::EditCall, "edit", "Back to the form, to change it and send again"),
+    row(&[X::ServerResult], &[ch('x')], C::CancelCall, "cancel", "Cancel the call while it runs (the server is told)"),
+    row(&[X::ServerResult], ESC, C::Back, "back", "Back to the list"),
     row(&[X::ServerLog], ENTER, C::ToggleMessage, "whole", "Show the selected message whole, pretty-printed, or hide it"),
     row(&[X::ServerLog], ESC, C::Back, "tools", "Back to the tools"),
     row(&[X::ServerForm], &[key(KeyCode::Up), key(KeyCode::BackTab)], C::Up, "move", "The field above"),
     row(&[X::ServerForm], &[key(KeyCode::Down), key(KeyCode::Tab)], C::Down, "move", "The field below"),
     row(&[X::ServerForm], ENTER, C::CallTool, "call", "Call the tool with these arguments (empty fields are left out)"),
-    row(&[X::ServerForm], ESC, C::Back, "tools", "Back to the tools"),
-    row(&[X::ServerForm], BKSP, C::EraseChar, "erase", "Erase the last character"),
-    row(&[X::ServerForm], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
+    row(SERVER_FORMS, &[key(KeyCode::Up), key(KeyCode::BackTab)], C::Up, "move", "The field above"),
+    row(SERVER_FORMS, &[key(KeyCode::Down), key(KeyCode::Tab)], C::Down, "move", "The field below"),
+    row(&[X::ServerArgs], ENTER, C::SubmitArgs, "send", "Send: read the resource, or get the prompt (empty fields are left out)"),
+    row(&[X::ServerArgs], &[ctrl('n')], C::NextCompletion, "complete", "Fill the field with the server's next completion"),
+    row(&[X::ServerElicit], ENTER, C::AcceptRequest, "accept", "Accept, sending the values filled in (empty fields are left out)"),
+    row(&[X::ServerElicit], &[ctrl('d')], C::DeclineRequest, "decline", "Decline: the user says no"),
+    row(&[X::ServerElicit], &[ctrl('x')], C::CancelRequest, "cancel", "Cancel: the user dismissed the form"),
+    row(&[X::ServerReply], ENTER, C::SendReply, "send", "Send the reply typed as the model's answer"),
+    row(&[X::ServerReply], &[ctrl('r')], C::RejectRequest, "reject", "Reject the request (the server gets an error)"),
+    row(&[X::ServerRootInput], ENTER, C::ConfirmRoot, "add", "Add the directory typed as a root"),
+    row(SERVER_TYPING, ESC, C::Back, "back", "Back, keeping what was typed (a request stays waiting)"),
+    row(SERVER_TYPING, BKSP, C::EraseChar, "erase", "Erase the last character"),
+    row(SERVER_TYPING, &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
+    row(&[X::ServerResources], FORWARD, C::ReadResource, "read", "Read the selected resource; on a template, fill in its variables first"),
+    row(&[X::ServerResources], &[ch('s')], C::ToggleSubscribe, "subscribe", "Subscribe to the selected resource's updates, or unsubscribe"),
+    row(SERVER_PAGES, &[ch('n')], C::NextListPage, "more", "Ask for the next page of the list"),
+    row(SERVER_PAGES, &[ch('r')], C::Relist, "relist", "List again from the first page"),
+    row(&[X::ServerPrompts], FORWARD, C::GetPrompt, "get", "Get the selected prompt, first filling in its arguments"),
+    row(&[X::ServerLogging], ENTER, C::SetLogLevel, "set level", "Ask the server to send log messages at the selected level and above"),
+    row(&[X::ServerLogging], &[ch('f')], C::CycleLogFilter, "filter", "Show only the messages at this level or above: the next level"),
+    row(&[X::ServerRequests], FORWARD, C::AnswerRequest, "answer", "Answer the selected request: type a reply, or fill in the form"),
+    row(&[X::ServerRoots], &[ch('a')], C::AddRoot, "add", "Type a directory to offer as a root"),
+    row(&[X::ServerRoots], &[ch('d')], C::RemoveRoot, "remove", "Stop offering the selected root"),
+    row(&[X::ServerHistory], FORWARD, C::ShowCall, "show", "Show the selected call's arguments, answer and time"),
+    row(&[X::ServerHistory], &[ch('r')], C::RerunCall, "re-run", "Call it again with the same arguments"),
+    row(SERVER_SECTIONS, ESC, C::Back, "tools", "Back to the tools"),
     row(&[X::Replay], ENTER, C::ReplayCall, "run again", "Run the selected call again on the current source and compare"),
 
     // Plans: the steps and the selected step's result share the run keys; the result

@@ -102,7 +102,9 @@ pub(crate) enum PowRequest {
 
 impl EntitiesPane {
     /// The pane, with the first kind's first page already asked for.
-    pub fn new(ctx: &mut Ctx<'_>) -> EntitiesPane {
+    /// The pane, asking for the first kind's entities when `load` (the core is a
+    /// Structs one).
+    pub fn new(load: bool, ctx: &mut Ctx<'_>) -> EntitiesPane {
         let mut pane = EntitiesPane {
             kind_index: 0,
             kinds_state: ListState::default().with_selected(Some(0)),
@@ -116,7 +118,9 @@ impl EntitiesPane {
             dialog: None,
             closed: Vec::new(),
         };
-        pane.list.load(pane.kind(), None, ctx);
+        if load {
+            pane.list.load(pane.kind(), None, ctx);
+        }
         pane
     }
 
@@ -684,7 +688,17 @@ impl Pane for EntitiesPane {
             | Context::ServerTools
             | Context::ServerForm
             | Context::ServerResult
-            | Context::ServerLog => {}
+            | Context::ServerLog
+            | Context::ServerResources
+            | Context::ServerPrompts
+            | Context::ServerLogging
+            | Context::ServerRequests
+            | Context::ServerRoots
+            | Context::ServerHistory
+            | Context::ServerArgs
+            | Context::ServerElicit
+            | Context::ServerReply
+            | Context::ServerRootInput => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

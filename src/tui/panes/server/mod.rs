@@ -1,18 +1,38 @@
-//! The Server tab, in the manner of the MCP Inspector: the tools of the server the
-//! console talks to (the embedded core, or the one attached with `--connect`) with
-//! their schemas, a form built from a tool's schema to call it, the answer, and for an
-//! attached server the notifications it sent and the raw JSON-RPC traffic.
+//! The Server tab, in the manner of the MCP Inspector: everything a client can do with
+//! the server the console talks to (the embedded core, or the one attached with
+//! `--connect`), one section each:
 //!
-//! Calls go through the [`Dispatcher`](crate::tui::dispatch::Dispatcher) like every
-//! other pane's, so they are recorded with `--record` and never block a frame.
+//! - **Tools**: each tool's schema, a form built from it, the call with its progress
+//!   (cancel with `x`), the answer; every call kept in the **History**, to see again
+//!   or re-run.
+//! - **Resources** and their templates (a form per template's variables, with the
+//!   server's completions), read as text, a JSON tree or a binary's size and type;
+//!   subscriptions, with the updates as they come.
+//! - **Prompts**: a form for the arguments (with completions), and the messages a
+//!   prompt gives, with their roles and embedded resources.
+//! - **Log**: the level the server logs at (`logging/setLevel`) and its log messages,
+//!   filtered by level.
+//! - **Requests** the server makes of the client: a sampling request answered by a
+//!   reply the operator types (there is no model here: the operator is one), an
+//!   elicitation by a form built from its schema.
+//! - **Roots** offered to the server, added and removed as the operator likes.
+//! - **Notifications** and the raw **Traffic** both ways.
+//!
+//! Tool calls go through the [`Dispatcher`](crate::tui::dispatch::Dispatcher) like
+//! every other pane's, so they are recorded with `--record` and never block a frame;
+//! the other requests run as the dispatcher's tasks through the same
+//! [`Remote`] that `structs-console client` uses.
 
-use std::sync::Arc;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::context::{CallContext, ProgressUpdate};
 use crate::core::Core;
 use crate::error::ToolError;
 use crate::mcp::client::{Remote, Which};
@@ -20,7 +40,17 @@ use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 
+mod browse;
+mod form;
 mod render;
+mod requests;
+
+use browse::Browse;
+use form::{Field, form_arguments, form_fields};
+use requests::Requests;
+
+/// How many calls the history keeps (the newest).
+const HISTORY_KEEP: usize = 200;
 
 /// A tool as the pane lists it.
 struct ToolInfo {
@@ -29,204 +59,108 @@ struct ToolInfo {
     schema: Value,
 }
 
-/// What a form field takes, from its schema.
-#[derive(Debug, Clone, PartialEq)]
-enum Kind {
-    Text,
-    Integer,
-    Number,
-    Boolean,
-    /// One of these strings.
-    Choice(Vec<String>),
-    /// Anything else, typed as JSON: `array`, `object`, or `any` (several types or
-    /// none given).
-    Json(&'static str),
-}
-
-impl Kind {
-    fn of(schema: &Value) -> Kind {
-        if let Some(options) = schema.get("enum").and_then(Value::as_array)
-            && options.iter().all(Value::is_string)
-        {
-            return Kind::Choice(
-                options
-                    .iter()
-                    .filter_map(|o| o.as_str().map(str::to_string))
-                    .collect(),
-            );
-        }
-        match schema.get("type").and_then(Value::as_str) {
-            Some("string") => Kind::Text,
-            Some("integer") => Kind::Integer,
-            Some("number") => Kind::Number,
-            Some("boolean") => Kind::Boolean,
-            Some("array") => Kind::Json("array"),
-            Some("object") => Kind::Json("object"),
-            _ => Kind::Json("any"),
-        }
-    }
-
-    fn label(&self) -> &'static str {
-        match self {
-            Kind::Text => "string",
-            Kind::Integer => "integer",
-            Kind::Number => "number",
-            Kind::Boolean => "boolean",
-            Kind::Choice(_) => "choice",
-            Kind::Json(label) => label,
-        }
-    }
-}
-
-/// One argument of the form.
-#[derive(Debug, Clone)]
-struct Field {
-    name: String,
-    kind: Kind,
-    required: bool,
-    description: String,
-    /// The schema's default, shown while the field is empty.
-    default: Option<Value>,
-    text: String,
-}
-
-impl Field {
-    /// The name, with `*` when the argument is required.
-    fn label(&self) -> String {
-        format!("{}{}", self.name, if self.required { "*" } else { "" })
-    }
-
-    /// The description, with the choices and the default when the schema gives them.
-    fn about(&self) -> String {
-        let mut about = self.description.clone();
-        if let Kind::Choice(options) = &self.kind {
-            about = format!("{about} [{}]", options.join("|"));
-        }
-        if let Some(d) = &self.default {
-            about = format!("{about} (default {d})");
-        }
-        about
-    }
-
-    /// The field's value, `None` when empty (the argument is left out), or why the
-    /// text is not a value of its kind.
-    fn value(&self) -> Result<Option<Value>, String> {
-        let text = self.text.trim();
-        if text.is_empty() {
-            return Ok(None);
-        }
-        let value = match &self.kind {
-            Kind::Text => Value::String(self.text.clone()),
-            Kind::Integer => match text.replace('_', "").parse::<i64>() {
-                Ok(n) => Value::from(n),
-                Err(_) => match text.parse::<u64>() {
-                    Ok(n) => Value::from(n),
-                    Err(_) => return Err("not a whole number".into()),
-                },
-            },
-            Kind::Number => match text
-                .parse::<f64>()
-                .ok()
-                .and_then(serde_json::Number::from_f64)
-            {
-                Some(n) => Value::Number(n),
-                None => return Err("not a number".into()),
-            },
-            Kind::Boolean => match text.to_ascii_lowercase().as_str() {
-                "true" | "yes" | "y" | "1" => Value::Bool(true),
-                "false" | "no" | "n" | "0" => Value::Bool(false),
-                _ => return Err("true or false".into()),
-            },
-            Kind::Choice(options) => {
-                if !options.iter().any(|o| o == text) {
-                    return Err(format!("one of {}", options.join(", ")));
-                }
-                Value::String(text.to_string())
-            }
-            Kind::Json(_) => serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?,
-        };
-        Ok(Some(value))
-    }
-}
-
-/// The fields of a tool's input schema: the required ones first, each group by name.
-fn form_fields(schema: &Value) -> Vec<Field> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|r| r.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut fields: Vec<Field> = schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .map(|(name, prop)| Field {
-                    name: name.clone(),
-                    kind: Kind::of(prop),
-                    required: required.contains(&name.as_str()),
-                    description: prop
-                        .get("description")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    default: prop.get("default").cloned(),
-                    text: String::new(),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    fields.sort_by(|a, b| b.required.cmp(&a.required).then(a.name.cmp(&b.name)));
-    fields
-}
-
-/// The arguments a form makes, or the first field whose text is not a value.
-fn form_arguments(fields: &[Field]) -> Result<Value, (String, String)> {
-    let mut args = Map::new();
-    for f in fields {
-        match f.value() {
-            Ok(Some(v)) => {
-                args.insert(f.name.clone(), v);
-            }
-            Ok(None) => {}
-            Err(why) => return Err((f.name.clone(), why)),
-        }
-    }
-    Ok(Value::Object(args))
-}
-
-/// The call made from the form and its answer.
-struct Called {
-    tool: &'static str,
-    args: Value,
-    id: RequestId,
-    /// The answer pretty-printed (an error in the error format); `None` while it runs.
-    answer: Option<Result<Vec<String>, Vec<String>>>,
-}
-
+/// The sections of the tab, in `Tab` order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum View {
+pub(super) enum Section {
     Tools,
-    Form,
-    Result,
+    Resources,
+    Prompts,
+    Log,
+    Requests,
+    Roots,
+    History,
     Notifications,
     Traffic,
 }
 
+impl Section {
+    const ALL: [Section; 9] = [
+        Section::Tools,
+        Section::Resources,
+        Section::Prompts,
+        Section::Log,
+        Section::Requests,
+        Section::Roots,
+        Section::History,
+        Section::Notifications,
+        Section::Traffic,
+    ];
+
+    fn title(self) -> &'static str {
+        match self {
+            Section::Tools => "Tools",
+            Section::Resources => "Resources",
+            Section::Prompts => "Prompts",
+            Section::Log => "Log",
+            Section::Requests => "Requests",
+            Section::Roots => "Roots",
+            Section::History => "History",
+            Section::Notifications => "Notifications",
+            Section::Traffic => "Traffic",
+        }
+    }
+
+    /// Whether the section is there without an attached server (the embedded core
+    /// has tools and a history, nothing else a client would see).
+    fn local(self) -> bool {
+        matches!(self, Section::Tools | Section::History)
+    }
+}
+
+/// What the section shows: its list, a form, an answer, or a line being typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mode {
+    List,
+    Form,
+    Result,
+    Input,
+}
+
+/// One call made from the Tools section, kept in the history.
+pub(super) struct Call {
+    tool: &'static str,
+    args: Value,
+    id: RequestId,
+    /// When it was sent, by the core's wall clock (a fixed clock in tests makes every
+    /// duration 0).
+    started: chrono::DateTime<chrono::Utc>,
+    took: Option<Duration>,
+    /// The answer pretty-printed (an error in the error format); `None` while it runs.
+    answer: Option<Result<Vec<String>, Vec<String>>>,
+    /// The last progress report, while it runs.
+    progress: Arc<Mutex<Option<ProgressUpdate>>>,
+    /// Cancels the call.
+    cancel: CallContext,
+    /// Whether `x` was pressed.
+    cancelling: bool,
+}
+
 /// The Server pane.
 pub(crate) struct ServerPane {
+    /// The core, for its wall clock.
+    core: Core,
     tools: Vec<ToolInfo>,
     remote: Option<Arc<Remote>>,
-    view: View,
+    section: Section,
+    mode: Mode,
     /// The selected tool.
     selected: usize,
     tools_top: usize,
     /// The form of the selected tool, and its selected field.
     fields: Vec<Field>,
     field: usize,
-    called: Option<Called>,
+    /// The tool whose form `fields` holds.
+    form_tool: Option<&'static str>,
+    /// Every call made here, oldest first, and the one the answer view shows.
+    history: VecDeque<Call>,
+    showing: Option<RequestId>,
+    history_selected: usize,
+    history_top: usize,
     result_scroll: usize,
+    /// Resources, templates and prompts.
+    browse: Browse,
+    /// Log messages, the server's requests, roots.
+    requests: Requests,
     /// The selected message of the notifications or traffic list, and whether it is
     /// shown whole under the list.
     log_selected: usize,
@@ -235,10 +169,15 @@ pub(crate) struct ServerPane {
     expanded: bool,
     /// Rows a list showed last frame (for paging).
     page: usize,
+    /// Spinner frame, advanced each draw.
+    tick: usize,
+    /// How many of the server's requests were waiting when last looked at.
+    asks_seen: usize,
 }
 
 impl ServerPane {
-    /// Shows `remote`, the server the core forwards to: its identity and traffic.
+    /// Shows `remote`, the server the core forwards to: its identity, every section,
+    /// and its traffic.
     pub fn attach(&mut self, remote: Arc<Remote>) {
         self.remote = Some(remote);
     }
@@ -253,33 +192,71 @@ impl ServerPane {
             })
             .collect();
         ServerPane {
+            core: core.clone(),
             tools,
             remote: None,
-            view: View::Tools,
+            section: Section::Tools,
+            mode: Mode::List,
             selected: 0,
             tools_top: 0,
             fields: Vec::new(),
             field: 0,
-            called: None,
+            form_tool: None,
+            history: VecDeque::new(),
+            showing: None,
+            history_selected: 0,
+            history_top: 0,
             result_scroll: 0,
+            browse: Browse::default(),
+            requests: Requests::default(),
             log_selected: 0,
             log_top: 0,
             follow: true,
             expanded: false,
             page: 10,
+            tick: 0,
+            asks_seen: 0,
         }
+    }
+
+    /// Says on the status line when the server asks something of the console (a
+    /// sampling or elicitation request), whichever tab is on show. True when the
+    /// requests waiting changed, so the frame is drawn again.
+    pub fn announce(&mut self, status: &mut crate::tui::component::StatusLine) -> bool {
+        let Some(remote) = &self.remote else {
+            return false;
+        };
+        let waiting = remote.asks().waiting();
+        let before = std::mem::replace(&mut self.asks_seen, waiting.len());
+        if waiting.len() > before
+            && let Some((_, kind, _)) = waiting.last()
+        {
+            status.info(format!(
+                "the server asks: {} · answer it in 7 Server, Requests",
+                kind.method()
+            ));
+        }
+        waiting.len() != before
+    }
+
+    /// The sections there are: every one attached to a server, else the local ones.
+    fn sections(&self) -> Vec<Section> {
+        Section::ALL
+            .into_iter()
+            .filter(|s| self.remote.is_some() || s.local())
+            .collect()
     }
 
     fn open_form(&mut self) {
         let Some(tool) = self.tools.get(self.selected) else {
             return;
         };
-        let called_here = self.called.as_ref().is_some_and(|c| c.tool == tool.name);
-        if !called_here || self.fields.is_empty() {
+        if self.form_tool != Some(tool.name) || self.fields.is_empty() {
             self.fields = form_fields(&tool.schema);
             self.field = 0;
+            self.form_tool = Some(tool.name);
         }
-        self.view = View::Form;
+        self.mode = Mode::Form;
     }
 
     fn send(&mut self, ctx: &mut Ctx<'_>) {
@@ -296,22 +273,80 @@ impl ServerPane {
                 return;
             }
         };
-        let id = ctx.dispatcher.call(tool.name, args.clone());
-        self.called = Some(Called {
-            tool: tool.name,
+        let name = tool.name;
+        self.call(name, args, ctx);
+        self.mode = Mode::Result;
+    }
+
+    /// Calls `tool` with `args`, keeps the call in the history and shows its answer.
+    fn call(&mut self, tool: &'static str, args: Value, ctx: &mut Ctx<'_>) {
+        let progress: Arc<Mutex<Option<ProgressUpdate>>> = Arc::default();
+        let sink = progress.clone();
+        let cancel = CallContext::new().with_progress(move |update| {
+            *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(update);
+        });
+        let id = ctx.dispatcher.call_with(tool, args.clone(), cancel.clone());
+        self.history.push_back(Call {
+            tool,
             args,
             id,
+            started: self.core.now(),
+            took: None,
             answer: None,
+            progress,
+            cancel,
+            cancelling: false,
         });
+        while self.history.len() > HISTORY_KEEP {
+            self.history.pop_front();
+        }
+        self.history_selected = self.history.len() - 1;
+        self.showing = Some(id);
         self.result_scroll = 0;
-        self.view = View::Result;
+    }
+
+    /// The call the answer view shows.
+    fn shown_call(&self) -> Option<&Call> {
+        let id = self.showing?;
+        self.history.iter().find(|c| c.id == id)
+    }
+
+    fn cancel_call(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(id) = self.showing else { return };
+        let Some(call) = self.history.iter_mut().find(|c| c.id == id) else {
+            return;
+        };
+        if call.answer.is_some() {
+            ctx.status.info("the call has already answered");
+            return;
+        }
+        call.cancel.cancel();
+        call.cancelling = true;
+        ctx.status.info(format!(
+            "cancelling {}{}",
+            call.tool,
+            if self.remote.is_some() {
+                "; the server is told"
+            } else {
+                ""
+            }
+        ));
+    }
+
+    fn rerun(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(call) = self.history.get(self.history_selected) else {
+            return;
+        };
+        let (tool, args) = (call.tool, call.args.clone());
+        self.call(tool, args, ctx);
+        self.mode = Mode::Result;
     }
 
     /// The list the view shows, when it shows one of the wire's.
     fn which(&self) -> Option<Which> {
-        match self.view {
-            View::Notifications => Some(Which::Notifications),
-            View::Traffic => Some(Which::Messages),
+        match self.section {
+            Section::Notifications => Some(Which::Notifications),
+            Section::Traffic => Some(Which::Messages),
             _ => None,
         }
     }
@@ -323,28 +358,32 @@ impl ServerPane {
         }
     }
 
-    fn next_view(&mut self, forward: bool) {
-        let order = if self.remote.is_some() {
-            vec![View::Tools, View::Notifications, View::Traffic]
-        } else {
-            vec![View::Tools]
-        };
-        let now = match self.view {
-            View::Form | View::Result => View::Tools,
-            v => v,
-        };
-        let at = order.iter().position(|v| *v == now).unwrap_or(0);
+    fn next_section(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
+        let order = self.sections();
+        let at = order.iter().position(|s| *s == self.section).unwrap_or(0);
         let n = order.len();
         let next = if forward {
             order[(at + 1) % n]
         } else {
             order[(at + n - 1) % n]
         };
-        if next != self.view {
+        self.show_section(next, ctx);
+    }
+
+    fn show_section(&mut self, next: Section, ctx: &mut Ctx<'_>) {
+        if next != self.section {
             self.expanded = false;
             self.follow = true;
         }
-        self.view = next;
+        self.section = next;
+        self.mode = Mode::List;
+        if let Some(remote) = &self.remote {
+            match next {
+                Section::Resources => self.browse.open_resources(remote, ctx),
+                Section::Prompts => self.browse.open_prompts(remote, ctx),
+                _ => {}
+            }
+        }
     }
 
     fn move_by(&mut self, delta: isize) {
@@ -355,30 +394,37 @@ impl ServerPane {
                 at.saturating_add_signed(delta).min(len - 1)
             }
         };
-        match self.view {
-            View::Tools => self.selected = step(self.selected, self.tools.len()),
-            View::Form => self.field = step(self.field, self.fields.len()),
-            View::Result => self.result_scroll = self.result_scroll.saturating_add_signed(delta),
-            View::Notifications | View::Traffic => {
+        match (self.section, self.mode) {
+            (_, Mode::Result) => {
+                self.result_scroll = self.result_scroll.saturating_add_signed(delta);
+            }
+            (Section::Tools, Mode::Form) => self.field = step(self.field, self.fields.len()),
+            (Section::Tools, _) => self.selected = step(self.selected, self.tools.len()),
+            (Section::History, _) => {
+                self.history_selected = step(self.history_selected, self.history.len());
+            }
+            (Section::Notifications | Section::Traffic, _) => {
                 let len = self.log_len();
                 self.log_selected = step(self.log_selected, len);
                 self.follow = len > 0 && self.log_selected == len - 1;
+            }
+            (Section::Resources | Section::Prompts, Mode::Form) => self.browse.move_field(delta),
+            (Section::Resources, _) => self.browse.move_resource(delta),
+            (Section::Prompts, _) => self.browse.move_prompt(delta),
+            (Section::Requests, Mode::Form) => self.requests.move_field(delta),
+            (Section::Log | Section::Requests | Section::Roots, _) => {
+                let remote = self.remote.clone();
+                self.requests
+                    .move_in(self.section, delta, remote.as_deref());
             }
         }
     }
 
     fn jump(&mut self, end: bool) {
-        match self.view {
-            View::Tools => {
-                self.selected = if end {
-                    self.tools.len().saturating_sub(1)
-                } else {
-                    0
-                }
-            }
-            View::Form => {}
-            View::Result => self.result_scroll = if end { usize::MAX / 2 } else { 0 },
-            View::Notifications | View::Traffic => {
+        let delta = if end { isize::MAX / 2 } else { isize::MIN / 2 };
+        match (self.section, self.mode) {
+            (_, Mode::Result) => self.result_scroll = if end { usize::MAX / 2 } else { 0 },
+            (Section::Notifications | Section::Traffic, _) => {
                 self.log_selected = if end {
                     self.log_len().saturating_sub(1)
                 } else {
@@ -386,21 +432,99 @@ impl ServerPane {
                 };
                 self.follow = end;
             }
+            _ => self.move_by(delta),
+        }
+    }
+
+    /// Runs a command of a section other than the tools and the wire's lists.
+    fn section_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        let Some(remote) = self.remote.clone() else {
+            return;
+        };
+        match (self.section, command) {
+            (Section::Resources | Section::Prompts, command) => {
+                if let Some(mode) = self.browse.run(self.section, command, &remote, ctx) {
+                    self.mode = mode;
+                    self.result_scroll = 0;
+                }
+            }
+            (Section::Log | Section::Requests | Section::Roots, command) => {
+                if let Some(mode) = self.requests.run(self.section, command, &remote, ctx) {
+                    self.mode = mode;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn back(&mut self) {
+        self.expanded = false;
+        match (self.section, self.mode) {
+            (Section::Tools | Section::Notifications | Section::Traffic, Mode::List) => {}
+            (_, Mode::List) => self.section = Section::Tools,
+            (Section::Tools, Mode::Result) => self.mode = Mode::List,
+            _ => self.mode = Mode::List,
+        }
+    }
+
+    /// Text typed into whichever field or line the view edits.
+    fn type_char(&mut self, c: char, ctx: &mut Ctx<'_>) {
+        match (self.section, self.mode) {
+            (Section::Tools, Mode::Form) => {
+                if let Some(f) = self.fields.get_mut(self.field) {
+                    f.text.push(c);
+                }
+            }
+            (Section::Resources | Section::Prompts, Mode::Form) => {
+                if let Some(remote) = &self.remote {
+                    self.browse.type_char(c, remote, ctx);
+                }
+            }
+            (Section::Requests | Section::Roots, _) => self.requests.type_char(c),
+            _ => {}
+        }
+    }
+
+    fn erase(&mut self, all: bool, ctx: &mut Ctx<'_>) {
+        match (self.section, self.mode) {
+            (Section::Tools, Mode::Form) => {
+                if let Some(f) = self.fields.get_mut(self.field) {
+                    if all {
+                        f.text.clear();
+                    } else {
+                        f.text.pop();
+                    }
+                }
+            }
+            (Section::Resources | Section::Prompts, Mode::Form) => {
+                if let Some(remote) = &self.remote {
+                    self.browse.erase(all, remote, ctx);
+                }
+            }
+            (Section::Requests | Section::Roots, _) => self.requests.erase(all),
+            _ => {}
+        }
+    }
+
+    /// Reads what arrived on the wire since the last frame: log messages, resource
+    /// updates.
+    fn absorb(&mut self) {
+        if let Some(remote) = &self.remote {
+            let fresh = self.requests.absorb(remote);
+            self.browse.note_updates(&fresh);
         }
     }
 }
 
 impl Pane for ServerPane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        if self.view == View::Form
+        if self.captures_text()
             && let KeyCode::Char(c) = key.code
             && !key
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
         {
-            if let Some(f) = self.fields.get_mut(self.field) {
-                f.text.push(c);
-            }
+            self.type_char(c, ctx);
             return EventState::Consumed;
         }
         let offered = self.commands();
@@ -419,36 +543,44 @@ impl Pane for ServerPane {
                 Command::Bottom => self.jump(true),
                 Command::OpenForm => self.open_form(),
                 Command::CallTool => self.send(ctx),
-                Command::EditCall => self.view = View::Form,
-                Command::Back => {
-                    self.view = View::Tools;
-                    self.expanded = false;
-                }
-                Command::EraseChar => {
-                    if let Some(f) = self.fields.get_mut(self.field) {
-                        f.text.pop();
+                Command::EditCall => match self.section {
+                    Section::Tools => self.mode = Mode::Form,
+                    Section::Resources | Section::Prompts if self.browse.has_form() => {
+                        self.mode = Mode::Form;
+                    }
+                    _ => self.mode = Mode::List,
+                },
+                Command::CancelCall => self.cancel_call(ctx),
+                Command::ShowCall => {
+                    if let Some(call) = self.history.get(self.history_selected) {
+                        self.showing = Some(call.id);
+                        self.result_scroll = 0;
+                        self.mode = Mode::Result;
                     }
                 }
-                Command::ClearText => {
-                    if let Some(f) = self.fields.get_mut(self.field) {
-                        f.text.clear();
-                    }
-                }
+                Command::RerunCall => self.rerun(ctx),
+                Command::Back => self.back(),
+                Command::EraseChar => self.erase(false, ctx),
+                Command::ClearText => self.erase(true, ctx),
                 Command::ToggleMessage => self.expanded = !self.expanded,
-                Command::FocusNext => self.next_view(true),
-                Command::FocusPrev => self.next_view(false),
-                _ => {}
+                Command::FocusNext => self.next_section(true, ctx),
+                Command::FocusPrev => self.next_section(false, ctx),
+                other => self.section_command(other, ctx),
             },
         )
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
-        let Some(called) = &mut self.called else {
+        if self.browse.on_reply(reply, ctx) || self.requests.on_reply(reply, ctx) {
+            return true;
+        }
+        let Some(call) = self.history.iter_mut().find(|c| c.id == reply.id) else {
             return false;
         };
-        if called.id != reply.id || called.answer.is_some() {
+        if call.answer.is_some() {
             return false;
         }
+        call.took = Some(since(&self.core, call.started));
         let pretty = |v: &Value| {
             serde_json::to_string_pretty(v)
                 .unwrap_or_default()
@@ -458,70 +590,132 @@ impl Pane for ServerPane {
         };
         let answer = match &reply.result {
             Ok(v) => {
-                ctx.status.info(format!("{} answered", called.tool));
+                ctx.status.info(format!("{} answered", call.tool));
                 Ok(pretty(v))
             }
             Err(e) => {
-                ctx.status
-                    .tool_error(&format!("calling {}", called.tool), e);
+                ctx.status.tool_error(&format!("calling {}", call.tool), e);
                 Err(pretty(&error_json(e, ctx)))
             }
         };
-        called.answer = Some(answer);
+        call.answer = Some(answer);
         true
     }
 
     fn context(&self) -> Context {
-        match self.view {
-            View::Tools => Context::ServerTools,
-            View::Form => Context::ServerForm,
-            View::Result => Context::ServerResult,
-            View::Notifications | View::Traffic => Context::ServerLog,
+        match (self.section, self.mode) {
+            (Section::Tools, Mode::List) => Context::ServerTools,
+            (Section::Tools, Mode::Form) => Context::ServerForm,
+            (_, Mode::Result) => Context::ServerResult,
+            (Section::Notifications | Section::Traffic, _) => Context::ServerLog,
+            (Section::Resources | Section::Prompts, Mode::Form) => Context::ServerArgs,
+            (Section::Resources, _) => Context::ServerResources,
+            (Section::Prompts, _) => Context::ServerPrompts,
+            (Section::Log, _) => Context::ServerLogging,
+            (Section::Requests, Mode::Form) => Context::ServerElicit,
+            (Section::Requests, Mode::Input) => Context::ServerReply,
+            (Section::Requests, _) => Context::ServerRequests,
+            (Section::Roots, Mode::Input) => Context::ServerRootInput,
+            (Section::Roots, _) => Context::ServerRoots,
+            (Section::History, _) => Context::ServerHistory,
+            (Section::Tools, Mode::Input) => Context::ServerTools,
         }
     }
 
     fn captures_text(&self) -> bool {
-        self.view == View::Form
+        matches!(self.mode, Mode::Form | Mode::Input)
     }
 
     fn commands(&self) -> Vec<Command> {
-        let mut commands = match self.view {
-            View::Tools => {
+        let typing = [Command::EraseChar, Command::ClearText, Command::Back];
+        let mut commands = match (self.section, self.mode) {
+            (Section::Tools, Mode::List) => {
                 let mut c = vec![Command::Up, Command::Down, Command::Top, Command::Bottom];
                 if !self.tools.is_empty() {
                     c.push(Command::OpenForm);
                 }
                 c
             }
-            View::Form => vec![
-                Command::Up,
-                Command::Down,
-                Command::CallTool,
-                Command::EraseChar,
-                Command::ClearText,
-                Command::Back,
-            ],
-            View::Result => [&SCROLLING[..], &[Command::EditCall, Command::Back]].concat(),
-            View::Notifications | View::Traffic => {
+            (Section::Tools, Mode::Form) => [
+                &[Command::Up, Command::Down, Command::CallTool][..],
+                &typing,
+            ]
+            .concat(),
+            (_, Mode::Result) => {
+                let mut c = [&SCROLLING[..], &[Command::Back]].concat();
+                match self.section {
+                    Section::Tools | Section::History => {
+                        if self.section == Section::Tools {
+                            c.push(Command::EditCall);
+                        }
+                        if self.shown_call().is_some_and(|c| c.answer.is_none()) {
+                            c.push(Command::CancelCall);
+                        }
+                    }
+                    _ => {
+                        if self.browse.has_form() {
+                            c.push(Command::EditCall);
+                        }
+                    }
+                }
+                c
+            }
+            (Section::Notifications | Section::Traffic, _) => {
                 [&SCROLLING[..], &[Command::ToggleMessage, Command::Back]].concat()
             }
+            (Section::History, _) => {
+                let mut c = vec![
+                    Command::Up,
+                    Command::Down,
+                    Command::Top,
+                    Command::Bottom,
+                    Command::Back,
+                ];
+                if !self.history.is_empty() {
+                    c.extend([Command::ShowCall, Command::RerunCall]);
+                }
+                c
+            }
+            (Section::Resources | Section::Prompts, Mode::Form) => [
+                &[
+                    Command::Up,
+                    Command::Down,
+                    Command::SubmitArgs,
+                    Command::NextCompletion,
+                ][..],
+                &typing,
+            ]
+            .concat(),
+            (Section::Resources | Section::Prompts, _) => self.browse.commands(self.section),
+            (Section::Log | Section::Requests | Section::Roots, mode) => {
+                self.requests
+                    .commands(self.section, mode, self.remote.as_deref())
+            }
+            (Section::Tools, Mode::Input) => Vec::new(),
         };
-        if self.remote.is_some() && self.view != View::Form {
+        if self.mode == Mode::List || (self.mode == Mode::Result) {
             commands.extend([Command::FocusNext, Command::FocusPrev]);
         }
         commands
     }
 
     fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        if area.height < 3 || area.width < 20 {
+        if area.height < 4 || area.width < 20 {
             return;
         }
-        let [summary, body] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(area);
+        self.tick = self.tick.wrapping_add(1);
+        self.absorb();
+        let [summary, bar, body] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(1),
+            Constraint::Min(0),
+        ])
+        .areas(area);
         self.render_summary(summary, buf, ui);
-        match self.view {
-            View::Notifications | View::Traffic => self.render_log(body, buf, ui),
-            _ => {
+        self.render_sections(bar, buf, ui);
+        match self.section {
+            Section::Notifications | Section::Traffic => self.render_log(body, buf, ui),
+            Section::Tools => {
                 let longest = self.tools.iter().map(|t| t.name.len()).max().unwrap_or(0);
                 let list_w = u16::try_from(longest + 4)
                     .unwrap_or(u16::MAX)
@@ -531,14 +725,35 @@ impl Pane for ServerPane {
                     Layout::horizontal([Constraint::Length(list_w), Constraint::Min(0)])
                         .areas(body);
                 self.render_tools(list, buf, ui);
-                match self.view {
-                    View::Form => self.render_form(detail, buf, ui),
-                    View::Result => self.render_result(detail, buf, ui),
+                match self.mode {
+                    Mode::Form => self.render_form(detail, buf, ui),
+                    Mode::Result => self.render_result(detail, buf, ui),
                     _ => self.render_tool(detail, buf, ui),
                 }
             }
+            Section::History => match self.mode {
+                Mode::Result => self.render_result(body, buf, ui),
+                _ => self.render_history(body, buf, ui),
+            },
+            Section::Resources | Section::Prompts => {
+                let mode = self.mode;
+                let section = self.section;
+                self.browse
+                    .render(section, mode, &mut self.result_scroll, body, buf, ui);
+            }
+            Section::Log | Section::Requests | Section::Roots => {
+                let mode = self.mode;
+                let remote = self.remote.clone();
+                self.requests
+                    .render(self.section, mode, remote.as_deref(), body, buf, ui);
+            }
         }
     }
+}
+
+/// The time from `start` to now, by the core's wall clock.
+pub(super) fn since(core: &Core, start: chrono::DateTime<chrono::Utc>) -> Duration {
+    (core.now() - start).to_std().unwrap_or_default()
 }
 
 fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
@@ -548,8 +763,6 @@ fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::render::wrap;
-    use super::*;
-    use serde_json::json;
 
     #[test]
     fn wrapping_breaks_between_words_and_inside_long_ones() {
@@ -560,58 +773,6 @@ mod tests {
             wrap("a b c d e f g", 3)
                 .iter()
                 .all(|l| l.chars().count() <= 3)
-        );
-    }
-
-    #[test]
-    fn a_form_follows_the_schema_and_types_its_values() {
-        let schema = json!({
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "An id."},
-                "depth": {"type": "integer", "default": 1},
-                "ratio": {"type": "number"},
-                "deep": {"type": "boolean"},
-                "mode": {"type": "string", "enum": ["none", "all"]},
-                "filter": {"type": "object"}
-            },
-            "required": ["id"]
-        });
-        let mut fields = form_fields(&schema);
-        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["id", "deep", "depth", "filter", "mode", "ratio"]);
-        assert!(fields[0].required);
-        assert_eq!(fields[2].default, Some(json!(1)));
-        assert_eq!(form_arguments(&fields).unwrap(), json!({}));
-        let set = |fields: &mut Vec<Field>, name: &str, text: &str| {
-            fields.iter_mut().find(|f| f.name == name).unwrap().text = text.into();
-        };
-        set(&mut fields, "id", "1-1");
-        set(&mut fields, "deep", "yes");
-        set(&mut fields, "depth", "2");
-        set(&mut fields, "filter", r#"{"kind": "player"}"#);
-        set(&mut fields, "mode", "all");
-        set(&mut fields, "ratio", "0.5");
-        assert_eq!(
-            form_arguments(&fields).unwrap(),
-            json!({"id": "1-1", "deep": true, "depth": 2, "filter": {"kind": "player"},
-                   "mode": "all", "ratio": 0.5})
-        );
-        set(&mut fields, "depth", "two");
-        assert_eq!(
-            form_arguments(&fields).unwrap_err(),
-            ("depth".to_string(), "not a whole number".to_string())
-        );
-        set(&mut fields, "depth", "");
-        set(&mut fields, "mode", "some");
-        assert_eq!(form_arguments(&fields).unwrap_err().1, "one of none, all");
-        set(&mut fields, "mode", "");
-        set(&mut fields, "filter", "{");
-        assert!(
-            form_arguments(&fields)
-                .unwrap_err()
-                .1
-                .starts_with("not JSON")
         );
     }
 }

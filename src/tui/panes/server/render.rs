@@ -7,11 +7,20 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
-use super::{ServerPane, View, form_arguments, form_fields};
+use super::{Mode, Section, ServerPane, form_arguments, form_fields};
 use crate::mcp::client::Direction;
 use crate::tui::component::{SELECTED_MARK, Ui, fit};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+
+/// A duration as a person reads it: `840 ms`, `2.4 s`.
+fn took(d: std::time::Duration) -> String {
+    if d.as_millis() < 1_000 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
 
 /// `text` in lines of at most `width` characters, broken between words (a word
 /// longer than a line is broken inside).
@@ -110,7 +119,7 @@ impl ServerPane {
         let block = area_block(
             ui,
             &format!(" Tools ({}) ", self.tools.len()),
-            self.view == View::Tools,
+            self.mode == Mode::List,
         );
         let inner = block.inner(area);
         block.render(area, buf);
@@ -118,7 +127,7 @@ impl ServerPane {
         if rows == 0 {
             return;
         }
-        if self.view == View::Tools {
+        if self.mode == Mode::List {
             self.page = rows;
         }
         if self.selected < self.tools_top {
@@ -136,7 +145,7 @@ impl ServerPane {
         {
             let y = inner.y + (k - self.tools_top) as u16;
             let selected = k == self.selected;
-            let (mark, role) = match (selected, self.view == View::Tools) {
+            let (mark, role) = match (selected, self.mode == Mode::List) {
                 (true, true) => (SELECTED_MARK, Role::Selected),
                 (true, false) => (SELECTED_MARK, Role::SelectedInactive),
                 _ => ("  ", Role::Text),
@@ -318,13 +327,17 @@ impl ServerPane {
 
     pub(super) fn render_result(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let Some(called) = &self.called else {
+        let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][self.tick % 10];
+        let Some(call) = self.shown_call() else {
             return;
         };
-        let title = match &called.answer {
-            None => format!("{} · calling…", called.tool),
-            Some(Ok(_)) => format!("{} · result", called.tool),
-            Some(Err(_)) => format!("{} · error", called.tool),
+        let title = match (&call.answer, call.took) {
+            (None, _) if call.cancelling => format!("{} · cancelling…", call.tool),
+            (None, _) => format!("{} · calling…", call.tool),
+            (Some(Ok(_)), Some(t)) => format!("{} · result · {}", call.tool, took(t)),
+            (Some(Err(_)), Some(t)) => format!("{} · error · {}", call.tool, took(t)),
+            (Some(Ok(_)), None) => format!("{} · result", call.tool),
+            (Some(Err(_)), None) => format!("{} · error", call.tool),
         };
         let block = area_block(ui, &format!(" {title} "), true);
         let inner = block.inner(area);
@@ -336,16 +349,60 @@ impl ServerPane {
         buf.set_stringn(
             inner.x,
             inner.y,
-            fit(&format!("arguments {}", called.args), width),
+            fit(&format!("arguments {}", call.args), width),
             width,
             theme.style(Role::Muted),
         );
-        let Some(answer) = &called.answer else {
+        let Some(answer) = &call.answer else {
+            // Running: a gauge when the server said how much there is, else a spinner
+            // with its message; and how to stop it.
+            let progress = call
+                .progress
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone();
+            let elapsed = took(super::since(&self.core, call.started));
+            let line = match progress {
+                Some(p) => match p.total.filter(|t| *t > 0.0) {
+                    Some(total) => {
+                        let share = (p.progress / total).clamp(0.0, 1.0);
+                        let bar_w = width.saturating_sub(24).clamp(4, 40);
+                        let full = (share * bar_w as f64).round() as usize;
+                        format!(
+                            "[{}{}] {:>3.0}% {}/{}  {}",
+                            "█".repeat(full),
+                            "░".repeat(bar_w - full),
+                            share * 100.0,
+                            p.progress,
+                            total,
+                            p.message
+                        )
+                    }
+                    None => format!("{spinner} {} {}  {}", p.progress, p.message, elapsed),
+                },
+                None => format!("{spinner} waiting for the answer · {elapsed}"),
+            };
+            buf.set_stringn(
+                inner.x,
+                inner.y + 1,
+                fit(&line, width),
+                width,
+                theme.style(Role::Info),
+            );
+            if inner.height > 2 {
+                buf.set_stringn(
+                    inner.x,
+                    inner.y + 2,
+                    fit("x cancels the call", width),
+                    width,
+                    theme.style(Role::Muted),
+                );
+            }
             return;
         };
         let (lines, role) = match answer {
-            Ok(lines) => (lines, Role::Text),
-            Err(lines) => (lines, Role::Error),
+            Ok(lines) => (lines.clone(), Role::Text),
+            Err(lines) => (lines.clone(), Role::Error),
         };
         let rows = usize::from(inner.height - 1);
         self.page = rows;
@@ -372,9 +429,123 @@ impl ServerPane {
         }
     }
 
+    /// The sections of the tab, the one on show marked; cut to the current one and
+    /// its place where the line is narrow.
+    pub(super) fn render_sections(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let sections = self.sections();
+        let waiting = self.remote.as_ref().map_or(0, |r| r.asks().waiting().len());
+        let label = |s: Section| match s {
+            Section::Requests if waiting > 0 => format!("Requests {waiting}!"),
+            Section::History => format!("History {}", self.history.len()),
+            other => other.title().to_string(),
+        };
+        let full: usize = sections.iter().map(|s| label(*s).len() + 3).sum();
+        let mut spans = Vec::new();
+        if full <= usize::from(area.width) {
+            for s in &sections {
+                let role = if *s == self.section {
+                    Role::Selected
+                } else if *s == Section::Requests && waiting > 0 {
+                    Role::Error
+                } else {
+                    Role::Muted
+                };
+                spans.push(Span::styled(format!(" {} ", label(*s)), theme.style(role)));
+                spans.push(Span::raw(" "));
+            }
+        } else {
+            let at = sections
+                .iter()
+                .position(|s| *s == self.section)
+                .unwrap_or(0);
+            spans.push(Span::styled(
+                format!(" {} ", label(self.section)),
+                theme.style(Role::Selected),
+            ));
+            spans.push(Span::styled(
+                format!(" {}/{} · Tab", at + 1, sections.len()),
+                theme.style(Role::Muted),
+            ));
+            if waiting > 0 && self.section != Section::Requests {
+                spans.push(Span::styled(
+                    format!(" · {waiting} request!"),
+                    theme.style(Role::Error),
+                ));
+            }
+        }
+        Line::from(spans).render(area, buf);
+    }
+
+    /// Every call made from the Tools section, the newest last.
+    pub(super) fn render_history(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let block = area_block(ui, &format!(" Calls {} ", self.history.len()), true);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let rows = usize::from(inner.height);
+        let width = usize::from(inner.width);
+        if rows == 0 {
+            return;
+        }
+        self.page = rows;
+        if self.history.is_empty() {
+            buf.set_stringn(
+                inner.x,
+                inner.y,
+                fit("No calls yet: the Tools section makes them.", width),
+                width,
+                theme.style(Role::Muted),
+            );
+            return;
+        }
+        self.history_selected = self.history_selected.min(self.history.len() - 1);
+        if self.history_selected < self.history_top {
+            self.history_top = self.history_selected;
+        } else if self.history_selected >= self.history_top + rows {
+            self.history_top = self.history_selected + 1 - rows;
+        }
+        for (k, call) in self
+            .history
+            .iter()
+            .enumerate()
+            .skip(self.history_top)
+            .take(rows)
+        {
+            let (mark, role) = match &call.answer {
+                None => ("…", Role::Info),
+                Some(Ok(_)) => ("✓", Role::Text),
+                Some(Err(_)) => ("✗", Role::Error),
+            };
+            let time = call.took.map_or_else(|| "running".to_string(), took);
+            let text = format!(
+                "{}{mark} {:>9} {}  {}",
+                if k == self.history_selected {
+                    SELECTED_MARK
+                } else {
+                    "  "
+                },
+                time,
+                call.tool,
+                call.args
+            );
+            buf.set_stringn(
+                inner.x,
+                inner.y + (k - self.history_top) as u16,
+                format!("{:<width$}", fit(&text, width)),
+                width,
+                theme.style(if k == self.history_selected {
+                    Role::Selected
+                } else {
+                    role
+                }),
+            );
+        }
+    }
+
     pub(super) fn render_log(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let notifications = self.view == View::Notifications;
+        let notifications = self.section == Section::Notifications;
         let title = if notifications {
             "Notifications (and the server's stderr)"
         } else {

@@ -1,0 +1,543 @@
+//! The Server tab as an inspector of any MCP server, driven by keys against the MCP
+//! reference server (`server-everything`, installed by `.ci/run`): every section, the
+//! server's sampling and elicitation requests answered by the operator, roots added,
+//! a long call's progress and its cancel; and the snapshots of each section at 100x30
+//! and 40x12.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use structs_console::clock::WallClock;
+use structs_console::mcp::client::{Direction, Options, Remote, RootDir, Target};
+use structs_console::tui::{App, Tab, Theme};
+use tokio::runtime::Runtime;
+
+use support::console::{draw, mask_times, runtime, wall};
+use support::peers::Peers;
+
+/// The console attached to the reference server, offering `/tmp` as a root, on the
+/// Server tab (where a server that is not a Structs one opens).
+fn attach(rt: &Runtime, peers: &Peers) -> (Arc<Remote>, App) {
+    let target = Target::Command(vec![
+        peers.node().display().to_string(),
+        peers.everything().display().to_string(),
+        "stdio".into(),
+    ]);
+    let options = Options {
+        roots: vec![RootDir::from_dir(std::path::Path::new("/tmp")).unwrap()],
+        ..Options::default()
+    };
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, options))
+        .expect("attach to server-everything");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    (remote, app)
+}
+
+/// A key, without waiting for the calls it starts (one may wait on the operator).
+fn key(app: &mut App, code: KeyCode) {
+    app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+    app.update();
+}
+
+fn ctrl(app: &mut App, c: char) {
+    app.handle_key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL));
+    app.update();
+}
+
+fn keys(app: &mut App, code: KeyCode, times: usize) {
+    for _ in 0..times {
+        key(app, code);
+    }
+}
+
+fn text(app: &mut App, typed: &str) {
+    for c in typed.chars() {
+        key(app, KeyCode::Char(c));
+    }
+}
+
+/// Applies answers as they come until the frame at 100x30 shows `wanted` (10 s at
+/// most); the frame.
+fn until(app: &mut App, wanted: &str) -> String {
+    let start = Instant::now();
+    loop {
+        app.update();
+        let frame = draw(app, 100, 30);
+        if frame.contains(wanted) {
+            return frame;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "gave up waiting for {wanted:?}:\n{frame}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Goes to a section of the Server tab by its name, from the tools.
+fn section(app: &mut App, name: &str) {
+    key(app, KeyCode::Char('7'));
+    keys(app, KeyCode::Esc, 3);
+    let order = [
+        "Tools",
+        "Resources",
+        "Prompts",
+        "Log",
+        "Requests",
+        "Roots",
+        "History",
+        "Notifications",
+        "Traffic",
+    ];
+    let at = order.iter().position(|s| *s == name).expect("a section");
+    keys(app, KeyCode::Tab, at);
+}
+
+/// Selects `tool` in the Tools section and opens its form.
+fn tool_form(app: &mut App, remote: &Remote, tool: &str) {
+    section(app, "Tools");
+    // The tab lists the tools by name.
+    let mut names: Vec<String> = remote.tools().iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    let at = names.iter().position(|n| n == tool).expect("the tool");
+    key(app, KeyCode::Home);
+    keys(app, KeyCode::Down, at);
+    key(app, KeyCode::Enter);
+}
+
+/// The frame with what changes from run to run hidden: the header and the summary
+/// (the server's path and message counts) and the times of day and durations.
+fn steady(frame: &str) -> String {
+    let mut rows: Vec<String> = frame.lines().map(str::to_string).collect();
+    for (k, row) in rows.iter_mut().enumerate() {
+        if k == 0 || k == 2 {
+            // The header and the summary, as TestBackend quotes them.
+            *row = format!(
+                "\"{:width$}\"",
+                "[varies]",
+                width = row.chars().count().saturating_sub(2)
+            );
+            continue;
+        }
+        *row = mask_times(row);
+    }
+    rows.join("\n")
+}
+
+fn snapshot(name: &str, description: &str, app: &mut App) {
+    for (w, h) in [(100, 30), (40, 12)] {
+        app.update();
+        let frame = steady(&draw(app, w, h));
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+            description => description,
+        }, {
+            insta::assert_snapshot!(format!("inspector_{name}_{w}x{h}"), frame);
+        });
+    }
+}
+
+#[test]
+fn a_foreign_server_opens_on_the_server_tab_and_the_structs_tabs_say_why_they_are_empty() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (_remote, mut app) = attach(&rt, &peers);
+    app.settle();
+    assert_eq!(app.tab(), Tab::Server);
+    assert!(
+        app.status_text()
+            .is_none_or(|s| !s.contains("TOOL_NOT_FOUND")),
+        "{:?}",
+        app.status_text()
+    );
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        !frame.contains(" block 0"),
+        "no chain, no block height:\n{frame}"
+    );
+    key(&mut app, KeyCode::Char('1'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains("The Entities tab needs a Structs server."),
+        "{frame}"
+    );
+    assert!(frame.contains("7 Server"), "{frame}");
+    // Its keys do nothing, and call nothing.
+    let sent = app.requests_sent();
+    keys(&mut app, KeyCode::Enter, 2);
+    assert_eq!(app.requests_sent(), sent);
+    key(&mut app, KeyCode::Char('7'));
+    snapshot(
+        "tools",
+        "The Server tab attached to the MCP reference server: the sections, its tools and the selected one's schema",
+        &mut app,
+    );
+}
+
+#[test]
+fn a_long_call_shows_its_progress_and_is_cancelled_with_x() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (remote, mut app) = attach(&rt, &peers);
+    tool_form(&mut app, &remote, "trigger-long-running-operation");
+    text(&mut app, "20");
+    key(&mut app, KeyCode::Down);
+    text(&mut app, "20");
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "%");
+    assert!(frame.contains("calling…"), "{frame}");
+    assert!(frame.contains("x cancels the call"), "{frame}");
+    key(&mut app, KeyCode::Char('x'));
+    let frame = until(&mut app, "TOOL_CANCELLED");
+    assert!(frame.contains("· error ·"), "{frame}");
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.direction == Direction::Sent && m.method == "notifications/cancelled")
+    );
+    // The history has it, and re-runs the one before it.
+    section(&mut app, "History");
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("✗"), "{frame}");
+    assert!(frame.contains("trigger-long-running-operation"), "{frame}");
+}
+
+#[test]
+fn resources_templates_and_subscriptions() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (_remote, mut app) = attach(&rt, &peers);
+    section(&mut app, "Resources");
+    let frame = until(&mut app, "architecture.md");
+    assert!(frame.contains("⧉ Dynamic Text Resource"), "{frame}");
+    snapshot(
+        "resources",
+        "Resources: the reference server's resources, then its templates, and the selected one",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "# Everything Server");
+    assert!(
+        frame.contains("read demo://resource/static/document/architecture.md"),
+        "{frame}"
+    );
+    snapshot("resource_read", "A text resource, read", &mut app);
+    key(&mut app, KeyCode::Esc);
+    // Subscribe, and the updates are counted once the server sends them.
+    key(&mut app, KeyCode::Char('s'));
+    until(&mut app, "◉ 0 updates");
+    // A template: its variable, completed by the server, makes the uri read.
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "7");
+    let frame = until(&mut app, "Ctrl-N: 7");
+    assert!(
+        frame.contains("uri demo://resource/dynamic/blob/7"),
+        "{frame}"
+    );
+    snapshot(
+        "template_form",
+        "A resource template's variable, with the server's completion and the uri it makes",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "binary: ");
+    assert!(frame.contains("bytes of text/plain"), "{frame}");
+}
+
+#[test]
+fn prompts_complete_their_arguments_and_show_their_messages() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (_remote, mut app) = attach(&rt, &peers);
+    section(&mut app, "Prompts");
+    until(&mut app, "completable-prompt");
+    keys(&mut app, KeyCode::Down, 2);
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "E");
+    until(&mut app, "Ctrl-N: Engineering");
+    ctrl(&mut app, 'n');
+    key(&mut app, KeyCode::Down);
+    text(&mut app, "A");
+    // The name's completions depend on the department chosen.
+    until(&mut app, "Ctrl-N: Alice");
+    ctrl(&mut app, 'n');
+    snapshot(
+        "prompt_form",
+        "A prompt's arguments, each completed by the server in the context of the others",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "Please promote Alice");
+    assert!(frame.contains("user:"), "{frame}");
+    snapshot(
+        "prompt_result",
+        "The messages a prompt gives, under their roles",
+        &mut app,
+    );
+    // An embedded resource.
+    key(&mut app, KeyCode::Esc);
+    keys(&mut app, KeyCode::Esc, 1);
+    section(&mut app, "Prompts");
+    keys(&mut app, KeyCode::Down, 3);
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "Text");
+    key(&mut app, KeyCode::Down);
+    text(&mut app, "1");
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "embedded resource demo://resource/dynamic/text/1");
+    assert!(
+        frame.contains("assistant:") || frame.contains("user:"),
+        "{frame}"
+    );
+}
+
+#[test]
+fn the_log_level_is_set_and_messages_are_shown_by_level() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (remote, mut app) = attach(&rt, &peers);
+    section(&mut app, "Log");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "server at debug");
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.method == "logging/setLevel")
+    );
+    // The server's own messages arrive at the level set.
+    until(&mut app, "Roots updated");
+    // Shown from error up, the info messages are hidden.
+    keys(&mut app, KeyCode::Char('f'), 4);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("shown from error up"), "{frame}");
+    assert!(!frame.contains("Roots updated"), "{frame}");
+    keys(&mut app, KeyCode::Char('f'), 4);
+    snapshot(
+        "log",
+        "Log: the level set on the server (●) and its messages by level",
+        &mut app,
+    );
+}
+
+#[test]
+fn the_operator_answers_sampling_with_a_typed_reply_and_may_reject_it() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (remote, mut app) = attach(&rt, &peers);
+    tool_form(&mut app, &remote, "trigger-sampling-request");
+    text(&mut app, "what is six times seven?");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Requests 1!");
+    assert!(
+        app.status_text()
+            .is_some_and(|s| s.contains("sampling/createMessage")),
+        "{:?}",
+        app.status_text()
+    );
+    section(&mut app, "Requests");
+    let frame = until(&mut app, "times seven?");
+    assert!(frame.contains("max tokens 100"), "{frame}");
+    snapshot(
+        "sampling",
+        "A sampling request waiting: its messages, system prompt, token limit and temperature",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "forty-two");
+    snapshot(
+        "sampling_reply",
+        "The operator typing the model's reply",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    section(&mut app, "History");
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "structs-console operator");
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.direction == Direction::Sent && m.text.contains("forty-two")),
+        "the reply went to the server"
+    );
+
+    // Rejected: the tool says so.
+    tool_form(&mut app, &remote, "trigger-sampling-request");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Requests 1!");
+    section(&mut app, "Requests");
+    key(&mut app, KeyCode::Enter);
+    ctrl(&mut app, 'r');
+    section(&mut app, "History");
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "MCP error -1: the operator rejected");
+}
+
+#[test]
+fn the_operator_accepts_declines_or_cancels_an_elicitation() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (remote, mut app) = attach(&rt, &peers);
+    for (how, said) in [
+        ("accept", r#"\"action\": \"accept\""#),
+        ("decline", r#"\"action\": \"decline\""#),
+        ("cancel", r#"\"action\": \"cancel\""#),
+    ] {
+        tool_form(&mut app, &remote, "trigger-elicitation-request");
+        key(&mut app, KeyCode::Enter);
+        until(&mut app, "Requests 1!");
+        section(&mut app, "Requests");
+        until(&mut app, "elicitation/create");
+        key(&mut app, KeyCode::Enter);
+        match how {
+            "accept" => {
+                // The defaults are filled in; the required name is typed.
+                let frame = draw(&mut app, 100, 30);
+                assert!(frame.contains("It was a dark and stormy night."), "{frame}");
+                text(&mut app, "Ada");
+                snapshot(
+                    "elicitation",
+                    "An elicitation's form, built from its schema with its defaults",
+                    &mut app,
+                );
+                key(&mut app, KeyCode::Enter);
+            }
+            "decline" => ctrl(&mut app, 'd'),
+            _ => ctrl(&mut app, 'x'),
+        }
+        section(&mut app, "History");
+        key(&mut app, KeyCode::End);
+        key(&mut app, KeyCode::Enter);
+        let frame = until(&mut app, said);
+        if how == "accept" {
+            assert!(
+                frame.contains("Ada")
+                    || remote
+                        .wire()
+                        .messages()
+                        .iter()
+                        .any(|m| m.text.contains("\"Ada\""))
+            );
+        }
+    }
+}
+
+#[test]
+fn roots_are_listed_added_and_removed() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let (remote, mut app) = attach(&rt, &peers);
+    tool_form(&mut app, &remote, "get-roots-list");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Current MCP Roots (1 total)");
+    section(&mut app, "Roots");
+    key(&mut app, KeyCode::Char('a'));
+    text(&mut app, env!("CARGO_MANIFEST_DIR"));
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "the server was told the roots changed");
+    assert_eq!(remote.roots().len(), 2);
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.method == "notifications/roots/list_changed")
+    );
+    // Remove the added one again, so the snapshot is the same on every checkout.
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Char('d'));
+    until(&mut app, "Roots offered to the server 1");
+    until(&mut app, "the server was told the roots changed");
+    snapshot(
+        "roots",
+        "Roots: the directories offered to the server",
+        &mut app,
+    );
+    tool_form(&mut app, &remote, "get-roots-list");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "1 total");
+}
+
+/// The same sections on our own headless server, attached over stdio: its resources
+/// (a doc read), a resource template completed, a prompt completed and got, the log
+/// level, the history; no peers needed.
+#[test]
+fn our_own_server_in_every_section() {
+    let rt = runtime();
+    let target = Target::Command(vec![
+        env!("CARGO_BIN_EXE_structs-console").to_string(),
+        "--headless".into(),
+        "--paused".into(),
+        "--log-level".into(),
+        "warn".into(),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to our own server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    app.settle();
+    // A Structs server opens on the Entities tab, with its block height.
+    assert_eq!(app.tab(), Tab::Entities);
+    assert!(draw(&mut app, 100, 30).contains(" block "));
+
+    // Resources: the schemas and docs; a template's variable completed by the server.
+    section(&mut app, "Resources");
+    until(&mut app, "guild schema");
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "overv");
+    until(&mut app, "Ctrl-N: overview");
+    ctrl(&mut app, 'n');
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "read structs://docs/overview");
+    until(&mut app, "structs-console");
+
+    // Prompts: brief's entity id, completed.
+    section(&mut app, "Prompts");
+    let frame = until(&mut app, "brief");
+    assert!(frame.contains("diagnose"), "{frame}");
+    key(&mut app, KeyCode::Home);
+    key(&mut app, KeyCode::Enter);
+    text(&mut app, "1-1");
+    until(&mut app, "Ctrl-N: 1-1");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "user:");
+
+    // Log: the level set.
+    section(&mut app, "Log");
+    keys(&mut app, KeyCode::Down, 3);
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "server at warning");
+
+    // Tools and the history.
+    tool_form(&mut app, &remote, "structs_query_block_height");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "\"height\"");
+    section(&mut app, "History");
+    until(&mut app, "structs_query_block_height");
+    snapshot(
+        "history",
+        "History: every call made from the Tools section, its outcome and time",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Char('r'));
+    until(&mut app, "History 2");
+}
