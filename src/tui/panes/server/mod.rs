@@ -41,6 +41,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 
 mod browse;
+mod content;
 mod form;
 mod render;
 mod requests;

@@ -1,0 +1,311 @@
+//! How the Server tab shows what a server sends back, as styled lines: a resource's
+//! contents (text as it is, JSON as a tree, a binary as its size and type) and a
+//! prompt's messages; and RFC 6570 URI templates, their variables and expansion.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::tui::theme::Role;
+
+/// The variables of an RFC 6570 URI template: `{id}`, `{+path}`, `{?a,b}`.
+pub(super) fn template_vars(template: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        let inner = &rest[open + 1..open + close];
+        let inner = inner.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']);
+        for name in inner.split(',') {
+            let name = name.trim_end_matches('*');
+            let name = name.split(':').next().unwrap_or(name);
+            if !name.is_empty() && !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out
+}
+
+/// A URI template with its variables filled in (simple, reserved `+`, and query `?`
+/// and `&` expressions; an empty variable is left out of a query).
+pub(super) fn expand(template: &str, values: &HashMap<String, String>) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let inner = &rest[open + 1..open + close];
+        let (op, names) = match inner.chars().next() {
+            Some(c @ ('+' | '#' | '.' | '/' | ';' | '?' | '&')) => (Some(c), &inner[1..]),
+            _ => (None, inner),
+        };
+        let given: Vec<(&str, &str)> = names
+            .split(',')
+            .map(|n| n.trim_end_matches('*'))
+            .filter_map(|n| {
+                values
+                    .get(n)
+                    .filter(|v| !v.is_empty())
+                    .map(|v| (n, v.as_str()))
+            })
+            .collect();
+        match op {
+            Some(q @ ('?' | '&')) => {
+                for (k, (name, value)) in given.iter().enumerate() {
+                    let sep = if k == 0 { q } else { '&' };
+                    out.push_str(&format!("{sep}{name}={}", encode(value, false)));
+                }
+            }
+            Some('+' | '#') => {
+                let joined: Vec<String> = given.iter().map(|(_, v)| encode(v, true)).collect();
+                if op == Some('#') && !joined.is_empty() {
+                    out.push('#');
+                }
+                out.push_str(&joined.join(","));
+            }
+            Some(c @ ('.' | '/')) => {
+                for (_, v) in &given {
+                    out.push(c);
+                    out.push_str(&encode(v, false));
+                }
+            }
+            _ => {
+                let joined: Vec<String> = given.iter().map(|(_, v)| encode(v, false)).collect();
+                out.push_str(&joined.join(","));
+            }
+        }
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Percent-encodes what a URI template's expression may not carry as is.
+fn encode(value: &str, reserved: bool) -> String {
+    let mut out = String::new();
+    for b in value.bytes() {
+        let keep = b.is_ascii_alphanumeric()
+            || matches!(b, b'-' | b'.' | b'_' | b'~')
+            || (reserved && b"/:?#[]@!$&'()*+,;=".contains(&b));
+        if keep {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// What a resource read gave, as lines: text as it is, JSON pretty-printed as a tree
+/// of indented lines, a binary as its size and type.
+pub(super) fn contents_lines(answer: &Value) -> Vec<(Role, String)> {
+    let mut lines = Vec::new();
+    let contents = answer["contents"].as_array().cloned().unwrap_or_default();
+    if contents.is_empty() {
+        lines.push((Role::Muted, "(no contents)".to_string()));
+    }
+    for (k, item) in contents.iter().enumerate() {
+        if k > 0 {
+            lines.push((Role::Text, String::new()));
+        }
+        let mime = item["mimeType"].as_str().unwrap_or("");
+        lines.push((
+            Role::Title,
+            format!(
+                "{}{}",
+                item["uri"].as_str().unwrap_or("?"),
+                if mime.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {mime}")
+                }
+            ),
+        ));
+        if let Some(text) = item["text"].as_str() {
+            let json = serde_json::from_str::<Value>(text)
+                .ok()
+                .filter(|v| v.is_object() || v.is_array());
+            match json {
+                Some(v) => lines.extend(json_tree(&v)),
+                None => lines.extend(text.lines().map(|l| (Role::Text, l.to_string()))),
+            }
+        } else if let Some(blob) = item["blob"].as_str() {
+            let bytes = blob.trim_end_matches('=').len() * 3 / 4;
+            lines.push((
+                Role::Value,
+                format!(
+                    "binary: {bytes} bytes of {}",
+                    if mime.is_empty() {
+                        "unknown type"
+                    } else {
+                        mime
+                    }
+                ),
+            ));
+        } else {
+            lines.push((Role::Muted, item.to_string()));
+        }
+    }
+    lines
+}
+
+/// A JSON value as a tree of lines: each key on its own line under its parent,
+/// containers with their sizes, scalars beside their keys.
+pub(super) fn json_tree(value: &Value) -> Vec<(Role, String)> {
+    fn walk(label: &str, v: &Value, depth: usize, out: &mut Vec<(Role, String)>) {
+        let pad = "  ".repeat(depth);
+        let head = if label.is_empty() {
+            String::new()
+        } else {
+            format!("{label}: ")
+        };
+        match v {
+            Value::Object(map) => {
+                out.push((Role::Field, format!("{pad}{head}{{{}}}", map.len())));
+                for (k, item) in map {
+                    walk(k, item, depth + 1, out);
+                }
+            }
+            Value::Array(items) => {
+                out.push((Role::Field, format!("{pad}{head}[{}]", items.len())));
+                for (i, item) in items.iter().enumerate() {
+                    walk(&format!("[{i}]"), item, depth + 1, out);
+                }
+            }
+            Value::String(s) => out.push((Role::Value, format!("{pad}{head}{s:?}"))),
+            other => out.push((Role::Value, format!("{pad}{head}{other}"))),
+        }
+    }
+    let mut out = Vec::new();
+    walk("", value, 0, &mut out);
+    out
+}
+
+/// What a prompt gives, as lines: each message under its role; text as it is, an
+/// embedded resource with its uri and text, an image or audio as its type and size.
+pub(super) fn prompt_lines(answer: &Value) -> Vec<(Role, String)> {
+    let mut lines = Vec::new();
+    if let Some(d) = answer["description"].as_str() {
+        lines.push((Role::Muted, d.to_string()));
+        lines.push((Role::Text, String::new()));
+    }
+    for m in answer["messages"].as_array().cloned().unwrap_or_default() {
+        lines.push((
+            Role::Title,
+            format!("{}:", m["role"].as_str().unwrap_or("?")),
+        ));
+        let content = &m["content"];
+        match content["type"].as_str() {
+            Some("text") => lines.extend(
+                content["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .map(|l| (Role::Text, format!("  {l}"))),
+            ),
+            Some("resource") => {
+                let r = &content["resource"];
+                lines.push((
+                    Role::Field,
+                    format!(
+                        "  embedded resource {} {}",
+                        r["uri"].as_str().unwrap_or("?"),
+                        r["mimeType"].as_str().unwrap_or("")
+                    ),
+                ));
+                if let Some(text) = r["text"].as_str() {
+                    lines.extend(text.lines().map(|l| (Role::Text, format!("    {l}"))));
+                } else if let Some(blob) = r["blob"].as_str() {
+                    lines.push((
+                        Role::Value,
+                        format!("    binary: {} bytes", blob.len() * 3 / 4),
+                    ));
+                }
+            }
+            Some("resource_link") => lines.push((
+                Role::Field,
+                format!("  link to {}", content["uri"].as_str().unwrap_or("?")),
+            )),
+            Some(kind @ ("image" | "audio")) => lines.push((
+                Role::Value,
+                format!(
+                    "  {kind}: {} bytes of {}",
+                    content["data"].as_str().map_or(0, |d| d.len() * 3 / 4),
+                    content["mimeType"].as_str().unwrap_or("?")
+                ),
+            )),
+            _ => lines.push((Role::Muted, format!("  {content}"))),
+        }
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn templates_name_their_variables_and_expand() {
+        assert_eq!(template_vars("demo://r/{id}"), ["id"]);
+        assert_eq!(
+            template_vars("structs://handles/{handle}{?page,page_size}"),
+            ["handle", "page", "page_size"]
+        );
+        let values: HashMap<String, String> = [("handle", "h 1"), ("page", "2"), ("page_size", "")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(
+            expand("structs://handles/{handle}{?page,page_size}", &values),
+            "structs://handles/h%201?page=2"
+        );
+        assert_eq!(
+            expand(
+                "a/{+path}",
+                &[("path".to_string(), "x/y".to_string())].into()
+            ),
+            "a/x/y"
+        );
+    }
+
+    #[test]
+    fn contents_show_text_json_and_binary() {
+        let lines = contents_lines(&json!({"contents": [
+            {"uri": "a://1", "mimeType": "text/plain", "text": "hello\nworld"},
+            {"uri": "a://2", "mimeType": "application/json", "text": "{\"k\": [1, 2]}"},
+            {"uri": "a://3", "mimeType": "image/png", "blob": "AAAA"}
+        ]}));
+        let text: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert!(text.contains(&"hello"));
+        assert!(text.contains(&"  k: [2]"), "{text:?}");
+        assert!(text.contains(&"    [1]: 2"), "{text:?}");
+        assert!(text.contains(&"binary: 3 bytes of image/png"), "{text:?}");
+    }
+
+    #[test]
+    fn prompts_show_roles_and_embedded_resources() {
+        let lines = prompt_lines(&json!({"messages": [
+            {"role": "user", "content": {"type": "text", "text": "hi"}},
+            {"role": "assistant", "content": {"type": "resource",
+                "resource": {"uri": "r://1", "mimeType": "text/plain", "text": "body"}}}
+        ]}));
+        let text: Vec<&str> = lines.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(
+            text,
+            [
+                "user:",
+                "  hi",
+                "assistant:",
+                "  embedded resource r://1 text/plain",
+                "    body"
+            ]
+        );
+    }
+}
