@@ -235,6 +235,18 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
     },
+    /// Stand where an agent's host starts its MCP server over stdio: start the server
+    /// given after `--` as a child, pass every message both ways unchanged, and record
+    /// the tool calls and notifications with --record.
+    Proxy {
+        /// Record the tool calls and the server's notifications to this JSON Lines
+        /// session log (the format of `--headless --record`), appending.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
+        /// The server's command and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
     /// Be an MCP client from the command line: connect to a server (`--connect`), send
     /// one request, print the answer as JSON, and exit 1 on an error answer.
     Client(structs_console::mcp::client::script::ClientArgs),
@@ -314,7 +326,10 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
     let level = cli.log_level.clone().unwrap_or_else(|| {
-        if matches!(cli.command, Some(Command::Client(_))) {
+        if matches!(
+            cli.command,
+            Some(Command::Client(_) | Command::Proxy { .. })
+        ) {
             // rmcp warns of every error the client answers with (a rejected sampling).
             "warn,rmcp=error".into()
         } else {
@@ -593,6 +608,18 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }) = &cli.command
     {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
+    }
+    if let Some(Command::Proxy { record, command }) = &cli.command {
+        let recorder = match record {
+            Some(path) => Some(std::sync::Arc::new(
+                structs_console::record::Recorder::open(path).map_err(|e| {
+                    anyhow::anyhow!("cannot open the session log {}: {e}", path.display())
+                })?,
+            )),
+            None => None,
+        };
+        let runtime = tokio::runtime::Runtime::new()?;
+        return runtime.block_on(structs_console::mcp::proxy::run_stdio(command, recorder));
     }
     if let Some(Command::Client(args)) = cli.command {
         let runtime = tokio::runtime::Runtime::new()?;

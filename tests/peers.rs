@@ -357,6 +357,33 @@ fn the_python_sdk_uses_tools_resources_prompts_and_completions_over_stdio() {
     );
 }
 
+/// The same agent through `structs-console proxy`: it sees what it sees direct.
+#[test]
+fn the_python_sdk_through_the_proxy_sees_what_it_sees_direct() {
+    let Some(peers) = Peers::find() else { return };
+    let bin = env!("CARGO_BIN_EXE_structs-console");
+    let server = [bin, "--headless", "--paused", "--log-level", "warn"];
+    let direct = python_client(&peers, &[&["stdio"][..], &server].concat());
+    let log = std::env::temp_dir().join(format!("structs-proxy-sdk-{}.jsonl", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let log_arg = log.display().to_string();
+    let proxied = python_client(
+        &peers,
+        &[
+            &["stdio", bin, "proxy", "--record", &log_arg, "--"][..],
+            &server,
+        ]
+        .concat(),
+    );
+    assert_eq!(proxied, direct);
+    let recorded = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        recorded.contains(r#""tool":"structs_query_entity""#),
+        "{recorded}"
+    );
+    let _ = std::fs::remove_file(&log);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_python_sdk_uses_tools_resources_prompts_and_completions_over_http() {
     let Some(peers) = Peers::find() else { return };

@@ -8,6 +8,7 @@ pub mod http;
 pub mod listen;
 pub mod logging;
 pub mod prompts;
+pub mod proxy;
 pub mod sessions;
 pub mod stdio;
 pub mod strict;
