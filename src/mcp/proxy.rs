@@ -225,18 +225,8 @@ pub async fn run_stdio(
     let child_in = child.stdin.take().expect("piped stdin");
     let child_out = child.stdout.take().expect("piped stdout");
     // Host → server; when the host is done, the child's stdin closes with the pump.
-    let up = tokio::spawn(pump(
-        tokio::io::stdin(),
-        child_in,
-        Way::ToServer,
-        tap.clone(),
-    ));
-    let down = tokio::spawn(pump(
-        child_out,
-        tokio::io::stdout(),
-        Way::ToHost,
-        tap.clone(),
-    ));
+    let up = tokio::spawn(pump(host_in(), child_in, Way::ToServer, tap.clone()));
+    let down = tokio::spawn(pump(child_out, host_out(), Way::ToHost, tap.clone()));
     let status = tokio::select! {
         status = child.wait() => status?,
         () = stop_signal() => {
@@ -258,6 +248,35 @@ pub async fn run_stdio(
     up.abort();
     let code = status.code().unwrap_or(1);
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The host's end to read: the stdin pipe read without a thread in between when it is
+/// a pipe (as a host starts a server), else tokio's stdin (a terminal, a file).
+fn host_in() -> Box<dyn AsyncRead + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// The host's end to write, as [`host_in`].
+fn host_out() -> Box<dyn AsyncWrite + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdout())
 }
 
 async fn stop_signal() {
