@@ -218,8 +218,9 @@ fn resources_templates_and_subscriptions() {
     let rt = runtime();
     let (_remote, mut app) = attach(&rt, &peers);
     section(&mut app, "Resources");
-    let frame = until(&mut app, "architecture.md");
-    assert!(frame.contains("⧉ Dynamic Text Resource"), "{frame}");
+    // The resources and the templates are two requests; wait for both.
+    let frame = until(&mut app, "⧉ Dynamic Text Resource");
+    assert!(frame.contains("architecture.md"), "{frame}");
     snapshot(
         "resources",
         "Resources: the reference server's resources, then its templates, and the selected one",
