@@ -260,7 +260,7 @@ fn resources_templates_and_subscriptions() {
 fn prompts_complete_their_arguments_and_show_their_messages() {
     let Some(peers) = Peers::find() else { return };
     let rt = runtime();
-    let (_remote, mut app) = attach(&rt, &peers);
+    let (remote, mut app) = attach(&rt, &peers);
     section(&mut app, "Prompts");
     until(&mut app, "completable-prompt");
     keys(&mut app, KeyCode::Down, 2);
@@ -292,7 +292,28 @@ fn prompts_complete_their_arguments_and_show_their_messages() {
     section(&mut app, "Prompts");
     keys(&mut app, KeyCode::Down, 3);
     key(&mut app, KeyCode::Enter);
+    let asked = || {
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .filter(|m| m.direction == Direction::Sent && m.method == "completion/complete")
+            .count()
+    };
+    let before = asked();
     text(&mut app, "Text");
+    // Typed faster than the server answers, the letters do not each make a request:
+    // one is out at a time, and what was typed meanwhile is asked for when it answers.
+    let start = Instant::now();
+    while asked() - before < 2 && start.elapsed() < Duration::from_secs(3) {
+        app.update();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let typed = asked() - before;
+    assert!(
+        (1..=2).contains(&typed),
+        "{typed} completion requests for 4 letters"
+    );
     key(&mut app, KeyCode::Down);
     text(&mut app, "1");
     key(&mut app, KeyCode::Enter);

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use crate::mcp::client::tool_outcome;
 use crate::record::Recorder;
 use crate::source::SourceInfo;
 
@@ -115,36 +116,6 @@ impl Tap {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
-    }
-}
-
-/// A `tools/call` result as the session log keeps it, as `--headless` records: the
-/// structured content (or the text read as JSON, or the content blocks); an error
-/// result as its error object.
-fn tool_outcome(result: &Value) -> Result<Value, Value> {
-    let value = match result.get("structuredContent").filter(|v| !v.is_null()) {
-        Some(v) => v.clone(),
-        None => {
-            let text: String = result["content"]
-                .as_array()
-                .map(|blocks| {
-                    blocks
-                        .iter()
-                        .filter_map(|b| b["text"].as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-                .unwrap_or_default();
-            serde_json::from_str::<Value>(&text)
-                .ok()
-                .filter(Value::is_object)
-                .unwrap_or_else(|| json!({ "content": result["content"] }))
-        }
-    };
-    if result["isError"] == true {
-        Err(value)
-    } else {
-        Ok(value)
     }
 }
 

@@ -149,6 +149,15 @@ impl Asks {
             .collect()
     }
 
+    /// How many requests are waiting: [`Asks::waiting`]'s length, without copying
+    /// their params.
+    pub fn count(&self) -> usize {
+        lock(&self.waiting)
+            .iter()
+            .filter(|a| a.reply.as_ref().is_some_and(|tx| !tx.is_closed()))
+            .count()
+    }
+
     /// Answers request `seq`. False when there is no such request waiting.
     pub fn answer(&self, seq: u64, reply: Reply) -> bool {
         let ask = {

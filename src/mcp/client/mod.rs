@@ -667,35 +667,53 @@ impl Drop for Unregister {
 /// A tool result as the core would answer: the structured content, else the text
 /// read as JSON, else the content blocks; an error result as its error object.
 fn result_value(tool: &str, result: CallToolResult) -> Result<Value, ToolError> {
-    let text = || {
-        result
-            .content
-            .iter()
-            .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-            .collect::<Vec<_>>()
-            .join("\n")
-    };
-    let value = match &result.structured_content {
-        Some(v) => v.clone(),
-        None => serde_json::from_str::<Value>(&text())
-            .ok()
-            .filter(|v| v.is_object())
-            .unwrap_or_else(|| json!({ "content": result.content })),
-    };
-    if result.is_error != Some(true) {
-        return Ok(value);
+    let raw = serde_json::to_value(&result).unwrap_or(Value::Null);
+    match tool_outcome(&raw) {
+        Ok(value) => Ok(value),
+        Err(value) => Err(ToolError::from_wire(&value).unwrap_or_else(|| {
+            let said = content_text(&raw);
+            ToolError::new(
+                ErrorCode::ToolExecutionFailed,
+                if said.is_empty() {
+                    format!("{tool} failed on the server and said nothing more")
+                } else {
+                    format!("{tool} failed on the server: {said}")
+                },
+            )
+        })),
     }
-    Err(ToolError::from_wire(&value).unwrap_or_else(|| {
-        let said = text();
-        ToolError::new(
-            ErrorCode::ToolExecutionFailed,
-            if said.is_empty() {
-                format!("{tool} failed on the server and said nothing more")
-            } else {
-                format!("{tool} failed on the server: {said}")
-            },
-        )
-    }))
+}
+
+/// A `tools/call` result, as JSON, read as the core answers and as `--headless`
+/// records: the structured content, else the text blocks read as a JSON object, else
+/// `{"content": blocks}`. `Err` when the result says `isError`.
+pub(crate) fn tool_outcome(result: &Value) -> Result<Value, Value> {
+    let value = match result.get("structuredContent").filter(|v| !v.is_null()) {
+        Some(v) => v.clone(),
+        None => serde_json::from_str::<Value>(&content_text(result))
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| json!({ "content": result["content"] })),
+    };
+    if result["isError"] == true {
+        Err(value)
+    } else {
+        Ok(value)
+    }
+}
+
+/// The text blocks of a result's content, joined by new lines.
+fn content_text(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|b| b["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
 }
 
 /// A handshake that failed, and whether trying another is pointless (the program

@@ -227,17 +227,17 @@ impl ServerPane {
         let Some(remote) = &self.remote else {
             return false;
         };
-        let waiting = remote.asks().waiting();
-        let before = std::mem::replace(&mut self.asks_seen, waiting.len());
-        if waiting.len() > before
-            && let Some((_, kind, _)) = waiting.last()
+        let count = remote.asks().count();
+        let before = std::mem::replace(&mut self.asks_seen, count);
+        if count > before
+            && let Some((_, kind, _)) = remote.asks().waiting().last()
         {
             status.info(format!(
                 "the server asks: {} · answer it in 7 Server, Requests",
                 kind.method()
             ));
         }
-        waiting.len() != before
+        count != before
     }
 
     /// The sections there are: every one attached to a server, else the local ones.
@@ -388,13 +388,7 @@ impl ServerPane {
     }
 
     fn move_by(&mut self, delta: isize) {
-        let step = |at: usize, len: usize| -> usize {
-            if len == 0 {
-                0
-            } else {
-                at.saturating_add_signed(delta).min(len - 1)
-            }
-        };
+        let step = |at: usize, len: usize| step(at, delta, len);
         match (self.section, self.mode) {
             (_, Mode::Result) => {
                 self.result_scroll = self.result_scroll.saturating_add_signed(delta);
@@ -759,6 +753,15 @@ pub(super) fn since(core: &Core, start: chrono::DateTime<chrono::Utc>) -> Durati
 
 fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
     e.to_json(&ctx.dispatcher.core().timestamp())
+}
+
+/// A selection `at` moved by `delta` in a list of `len`, kept inside it.
+fn step(at: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        at.saturating_add_signed(delta).min(len - 1)
+    }
 }
 
 #[cfg(test)]

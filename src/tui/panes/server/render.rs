@@ -7,11 +7,91 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
+use super::form::Field;
 use super::{Mode, Section, ServerPane, form_arguments, form_fields};
 use crate::mcp::client::Direction;
 use crate::tui::component::{SELECTED_MARK, Ui, fit};
-use crate::tui::theme::Role;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
+
+/// What a form's field rows show besides the name and the text.
+#[derive(Clone, Copy)]
+pub(super) struct Rows {
+    /// The field's type, in a column after its name.
+    pub(super) kind: bool,
+    /// An empty field not being typed in shows its default, or `—`.
+    pub(super) hints: bool,
+    /// A field whose text does not parse shows why, cut to the row.
+    pub(super) errors: bool,
+}
+
+/// The width of a form's name column: the longest name and a space, at most `max`.
+pub(super) fn name_width(fields: &[Field], max: usize) -> usize {
+    fields
+        .iter()
+        .map(|f| f.name.len() + 1)
+        .max()
+        .unwrap_or(0)
+        .min(max)
+}
+
+/// One field of a form, as one row `width` wide: the mark, the name, then what
+/// `rows` says to show.
+pub(super) fn field_row(
+    f: &Field,
+    selected: bool,
+    name_w: usize,
+    rows: Rows,
+    width: u16,
+    theme: &Theme,
+) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(
+            if selected { SELECTED_MARK } else { "  " },
+            theme.style(Role::Prompt),
+        ),
+        Span::styled(
+            format!("{:<name_w$} ", fit(&f.label(), name_w)),
+            theme.style(if selected {
+                Role::Selected
+            } else {
+                Role::Field
+            }),
+        ),
+    ];
+    if rows.kind {
+        spans.push(Span::styled(
+            format!("{:<8}", f.kind.label()),
+            theme.style(Role::Muted),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if rows.hints && f.text.is_empty() && !selected {
+        let hint = f
+            .default
+            .as_ref()
+            .map_or("—".to_string(), |d| format!("default {d}"));
+        spans.push(Span::styled(hint, theme.style(Role::Muted)));
+    } else {
+        spans.push(Span::styled(f.text.clone(), theme.style(Role::Value)));
+        if selected {
+            spans.push(Span::styled("▏", theme.style(Role::Prompt)));
+        }
+    }
+    if rows.errors
+        && let Err(why) = f.value()
+    {
+        // A field stays one row: its error is cut to the room left (the whole error
+        // is said under the fields).
+        let used: usize = spans.iter().map(Span::width).sum();
+        let room = usize::from(width).saturating_sub(used);
+        spans.push(Span::styled(
+            fit(&format!("  ✗ {why}"), room),
+            theme.style(Role::Error),
+        ));
+    }
+    Line::from(spans)
+}
 
 /// A duration as a person reads it: `840 ms`, `2.4 s`.
 fn took(d: std::time::Duration) -> String {
@@ -249,55 +329,21 @@ impl ServerPane {
                 theme.style(Role::Muted),
             )));
         }
-        let name_w = self
-            .fields
-            .iter()
-            .map(|f| f.name.len() + 1)
-            .max()
-            .unwrap_or(0)
-            .min(28);
+        let name_w = name_width(&self.fields, 28);
+        let rows = Rows {
+            kind: true,
+            hints: true,
+            errors: true,
+        };
         for (i, f) in self.fields.iter().enumerate() {
-            let selected = i == self.field;
-            let name = f.label();
-            let mut spans = vec![
-                Span::styled(
-                    if selected { SELECTED_MARK } else { "  " },
-                    theme.style(Role::Prompt),
-                ),
-                Span::styled(
-                    format!("{:<name_w$} ", fit(&name, name_w)),
-                    theme.style(if selected {
-                        Role::Selected
-                    } else {
-                        Role::Field
-                    }),
-                ),
-                Span::styled(format!("{:<8}", f.kind.label()), theme.style(Role::Muted)),
-                Span::raw(" "),
-            ];
-            if f.text.is_empty() && !selected {
-                let hint = f
-                    .default
-                    .as_ref()
-                    .map_or("—".to_string(), |d| format!("default {d}"));
-                spans.push(Span::styled(hint, theme.style(Role::Muted)));
-            } else {
-                spans.push(Span::styled(f.text.clone(), theme.style(Role::Value)));
-                if selected {
-                    spans.push(Span::styled("▏", theme.style(Role::Prompt)));
-                }
-            }
-            if let Err(why) = f.value() {
-                // A field stays one row: its error is cut to the room left (the whole
-                // error is said under the fields).
-                let used: usize = spans.iter().map(Span::width).sum();
-                let room = usize::from(inner.width).saturating_sub(used);
-                spans.push(Span::styled(
-                    fit(&format!("  ✗ {why}"), room),
-                    theme.style(Role::Error),
-                ));
-            }
-            lines.push(Line::from(spans));
+            lines.push(field_row(
+                f,
+                i == self.field,
+                name_w,
+                rows,
+                inner.width,
+                theme,
+            ));
         }
         // Keep the selected field on screen when there are more than fit.
         let room = usize::from(inner.height).saturating_sub(4).max(1);
@@ -434,7 +480,7 @@ impl ServerPane {
     pub(super) fn render_sections(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let sections = self.sections();
-        let waiting = self.remote.as_ref().map_or(0, |r| r.asks().waiting().len());
+        let waiting = self.remote.as_ref().map_or(0, |r| r.asks().count());
         let label = |s: Section| match s {
             Section::Requests if waiting > 0 => format!("Requests {waiting}!"),
             Section::History => format!("History {}", self.history.len()),

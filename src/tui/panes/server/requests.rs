@@ -14,7 +14,8 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
 use super::form::{Field, form_arguments, form_fields};
-use super::{Mode, Section};
+use super::render::{Rows, field_row, name_width};
+use super::{Mode, Section, step};
 use crate::mcp::client::{AskKind, LOG_LEVELS, Remote, Reply as Answer, RootDir, Which};
 use crate::tui::component::{Ctx, SELECTED_MARK, Ui, fit};
 use crate::tui::dispatch::{Reply, RequestId};
@@ -108,17 +109,11 @@ impl Requests {
     }
 
     pub fn move_in(&mut self, section: Section, delta: isize, remote: Option<&Remote>) {
-        let step = |at: usize, len: usize| -> usize {
-            if len == 0 {
-                0
-            } else {
-                at.saturating_add_signed(delta).min(len - 1)
-            }
-        };
+        let step = |at: usize, len: usize| step(at, delta, len);
         match section {
             Section::Log => self.level_selected = step(self.level_selected, LOG_LEVELS.len()),
             Section::Requests => {
-                let len = remote.map_or(0, |r| r.asks().waiting().len());
+                let len = remote.map_or(0, |r| r.asks().count());
                 self.ask_selected = step(self.ask_selected, len);
             }
             _ => {
@@ -204,7 +199,7 @@ impl Requests {
             }
             (Section::Requests, _) => {
                 let mut c = list.to_vec();
-                if remote.is_some_and(|r| !r.asks().waiting().is_empty()) {
+                if remote.is_some_and(|r| r.asks().count() > 0) {
                     c.push(Command::AnswerRequest);
                 }
                 c
@@ -603,45 +598,27 @@ impl Requests {
             )));
             " Your reply, as the model "
         } else {
-            let name_w = self
-                .fields
-                .iter()
-                .map(|f| f.name.len() + 1)
-                .max()
-                .unwrap_or(0)
-                .min(20);
+            let name_w = name_width(&self.fields, 20);
             if self.fields.is_empty() {
                 lines.push(Line::from(Span::styled(
                     "The form has no fields; Enter accepts.",
                     theme.style(Role::Muted),
                 )));
             }
+            let rows = Rows {
+                kind: true,
+                hints: false,
+                errors: true,
+            };
             for (i, f) in self.fields.iter().enumerate() {
-                let selected = i == self.field;
-                let mut spans = vec![
-                    Span::styled(
-                        if selected { SELECTED_MARK } else { "  " },
-                        theme.style(Role::Prompt),
-                    ),
-                    Span::styled(
-                        format!("{:<name_w$} ", fit(&f.label(), name_w)),
-                        theme.style(if selected {
-                            Role::Selected
-                        } else {
-                            Role::Field
-                        }),
-                    ),
-                    Span::styled(format!("{:<8}", f.kind.label()), theme.style(Role::Muted)),
-                    Span::raw(" "),
-                    Span::styled(f.text.clone(), theme.style(Role::Value)),
-                ];
-                if selected {
-                    spans.push(Span::styled("▏", theme.style(Role::Prompt)));
-                }
-                if let Err(why) = f.value() {
-                    spans.push(Span::styled(format!("  ✗ {why}"), theme.style(Role::Error)));
-                }
-                lines.push(Line::from(spans));
+                lines.push(field_row(
+                    f,
+                    i == self.field,
+                    name_w,
+                    rows,
+                    bottom.width,
+                    theme,
+                ));
             }
             // Keep the selected field on screen when there are more than fit.
             let room = usize::from(bottom.height).saturating_sub(5).max(1);

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use super::content::{contents_lines, expand, prompt_lines, template_vars};
 use super::form::{Field, Kind, form_arguments};
-use super::{Mode, Section};
+use super::{Mode, Section, step};
 use crate::mcp::client::{CompleteRef, Remote};
 use crate::tui::component::Ctx;
 use crate::tui::dispatch::{Reply, RequestId};
@@ -63,10 +63,11 @@ enum Pending {
     Read(String),
     Subscribe(String, bool),
     Get(String),
-    /// Completions for a field of the form, for the text it had when asked.
+    /// Completions for a field of the form. At most one is asked at a time per field:
+    /// what is typed meanwhile is asked for when it answers, from `remote`.
     Complete {
         field: usize,
-        text: String,
+        remote: Arc<Remote>,
     },
 }
 
@@ -88,6 +89,9 @@ struct ArgsForm {
     offered: HashMap<usize, (Vec<String>, usize)>,
     /// The newest completion request of each field: an older answer is stale.
     asked: HashMap<usize, RequestId>,
+    /// Fields typed in while their completion request was out: asked again when it
+    /// answers, its answer being for text no longer there.
+    behind: HashSet<usize>,
 }
 
 /// Lines with how each is drawn.
@@ -367,6 +371,7 @@ impl Browse {
                 field: 0,
                 offered: HashMap::new(),
                 asked: HashMap::new(),
+                behind: HashSet::new(),
             });
         }
     }
@@ -454,6 +459,14 @@ impl Browse {
         let Some(f) = form.fields.get(form.field) else {
             return;
         };
+        if form
+            .asked
+            .get(&form.field)
+            .is_some_and(|id| self.pending.contains_key(id))
+        {
+            form.behind.insert(form.field);
+            return;
+        }
         let what = match &form.target {
             Target::Prompt { name } => CompleteRef::Prompt(name.clone()),
             Target::Template { uri_template, .. } => CompleteRef::Template(uri_template.clone()),
@@ -467,13 +480,13 @@ impl Browse {
             .collect();
         let (argument, text, field) = (f.name.clone(), f.text.clone(), form.field);
         let r = remote.clone();
-        let asked_text = text.clone();
         let id = ctx.dispatcher.spawn_task(async move {
-            r.complete(&what, &argument, &asked_text, Some(Value::Object(context)))
+            r.complete(&what, &argument, &text, Some(Value::Object(context)))
                 .await
         });
         form.asked.insert(field, id);
-        self.pending.insert(id, Pending::Complete { field, text });
+        let remote = remote.clone();
+        self.pending.insert(id, Pending::Complete { field, remote });
     }
 
     /// Fills the selected field with the server's next completion.
@@ -570,11 +583,18 @@ impl Browse {
                 }
                 Err(e) => ctx.status.tool_error(&format!("subscribing to {uri}"), e),
             },
-            Pending::Complete { field, text } => {
+            Pending::Complete { field, remote } => {
                 let Some(form) = &mut self.form else {
                     return true;
                 };
                 if form.asked.get(&field) != Some(&reply.id) {
+                    return true;
+                }
+                if form.behind.remove(&field) {
+                    // Answered for text since typed over: ask for what is there now.
+                    if form.field == field {
+                        self.ask_completions(&remote, ctx);
+                    }
                     return true;
                 }
                 if let Ok(answer) = &reply.result {
@@ -586,7 +606,6 @@ impl Browse {
                                 .collect()
                         })
                         .unwrap_or_default();
-                    let _ = text;
                     form.offered.insert(field, (values, 0));
                 }
             }
@@ -612,12 +631,4 @@ fn error_lines(e: &crate::error::ToolError, ctx: &Ctx<'_>) -> Vec<String> {
         .lines()
         .map(str::to_string)
         .collect()
-}
-
-fn step(at: usize, delta: isize, len: usize) -> usize {
-    if len == 0 {
-        0
-    } else {
-        at.saturating_add_signed(delta).min(len - 1)
-    }
 }

@@ -10,7 +10,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
 use super::super::content::expand;
-use super::super::render::wrap;
+use super::super::render::{Rows, field_row, name_width, wrap};
 use super::super::{Mode, Section};
 use super::{Browse, Listing, Target};
 use crate::tui::component::{SELECTED_MARK, Ui, fit};
@@ -263,34 +263,15 @@ impl Browse {
         block.render(area, buf);
         let width = usize::from(inner.width);
         let mut lines: Vec<Line<'_>> = Vec::new();
-        let name_w = form
-            .fields
-            .iter()
-            .map(|f| f.name.len() + 1)
-            .max()
-            .unwrap_or(0)
-            .min(20);
+        let name_w = name_width(&form.fields, 20);
+        let rows = Rows {
+            kind: false,
+            hints: false,
+            errors: false,
+        };
         for (i, f) in form.fields.iter().enumerate() {
             let selected = i == form.field;
-            let mut spans = vec![
-                Span::styled(
-                    if selected { SELECTED_MARK } else { "  " },
-                    theme.style(Role::Prompt),
-                ),
-                Span::styled(
-                    format!("{:<name_w$} ", fit(&f.label(), name_w)),
-                    theme.style(if selected {
-                        Role::Selected
-                    } else {
-                        Role::Field
-                    }),
-                ),
-                Span::styled(f.text.clone(), theme.style(Role::Value)),
-            ];
-            if selected {
-                spans.push(Span::styled("▏", theme.style(Role::Prompt)));
-            }
-            lines.push(Line::from(spans));
+            lines.push(field_row(f, selected, name_w, rows, inner.width, theme));
             if selected && let Some((values, _)) = form.offered.get(&i) {
                 let offered = if values.is_empty() {
                     "  no completions".to_string()
