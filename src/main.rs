@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use serde_json::json;
 
 use structs_console::Core;
 use structs_console::config::Config;
@@ -17,6 +18,7 @@ use structs_console::source::GameSource;
 use structs_console::source::rest::{RestConfig, RestSource};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::source::switch::{SwitchSource, Switcher};
+use structs_console::tui::Opening;
 use structs_console::tui::theme::Theme;
 
 /// A console and MCP server for building and debugging AI agents that play Structs.
@@ -89,6 +91,12 @@ struct Cli {
     /// tool call it makes and its answer.
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
+
+    /// With --headless: publish the traffic live on a control endpoint (a Unix socket,
+    /// 0600) that `structs-console watch` reads. Without a path, one is made in
+    /// $XDG_RUNTIME_DIR/structs-console (or /tmp/structs-console-UID).
+    #[arg(long, value_name = "SOCKET", num_args = 0..=1, default_missing_value = "", requires = "headless")]
+    control: Option<PathBuf>,
 
     /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
     /// API at --endpoint).
@@ -243,9 +251,28 @@ enum Command {
         /// session log (the format of `--headless --record`), appending.
         #[arg(long, value_name = "FILE")]
         record: Option<PathBuf>,
+        /// Publish the traffic live on this control endpoint (a Unix socket, 0600)
+        /// instead of the default one in $XDG_RUNTIME_DIR/structs-console (or
+        /// /tmp/structs-console-UID).
+        #[arg(long, value_name = "SOCKET", conflicts_with = "no_control")]
+        control: Option<PathBuf>,
+        /// Publish nothing live.
+        #[arg(long)]
+        no_control: bool,
         /// The server's command and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "COMMAND")]
         command: Vec<String>,
+    },
+    /// Watch a server's traffic as it happens: a control endpoint (the socket of a
+    /// `proxy` or of `--headless --control`), or a session log followed as it grows.
+    /// Without one, the newest live endpoint. In a terminal it opens the console's
+    /// Live tab; otherwise it prints the lines (JSON Lines) as they come.
+    Watch {
+        /// A control endpoint's socket, or a session log file.
+        endpoint: Option<PathBuf>,
+        /// Print the lines even in a terminal.
+        #[arg(long)]
+        json: bool,
     },
     /// Be an MCP client from the command line: connect to a server (`--connect`), send
     /// one request, print the answer as JSON, and exit 1 on an error answer.
@@ -391,12 +418,74 @@ fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
 
 /// The `--record` session log, when asked for.
 fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
-    let Some(path) = &cli.record else {
+    recorder(cli.record.as_deref(), None)
+}
+
+/// A recorder writing to the session log at `path`, to a live `feed`, or both; none
+/// when neither is asked for.
+fn recorder(
+    path: Option<&std::path::Path>,
+    feed: Option<structs_console::record::Feed>,
+) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
+    if path.is_none() && feed.is_none() {
         return Ok(None);
-    };
-    structs_console::record::Recorder::open(path)
+    }
+    structs_console::record::Recorder::to(path, feed)
         .map(|r| Some(Arc::new(r)))
-        .map_err(|e| anyhow::anyhow!("--record: cannot open {}: {e}", path.display()))
+        .map_err(|e| {
+            let path = path.map(|p| p.display().to_string()).unwrap_or_default();
+            anyhow::anyhow!("--record: cannot open {path}: {e}")
+        })
+}
+
+/// Starts the control endpoint at `path` (the default one of `kind` when `None` or
+/// empty), publishing `feed`, and says on stderr how to watch it.
+fn publish(
+    path: Option<&std::path::Path>,
+    kind: &str,
+    feed: structs_console::record::Feed,
+    mut hello: serde_json::Value,
+) -> anyhow::Result<structs_console::mcp::control::Endpoint> {
+    use structs_console::mcp::control;
+    let path = match path.filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.to_path_buf(),
+        None => control::default_path(kind),
+    };
+    hello["v"] = json!(structs_console::record::VERSION);
+    hello["type"] = json!("hello");
+    hello["pid"] = json!(std::process::id());
+    let endpoint = control::Endpoint::serve(&path, feed, hello)
+        .map_err(|e| anyhow::anyhow!("the control endpoint {}: {e}", path.display()))?;
+    eprintln!(
+        "structs-console: live traffic at {0}; watch it with: structs-console watch {0}",
+        path.display()
+    );
+    Ok(endpoint)
+}
+
+/// `structs-console watch`: the Live tab in a terminal, else the lines on stdout.
+fn watch(cli: &Cli, endpoint: Option<&std::path::Path>, json: bool) -> anyhow::Result<ExitCode> {
+    use structs_console::mcp::control;
+    if json || !std::io::stdout().is_terminal() {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let what = match endpoint {
+            Some(p) => p.to_path_buf(),
+            None => {
+                if control::live_endpoints().is_empty() {
+                    eprintln!(
+                        "structs-console: waiting for a live endpoint in {} (a `structs-console proxy`, or `--headless --control`)",
+                        control::default_dir().display()
+                    );
+                }
+                control::wait_for_endpoint(&stop).unwrap_or_default()
+            }
+        };
+        // Until the endpoint closes; a followed file, until interrupted.
+        control::print_feed(&what, &mut std::io::stdout().lock(), stop)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let config = load_config(cli)?;
+    run_console(cli, config, Some(Opening::Watch(endpoint)))
 }
 
 /// `--rate-limit`: 0 for none, else between 0.01 and 100,000 requests per second.
@@ -609,17 +698,38 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
     }
-    if let Some(Command::Proxy { record, command }) = &cli.command {
-        let recorder = match record {
-            Some(path) => Some(std::sync::Arc::new(
-                structs_console::record::Recorder::open(path).map_err(|e| {
-                    anyhow::anyhow!("cannot open the session log {}: {e}", path.display())
-                })?,
-            )),
-            None => None,
-        };
+    if let Some(Command::Proxy {
+        record,
+        control,
+        no_control,
+        command,
+    }) = &cli.command
+    {
         let runtime = tokio::runtime::Runtime::new()?;
-        return runtime.block_on(structs_console::mcp::proxy::run_stdio(command, recorder));
+        return runtime.block_on(async {
+            let feed = (!no_control).then(structs_console::record::Feed::new);
+            let recorder = recorder(record.as_deref(), feed.clone())?;
+            let hello = json!({"server": "proxy", "description": command.join(" ")});
+            let _endpoint = match feed {
+                // A socket asked for by name must work; the default one is a nicety
+                // that never keeps the agent's server from starting.
+                Some(feed) if control.is_some() => {
+                    Some(publish(control.as_deref(), "proxy", feed, hello)?)
+                }
+                Some(feed) => match publish(None, "proxy", feed, hello) {
+                    Ok(endpoint) => Some(endpoint),
+                    Err(e) => {
+                        eprintln!("structs-console: no live feed: {e:#}");
+                        None
+                    }
+                },
+                None => None,
+            };
+            structs_console::mcp::proxy::run_stdio(command, recorder).await
+        });
+    }
+    if let Some(Command::Watch { endpoint, json }) = &cli.command {
+        return watch(&cli, endpoint.as_deref(), *json);
     }
     if let Some(Command::Client(args)) = cli.command {
         let runtime = tokio::runtime::Runtime::new()?;
@@ -634,7 +744,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }) = &cli.command
     {
         if !*check {
-            return run_console(&cli, config, Some(file));
+            return run_console(&cli, config, Some(Opening::Log(file)));
         }
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;
@@ -668,7 +778,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let runtime = tokio::runtime::Runtime::new()?;
         let services = build_core(&cli, config, &runtime, false)?;
         let core = services.core.clone();
-        let recorder = open_recorder(&cli)?;
+        let feed = cli
+            .control
+            .is_some()
+            .then(structs_console::record::Feed::new);
+        let recorder = recorder(cli.record.as_deref(), feed.clone())?;
+        let _endpoint = match feed {
+            Some(feed) => {
+                let hello = json!({"server": "headless", "description": core.status().description});
+                let _guard = runtime.enter();
+                Some(publish(cli.control.as_deref(), "headless", feed, hello)?)
+            }
+            None => None,
+        };
         if let Some(listen) = &cli.http {
             let options = structs_console::mcp::http::HttpOptions {
                 listen: listen.clone(),
@@ -698,20 +820,20 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The console, with a session log open in the Replay pane when one is given.
-fn run_console(
-    cli: &Cli,
-    config: Config,
-    log: Option<&std::path::Path>,
-) -> anyhow::Result<ExitCode> {
-    if let Some(path) = log {
+fn run_console(cli: &Cli, config: Config, open: Option<Opening<'_>>) -> anyhow::Result<ExitCode> {
+    if let Some(Opening::Log(path)) = open {
         std::fs::File::open(path)
             .map_err(|e| anyhow::anyhow!("cannot open the session log {}: {e}", path.display()))?;
     }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        let hint = match log {
-            Some(path) => format!(
+        let hint = match open {
+            Some(Opening::Log(path)) => format!(
                 "To run the log again without the console, run: structs-console replay {} --check",
                 path.display()
+            ),
+            Some(Opening::Watch(path)) => format!(
+                "To print the traffic as JSON Lines, run: structs-console watch {} --json",
+                path.map(|p| p.display().to_string()).unwrap_or_default()
             ),
             None => {
                 "To serve the tools to an agent over stdio, run: structs-console --headless".into()
@@ -750,7 +872,7 @@ fn run_console(
             structs_console::clock::WallClock::System,
         );
         let recorder = open_recorder(cli)?;
-        structs_console::tui::run(core, theme, &runtime, None, recorder, log, Some(remote))?;
+        structs_console::tui::run(core, theme, &runtime, None, recorder, open, Some(remote))?;
         return Ok(ExitCode::SUCCESS);
     }
     let services = build_core(cli, config, &runtime, true)?;
@@ -770,7 +892,7 @@ fn run_console(
         &runtime,
         switcher,
         recorder,
-        log,
+        open,
         None,
     )?;
     Ok(ExitCode::SUCCESS)

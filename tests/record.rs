@@ -227,3 +227,38 @@ async fn a_recorded_session_replays_the_same_until_the_world_changes() {
     assert!(err.contains("cannot open the session log"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_call_whose_secret_the_log_does_not_hold_is_not_run_again() {
+    let dir = std::env::temp_dir().join(format!("structs-redacted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("secret.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let info = structs_console::source::SourceInfo {
+        name: "sim",
+        description: String::new(),
+        block_height: 120_000,
+        paused: true,
+    };
+    let r = structs_console::record::Recorder::open(&log).unwrap();
+    let tool = "structs_action_submit_transaction";
+    let call = r.request(tool, &json!({"tx_bytes": "CpABCo0B"}), &info);
+    r.response(
+        call,
+        tool,
+        &Ok(json!({"txhash": "AB"})),
+        Duration::ZERO,
+        &info,
+    );
+    drop(r);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("CpABCo0B"), "{text}");
+    let (code, out, err) = replay(&log, &["--check", "--paused"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("replayed 0 calls"), "{out}");
+    assert!(
+        out.contains("not run again: a structs_action_submit_transaction call, whose tx_bytes the log does not hold"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod complete;
+pub mod control;
 pub mod http;
 pub mod listen;
 pub mod logging;

@@ -84,7 +84,8 @@ impl Tap {
                     .get("arguments")
                     .cloned()
                     .unwrap_or_else(|| json!({}));
-                let call = recorder.request(&tool, &arguments, &self.source);
+                let token = m["params"]["_meta"].get("progressToken");
+                let call = recorder.request_tracked(&tool, &arguments, token, &self.source);
                 self.lock().insert(
                     id,
                     Pending {
@@ -106,6 +107,26 @@ impl Tap {
                     ),
                 };
                 recorder.response(p.call, &p.tool, &outcome, p.started.elapsed(), &self.source);
+            }
+            (Way::ToServer, Some("notifications/cancelled"), None) => {
+                // The host gave up on a call: the server need not answer it, so the
+                // log says it ended here.
+                let id = m["params"]["requestId"].to_string();
+                let Some(p) = self.lock().remove(&id) else {
+                    return;
+                };
+                let reason = m["params"]["reason"].as_str().unwrap_or("no reason given");
+                let error = json!({"error": {
+                    "code": "TOOL_CANCELLED",
+                    "message": format!("the client cancelled the call: {reason}"),
+                }});
+                recorder.response(
+                    p.call,
+                    &p.tool,
+                    &Err(error),
+                    p.started.elapsed(),
+                    &self.source,
+                );
             }
             (Way::ToHost, Some(method), None) if method.starts_with("notifications/") => {
                 recorder.notification(method, m.get("params").cloned().unwrap_or(Value::Null));

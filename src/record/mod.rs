@@ -22,7 +22,9 @@
 //! never fatal.
 
 pub mod diff;
+pub mod feed;
 pub mod index;
+pub mod live;
 pub mod replay;
 
 use std::io::{BufRead, Write};
@@ -35,6 +37,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::source::SourceInfo;
+pub use feed::Feed;
 
 /// The log format's version, in every line.
 pub const VERSION: u64 = 1;
@@ -47,10 +50,11 @@ pub struct Recorder {
     calls: AtomicU64,
 }
 
-/// The open log, shared by the sessions written to it.
+/// The open log, shared by the sessions written to it: a file, a live feed, or both.
 struct LogFile {
-    path: PathBuf,
-    file: Mutex<Sink>,
+    path: Option<PathBuf>,
+    file: Option<Mutex<Sink>>,
+    feed: Option<Feed>,
     failed_writes: AtomicU64,
 }
 
@@ -75,21 +79,33 @@ impl Recorder {
     /// Opens (or creates) `path` for appending. When the log ends in a torn line (a
     /// writer died mid-line), a newline is written first so the next entry starts clean.
     pub fn open(path: &Path) -> std::io::Result<Recorder> {
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .read(true)
-            .open(path)?;
-        if ends_torn(&mut file)? {
-            file.write_all(b"\n")?;
-        }
-        Ok(Recorder {
-            log: Arc::new(LogFile {
-                path: path.to_path_buf(),
-                file: Mutex::new(Sink {
+        Recorder::to(Some(path), None)
+    }
+
+    /// A recorder writing to `path` (as [`Recorder::open`]), to `feed`, or to both.
+    pub fn to(path: Option<&Path>, feed: Option<Feed>) -> std::io::Result<Recorder> {
+        let file = match path {
+            Some(path) => {
+                let mut file = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .read(true)
+                    .open(path)?;
+                if ends_torn(&mut file)? {
+                    file.write_all(b"\n")?;
+                }
+                Some(Mutex::new(Sink {
                     file,
                     failing: false,
-                }),
+                }))
+            }
+            None => None,
+        };
+        Ok(Recorder {
+            log: Arc::new(LogFile {
+                path: path.map(Path::to_path_buf),
+                file,
+                feed,
                 failed_writes: AtomicU64::new(0),
             }),
             session: new_session_id(),
@@ -109,8 +125,14 @@ impl Recorder {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.log.path
+    /// The log file, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.log.path.as_deref()
+    }
+
+    /// The live feed, when there is one.
+    pub fn feed(&self) -> Option<&Feed> {
+        self.log.feed.as_ref()
     }
 
     /// This server's session id, in every line it writes.
@@ -125,11 +147,32 @@ impl Recorder {
 
     /// Records a tool call's request; the number returned pairs it with its response.
     pub fn request(&self, tool: &str, arguments: &Value, source: &SourceInfo) -> u64 {
+        self.request_tracked(tool, arguments, None, source)
+    }
+
+    /// As [`Recorder::request`], with the progress token the client gave the call (so
+    /// that a reader can tie `notifications/progress` to it).
+    pub fn request_tracked(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        progress_token: Option<&Value>,
+        source: &SourceInfo,
+    ) -> u64 {
         let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let mut line = self.head("request");
         line.insert("call".into(), json!(call));
         line.insert("tool".into(), json!(tool));
-        line.insert("arguments".into(), arguments.clone());
+        let mut arguments = arguments.clone();
+        let mut hidden = Vec::new();
+        redact(&mut arguments, "", &mut hidden);
+        line.insert("arguments".into(), arguments);
+        if !hidden.is_empty() {
+            line.insert("redacted".into(), json!(hidden));
+        }
+        if let Some(token) = progress_token {
+            line.insert("progress_token".into(), token.clone());
+        }
         stamp_source(&mut line, source);
         self.write(line);
         call
@@ -193,7 +236,13 @@ impl Recorder {
             }
         };
         bytes.push(b'\n');
-        let mut sink = self.log.file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(feed) = &self.log.feed {
+            feed.publish(&bytes);
+        }
+        let Some(file) = &self.log.file else {
+            return;
+        };
+        let mut sink = file.lock().unwrap_or_else(|e| e.into_inner());
         // A write that failed part way (a full disk) left part of a line: end it, so
         // that it reads as one torn line and the entries after it stay whole.
         if sink.failing && ends_torn(&mut sink.file).unwrap_or(false) {
@@ -213,8 +262,55 @@ impl Recorder {
         let n = self.log.failed_writes.fetch_add(1, Ordering::Relaxed) + 1;
         // Once, then every 100th: a full disk should not flood the log either.
         if n == 1 || n.is_multiple_of(100) {
-            tracing::error!(path = %self.log.path.display(), failed = n, "cannot write the session log: {why}");
+            let path = self.path().map(Path::display);
+            tracing::error!(path = ?path, failed = n, "cannot write the session log: {why}");
         }
+    }
+}
+
+/// Argument names whose values a log never holds: signed transactions and credentials.
+/// Compared without regard to case.
+pub const SECRET_KEYS: &[&str] = &[
+    "tx_bytes",
+    "token",
+    "auth_token",
+    "access_token",
+    "api_key",
+    "password",
+    "secret",
+    "mnemonic",
+    "private_key",
+];
+
+/// Replaces, anywhere in `v`, the value of a key in [`SECRET_KEYS`] by a note of its
+/// size, and lists the dotted paths replaced.
+fn redact(v: &mut Value, path: &str, hidden: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                let at = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if SECRET_KEYS.iter().any(|s| s.eq_ignore_ascii_case(key)) && !value.is_null() {
+                    let bytes = match &*value {
+                        Value::String(s) => s.len(),
+                        other => other.to_string().len(),
+                    };
+                    *value = json!(format!("[redacted: {bytes} bytes]"));
+                    hidden.push(at);
+                } else {
+                    redact(value, &at, hidden);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                redact(item, &format!("{path}.{i}"), hidden);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -278,6 +374,12 @@ pub struct Entry {
     pub method: Option<String>,
     #[serde(default)]
     pub params: Option<Value>,
+    /// The progress token the client gave a request, when it asked for progress.
+    #[serde(default)]
+    pub progress_token: Option<Value>,
+    /// The arguments a request's line holds without their values (secrets), by path.
+    #[serde(default)]
+    pub redacted: Vec<String>,
 }
 
 impl Entry {
@@ -470,6 +572,35 @@ mod tests {
                 .iter()
                 .all(|e| e.session == r.session() && e.v == VERSION)
         );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn secrets_never_reach_the_log() {
+        let path = temp("secrets");
+        let r = Recorder::open(&path).unwrap();
+        let tx = "0a8f".repeat(100);
+        let call = r.request(
+            "structs_action_submit_transaction",
+            &json!({"tx_bytes": tx, "nested": [{"Password": "hunter2"}], "mode": "sync"}),
+            &info(),
+        );
+        r.response(
+            call,
+            "structs_action_submit_transaction",
+            &Ok(json!({"txhash": "AB"})),
+            Duration::ZERO,
+            &info(),
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(!text.contains("0a8f"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+        let (entries, _) = read(&path);
+        let args = entries[0].arguments.as_ref().unwrap();
+        assert_eq!(args["tx_bytes"], "[redacted: 400 bytes]");
+        assert_eq!(args["mode"], "sync");
+        assert_eq!(entries[0].redacted, ["tx_bytes", "nested.0.Password"]);
+
         let _ = std::fs::remove_file(&path);
     }
 

@@ -46,6 +46,9 @@ pub struct Report {
     pub unanswered: u64,
     /// Responses whose request is not in the log.
     pub orphans: u64,
+    /// Calls not run again because their log line holds no secret they were sent
+    /// with (a signed transaction, a credential): `(tool, the arguments left out)`.
+    pub redacted: Vec<(String, Vec<String>)>,
     pub notifications: u64,
     pub problems: Vec<Problem>,
 }
@@ -197,7 +200,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
     let mut replayer = Replayer::new(core.clone());
     let mut report = Report::default();
     // Requests waiting for their response, by (session, call).
-    let mut waiting: HashMap<(String, u64), (String, Value)> = HashMap::new();
+    let mut waiting: HashMap<(String, u64), (String, Value, Vec<String>)> = HashMap::new();
     let mut reader = LogReader::open(path)?;
     while let Some(item) = reader.next() {
         let entry = match item? {
@@ -212,15 +215,20 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
             Kind::Request => {
                 if let (Some(call), Some(tool)) = (entry.call, entry.tool) {
                     let args = entry.arguments.unwrap_or(Value::Null);
-                    waiting.insert((entry.session, call), (tool, args));
+                    waiting.insert((entry.session, call), (tool, args, entry.redacted));
                 }
             }
             Kind::Response => {
                 let Some(call) = entry.call else { continue };
-                let Some((tool, args)) = waiting.remove(&(entry.session.clone(), call)) else {
+                let Some((tool, args, redacted)) = waiting.remove(&(entry.session.clone(), call))
+                else {
                     report.orphans += 1;
                     continue;
                 };
+                if !redacted.is_empty() {
+                    report.redacted.push((tool, redacted));
+                    continue;
+                }
                 let recorded = entry.answer();
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
@@ -278,6 +286,13 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
         report.notifications,
         if report.notifications == 1 { "" } else { "s" },
     );
+    for (tool, hidden) in &report.redacted {
+        let _ = writeln!(
+            out,
+            "  not run again: a {tool} call, whose {} the log does not hold",
+            hidden.join(", ")
+        );
+    }
     for p in &report.problems {
         let _ = writeln!(out, "  log: {p}");
     }

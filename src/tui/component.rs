@@ -34,6 +34,26 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// [`fit`], padded with spaces to `width` columns.
+pub(crate) fn fit_pad(text: &str, width: usize) -> String {
+    let cut = fit(text, width);
+    let used = ratatui::text::Span::raw(cut.as_str()).width();
+    format!("{cut}{}", " ".repeat(width.saturating_sub(used)))
+}
+
+/// `12345` as `12,345`.
+pub(crate) fn grouped(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Whether a pane used a key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EventState {

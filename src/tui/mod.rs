@@ -43,6 +43,16 @@ const TICK: Duration = Duration::from_millis(100);
 /// How often it looks for tool results while calls are in flight.
 const BUSY_TICK: Duration = Duration::from_millis(15);
 
+/// What the console opens on, beside its core.
+#[derive(Debug, Clone, Copy)]
+pub enum Opening<'a> {
+    /// A session log, in the Replay tab.
+    Log(&'a std::path::Path),
+    /// A control endpoint or a growing session log, in the Live tab; `None` for the
+    /// newest live endpoint (waiting for one when there is none yet).
+    Watch(Option<&'a std::path::Path>),
+}
+
 /// Runs the console on the terminal until the user quits.
 ///
 /// Tool calls run on `runtime`; this thread only handles keys and draws. The terminal
@@ -58,7 +68,7 @@ pub fn run(
     runtime: &Runtime,
     switcher: Option<crate::source::switch::Switcher>,
     recorder: Option<std::sync::Arc<crate::record::Recorder>>,
-    log: Option<&std::path::Path>,
+    open: Option<Opening<'_>>,
     attached: Option<std::sync::Arc<crate::mcp::client::Remote>>,
 ) -> anyhow::Result<()> {
     let mut terminal = match ratatui::try_init() {
@@ -86,9 +96,15 @@ pub fn run(
         Box::new(SystemClipboard::default()),
         Box::new(std::io::stdout()),
     )));
-    if let Some(path) = log {
-        app.open_log(path)
-            .with_context(|| format!("cannot open the session log {}", path.display()))?;
+    match open {
+        Some(Opening::Log(path)) => app
+            .open_log(path)
+            .with_context(|| format!("cannot open the session log {}", path.display()))?,
+        Some(Opening::Watch(Some(what))) => app
+            .watch(what)
+            .with_context(|| format!("cannot watch {}", what.display()))?,
+        Some(Opening::Watch(None)) => app.watch_newest(),
+        None => {}
     }
     loop {
         app.tick(std::time::Instant::now());

@@ -11,11 +11,12 @@ pub enum Tab {
     Docs,
     Replay,
     Server,
+    Live,
 }
 
 impl Tab {
     /// Every tab, left to right.
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Entities,
         Tab::Handles,
         Tab::Plans,
@@ -23,6 +24,7 @@ impl Tab {
         Tab::Docs,
         Tab::Replay,
         Tab::Server,
+        Tab::Live,
     ];
 
     /// The tab bar title.
@@ -35,6 +37,7 @@ impl Tab {
             Tab::Docs => "Docs",
             Tab::Replay => "Replay",
             Tab::Server => "Server",
+            Tab::Live => "Live",
         }
     }
 
@@ -48,6 +51,7 @@ impl Tab {
             Tab::Docs => 5,
             Tab::Replay => 6,
             Tab::Server => 7,
+            Tab::Live => 8,
         }
     }
 }

@@ -14,6 +14,7 @@ mod app;
 mod docs;
 mod entities;
 mod handles;
+mod live;
 mod plans;
 mod pow;
 mod references;

@@ -20,6 +20,7 @@ use super::panes::docs::DocsPane;
 use super::panes::entities::{EntitiesPane, PowRequest};
 use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
+use super::panes::live::LivePane;
 use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
 use super::panes::replay::ReplayPane;
@@ -143,6 +144,7 @@ impl App {
                 docs: DocsPane::new(),
                 replay: ReplayPane::new(),
                 server,
+                live: LivePane::new(),
             },
             clipboard,
             handles_listed_at: None,
@@ -211,6 +213,40 @@ impl App {
         self.panes.replay.open(path, &self.core)?;
         self.tab = Tab::Replay;
         Ok(())
+    }
+
+    /// Watches a control endpoint (a socket) or a session log followed as it grows, in
+    /// the Live tab, and shows that tab.
+    pub fn watch(&mut self, what: &std::path::Path) -> anyhow::Result<()> {
+        self.panes.live.watch(what)?;
+        self.tab = Tab::Live;
+        Ok(())
+    }
+
+    /// Watches the newest live endpoint in the Live tab, waiting for one to answer
+    /// when none does yet, and shows that tab.
+    pub fn watch_newest(&mut self) {
+        self.panes.live.watch_newest();
+        self.tab = Tab::Live;
+    }
+
+    /// Test seam: folds lines into the Live tab as if a feed had sent them, and shows
+    /// that tab.
+    #[doc(hidden)]
+    pub fn feed_live(&mut self, lines: &[&str]) {
+        self.panes.live.feed_lines(lines);
+        self.tab = Tab::Live;
+    }
+
+    /// The Live tab's calls: (session, tool, state word) of each, oldest first.
+    pub fn live_calls(&self) -> Vec<(usize, String, String)> {
+        self.panes
+            .live
+            .live()
+            .calls()
+            .iter()
+            .map(|c| (c.session, c.tool.clone(), c.status.word().to_string()))
+            .collect()
     }
 
     /// Waits (up to 30 s) until the Replay pane's log is read to its end. For tests
@@ -352,8 +388,13 @@ impl App {
         } else {
             self.panes.of(self.tab).handle_key(&key, &mut ctx)
         };
-        // The Replay pane hands a recorded plan call to the Plans pane.
-        if let Some((label, plan)) = self.panes.replay.take_plan_request() {
+        // The Replay and Live panes hand a plan call to the Plans pane.
+        if let Some((label, plan)) = self
+            .panes
+            .replay
+            .take_plan_request()
+            .or_else(|| self.panes.live.take_plan_request())
+        {
             self.open_plan(label, plan);
         }
         if consumed == EventState::Consumed {
@@ -418,8 +459,9 @@ impl App {
             any = true;
         }
         let replayed = self.panes.replay.drain();
+        let watched = self.panes.live.drain();
         let asked = self.panes.server.announce(&mut self.status);
-        self.events.drain() || any || replayed || asked
+        self.events.drain() || any || replayed || asked || watched
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
@@ -479,6 +521,7 @@ impl App {
             || self.panes.plans.on_reply(reply, &mut ctx)
             || self.panes.docs.on_reply(reply, &mut ctx)
             || self.panes.replay.on_reply(reply, &mut ctx)
+            || self.panes.live.on_reply(reply, &mut ctx)
             || self.panes.server.on_reply(reply, &mut ctx);
     }
 
@@ -825,6 +868,7 @@ struct Panes {
     docs: DocsPane,
     replay: ReplayPane,
     server: ServerPane,
+    live: LivePane,
 }
 
 impl Panes {
@@ -838,6 +882,7 @@ impl Panes {
             Tab::Docs => &mut self.docs,
             Tab::Replay => &mut self.replay,
             Tab::Server => &mut self.server,
+            Tab::Live => &mut self.live,
         }
     }
 }

@@ -73,6 +73,14 @@ pub enum Context {
     ReplayDetail,
     /// The Replay pane's prompt for a session log to open, which takes typed text.
     ReplayPrompt,
+    /// The Live pane's list of calls.
+    Live,
+    /// The Live pane's selected call: arguments and answer.
+    LiveDetail,
+    /// The Live pane's filter, which takes typed text.
+    LiveFilter,
+    /// The Live pane's prompt for an endpoint or log to watch, which takes typed text.
+    LivePrompt,
     /// The Server pane's list of tools.
     ServerTools,
     /// The Server pane's form for a call, whose fields take typed text.
@@ -127,6 +135,7 @@ impl Context {
             X::Pow | X::PowPrompt => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
             X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
+            X::Live | X::LiveDetail | X::LiveFilter | X::LivePrompt => Tab::Live,
             X::ServerTools
             | X::ServerForm
             | X::ServerResult
@@ -174,6 +183,10 @@ impl Context {
             Context::Replay => "Recorded calls",
             Context::ReplayDetail => "Recorded and fresh answers",
             Context::ReplayPrompt => "Session log to open",
+            Context::Live => "Live calls",
+            Context::LiveDetail => "Live call: arguments and answer",
+            Context::LiveFilter => "Live filter",
+            Context::LivePrompt => "Endpoint or log to watch",
             Context::ServerTools => "Server tools",
             Context::ServerForm => "Call form",
             Context::ServerResult => "Call answer",
@@ -351,6 +364,8 @@ pub enum Command {
     EditCall,
     /// Server: show the selected notification or message whole, or hide it.
     ToggleMessage,
+    /// Live: follow the newest call, or stop following.
+    ToggleFollow,
     /// Server: cancel the call running (`notifications/cancelled` to a server).
     CancelCall,
     /// Server history: call the selected call again, with the same arguments.
@@ -677,7 +692,7 @@ mod tests {
         assert_eq!(text, ["↑↓ move", "n/p page"]);
         let tabs: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
         let hints = keymap.hints(Context::Global, &tabs, false);
-        assert_eq!(hints[0].keys, "1-7");
+        assert_eq!(hints[0].keys, "1-8");
         let quit = keymap.hints(Context::Global, &[Command::Quit], true);
         assert_eq!(quit[0].keys, "C-c");
     }

@@ -79,7 +79,7 @@ const TREE_BACK: &[KeyBinding] = &[key(KeyCode::Esc), key(KeyCode::Left), ch('h'
 
 /// The help line of the tab keys. One line per title would not fit the overlay; the
 /// first and last name the range (a test checks it against [`Tab::ALL`]).
-pub(crate) const SHOW_TAB_HELP: &str = "Show a tab by its number (Entities … Server)";
+pub(crate) const SHOW_TAB_HELP: &str = "Show a tab by its number (Entities … Live)";
 
 use Command as C;
 use Context as X;
@@ -91,6 +91,7 @@ const ENTITY_PICKS: &[Context] = &[X::List, X::Tree, X::References];
 const HANDLE_AREAS: &[Context] = &[X::Handles, X::HandleData];
 const ACTION_LISTS: &[Context] = &[X::ActionMenu, X::ActionTypes];
 const REPLAY_AREAS: &[Context] = &[X::Replay, X::ReplayDetail];
+const LIVE_AREAS: &[Context] = &[X::Live, X::LiveDetail];
 const SERVER_VIEWS: &[Context] = &[
     X::ServerTools,
     X::ServerResult,
@@ -162,6 +163,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::Global], &[ch('5')], C::ShowTab(Tab::Docs), "tabs", SHOW_TAB_HELP),
     row(&[X::Global], &[ch('6')], C::ShowTab(Tab::Replay), "tabs", SHOW_TAB_HELP),
     row(&[X::Global], &[ch('7')], C::ShowTab(Tab::Server), "tabs", SHOW_TAB_HELP),
+    row(&[X::Global], &[ch('8')], C::ShowTab(Tab::Live), "tabs", SHOW_TAB_HELP),
 
     // The help overlay.
     row(&[X::Help], &[key(KeyCode::Esc), ch('?'), ch('q')], C::Close, "close", "Close this list"),
@@ -275,6 +277,32 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::ReplayPrompt], ESC, C::Close, "close", "Close the prompt"),
     row(&[X::ReplayPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
     row(&[X::ReplayPrompt], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
+
+    // Live: another server's calls as they happen.
+    row(&[X::Live], UP, C::Up, "move", "Move up (stops following the newest call)"),
+    row(&[X::LiveDetail], UP, C::Up, "move", "Scroll the call up"),
+    row(&[X::Live], DOWN, C::Down, "move", "Move down (on the newest call, follows again)"),
+    row(&[X::LiveDetail], DOWN, C::Down, "move", "Scroll the call down"),
+    row(LIVE_AREAS, PGUP, C::PrevPage, "page", "Up a screen"),
+    row(LIVE_AREAS, PGDN, C::NextPage, "page", "Down a screen"),
+    row(&[X::Live], TOP, C::Top, "", "Go to the first call"),
+    row(&[X::Live], BOTTOM, C::Bottom, "", "Go to the newest call, and follow"),
+    row(&[X::Live], &[key(KeyCode::Enter), key(KeyCode::Tab)], C::FocusNext, "open", "Show the selected call's arguments and answer (focus them)"),
+    row(&[X::LiveDetail], TAB, C::FocusNext, "next area", "Focus the calls"),
+    row(LIVE_AREAS, BACKTAB, C::FocusPrev, "", "Focus the other area"),
+    row(&[X::LiveDetail], ESC, C::Back, "back", "Back to the calls"),
+    row(LIVE_AREAS, &[ch('f')], C::ToggleFollow, "follow", "Follow the newest call as calls come, or pause on the one selected"),
+    row(LIVE_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter the calls: #session, words of the tool or of the state (ok, failed, an error code)"),
+    row(LIVE_AREAS, &[ch('c')], C::ClearFilter, "clear filter", "Show every call again"),
+    row(LIVE_AREAS, &[ch('r')], C::RerunCall, "run again", "Run the selected call again on this console's core, its answer under the recorded one"),
+    row(LIVE_AREAS, &[ch('o')], C::OpenInPlans, "plan", "Open the selected structs_plan_execute call in Plans, to step through it"),
+    row(LIVE_AREAS, &[ch('w')], C::OpenLog, "watch", "Watch another endpoint or session log (empty: the newest live endpoint)"),
+    row(&[X::LiveFilter], ENTER, C::KeepFilter, "done", "Keep the filter and close the prompt"),
+    row(&[X::LiveFilter], ESC, C::DropFilter, "clear", "Clear the filter and close the prompt"),
+    row(&[X::LivePrompt], ENTER, C::OpenLogFile, "watch", "Watch it: a control endpoint's socket or a session log (empty: the newest live endpoint)"),
+    row(&[X::LivePrompt], ESC, C::Close, "close", "Close the prompt"),
+    row(&[X::LiveFilter, X::LivePrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
+    row(&[X::LiveFilter, X::LivePrompt], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
 
     // Server: tools, a call's form and answer, the other sections, notifications and
     // traffic.

@@ -685,6 +685,10 @@ impl Pane for EntitiesPane {
             | Context::Replay
             | Context::ReplayDetail
             | Context::ReplayPrompt
+            | Context::Live
+            | Context::LiveDetail
+            | Context::LiveFilter
+            | Context::LivePrompt
             | Context::ServerTools
             | Context::ServerForm
             | Context::ServerResult

@@ -8,6 +8,7 @@ pub(crate) mod entity_list;
 pub(crate) mod entity_tree;
 pub(crate) mod event_log;
 pub(crate) mod handles;
+pub(crate) mod live;
 pub(crate) mod plans;
 pub(crate) mod pow;
 pub(crate) mod reference_tree;

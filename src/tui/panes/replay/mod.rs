@@ -32,7 +32,7 @@ use crate::tui::theme::Role;
 
 mod render;
 
-use render::pretty;
+pub(crate) use render::pretty;
 
 /// Fresh answers kept for showing (the verdict of every call run is kept).
 pub const FRESH_KEPT: usize = 64;

@@ -12,27 +12,8 @@ use serde_json::Value;
 
 use super::{Focus, ReplayPane};
 use crate::record::diff::{Change, ChangeKind};
-use crate::tui::component::{self, SELECTED_MARK, Ui};
+use crate::tui::component::{SELECTED_MARK, Ui, fit_pad as fit, grouped};
 use crate::tui::theme::Role;
-
-/// `12345` as `12,345`.
-fn grouped(n: usize) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// [`component::fit`], padded with spaces to `width`.
-fn fit(text: &str, width: usize) -> String {
-    let cut = component::fit(text, width);
-    format!("{cut:<width$}")
-}
 
 impl ReplayPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
@@ -473,7 +454,7 @@ fn short_session(s: &str) -> String {
 }
 
 /// Pretty JSON, one entry per line, each with the JSON Pointer of the value it shows.
-pub(super) fn pretty(v: &Value) -> Vec<(String, String)> {
+pub(crate) fn pretty(v: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     pretty_into(v, "", 0, None, false, &mut out);
     out

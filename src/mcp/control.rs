@@ -1,0 +1,358 @@
+//! The control endpoint: a local Unix socket on which a server (`proxy`, `--headless
+//! --control`) publishes its traffic as it happens, and the client side that
+//! `structs-console watch` and the Live tab read it with.
+//!
+//! What a watcher reads is a session log (the `--record` format, one JSON object a
+//! line), after one line about the server:
+//! `{"v":1,"type":"hello","server":"proxy","description":"…","pid":…}`. A watcher that
+//! falls behind gets `{"type":"lagged","missed":N}` in place of the lines it missed;
+//! one over [`WATCHERS_MAX`] gets `{"type":"refused","reason":…}` and is closed.
+//!
+//! Privacy: the socket is made in a folder only its user can open (0700, checked when
+//! it already exists), and is itself 0600. Secrets never reach it: it carries what the
+//! session log carries, which never holds tokens or `tx_bytes`.
+
+use std::io::{BufRead, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::Sender;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::broadcast::error::RecvError;
+
+use crate::record::Feed;
+use crate::record::live::Fed;
+
+/// The most watchers one endpoint serves at once.
+pub const WATCHERS_MAX: usize = 16;
+
+/// The folder the endpoints are made in by default: `$XDG_RUNTIME_DIR/structs-console`,
+/// else `/tmp/structs-console-<uid>`.
+pub fn default_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("structs-console"),
+        // SAFETY: getuid has no preconditions and cannot fail.
+        None => std::env::temp_dir().join(format!("structs-console-{}", unsafe { libc::getuid() })),
+    }
+}
+
+/// An endpoint's default path: `<default_dir>/<kind>-<pid>.sock`.
+pub fn default_path(kind: &str) -> PathBuf {
+    default_dir().join(format!("{kind}-{}.sock", std::process::id()))
+}
+
+/// Makes `dir` private to this user, or says why it cannot be used.
+fn private_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => return Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = std::fs::metadata(dir)?;
+    // SAFETY: as in default_dir.
+    let me = unsafe { libc::getuid() };
+    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o077 != 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not a folder only this user can open (mode {:o}, owner {}); remove it or name another endpoint",
+                dir.display(),
+                meta.mode() & 0o777,
+                meta.uid()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A running endpoint. Dropping it stops it and removes the socket.
+pub struct Endpoint {
+    path: PathBuf,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Endpoint {
+    /// Serves `feed` at `path` (its folder made private when it is the default one),
+    /// each watcher getting `hello` first. Call inside a tokio runtime.
+    ///
+    /// # Errors
+    ///
+    /// When the folder is not private, or the socket cannot be made (a live endpoint
+    /// already there).
+    pub fn serve(path: &Path, feed: Feed, hello: Value) -> std::io::Result<Endpoint> {
+        if let Some(dir) = path.parent()
+            && dir == default_dir()
+        {
+            private_dir(dir)?;
+        }
+        if path.exists() {
+            // A socket left by a process that died: nobody answers on it.
+            if std::os::unix::net::UnixStream::connect(path).is_ok() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AddrInUse,
+                    format!("{} is another live endpoint", path.display()),
+                ));
+            }
+            std::fs::remove_file(path)?;
+        }
+        let listener = tokio::net::UnixListener::bind(path)?;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+        let mut hello = serde_json::to_vec(&hello).unwrap_or_default();
+        hello.push(b'\n');
+        let hello: Arc<[u8]> = Arc::from(hello);
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let refused = feed.watchers() >= WATCHERS_MAX;
+                tokio::spawn(serve_watcher(stream, feed.clone(), hello.clone(), refused));
+            }
+        });
+        Ok(Endpoint {
+            path: path.to_path_buf(),
+            task,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for Endpoint {
+    fn drop(&mut self) {
+        self.task.abort();
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+async fn serve_watcher(
+    mut stream: tokio::net::UnixStream,
+    feed: Feed,
+    hello: Arc<[u8]>,
+    refused: bool,
+) {
+    if refused {
+        let line = json!({
+            "type": "refused",
+            "reason": format!("this endpoint serves at most {WATCHERS_MAX} watchers at once"),
+        });
+        let _ = stream.write_all(format!("{line}\n").as_bytes()).await;
+        return;
+    }
+    let (backlog, mut rx) = feed.watch();
+    if stream.write_all(&hello).await.is_err() {
+        return;
+    }
+    for line in backlog {
+        if stream.write_all(&line).await.is_err() {
+            return;
+        }
+    }
+    loop {
+        let line: Arc<[u8]> = match rx.recv().await {
+            Ok(line) => line,
+            Err(RecvError::Lagged(n)) => {
+                Arc::from(format!("{}\n", json!({"type": "lagged", "missed": n})).into_bytes())
+            }
+            Err(RecvError::Closed) => return,
+        };
+        if stream.write_all(&line).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// How often a watcher's reader looks at its stop flag while the endpoint is quiet.
+const READ_TICK: Duration = Duration::from_millis(200);
+
+/// Reads the endpoint at `path` on a thread of its own, handing each line to `out`
+/// until the endpoint closes ([`Fed::Ended`]), `stop` is set or `out` is dropped.
+///
+/// # Errors
+///
+/// When nothing answers at `path`.
+pub fn watch_socket(
+    path: &Path,
+    out: Sender<Fed>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    let stream = std::os::unix::net::UnixStream::connect(path)?;
+    stream.set_read_timeout(Some(READ_TICK))?;
+    let shown = path.display().to_string();
+    std::thread::Builder::new()
+        .name("watch".into())
+        .spawn(move || {
+            let mut reader = std::io::BufReader::with_capacity(1 << 16, stream);
+            let mut line = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                match reader.read_until(b'\n', &mut line) {
+                    Ok(0) => {
+                        let _ = out.send(Fed::Ended(format!("{shown} closed")));
+                        return;
+                    }
+                    Ok(_) => {
+                        if line.last() == Some(&b'\n') {
+                            line.pop();
+                            if out.send(Fed::Line(std::mem::take(&mut line))).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(e)
+                        if matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        ) => {}
+                    Err(e) => {
+                        let _ = out.send(Fed::Ended(format!("{shown}: {e}")));
+                        return;
+                    }
+                }
+            }
+        })
+}
+
+/// The endpoints in the default folder that answer, newest first.
+pub fn live_endpoints() -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(default_dir()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+        .filter(|p| std::os::unix::net::UnixStream::connect(p).is_ok())
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    found.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    found.into_iter().map(|(_, p)| p).collect()
+}
+
+/// How often [`wait_for_endpoint`] looks again.
+pub const LOOK_EVERY: Duration = Duration::from_millis(250);
+
+/// Waits until an endpoint in the default folder answers, and returns the newest; `None`
+/// when `stop` is set first.
+pub fn wait_for_endpoint(stop: &AtomicBool) -> Option<PathBuf> {
+    loop {
+        if let Some(found) = live_endpoints().into_iter().next() {
+            return Some(found);
+        }
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+/// Writes each line of the endpoint or log at `what` to `out` as it comes, until it
+/// ends: `structs-console watch` without a terminal. A socket is read until it
+/// closes; a file is followed until `stop` is set.
+///
+/// # Errors
+///
+/// When `what` cannot be opened.
+pub fn print_feed(what: &Path, out: &mut dyn Write, stop: Arc<AtomicBool>) -> anyhow::Result<()> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = open_feed(what, tx, stop)?;
+    for fed in rx {
+        match fed {
+            Fed::Line(line) => {
+                out.write_all(&line)?;
+                out.write_all(b"\n")?;
+                out.flush()?;
+            }
+            Fed::Ended(why) => {
+                tracing::info!("{why}");
+                break;
+            }
+        }
+    }
+    let _ = reader.join();
+    Ok(())
+}
+
+/// Starts reading `what`: a control endpoint's socket, or a session log to follow.
+///
+/// # Errors
+///
+/// When it is neither, or cannot be opened.
+pub fn open_feed(
+    what: &Path,
+    out: Sender<Fed>,
+    stop: Arc<AtomicBool>,
+) -> anyhow::Result<std::thread::JoinHandle<()>> {
+    use std::os::unix::fs::FileTypeExt;
+    let meta = std::fs::metadata(what)
+        .map_err(|e| anyhow::anyhow!("cannot watch {}: {e}", what.display()))?;
+    if meta.file_type().is_socket() {
+        watch_socket(what, out, stop)
+            .map_err(|e| anyhow::anyhow!("nothing answers at {}: {e}", what.display()))
+    } else if meta.is_file() {
+        crate::record::live::follow_file(what, out, stop)
+            .map_err(|e| anyhow::anyhow!("cannot follow {}: {e}", what.display()))
+    } else {
+        anyhow::bail!(
+            "{} is neither a control endpoint (a socket) nor a session log (a file)",
+            what.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watcher_gets_the_hello_the_backlog_then_live_lines_and_the_socket_is_private() {
+        let dir = std::env::temp_dir().join(format!("structs-control-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("t.sock");
+        let feed = Feed::new();
+        feed.publish(b"{\"before\":1}\n");
+        let endpoint = Endpoint::serve(&path, feed.clone(), json!({"type": "hello"})).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        // A second endpoint on a live one is refused.
+        assert!(Endpoint::serve(&path, feed.clone(), json!({})).is_err());
+
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = tokio::task::spawn_blocking({
+            let path = path.clone();
+            let stop = stop.clone();
+            move || watch_socket(&path, tx, stop).unwrap().join()
+        });
+        let next = || match rx.recv_timeout(Duration::from_secs(5)).unwrap() {
+            Fed::Line(l) => String::from_utf8(l).unwrap(),
+            Fed::Ended(why) => panic!("ended: {why}"),
+        };
+        assert_eq!(next(), r#"{"type":"hello"}"#);
+        assert_eq!(next(), r#"{"before":1}"#);
+        feed.publish(b"{\"after\":2}\n");
+        assert_eq!(next(), r#"{"after":2}"#);
+        drop(endpoint);
+        assert!(!path.exists(), "the socket is removed with its endpoint");
+        stop.store(true, Ordering::Relaxed);
+        let _ = reader.await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_folder_others_can_open_is_refused() {
+        let dir = std::env::temp_dir().join(format!("structs-open-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let err = private_dir(&dir).unwrap_err();
+        assert!(err.to_string().contains("only this user"), "{err}");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        private_dir(&dir).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

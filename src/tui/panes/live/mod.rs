@@ -1,0 +1,572 @@
+//! The Live tab: another server's tool calls as they happen, read from its control
+//! endpoint (a `proxy`, `--headless --control`) or from a session log followed as it
+//! grows. Calls are listed per session with their state, duration and size; the
+//! selected one shows its arguments and answer. The list follows the newest call until
+//! the operator moves up (or presses the follow key), and can be filtered by session,
+//! tool or status. A call can be run again on the console's own core, and a plan call
+//! opened in Plans.
+//!
+//! The feed is read on a thread of its own ([`crate::mcp::control::open_feed`]); the
+//! pane folds what arrived into a [`Live`] on every update, so a busy feed never
+//! stalls a key or a frame. Memory is bounded by [`crate::record::live::LIVE_KEPT`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, TryRecvError};
+use std::time::Instant;
+
+use crossterm::event::KeyEvent;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::mcp::control::LOOK_EVERY;
+use crate::record::live::{Fed, Live, LiveCall};
+use crate::tui::component::{
+    Ctx, EventState, Pane, PromptKey, Ui, dispatch, path_prompt_key, typed_char,
+};
+use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::{Command, Context};
+
+mod render;
+
+/// The plan tool whose calls open in the Plans pane.
+const PLAN_TOOL: &str = "structs_plan_execute";
+
+/// The longest filter, in bytes.
+const FILTER_MAX: usize = 200;
+
+/// The most lines folded in per update, so that a flood cannot hold a frame back.
+const LINES_PER_UPDATE: usize = 20_000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Focus {
+    Calls,
+    Detail,
+}
+
+/// What is being watched, and the thread reading it.
+struct Feeding {
+    what: PathBuf,
+    rx: Receiver<Fed>,
+    stop: Arc<AtomicBool>,
+    /// Why the feed ended, once it has.
+    ended: Option<String>,
+}
+
+impl Drop for Feeding {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
+/// A call run again on the console's core: which call, and its answer once in.
+struct Rerun {
+    index: usize,
+    answer: Option<Result<Value, ToolError>>,
+}
+
+/// The Live pane.
+pub(crate) struct LivePane {
+    live: Live,
+    feed: Option<Feeding>,
+    /// The rows on show (indexes into the kept calls), after the filter.
+    rows: Vec<usize>,
+    /// Calls let go by the model since the rows were made (they shift every index).
+    seen_front: Option<(usize, u64)>,
+    selected: usize,
+    top: usize,
+    /// The selection stays on the newest call as calls come.
+    follow: bool,
+    focus: Focus,
+    detail_scroll: usize,
+    /// The filter's text, and whether it is being typed.
+    filter: String,
+    filtering: bool,
+    /// The endpoint being typed to watch another one, when the prompt is open.
+    prompt: Option<String>,
+    /// Waiting for a live endpoint to appear: when it was last looked for.
+    waiting: Option<Instant>,
+    /// Watching whichever endpoint is newest, and the next when it ends.
+    newest: bool,
+    reruns: HashMap<RequestId, usize>,
+    rerun: Option<Rerun>,
+    plan_request: Option<(String, Value)>,
+    /// Rows the list showed last frame (for paging).
+    page: usize,
+}
+
+impl LivePane {
+    pub fn new() -> LivePane {
+        LivePane {
+            live: Live::new(),
+            feed: None,
+            rows: Vec::new(),
+            seen_front: None,
+            selected: 0,
+            top: 0,
+            follow: true,
+            focus: Focus::Calls,
+            detail_scroll: 0,
+            filter: String::new(),
+            filtering: false,
+            prompt: None,
+            waiting: None,
+            newest: false,
+            reruns: HashMap::new(),
+            rerun: None,
+            plan_request: None,
+            page: 10,
+        }
+    }
+
+    /// Starts watching `what` (a control endpoint or a session log), leaving whatever
+    /// was watched before.
+    pub fn watch(&mut self, what: &Path) -> anyhow::Result<()> {
+        let feeding = Self::open(what)?;
+        self.reset();
+        self.feed = Some(feeding);
+        Ok(())
+    }
+
+    /// Waits for an endpoint to answer in the default folder, and watches the newest
+    /// once one does (looked for on each update, every [`LOOK_EVERY`] at most). When
+    /// it ends, the next one is waited for, its calls added to those seen (an agent
+    /// run again is another session).
+    pub fn watch_newest(&mut self) {
+        self.reset();
+        self.newest = true;
+        self.waiting = Some(Instant::now() - LOOK_EVERY);
+    }
+
+    fn open(what: &Path) -> anyhow::Result<Feeding> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        crate::mcp::control::open_feed(what, tx, stop.clone())?;
+        Ok(Feeding {
+            what: what.to_path_buf(),
+            rx,
+            stop,
+            ended: None,
+        })
+    }
+
+    /// Forgets the calls and the feed, keeping the filter.
+    fn reset(&mut self) {
+        *self = LivePane {
+            filter: std::mem::take(&mut self.filter),
+            ..LivePane::new()
+        };
+        self.refilter();
+    }
+
+    /// Looks for a live endpoint when waiting for one, and watches it when found.
+    fn look_for_endpoint(&mut self) -> bool {
+        let Some(last) = self.waiting else {
+            return false;
+        };
+        if last.elapsed() < LOOK_EVERY {
+            return false;
+        }
+        self.waiting = Some(Instant::now());
+        let Some(found) = crate::mcp::control::live_endpoints().into_iter().next() else {
+            return false;
+        };
+        // An endpoint that closes between the look and the connect is looked for again.
+        match Self::open(&found) {
+            Ok(feeding) => {
+                self.feed = Some(feeding);
+                self.waiting = None;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Test seam: folds in lines as if the feed had sent them.
+    #[doc(hidden)]
+    pub fn feed_lines(&mut self, lines: &[&str]) {
+        for line in lines {
+            self.live.line(line.as_bytes());
+        }
+        self.refilter();
+    }
+
+    /// The calls folded in so far.
+    pub fn live(&self) -> &Live {
+        &self.live
+    }
+
+    /// Folds in what the feed sent since the last update. True when anything came.
+    pub fn drain(&mut self) -> bool {
+        let found = self.look_for_endpoint();
+        let Some(feed) = &mut self.feed else {
+            return found;
+        };
+        let mut any = false;
+        for _ in 0..LINES_PER_UPDATE {
+            match feed.rx.try_recv() {
+                Ok(Fed::Line(line)) => {
+                    self.live.line(&line);
+                    any = true;
+                }
+                Ok(Fed::Ended(why)) => {
+                    feed.ended = Some(why);
+                    if self.newest {
+                        self.waiting = Some(Instant::now());
+                    }
+                    any = true;
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    if feed.ended.is_none() {
+                        feed.ended = Some("the feed stopped".into());
+                        if self.newest {
+                            self.waiting = Some(Instant::now());
+                        }
+                        any = true;
+                    }
+                    break;
+                }
+            }
+        }
+        if any {
+            self.refilter();
+        }
+        any
+    }
+
+    /// The plan call asked to open in the Plans pane, if any.
+    pub fn take_plan_request(&mut self) -> Option<(String, Value)> {
+        self.plan_request.take()
+    }
+
+    /// True when `call` passes the filter: its words (`#session`, tool, status) hold
+    /// each of the filter's words.
+    fn passes(filter: &str, call: &LiveCall) -> bool {
+        if filter.is_empty() {
+            return true;
+        }
+        let tool = call.tool.to_lowercase();
+        let status = call.status.word().to_lowercase();
+        let session = format!("#{}", call.session);
+        filter.to_lowercase().split_whitespace().all(|w| {
+            if w.starts_with('#') {
+                w == session
+            } else {
+                tool.contains(w) || status.contains(w)
+            }
+        })
+    }
+
+    /// Makes the rows again from the kept calls and the filter, keeping the selected
+    /// call selected (or the newest, when following).
+    fn refilter(&mut self) {
+        let calls = self.live.calls();
+        let chosen = self.selected_call_key();
+        self.rows = (0..calls.len())
+            .filter(|i| Self::passes(&self.filter, &calls[*i]))
+            .collect();
+        self.seen_front = calls.front().map(|c| (c.session, c.call));
+        if self.follow || chosen.is_none() {
+            self.selected = self.rows.len().saturating_sub(1);
+        } else if let Some(key) = chosen {
+            self.selected = self
+                .rows
+                .iter()
+                .position(|i| {
+                    let c = &calls[*i];
+                    (c.session, c.call) == key
+                })
+                .unwrap_or(0);
+        }
+    }
+
+    /// The (session, call) of the selected row, as the rows were made.
+    fn selected_call_key(&self) -> Option<(usize, u64)> {
+        let i = *self.rows.get(self.selected)?;
+        // The rows index the calls as they were: when older ones were let go since,
+        // the index is off by as many; find the call by its key instead.
+        let calls = self.live.calls();
+        let front = calls.front().map(|c| (c.session, c.call));
+        if front == self.seen_front {
+            calls.get(i).map(|c| (c.session, c.call))
+        } else {
+            None
+        }
+    }
+
+    fn selected(&self) -> Option<(usize, &LiveCall)> {
+        let i = *self.rows.get(self.selected)?;
+        self.live.calls().get(i).map(|c| (i, c))
+    }
+
+    fn move_by(&mut self, delta: isize) {
+        if self.focus == Focus::Detail {
+            self.detail_scroll = self.detail_scroll.saturating_add_signed(delta);
+            return;
+        }
+        if self.rows.is_empty() {
+            return;
+        }
+        let last = self.rows.len() - 1;
+        self.selected = self.selected.saturating_add_signed(delta).min(last);
+        // Moving off the newest pauses following; coming back to it resumes.
+        self.follow = self.selected == last;
+        self.detail_scroll = 0;
+    }
+
+    fn rerun(&mut self, ctx: &mut Ctx<'_>) {
+        let Some((index, call)) = self.selected() else {
+            return;
+        };
+        let core = ctx.dispatcher.core().clone();
+        let (tool, args) = (call.tool.clone(), call.arguments.clone());
+        ctx.status
+            .info(format!("running {tool} again on this console's core"));
+        let id = ctx
+            .dispatcher
+            .spawn_task(async move { core.call(&tool, args).await });
+        self.reruns.insert(id, index);
+        self.rerun = Some(Rerun {
+            index,
+            answer: None,
+        });
+    }
+
+    fn open_plan(&mut self, ctx: &mut Ctx<'_>) {
+        let Some((_, call)) = self.selected() else {
+            return;
+        };
+        if call.tool != PLAN_TOOL {
+            ctx.status.info(format!(
+                "{} is not a plan: only {PLAN_TOOL} calls open in Plans",
+                call.tool
+            ));
+            return;
+        }
+        self.plan_request = Some((
+            format!("live #{} call {}", call.session, call.call),
+            call.arguments.clone(),
+        ));
+    }
+
+    fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let Some(text) = &mut self.prompt else {
+            return EventState::NotConsumed;
+        };
+        match path_prompt_key(text, key, ctx, Context::LivePrompt) {
+            PromptKey::Edited | PromptKey::NotMine => {}
+            PromptKey::Cancel => self.prompt = None,
+            PromptKey::Accept(typed) => {
+                self.prompt = None;
+                if typed.is_empty() {
+                    self.watch_newest();
+                    ctx.status.info(format!(
+                        "watching the newest live endpoint in {}",
+                        crate::mcp::control::default_dir().display()
+                    ));
+                } else {
+                    let path = PathBuf::from(typed);
+                    match self.watch(&path) {
+                        Ok(()) => ctx.status.info(format!("watching {}", path.display())),
+                        Err(e) => ctx.status.error(format!("{e:#}")),
+                    }
+                }
+            }
+        }
+        EventState::Consumed
+    }
+
+    fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        match ctx.keymap.command(Context::LiveFilter, key) {
+            Some(Command::KeepFilter) => self.filtering = false,
+            Some(Command::DropFilter) => {
+                self.filtering = false;
+                self.filter.clear();
+                self.refilter();
+            }
+            Some(Command::EraseChar) => {
+                self.filter.pop();
+                self.refilter();
+            }
+            Some(Command::ClearText) => {
+                self.filter.clear();
+                self.refilter();
+            }
+            Some(_) => {}
+            None => {
+                if let Some(c) = typed_char(key)
+                    && self.filter.len() < FILTER_MAX
+                {
+                    self.filter.push(c);
+                    self.refilter();
+                }
+            }
+        }
+        EventState::Consumed
+    }
+}
+
+impl Pane for LivePane {
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.prompt.is_some() {
+            return self.prompt_key(key, ctx);
+        }
+        if self.filtering {
+            return self.filter_key(key, ctx);
+        }
+        let offered = self.commands();
+        let page = self.page.max(1) as isize;
+        dispatch(
+            key,
+            ctx,
+            self.context(),
+            &offered,
+            |command, ctx| match command {
+                Command::Up => self.move_by(-1),
+                Command::Down => self.move_by(1),
+                Command::PrevPage => self.move_by(-page),
+                Command::NextPage => self.move_by(page),
+                Command::Top => self.move_by(isize::MIN / 2),
+                Command::Bottom => self.move_by(isize::MAX / 2),
+                Command::FocusNext | Command::FocusPrev => {
+                    self.focus = match self.focus {
+                        Focus::Calls => Focus::Detail,
+                        Focus::Detail => Focus::Calls,
+                    };
+                }
+                Command::Back => self.focus = Focus::Calls,
+                Command::ToggleFollow => {
+                    self.follow = !self.follow;
+                    if self.follow {
+                        self.selected = self.rows.len().saturating_sub(1);
+                        self.detail_scroll = 0;
+                    }
+                }
+                Command::StartFilter => self.filtering = true,
+                Command::ClearFilter => {
+                    self.filter.clear();
+                    self.refilter();
+                }
+                Command::RerunCall => self.rerun(ctx),
+                Command::OpenInPlans => self.open_plan(ctx),
+                Command::OpenLog => self.prompt = Some(String::new()),
+                _ => {}
+            },
+        )
+    }
+
+    fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        let Some(index) = self.reruns.remove(&reply.id) else {
+            return false;
+        };
+        let tool = self
+            .live
+            .calls()
+            .get(index)
+            .map_or("the call", |c| c.tool.as_str());
+        match &reply.result {
+            Ok(_) => ctx.status.info(format!("ran {tool} again here: answered")),
+            Err(e) => ctx
+                .status
+                .tool_error(&format!("running {tool} again here"), e),
+        }
+        if let Some(rerun) = &mut self.rerun
+            && rerun.index == index
+        {
+            rerun.answer = Some(reply.result.clone());
+        }
+        true
+    }
+
+    fn context(&self) -> Context {
+        if self.prompt.is_some() {
+            Context::LivePrompt
+        } else if self.filtering {
+            Context::LiveFilter
+        } else if self.focus == Focus::Detail {
+            Context::LiveDetail
+        } else {
+            Context::Live
+        }
+    }
+
+    fn captures_text(&self) -> bool {
+        self.prompt.is_some() || self.filtering
+    }
+
+    fn commands(&self) -> Vec<Command> {
+        let mut commands = vec![
+            Command::Up,
+            Command::Down,
+            Command::PrevPage,
+            Command::NextPage,
+            Command::Top,
+            Command::Bottom,
+            Command::FocusNext,
+            Command::FocusPrev,
+            Command::ToggleFollow,
+            Command::StartFilter,
+            Command::OpenLog,
+        ];
+        if self.focus == Focus::Detail {
+            commands.push(Command::Back);
+        }
+        if !self.filter.is_empty() {
+            commands.push(Command::ClearFilter);
+        }
+        if let Some((_, call)) = self.selected() {
+            commands.push(Command::RerunCall);
+            if call.tool == PLAN_TOOL {
+                commands.push(Command::OpenInPlans);
+            }
+        }
+        commands
+    }
+
+    fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        self.render_pane(area, buf, ui);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(session: usize, tool: &str, status: crate::record::live::Status) -> LiveCall {
+        LiveCall {
+            session,
+            call: 1,
+            tool: tool.into(),
+            arguments: Value::Null,
+            ts: String::new(),
+            status,
+            progress: None,
+            duration_ms: None,
+            size: None,
+            answer: None,
+        }
+    }
+
+    #[test]
+    fn the_filter_matches_session_tool_and_status_words() {
+        use crate::record::live::Status;
+        let failed = call(
+            2,
+            "structs_query_entity",
+            Status::Failed("RATE_LIMIT_EXCEEDED".into()),
+        );
+        assert!(LivePane::passes("", &failed));
+        assert!(LivePane::passes("query", &failed));
+        assert!(LivePane::passes("#2 rate_limit", &failed));
+        assert!(!LivePane::passes("#1", &failed));
+        assert!(!LivePane::passes("#2 ok", &failed));
+        let ok = call(12, "structs_list_entities", Status::Answered);
+        assert!(!LivePane::passes("#1", &ok), "#1 is not #12");
+        assert!(LivePane::passes("#12 ok", &ok));
+    }
+}

@@ -1,0 +1,418 @@
+//! Drawing the Live pane: the calls as a list (session, tool, state, duration, size)
+//! and the selected call's arguments and answer; side by side when there is room,
+//! else one at a time.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Widget};
+use serde_json::Value;
+
+use super::{Focus, LivePane};
+use crate::record::live::{LiveCall, Status};
+use crate::tui::component::{SELECTED_MARK, Ui, fit, fit_pad, grouped};
+use crate::tui::keymap::{Command, Context};
+use crate::tui::panes::replay::pretty;
+use crate::tui::theme::Role;
+use crate::tui::widgets::area_block;
+
+/// The least height that shows the list above the selected call.
+const STACKED: u16 = 20;
+
+/// Below [`STACKED`], the least width that shows them side by side.
+const SIDE_BY_SIDE: u16 = 120;
+
+/// The width of the state column: a progress bar, or an error code (longer ones cut).
+const STATE_W: usize = 20;
+
+/// A size in bytes as a person reads it.
+fn size(bytes: usize) -> String {
+    match bytes {
+        b if b < 1_000 => format!("{b} B"),
+        b if b < 1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
+        b => format!("{:.1} MB", b as f64 / 1e6),
+    }
+}
+
+/// A duration in milliseconds as a person reads it.
+fn took(ms: f64) -> String {
+    if ms < 1_000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", ms / 1e3)
+    }
+}
+
+/// A call's state in a few characters: its progress while it runs.
+fn state(call: &LiveCall) -> String {
+    match (&call.status, &call.progress) {
+        (Status::Running, Some(p)) => match p.total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                let pct = (p.progress / total * 100.0).clamp(0.0, 100.0);
+                let filled = (pct / 20.0).round() as usize;
+                format!(
+                    "{}{} {pct:>3.0}%",
+                    "█".repeat(filled),
+                    "░".repeat(5 - filled)
+                )
+            }
+            None => format!("running {}", p.progress),
+        },
+        (status, _) => status.word().to_string(),
+    }
+}
+
+fn role_of(status: &Status) -> Role {
+    match status {
+        Status::Running => Role::Info,
+        Status::Answered => Role::Text,
+        Status::Failed(_) => Role::Error,
+        Status::Cancelled => Role::Muted,
+    }
+}
+
+impl LivePane {
+    pub(super) fn render_pane(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let area = self.render_prompt(area, buf, ui);
+        if self.rows.is_empty() {
+            self.render_list(area, buf, ui);
+        } else if area.height >= STACKED {
+            let [list, detail] =
+                Layout::vertical([Constraint::Percentage(50), Constraint::Min(0)]).areas(area);
+            self.render_list(list, buf, ui);
+            self.render_detail(detail, buf, ui);
+        } else if area.width >= SIDE_BY_SIDE {
+            let [list, detail] =
+                Layout::horizontal([Constraint::Percentage(55), Constraint::Min(0)]).areas(area);
+            self.render_list(list, buf, ui);
+            self.render_detail(detail, buf, ui);
+        } else if self.focus == Focus::Detail {
+            self.render_detail(area, buf, ui);
+        } else {
+            self.render_list(area, buf, ui);
+        }
+    }
+
+    /// The filter or endpoint prompt on the last line, when open; the rest.
+    fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) -> Rect {
+        let theme = ui.theme;
+        let (label, text, context, accept) = if let Some(text) = &self.prompt {
+            (
+                "watch (empty: the newest live endpoint): ",
+                text.as_str(),
+                Context::LivePrompt,
+                Command::OpenLogFile,
+            )
+        } else if self.filtering {
+            (
+                "filter (#session, tool, status): ",
+                self.filter.as_str(),
+                Context::LiveFilter,
+                Command::KeepFilter,
+            )
+        } else {
+            return area;
+        };
+        if area.height < 2 {
+            return area;
+        }
+        let [main, line] =
+            Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+        let key = ui.keymap.key_label(context, accept).unwrap_or_default();
+        Line::from(vec![
+            Span::styled(label, theme.style(Role::Prompt)),
+            Span::styled(text.to_string(), theme.style(Role::Value)),
+            Span::styled("▏", theme.style(Role::Prompt)),
+            Span::styled(format!("  {key} done"), theme.style(Role::Muted)),
+        ])
+        .render(line, buf);
+        main
+    }
+
+    fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Focus::Calls;
+        let what = match (&self.feed, &self.live.about) {
+            (_, Some(about)) => format!(
+                " Live · {} {} ",
+                about["server"].as_str().unwrap_or("server"),
+                about["description"].as_str().unwrap_or("")
+            ),
+            (Some(feed), None) => format!(" Live · {} ", feed.what.display()),
+            (None, None) => " Live ".to_string(),
+        };
+        let [running, _, failed, cancelled] = self.live.counts();
+        let mut footer = vec![
+            if self.waiting.is_some() && self.feed.is_some() {
+                "ended; waiting for the next endpoint".to_string()
+            } else if let Some(why) = self.feed.as_ref().and_then(|f| f.ended.as_ref()) {
+                format!("ended: {why}")
+            } else if self.follow {
+                "following".into()
+            } else {
+                "paused".into()
+            },
+            format!(
+                "{} session{}",
+                self.live.sessions().len(),
+                if self.live.sessions().len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ),
+            format!("{} calls", grouped(self.live.calls().len())),
+        ];
+        if !self.filter.is_empty() {
+            footer.push(format!("{} shown", grouped(self.rows.len())));
+        }
+        for (n, word) in [
+            (running, "running"),
+            (failed, "failed"),
+            (cancelled, "cancelled"),
+        ] {
+            if n > 0 {
+                footer.push(format!("{n} {word}"));
+            }
+        }
+        if self.live.missed > 0 {
+            footer.push(format!("{} lines missed", self.live.missed));
+        }
+        if self.live.bad_lines > 0 {
+            footer.push(format!("{} bad lines", self.live.bad_lines));
+        }
+        let block = area_block(
+            ui,
+            &fit(&what, usize::from(area.width).saturating_sub(4)),
+            focused,
+        )
+        .title_bottom(
+            Line::from(Span::styled(
+                fit(
+                    &format!(" {} ", footer.join(" · ")),
+                    usize::from(area.width).saturating_sub(2),
+                ),
+                theme.style(Role::Muted),
+            ))
+            .right_aligned(),
+        );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 2 || inner.width < 12 {
+            return;
+        }
+        if self.live.calls().is_empty() || self.rows.is_empty() {
+            let text = if !self.live.calls().is_empty() {
+                format!("No call matches the filter {:?}.", self.filter)
+            } else if self.waiting.is_some() {
+                format!(
+                    "Waiting for a live endpoint in {}: an agent's host starting `structs-console proxy -- …`, or a server run with `--headless --control`.",
+                    crate::mcp::control::default_dir().display()
+                )
+            } else if self.feed.is_none() {
+                let key = ui
+                    .keymap
+                    .key_label(Context::Live, Command::OpenLog)
+                    .unwrap_or_default();
+                format!(
+                    "Watching nothing. {key} watches a control endpoint (a proxy's socket) or a session log; so does `structs-console watch`."
+                )
+            } else {
+                "Waiting for calls…".to_string()
+            };
+            Paragraph::new(text)
+                .wrap(ratatui::widgets::Wrap { trim: true })
+                .style(theme.style(Role::Muted))
+                .render(inner, buf);
+            return;
+        }
+        let rows = usize::from(inner.height - 1);
+        self.page = rows;
+        if self.selected < self.top {
+            self.top = self.selected;
+        } else if self.selected >= self.top + rows {
+            self.top = self.selected + 1 - rows;
+        }
+        let width = usize::from(inner.width);
+        let session_w = format!("#{}", self.live.sessions().len()).len();
+        let narrow = width < 60;
+        let state_w = if narrow { 11 } else { STATE_W };
+        let fixed = 2 + session_w + 1 + 1 + state_w + if narrow { 0 } else { 1 + 9 + 1 + 8 };
+        let tool_w = width.saturating_sub(fixed).max(4);
+        let head = if narrow {
+            format!(
+                "  {:<session_w$} {} {:<11}",
+                "s",
+                fit_pad("tool", tool_w),
+                "state"
+            )
+        } else {
+            format!(
+                "  {:<session_w$} {} {:<state_w$} {:>9} {:>8}",
+                "s",
+                fit_pad("tool", tool_w),
+                "state",
+                "took",
+                "size"
+            )
+        };
+        buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
+        let calls = self.live.calls();
+        for (k, index) in self.rows.iter().skip(self.top).take(rows).enumerate() {
+            let Some(call) = calls.get(*index) else {
+                continue;
+            };
+            let row = self.top + k;
+            let chosen = row == self.selected;
+            let mark = if chosen { SELECTED_MARK } else { "  " };
+            let mut text = format!(
+                "{mark}{:<session_w$} {} {}",
+                format!("#{}", call.session),
+                fit_pad(call.tool.trim_start_matches("structs_"), tool_w),
+                fit_pad(&state(call), state_w),
+            );
+            if !narrow {
+                text.push_str(&format!(
+                    " {:>9} {:>8}",
+                    call.duration_ms.map_or(String::new(), took),
+                    call.size.map_or(String::new(), size)
+                ));
+            }
+            let y = inner.y + 1 + k as u16;
+            let role = if chosen {
+                if focused {
+                    Role::Selected
+                } else {
+                    Role::SelectedInactive
+                }
+            } else {
+                role_of(&call.status)
+            };
+            if chosen {
+                buf.set_style(Rect::new(inner.x, y, inner.width, 1), theme.style(role));
+            }
+            buf.set_stringn(inner.x, y, &text, width, theme.style(role));
+        }
+    }
+
+    fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let focused = self.focus == Focus::Detail;
+        let Some((index, call)) = self.selected() else {
+            area_block(ui, " call ", focused).render(area, buf);
+            return;
+        };
+        let title = format!(" #{} call {} · {} ", call.session, call.call, call.tool);
+        let block = area_block(
+            ui,
+            &fit(&title, usize::from(area.width).saturating_sub(4)),
+            focused,
+        );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let mut lines: Vec<Line<'_>> = Vec::new();
+        let mut head = vec![Span::styled(
+            match &call.status {
+                Status::Running => "running".to_string(),
+                Status::Answered => "answered".to_string(),
+                Status::Failed(code) => format!("failed: {code}"),
+                Status::Cancelled => "cancelled".to_string(),
+            },
+            theme.style(role_of(&call.status)),
+        )];
+        if let Some(ms) = call.duration_ms {
+            head.push(Span::styled(
+                format!(" · {}", took(ms)),
+                theme.style(Role::Muted),
+            ));
+        }
+        if let Some(bytes) = call.size {
+            head.push(Span::styled(
+                format!(" · {}", size(bytes)),
+                theme.style(Role::Muted),
+            ));
+        }
+        lines.push(Line::from(head));
+        if call.status == Status::Running
+            && let Some(p) = &call.progress
+        {
+            let of = p.total.map_or(String::new(), |t| format!(" of {t}"));
+            let message = p
+                .message
+                .as_deref()
+                .map_or(String::new(), |m| format!(" · {m}"));
+            lines.push(Line::from(Span::styled(
+                format!("progress {}{of}{message}", p.progress),
+                theme.style(Role::Info),
+            )));
+        }
+        if !call.ts.is_empty() {
+            lines.push(Line::from(Span::styled(
+                format!("sent {}", call.ts),
+                theme.style(Role::Muted),
+            )));
+        }
+        let section = |lines: &mut Vec<Line<'_>>, name: &str, value: &Value| {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled(
+                name.to_string(),
+                theme.style(Role::Field),
+            )));
+            for (text, _) in pretty(value) {
+                lines.push(Line::from(Span::styled(text, theme.style(Role::Value))));
+            }
+        };
+        section(&mut lines, "arguments", &call.arguments);
+        match &call.answer {
+            Some(answer) => section(&mut lines, "answer", answer),
+            None if call.status == Status::Running => {
+                lines.push(Line::default());
+                lines.push(Line::from(Span::styled(
+                    "answer: not yet",
+                    theme.style(Role::Muted),
+                )));
+            }
+            None => {}
+        }
+        if let Some(rerun) = &self.rerun
+            && rerun.index == index
+        {
+            match &rerun.answer {
+                None => {
+                    lines.push(Line::default());
+                    lines.push(Line::from(Span::styled(
+                        "run again here: waiting…",
+                        theme.style(Role::Muted),
+                    )));
+                }
+                Some(Ok(value)) => section(&mut lines, "run again here: answer", value),
+                Some(Err(e)) => {
+                    lines.push(Line::default());
+                    lines.push(Line::from(Span::styled(
+                        format!("run again here: {} {}", e.code.as_str(), e.message),
+                        theme.style(Role::Error),
+                    )));
+                }
+            }
+        }
+        let room = usize::from(inner.height);
+        self.detail_scroll = self.detail_scroll.min(lines.len().saturating_sub(room));
+        let width = usize::from(inner.width);
+        let shown: Vec<Line<'_>> = lines
+            .into_iter()
+            .skip(self.detail_scroll)
+            .take(room)
+            .map(|line| {
+                // One row a line: long ones are cut, as the JSON keeps its shape.
+                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+                if Span::raw(text.as_str()).width() <= width {
+                    line
+                } else {
+                    let style = line.spans.first().map(|s| s.style).unwrap_or_default();
+                    Line::from(Span::styled(fit(&text, width), style))
+                }
+            })
+            .collect();
+        Paragraph::new(shown).render(inner, buf);
+    }
+}

@@ -1,0 +1,406 @@
+//! The live feed: a `proxy` (and `--headless --control`) publishes its traffic on a
+//! private Unix socket, `structs-console watch` reads it (or follows a growing session
+//! log), and the console's Live tab folds it into calls.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use structs_console::record::live::{Live, Status};
+
+const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
+
+/// A folder of the test's own, standing in for `$XDG_RUNTIME_DIR`.
+fn runtime_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("structs-live-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The lines a child writes to a pipe, as they come.
+fn lines_of(out: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(out).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Takes lines until one satisfies `wanted` (10 s at most); every line taken.
+fn until(rx: &Receiver<String>, what: &str, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let start = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        let left = Duration::from_secs(10).saturating_sub(start.elapsed());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                let v: Value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+                let done = wanted(&v);
+                seen.push(v);
+                if done {
+                    return seen;
+                }
+            }
+            Err(_) => panic!("gave up waiting for {what}; saw {seen:#?}"),
+        }
+    }
+}
+
+/// An agent speaking JSON-RPC over a server's stdio, by hand, so that the test says
+/// exactly what is sent (progress tokens, cancellations).
+struct Agent {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: Receiver<String>,
+}
+
+impl Agent {
+    fn start(args: &[&str], runtime_dir: &Path) -> (Agent, Receiver<String>) {
+        let mut child = Command::new(BIN)
+            .args(args)
+            .env("XDG_RUNTIME_DIR", runtime_dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start");
+        let stdin = child.stdin.take();
+        let out: ChildStdout = child.stdout.take().unwrap();
+        let err = lines_of(child.stderr.take().unwrap());
+        let mut agent = Agent {
+            child,
+            stdin,
+            out: lines_of(out),
+        };
+        agent.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "a-test-agent", "version": "1"}}}),
+        );
+        until(&agent.out, "the handshake", |v| v["id"] == 0);
+        agent.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (agent, err)
+    }
+
+    fn send(&mut self, message: Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn call(&mut self, id: u64, tool: &str, arguments: Value, token: Option<&str>) {
+        let mut params = json!({"name": tool, "arguments": arguments});
+        if let Some(token) = token {
+            params["_meta"] = json!({"progressToken": token});
+        }
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+    }
+
+    /// Closes stdin, as a host does when it is done, and waits for the exit.
+    fn finish(mut self) -> std::process::ExitStatus {
+        self.stdin = None;
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(start.elapsed() < Duration::from_secs(15), "it did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// The socket a server named on stderr.
+fn socket_from(stderr: &Receiver<String>) -> PathBuf {
+    let line = stderr
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the server says where its live feed is");
+    let at = line
+        .split("watch it with: structs-console watch ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no endpoint in {line:?}"));
+    PathBuf::from(at.trim())
+}
+
+/// A proxy in front of our own server, its control endpoint the default one.
+const PROXIED: &[&str] = &[
+    "proxy",
+    "--",
+    BIN,
+    "--headless",
+    "--paused",
+    "--log-level",
+    "warn",
+];
+
+/// A search that cannot succeed: it runs, reporting progress, until cancelled.
+fn endless_search() -> Value {
+    json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+        "block_start": 10, "age": 1, "difficulty": 700, "threads": 1,
+        "max_iterations": 1_000_000_000_000u64})
+}
+
+#[test]
+fn a_proxy_publishes_every_call_to_its_watchers_as_it_happens() {
+    let dir = runtime_dir("proxy");
+    let (mut agent, stderr) = Agent::start(PROXIED, &dir);
+    let socket = socket_from(&stderr);
+    // The default endpoint: in a folder only this user opens, itself only theirs.
+    assert_eq!(socket.parent().unwrap(), dir.join("structs-console"));
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.join("structs-console")), 0o700);
+    assert_eq!(mode(&socket), 0o600);
+
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    until(&agent.out, "the first answer", |v| v["id"] == 1);
+
+    // A watcher attaching now sees the call before it, then the ones after. Without a
+    // path, `watch` finds the newest live endpoint.
+    let mut watcher = Command::new(BIN)
+        .args(["watch", "--json"])
+        .env("XDG_RUNTIME_DIR", &dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    let hello = until(&watched, "the hello", |_| true);
+    assert_eq!(hello[0]["type"], "hello");
+    assert_eq!(hello[0]["server"], "proxy");
+    assert!(
+        hello[0]["description"]
+            .as_str()
+            .unwrap()
+            .contains("--headless"),
+        "{}",
+        hello[0]
+    );
+    let mut seen = until(&watched, "the first call's answer", |v| {
+        v["type"] == "response" && v["call"] == 1
+    });
+
+    agent.call(
+        2,
+        "structs_query_player",
+        json!({"player_id": "1-999"}),
+        None,
+    );
+    agent.call(
+        3,
+        "structs_calculate_proof_of_work",
+        endless_search(),
+        Some("p-3"),
+    );
+    seen.extend(until(&watched, "progress of the search", |v| {
+        v["method"] == "notifications/progress"
+    }));
+    agent.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 3, "reason": "the agent gave up"}}),
+    );
+    seen.extend(until(&watched, "the search's end", |v| {
+        v["type"] == "response" && v["tool"] == "structs_calculate_proof_of_work"
+    }));
+
+    let search = seen
+        .iter()
+        .find(|v| v["type"] == "request" && v["call"] == 3)
+        .expect("the search's request");
+    assert_eq!(search["progress_token"], "p-3");
+    assert_eq!(search["arguments"]["difficulty"], 700);
+
+    // Folded into calls, as the Live tab shows them.
+    let mut live = Live::new();
+    for v in &seen {
+        assert!(live.line(v.to_string().as_bytes()), "{v}");
+    }
+    let states: Vec<(String, Status)> = live
+        .calls()
+        .iter()
+        .map(|c| (c.tool.clone(), c.status.clone()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("structs_query_player".to_string(), Status::Answered),
+            (
+                "structs_query_player".to_string(),
+                Status::Failed("RESOURCE_NOT_FOUND".into())
+            ),
+            (
+                "structs_calculate_proof_of_work".to_string(),
+                Status::Cancelled
+            ),
+        ]
+    );
+    assert_eq!(live.sessions().len(), 1);
+
+    // The host closes the proxy: its socket goes, and the watcher ends with it.
+    let status = agent.finish();
+    assert!(status.success(), "{status:?}");
+    assert!(!socket.exists(), "the socket is removed");
+    let start = Instant::now();
+    while watcher.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "watch did not end"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn headless_publishes_with_control_and_the_console_watches_it() {
+    let dir = runtime_dir("headless");
+    let socket = dir.join("mine.sock");
+    let (mut agent, _stderr) = Agent::start(
+        &[
+            "--headless",
+            "--paused",
+            "--log-level",
+            "warn",
+            "--control",
+            socket.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    until(&agent.out, "the answer", |v| v["id"] == 1);
+
+    // The console's Live tab, on the same socket.
+    let rt = support::console::runtime();
+    let (core, _) = support::sim::paused_core(structs_console::source::sim::WorldConfig::demo());
+    let mut app = structs_console::tui::App::new(
+        core,
+        structs_console::tui::Theme::default(),
+        rt.handle().clone(),
+    );
+    app.watch(&socket).expect("watch the socket");
+    assert_eq!(app.tab(), structs_console::tui::Tab::Live);
+    agent.call(
+        2,
+        "structs_list_entities",
+        json!({"entity_type": "planet"}),
+        None,
+    );
+    let start = Instant::now();
+    loop {
+        app.update();
+        let calls = app.live_calls();
+        if calls.len() == 2 && calls.iter().all(|c| c.2 == "ok") {
+            assert_eq!(calls[1].1, "structs_list_entities");
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the Live tab has {calls:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let frame = support::console::draw(&mut app, 100, 30);
+    assert!(frame.contains("Live · headless"), "{frame}");
+    assert!(frame.contains("list_entities"), "{frame}");
+    assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_growing_session_log_is_followed() {
+    let dir = runtime_dir("follow");
+    let log = dir.join("agent.jsonl");
+    std::fs::write(
+        &log,
+        "{\"v\":1,\"session\":\"s\",\"seq\":1,\"type\":\"request\",\"call\":1,\"tool\":\"t\",\"arguments\":{}}\n",
+    )
+    .unwrap();
+    let mut watcher = Command::new(BIN)
+        .args(["watch", log.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    until(&watched, "the line already there", |v| {
+        v["type"] == "request"
+    });
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    // Half a line, then the rest: only whole lines are passed on.
+    file.write_all(b"{\"v\":1,\"session\":\"s\",\"seq\":2,\"type\":\"resp")
+        .unwrap();
+    file.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    file.write_all(b"onse\",\"call\":1,\"tool\":\"t\",\"result\":{}}\n")
+        .unwrap();
+    let seen = until(&watched, "the line appended", |v| v["type"] == "response");
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn watch_waits_for_an_endpoint_and_says_what_is_wrong_with_a_path() {
+    let dir = runtime_dir("waiting");
+    // Nothing live yet: watch waits, and takes the first endpoint to answer.
+    let mut watcher = Command::new(BIN)
+        .args(["watch"])
+        .env("XDG_RUNTIME_DIR", &dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let said = lines_of(watcher.stderr.take().unwrap())
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap();
+    assert!(said.contains("waiting for a live endpoint"), "{said}");
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    let (mut agent, _stderr) = Agent::start(PROXIED, &dir);
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let seen = until(&watched, "the call, once the proxy is up", |v| {
+        v["type"] == "response"
+    });
+    assert_eq!(seen[0]["type"], "hello");
+    assert!(agent.finish().success());
+    let _ = watcher.wait();
+
+    let out = Command::new(BIN)
+        .args(["watch", "/no/such/socket"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("cannot watch /no/such/socket"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_feed_folder_others_can_open_is_refused_and_the_agent_is_still_served() {
+    let dir = runtime_dir("open");
+    let shared = dir.join("structs-console");
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let (mut agent, stderr) = Agent::start(PROXIED, &dir);
+    let said = stderr.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(said.contains("no live feed"), "{said}");
+    assert!(said.contains("only this user"), "{said}");
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let answer = until(&agent.out, "the answer", |v| v["id"] == 1);
+    assert!(answer.last().unwrap()["result"].is_object());
+    assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
