@@ -259,8 +259,24 @@ enum Command {
         /// Publish nothing live.
         #[arg(long)]
         no_control: bool,
-        /// The server's command and its arguments, after `--`.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
+        /// Inject faults by the rules in this JSON file: latency, errors at a rate or
+        /// every Nth call, dropped, truncated, oversized or stale answers.
+        #[arg(long, value_name = "FILE")]
+        faults: Option<PathBuf>,
+        /// How long a call waits at a breakpoint before it goes on by itself.
+        #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        hold_timeout: u64,
+        /// Start this binary's own server (`--headless`, with the arguments after `--`
+        /// if any) instead of a COMMAND.
+        #[arg(long)]
+        embedded: bool,
+        /// The server's command and its arguments, after `--` (with --embedded: more
+        /// arguments for `--headless`).
+        #[arg(
+            last = true,
+            required_unless_present = "embedded",
+            value_name = "COMMAND"
+        )]
         command: Vec<String>,
     },
     /// Watch a server's traffic as it happens: a control endpoint (the socket of a
@@ -445,6 +461,7 @@ fn publish(
     kind: &str,
     feed: structs_console::record::Feed,
     mut hello: serde_json::Value,
+    commands: Option<tokio::sync::mpsc::UnboundedSender<structs_console::mcp::control::Control>>,
 ) -> anyhow::Result<structs_console::mcp::control::Endpoint> {
     use structs_console::mcp::control;
     let path = match path.filter(|p| !p.as_os_str().is_empty()) {
@@ -454,13 +471,71 @@ fn publish(
     hello["v"] = json!(structs_console::record::VERSION);
     hello["type"] = json!("hello");
     hello["pid"] = json!(std::process::id());
-    let endpoint = control::Endpoint::serve(&path, feed, hello)
+    let endpoint = control::Endpoint::serve_with(&path, feed, hello, commands)
         .map_err(|e| anyhow::anyhow!("the control endpoint {}: {e}", path.display()))?;
     eprintln!(
         "structs-console: live traffic at {0}; watch it with: structs-console watch {0}",
         path.display()
     );
     Ok(endpoint)
+}
+
+/// `structs-console proxy`.
+fn proxy(
+    record: Option<&std::path::Path>,
+    control: Option<&std::path::Path>,
+    no_control: bool,
+    faults: Option<&std::path::Path>,
+    hold_timeout: u64,
+    embedded: bool,
+    command: &[String],
+) -> anyhow::Result<ExitCode> {
+    use structs_console::mcp::proxy;
+    let faults = faults
+        .map(|path| proxy::Faults::load(path).map_err(|e| anyhow::anyhow!("--faults: {e}")))
+        .transpose()?;
+    let command: Vec<String> = if embedded {
+        let me = std::env::current_exe()
+            .map_err(|e| anyhow::anyhow!("--embedded: cannot find this program: {e}"))?;
+        [me.display().to_string(), "--headless".to_string()]
+            .into_iter()
+            .chain(command.iter().cloned())
+            .collect()
+    } else {
+        command.to_vec()
+    };
+    let runtime = tokio::runtime::Runtime::new()?;
+    runtime.block_on(async {
+        let feed = (!no_control).then(structs_console::record::Feed::new);
+        let recorder = recorder(record, feed.clone())?;
+        let hello = json!({"server": "proxy", "description": command.join(" ")});
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+        let published = match feed.clone() {
+            // A socket asked for by name must work; the default one is a nicety that
+            // never keeps the agent's server from starting.
+            Some(feed) if control.is_some() => {
+                Some(publish(control, "proxy", feed, hello, Some(tx))?)
+            }
+            Some(feed) => match publish(None, "proxy", feed, hello, Some(tx)) {
+                Ok(endpoint) => Some(endpoint),
+                Err(e) => {
+                    eprintln!("structs-console: no live feed: {e:#}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let options = proxy::Options {
+            recorder,
+            feed: published.as_ref().and(feed),
+            faults,
+            hold_timeout: std::time::Duration::from_secs(hold_timeout),
+            commands: published.as_ref().map(|_| rx),
+        };
+        let code = proxy::run_stdio(&command, options).await;
+        drop(published);
+        code
+    })
 }
 
 /// `structs-console watch`: the Live tab in a terminal, else the lines on stdout.
@@ -702,31 +777,21 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         record,
         control,
         no_control,
+        faults,
+        hold_timeout,
+        embedded,
         command,
     }) = &cli.command
     {
-        let runtime = tokio::runtime::Runtime::new()?;
-        return runtime.block_on(async {
-            let feed = (!no_control).then(structs_console::record::Feed::new);
-            let recorder = recorder(record.as_deref(), feed.clone())?;
-            let hello = json!({"server": "proxy", "description": command.join(" ")});
-            let _endpoint = match feed {
-                // A socket asked for by name must work; the default one is a nicety
-                // that never keeps the agent's server from starting.
-                Some(feed) if control.is_some() => {
-                    Some(publish(control.as_deref(), "proxy", feed, hello)?)
-                }
-                Some(feed) => match publish(None, "proxy", feed, hello) {
-                    Ok(endpoint) => Some(endpoint),
-                    Err(e) => {
-                        eprintln!("structs-console: no live feed: {e:#}");
-                        None
-                    }
-                },
-                None => None,
-            };
-            structs_console::mcp::proxy::run_stdio(command, recorder).await
-        });
+        return proxy(
+            record.as_deref(),
+            control.as_deref(),
+            *no_control,
+            faults.as_deref(),
+            *hold_timeout,
+            *embedded,
+            command,
+        );
     }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {
         return watch(&cli, endpoint.as_deref(), *json);
@@ -787,7 +852,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Some(feed) => {
                 let hello = json!({"server": "headless", "description": core.status().description});
                 let _guard = runtime.enter();
-                Some(publish(cli.control.as_deref(), "headless", feed, hello)?)
+                Some(publish(
+                    cli.control.as_deref(),
+                    "headless",
+                    feed,
+                    hello,
+                    None,
+                )?)
             }
             None => None,
         };

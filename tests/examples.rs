@@ -342,8 +342,9 @@ enum Started {
 /// Starts a command line. A stdio MCP server (`--headless` without `--http`) must
 /// answer an `initialize` request; anything else must keep running for 3 s or end well.
 fn start(dir: &Path, args: &[String]) -> Started {
-    let stdio_server =
-        args.iter().any(|a| a == "--headless") && !args.iter().any(|a| a == "--http");
+    // `--headless`, and a proxy of one (`proxy --embedded`), serve MCP on stdio.
+    let stdio_server = args.iter().any(|a| a == "--headless" || a == "--embedded")
+        && !args.iter().any(|a| a == "--http");
     // A `--connect "structs-console …"` line starts the binary by its name.
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_structs-console"))
         .parent()

@@ -8,6 +8,10 @@
 //! falls behind gets `{"type":"lagged","missed":N}` in place of the lines it missed;
 //! one over [`WATCHERS_MAX`] gets `{"type":"refused","reason":…}` and is closed.
 //!
+//! A watcher may also send commands, one JSON object a line (a proxy's breakpoints and
+//! faults, [`Control`]); each is answered on that watcher's stream alone, among the
+//! lines it reads, by a line of `"type": "ack"` or `"type": "refused"`.
+//!
 //! Privacy: the socket is made in a folder only its user can open (0700, checked when
 //! it already exists), and is itself 0600. Secrets never reach it: it carries what the
 //! session log carries, which never holds tokens or `tx_bytes`.
@@ -21,14 +25,32 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::broadcast::error::RecvError;
+use tokio::sync::mpsc;
 
 use crate::record::Feed;
 use crate::record::live::Fed;
 
 /// The most watchers one endpoint serves at once.
 pub const WATCHERS_MAX: usize = 16;
+
+/// The longest command line a watcher may send.
+pub const COMMAND_MAX: usize = 1024 * 1024;
+
+/// What watchers send to the server behind an endpoint.
+#[derive(Debug)]
+pub enum Control {
+    /// A command (a JSON object) from watcher `watcher`; the answer goes back to it
+    /// alone.
+    Command {
+        watcher: u64,
+        body: Value,
+        reply: tokio::sync::oneshot::Sender<Value>,
+    },
+    /// Watcher `watcher` went away (closed, or killed).
+    Left { watcher: u64 },
+}
 
 /// The folder the endpoints are made in by default: `$XDG_RUNTIME_DIR/structs-console`,
 /// else `/tmp/structs-console-<uid>`.
@@ -84,6 +106,21 @@ impl Endpoint {
     /// When the folder is not private, or the socket cannot be made (a live endpoint
     /// already there).
     pub fn serve(path: &Path, feed: Feed, hello: Value) -> std::io::Result<Endpoint> {
+        Endpoint::serve_with(path, feed, hello, None)
+    }
+
+    /// As [`Endpoint::serve`], passing what watchers send to `commands` (each answered
+    /// to its sender alone), and saying when one leaves.
+    ///
+    /// # Errors
+    ///
+    /// As [`Endpoint::serve`].
+    pub fn serve_with(
+        path: &Path,
+        feed: Feed,
+        hello: Value,
+        commands: Option<mpsc::UnboundedSender<Control>>,
+    ) -> std::io::Result<Endpoint> {
         if let Some(dir) = path.parent()
             && dir == default_dir()
         {
@@ -105,12 +142,21 @@ impl Endpoint {
         hello.push(b'\n');
         let hello: Arc<[u8]> = Arc::from(hello);
         let task = tokio::spawn(async move {
+            let mut watchers = 0u64;
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
                     continue;
                 };
                 let refused = feed.watchers() >= WATCHERS_MAX;
-                tokio::spawn(serve_watcher(stream, feed.clone(), hello.clone(), refused));
+                watchers += 1;
+                tokio::spawn(serve_watcher(
+                    stream,
+                    feed.clone(),
+                    hello.clone(),
+                    refused,
+                    watchers,
+                    commands.clone(),
+                ));
             }
         });
         Ok(Endpoint {
@@ -132,40 +178,97 @@ impl Drop for Endpoint {
 }
 
 async fn serve_watcher(
-    mut stream: tokio::net::UnixStream,
+    stream: tokio::net::UnixStream,
     feed: Feed,
     hello: Arc<[u8]>,
     refused: bool,
+    watcher: u64,
+    commands: Option<mpsc::UnboundedSender<Control>>,
 ) {
+    use tokio::io::AsyncBufReadExt;
+    let (read, mut write) = stream.into_split();
     if refused {
         let line = json!({
             "type": "refused",
             "reason": format!("this endpoint serves at most {WATCHERS_MAX} watchers at once"),
         });
-        let _ = stream.write_all(format!("{line}\n").as_bytes()).await;
+        let _ = write.write_all(format!("{line}\n").as_bytes()).await;
         return;
     }
     let (backlog, mut rx) = feed.watch();
-    if stream.write_all(&hello).await.is_err() {
+    if write.write_all(&hello).await.is_err() {
         return;
     }
     for line in backlog {
-        if stream.write_all(&line).await.is_err() {
+        if write.write_all(&line).await.is_err() {
             return;
         }
     }
+    let mut lines = tokio::io::BufReader::new(read)
+        .take(COMMAND_MAX as u64 + 1)
+        .lines();
     loop {
-        let line: Arc<[u8]> = match rx.recv().await {
-            Ok(line) => line,
-            Err(RecvError::Lagged(n)) => {
-                Arc::from(format!("{}\n", json!({"type": "lagged", "missed": n})).into_bytes())
+        tokio::select! {
+            sent = rx.recv() => {
+                let line: Arc<[u8]> = match sent {
+                    Ok(line) => line,
+                    Err(RecvError::Lagged(n)) => Arc::from(
+                        format!("{}\n", json!({"type": "lagged", "missed": n})).into_bytes(),
+                    ),
+                    Err(RecvError::Closed) => break,
+                };
+                if write.write_all(&line).await.is_err() {
+                    break;
+                }
             }
-            Err(RecvError::Closed) => return,
-        };
-        if stream.write_all(&line).await.is_err() {
-            return;
+            read = lines.next_line() => {
+                let Ok(Some(text)) = read else { break };
+                // Each command may be up to COMMAND_MAX bytes; the budget starts again.
+                lines.get_mut().set_limit(COMMAND_MAX as u64 + 1);
+                let answer = answer_command(&text, watcher, commands.as_ref()).await;
+                if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
+                    break;
+                }
+            }
         }
     }
+    if let Some(commands) = &commands {
+        let _ = commands.send(Control::Left { watcher });
+    }
+}
+
+/// The answer to one command line a watcher sent.
+async fn answer_command(
+    text: &str,
+    watcher: u64,
+    commands: Option<&mpsc::UnboundedSender<Control>>,
+) -> Value {
+    let refused = |why: String| json!({"type": "refused", "reason": why});
+    if text.len() > COMMAND_MAX {
+        return refused(format!("a command is at most {COMMAND_MAX} bytes"));
+    }
+    let body: Value = match serde_json::from_str(text) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(other) => return refused(format!("a command is a JSON object, not {other}")),
+        Err(e) => return refused(format!("a command is a JSON object: {e}")),
+    };
+    let Some(commands) = commands else {
+        return refused("this endpoint takes no commands: it only publishes".into());
+    };
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    if commands
+        .send(Control::Command {
+            watcher,
+            body,
+            reply,
+        })
+        .is_err()
+    {
+        return refused("the server behind this endpoint has stopped".into());
+    }
+    answer
+        .await
+        .unwrap_or_else(|_| refused("the server behind this endpoint has stopped".into()))
 }
 
 /// How often a watcher's reader looks at its stop flag while the endpoint is quiet.
@@ -182,10 +285,26 @@ pub fn watch_socket(
     out: Sender<Fed>,
     stop: Arc<AtomicBool>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
+    watch_socket_sending(path, out, stop).map(|(thread, _)| thread)
+}
+
+/// As [`watch_socket`], with the other end of the socket, to send the server commands
+/// on (one JSON object a line; each is answered among the lines read).
+///
+/// # Errors
+///
+/// As [`watch_socket`].
+pub fn watch_socket_sending(
+    path: &Path,
+    out: Sender<Fed>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<(std::thread::JoinHandle<()>, std::os::unix::net::UnixStream)> {
     let stream = std::os::unix::net::UnixStream::connect(path)?;
     stream.set_read_timeout(Some(READ_TICK))?;
+    let sender = stream.try_clone()?;
+    sender.set_write_timeout(Some(Duration::from_secs(2)))?;
     let shown = path.display().to_string();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name("watch".into())
         .spawn(move || {
             let mut reader = std::io::BufReader::with_capacity(1 << 16, stream);
@@ -215,7 +334,8 @@ pub fn watch_socket(
                     }
                 }
             }
-        })
+        })?;
+    Ok((thread, sender))
 }
 
 /// The endpoints in the default folder that answer, newest first.
@@ -260,7 +380,7 @@ pub fn wait_for_endpoint(stop: &AtomicBool) -> Option<PathBuf> {
 /// When `what` cannot be opened.
 pub fn print_feed(what: &Path, out: &mut dyn Write, stop: Arc<AtomicBool>) -> anyhow::Result<()> {
     let (tx, rx) = std::sync::mpsc::channel();
-    let reader = open_feed(what, tx, stop)?;
+    let reader = open_feed(what, tx, stop)?.thread;
     for fed in rx {
         match fed {
             Fed::Line(line) => {
@@ -278,24 +398,36 @@ pub fn print_feed(what: &Path, out: &mut dyn Write, stop: Arc<AtomicBool>) -> an
     Ok(())
 }
 
+/// A feed being read.
+pub struct Opened {
+    /// The thread reading it.
+    pub thread: std::thread::JoinHandle<()>,
+    /// Where to send commands: a control endpoint's socket (a log takes none).
+    pub commands: Option<std::os::unix::net::UnixStream>,
+}
+
 /// Starts reading `what`: a control endpoint's socket, or a session log to follow.
 ///
 /// # Errors
 ///
 /// When it is neither, or cannot be opened.
-pub fn open_feed(
-    what: &Path,
-    out: Sender<Fed>,
-    stop: Arc<AtomicBool>,
-) -> anyhow::Result<std::thread::JoinHandle<()>> {
+pub fn open_feed(what: &Path, out: Sender<Fed>, stop: Arc<AtomicBool>) -> anyhow::Result<Opened> {
     use std::os::unix::fs::FileTypeExt;
     let meta = std::fs::metadata(what)
         .map_err(|e| anyhow::anyhow!("cannot watch {}: {e}", what.display()))?;
     if meta.file_type().is_socket() {
-        watch_socket(what, out, stop)
+        watch_socket_sending(what, out, stop)
+            .map(|(thread, sender)| Opened {
+                thread,
+                commands: Some(sender),
+            })
             .map_err(|e| anyhow::anyhow!("nothing answers at {}: {e}", what.display()))
     } else if meta.is_file() {
         crate::record::live::follow_file(what, out, stop)
+            .map(|thread| Opened {
+                thread,
+                commands: None,
+            })
             .map_err(|e| anyhow::anyhow!("cannot follow {}: {e}", what.display()))
     } else {
         anyhow::bail!(

@@ -79,6 +79,26 @@ pub struct LiveCall {
     /// The answer (its result or its error object); a large one is cut, see
     /// [`ANSWER_KEPT`].
     pub answer: Option<Value>,
+    /// Held at a breakpoint now.
+    pub held: Option<Hold>,
+    /// What gave the answer when the server did not (a fault rule, a breakpoint).
+    pub injected: Option<String>,
+    /// How the last hold of it ended (`continued`, `edited, continued`, …).
+    pub released: Option<String>,
+}
+
+/// A call held at a breakpoint of the proxy.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hold {
+    /// The hold's number, which the commands that release it name.
+    pub id: u64,
+    /// `request` (not sent to the server yet) or `response` (not given to the agent).
+    pub way: String,
+    /// The server's answer, for a held response.
+    pub answer: Option<Value>,
+    /// The tool's input schema, when the proxy saw it listed.
+    pub schema: Option<Value>,
+    pub timeout_ms: u64,
 }
 
 /// Every call seen, and what the feed said about itself.
@@ -94,6 +114,10 @@ pub struct Live {
     sessions: Vec<String>,
     /// What the feed is: the hello line of a control endpoint.
     pub about: Option<Value>,
+    /// The breakpoints set on the proxy now: `(rule, on, what it matches)`.
+    pub breakpoints: Vec<(u64, String, String)>,
+    /// Answers to the commands this watcher sent, not yet shown: `(ok, what)`.
+    pub answers: Vec<(bool, String)>,
     /// Lines that were not log entries.
     pub bad_lines: u64,
     /// Lines the feed said this watcher missed (it fell behind).
@@ -123,6 +147,46 @@ impl Live {
             }
             Some("lagged") => {
                 self.missed += value["missed"].as_u64().unwrap_or(0);
+                return true;
+            }
+            Some("held" | "released") => {
+                self.hold_event(&value);
+                return true;
+            }
+            Some("breakpoints") => {
+                self.breakpoints = value["rules"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|r| {
+                        (
+                            r["rule"].as_u64().unwrap_or(0),
+                            r["on"].as_str().unwrap_or("").to_string(),
+                            r["match"].as_str().unwrap_or("").to_string(),
+                        )
+                    })
+                    .collect();
+                return true;
+            }
+            Some("ack") => {
+                let what = match value["cmd"].as_str().unwrap_or("") {
+                    "break" => format!("breakpoint {} set", value["rule"]),
+                    "unbreak" => "breakpoint cleared".to_string(),
+                    "fault" => format!("fault rule {} added", value["rule"]),
+                    cmd => format!("{cmd}: done"),
+                };
+                self.answers.push((true, what));
+                return true;
+            }
+            Some("refused") => {
+                self.answers.push((
+                    false,
+                    format!(
+                        "{} refused: {}",
+                        value["cmd"].as_str().unwrap_or("the command"),
+                        value["reason"].as_str().unwrap_or("no reason given")
+                    ),
+                ));
                 return true;
             }
             _ => {}
@@ -161,6 +225,9 @@ impl Live {
                     duration_ms: None,
                     size: None,
                     answer: None,
+                    held: None,
+                    injected: None,
+                    released: None,
                 });
                 if self.calls.len() > LIVE_KEPT {
                     self.let_go();
@@ -175,6 +242,8 @@ impl Live {
                     return;
                 };
                 call.duration_ms = entry.duration_ms;
+                call.held = None;
+                call.injected = entry.injected.clone();
                 let answer = entry.result.clone().or_else(|| entry.error.clone());
                 call.status = match &entry.error {
                     None => Status::Answered,
@@ -217,6 +286,45 @@ impl Live {
                 }
             }
         }
+    }
+
+    fn hold_event(&mut self, value: &Value) {
+        let session = self.session_number(value["session"].as_str().unwrap_or(""));
+        let Some(call) = value["call"].as_u64() else {
+            return;
+        };
+        let Some(index) = self.open.get(&(session, call)).copied().or_else(|| {
+            // A held response: its call is no longer open only once answered.
+            self.calls
+                .iter()
+                .position(|c| c.session == session && c.call == call)
+                .map(|i| i + self.dropped)
+        }) else {
+            return;
+        };
+        let Some(c) = self.get_mut(index) else {
+            return;
+        };
+        if value["type"] == "held" {
+            c.held = Some(Hold {
+                id: value["hold"].as_u64().unwrap_or(0),
+                way: value["way"].as_str().unwrap_or("request").to_string(),
+                answer: value.get("answer").cloned().filter(|a| !a.is_null()),
+                schema: value.get("schema").cloned(),
+                timeout_ms: value["timeout_ms"].as_u64().unwrap_or(0),
+            });
+        } else {
+            c.held = None;
+            c.released = value["how"].as_str().map(str::to_string);
+            if let Some(args) = value.get("arguments") {
+                c.arguments = args.clone();
+            }
+        }
+    }
+
+    /// The calls held now, oldest first.
+    pub fn held(&self) -> impl Iterator<Item = &LiveCall> {
+        self.calls.iter().filter(|c| c.held.is_some())
     }
 
     /// The calls kept, oldest first.

@@ -187,7 +187,24 @@ impl Recorder {
         took: Duration,
         source: &SourceInfo,
     ) {
+        self.response_injected(call, tool, outcome, took, source, None);
+    }
+
+    /// As [`Recorder::response`], for an answer the agent got from a fault rule or a
+    /// breakpoint rather than from the server: `injected` says what was done.
+    pub fn response_injected(
+        &self,
+        call: u64,
+        tool: &str,
+        outcome: &Result<Value, Value>,
+        took: Duration,
+        source: &SourceInfo,
+        injected: Option<&str>,
+    ) {
         let mut line = self.head("response");
+        if let Some(what) = injected {
+            line.insert("injected".into(), json!(what));
+        }
         line.insert("call".into(), json!(call));
         line.insert("tool".into(), json!(tool));
         line.insert(
@@ -380,6 +397,10 @@ pub struct Entry {
     /// The arguments a request's line holds without their values (secrets), by path.
     #[serde(default)]
     pub redacted: Vec<String>,
+    /// On a response the agent did not get from the server: what gave it instead (a
+    /// fault rule, a breakpoint).
+    #[serde(default)]
+    pub injected: Option<String>,
 }
 
 impl Entry {

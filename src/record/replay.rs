@@ -49,6 +49,9 @@ pub struct Report {
     /// Calls not run again because their log line holds no secret they were sent
     /// with (a signed transaction, a credential): `(tool, the arguments left out)`.
     pub redacted: Vec<(String, Vec<String>)>,
+    /// Calls not run again because the answer recorded was not the server's (a fault
+    /// injected, a breakpoint's answer): `(tool, what was injected)`.
+    pub injected: Vec<(String, String)>,
     pub notifications: u64,
     pub problems: Vec<Problem>,
 }
@@ -229,6 +232,10 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     report.redacted.push((tool, redacted));
                     continue;
                 }
+                if let Some(what) = entry.injected.clone() {
+                    report.injected.push((tool, what));
+                    continue;
+                }
                 let recorded = entry.answer();
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
@@ -291,6 +298,12 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
             out,
             "  not run again: a {tool} call, whose {} the log does not hold",
             hidden.join(", ")
+        );
+    }
+    for (tool, what) in &report.injected {
+        let _ = writeln!(
+            out,
+            "  not run again: a {tool} call the agent got an injected answer to ({what})"
         );
     }
     for p in &report.problems {

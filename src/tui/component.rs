@@ -29,7 +29,18 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     if ratatui::text::Span::raw(text).width() <= width {
         return text.to_string();
     }
-    let mut out: String = text.chars().take(width.saturating_sub(1)).collect();
+    // Cut by columns, not characters: a wide character takes two.
+    let room = width.saturating_sub(1);
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = ratatui::text::Span::raw(c.to_string()).width();
+        if used + w > room {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
     out.push('…');
     out
 }

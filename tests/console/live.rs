@@ -95,15 +95,19 @@ fn two_sessions() -> Vec<String> {
             "structs_list_entities",
             json!({"entity_type": "planet"}),
         )),
-        line(response(
-            "s-agent-a",
-            6,
-            3,
-            "structs_list_entities",
-            0.3,
-            json!({"error": {"code": "RATE_LIMIT_EXCEEDED", "message": "slow down",
-                "details": {"retry_after_ms": 1500}}}),
-        )),
+        line({
+            let mut v = response(
+                "s-agent-a",
+                6,
+                3,
+                "structs_list_entities",
+                0.3,
+                json!({"error": {"code": "RATE_LIMIT_EXCEEDED", "message": "slow down",
+                    "details": {"retry_after_ms": 1500}}}),
+            );
+            v["injected"] = json!("error RATE_LIMIT_EXCEEDED (rule 1)");
+            v
+        }),
         line(
             json!({"v": 1, "session": "s-agent-a", "seq": 7, "type": "notification",
             "method": "notifications/progress",
@@ -228,13 +232,13 @@ fn following_pausing_and_filtering_by_keys() {
         100,
         30,
     );
-    // A filter nothing passes says so; c shows every call again.
+    // A filter nothing passes says so; C shows every call again.
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "zzz");
     press(&mut app, KeyCode::Enter);
     let frame = draw(&mut app, 100, 30);
     assert!(frame.contains("No call matches the filter"), "{frame}");
-    press(&mut app, KeyCode::Char('c'));
+    press(&mut app, KeyCode::Char('C'));
     let frame = draw(&mut app, 100, 30);
     assert!(!frame.contains("shown"), "{frame}");
     assert!(frame.contains("7 calls"), "{frame}");
@@ -263,4 +267,96 @@ fn a_call_runs_again_here_and_a_plan_opens_in_plans() {
     let frame = draw(&mut app, 100, 30);
     assert!(frame.contains("live #2 call 1"), "{frame}");
     assert!(frame.contains("query_planet"), "{frame}");
+}
+
+/// The two sessions, then a call of session 1 held at a breakpoint on its tool.
+fn with_a_held_call() -> Vec<String> {
+    let mut lines = two_sessions();
+    lines.push(line(
+        json!({"v": 1, "type": "breakpoints", "session": "s-agent-a",
+        "rules": [{"rule": 1, "on": "request", "match": "structs_query_player"}]}),
+    ));
+    lines.push(line(json!({"v": 1, "ts": "2026-11-26T09:00:08.000000Z",
+        "session": "s-agent-a", "seq": 8, "type": "request", "call": 4,
+        "tool": "structs_query_player", "arguments": {"player_id": "1-1"}})));
+    lines.push(line(
+        json!({"v": 1, "type": "held", "session": "s-agent-a", "call": 4,
+        "hold": 1, "way": "request", "tool": "structs_query_player",
+        "arguments": {"player_id": "1-1"}, "rule": 1, "timeout_ms": 60000,
+        "schema": {"type": "object", "properties": {"player_id": {"type": "string",
+            "pattern": "^[0-9]+-[0-9]+$"}}, "required": ["player_id"],
+            "additionalProperties": false}}),
+    ));
+    lines
+}
+
+#[test]
+fn an_injected_fault_is_marked_as_not_the_servers_answer() {
+    let (_rt, mut app) = fed();
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("↯RATE_LIMIT_EXCEEDED"), "{frame}");
+    assert!(
+        frame.contains("↯ not the server's answer: error RATE_LIMIT_EXCEEDED (rule 1)"),
+        "{frame}"
+    );
+    snapshot(
+        "live_injected_100x30",
+        "Live: the selected call's rate limit was injected by a fault rule, and says so",
+        &mut app,
+        100,
+        30,
+    );
+    snapshot(
+        "live_injected_40x12",
+        "Live on a small terminal: the injected fault marked in the list",
+        &mut app,
+        40,
+        12,
+    );
+}
+
+#[test]
+fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
+    let (_rt, mut app) = console();
+    let lines = with_a_held_call();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("⏸ held (request)"), "{frame}");
+    assert!(frame.contains("1 breakpoint · 1 held"), "{frame}");
+    assert!(
+        frame.contains("c continue · e edit · a answer · E error · x drop"),
+        "{frame}"
+    );
+    // Edit the player id: "1-1" becomes "1-x", which the schema refuses.
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::End);
+    press_n(&mut app, KeyCode::Left, 1);
+    press(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "x");
+    app.handle_key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('s'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""player_id": "1-x""#), "{frame}");
+    assert!(frame.contains("✗ VALIDATION_INVALID_FORMAT"), "{frame}");
+    snapshot(
+        "live_held_edit_100x30",
+        "Live: a held call's arguments being edited; the schema refuses the id typed",
+        &mut app,
+        100,
+        30,
+    );
+    snapshot(
+        "live_held_edit_40x12",
+        "Live on a small terminal: the editor alone",
+        &mut app,
+        40,
+        12,
+    );
+    // Esc leaves the editor; the call is still held.
+    press(&mut app, KeyCode::Esc);
+    assert!(draw(&mut app, 100, 30).contains("⏸ held (request)"));
 }

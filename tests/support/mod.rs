@@ -3,6 +3,7 @@
 // Each test file uses part of the helpers.
 #![allow(dead_code)]
 
+pub mod agent;
 pub mod calls;
 pub mod console;
 pub mod daemon;

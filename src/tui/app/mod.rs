@@ -460,6 +460,13 @@ impl App {
         }
         let replayed = self.panes.replay.drain();
         let watched = self.panes.live.drain();
+        for (ok, text) in self.panes.live.take_answers() {
+            if ok {
+                self.status.info(text);
+            } else {
+                self.status.error(text);
+            }
+        }
         let asked = self.panes.server.announce(&mut self.status);
         self.events.drain() || any || replayed || asked || watched
     }

@@ -81,6 +81,8 @@ pub enum Context {
     LiveFilter,
     /// The Live pane's prompt for an endpoint or log to watch, which takes typed text.
     LivePrompt,
+    /// The Live pane's editor of a held call's arguments, answer or error.
+    LiveEdit,
     /// The Server pane's list of tools.
     ServerTools,
     /// The Server pane's form for a call, whose fields take typed text.
@@ -135,7 +137,7 @@ impl Context {
             X::Pow | X::PowPrompt => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
             X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
-            X::Live | X::LiveDetail | X::LiveFilter | X::LivePrompt => Tab::Live,
+            X::Live | X::LiveDetail | X::LiveFilter | X::LivePrompt | X::LiveEdit => Tab::Live,
             X::ServerTools
             | X::ServerForm
             | X::ServerResult
@@ -187,6 +189,7 @@ impl Context {
             Context::LiveDetail => "Live call: arguments and answer",
             Context::LiveFilter => "Live filter",
             Context::LivePrompt => "Endpoint or log to watch",
+            Context::LiveEdit => "Held call: the JSON to send",
             Context::ServerTools => "Server tools",
             Context::ServerForm => "Call form",
             Context::ServerResult => "Call answer",
@@ -366,6 +369,30 @@ pub enum Command {
     ToggleMessage,
     /// Live: follow the newest call, or stop following.
     ToggleFollow,
+    /// Live: hold every call at a breakpoint, or stop.
+    BreakAll,
+    /// Live: let the held call go on as it is.
+    ContinueHeld,
+    /// Live: edit the held call's arguments (or a held answer), then send it on.
+    EditHeld,
+    /// Live: answer the held call without the server, with a result typed.
+    AnswerHeld,
+    /// Live: answer the held call with an error typed.
+    ErrorHeld,
+    /// Live: drop the held call (the agent gets a cancellation).
+    DropHeld,
+    /// Live editor: send the text.
+    SendEdit,
+    /// In a text of several lines: the cursor one character left.
+    CursorLeft,
+    /// In a text of several lines: the cursor one character right.
+    CursorRight,
+    /// In a text of several lines: the cursor to the line's start.
+    LineStart,
+    /// In a text of several lines: the cursor to the line's end.
+    LineEnd,
+    /// In a text of several lines: break the line.
+    NewLine,
     /// Server: cancel the call running (`notifications/cancelled` to a server).
     CancelCall,
     /// Server history: call the selected call again, with the same arguments.

@@ -689,6 +689,7 @@ impl Pane for EntitiesPane {
             | Context::LiveDetail
             | Context::LiveFilter
             | Context::LivePrompt
+            | Context::LiveEdit
             | Context::ServerTools
             | Context::ServerForm
             | Context::ServerResult

@@ -1,8 +1,10 @@
 //! Drawing pieces several panes share: the bordered area ([`block`]), the box over a
-//! pane ([`popup`]) and the tree ([`tree`]).
+//! pane ([`popup`]), the tree ([`tree`]) and a text of several lines to edit
+//! ([`textarea`]).
 
 pub(crate) mod block;
 pub(crate) mod popup;
+pub(crate) mod textarea;
 pub(crate) mod tree;
 
 pub(crate) use block::area_block;

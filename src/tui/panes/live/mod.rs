@@ -20,16 +20,18 @@ use std::time::Instant;
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::error::ToolError;
 use crate::mcp::control::LOOK_EVERY;
-use crate::record::live::{Fed, Live, LiveCall};
+use crate::record::live::{Fed, Hold, Live, LiveCall};
+use crate::tools::schema::ArgSchema;
 use crate::tui::component::{
     Ctx, EventState, Pane, PromptKey, Ui, dispatch, path_prompt_key, typed_char,
 };
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::widgets::textarea::TextArea;
 
 mod render;
 
@@ -53,6 +55,8 @@ struct Feeding {
     what: PathBuf,
     rx: Receiver<Fed>,
     stop: Arc<AtomicBool>,
+    /// Where commands go: a control endpoint takes them, a log does not.
+    commands: Option<std::os::unix::net::UnixStream>,
     /// Why the feed ended, once it has.
     ended: Option<String>,
 }
@@ -61,6 +65,30 @@ impl Drop for Feeding {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
     }
+}
+
+/// What the editor's text is sent as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EditKind {
+    /// The held request's arguments, checked against the tool's schema.
+    Arguments,
+    /// A result to answer with (or, on a held response, to give in its place).
+    Answer,
+    /// An error object: code, message, details.
+    Error,
+}
+
+/// The editor open on a held call.
+struct Editing {
+    hold: u64,
+    kind: EditKind,
+    on_response: bool,
+    schema: Option<Value>,
+    /// The call, as the editor's title names it.
+    title: String,
+    area: TextArea,
+    /// Why the text was not sent.
+    problem: Option<String>,
 }
 
 /// A call run again on the console's core: which call, and its answer once in.
@@ -90,6 +118,8 @@ pub(crate) struct LivePane {
     prompt: Option<String>,
     /// Waiting for a live endpoint to appear: when it was last looked for.
     waiting: Option<Instant>,
+    /// The editor open on a held call.
+    editing: Option<Editing>,
     /// Watching whichever endpoint is newest, and the next when it ends.
     newest: bool,
     reruns: HashMap<RequestId, usize>,
@@ -115,6 +145,7 @@ impl LivePane {
             filtering: false,
             prompt: None,
             waiting: None,
+            editing: None,
             newest: false,
             reruns: HashMap::new(),
             rerun: None,
@@ -145,13 +176,187 @@ impl LivePane {
     fn open(what: &Path) -> anyhow::Result<Feeding> {
         let (tx, rx) = std::sync::mpsc::channel();
         let stop = Arc::new(AtomicBool::new(false));
-        crate::mcp::control::open_feed(what, tx, stop.clone())?;
+        let opened = crate::mcp::control::open_feed(what, tx, stop.clone())?;
         Ok(Feeding {
             what: what.to_path_buf(),
             rx,
             stop,
+            commands: opened.commands,
             ended: None,
         })
+    }
+
+    /// Sends a command to the proxy behind the endpoint; its answer comes on the feed.
+    fn send(&mut self, command: &Value) -> Result<(), String> {
+        use std::io::Write;
+        let Some(feed) = &mut self.feed else {
+            return Err("watching nothing: w watches an endpoint".into());
+        };
+        let Some(stream) = &mut feed.commands else {
+            return Err(
+                "a session log takes no commands: watch a proxy's endpoint to hold calls".into(),
+            );
+        };
+        if feed.ended.is_some() {
+            return Err("the endpoint has closed".into());
+        }
+        writeln!(stream, "{command}").map_err(|e| format!("cannot reach the endpoint: {e}"))
+    }
+
+    /// What the proxy answered to the commands sent, not shown yet: `(ok, what)`.
+    pub fn take_answers(&mut self) -> Vec<(bool, String)> {
+        std::mem::take(&mut self.live.answers)
+    }
+
+    /// Sends `command`, saying on the status line when it cannot go.
+    fn command(&mut self, command: Value, ctx: &mut Ctx<'_>) {
+        if let Err(why) = self.send(&command) {
+            ctx.status.error(why);
+        }
+    }
+
+    /// Sets or clears a breakpoint on the selected call's tool (`tool` `None`: every
+    /// call).
+    fn toggle_breakpoint(&mut self, every: bool, ctx: &mut Ctx<'_>) {
+        let tool = if every {
+            None
+        } else {
+            match self.selected() {
+                Some((_, call)) => Some(call.tool.clone()),
+                None => return,
+            }
+        };
+        let shown = tool.clone().unwrap_or_else(|| "any tool".into());
+        let existing = self
+            .live
+            .breakpoints
+            .iter()
+            .find(|(_, on, what)| on == "request" && *what == shown)
+            .map(|(rule, _, _)| *rule);
+        let command = match (existing, tool) {
+            (Some(rule), _) => json!({"cmd": "unbreak", "rule": rule}),
+            (None, Some(tool)) => json!({"cmd": "break", "tool": tool}),
+            (None, None) => json!({"cmd": "break"}),
+        };
+        self.command(command, ctx);
+    }
+
+    /// The selected call's hold, when it is held.
+    fn selected_hold(&self) -> Option<(&LiveCall, &Hold)> {
+        let (_, call) = self.selected()?;
+        call.held.as_ref().map(|h| (call, h))
+    }
+
+    /// Opens the editor on the held call: its arguments, its answer, or an error.
+    fn open_editor(&mut self, kind: EditKind) {
+        let Some((call, hold)) = self.selected_hold() else {
+            return;
+        };
+        let start = match kind {
+            EditKind::Arguments if hold.way == "response" => {
+                hold.answer.clone().unwrap_or_else(|| json!({}))
+            }
+            EditKind::Arguments => call.arguments.clone(),
+            EditKind::Answer => json!({}),
+            EditKind::Error => json!({"code": "RATE_LIMIT_EXCEEDED",
+                "message": "injected by the operator", "details": {"retry_after_ms": 1000}}),
+        };
+        let text = serde_json::to_string_pretty(&start).unwrap_or_default();
+        self.editing = Some(Editing {
+            hold: hold.id,
+            kind: if kind == EditKind::Arguments && hold.way == "response" {
+                EditKind::Answer
+            } else {
+                kind
+            },
+            on_response: hold.way == "response",
+            schema: hold.schema.clone(),
+            title: format!("#{} call {} · {}", call.session, call.call, call.tool),
+            area: TextArea::new(&text),
+            problem: None,
+        });
+    }
+
+    /// Sends what the editor holds, when it reads as it must.
+    fn send_edit(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(editing) = &mut self.editing else {
+            return;
+        };
+        let value: Value = match serde_json::from_str(&editing.area.text()) {
+            Ok(v) => v,
+            Err(e) => {
+                editing.problem = Some(format!("not JSON: {e}"));
+                return;
+            }
+        };
+        let command = match editing.kind {
+            EditKind::Arguments => {
+                if !value.is_object() {
+                    editing.problem = Some("the arguments are a JSON object".into());
+                    return;
+                }
+                if let Some(schema) = &editing.schema
+                    && let Ok(compiled) = ArgSchema::compile(schema)
+                    && let Err(e) = compiled.check(&value)
+                {
+                    editing.problem = Some(format!(
+                        "{}: {}",
+                        e.code.as_str(),
+                        e.reason.as_deref().unwrap_or(&e.message)
+                    ));
+                    return;
+                }
+                json!({"cmd": "edit", "hold": editing.hold, "arguments": value})
+            }
+            EditKind::Answer if editing.on_response => {
+                json!({"cmd": "edit", "hold": editing.hold, "result": value})
+            }
+            EditKind::Answer => json!({"cmd": "answer", "hold": editing.hold, "result": value}),
+            EditKind::Error => {
+                let code = value["code"].as_str().unwrap_or("");
+                if crate::error::ErrorCode::parse(code).is_none() {
+                    editing.problem = Some(format!(
+                        "\"code\" must be one of the error codes (RATE_LIMIT_EXCEEDED, TOOL_TIMEOUT, …), not {:?}",
+                        code
+                    ));
+                    return;
+                }
+                json!({"cmd": "error", "hold": editing.hold, "error": value})
+            }
+        };
+        self.editing = None;
+        self.command(command, ctx);
+    }
+
+    fn edit_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let Some(editing) = &mut self.editing else {
+            return EventState::NotConsumed;
+        };
+        match ctx.keymap.command(Context::LiveEdit, key) {
+            Some(Command::SendEdit) => self.send_edit(ctx),
+            Some(Command::Back) => self.editing = None,
+            Some(Command::Up) => editing.area.up(),
+            Some(Command::Down) => editing.area.down(),
+            Some(Command::CursorLeft) => editing.area.left(),
+            Some(Command::CursorRight) => editing.area.right(),
+            Some(Command::LineStart) => editing.area.home(),
+            Some(Command::LineEnd) => editing.area.end(),
+            Some(Command::NewLine) => editing.area.newline(),
+            Some(Command::EraseChar) => editing.area.backspace(),
+            Some(_) => {}
+            None => {
+                if let Some(c) = typed_char(key) {
+                    editing.problem = None;
+                    if !editing.area.insert(c) {
+                        ctx.status.info(format!(
+                            "the editor holds at most {} bytes",
+                            crate::tui::widgets::textarea::TEXT_MAX
+                        ));
+                    }
+                }
+            }
+        }
+        EventState::Consumed
     }
 
     /// Forgets the calls and the feed, keeping the filter.
@@ -413,6 +618,9 @@ impl LivePane {
 
 impl Pane for LivePane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.editing.is_some() {
+            return self.edit_key(key, ctx);
+        }
         if self.prompt.is_some() {
             return self.prompt_key(key, ctx);
         }
@@ -453,6 +661,22 @@ impl Pane for LivePane {
                     self.refilter();
                 }
                 Command::RerunCall => self.rerun(ctx),
+                Command::ToggleBreakpoint => self.toggle_breakpoint(false, ctx),
+                Command::BreakAll => self.toggle_breakpoint(true, ctx),
+                Command::ContinueHeld | Command::DropHeld => {
+                    if let Some((_, hold)) = self.selected_hold() {
+                        let cmd = if command == Command::ContinueHeld {
+                            "continue"
+                        } else {
+                            "drop"
+                        };
+                        let hold = hold.id;
+                        self.command(json!({"cmd": cmd, "hold": hold}), ctx);
+                    }
+                }
+                Command::EditHeld => self.open_editor(EditKind::Arguments),
+                Command::AnswerHeld => self.open_editor(EditKind::Answer),
+                Command::ErrorHeld => self.open_editor(EditKind::Error),
                 Command::OpenInPlans => self.open_plan(ctx),
                 Command::OpenLog => self.prompt = Some(String::new()),
                 _ => {}
@@ -484,7 +708,9 @@ impl Pane for LivePane {
     }
 
     fn context(&self) -> Context {
-        if self.prompt.is_some() {
+        if self.editing.is_some() {
+            Context::LiveEdit
+        } else if self.prompt.is_some() {
             Context::LivePrompt
         } else if self.filtering {
             Context::LiveFilter
@@ -496,10 +722,13 @@ impl Pane for LivePane {
     }
 
     fn captures_text(&self) -> bool {
-        self.prompt.is_some() || self.filtering
+        self.prompt.is_some() || self.filtering || self.editing.is_some()
     }
 
     fn commands(&self) -> Vec<Command> {
+        if self.editing.is_some() {
+            return vec![Command::SendEdit, Command::Back, Command::EraseChar];
+        }
         let mut commands = vec![
             Command::Up,
             Command::Down,
@@ -518,6 +747,18 @@ impl Pane for LivePane {
         }
         if !self.filter.is_empty() {
             commands.push(Command::ClearFilter);
+        }
+        if self.selected_hold().is_some() {
+            commands.extend([
+                Command::ContinueHeld,
+                Command::EditHeld,
+                Command::AnswerHeld,
+                Command::ErrorHeld,
+                Command::DropHeld,
+            ]);
+        }
+        if self.feed.as_ref().is_some_and(|f| f.commands.is_some()) {
+            commands.extend([Command::ToggleBreakpoint, Command::BreakAll]);
         }
         if let Some((_, call)) = self.selected() {
             commands.push(Command::RerunCall);
@@ -549,6 +790,9 @@ mod tests {
             duration_ms: None,
             size: None,
             answer: None,
+            held: None,
+            injected: None,
+            released: None,
         }
     }
 

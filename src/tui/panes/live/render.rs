@@ -45,6 +45,12 @@ fn took(ms: f64) -> String {
 
 /// A call's state in a few characters: its progress while it runs.
 fn state(call: &LiveCall) -> String {
+    if let Some(hold) = &call.held {
+        return format!("⏸ held ({})", hold.way);
+    }
+    if call.injected.is_some() && call.status != Status::Running {
+        return format!("↯{}", call.status.word());
+    }
     match (&call.status, &call.progress) {
         (Status::Running, Some(p)) => match p.total.filter(|t| *t > 0.0) {
             Some(total) => {
@@ -62,8 +68,11 @@ fn state(call: &LiveCall) -> String {
     }
 }
 
-fn role_of(status: &Status) -> Role {
-    match status {
+fn role_of(call: &LiveCall) -> Role {
+    if call.held.is_some() {
+        return Role::Prompt;
+    }
+    match &call.status {
         Status::Running => Role::Info,
         Status::Answered => Role::Text,
         Status::Failed(_) => Role::Error,
@@ -74,6 +83,18 @@ fn role_of(status: &Status) -> Role {
 impl LivePane {
     pub(super) fn render_pane(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let area = self.render_prompt(area, buf, ui);
+        if self.editing.is_some() {
+            // The list stays above the editor when there is room.
+            if area.height >= STACKED {
+                let [list, editor] =
+                    Layout::vertical([Constraint::Percentage(35), Constraint::Min(0)]).areas(area);
+                self.render_list(list, buf, ui);
+                self.render_editor(editor, buf, ui);
+            } else {
+                self.render_editor(area, buf, ui);
+            }
+            return;
+        }
         if self.rows.is_empty() {
             self.render_list(area, buf, ui);
         } else if area.height >= STACKED {
@@ -174,6 +195,21 @@ impl LivePane {
             if n > 0 {
                 footer.push(format!("{n} {word}"));
             }
+        }
+        if !self.live.breakpoints.is_empty() {
+            footer.push(format!(
+                "{} breakpoint{}",
+                self.live.breakpoints.len(),
+                if self.live.breakpoints.len() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ));
+        }
+        let held = self.live.held().count();
+        if held > 0 {
+            footer.push(format!("{held} held"));
         }
         if self.live.missed > 0 {
             footer.push(format!("{} lines missed", self.live.missed));
@@ -286,12 +322,66 @@ impl LivePane {
                     Role::SelectedInactive
                 }
             } else {
-                role_of(&call.status)
+                role_of(call)
             };
             if chosen {
                 buf.set_style(Rect::new(inner.x, y, inner.width, 1), theme.style(role));
             }
             buf.set_stringn(inner.x, y, &text, width, theme.style(role));
+        }
+    }
+
+    fn render_editor(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let Some(editing) = &mut self.editing else {
+            return;
+        };
+        let what = match (editing.kind, editing.on_response) {
+            (super::EditKind::Arguments, _) => "the arguments to send the server",
+            (super::EditKind::Answer, true) => "the answer to give the agent instead",
+            (super::EditKind::Answer, false) => "the result to answer with",
+            (super::EditKind::Error, _) => "the error to answer with",
+        };
+        let title = format!(" {} · {what} ", editing.title);
+        let block = area_block(
+            ui,
+            &fit(&title, usize::from(area.width).saturating_sub(4)),
+            true,
+        );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height == 0 {
+            return;
+        }
+        let send = ui
+            .keymap
+            .key_label(Context::LiveEdit, Command::SendEdit)
+            .unwrap_or_default();
+        let (text_area, foot) = if inner.height > 2 {
+            let [t, f] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+            (t, Some(f))
+        } else {
+            (inner, None)
+        };
+        editing.area.render(
+            text_area,
+            buf,
+            theme.style(Role::Value),
+            theme.style(Role::Selected),
+        );
+        if let Some(foot) = foot {
+            let (text, role) = match &editing.problem {
+                Some(p) => (format!("✗ {p}"), Role::Error),
+                None => (
+                    format!("{send} sends it; Esc leaves it, the call still held"),
+                    Role::Muted,
+                ),
+            };
+            Line::from(Span::styled(
+                fit(&text, usize::from(foot.width)),
+                theme.style(role),
+            ))
+            .render(foot, buf);
         }
     }
 
@@ -318,7 +408,7 @@ impl LivePane {
                 Status::Failed(code) => format!("failed: {code}"),
                 Status::Cancelled => "cancelled".to_string(),
             },
-            theme.style(role_of(&call.status)),
+            theme.style(role_of(call)),
         )];
         if let Some(ms) = call.duration_ms {
             head.push(Span::styled(
@@ -333,6 +423,51 @@ impl LivePane {
             ));
         }
         lines.push(Line::from(head));
+        if let Some(hold) = &call.held {
+            let keys: Vec<String> = [
+                (Command::ContinueHeld, "continue"),
+                (Command::EditHeld, "edit"),
+                (Command::AnswerHeld, "answer"),
+                (Command::ErrorHeld, "error"),
+                (Command::DropHeld, "drop"),
+            ]
+            .iter()
+            .filter_map(|(c, word)| {
+                ui.keymap
+                    .key_label(Context::LiveDetail, *c)
+                    .map(|k| format!("{k} {word}"))
+            })
+            .collect();
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "held at a breakpoint ({}, hold {}): goes on by itself after {} s",
+                    if hold.way == "response" {
+                        "the answer, not given to the agent yet"
+                    } else {
+                        "the request, not sent to the server yet"
+                    },
+                    hold.id,
+                    hold.timeout_ms / 1000
+                ),
+                theme.style(Role::Prompt),
+            )));
+            lines.push(Line::from(Span::styled(
+                keys.join(" · "),
+                theme.style(Role::Info),
+            )));
+        }
+        if let Some(what) = &call.injected {
+            lines.push(Line::from(Span::styled(
+                format!("↯ not the server's answer: {what}"),
+                theme.style(Role::Prompt),
+            )));
+        }
+        if let Some(how) = &call.released {
+            lines.push(Line::from(Span::styled(
+                format!("released from a breakpoint: {how}"),
+                theme.style(Role::Muted),
+            )));
+        }
         if call.status == Status::Running
             && let Some(p) = &call.progress
         {
@@ -363,6 +498,9 @@ impl LivePane {
             }
         };
         section(&mut lines, "arguments", &call.arguments);
+        if let Some(answer) = call.held.as_ref().and_then(|h| h.answer.as_ref()) {
+            section(&mut lines, "the server's answer, held", answer);
+        }
         match &call.answer {
             Some(answer) => section(&mut lines, "answer", answer),
             None if call.status == Status::Running => {

@@ -1,0 +1,820 @@
+//! What the proxy does to the messages it passes: nothing, unless a rule says so. The
+//! broker sees each whole line both ways and decides: pass it; hold a call at a
+//! breakpoint until the operator (or the timeout) releases it; or apply a fault rule
+//! (delay it, answer it without the server, drop, cut or pad the server's answer, or
+//! answer with an earlier answer).
+//!
+//! Breakpoints are set by watchers of the control endpoint ([`Broker::command`]); a
+//! watcher that leaves takes its breakpoints with it, and what they held goes on.
+//! Every hold ends by [`Broker::hold_timeout`] at the latest. While a request is held
+//! and the agent asked for progress, it is sent a progress notification every
+//! [`KEEP_ALIVE`] so that it sees a slow call, not a dead one.
+//!
+//! The live feed is told of each hold and release (`"type": "held"`, `"released"`)
+//! and of the breakpoints (`"type": "breakpoints"`); answers that did not come from
+//! the server are logged with `injected` saying what gave them.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+use super::rules::{Fault, Faults, Match, error_answer};
+use crate::error::{ErrorCode, ToolError};
+use crate::record::Feed;
+use crate::tools::schema::ArgSchema;
+
+/// How often a held request that asked for progress is sent some.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
+
+/// Answers kept for stale faults (the newest, by tool and arguments).
+const ANSWERS_KEPT: usize = 1_000;
+
+/// Bytes to send the host, and what they are when they did not come from the server.
+#[derive(Debug)]
+pub(super) enum Out {
+    Bytes {
+        bytes: Vec<u8>,
+        /// What gave these bytes, when the server did not.
+        injected: Option<String>,
+        /// The messages in `bytes`, read already (the tap reads the bytes again when
+        /// empty).
+        messages: Vec<Value>,
+    },
+    /// Nothing more: the writer ends once what came before is written.
+    End,
+}
+
+/// What to do with a line.
+#[derive(Debug, PartialEq)]
+pub(super) enum Decision {
+    /// Send it on as it is.
+    Pass,
+    /// Not now (held, delayed, answered without the server, dropped).
+    Taken,
+    /// Send these bytes in its place, saying what was injected.
+    Replace(Vec<u8>, String),
+}
+
+/// Which message a breakpoint holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    Request,
+    Response,
+}
+
+impl On {
+    fn word(self) -> &'static str {
+        match self {
+            On::Request => "request",
+            On::Response => "response",
+        }
+    }
+}
+
+/// A breakpoint: which calls, which way, whose.
+#[derive(Debug, Clone)]
+pub struct Breakpoint {
+    pub id: u64,
+    pub owner: u64,
+    pub on: On,
+    pub when: Match,
+}
+
+/// How a hold ends.
+#[derive(Debug)]
+enum Release {
+    Continue,
+    /// A request with these arguments; a response with this result.
+    Edit(Value),
+    Answer(Value),
+    Error(Value),
+    Drop,
+    TimedOut,
+    /// The watcher whose breakpoint held it went away.
+    OwnerLeft,
+    /// The agent cancelled the call: nothing is sent.
+    Cancelled,
+}
+
+/// A call seen going to the server, until its answer.
+struct Call {
+    tool: String,
+    args: Value,
+    /// Its number in the session log, when one is kept.
+    number: Option<u64>,
+    response_faults: Vec<(usize, Fault)>,
+}
+
+/// A held message, as its release needs it.
+struct Holding {
+    way: On,
+    /// The request's id.
+    id: Value,
+    /// The message as it came.
+    line: Vec<u8>,
+    hold: u64,
+    /// Its call number in the log (`null` when there is no log).
+    call: Value,
+    tool: String,
+}
+
+struct Held {
+    owner: u64,
+    release: oneshot::Sender<Release>,
+    way: On,
+    /// The request's id (JSON text).
+    id: String,
+}
+
+#[derive(Default)]
+struct State {
+    calls: HashMap<String, Call>,
+    faults: Option<Faults>,
+    breakpoints: Vec<Breakpoint>,
+    next_rule: u64,
+    holds: HashMap<u64, Held>,
+    next_hold: u64,
+    answers: HashMap<String, Value>,
+    answers_order: VecDeque<String>,
+    schemas: HashMap<String, Value>,
+    list_requests: HashSet<String>,
+}
+
+/// The broker, shared by the two pumps and the endpoint's commands.
+pub(super) struct Broker {
+    state: Mutex<State>,
+    to_server: mpsc::UnboundedSender<Vec<u8>>,
+    to_host: mpsc::UnboundedSender<Out>,
+    feed: Option<Feed>,
+    session: String,
+    pub hold_timeout: Duration,
+    /// Where an answer the agent never gets is logged.
+    tap: Option<Arc<super::Tap>>,
+}
+
+/// `{"jsonrpc":"2.0","id":…,"result":…}` as a line.
+fn response_line(id: &Value, result: &Value) -> Vec<u8> {
+    let mut bytes = json!({"jsonrpc": "2.0", "id": id, "result": result})
+        .to_string()
+        .into_bytes();
+    bytes.push(b'\n');
+    bytes
+}
+
+/// A tool result as our server writes one: the value as text and as structured
+/// content (when an object), `isError` for an error.
+fn tool_result(value: &Value, is_error: bool) -> Value {
+    let mut result = json!({"content": [{"type": "text", "text": value.to_string()}]});
+    if value.is_object() {
+        result["structuredContent"] = value.clone();
+    }
+    if is_error {
+        result["isError"] = json!(true);
+    }
+    result
+}
+
+impl Broker {
+    pub(super) fn new(
+        to_server: mpsc::UnboundedSender<Vec<u8>>,
+        to_host: mpsc::UnboundedSender<Out>,
+        feed: Option<Feed>,
+        tap: Option<Arc<super::Tap>>,
+        faults: Option<Faults>,
+        hold_timeout: Duration,
+    ) -> Broker {
+        let session = tap
+            .as_ref()
+            .and_then(|t| t.recorder.as_ref())
+            .map_or_else(String::new, |r| r.session().to_string());
+        Broker {
+            state: Mutex::new(State {
+                faults,
+                next_rule: 1,
+                next_hold: 1,
+                ..State::default()
+            }),
+            to_server,
+            to_host,
+            feed,
+            session,
+            hold_timeout,
+            tap,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn publish(&self, mut event: Value) {
+        if let Some(feed) = &self.feed {
+            event["v"] = json!(crate::record::VERSION);
+            event["session"] = json!(self.session);
+            let mut line = event.to_string().into_bytes();
+            line.push(b'\n');
+            feed.publish(&line);
+        }
+    }
+
+    fn send_host(&self, bytes: Vec<u8>, injected: Option<String>) {
+        let _ = self.to_host.send(Out::Bytes {
+            bytes,
+            injected,
+            messages: Vec::new(),
+        });
+    }
+
+    /// A line from the agent's host. `number` is the call's number in the log when
+    /// the line is a tool call being recorded.
+    pub(super) fn on_host_line(
+        self: &Arc<Self>,
+        line: &[u8],
+        message: &Value,
+        number: Option<u64>,
+    ) -> Decision {
+        let id = message.get("id").filter(|id| !id.is_null());
+        match (message["method"].as_str(), id) {
+            (Some("tools/list"), Some(id)) => {
+                self.lock().list_requests.insert(id.to_string());
+                Decision::Pass
+            }
+            (Some("notifications/cancelled"), None) => {
+                let id = message["params"]["requestId"].to_string();
+                let hold = {
+                    let mut state = self.lock();
+                    state.calls.remove(&id);
+                    let found = state
+                        .holds
+                        .iter()
+                        .find(|(_, h)| h.id == id)
+                        .map(|(n, _)| *n);
+                    found.and_then(|n| state.holds.remove(&n))
+                };
+                if let Some(hold) = hold {
+                    let _ = hold.release.send(Release::Cancelled);
+                }
+                Decision::Pass
+            }
+            (Some("tools/call"), Some(id)) => self.call_from_host(line, message, id, number),
+            _ => Decision::Pass,
+        }
+    }
+
+    fn call_from_host(
+        self: &Arc<Self>,
+        line: &[u8],
+        message: &Value,
+        id: &Value,
+        number: Option<u64>,
+    ) -> Decision {
+        let tool = message["params"]["name"].as_str().unwrap_or("").to_string();
+        let args = message["params"]
+            .get("arguments")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let token = message["params"]["_meta"].get("progressToken").cloned();
+        let (held_by, fired, stale) = {
+            let mut state = self.lock();
+            let held_by = state
+                .breakpoints
+                .iter()
+                .find(|b| b.on == On::Request && b.when.matches(&tool, &args))
+                .map(|b| (b.id, b.owner));
+            let fired = match (&held_by, &mut state.faults) {
+                (None, Some(faults)) => faults.pick(&tool, &args),
+                _ => Vec::new(),
+            };
+            let stale = if fired.iter().any(|(_, f)| *f == Fault::Stale) {
+                state.answers.get(&answer_key(&tool, &args)).cloned()
+            } else {
+                None
+            };
+            state.calls.insert(
+                id.to_string(),
+                Call {
+                    tool: tool.clone(),
+                    args: args.clone(),
+                    number,
+                    response_faults: fired
+                        .iter()
+                        .filter(|(_, f)| f.on_response())
+                        .cloned()
+                        .collect(),
+                },
+            );
+            (held_by, fired, stale)
+        };
+        if let Some((rule, owner)) = held_by {
+            let held = json!({"type": "held", "way": "request", "call": number, "tool": tool,
+                "arguments": args, "rule": rule});
+            self.hold(On::Request, id, owner, held, line.to_vec(), token);
+            return Decision::Taken;
+        }
+        let latency: Duration = fired
+            .iter()
+            .filter_map(|(_, f)| match f {
+                Fault::Latency(d) => Some(*d),
+                _ => None,
+            })
+            .sum();
+        let mut notes: Vec<String> = fired
+            .iter()
+            .filter(|(_, f)| matches!(f, Fault::Latency(_)))
+            .map(|(n, f)| format!("{} (rule {n})", f.describe()))
+            .collect();
+        // An answer without the server: the first error, or a stale answer when there
+        // is one to give.
+        let answer = fired.iter().find_map(|(n, f)| match f {
+            Fault::Error(e) => Some((
+                tool_result(&error_answer(e), true),
+                format!("{} (rule {n})", f.describe()),
+            )),
+            Fault::Stale => stale
+                .clone()
+                .map(|r| (r, format!("{} (rule {n})", f.describe()))),
+            _ => None,
+        });
+        if let Some((result, note)) = answer {
+            notes.push(note);
+            self.lock().calls.remove(&id.to_string());
+            let bytes = response_line(id, &result);
+            let broker = self.clone();
+            let injected = notes.join(", ");
+            tokio::spawn(async move {
+                tokio::time::sleep(latency).await;
+                broker.send_host(bytes, Some(injected));
+            });
+            return Decision::Taken;
+        }
+        if latency.is_zero() {
+            return Decision::Pass;
+        }
+        // Delayed: the answer will be marked, with the (first) rule that delayed it.
+        let rule = fired
+            .iter()
+            .find(|(_, f)| matches!(f, Fault::Latency(_)))
+            .map_or(0, |(n, _)| *n);
+        if let Some(call) = self.lock().calls.get_mut(&id.to_string()) {
+            call.response_faults
+                .insert(0, (rule, Fault::Latency(latency)));
+        }
+        let to_server = self.to_server.clone();
+        let bytes = line.to_vec();
+        tokio::spawn(async move {
+            tokio::time::sleep(latency).await;
+            let _ = to_server.send(bytes);
+        });
+        Decision::Taken
+    }
+
+    /// A line from the server.
+    pub(super) fn on_server_line(self: &Arc<Self>, message: &Value) -> Decision {
+        if message.get("method").is_some() {
+            return Decision::Pass;
+        }
+        let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
+            return Decision::Pass;
+        };
+        let key = id.to_string();
+        let call = {
+            let mut state = self.lock();
+            if state.list_requests.remove(&key) {
+                for tool in message["result"]["tools"].as_array().into_iter().flatten() {
+                    if let (Some(name), Some(schema)) =
+                        (tool["name"].as_str(), tool.get("inputSchema"))
+                    {
+                        state.schemas.insert(name.to_string(), schema.clone());
+                    }
+                }
+                return Decision::Pass;
+            }
+            let Some(call) = state.calls.remove(&key) else {
+                return Decision::Pass;
+            };
+            let keep = state.faults.as_ref().is_some_and(Faults::wants_answers);
+            if keep
+                && let Some(result) = message.get("result")
+                && result["isError"] != true
+            {
+                let k = answer_key(&call.tool, &call.args);
+                if state.answers.insert(k.clone(), result.clone()).is_none() {
+                    state.answers_order.push_back(k);
+                    if state.answers_order.len() > ANSWERS_KEPT
+                        && let Some(old) = state.answers_order.pop_front()
+                    {
+                        state.answers.remove(&old);
+                    }
+                }
+            }
+            let held_by = state
+                .breakpoints
+                .iter()
+                .find(|b| b.on == On::Response && b.when.matches(&call.tool, &call.args))
+                .map(|b| (b.id, b.owner));
+            if let Some((rule, owner)) = held_by {
+                drop(state);
+                let held = json!({"type": "held", "way": "response", "call": call.number,
+                    "tool": call.tool, "arguments": call.args,
+                    "answer": message.get("result").or_else(|| message.get("error")),
+                    "rule": rule});
+                let mut line = message.to_string().into_bytes();
+                line.push(b'\n');
+                self.hold(On::Response, id, owner, held, line, None);
+                return Decision::Taken;
+            }
+            call
+        };
+        let mut notes = Vec::new();
+        let mut result = message.get("result").cloned();
+        for (n, fault) in &call.response_faults {
+            let note = format!("{} (rule {n})", fault.describe());
+            match fault {
+                Fault::DropResponse => {
+                    if let Some(tap) = &self.tap {
+                        tap.dropped(&key, &note);
+                    }
+                    return Decision::Taken;
+                }
+                Fault::Truncate(n) => {
+                    if let Some(r) = &mut result {
+                        let text = serde_json::to_string(
+                            r.get("structuredContent").unwrap_or(&r["content"]),
+                        )
+                        .unwrap_or_default();
+                        let mut cut = *n.min(&text.len());
+                        while !text.is_char_boundary(cut) {
+                            cut -= 1;
+                        }
+                        *r = json!({"content": [{"type": "text", "text": &text[..cut]}]});
+                    }
+                }
+                Fault::Oversize(n) => {
+                    if let Some(r) = &mut result {
+                        let mut value = r
+                            .get("structuredContent")
+                            .cloned()
+                            .unwrap_or_else(|| json!({"content": r["content"]}));
+                        let have = value.to_string().len();
+                        if let Some(obj) = value.as_object_mut() {
+                            obj.insert(
+                                "_padding".into(),
+                                json!("x".repeat(n.saturating_sub(have + 14))),
+                            );
+                        }
+                        *r = tool_result(&value, false);
+                    }
+                }
+                Fault::Latency(_) | Fault::Error(_) | Fault::Stale => {}
+            }
+            notes.push(note);
+        }
+        if notes.is_empty() {
+            return Decision::Pass;
+        }
+        let bytes = match result {
+            Some(r) => response_line(id, &r),
+            None => {
+                let mut line = message.to_string().into_bytes();
+                line.push(b'\n');
+                line
+            }
+        };
+        Decision::Replace(bytes, notes.join(", "))
+    }
+
+    /// Holds a message until it is released or the timeout.
+    fn hold(
+        self: &Arc<Self>,
+        way: On,
+        id: &Value,
+        owner: u64,
+        mut event: Value,
+        line: Vec<u8>,
+        token: Option<Value>,
+    ) {
+        let (tx, rx) = oneshot::channel();
+        let hold = {
+            let mut state = self.lock();
+            let n = state.next_hold;
+            state.next_hold += 1;
+            state.holds.insert(
+                n,
+                Held {
+                    owner,
+                    release: tx,
+                    way,
+                    id: id.to_string(),
+                },
+            );
+            n
+        };
+        event["hold"] = json!(hold);
+        event["timeout_ms"] = json!(self.hold_timeout.as_millis() as u64);
+        if way == On::Request
+            && let Some(schema) = event["tool"]
+                .as_str()
+                .and_then(|t| self.lock().schemas.get(t).cloned())
+        {
+            event["schema"] = schema;
+        }
+        let holding = Holding {
+            way,
+            id: id.clone(),
+            line,
+            hold,
+            call: event["call"].clone(),
+            tool: event["tool"].as_str().unwrap_or("").to_string(),
+        };
+        self.publish(event);
+        let broker = self.clone();
+        tokio::spawn(async move {
+            let deadline = tokio::time::Instant::now() + broker.hold_timeout;
+            let mut rx = rx;
+            let mut beats = 0u64;
+            let release = loop {
+                tokio::select! {
+                    r = &mut rx => break r.unwrap_or(Release::OwnerLeft),
+                    () = tokio::time::sleep_until(deadline) => {
+                        broker.lock().holds.remove(&hold);
+                        break Release::TimedOut;
+                    }
+                    () = tokio::time::sleep(KEEP_ALIVE) => {
+                        beats += 1;
+                        if let Some(token) = &token {
+                            let note = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                                "params": {"progressToken": token, "progress": beats,
+                                    "message": "held at a breakpoint in structs-console"}});
+                            let mut bytes = note.to_string().into_bytes();
+                            bytes.push(b'\n');
+                            broker.send_host(bytes, None);
+                        }
+                    }
+                }
+            };
+            broker.release(&holding, release);
+        });
+    }
+
+    fn release(&self, holding: &Holding, release: Release) {
+        let Holding {
+            way,
+            id,
+            line,
+            hold,
+            call,
+            tool,
+        } = holding;
+        let way = *way;
+        let mut event = json!({"type": "released", "hold": hold, "call": call, "tool": tool});
+        let how = match (&release, way) {
+            (Release::Continue, _) => "continued",
+            (Release::TimedOut, _) => "timed out, continued",
+            (Release::OwnerLeft, _) => "its watcher left, continued",
+            (Release::Cancelled, _) => "cancelled by the agent",
+            (Release::Edit(_), _) => "edited, continued",
+            (Release::Answer(_), _) => "answered",
+            (Release::Error(_), _) => "answered with an error",
+            (Release::Drop, _) => "dropped",
+        };
+        event["how"] = json!(how);
+        match (release, way) {
+            (Release::Continue | Release::TimedOut | Release::OwnerLeft, On::Request) => {
+                let _ = self.to_server.send(line.to_vec());
+            }
+            (Release::Continue | Release::TimedOut | Release::OwnerLeft, On::Response) => {
+                self.send_host(line.to_vec(), None);
+            }
+            (Release::Cancelled, _) => {}
+            (Release::Edit(args), On::Request) => {
+                let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+                message["params"]["arguments"] = args.clone();
+                if let Some(c) = self.lock().calls.get_mut(&id.to_string()) {
+                    c.args = args.clone();
+                }
+                if let Some(tap) = &self.tap {
+                    tap.note(&id.to_string(), "arguments edited at a breakpoint");
+                }
+                event["arguments"] = args;
+                let mut bytes = message.to_string().into_bytes();
+                bytes.push(b'\n');
+                let _ = self.to_server.send(bytes);
+            }
+            (Release::Edit(result), On::Response) | (Release::Answer(result), On::Response) => {
+                self.send_host(
+                    response_line(id, &tool_result(&result, false)),
+                    Some("edited at a breakpoint".into()),
+                );
+            }
+            (Release::Answer(result), On::Request) => {
+                self.lock().calls.remove(&id.to_string());
+                self.send_host(
+                    response_line(id, &tool_result(&result, false)),
+                    Some("answered at a breakpoint".into()),
+                );
+            }
+            (Release::Error(error), _) => {
+                self.lock().calls.remove(&id.to_string());
+                self.send_host(
+                    response_line(id, &tool_result(&error_answer(&error), true)),
+                    Some(format!(
+                        "error {} at a breakpoint",
+                        error["error"]["code"].as_str().unwrap_or("?")
+                    )),
+                );
+            }
+            (Release::Drop, _) => {
+                self.lock().calls.remove(&id.to_string());
+                let error = json!({"error": {"code": "TOOL_CANCELLED",
+                    "message": "the operator dropped the call at a breakpoint"}});
+                self.send_host(
+                    response_line(id, &tool_result(&error_answer(&error), true)),
+                    Some("dropped at a breakpoint".into()),
+                );
+            }
+        }
+        self.publish(event);
+    }
+
+    /// The breakpoints as the feed lists them.
+    fn breakpoints_event(&self) -> Value {
+        let rules: Vec<Value> = self
+            .lock()
+            .breakpoints
+            .iter()
+            .map(|b| json!({"rule": b.id, "on": b.on.word(), "match": b.when.describe()}))
+            .collect();
+        json!({"type": "breakpoints", "rules": rules})
+    }
+
+    /// A watcher went away: its breakpoints go, and what they hold goes on.
+    pub(super) fn watcher_left(&self, watcher: u64) {
+        let released: Vec<Held> = {
+            let mut state = self.lock();
+            let before = state.breakpoints.len();
+            state.breakpoints.retain(|b| b.owner != watcher);
+            if before == state.breakpoints.len() {
+                return;
+            }
+            let mine: Vec<u64> = state
+                .holds
+                .iter()
+                .filter(|(_, h)| h.owner == watcher)
+                .map(|(n, _)| *n)
+                .collect();
+            mine.iter().filter_map(|n| state.holds.remove(n)).collect()
+        };
+        for held in released {
+            let _ = held.release.send(Release::OwnerLeft);
+        }
+        self.publish(self.breakpoints_event());
+    }
+
+    /// Runs a watcher's command; the answer goes back to it.
+    pub(super) fn command(&self, watcher: u64, body: &Value) -> Value {
+        match self.run(watcher, body) {
+            Ok(mut ack) => {
+                ack["type"] = json!("ack");
+                ack["cmd"] = body["cmd"].clone();
+                ack
+            }
+            Err(reason) => json!({"type": "refused", "cmd": body["cmd"], "reason": reason}),
+        }
+    }
+
+    fn run(&self, watcher: u64, body: &Value) -> Result<Value, String> {
+        let cmd = body["cmd"].as_str().unwrap_or("");
+        match cmd {
+            "break" => {
+                let mut rule = body.as_object().cloned().unwrap_or_default();
+                rule.remove("cmd");
+                let on = match rule.remove("on") {
+                    None => On::Request,
+                    Some(v) if v == "request" => On::Request,
+                    Some(v) if v == "response" => On::Response,
+                    Some(v) => return Err(format!("\"on\" is \"request\" or \"response\", not {v}")),
+                };
+                let when = Match::take(&mut rule)?;
+                if let Some(key) = rule.keys().next() {
+                    return Err(format!("unknown key {key:?} (a breakpoint has on, tool, arg, value)"));
+                }
+                let id = {
+                    let mut state = self.lock();
+                    let id = state.next_rule;
+                    state.next_rule += 1;
+                    state.breakpoints.push(Breakpoint {
+                        id,
+                        owner: watcher,
+                        on,
+                        when,
+                    });
+                    id
+                };
+                self.publish(self.breakpoints_event());
+                Ok(json!({"rule": id}))
+            }
+            "unbreak" => {
+                {
+                    let mut state = self.lock();
+                    match body.get("rule").and_then(Value::as_u64) {
+                        Some(rule) => {
+                            let before = state.breakpoints.len();
+                            state.breakpoints.retain(|b| b.id != rule);
+                            if before == state.breakpoints.len() {
+                                return Err(format!("no breakpoint {rule}"));
+                            }
+                        }
+                        None => state.breakpoints.clear(),
+                    }
+                }
+                self.publish(self.breakpoints_event());
+                Ok(json!({}))
+            }
+            "fault" => {
+                let rule = body.get("rule").cloned().unwrap_or(Value::Null);
+                let added = Faults::from_json(&json!({"rules": [rule]}))?;
+                let mut state = self.lock();
+                match &mut state.faults {
+                    Some(faults) => faults.rules.extend(added.rules),
+                    None => state.faults = Some(added),
+                }
+                let n = state.faults.as_ref().map_or(0, |f| f.rules.len());
+                Ok(json!({"rule": n}))
+            }
+            "continue" | "edit" | "answer" | "error" | "drop" => {
+                let hold = body["hold"]
+                    .as_u64()
+                    .ok_or("name the held call: \"hold\": N")?;
+                let (way, tool) = {
+                    let state = self.lock();
+                    let held = state
+                        .holds
+                        .get(&hold)
+                        .ok_or_else(|| format!("nothing is held as {hold} (released, or timed out)"))?;
+                    let tool = state.calls.get(&held.id).map(|c| c.tool.clone());
+                    (held.way, tool)
+                };
+                let release = match cmd {
+                    "continue" => Release::Continue,
+                    "drop" => Release::Drop,
+                    "edit" if way == On::Request => {
+                        let args = body
+                            .get("arguments")
+                            .filter(|a| a.is_object())
+                            .cloned()
+                            .ok_or("an edit gives the call's new \"arguments\", an object")?;
+                        let schema = tool.and_then(|t| self.lock().schemas.get(&t).cloned());
+                        if let Some(schema) = schema
+                            && let Ok(compiled) = ArgSchema::compile(&schema)
+                            && let Err(e) = compiled.check(&args)
+                        {
+                            return Err(format!(
+                                "the arguments do not fit the tool's schema: {} {}",
+                                e.code.as_str(),
+                                e.message
+                            ));
+                        }
+                        Release::Edit(args)
+                    }
+                    "edit" | "answer" => Release::Answer(
+                        body.get("result")
+                            .cloned()
+                            .ok_or("give the \"result\" to answer with")?,
+                    ),
+                    _ => {
+                        let error = body.get("error").ok_or(
+                            "give the \"error\": {\"code\": …, \"message\": …, \"details\": {…}}",
+                        )?;
+                        let code = error["code"].as_str().unwrap_or("");
+                        if ErrorCode::parse(code).is_none() {
+                            return Err(format!("{code:?} is not one of the error codes"));
+                        }
+                        let wire = json!({"error": error});
+                        if ToolError::from_wire(&wire).is_none() {
+                            return Err("the error needs a \"code\"".into());
+                        }
+                        Release::Error(wire)
+                    }
+                };
+                let held = self
+                    .lock()
+                    .holds
+                    .remove(&hold)
+                    .ok_or_else(|| format!("nothing is held as {hold}"))?;
+                held.release
+                    .send(release)
+                    .map_err(|_| format!("{hold} was released meanwhile"))?;
+                Ok(json!({"hold": hold}))
+            }
+            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error or drop".into()),
+            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop)")),
+        }
+    }
+}
+
+fn answer_key(tool: &str, args: &Value) -> String {
+    format!("{tool} {args}")
+}

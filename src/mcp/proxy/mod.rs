@@ -1,0 +1,509 @@
+//! `structs-console proxy -- COMMAND ARGS`: a tap between an agent's host and the MCP
+//! server it starts over stdio. The host starts the proxy where it would start the
+//! server; the proxy starts the server as its child and passes every message both ways,
+//! unchanged unless a rule says otherwise: ids, progress, notifications and the
+//! server's own requests to the client all pass as sent, and capabilities are not
+//! narrowed. Bytes go on line by line as each line is whole (a message is one line);
+//! what is not JSON passes as it is, and a line over [`TAP_LINE_MAX`] passes as it
+//! arrives, unread.
+//!
+//! Beside the stream it records the tool calls and the server's notifications
+//! ([`tap`]) to a session log (`--record`) and to the live feed of its control
+//! endpoint, in the format `--headless --record` writes. The [`broker`] applies the
+//! breakpoints watchers set and the fault rules of `--faults FILE` ([`rules`]).
+//!
+//! The child's stderr is the proxy's. When the host closes the proxy's stdin, the
+//! child's stdin is closed; when the child exits, the proxy exits with its code. A
+//! SIGTERM or Ctrl-C is passed on to the child, which is killed if it has not exited
+//! [`STOP_DEADLINE`] later.
+
+mod broker;
+pub mod rules;
+mod tap;
+
+use std::process::{ExitCode, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use self::broker::{Broker, Decision, Out};
+pub use self::rules::Faults;
+pub(crate) use self::tap::Tap;
+use crate::mcp::control::Control;
+use crate::record::{Feed, Recorder};
+
+/// How long the child has to exit once told to stop.
+pub const STOP_DEADLINE: Duration = Duration::from_secs(5);
+
+/// The longest line the proxy reads; a longer one still passes whole, as it arrives,
+/// but is neither recorded nor subject to rules (and a warning says so).
+pub const TAP_LINE_MAX: usize = 16 * 1024 * 1024;
+
+/// How long a call is held at a breakpoint by default before it goes on by itself.
+pub const HOLD_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What the proxy does besides passing messages.
+pub struct Options {
+    pub recorder: Option<Arc<Recorder>>,
+    pub feed: Option<Feed>,
+    pub faults: Option<Faults>,
+    pub hold_timeout: Duration,
+    /// Commands from the control endpoint's watchers (breakpoints, faults).
+    pub commands: Option<mpsc::UnboundedReceiver<Control>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            recorder: None,
+            feed: None,
+            faults: None,
+            hold_timeout: HOLD_TIMEOUT,
+            commands: None,
+        }
+    }
+}
+
+/// A piece of a stream: a whole line (its newline cut), or bytes passed unread.
+#[derive(Debug, PartialEq)]
+enum Piece {
+    Line(Vec<u8>),
+    Raw(Vec<u8>),
+}
+
+/// Cuts a stream into lines as its chunks come.
+#[derive(Default)]
+struct Splitter {
+    line: Vec<u8>,
+    /// In a line over [`TAP_LINE_MAX`]: its bytes pass as they come, to its newline.
+    overlong: bool,
+}
+
+impl Splitter {
+    fn feed(&mut self, mut chunk: &[u8]) -> Vec<Piece> {
+        let mut pieces = Vec::new();
+        while !chunk.is_empty() {
+            let (segment, newline) = match chunk.iter().position(|b| *b == b'\n') {
+                Some(at) => (&chunk[..at], true),
+                None => (chunk, false),
+            };
+            chunk = &chunk[segment.len() + usize::from(newline)..];
+            if self.overlong {
+                let mut raw = segment.to_vec();
+                if newline {
+                    raw.push(b'\n');
+                    self.overlong = false;
+                }
+                pieces.push(Piece::Raw(raw));
+            } else if self.line.len() + segment.len() > TAP_LINE_MAX {
+                let mut raw = std::mem::take(&mut self.line);
+                raw.extend_from_slice(segment);
+                if newline {
+                    raw.push(b'\n');
+                } else {
+                    self.overlong = true;
+                }
+                tracing::warn!(
+                    max_bytes = TAP_LINE_MAX,
+                    "a message over the proxy's limit passed unread and unrecorded"
+                );
+                pieces.push(Piece::Raw(raw));
+            } else {
+                self.line.extend_from_slice(segment);
+                if newline {
+                    pieces.push(Piece::Line(std::mem::take(&mut self.line)));
+                }
+            }
+        }
+        pieces
+    }
+
+    /// At the end of the stream: a last line without its newline, as it is.
+    fn finish(&mut self) -> Option<Piece> {
+        (!self.line.is_empty()).then(|| Piece::Raw(std::mem::take(&mut self.line)))
+    }
+}
+
+/// True when `needle` is somewhere in `line`.
+fn mentions(line: &[u8], needle: &[u8]) -> bool {
+    line.windows(needle.len()).any(|w| w == needle)
+}
+
+fn with_newline(line: &[u8]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(line.len() + 1);
+    bytes.extend_from_slice(line);
+    bytes.push(b'\n');
+    bytes
+}
+
+/// Reads the host's messages, records them, lets the broker decide on each, and sends
+/// what goes on to the server's writer. An empty send tells the writer to stop.
+async fn pump_up<R: AsyncRead + Unpin>(
+    mut from: R,
+    to_server: mpsc::UnboundedSender<Vec<u8>>,
+    broker: Arc<Broker>,
+    tap: Arc<Tap>,
+) -> std::io::Result<()> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut split = Splitter::default();
+    loop {
+        let n = from.read(&mut chunk).await?;
+        let pieces = if n == 0 {
+            split.finish().into_iter().collect()
+        } else {
+            split.feed(&chunk[..n])
+        };
+        let mut out = Vec::new();
+        for piece in pieces {
+            match piece {
+                Piece::Raw(bytes) => out.extend_from_slice(&bytes),
+                // Only a line naming a tool call, a tool list or a cancellation
+                // concerns the tap or the broker: the rest pass unread.
+                Piece::Line(line)
+                    if !mentions(&line, b"tools") && !mentions(&line, b"cancelled") =>
+                {
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                }
+                Piece::Line(line) => {
+                    let decision = match serde_json::from_slice::<Value>(&line) {
+                        Ok(Value::Array(batch)) => {
+                            for m in &batch {
+                                tap.host_sent(m);
+                            }
+                            Decision::Pass
+                        }
+                        Ok(m) => {
+                            let number = tap.host_sent(&m);
+                            broker.on_host_line(&with_newline(&line), &m, number)
+                        }
+                        Err(_) => Decision::Pass,
+                    };
+                    match decision {
+                        Decision::Pass => {
+                            out.extend_from_slice(&line);
+                            out.push(b'\n');
+                        }
+                        Decision::Taken => {}
+                        Decision::Replace(bytes, _) => out.extend_from_slice(&bytes),
+                    }
+                }
+            }
+        }
+        if !out.is_empty() && to_server.send(out).is_err() {
+            return Ok(());
+        }
+        if n == 0 {
+            let _ = to_server.send(Vec::new());
+            return Ok(());
+        }
+    }
+}
+
+/// Reads the server's messages, lets the broker decide on each, and sends what goes
+/// on to the host's writer.
+async fn pump_down<R: AsyncRead + Unpin>(
+    mut from: R,
+    to_host: mpsc::UnboundedSender<Out>,
+    broker: Arc<Broker>,
+) -> std::io::Result<()> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut split = Splitter::default();
+    loop {
+        let n = from.read(&mut chunk).await?;
+        let pieces = if n == 0 {
+            split.finish().into_iter().collect()
+        } else {
+            split.feed(&chunk[..n])
+        };
+        let mut out = Vec::new();
+        let mut messages = Vec::new();
+        for piece in pieces {
+            match piece {
+                Piece::Raw(bytes) => out.extend_from_slice(&bytes),
+                Piece::Line(line) => {
+                    let (decision, message) = match serde_json::from_slice::<Value>(&line) {
+                        Ok(m) => (broker.on_server_line(&m), Some(m)),
+                        Err(_) => (Decision::Pass, None),
+                    };
+                    match decision {
+                        Decision::Pass => {
+                            out.extend_from_slice(&line);
+                            out.push(b'\n');
+                            messages.extend(message);
+                        }
+                        Decision::Taken => {}
+                        Decision::Replace(bytes, note) => {
+                            // In order: what passed before it, then it.
+                            let before = std::mem::take(&mut out);
+                            if !before.is_empty() {
+                                let _ = to_host.send(Out::Bytes {
+                                    bytes: before,
+                                    injected: None,
+                                    messages: std::mem::take(&mut messages),
+                                });
+                            }
+                            let _ = to_host.send(Out::Bytes {
+                                bytes,
+                                injected: Some(note),
+                                messages: Vec::new(),
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        if !out.is_empty() {
+            let _ = to_host.send(Out::Bytes {
+                bytes: out,
+                injected: None,
+                messages,
+            });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+    }
+}
+
+/// Writes to the server what the pump and the broker send, until an empty send.
+async fn write_server<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut to: W,
+) -> std::io::Result<()> {
+    while let Some(bytes) = rx.recv().await {
+        if bytes.is_empty() {
+            break;
+        }
+        to.write_all(&bytes).await?;
+        to.flush().await?;
+    }
+    Ok(())
+}
+
+/// Writes to the host what the pump and the broker send, and records each whole line
+/// as it goes, until [`Out::End`].
+async fn write_host<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::UnboundedReceiver<Out>,
+    mut to: W,
+    tap: Arc<Tap>,
+) -> std::io::Result<()> {
+    while let Some(out) = rx.recv().await {
+        let Out::Bytes {
+            bytes,
+            injected,
+            messages,
+        } = out
+        else {
+            break;
+        };
+        to.write_all(&bytes).await?;
+        to.flush().await?;
+        if tap.recorder.is_none() {
+            continue;
+        }
+        if messages.is_empty() {
+            tap.host_gets(&bytes, injected.as_deref());
+        } else {
+            for m in &messages {
+                tap.host_gets_message(m, injected.as_deref());
+            }
+        }
+    }
+    to.flush().await
+}
+
+/// Runs the proxy until the child exits; its exit code is the proxy's.
+///
+/// # Errors
+///
+/// When the child cannot be started.
+pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<ExitCode> {
+    let Some((program, args)) = command.split_first() else {
+        anyhow::bail!("proxy needs the server's command after --");
+    };
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| anyhow::anyhow!("cannot start {program:?}: {e}"))?;
+    let tap = Arc::new(Tap::new(options.recorder, command.join(" ")));
+    let (up_tx, up_rx) = mpsc::unbounded_channel();
+    let (down_tx, down_rx) = mpsc::unbounded_channel();
+    let broker = Arc::new(Broker::new(
+        up_tx.clone(),
+        down_tx.clone(),
+        options.feed,
+        Some(tap.clone()),
+        options.faults,
+        options.hold_timeout,
+    ));
+    if let Some(mut commands) = options.commands {
+        let broker = broker.clone();
+        tokio::spawn(async move {
+            while let Some(control) = commands.recv().await {
+                match control {
+                    Control::Command {
+                        watcher,
+                        body,
+                        reply,
+                    } => {
+                        let _ = reply.send(broker.command(watcher, &body));
+                    }
+                    Control::Left { watcher } => broker.watcher_left(watcher),
+                }
+            }
+        });
+    }
+    let child_in = child.stdin.take().expect("piped stdin");
+    let child_out = child.stdout.take().expect("piped stdout");
+    // Host → server; when the host is done, the child's stdin closes with the writer.
+    let up_writer = tokio::spawn(write_server(up_rx, child_in));
+    let up = tokio::spawn(pump_up(host_in(), up_tx, broker.clone(), tap.clone()));
+    let down_writer = tokio::spawn(write_host(down_rx, host_out(), tap.clone()));
+    let down = tokio::spawn(pump_down(child_out, down_tx.clone(), broker));
+    let status = tokio::select! {
+        status = child.wait() => status?,
+        () = stop_signal() => {
+            if let Some(pid) = child.id() {
+                // SAFETY: a signal to our own child, by its pid.
+                unsafe { libc::kill(pid as i32, libc::SIGTERM) };
+            }
+            match tokio::time::timeout(STOP_DEADLINE, child.wait()).await {
+                Ok(status) => status?,
+                Err(_) => {
+                    let _ = child.kill().await;
+                    child.wait().await?
+                }
+            }
+        }
+    };
+    // What the child wrote before it exited still goes to the host.
+    let _ = tokio::time::timeout(Duration::from_secs(1), down).await;
+    let _ = down_tx.send(Out::End);
+    let _ = tokio::time::timeout(Duration::from_secs(1), down_writer).await;
+    up.abort();
+    up_writer.abort();
+    let code = status.code().unwrap_or(1);
+    Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The host's end to read: the stdin pipe read without a thread in between when it is
+/// a pipe (as a host starts a server), else tokio's stdin (a terminal, a file).
+fn host_in() -> Box<dyn AsyncRead + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdin().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Receiver::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdin())
+}
+
+/// The host's end to write, as [`host_in`].
+fn host_out() -> Box<dyn AsyncWrite + Unpin + Send> {
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned()
+            && let Ok(pipe) = tokio::net::unix::pipe::Sender::from_owned_fd(fd)
+        {
+            return Box::new(pipe);
+        }
+    }
+    Box::new(tokio::io::stdout())
+}
+
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_stream_is_cut_into_whole_lines_and_a_last_one_passes_as_it_is() {
+        let mut split = Splitter::default();
+        assert_eq!(
+            split.feed(b"{\"a\":1}\n{\"b\""),
+            [Piece::Line(b"{\"a\":1}".to_vec())]
+        );
+        assert_eq!(
+            split.feed(b":2}\n\nnot json\r\n"),
+            [
+                Piece::Line(b"{\"b\":2}".to_vec()),
+                Piece::Line(Vec::new()),
+                Piece::Line(b"not json\r".to_vec()),
+            ]
+        );
+        assert_eq!(split.feed(b"tail"), []);
+        assert_eq!(split.finish(), Some(Piece::Raw(b"tail".to_vec())));
+        assert_eq!(split.finish(), None);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_passes_as_it_comes() {
+        let mut split = Splitter::default();
+        let big = vec![b'x'; TAP_LINE_MAX];
+        assert_eq!(split.feed(&big), []);
+        let pieces = split.feed(b"yy");
+        assert!(matches!(&pieces[..], [Piece::Raw(b)] if b.len() == TAP_LINE_MAX + 2));
+        assert_eq!(
+            split.feed(b"z\n{}\n"),
+            [Piece::Raw(b"z\n".to_vec()), Piece::Line(b"{}".to_vec())]
+        );
+    }
+
+    #[tokio::test]
+    async fn the_pumps_pass_every_byte_when_no_rule_applies() {
+        let input: Vec<u8> = [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"[..],
+            b"not json at all\r\n",
+            "\u{fc}n\u{ef}code \u{2713}\n".as_bytes(),
+            b"\n",
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"t\"}}\n",
+            b"a last line with no newline",
+        ]
+        .concat();
+        let (up_tx, mut up_rx) = mpsc::unbounded_channel();
+        let (down_tx, _down_rx) = mpsc::unbounded_channel();
+        let tap = Arc::new(Tap::new(None, String::new()));
+        let broker = Arc::new(Broker::new(
+            up_tx.clone(),
+            down_tx,
+            None,
+            None,
+            None,
+            HOLD_TIMEOUT,
+        ));
+        pump_up(&input[..], up_tx, broker, tap).await.unwrap();
+        let mut out = Vec::new();
+        while let Ok(bytes) = up_rx.try_recv() {
+            out.extend(bytes);
+        }
+        assert_eq!(out, input);
+        let _ = json!({});
+    }
+}

@@ -1,0 +1,520 @@
+//! Breakpoints and faults in the proxy, as the agent sees them: a call held, edited
+//! (checked against the tool's schema), continued, answered with a result or an
+//! error, dropped; an answer held and changed; a watcher killed while it holds a call;
+//! fault rules firing at their rates with a fixed seed; and the recording of it all,
+//! which marks what was injected and replays without it.
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::process::Command;
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use structs_console::mcp::proxy::Faults;
+use support::agent::{Agent, BIN, runtime_dir, socket_from, until};
+
+/// A watcher of the control endpoint that sends commands.
+struct Watcher {
+    stream: UnixStream,
+    lines: Receiver<String>,
+}
+
+impl Watcher {
+    fn attach(socket: &Path) -> Watcher {
+        let stream = UnixStream::connect(socket).expect("the endpoint answers");
+        let reader = stream.try_clone().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(reader).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watcher { stream, lines: rx }
+    }
+
+    /// Sends a command and returns its answer (the lines before it are passed over).
+    fn command(&mut self, command: Value) -> Value {
+        writeln!(self.stream, "{command}").unwrap();
+        until(&self.lines, "the command's answer", |v| {
+            v["type"] == "ack" || v["type"] == "refused"
+        })
+        .pop()
+        .unwrap()
+    }
+
+    /// Waits for the next call held; its hold number and the event.
+    fn held(&self) -> (u64, Value) {
+        let event = until(&self.lines, "a call held", |v| v["type"] == "held")
+            .pop()
+            .unwrap();
+        (event["hold"].as_u64().unwrap(), event)
+    }
+}
+
+/// The answer to request `id`, from the agent's side.
+fn answer(agent: &Agent, id: u64) -> Value {
+    until(&agent.out, &format!("the answer to {id}"), |v| {
+        v["id"] == id && v.get("method").is_none()
+    })
+    .pop()
+    .unwrap()
+}
+
+fn proxy_args<'a>(log: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["proxy", "--record", log];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--", BIN, "--headless", "--paused", "--log-level", "warn"]);
+    args
+}
+
+fn log_lines(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
+    let dir = runtime_dir("holds");
+    let log = dir.join("held.jsonl");
+    let args = proxy_args(log.to_str().unwrap(), &["--hold-timeout", "30"]);
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    // The agent lists the tools, as agents do: the proxy learns their schemas.
+    agent.send(json!({"jsonrpc": "2.0", "id": 50, "method": "tools/list"}));
+    answer(&agent, 50);
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "break", "tool": "structs_query_player"}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+
+    // Held, then edited: the schema is checked first.
+    agent.call(
+        1,
+        "structs_query_player",
+        json!({"player_id": "1-1"}),
+        Some("t-1"),
+    );
+    let (hold, event) = watcher.held();
+    assert_eq!(event["way"], "request");
+    assert_eq!(event["arguments"]["player_id"], "1-1");
+    assert!(
+        event["schema"]["properties"]["player_id"].is_object(),
+        "{event}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        agent.out.try_recv().is_err(),
+        "nothing reaches the agent while its call is held"
+    );
+    let refused = watcher.command(json!({"cmd": "edit", "hold": hold,
+        "arguments": {"player_id": "not an id"}}));
+    assert_eq!(refused["type"], "refused");
+    assert!(
+        refused["reason"].as_str().unwrap().contains("VALIDATION"),
+        "{refused}"
+    );
+    let ack = watcher.command(json!({"cmd": "edit", "hold": hold,
+        "arguments": {"player_id": "1-2"}}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = answer(&agent, 1);
+    assert_eq!(
+        got["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-2"
+    );
+
+    // Continued as it was.
+    agent.call(2, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let (hold, _) = watcher.held();
+    watcher.command(json!({"cmd": "continue", "hold": hold}));
+    let got = answer(&agent, 2);
+    assert_eq!(
+        got["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-1"
+    );
+
+    // Answered with one of the project's errors, details and all.
+    agent.call(3, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let (hold, _) = watcher.held();
+    let ack = watcher.command(json!({"cmd": "error", "hold": hold, "error": {
+        "code": "RATE_LIMIT_EXCEEDED", "message": "slow down",
+        "details": {"retry_after_ms": 1500}}}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = answer(&agent, 3);
+    assert_eq!(got["result"]["isError"], true);
+    let error = &got["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "RATE_LIMIT_EXCEEDED");
+    assert_eq!(error["details"]["retry_after_ms"], 1500);
+    assert!(error["timestamp"].is_string(), "{error}");
+
+    // Answered with a result made up, and dropped.
+    agent.call(4, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let (hold, _) = watcher.held();
+    watcher.command(json!({"cmd": "answer", "hold": hold, "result": {"made": "up"}}));
+    assert_eq!(
+        answer(&agent, 4)["result"]["structuredContent"]["made"],
+        "up"
+    );
+    agent.call(5, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let (hold, _) = watcher.held();
+    watcher.command(json!({"cmd": "drop", "hold": hold}));
+    let got = answer(&agent, 5);
+    assert_eq!(
+        got["result"]["structuredContent"]["error"]["code"],
+        "TOOL_CANCELLED"
+    );
+
+    // The answer held instead, and changed on its way to the agent.
+    watcher.command(json!({"cmd": "unbreak"}));
+    watcher.command(json!({"cmd": "break", "on": "response", "tool": "structs_query_player"}));
+    agent.call(6, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let (hold, event) = watcher.held();
+    assert_eq!(event["way"], "response");
+    assert_eq!(
+        event["answer"]["structuredContent"]["player"]["Player"]["id"],
+        "1-1"
+    );
+    watcher.command(json!({"cmd": "edit", "hold": hold, "result": {"edited": true}}));
+    assert_eq!(
+        answer(&agent, 6)["result"]["structuredContent"]["edited"],
+        true
+    );
+    // A command that names nothing held is refused, saying why.
+    let refused = watcher.command(json!({"cmd": "continue", "hold": 999}));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("nothing is held")
+    );
+    assert!(agent.finish().success());
+
+    // The log marks what the agent did not get from the server, and replays the rest.
+    let lines = log_lines(&log);
+    let injected: Vec<(u64, &str)> = lines
+        .iter()
+        .filter(|l| l["type"] == "response")
+        .filter_map(|l| Some((l["call"].as_u64()?, l["injected"].as_str()?)))
+        .collect();
+    assert_eq!(
+        injected,
+        [
+            (1, "arguments edited at a breakpoint"),
+            (3, "error RATE_LIMIT_EXCEEDED at a breakpoint"),
+            (4, "answered at a breakpoint"),
+            (5, "dropped at a breakpoint"),
+            (6, "edited at a breakpoint"),
+        ]
+    );
+    let out = Command::new(BIN)
+        .args(["replay", log.to_str().unwrap(), "--check", "--paused"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("replayed 1 call "), "{text}");
+    assert_eq!(text.matches("got an injected answer").count(), 5, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_watcher_killed_while_it_holds_a_call_lets_the_call_go_on() {
+    let dir = runtime_dir("killed");
+    let log = dir.join("k.jsonl");
+    let args = proxy_args(log.to_str().unwrap(), &["--hold-timeout", "60"]);
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    // The watcher that sets the breakpoint is a process of its own, killed below.
+    let mut holder = Command::new("python3")
+        .args([
+            "-c",
+            "import socket, sys, time\n\
+             s = socket.socket(socket.AF_UNIX)\n\
+             s.connect(sys.argv[1])\n\
+             s.sendall(b'{\"cmd\": \"break\"}\\n')\n\
+             time.sleep(120)",
+            socket.to_str().unwrap(),
+        ])
+        .spawn()
+        .unwrap();
+    let observer = Watcher::attach(&socket);
+    until(&observer.lines, "the breakpoint", |v| {
+        v["type"] == "breakpoints" && v["rules"].as_array().is_some_and(|r| !r.is_empty())
+    });
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    observer.held();
+    let killed = Instant::now();
+    holder.kill().unwrap();
+    let _ = holder.wait();
+    let got = answer(&agent, 1);
+    assert_eq!(
+        got["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-1"
+    );
+    assert!(
+        killed.elapsed() < Duration::from_secs(10),
+        "the call went on when its watcher died, not at the 60 s timeout"
+    );
+    let released = until(&observer.lines, "the release", |v| v["type"] == "released")
+        .pop()
+        .unwrap();
+    assert_eq!(released["how"], "its watcher left, continued");
+    assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_hold_nobody_answers_goes_on_at_its_timeout_with_progress_meanwhile() {
+    let dir = runtime_dir("timeout");
+    let log = dir.join("t.jsonl");
+    let args = proxy_args(log.to_str().unwrap(), &["--hold-timeout", "7"]);
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    let mut watcher = Watcher::attach(&socket);
+    watcher.command(json!({"cmd": "break"}));
+    let started = Instant::now();
+    agent.call(
+        1,
+        "structs_query_player",
+        json!({"player_id": "1-1"}),
+        Some("p-1"),
+    );
+    // The agent asked for progress: it hears the call is alive while it waits.
+    let seen = until(&agent.out, "the answer after the timeout", |v| v["id"] == 1);
+    let took = started.elapsed();
+    assert!(took >= Duration::from_secs(7), "{took:?}");
+    let beats: Vec<&Value> = seen
+        .iter()
+        .filter(|v| v["method"] == "notifications/progress")
+        .collect();
+    assert!(!beats.is_empty(), "{seen:?}");
+    assert_eq!(beats[0]["params"]["progressToken"], "p-1");
+    assert_eq!(
+        seen.last().unwrap()["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-1"
+    );
+    assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
+    let dir = runtime_dir("faults");
+    let log = dir.join("f.jsonl");
+    let rules = json!({"seed": 7, "rules": [
+        {"tool": "structs_query_player", "error": "RATE_LIMIT_EXCEEDED",
+         "details": {"retry_after_ms": 1500}, "rate": 0.5},
+        {"tool": "structs_query_planet", "every": 3, "drop_response": true},
+        {"tool": "structs_query_block_height", "latency_ms": 400},
+        {"tool": "structs_query_guild", "truncate": 20},
+        {"tool": "structs_query_struct", "oversize": 30000},
+        {"tool": "structs_list_entities", "stale": true}
+    ]});
+    let file = dir.join("faults.json");
+    std::fs::write(&file, rules.to_string()).unwrap();
+    let args = proxy_args(log.to_str().unwrap(), &["--faults", file.to_str().unwrap()]);
+    let (mut agent, _stderr) = Agent::start(&args, &dir);
+
+    // Which player calls fail is what the seeded rules say, call for call.
+    let mut expected = Faults::from_json(&rules).unwrap();
+    let mut failed = Vec::new();
+    let mut want = Vec::new();
+    for id in 1..=20u64 {
+        agent.call(
+            id,
+            "structs_query_player",
+            json!({"player_id": "1-1"}),
+            None,
+        );
+        let got = answer(&agent, id);
+        failed.push(got["result"]["isError"] == true);
+        want.push(
+            !expected
+                .pick("structs_query_player", &json!({"player_id": "1-1"}))
+                .is_empty(),
+        );
+        if got["result"]["isError"] == true {
+            let e = &got["result"]["structuredContent"]["error"];
+            assert_eq!(e["code"], "RATE_LIMIT_EXCEEDED");
+            assert_eq!(e["details"]["retry_after_ms"], 1500);
+        }
+    }
+    assert_eq!(failed, want);
+    let n = failed.iter().filter(|f| **f).count();
+    assert!((4..=16).contains(&n), "{n} of 20 at 0.5");
+
+    // Every third planet call gets no answer at all.
+    for id in 101..=106u64 {
+        agent.call(
+            id,
+            "structs_query_planet",
+            json!({"planet_id": "2-1"}),
+            None,
+        );
+    }
+    // The server answers calls at once, in any order.
+    let mut answered: Vec<u64> = Vec::new();
+    while answered.len() < 4 {
+        let v = until(&agent.out, "the planet answers", |v| v["id"].is_u64())
+            .pop()
+            .unwrap();
+        answered.push(v["id"].as_u64().unwrap());
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, [101, 102, 104, 105]);
+    std::thread::sleep(Duration::from_millis(500));
+    let late: Vec<String> = agent.out.try_iter().collect();
+    assert!(late.is_empty(), "{late:?}");
+
+    // Latency, a cut answer, a padded one.
+    let started = Instant::now();
+    agent.call(201, "structs_query_block_height", json!({}), None);
+    answer(&agent, 201);
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    agent.call(202, "structs_query_guild", json!({"guild_id": "0-1"}), None);
+    let cut = answer(&agent, 202);
+    assert_eq!(
+        cut["result"]["content"][0]["text"].as_str().unwrap().len(),
+        20
+    );
+    assert!(cut["result"].get("structuredContent").is_none());
+    agent.call(
+        203,
+        "structs_query_struct",
+        json!({"struct_id": "5-1"}),
+        None,
+    );
+    let big = answer(&agent, 203);
+    let size = big["result"]["structuredContent"].to_string().len();
+    assert!((29_000..=31_000).contains(&size), "{size}");
+
+    // Stale: the second list gets the first one's answer, not the server's.
+    agent.call(
+        301,
+        "structs_list_entities",
+        json!({"entity_type": "planet"}),
+        None,
+    );
+    let first = answer(&agent, 301);
+    agent.call(
+        302,
+        "structs_list_entities",
+        json!({"entity_type": "planet"}),
+        None,
+    );
+    let second = answer(&agent, 302);
+    assert_eq!(first["result"], second["result"]);
+    assert!(agent.finish().success());
+
+    // The recording marks each injected answer with its rule.
+    let lines = log_lines(&log);
+    let marked = |tool: &str| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l["type"] == "response" && l["tool"] == tool)
+            .filter_map(|l| l["injected"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(marked("structs_query_player").len(), n);
+    assert!(marked("structs_query_player")[0].contains("(rule 1)"));
+    assert_eq!(
+        marked("structs_query_planet"),
+        ["dropped response (rule 2)", "dropped response (rule 2)"]
+    );
+    assert_eq!(
+        marked("structs_query_block_height"),
+        ["latency 400 ms (rule 3)"]
+    );
+    assert_eq!(marked("structs_list_entities"), ["stale answer (rule 6)"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_faults_file_that_is_not_one_stops_the_proxy_saying_why() {
+    let dir = runtime_dir("badfaults");
+    let file = dir.join("bad.json");
+    std::fs::write(&file, r#"{"rules": [{"tool": "x", "latency": 5}]}"#).unwrap();
+    let out = Command::new(BIN)
+        .args(["proxy", "--faults", file.to_str().unwrap(), "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("--faults"), "{said}");
+    assert!(said.contains("rule 1: unknown key \"latency\""), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Applies what the feed sent until the frame at 100x30 shows `wanted` (10 s at most).
+fn frame_until(app: &mut structs_console::tui::App, wanted: &str) -> String {
+    let start = Instant::now();
+    loop {
+        app.update();
+        let frame = support::console::draw(app, 100, 30);
+        if frame.contains(wanted) {
+            return frame;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "gave up waiting for {wanted:?}:\n{frame}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn the_live_tab_holds_and_edits_a_call_by_keys() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use support::console::{press, type_text};
+    let dir = runtime_dir("keys");
+    let log = dir.join("keys.jsonl");
+    let args = proxy_args(log.to_str().unwrap(), &["--hold-timeout", "30"]);
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    agent.send(json!({"jsonrpc": "2.0", "id": 50, "method": "tools/list"}));
+    answer(&agent, 50);
+
+    let rt = support::console::runtime();
+    let (core, _) = support::sim::paused_core(structs_console::source::sim::WorldConfig::demo());
+    let mut app = structs_console::tui::App::new(
+        core,
+        structs_console::tui::Theme::default(),
+        rt.handle().clone(),
+    );
+    app.watch(&socket).unwrap();
+    // B: every call held from now on.
+    press(&mut app, KeyCode::Char('B'));
+    frame_until(&mut app, "1 breakpoint");
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    frame_until(&mut app, "⏸ held (request)");
+    // e, then "1-1" becomes "1-3", and Ctrl-S sends it on.
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "3");
+    app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    let got = answer(&agent, 1);
+    assert_eq!(
+        got["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-3"
+    );
+    let frame = frame_until(&mut app, "released from a breakpoint: edited, continued");
+    assert!(frame.contains(r#""player_id": "1-3""#), "{frame}");
+    // B again: nothing is held any more.
+    press(&mut app, KeyCode::Char('B'));
+    frame_until(&mut app, "breakpoint cleared");
+    agent.call(2, "structs_query_player", json!({"player_id": "1-1"}), None);
+    answer(&agent, 2);
+    assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
