@@ -5,7 +5,9 @@
 //! - Throughput: 8 callers at once on one connection, 3 s; calls/s of each and the
 //!   ratio (goal: the proxy at least 90 % of direct).
 //!
-//! Run with `cargo bench --bench proxy`.
+//! Run with `cargo bench --bench proxy`; with `PROXY_BENCH_WATCH=1` a watcher is
+//! attached to each proxy (which then records every call), and `PROXY_BENCH_ARGS`
+//! gives the proxy more options (`--no-control`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -22,7 +24,12 @@ const ROUNDS: usize = 3;
 fn server(proxied: bool) -> Target {
     let mut words: Vec<String> = Vec::new();
     if proxied {
-        words.extend([BIN, "proxy", "--"].map(String::from));
+        words.extend([BIN, "proxy"].map(String::from));
+        // More of the proxy's options, to compare (`--no-control`, `--record FILE`).
+        if let Ok(extra) = std::env::var("PROXY_BENCH_ARGS") {
+            words.extend(extra.split_whitespace().map(String::from));
+        }
+        words.push("--".into());
     }
     words.extend([BIN, "--headless", "--paused", "--log-level", "error"].map(String::from));
     Target::Command(words)
@@ -81,6 +88,44 @@ async fn throughput(remote: &Arc<Remote>) -> f64 {
 }
 
 fn main() {
+    // PROXY_BENCH_WATCH=1: a watcher (`structs-console watch --json`) attached to each
+    // proxy, so the proxy records every call for it.
+    let watching = std::env::var_os("PROXY_BENCH_WATCH").is_some();
+    let stop = Arc::new(AtomicBool::new(false));
+    let current: Arc<std::sync::Mutex<Option<std::process::Child>>> = Arc::default();
+    if watching {
+        let (stop, current) = (stop.clone(), current.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let child = std::process::Command::new(BIN)
+                    .args(["watch", "--json"])
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::null())
+                    .spawn()
+                    .expect("start a watcher");
+                *current.lock().unwrap() = Some(child);
+                // It ends when its proxy does; then the next waits for the next proxy.
+                loop {
+                    std::thread::sleep(Duration::from_millis(20));
+                    let mut slot = current.lock().unwrap();
+                    match slot.as_mut().map(|c| c.try_wait()) {
+                        Some(Ok(None)) => {}
+                        _ => break,
+                    }
+                }
+            }
+        });
+        println!("with a watcher attached to each proxy");
+    }
+    run();
+    stop.store(true, Ordering::Relaxed);
+    if let Some(mut child) = current.lock().unwrap().take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+fn run() {
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
     rt.block_on(async {
         let mut p50 = [0.0; 2];

@@ -19,7 +19,14 @@ use support::agent::{
 #[test]
 fn a_proxy_publishes_every_call_to_its_watchers_as_it_happens() {
     let dir = runtime_dir("proxy");
-    let (mut agent, stderr) = Agent::start(PROXIED, &dir);
+    // Recording to a log, the proxy keeps the newest lines for a watcher who comes
+    // late (without a log it does the work of a line only while someone watches).
+    let log = dir.join("agent.jsonl");
+    let args: Vec<&str> = ["proxy", "--record", log.to_str().unwrap()]
+        .into_iter()
+        .chain(PROXIED[1..].iter().copied())
+        .collect();
+    let (mut agent, stderr) = Agent::start(&args, &dir);
     let socket = socket_from(&stderr);
     // The default endpoint: in a folder only this user opens, itself only theirs.
     assert_eq!(socket.parent().unwrap(), dir.join("structs-console"));
@@ -230,11 +237,11 @@ fn watch_waits_for_an_endpoint_and_says_what_is_wrong_with_a_path() {
     assert!(said.contains("waiting for a live endpoint"), "{said}");
     let watched = lines_of(watcher.stdout.take().unwrap());
     let (mut agent, _stderr) = Agent::start(PROXIED, &dir);
+    // Attached once the proxy is up; a call then is seen as it happens.
+    let hello = until(&watched, "the proxy's hello", |_| true);
+    assert_eq!(hello[0]["type"], "hello");
     agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
-    let seen = until(&watched, "the call, once the proxy is up", |v| {
-        v["type"] == "response"
-    });
-    assert_eq!(seen[0]["type"], "hello");
+    until(&watched, "the call", |v| v["type"] == "response");
     assert!(agent.finish().success());
     let _ = watcher.wait();
 

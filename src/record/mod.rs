@@ -135,6 +135,12 @@ impl Recorder {
         self.log.feed.as_ref()
     }
 
+    /// True when a line written now goes somewhere: to the log file, or to a feed
+    /// someone watches. A busy proxy skips the work of a line nobody would read.
+    pub fn wanted(&self) -> bool {
+        self.log.file.is_some() || self.log.feed.as_ref().is_some_and(|f| f.watchers() > 0)
+    }
+
     /// This server's session id, in every line it writes.
     pub fn session(&self) -> &str {
         &self.session

@@ -228,6 +228,19 @@ impl Broker {
         });
     }
 
+    /// True when a rule could apply to a call now (faults, or breakpoints set).
+    pub(super) fn active(&self) -> bool {
+        let state = self.lock();
+        state.faults.is_some() || !state.breakpoints.is_empty()
+    }
+
+    /// True when an answer from the server concerns the broker (a call it follows, or
+    /// a tool list it reads schemas from).
+    pub(super) fn expects_answers(&self) -> bool {
+        let state = self.lock();
+        !state.calls.is_empty() || !state.list_requests.is_empty()
+    }
+
     /// A line from the agent's host. `number` is the call's number in the log when
     /// the line is a tool call being recorded.
     pub(super) fn on_host_line(
@@ -259,7 +272,9 @@ impl Broker {
                 }
                 Decision::Pass
             }
-            (Some("tools/call"), Some(id)) => self.call_from_host(line, message, id, number),
+            (Some("tools/call"), Some(id)) if self.active() => {
+                self.call_from_host(line, message, id, number)
+            }
             _ => Decision::Pass,
         }
     }

@@ -139,11 +139,29 @@ fn with_newline(line: &[u8]) -> Vec<u8> {
     bytes
 }
 
-/// Reads the host's messages, records them, lets the broker decide on each, and sends
-/// what goes on to the server's writer. An empty send tells the writer to stop.
-async fn pump_up<R: AsyncRead + Unpin>(
+/// One end of the stream, written by a pump and by the broker in turn; `None` once
+/// closed.
+type Shared<W> = Arc<tokio::sync::Mutex<Option<W>>>;
+
+/// Writes `bytes` to `end` and flushes; false when it is closed.
+async fn write_to<W: AsyncWrite + Unpin>(end: &Shared<W>, bytes: &[u8]) -> std::io::Result<bool> {
+    let mut guard = end.lock().await;
+    match guard.as_mut() {
+        Some(w) => {
+            w.write_all(bytes).await?;
+            w.flush().await?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Reads the host's messages, records them, lets the broker decide on each, and writes
+/// what goes on to the server. At the end of the host's stream the server's stdin is
+/// closed.
+async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     mut from: R,
-    to_server: mpsc::UnboundedSender<Vec<u8>>,
+    server: Shared<W>,
     broker: Arc<Broker>,
     tap: Arc<Tap>,
 ) -> std::io::Result<()> {
@@ -156,59 +174,66 @@ async fn pump_up<R: AsyncRead + Unpin>(
         } else {
             split.feed(&chunk[..n])
         };
+        // What the tap and the broker need to read now.
+        let (recording, ruling) = (tap.active(), broker.active());
         let mut out = Vec::new();
         for piece in pieces {
-            match piece {
-                Piece::Raw(bytes) => out.extend_from_slice(&bytes),
-                // Only a line naming a tool call, a tool list or a cancellation
-                // concerns the tap or the broker: the rest pass unread.
-                Piece::Line(line)
-                    if !mentions(&line, b"tools") && !mentions(&line, b"cancelled") =>
-                {
+            let line = match piece {
+                Piece::Raw(bytes) => {
+                    out.extend_from_slice(&bytes);
+                    continue;
+                }
+                Piece::Line(line) => line,
+            };
+            // Only a tool call or list, or a cancellation, concerns them; and a tool
+            // list always (its schemas check edits at a breakpoint).
+            let look = (mentions(&line, b"tools")
+                && (recording || ruling || mentions(&line, b"tools/list")))
+                || (mentions(&line, b"cancelled") && (recording || ruling));
+            let decision = if !look {
+                Decision::Pass
+            } else {
+                match serde_json::from_slice::<Value>(&line) {
+                    Ok(Value::Array(batch)) => {
+                        for m in &batch {
+                            tap.host_sent(m);
+                        }
+                        Decision::Pass
+                    }
+                    Ok(m) => {
+                        let number = tap.host_sent(&m);
+                        broker.on_host_line(&with_newline(&line), &m, number)
+                    }
+                    Err(_) => Decision::Pass,
+                }
+            };
+            match decision {
+                Decision::Pass => {
                     out.extend_from_slice(&line);
                     out.push(b'\n');
                 }
-                Piece::Line(line) => {
-                    let decision = match serde_json::from_slice::<Value>(&line) {
-                        Ok(Value::Array(batch)) => {
-                            for m in &batch {
-                                tap.host_sent(m);
-                            }
-                            Decision::Pass
-                        }
-                        Ok(m) => {
-                            let number = tap.host_sent(&m);
-                            broker.on_host_line(&with_newline(&line), &m, number)
-                        }
-                        Err(_) => Decision::Pass,
-                    };
-                    match decision {
-                        Decision::Pass => {
-                            out.extend_from_slice(&line);
-                            out.push(b'\n');
-                        }
-                        Decision::Taken => {}
-                        Decision::Replace(bytes, _) => out.extend_from_slice(&bytes),
-                    }
-                }
+                Decision::Taken => {}
+                Decision::Replace(bytes, _) => out.extend_from_slice(&bytes),
             }
         }
-        if !out.is_empty() && to_server.send(out).is_err() {
+        if !out.is_empty() && !write_to(&server, &out).await? {
             return Ok(());
         }
         if n == 0 {
-            let _ = to_server.send(Vec::new());
+            // The host is done: the server's stdin closes.
+            server.lock().await.take();
             return Ok(());
         }
     }
 }
 
-/// Reads the server's messages, lets the broker decide on each, and sends what goes
-/// on to the host's writer.
-async fn pump_down<R: AsyncRead + Unpin>(
+/// Reads the server's messages, lets the broker decide on each, writes what goes on to
+/// the host, and records it.
+async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     mut from: R,
-    to_host: mpsc::UnboundedSender<Out>,
+    host: Shared<W>,
     broker: Arc<Broker>,
+    tap: Arc<Tap>,
 ) -> std::io::Result<()> {
     let mut chunk = vec![0u8; 64 * 1024];
     let mut split = Splitter::default();
@@ -219,49 +244,49 @@ async fn pump_down<R: AsyncRead + Unpin>(
         } else {
             split.feed(&chunk[..n])
         };
+        let look = tap.active() || broker.expects_answers();
         let mut out = Vec::new();
         let mut messages = Vec::new();
         for piece in pieces {
-            match piece {
-                Piece::Raw(bytes) => out.extend_from_slice(&bytes),
-                Piece::Line(line) => {
-                    let (decision, message) = match serde_json::from_slice::<Value>(&line) {
-                        Ok(m) => (broker.on_server_line(&m), Some(m)),
-                        Err(_) => (Decision::Pass, None),
-                    };
-                    match decision {
-                        Decision::Pass => {
-                            out.extend_from_slice(&line);
-                            out.push(b'\n');
-                            messages.extend(message);
-                        }
-                        Decision::Taken => {}
-                        Decision::Replace(bytes, note) => {
-                            // In order: what passed before it, then it.
-                            let before = std::mem::take(&mut out);
-                            if !before.is_empty() {
-                                let _ = to_host.send(Out::Bytes {
-                                    bytes: before,
-                                    injected: None,
-                                    messages: std::mem::take(&mut messages),
-                                });
-                            }
-                            let _ = to_host.send(Out::Bytes {
-                                bytes,
-                                injected: Some(note),
-                                messages: Vec::new(),
-                            });
-                        }
+            let line = match piece {
+                Piece::Raw(bytes) => {
+                    out.extend_from_slice(&bytes);
+                    continue;
+                }
+                Piece::Line(line) => line,
+            };
+            let (decision, message) = if look {
+                match serde_json::from_slice::<Value>(&line) {
+                    Ok(m) => (broker.on_server_line(&m), Some(m)),
+                    Err(_) => (Decision::Pass, None),
+                }
+            } else {
+                (Decision::Pass, None)
+            };
+            match decision {
+                Decision::Pass => {
+                    out.extend_from_slice(&line);
+                    out.push(b'\n');
+                    messages.extend(message);
+                }
+                Decision::Taken => {}
+                Decision::Replace(bytes, note) => {
+                    // In order: what passed before it, then it.
+                    write_to(&host, &out).await?;
+                    for m in messages.drain(..) {
+                        tap.host_gets_message(&m, None);
                     }
+                    out.clear();
+                    write_to(&host, &bytes).await?;
+                    tap.host_gets(&bytes, Some(&note));
                 }
             }
         }
         if !out.is_empty() {
-            let _ = to_host.send(Out::Bytes {
-                bytes: out,
-                injected: None,
-                messages,
-            });
+            write_to(&host, &out).await?;
+        }
+        for m in &messages {
+            tap.host_gets_message(m, None);
         }
         if n == 0 {
             return Ok(());
@@ -269,26 +294,24 @@ async fn pump_down<R: AsyncRead + Unpin>(
     }
 }
 
-/// Writes to the server what the pump and the broker send, until an empty send.
-async fn write_server<W: AsyncWrite + Unpin>(
+/// Writes to the server what the broker sends (held, delayed, edited requests).
+async fn forward_to_server<W: AsyncWrite + Unpin>(
     mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
-    mut to: W,
+    server: Shared<W>,
 ) -> std::io::Result<()> {
     while let Some(bytes) = rx.recv().await {
-        if bytes.is_empty() {
+        if !bytes.is_empty() && !write_to(&server, &bytes).await? {
             break;
         }
-        to.write_all(&bytes).await?;
-        to.flush().await?;
     }
     Ok(())
 }
 
-/// Writes to the host what the pump and the broker send, and records each whole line
-/// as it goes, until [`Out::End`].
-async fn write_host<W: AsyncWrite + Unpin>(
+/// Writes to the host what the broker sends (answers it gave, held answers, progress),
+/// recording each, until [`Out::End`].
+async fn forward_to_host<W: AsyncWrite + Unpin>(
     mut rx: mpsc::UnboundedReceiver<Out>,
-    mut to: W,
+    host: Shared<W>,
     tap: Arc<Tap>,
 ) -> std::io::Result<()> {
     while let Some(out) = rx.recv().await {
@@ -300,11 +323,7 @@ async fn write_host<W: AsyncWrite + Unpin>(
         else {
             break;
         };
-        to.write_all(&bytes).await?;
-        to.flush().await?;
-        if tap.recorder.is_none() {
-            continue;
-        }
+        write_to(&host, &bytes).await?;
         if messages.is_empty() {
             tap.host_gets(&bytes, injected.as_deref());
         } else {
@@ -313,7 +332,7 @@ async fn write_host<W: AsyncWrite + Unpin>(
             }
         }
     }
-    to.flush().await
+    Ok(())
 }
 
 /// Runs the proxy until the child exits; its exit code is the proxy's.
@@ -361,13 +380,13 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
             }
         });
     }
-    let child_in = child.stdin.take().expect("piped stdin");
+    let server: Shared<_> = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
+    let host: Shared<_> = Arc::new(tokio::sync::Mutex::new(Some(host_out())));
     let child_out = child.stdout.take().expect("piped stdout");
-    // Host → server; when the host is done, the child's stdin closes with the writer.
-    let up_writer = tokio::spawn(write_server(up_rx, child_in));
-    let up = tokio::spawn(pump_up(host_in(), up_tx, broker.clone(), tap.clone()));
-    let down_writer = tokio::spawn(write_host(down_rx, host_out(), tap.clone()));
-    let down = tokio::spawn(pump_down(child_out, down_tx.clone(), broker));
+    let to_server = tokio::spawn(forward_to_server(up_rx, server.clone()));
+    let up = tokio::spawn(pump_up(host_in(), server, broker.clone(), tap.clone()));
+    let to_host = tokio::spawn(forward_to_host(down_rx, host.clone(), tap.clone()));
+    let down = tokio::spawn(pump_down(child_out, host.clone(), broker, tap));
     let status = tokio::select! {
         status = child.wait() => status?,
         () = stop_signal() => {
@@ -387,9 +406,12 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
     // What the child wrote before it exited still goes to the host.
     let _ = tokio::time::timeout(Duration::from_secs(1), down).await;
     let _ = down_tx.send(Out::End);
-    let _ = tokio::time::timeout(Duration::from_secs(1), down_writer).await;
+    let _ = tokio::time::timeout(Duration::from_secs(1), to_host).await;
+    if let Some(mut w) = host.lock().await.take() {
+        let _ = w.flush().await;
+    }
     up.abort();
-    up_writer.abort();
+    to_server.abort();
     let code = status.code().unwrap_or(1);
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
@@ -441,7 +463,6 @@ async fn stop_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[test]
     fn a_stream_is_cut_into_whole_lines_and_a_last_one_passes_as_it_is() {
@@ -487,23 +508,45 @@ mod tests {
             b"a last line with no newline",
         ]
         .concat();
-        let (up_tx, mut up_rx) = mpsc::unbounded_channel();
+        let (up_tx, _up_rx) = mpsc::unbounded_channel();
         let (down_tx, _down_rx) = mpsc::unbounded_channel();
         let tap = Arc::new(Tap::new(None, String::new()));
-        let broker = Arc::new(Broker::new(
-            up_tx.clone(),
-            down_tx,
-            None,
-            None,
-            None,
-            HOLD_TIMEOUT,
-        ));
-        pump_up(&input[..], up_tx, broker, tap).await.unwrap();
-        let mut out = Vec::new();
-        while let Ok(bytes) = up_rx.try_recv() {
-            out.extend(bytes);
+        let broker = Arc::new(Broker::new(up_tx, down_tx, None, None, None, HOLD_TIMEOUT));
+        // The writer is taken (closed) at the end of the stream: what it got is kept.
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let server: Shared<Keep> = Arc::new(tokio::sync::Mutex::new(Some(Keep(seen.clone()))));
+        pump_up(&input[..], server.clone(), broker, tap)
+            .await
+            .unwrap();
+        assert_eq!(*seen.lock().unwrap(), input);
+        assert!(server.lock().await.is_none(), "closed at the end");
+    }
+
+    /// A writer that keeps what it is given.
+    struct Keep(Arc<std::sync::Mutex<Vec<u8>>>);
+
+    impl AsyncWrite for Keep {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<std::io::Result<usize>> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            std::task::Poll::Ready(Ok(buf.len()))
         }
-        assert_eq!(out, input);
-        let _ = json!({});
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<std::io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
     }
 }

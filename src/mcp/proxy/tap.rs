@@ -43,6 +43,11 @@ impl Tap {
         }
     }
 
+    /// True when what passes is recorded now (a log file, or a watcher).
+    pub(super) fn active(&self) -> bool {
+        self.recorder.as_ref().is_some_and(|r| r.wanted())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -50,7 +55,7 @@ impl Tap {
     /// A message from the host: a tool call is recorded (its number returned), a
     /// cancellation ends the call it names.
     pub(super) fn host_sent(&self, m: &Value) -> Option<u64> {
-        let recorder = self.recorder.as_ref()?;
+        let recorder = self.recorder.as_ref().filter(|r| r.wanted())?;
         let id = m.get("id").filter(|id| !id.is_null()).map(Value::to_string);
         match (m["method"].as_str(), id) {
             (Some("tools/call"), Some(id)) => {
