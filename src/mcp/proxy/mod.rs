@@ -132,6 +132,36 @@ fn mentions(line: &[u8], needle: &[u8]) -> bool {
     line.windows(needle.len()).any(|w| w == needle)
 }
 
+/// A stream read a chunk at a time and cut into pieces.
+struct Reader {
+    chunk: Vec<u8>,
+    split: Splitter,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader {
+            chunk: vec![0u8; 64 * 1024],
+            split: Splitter::default(),
+        }
+    }
+}
+
+impl Reader {
+    /// The pieces of the next chunk, and whether the stream ended with it.
+    async fn next<R: AsyncRead + Unpin>(
+        &mut self,
+        from: &mut R,
+    ) -> std::io::Result<(Vec<Piece>, bool)> {
+        let n = from.read(&mut self.chunk).await?;
+        Ok(if n == 0 {
+            (self.split.finish().into_iter().collect(), true)
+        } else {
+            (self.split.feed(&self.chunk[..n]), false)
+        })
+    }
+}
+
 fn with_newline(line: &[u8]) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(line.len() + 1);
     bytes.extend_from_slice(line);
@@ -165,15 +195,9 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     broker: Arc<Broker>,
     tap: Arc<Tap>,
 ) -> std::io::Result<()> {
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut split = Splitter::default();
+    let mut reader = Reader::default();
     loop {
-        let n = from.read(&mut chunk).await?;
-        let pieces = if n == 0 {
-            split.finish().into_iter().collect()
-        } else {
-            split.feed(&chunk[..n])
-        };
+        let (pieces, ended) = reader.next(&mut from).await?;
         // What the tap and the broker need to read now.
         let (recording, ruling) = (tap.active(), broker.active());
         let mut out = Vec::new();
@@ -219,7 +243,7 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         if !out.is_empty() && !write_to(&server, &out).await? {
             return Ok(());
         }
-        if n == 0 {
+        if ended {
             // The host is done: the server's stdin closes.
             server.lock().await.take();
             return Ok(());
@@ -235,15 +259,9 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     broker: Arc<Broker>,
     tap: Arc<Tap>,
 ) -> std::io::Result<()> {
-    let mut chunk = vec![0u8; 64 * 1024];
-    let mut split = Splitter::default();
+    let mut reader = Reader::default();
     loop {
-        let n = from.read(&mut chunk).await?;
-        let pieces = if n == 0 {
-            split.finish().into_iter().collect()
-        } else {
-            split.feed(&chunk[..n])
-        };
+        let (pieces, ended) = reader.next(&mut from).await?;
         let look = tap.active() || broker.expects_answers();
         let mut out = Vec::new();
         let mut messages = Vec::new();
@@ -288,7 +306,7 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         for m in &messages {
             tap.host_gets_message(m, None);
         }
-        if n == 0 {
+        if ended {
             return Ok(());
         }
     }
