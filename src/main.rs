@@ -243,42 +243,11 @@ enum Command {
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
     },
-    /// Stand where an agent's host starts its MCP server over stdio: start the server
-    /// given after `--` as a child, pass every message both ways unchanged, and record
-    /// the tool calls and notifications with --record.
-    Proxy {
-        /// Record the tool calls and the server's notifications to this JSON Lines
-        /// session log (the format of `--headless --record`), appending.
-        #[arg(long, value_name = "FILE")]
-        record: Option<PathBuf>,
-        /// Publish the traffic live on this control endpoint (a Unix socket, 0600)
-        /// instead of the default one in $XDG_RUNTIME_DIR/structs-console (or
-        /// /tmp/structs-console-UID).
-        #[arg(long, value_name = "SOCKET", conflicts_with = "no_control")]
-        control: Option<PathBuf>,
-        /// Publish nothing live.
-        #[arg(long)]
-        no_control: bool,
-        /// Inject faults by the rules in this JSON file: latency, errors at a rate or
-        /// every Nth call, dropped, truncated, oversized or stale answers.
-        #[arg(long, value_name = "FILE")]
-        faults: Option<PathBuf>,
-        /// How long a call waits at a breakpoint before it goes on by itself.
-        #[arg(long, value_name = "SECONDS", default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=86_400))]
-        hold_timeout: u64,
-        /// Start this binary's own server (`--headless`, with the arguments after `--`
-        /// if any) instead of a COMMAND.
-        #[arg(long)]
-        embedded: bool,
-        /// The server's command and its arguments, after `--` (with --embedded: more
-        /// arguments for `--headless`).
-        #[arg(
-            last = true,
-            required_unless_present = "embedded",
-            value_name = "COMMAND"
-        )]
-        command: Vec<String>,
-    },
+    /// Stand where an agent's host expects its MCP server and pass every message both
+    /// ways unchanged: to a child started over stdio (after `--`), to this binary's
+    /// own server (--embedded), or to an HTTP server (--upstream); record the calls,
+    /// publish them live, and hold, edit and fault them by rule.
+    Proxy(structs_console::mcp::proxy::cli::ProxyArgs),
     /// Watch a server's traffic as it happens: a control endpoint (the socket of a
     /// `proxy` or of `--headless --control`), or a session log followed as it grows.
     /// Without one, the newest live endpoint. In a terminal it opens the console's
@@ -369,10 +338,7 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
     let level = cli.log_level.clone().unwrap_or_else(|| {
-        if matches!(
-            cli.command,
-            Some(Command::Client(_) | Command::Proxy { .. })
-        ) {
+        if matches!(cli.command, Some(Command::Client(_) | Command::Proxy(_))) {
             // rmcp warns of every error the client answers with (a rejected sampling).
             "warn,rmcp=error".into()
         } else {
@@ -434,108 +400,7 @@ fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
 
 /// The `--record` session log, when asked for.
 fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
-    recorder(cli.record.as_deref(), None)
-}
-
-/// A recorder writing to the session log at `path`, to a live `feed`, or both; none
-/// when neither is asked for.
-fn recorder(
-    path: Option<&std::path::Path>,
-    feed: Option<structs_console::record::Feed>,
-) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
-    if path.is_none() && feed.is_none() {
-        return Ok(None);
-    }
-    structs_console::record::Recorder::to(path, feed)
-        .map(|r| Some(Arc::new(r)))
-        .map_err(|e| {
-            let path = path.map(|p| p.display().to_string()).unwrap_or_default();
-            anyhow::anyhow!("--record: cannot open {path}: {e}")
-        })
-}
-
-/// Starts the control endpoint at `path` (the default one of `kind` when `None` or
-/// empty), publishing `feed`, and says on stderr how to watch it.
-fn publish(
-    path: Option<&std::path::Path>,
-    kind: &str,
-    feed: structs_console::record::Feed,
-    mut hello: serde_json::Value,
-    commands: Option<tokio::sync::mpsc::UnboundedSender<structs_console::mcp::control::Control>>,
-) -> anyhow::Result<structs_console::mcp::control::Endpoint> {
-    use structs_console::mcp::control;
-    let path = match path.filter(|p| !p.as_os_str().is_empty()) {
-        Some(p) => p.to_path_buf(),
-        None => control::default_path(kind),
-    };
-    hello["v"] = json!(structs_console::record::VERSION);
-    hello["type"] = json!("hello");
-    hello["pid"] = json!(std::process::id());
-    let endpoint = control::Endpoint::serve_with(&path, feed, hello, commands)
-        .map_err(|e| anyhow::anyhow!("the control endpoint {}: {e}", path.display()))?;
-    eprintln!(
-        "structs-console: live traffic at {0}; watch it with: structs-console watch {0}",
-        path.display()
-    );
-    Ok(endpoint)
-}
-
-/// `structs-console proxy`.
-fn proxy(
-    record: Option<&std::path::Path>,
-    control: Option<&std::path::Path>,
-    no_control: bool,
-    faults: Option<&std::path::Path>,
-    hold_timeout: u64,
-    embedded: bool,
-    command: &[String],
-) -> anyhow::Result<ExitCode> {
-    use structs_console::mcp::proxy;
-    let faults = faults
-        .map(|path| proxy::Faults::load(path).map_err(|e| anyhow::anyhow!("--faults: {e}")))
-        .transpose()?;
-    let command: Vec<String> = if embedded {
-        let me = std::env::current_exe()
-            .map_err(|e| anyhow::anyhow!("--embedded: cannot find this program: {e}"))?;
-        [me.display().to_string(), "--headless".to_string()]
-            .into_iter()
-            .chain(command.iter().cloned())
-            .collect()
-    } else {
-        command.to_vec()
-    };
-    let runtime = tokio::runtime::Runtime::new()?;
-    runtime.block_on(async {
-        let feed = (!no_control).then(structs_console::record::Feed::new);
-        let recorder = recorder(record, feed.clone())?;
-        let hello = json!({"server": "proxy", "description": command.join(" ")});
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        let published = match feed.clone() {
-            // A socket asked for by name must work; the default one is a nicety that
-            // never keeps the agent's server from starting.
-            Some(feed) if control.is_some() => {
-                Some(publish(control, "proxy", feed, hello, Some(tx))?)
-            }
-            Some(feed) => match publish(None, "proxy", feed, hello, Some(tx)) {
-                Ok(endpoint) => Some(endpoint),
-                Err(e) => {
-                    eprintln!("structs-console: no live feed: {e:#}");
-                    None
-                }
-            },
-            None => None,
-        };
-        let options = proxy::Options {
-            recorder,
-            feed: published.as_ref().and(feed),
-            faults,
-            hold_timeout: std::time::Duration::from_secs(hold_timeout),
-            commands: published.as_ref().map(|_| rx),
-        };
-        let code = proxy::run_stdio(&command, options).await;
-        drop(published);
-        code
-    })
+    structs_console::record::Recorder::maybe(cli.record.as_deref(), None)
 }
 
 /// `structs-console watch`: the Live tab in a terminal, else the lines on stdout.
@@ -773,25 +638,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
     }
-    if let Some(Command::Proxy {
-        record,
-        control,
-        no_control,
-        faults,
-        hold_timeout,
-        embedded,
-        command,
-    }) = &cli.command
-    {
-        return proxy(
-            record.as_deref(),
-            control.as_deref(),
-            *no_control,
-            faults.as_deref(),
-            *hold_timeout,
-            *embedded,
-            command,
-        );
+    if let Some(Command::Proxy(args)) = &cli.command {
+        return structs_console::mcp::proxy::cli::run(args, cli.auth_token.clone());
     }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {
         return watch(&cli, endpoint.as_deref(), *json);
@@ -847,12 +695,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             .control
             .is_some()
             .then(structs_console::record::Feed::new);
-        let recorder = recorder(cli.record.as_deref(), feed.clone())?;
+        let recorder =
+            structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone())?;
         let _endpoint = match feed {
             Some(feed) => {
                 let hello = json!({"server": "headless", "description": core.status().description});
                 let _guard = runtime.enter();
-                Some(publish(
+                Some(structs_console::mcp::control::publish(
                     cli.control.as_deref(),
                     "headless",
                     feed,

@@ -67,6 +67,35 @@ pub fn default_path(kind: &str) -> PathBuf {
     default_dir().join(format!("{kind}-{}.sock", std::process::id()))
 }
 
+/// Starts the control endpoint at `path` (the default one of `kind` when `None` or
+/// empty), publishing `feed`, and says on stderr how to watch it.
+///
+/// # Errors
+///
+/// When the socket cannot be made (the message names it).
+pub fn publish(
+    path: Option<&Path>,
+    kind: &str,
+    feed: Feed,
+    mut hello: Value,
+    commands: Option<mpsc::UnboundedSender<Control>>,
+) -> anyhow::Result<Endpoint> {
+    let path = match path.filter(|p| !p.as_os_str().is_empty()) {
+        Some(p) => p.to_path_buf(),
+        None => default_path(kind),
+    };
+    hello["v"] = json!(crate::record::VERSION);
+    hello["type"] = json!("hello");
+    hello["pid"] = json!(std::process::id());
+    let endpoint = Endpoint::serve_with(&path, feed, hello, commands)
+        .map_err(|e| anyhow::anyhow!("the control endpoint {}: {e}", path.display()))?;
+    eprintln!(
+        "structs-console: live traffic at {0}; watch it with: structs-console watch {0}",
+        path.display()
+    );
+    Ok(endpoint)
+}
+
 /// Makes `dir` private to this user, or says why it cannot be used.
 fn private_dir(dir: &Path) -> std::io::Result<()> {
     match std::fs::DirBuilder::new().mode(0o700).create(dir) {

@@ -263,7 +263,7 @@ async fn health_status(
 /// Refuses a body whose declared length is over [`MAX_BODY_BYTES`] before reading it,
 /// with the same JSON-RPC error as an oversized message on stdio. A chunked body with
 /// no length is cut by rmcp at the same limit, with a plain-text 413.
-async fn limit_body(request: Request, next: Next) -> Response {
+pub(super) async fn limit_body(request: Request, next: Next) -> Response {
     let declared = request
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -312,7 +312,11 @@ fn json_body(answer: &rmcp::model::ServerJsonRpcMessage) -> axum::Json<serde_jso
 }
 
 /// Host, Origin and token ([`Guard::check`]) on every request but `/health`.
-async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+pub(super) async fn check_request(
+    State(guard): State<Guard>,
+    request: Request,
+    next: Next,
+) -> Response {
     match guard.check(request.uri(), request.headers()) {
         Ok(()) => next.run(request).await,
         Err(refused) => refuse(refused),

@@ -114,6 +114,24 @@ impl Recorder {
         })
     }
 
+    /// A recorder writing to the session log at `path`, to a live `feed`, or both;
+    /// none when neither is asked for.
+    ///
+    /// # Errors
+    ///
+    /// When the log cannot be opened (the message names `--record` and the file).
+    pub fn maybe(path: Option<&Path>, feed: Option<Feed>) -> anyhow::Result<Option<Arc<Recorder>>> {
+        if path.is_none() && feed.is_none() {
+            return Ok(None);
+        }
+        Recorder::to(path, feed)
+            .map(|r| Some(Arc::new(r)))
+            .map_err(|e| {
+                let path = path.map(|p| p.display().to_string()).unwrap_or_default();
+                anyhow::anyhow!("--record: cannot open {path}: {e}")
+            })
+    }
+
     /// A recorder for another session (another client of an HTTP server) writing to
     /// the same log, with its own session id and numbering.
     pub fn new_session(&self) -> Recorder {

@@ -15,7 +15,7 @@
 //! the server are logged with `injected` saying what gave them.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -132,23 +132,188 @@ struct Held {
 #[derive(Default)]
 struct State {
     calls: HashMap<String, Call>,
-    faults: Option<Faults>,
-    breakpoints: Vec<Breakpoint>,
-    next_rule: u64,
     holds: HashMap<u64, Held>,
-    next_hold: u64,
     answers: HashMap<String, Value>,
     answers_order: VecDeque<String>,
     schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
 }
 
-/// The broker, shared by the two pumps and the endpoint's commands.
+/// The rules every session of one proxy shares.
+struct Rules {
+    faults: Option<Faults>,
+    breakpoints: Vec<Breakpoint>,
+    next_rule: u64,
+    /// Holds are numbered across sessions, so that a command names one.
+    next_hold: u64,
+}
+
+/// What the sessions of one proxy share: the breakpoints and fault rules, the feed,
+/// and the brokers of the sessions open, to which the watchers' commands go.
+pub(super) struct Board {
+    rules: Mutex<Rules>,
+    feed: Option<Feed>,
+    brokers: Mutex<Vec<Weak<Broker>>>,
+}
+
+impl Board {
+    pub(super) fn new(feed: Option<Feed>, faults: Option<Faults>) -> Arc<Board> {
+        Arc::new(Board {
+            rules: Mutex::new(Rules {
+                faults,
+                breakpoints: Vec::new(),
+                next_rule: 1,
+                next_hold: 1,
+            }),
+            feed,
+            brokers: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn rules(&self) -> std::sync::MutexGuard<'_, Rules> {
+        self.rules.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The brokers of the sessions still open (the others are forgotten).
+    fn brokers(&self) -> Vec<Arc<Broker>> {
+        let mut list = self.brokers.lock().unwrap_or_else(|e| e.into_inner());
+        list.retain(|b| b.strong_count() > 0);
+        list.iter().filter_map(Weak::upgrade).collect()
+    }
+
+    fn publish(&self, mut event: Value, session: &str) {
+        if let Some(feed) = &self.feed {
+            event["v"] = json!(crate::record::VERSION);
+            event["session"] = json!(session);
+            let mut line = event.to_string().into_bytes();
+            line.push(b'\n');
+            feed.publish(&line);
+        }
+    }
+
+    /// The breakpoints as the feed lists them.
+    fn breakpoints_event(&self) -> Value {
+        let rules: Vec<Value> = self
+            .rules()
+            .breakpoints
+            .iter()
+            .map(|b| json!({"rule": b.id, "on": b.on.word(), "match": b.when.describe()}))
+            .collect();
+        json!({"type": "breakpoints", "rules": rules})
+    }
+
+    /// A watcher went away: its breakpoints go, and what they hold goes on, in every
+    /// session.
+    pub(super) fn watcher_left(&self, watcher: u64) {
+        {
+            let mut rules = self.rules();
+            let before = rules.breakpoints.len();
+            rules.breakpoints.retain(|b| b.owner != watcher);
+            if before == rules.breakpoints.len() {
+                return;
+            }
+        }
+        for broker in self.brokers() {
+            broker.release_owned_by(watcher);
+        }
+        self.publish(self.breakpoints_event(), "");
+    }
+
+    /// Runs a watcher's command; the answer goes back to it.
+    pub(super) fn command(&self, watcher: u64, body: &Value) -> Value {
+        match self.run(watcher, body) {
+            Ok(mut ack) => {
+                ack["type"] = json!("ack");
+                ack["cmd"] = body["cmd"].clone();
+                ack
+            }
+            Err(reason) => json!({"type": "refused", "cmd": body["cmd"], "reason": reason}),
+        }
+    }
+
+    fn run(&self, watcher: u64, body: &Value) -> Result<Value, String> {
+        let cmd = body["cmd"].as_str().unwrap_or("");
+        match cmd {
+            "break" => {
+                let mut rule = body.as_object().cloned().unwrap_or_default();
+                rule.remove("cmd");
+                let on = match rule.remove("on") {
+                    None => On::Request,
+                    Some(v) if v == "request" => On::Request,
+                    Some(v) if v == "response" => On::Response,
+                    Some(v) => return Err(format!("\"on\" is \"request\" or \"response\", not {v}")),
+                };
+                let when = Match::take(&mut rule)?;
+                if let Some(key) = rule.keys().next() {
+                    return Err(format!("unknown key {key:?} (a breakpoint has on, tool, arg, value)"));
+                }
+                let id = {
+                    let mut rules = self.rules();
+                    let id = rules.next_rule;
+                    rules.next_rule += 1;
+                    rules.breakpoints.push(Breakpoint {
+                        id,
+                        owner: watcher,
+                        on,
+                        when,
+                    });
+                    id
+                };
+                self.publish(self.breakpoints_event(), "");
+                Ok(json!({"rule": id}))
+            }
+            "unbreak" => {
+                {
+                    let mut rules = self.rules();
+                    match body.get("rule").and_then(Value::as_u64) {
+                        Some(rule) => {
+                            let before = rules.breakpoints.len();
+                            rules.breakpoints.retain(|b| b.id != rule);
+                            if before == rules.breakpoints.len() {
+                                return Err(format!("no breakpoint {rule}"));
+                            }
+                        }
+                        None => rules.breakpoints.clear(),
+                    }
+                }
+                self.publish(self.breakpoints_event(), "");
+                Ok(json!({}))
+            }
+            "fault" => {
+                let rule = body.get("rule").cloned().unwrap_or(Value::Null);
+                let added = Faults::from_json(&json!({"rules": [rule]}))?;
+                let mut rules = self.rules();
+                match &mut rules.faults {
+                    Some(faults) => faults.rules.extend(added.rules),
+                    None => rules.faults = Some(added),
+                }
+                let n = rules.faults.as_ref().map_or(0, |f| f.rules.len());
+                Ok(json!({"rule": n}))
+            }
+            "continue" | "edit" | "answer" | "error" | "drop" => {
+                let hold = body["hold"]
+                    .as_u64()
+                    .ok_or("name the held call: \"hold\": N")?;
+                // The session that holds it answers.
+                for broker in self.brokers() {
+                    if let Some(answer) = broker.release_command(cmd, hold, body) {
+                        return answer;
+                    }
+                }
+                Err(format!("nothing is held as {hold} (released, or timed out)"))
+            }
+            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error or drop".into()),
+            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop)")),
+        }
+    }
+}
+
+/// The broker of one session, shared by its two pumps and the board's commands.
 pub(super) struct Broker {
     state: Mutex<State>,
+    board: Arc<Board>,
     to_server: mpsc::UnboundedSender<Vec<u8>>,
     to_host: mpsc::UnboundedSender<Out>,
-    feed: Option<Feed>,
     session: String,
     pub hold_timeout: Duration,
     /// Where an answer the agent never gets is logged.
@@ -178,46 +343,41 @@ fn tool_result(value: &Value, is_error: bool) -> Value {
 }
 
 impl Broker {
+    /// A session's broker, on the board its commands come through.
     pub(super) fn new(
         to_server: mpsc::UnboundedSender<Vec<u8>>,
         to_host: mpsc::UnboundedSender<Out>,
-        feed: Option<Feed>,
+        board: Arc<Board>,
         tap: Option<Arc<super::Tap>>,
-        faults: Option<Faults>,
         hold_timeout: Duration,
-    ) -> Broker {
+    ) -> Arc<Broker> {
         let session = tap
             .as_ref()
             .and_then(|t| t.recorder.as_ref())
             .map_or_else(String::new, |r| r.session().to_string());
-        Broker {
-            state: Mutex::new(State {
-                faults,
-                next_rule: 1,
-                next_hold: 1,
-                ..State::default()
-            }),
+        let broker = Arc::new(Broker {
+            state: Mutex::new(State::default()),
+            board: board.clone(),
             to_server,
             to_host,
-            feed,
             session,
             hold_timeout,
             tap,
-        }
+        });
+        board
+            .brokers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Arc::downgrade(&broker));
+        broker
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn publish(&self, mut event: Value) {
-        if let Some(feed) = &self.feed {
-            event["v"] = json!(crate::record::VERSION);
-            event["session"] = json!(self.session);
-            let mut line = event.to_string().into_bytes();
-            line.push(b'\n');
-            feed.publish(&line);
-        }
+    fn publish(&self, event: Value) {
+        self.board.publish(event, &self.session);
     }
 
     fn send_host(&self, bytes: Vec<u8>, injected: Option<String>) {
@@ -230,8 +390,8 @@ impl Broker {
 
     /// True when a rule could apply to a call now (faults, or breakpoints set).
     pub(super) fn active(&self) -> bool {
-        let state = self.lock();
-        state.faults.is_some() || !state.breakpoints.is_empty()
+        let rules = self.board.rules();
+        rules.faults.is_some() || !rules.breakpoints.is_empty()
     }
 
     /// True when an answer from the server concerns the broker (a call it follows, or
@@ -294,15 +454,17 @@ impl Broker {
         let token = message["params"]["_meta"].get("progressToken").cloned();
         let (held_by, fired, stale) = {
             let mut state = self.lock();
-            let held_by = state
+            let mut rules = self.board.rules();
+            let held_by = rules
                 .breakpoints
                 .iter()
                 .find(|b| b.on == On::Request && b.when.matches(&tool, &args))
                 .map(|b| (b.id, b.owner));
-            let fired = match (&held_by, &mut state.faults) {
+            let fired = match (&held_by, &mut rules.faults) {
                 (None, Some(faults)) => faults.pick(&tool, &args),
                 _ => Vec::new(),
             };
+            drop(rules);
             let stale = if fired.iter().any(|(_, f)| *f == Fault::Stale) {
                 state.answers.get(&answer_key(&tool, &args)).cloned()
             } else {
@@ -410,7 +572,16 @@ impl Broker {
             let Some(call) = state.calls.remove(&key) else {
                 return Decision::Pass;
             };
-            let keep = state.faults.as_ref().is_some_and(Faults::wants_answers);
+            let (keep, held_by) = {
+                let rules = self.board.rules();
+                let keep = rules.faults.as_ref().is_some_and(Faults::wants_answers);
+                let held_by = rules
+                    .breakpoints
+                    .iter()
+                    .find(|b| b.on == On::Response && b.when.matches(&call.tool, &call.args))
+                    .map(|b| (b.id, b.owner));
+                (keep, held_by)
+            };
             if keep
                 && let Some(result) = message.get("result")
                 && result["isError"] != true
@@ -425,11 +596,6 @@ impl Broker {
                     }
                 }
             }
-            let held_by = state
-                .breakpoints
-                .iter()
-                .find(|b| b.on == On::Response && b.when.matches(&call.tool, &call.args))
-                .map(|b| (b.id, b.owner));
             if let Some((rule, owner)) = held_by {
                 drop(state);
                 let held = json!({"type": "held", "way": "response", "call": call.number,
@@ -514,8 +680,11 @@ impl Broker {
         let (tx, rx) = oneshot::channel();
         let hold = {
             let mut state = self.lock();
-            let n = state.next_hold;
-            state.next_hold += 1;
+            let n = {
+                let mut rules = self.board.rules();
+                rules.next_hold += 1;
+                rules.next_hold - 1
+            };
             state.holds.insert(
                 n,
                 Held {
@@ -654,26 +823,10 @@ impl Broker {
         self.publish(event);
     }
 
-    /// The breakpoints as the feed lists them.
-    fn breakpoints_event(&self) -> Value {
-        let rules: Vec<Value> = self
-            .lock()
-            .breakpoints
-            .iter()
-            .map(|b| json!({"rule": b.id, "on": b.on.word(), "match": b.when.describe()}))
-            .collect();
-        json!({"type": "breakpoints", "rules": rules})
-    }
-
-    /// A watcher went away: its breakpoints go, and what they hold goes on.
-    pub(super) fn watcher_left(&self, watcher: u64) {
+    /// Releases what this session holds for a watcher that went away.
+    fn release_owned_by(&self, watcher: u64) {
         let released: Vec<Held> = {
             let mut state = self.lock();
-            let before = state.breakpoints.len();
-            state.breakpoints.retain(|b| b.owner != watcher);
-            if before == state.breakpoints.len() {
-                return;
-            }
             let mine: Vec<u64> = state
                 .holds
                 .iter()
@@ -685,148 +838,78 @@ impl Broker {
         for held in released {
             let _ = held.release.send(Release::OwnerLeft);
         }
-        self.publish(self.breakpoints_event());
     }
 
-    /// Runs a watcher's command; the answer goes back to it.
-    pub(super) fn command(&self, watcher: u64, body: &Value) -> Value {
-        match self.run(watcher, body) {
-            Ok(mut ack) => {
-                ack["type"] = json!("ack");
-                ack["cmd"] = body["cmd"].clone();
-                ack
-            }
-            Err(reason) => json!({"type": "refused", "cmd": body["cmd"], "reason": reason}),
-        }
+    /// A command on hold `hold`: `None` when this session does not hold it.
+    fn release_command(&self, cmd: &str, hold: u64, body: &Value) -> Option<Result<Value, String>> {
+        let (way, tool) = {
+            let state = self.lock();
+            let held = state.holds.get(&hold)?;
+            let tool = state.calls.get(&held.id).map(|c| c.tool.clone());
+            (held.way, tool)
+        };
+        Some(self.release_as(cmd, hold, way, tool, body))
     }
 
-    fn run(&self, watcher: u64, body: &Value) -> Result<Value, String> {
-        let cmd = body["cmd"].as_str().unwrap_or("");
-        match cmd {
-            "break" => {
-                let mut rule = body.as_object().cloned().unwrap_or_default();
-                rule.remove("cmd");
-                let on = match rule.remove("on") {
-                    None => On::Request,
-                    Some(v) if v == "request" => On::Request,
-                    Some(v) if v == "response" => On::Response,
-                    Some(v) => return Err(format!("\"on\" is \"request\" or \"response\", not {v}")),
-                };
-                let when = Match::take(&mut rule)?;
-                if let Some(key) = rule.keys().next() {
-                    return Err(format!("unknown key {key:?} (a breakpoint has on, tool, arg, value)"));
-                }
-                let id = {
-                    let mut state = self.lock();
-                    let id = state.next_rule;
-                    state.next_rule += 1;
-                    state.breakpoints.push(Breakpoint {
-                        id,
-                        owner: watcher,
-                        on,
-                        when,
-                    });
-                    id
-                };
-                self.publish(self.breakpoints_event());
-                Ok(json!({"rule": id}))
-            }
-            "unbreak" => {
+    fn release_as(
+        &self,
+        cmd: &str,
+        hold: u64,
+        way: On,
+        tool: Option<String>,
+        body: &Value,
+    ) -> Result<Value, String> {
+        let release = match cmd {
+            "continue" => Release::Continue,
+            "drop" => Release::Drop,
+            "edit" if way == On::Request => {
+                let args = body
+                    .get("arguments")
+                    .filter(|a| a.is_object())
+                    .cloned()
+                    .ok_or("an edit gives the call's new \"arguments\", an object")?;
+                let schema = tool.and_then(|t| self.lock().schemas.get(&t).cloned());
+                if let Some(schema) = schema
+                    && let Ok(compiled) = ArgSchema::compile(&schema)
+                    && let Err(e) = compiled.check(&args)
                 {
-                    let mut state = self.lock();
-                    match body.get("rule").and_then(Value::as_u64) {
-                        Some(rule) => {
-                            let before = state.breakpoints.len();
-                            state.breakpoints.retain(|b| b.id != rule);
-                            if before == state.breakpoints.len() {
-                                return Err(format!("no breakpoint {rule}"));
-                            }
-                        }
-                        None => state.breakpoints.clear(),
-                    }
+                    return Err(format!(
+                        "the arguments do not fit the tool's schema: {} {}",
+                        e.code.as_str(),
+                        e.message
+                    ));
                 }
-                self.publish(self.breakpoints_event());
-                Ok(json!({}))
+                Release::Edit(args)
             }
-            "fault" => {
-                let rule = body.get("rule").cloned().unwrap_or(Value::Null);
-                let added = Faults::from_json(&json!({"rules": [rule]}))?;
-                let mut state = self.lock();
-                match &mut state.faults {
-                    Some(faults) => faults.rules.extend(added.rules),
-                    None => state.faults = Some(added),
+            "edit" | "answer" => Release::Answer(
+                body.get("result")
+                    .cloned()
+                    .ok_or("give the \"result\" to answer with")?,
+            ),
+            _ => {
+                let error = body
+                    .get("error")
+                    .ok_or("give the \"error\": {\"code\": …, \"message\": …, \"details\": {…}}")?;
+                let code = error["code"].as_str().unwrap_or("");
+                if ErrorCode::parse(code).is_none() {
+                    return Err(format!("{code:?} is not one of the error codes"));
                 }
-                let n = state.faults.as_ref().map_or(0, |f| f.rules.len());
-                Ok(json!({"rule": n}))
+                let wire = json!({"error": error});
+                if ToolError::from_wire(&wire).is_none() {
+                    return Err("the error needs a \"code\"".into());
+                }
+                Release::Error(wire)
             }
-            "continue" | "edit" | "answer" | "error" | "drop" => {
-                let hold = body["hold"]
-                    .as_u64()
-                    .ok_or("name the held call: \"hold\": N")?;
-                let (way, tool) = {
-                    let state = self.lock();
-                    let held = state
-                        .holds
-                        .get(&hold)
-                        .ok_or_else(|| format!("nothing is held as {hold} (released, or timed out)"))?;
-                    let tool = state.calls.get(&held.id).map(|c| c.tool.clone());
-                    (held.way, tool)
-                };
-                let release = match cmd {
-                    "continue" => Release::Continue,
-                    "drop" => Release::Drop,
-                    "edit" if way == On::Request => {
-                        let args = body
-                            .get("arguments")
-                            .filter(|a| a.is_object())
-                            .cloned()
-                            .ok_or("an edit gives the call's new \"arguments\", an object")?;
-                        let schema = tool.and_then(|t| self.lock().schemas.get(&t).cloned());
-                        if let Some(schema) = schema
-                            && let Ok(compiled) = ArgSchema::compile(&schema)
-                            && let Err(e) = compiled.check(&args)
-                        {
-                            return Err(format!(
-                                "the arguments do not fit the tool's schema: {} {}",
-                                e.code.as_str(),
-                                e.message
-                            ));
-                        }
-                        Release::Edit(args)
-                    }
-                    "edit" | "answer" => Release::Answer(
-                        body.get("result")
-                            .cloned()
-                            .ok_or("give the \"result\" to answer with")?,
-                    ),
-                    _ => {
-                        let error = body.get("error").ok_or(
-                            "give the \"error\": {\"code\": …, \"message\": …, \"details\": {…}}",
-                        )?;
-                        let code = error["code"].as_str().unwrap_or("");
-                        if ErrorCode::parse(code).is_none() {
-                            return Err(format!("{code:?} is not one of the error codes"));
-                        }
-                        let wire = json!({"error": error});
-                        if ToolError::from_wire(&wire).is_none() {
-                            return Err("the error needs a \"code\"".into());
-                        }
-                        Release::Error(wire)
-                    }
-                };
-                let held = self
-                    .lock()
-                    .holds
-                    .remove(&hold)
-                    .ok_or_else(|| format!("nothing is held as {hold}"))?;
-                held.release
-                    .send(release)
-                    .map_err(|_| format!("{hold} was released meanwhile"))?;
-                Ok(json!({"hold": hold}))
-            }
-            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error or drop".into()),
-            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop)")),
-        }
+        };
+        let held = self
+            .lock()
+            .holds
+            .remove(&hold)
+            .ok_or_else(|| format!("nothing is held as {hold}"))?;
+        held.release
+            .send(release)
+            .map_err(|_| format!("{hold} was released meanwhile"))?;
+        Ok(json!({"hold": hold}))
     }
 }
 

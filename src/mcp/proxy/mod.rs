@@ -18,8 +18,11 @@
 //! [`STOP_DEADLINE`] later.
 
 mod broker;
+pub mod cli;
+mod http;
 pub mod rules;
 mod tap;
+mod upstream;
 
 use std::process::{ExitCode, Stdio};
 use std::sync::Arc;
@@ -29,9 +32,11 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use self::broker::{Broker, Decision, Out};
+use self::broker::{Board, Broker, Decision, Out};
+pub use self::http::serve_http;
 pub use self::rules::Faults;
 pub(crate) use self::tap::Tap;
+pub use self::upstream::Upstream;
 use crate::mcp::control::Control;
 use crate::record::{Feed, Recorder};
 
@@ -353,6 +358,97 @@ async fn forward_to_host<W: AsyncWrite + Unpin>(
     Ok(())
 }
 
+/// Runs watchers' commands on the board, for as long as the endpoint sends them.
+fn serve_commands(board: Arc<Board>, commands: Option<mpsc::UnboundedReceiver<Control>>) {
+    let Some(mut commands) = commands else {
+        return;
+    };
+    tokio::spawn(async move {
+        while let Some(control) = commands.recv().await {
+            match control {
+                Control::Command {
+                    watcher,
+                    body,
+                    reply,
+                } => {
+                    let _ = reply.send(board.command(watcher, &body));
+                }
+                Control::Left { watcher } => board.watcher_left(watcher),
+            }
+        }
+    });
+}
+
+/// The tasks of one session through the proxy: the two pumps and the broker's two
+/// writers.
+struct Running<W> {
+    up: tokio::task::JoinHandle<std::io::Result<()>>,
+    down: tokio::task::JoinHandle<std::io::Result<()>>,
+    to_server: tokio::task::JoinHandle<std::io::Result<()>>,
+    to_host: tokio::task::JoinHandle<std::io::Result<()>>,
+    down_tx: mpsc::UnboundedSender<Out>,
+    host: Shared<W>,
+}
+
+/// Starts a session between the host's ends and the server's, on `board`.
+fn start<HR, HW, SR, SW>(
+    (host_in, host_out): (HR, HW),
+    (server_out, server_in): (SR, SW),
+    board: &Arc<Board>,
+    tap: Arc<Tap>,
+    hold_timeout: Duration,
+) -> Running<HW>
+where
+    HR: AsyncRead + Unpin + Send + 'static,
+    HW: AsyncWrite + Unpin + Send + 'static,
+    SR: AsyncRead + Unpin + Send + 'static,
+    SW: AsyncWrite + Unpin + Send + 'static,
+{
+    let (up_tx, up_rx) = mpsc::unbounded_channel();
+    let (down_tx, down_rx) = mpsc::unbounded_channel();
+    let broker = Broker::new(
+        up_tx,
+        down_tx.clone(),
+        board.clone(),
+        Some(tap.clone()),
+        hold_timeout,
+    );
+    let server: Shared<_> = Arc::new(tokio::sync::Mutex::new(Some(server_in)));
+    let host: Shared<_> = Arc::new(tokio::sync::Mutex::new(Some(host_out)));
+    Running {
+        to_server: tokio::spawn(forward_to_server(up_rx, server.clone())),
+        up: tokio::spawn(pump_up(host_in, server, broker.clone(), tap.clone())),
+        to_host: tokio::spawn(forward_to_host(down_rx, host.clone(), tap.clone())),
+        down: tokio::spawn(pump_down(server_out, host.clone(), broker, tap)),
+        down_tx,
+        host,
+    }
+}
+
+impl<W: AsyncWrite + Unpin + Send + 'static> Running<W> {
+    /// Waits (up to `wait`, or for as long as it takes) for the server's stream to
+    /// end, passes on what the broker still has for the host, and stops.
+    async fn finish(mut self, wait: Option<Duration>) {
+        match wait {
+            Some(wait) => {
+                let _ = tokio::time::timeout(wait, &mut self.down).await;
+            }
+            None => {
+                let _ = (&mut self.down).await;
+            }
+        }
+        let _ = self.down_tx.send(Out::End);
+        let _ = tokio::time::timeout(Duration::from_secs(1), self.to_host).await;
+        if let Some(mut w) = self.host.lock().await.take() {
+            let _ = w.flush().await;
+            let _ = w.shutdown().await;
+        }
+        self.down.abort();
+        self.up.abort();
+        self.to_server.abort();
+    }
+}
+
 /// Runs the proxy until the child exits; its exit code is the proxy's.
 ///
 /// # Errors
@@ -371,40 +467,17 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start {program:?}: {e}"))?;
     let tap = Arc::new(Tap::new(options.recorder, command.join(" ")));
-    let (up_tx, up_rx) = mpsc::unbounded_channel();
-    let (down_tx, down_rx) = mpsc::unbounded_channel();
-    let broker = Arc::new(Broker::new(
-        up_tx.clone(),
-        down_tx.clone(),
-        options.feed,
-        Some(tap.clone()),
-        options.faults,
-        options.hold_timeout,
-    ));
-    if let Some(mut commands) = options.commands {
-        let broker = broker.clone();
-        tokio::spawn(async move {
-            while let Some(control) = commands.recv().await {
-                match control {
-                    Control::Command {
-                        watcher,
-                        body,
-                        reply,
-                    } => {
-                        let _ = reply.send(broker.command(watcher, &body));
-                    }
-                    Control::Left { watcher } => broker.watcher_left(watcher),
-                }
-            }
-        });
-    }
-    let server: Shared<_> = Arc::new(tokio::sync::Mutex::new(child.stdin.take()));
-    let host: Shared<_> = Arc::new(tokio::sync::Mutex::new(Some(host_out())));
+    let board = Board::new(options.feed, options.faults);
+    serve_commands(board.clone(), options.commands);
+    let child_in = child.stdin.take().expect("piped stdin");
     let child_out = child.stdout.take().expect("piped stdout");
-    let to_server = tokio::spawn(forward_to_server(up_rx, server.clone()));
-    let up = tokio::spawn(pump_up(host_in(), server, broker.clone(), tap.clone()));
-    let to_host = tokio::spawn(forward_to_host(down_rx, host.clone(), tap.clone()));
-    let down = tokio::spawn(pump_down(child_out, host.clone(), broker, tap));
+    let running = start(
+        (host_in(), host_out()),
+        (child_out, child_in),
+        &board,
+        tap,
+        options.hold_timeout,
+    );
     let status = tokio::select! {
         status = child.wait() => status?,
         () = stop_signal() => {
@@ -422,16 +495,37 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
         }
     };
     // What the child wrote before it exited still goes to the host.
-    let _ = tokio::time::timeout(Duration::from_secs(1), down).await;
-    let _ = down_tx.send(Out::End);
-    let _ = tokio::time::timeout(Duration::from_secs(1), to_host).await;
-    if let Some(mut w) = host.lock().await.take() {
-        let _ = w.flush().await;
-    }
-    up.abort();
-    to_server.abort();
+    running.finish(Some(Duration::from_secs(1))).await;
     let code = status.code().unwrap_or(1);
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+}
+
+/// The bytes a session's ends pass through in memory.
+const PIPE_BYTES: usize = 1 << 20;
+
+/// Runs the proxy between the host on stdio and an HTTP server, until the host closes
+/// its end (and the calls in flight are answered) or a signal.
+pub async fn run_upstream(upstream: Upstream, options: Options) -> ExitCode {
+    let tap = Arc::new(Tap::new(options.recorder, upstream.url().to_string()));
+    let board = Board::new(options.feed, options.faults);
+    serve_commands(board.clone(), options.commands);
+    let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);
+    let (upstream_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
+    let mut link = tokio::spawn(upstream.run(upstream_reads, upstream_writes));
+    let running = start(
+        (host_in(), host_out()),
+        (server_out, server_in),
+        &board,
+        tap,
+        options.hold_timeout,
+    );
+    tokio::select! {
+        _ = &mut link => {}
+        () = stop_signal() => {}
+    }
+    running.finish(Some(Duration::from_secs(1))).await;
+    link.abort();
+    ExitCode::SUCCESS
 }
 
 /// The host's end to read: the stdin pipe read without a thread in between when it is
@@ -529,7 +623,7 @@ mod tests {
         let (up_tx, _up_rx) = mpsc::unbounded_channel();
         let (down_tx, _down_rx) = mpsc::unbounded_channel();
         let tap = Arc::new(Tap::new(None, String::new()));
-        let broker = Arc::new(Broker::new(up_tx, down_tx, None, None, None, HOLD_TIMEOUT));
+        let broker = Broker::new(up_tx, down_tx, Board::new(None, None), None, HOLD_TIMEOUT);
         // The writer is taken (closed) at the end of the stream: what it got is kept.
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let server: Shared<Keep> = Arc::new(tokio::sync::Mutex::new(Some(Keep(seen.clone()))));

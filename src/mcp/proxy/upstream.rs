@@ -1,0 +1,437 @@
+//! `proxy --upstream URL`: the server's end of a session spoken as MCP's streamable
+//! HTTP, so that the pumps, the broker and the tap see the same line streams as they
+//! do with a child over stdio.
+//!
+//! Each line the session sends the server is POSTed as it is, with the session id and
+//! protocol version the server gave and the upstream token, if any. What comes back
+//! (a JSON body, or the events of a server-sent event stream) is written back as lines,
+//! one message per line: a message is passed byte for byte unless it spans several
+//! lines, when it is written again on one. Once the session is initialized, a GET
+//! stream carries what the server sends outside any request.
+//!
+//! A request is never left without an answer: when the server cannot be reached,
+//! answers with an HTTP error that is not the request's own JSON-RPC answer, or ends its
+//! stream before answering, the request gets a JSON-RPC error (`-32000`) whose data is
+//! the project's error object (`API_UNAVAILABLE`, or `API_ERROR` for an HTTP error),
+//! saying what happened.
+//!
+//! When the host closes its end, the calls in flight get [`super::STOP_DEADLINE`] to be
+//! answered; then the server's session is ended with a `DELETE`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+/// The header that carries the session id.
+const SESSION: &str = "mcp-session-id";
+/// The header that carries the negotiated protocol version.
+const VERSION: &str = "mcp-protocol-version";
+
+/// How long a lost GET stream waits before it is opened again.
+const LISTEN_AGAIN: Duration = Duration::from_secs(1);
+
+/// An HTTP MCP server the proxy passes a session to.
+#[derive(Clone)]
+pub struct Upstream {
+    url: String,
+    token: Option<String>,
+    http: reqwest::Client,
+}
+
+impl Upstream {
+    /// The server at `url` (its MCP endpoint), sent `Authorization: Bearer TOKEN` when
+    /// `token` is given.
+    ///
+    /// # Errors
+    ///
+    /// When `url` is not an http or https URL.
+    pub fn new(url: &str, token: Option<String>) -> anyhow::Result<Upstream> {
+        let parsed = reqwest::Url::parse(url)
+            .map_err(|e| anyhow::anyhow!("--upstream {url:?} is not a URL: {e}"))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            anyhow::bail!("--upstream {url:?} is not an http or https URL");
+        }
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| anyhow::anyhow!("cannot make an HTTP client: {e}"))?;
+        Ok(Upstream {
+            url: url.to_string(),
+            token,
+            http,
+        })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Passes a session: reads the lines of `input` (what the host sends), and writes
+    /// to `output` what the server answers, until `input` ends and the calls in flight
+    /// are answered (or [`super::STOP_DEADLINE`] has passed). `output` is shut when done.
+    pub async fn run<R, W>(self, input: R, output: W)
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
+        let writer = tokio::spawn(async move {
+            let mut output = output;
+            while let Some(bytes) = rx.recv().await {
+                if output.write_all(&bytes).await.is_err() || output.flush().await.is_err() {
+                    break;
+                }
+            }
+            let _ = output.shutdown().await;
+        });
+        let link = Arc::new(Link {
+            up: self,
+            session: Mutex::new(None),
+            version: Mutex::new(None),
+            out: tx,
+        });
+        let mut lines = BufReader::new(input);
+        let mut line = Vec::new();
+        let mut calls = JoinSet::new();
+        let mut listening: Option<tokio::task::JoinHandle<()>> = None;
+        loop {
+            line.clear();
+            match lines.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let body = line.trim_ascii();
+            if body.is_empty() {
+                continue;
+            }
+            let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+            let id = message.get("id").filter(|id| !id.is_null()).cloned();
+            let method = message["method"].as_str();
+            match (method, id) {
+                // Its answer names the session every later message carries.
+                (Some("initialize"), Some(id)) => link.clone().post(body.to_vec(), Some(id)).await,
+                (Some(_), Some(id)) => {
+                    calls.spawn(link.clone().post(body.to_vec(), Some(id)));
+                }
+                _ => {
+                    link.clone().post(body.to_vec(), None).await;
+                    if method == Some("notifications/initialized") && listening.is_none() {
+                        listening = Some(tokio::spawn(link.clone().listen()));
+                    }
+                }
+            }
+            while calls.try_join_next().is_some() {}
+        }
+        let _ = tokio::time::timeout(super::STOP_DEADLINE, async {
+            while calls.join_next().await.is_some() {}
+        })
+        .await;
+        calls.abort_all();
+        if let Some(task) = listening {
+            task.abort();
+        }
+        link.end().await;
+        drop(link);
+        while calls.join_next().await.is_some() {}
+        let _ = writer.await;
+    }
+}
+
+/// One session with the server.
+struct Link {
+    up: Upstream,
+    session: Mutex<Option<String>>,
+    version: Mutex<Option<String>>,
+    /// Lines for the session's host (through the proxy's pump).
+    out: mpsc::UnboundedSender<Vec<u8>>,
+}
+
+impl Link {
+    fn headers(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        if let Some(token) = &self.up.token {
+            request = request.header(AUTHORIZATION, format!("Bearer {token}"));
+        }
+        if let Some(session) = self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            request = request.header(SESSION, session);
+        }
+        if let Some(version) = self
+            .version
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            request = request.header(VERSION, version);
+        }
+        request
+    }
+
+    /// Writes a message for the host; true when it is the answer to `id`.
+    fn relay(&self, message: &[u8], id: Option<&Value>) -> bool {
+        let text = message.trim_ascii();
+        if text.is_empty() {
+            return false;
+        }
+        let parsed: Option<Value> = serde_json::from_slice(text).ok();
+        let mut line = match (&parsed, text.contains(&b'\n')) {
+            (Some(v), true) => v.to_string().into_bytes(),
+            (None, true) => text
+                .iter()
+                .map(|b| if *b == b'\n' { b' ' } else { *b })
+                .collect(),
+            (_, false) => text.to_vec(),
+        };
+        line.push(b'\n');
+        let _ = self.out.send(line);
+        let Some(v) = parsed else { return false };
+        if let Some(version) = v["result"]["protocolVersion"].as_str()
+            && v["result"].get("serverInfo").is_some()
+        {
+            *self.version.lock().unwrap_or_else(|e| e.into_inner()) = Some(version.to_string());
+        }
+        id.is_some_and(|id| {
+            v.get("id") == Some(id) && (v.get("result").is_some() || v.get("error").is_some())
+        })
+    }
+
+    /// An answer to `id` saying the server did not give one.
+    fn fail(&self, id: &Value, code: &str, message: String) {
+        tracing::warn!(upstream = %self.up.url, "{message}");
+        let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": -32000,
+            "message": message,
+            "data": {"error": {"code": code, "message": message}},
+        }});
+        let mut line = answer.to_string().into_bytes();
+        line.push(b'\n');
+        let _ = self.out.send(line);
+    }
+
+    /// POSTs one message and passes on what comes back; a request (`id`) is answered
+    /// whatever happens.
+    async fn post(self: Arc<Self>, body: Vec<u8>, id: Option<Value>) {
+        let request = self
+            .headers(self.up.http.post(&self.up.url))
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .body(body);
+        let mut response = match request.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let message = format!(
+                    "cannot reach the upstream server {}: {}",
+                    self.up.url,
+                    with_causes(&e)
+                );
+                match &id {
+                    Some(id) => self.fail(id, "API_UNAVAILABLE", message),
+                    None => tracing::warn!("{message}"),
+                }
+                return;
+            }
+        };
+        if let Some(session) = response
+            .headers()
+            .get(SESSION)
+            .and_then(|v| v.to_str().ok())
+        {
+            *self.session.lock().unwrap_or_else(|e| e.into_inner()) = Some(session.to_string());
+        }
+        let status = response.status();
+        let events = response
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|t| t.starts_with("text/event-stream"));
+        let mut answered = false;
+        if status.is_success() && events {
+            let mut sse = Sse::default();
+            loop {
+                match response.chunk().await {
+                    Ok(Some(chunk)) => {
+                        for message in sse.feed(&chunk) {
+                            answered |= self.relay(&message, id.as_ref());
+                        }
+                    }
+                    Ok(None) => break,
+                    Err(e) => {
+                        tracing::warn!(upstream = %self.up.url, "the upstream server's stream broke: {e}");
+                        break;
+                    }
+                }
+            }
+        } else {
+            let bytes = response.bytes().await.unwrap_or_default();
+            if status.is_success() {
+                answered = self.relay(&bytes, id.as_ref());
+            } else {
+                let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+                if id.is_some() && v.get("id") == id.as_ref() {
+                    answered = self.relay(&bytes, id.as_ref());
+                } else if let Some(id) = &id {
+                    let said = v["error"]["message"]
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| String::from_utf8_lossy(&bytes).trim().to_string());
+                    let gone = status == reqwest::StatusCode::NOT_FOUND
+                        && self
+                            .session
+                            .lock()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .is_some();
+                    let message = if gone {
+                        format!(
+                            "the upstream server no longer knows this session (HTTP 404): {said}"
+                        )
+                    } else {
+                        format!("the upstream server answered HTTP {status}: {said}")
+                    };
+                    self.fail(id, "API_ERROR", message);
+                    answered = true;
+                } else {
+                    tracing::warn!(upstream = %self.up.url, %status, "the upstream server refused a message");
+                }
+            }
+        }
+        if let Some(id) = &id
+            && !answered
+        {
+            self.fail(
+                id,
+                "API_UNAVAILABLE",
+                format!(
+                    "the upstream server {} ended its answer without answering (HTTP {status})",
+                    self.up.url
+                ),
+            );
+        }
+    }
+
+    /// The GET stream of what the server sends outside requests, opened again when
+    /// it breaks, until the server says it has none (405) or the session is gone.
+    async fn listen(self: Arc<Self>) {
+        loop {
+            let request = self
+                .headers(self.up.http.get(&self.up.url))
+                .header(ACCEPT, "text/event-stream");
+            match request.send().await {
+                Ok(mut response) if response.status().is_success() => {
+                    let mut sse = Sse::default();
+                    while let Ok(Some(chunk)) = response.chunk().await {
+                        for message in sse.feed(&chunk) {
+                            self.relay(&message, None);
+                        }
+                    }
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    if status != reqwest::StatusCode::METHOD_NOT_ALLOWED {
+                        tracing::warn!(upstream = %self.up.url, %status, "the upstream server has no stream for this session");
+                    }
+                    return;
+                }
+                Err(_) => {}
+            }
+            tokio::time::sleep(LISTEN_AGAIN).await;
+        }
+    }
+
+    /// Ends the server's session.
+    async fn end(&self) {
+        if self
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none()
+        {
+            return;
+        }
+        let request = self.headers(self.up.http.delete(&self.up.url));
+        let _ = tokio::time::timeout(Duration::from_secs(2), request.send()).await;
+    }
+}
+
+/// An error and what caused it, on one line (reqwest's own message names no cause).
+fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        let said = c.to_string();
+        if !text.contains(&said) {
+            text.push_str(": ");
+            text.push_str(&said);
+        }
+        cause = c.source();
+    }
+    text
+}
+
+/// Reads a server-sent event stream as it comes: the data of each event.
+#[derive(Default)]
+struct Sse {
+    line: Vec<u8>,
+    data: Vec<u8>,
+    has_data: bool,
+}
+
+impl Sse {
+    fn feed(&mut self, mut chunk: &[u8]) -> Vec<Vec<u8>> {
+        let mut events = Vec::new();
+        while !chunk.is_empty() {
+            let Some(at) = chunk.iter().position(|b| *b == b'\n') else {
+                self.line.extend_from_slice(chunk);
+                break;
+            };
+            self.line.extend_from_slice(&chunk[..at]);
+            chunk = &chunk[at + 1..];
+            let line = std::mem::take(&mut self.line);
+            let line = line.strip_suffix(b"\r").unwrap_or(&line);
+            if line.is_empty() {
+                // A priming event (an id, no data) carries no message.
+                if self.has_data && !self.data.is_empty() {
+                    events.push(std::mem::take(&mut self.data));
+                }
+                self.has_data = false;
+                self.data.clear();
+            } else if let Some(value) = line.strip_prefix(b"data:") {
+                if self.has_data {
+                    self.data.push(b'\n');
+                }
+                self.data
+                    .extend_from_slice(value.strip_prefix(b" ").unwrap_or(value));
+                self.has_data = true;
+            }
+        }
+        events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_are_read_across_chunks_and_comments_and_ids_are_skipped() {
+        let mut sse = Sse::default();
+        assert!(
+            sse.feed(b": keep-alive\n\nid: 1\nretry: 3000\ndata:\n\n")
+                .is_empty()
+        );
+        assert!(sse.feed(b"event: message\ndata: {\"a\"").is_empty());
+        assert_eq!(sse.feed(b":1}\r\n\r\n"), [b"{\"a\":1}".to_vec()]);
+        assert_eq!(
+            sse.feed(b"data: {\"b\":\ndata: 2}\n\ndata: 3\n\n"),
+            [b"{\"b\":\n2}".to_vec(), b"3".to_vec()]
+        );
+    }
+}
