@@ -316,7 +316,8 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         {"tool": "structs_query_block_height", "latency_ms": 400},
         {"tool": "structs_query_guild", "truncate": 20},
         {"tool": "structs_query_struct", "oversize": 30000},
-        {"tool": "structs_list_entities", "stale": true}
+        {"tool": "structs_list_entities", "stale": true},
+        {"tool": "structs_query_fleet", "truncate": 20}
     ]});
     let file = dir.join("faults.json");
     std::fs::write(&file, rules.to_string()).unwrap();
@@ -393,8 +394,31 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         None,
     );
     let big = answer(&agent, 203);
-    let size = big["result"]["structuredContent"].to_string().len();
+    let size = big["result"].to_string().len();
     assert!((29_000..=31_000).contains(&size), "{size}");
+    // The same answer, only bigger: its text is still the structured content's JSON,
+    // so it still fits the tool's output schema.
+    assert_eq!(
+        big["result"]["structuredContent"]["struct"]["Struct"]["id"],
+        "5-1"
+    );
+    let text: Value =
+        serde_json::from_str(big["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, big["result"]["structuredContent"]);
+
+    // An error cut short is still an error.
+    agent.call(
+        204,
+        "structs_query_fleet",
+        json!({"fleet_id": "9-999"}),
+        None,
+    );
+    let cut = answer(&agent, 204);
+    assert_eq!(cut["result"]["isError"], true, "{cut}");
+    assert_eq!(
+        cut["result"]["content"][0]["text"].as_str().unwrap().len(),
+        20
+    );
 
     // Stale: the second list gets the first one's answer, not the server's.
     agent.call(

@@ -630,23 +630,38 @@ impl Broker {
                         while !text.is_char_boundary(cut) {
                             cut -= 1;
                         }
+                        let was_error = r["isError"] == true;
                         *r = json!({"content": [{"type": "text", "text": &text[..cut]}]});
+                        if was_error {
+                            r["isError"] = json!(true);
+                        }
                     }
                 }
                 Fault::Oversize(n) => {
+                    // The same answer, padded with white space after its text: still
+                    // valid JSON, still the tool's output schema, `n` bytes big.
                     if let Some(r) = &mut result {
-                        let mut value = r
-                            .get("structuredContent")
-                            .cloned()
-                            .unwrap_or_else(|| json!({"content": r["content"]}));
-                        let have = value.to_string().len();
-                        if let Some(obj) = value.as_object_mut() {
-                            obj.insert(
-                                "_padding".into(),
-                                json!("x".repeat(n.saturating_sub(have + 14))),
-                            );
+                        let pad = n.saturating_sub(r.to_string().len());
+                        match r["content"]
+                            .as_array_mut()
+                            .and_then(|c| c.iter_mut().find(|c| c["text"].is_string()))
+                        {
+                            Some(text) => {
+                                let padded = format!(
+                                    "{}{}",
+                                    text["text"].as_str().unwrap_or(""),
+                                    " ".repeat(pad)
+                                );
+                                text["text"] = json!(padded);
+                            }
+                            None => {
+                                let item = json!({"type": "text", "text": " ".repeat(pad.saturating_sub(30))});
+                                match r["content"].as_array_mut() {
+                                    Some(content) => content.push(item),
+                                    None => r["content"] = json!([item]),
+                                }
+                            }
                         }
-                        *r = tool_result(&value, false);
                     }
                 }
                 Fault::Latency(_) | Fault::Error(_) | Fault::Stale => {}

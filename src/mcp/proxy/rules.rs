@@ -349,9 +349,10 @@ fn rule_of(rule: &Value) -> Result<FaultRule, String> {
     }
 }
 
-/// An injected error as the wire answers it, stamped now.
+/// An injected error as the wire answers it, stamped now to the second, as the
+/// server stamps its own (so that an agent cannot tell them apart by the stamp).
 pub fn error_answer(error: &Value) -> Value {
-    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     ToolError::from_wire(error).map_or_else(|| error.clone(), |e| e.to_json(&now))
 }
 
