@@ -92,10 +92,11 @@ struct Cli {
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
 
-    /// With --headless: publish the traffic live on a control endpoint (a Unix socket,
-    /// 0600) that `structs-console watch` reads. Without a path, one is made in
-    /// $XDG_RUNTIME_DIR/structs-console (or /tmp/structs-console-UID).
-    #[arg(long, value_name = "SOCKET", num_args = 0..=1, default_missing_value = "", requires = "headless")]
+    /// With --headless: publish the traffic live on a control endpoint that
+    /// `structs-console watch` reads: a Unix socket (0600), or
+    /// http://127.0.0.1:PORT for loopback HTTP with a token. Without one, a socket is
+    /// made in $XDG_RUNTIME_DIR/structs-console (or /tmp/structs-console-UID).
+    #[arg(long, value_name = "SOCKET|URL", num_args = 0..=1, default_missing_value = "", requires = "headless")]
     control: Option<PathBuf>,
 
     /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
@@ -253,7 +254,8 @@ enum Command {
     /// Without one, the newest live endpoint. In a terminal it opens the console's
     /// Live tab; otherwise it prints the lines (JSON Lines) as they come.
     Watch {
-        /// A control endpoint's socket, or a session log file.
+        /// A control endpoint (its socket, or its http://127.0.0.1:PORT URL), or a
+        /// session log file.
         endpoint: Option<PathBuf>,
         /// Print the lines even in a terminal.
         #[arg(long)]

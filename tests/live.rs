@@ -274,3 +274,130 @@ fn a_feed_folder_others_can_open_is_refused_and_the_agent_is_still_served() {
     assert!(agent.finish().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Reads an HTTP answer's head from `stream`, byte by byte (the rest is the protocol).
+fn http_head(stream: &mut std::net::TcpStream) -> String {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        assert_eq!(
+            stream.read(&mut byte).unwrap(),
+            1,
+            "the head ended early: {head:?}"
+        );
+        head.push(byte[0]);
+    }
+    String::from_utf8(head).unwrap()
+}
+
+/// `--control http://127.0.0.1:0`: the feed over loopback HTTP, upgraded to the
+/// socket's own protocol, with a token kept in a file only its user reads.
+#[test]
+fn the_control_endpoint_over_loopback_http_takes_only_its_token() {
+    let dir = runtime_dir("control-http");
+    let (mut agent, stderr) = Agent::start(
+        &[
+            "proxy",
+            "--control",
+            "http://127.0.0.1:0",
+            "--",
+            BIN,
+            "--headless",
+            "--paused",
+            "--log-level",
+            "warn",
+        ],
+        &dir,
+    );
+    let said = stderr
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the proxy says where its feed is");
+    let url = said
+        .split("watch it with: structs-console watch ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {said:?}"))
+        .to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let file = dir.join(format!("structs-console/control-{port}.token"));
+    assert!(said.contains(file.to_str().unwrap()), "{said}");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "only its user reads the token");
+    let token = std::fs::read_to_string(&file).unwrap().trim().to_string();
+    assert_eq!(token.len(), 32, "a token made at random: {token}");
+
+    // `watch URL` finds the token in the file and prints the feed.
+    let mut watch = Command::new(BIN)
+        .args(["watch", &url, "--json"])
+        .env("XDG_RUNTIME_DIR", &dir)
+        .env_remove("STRUCTS_CONSOLE_CONTROL_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watch.stdout.take().unwrap());
+    until(&watched, "the hello", |v| v["type"] == "hello");
+
+    // Refused: no token, a wrong one, a browser's Origin, no upgrade.
+    let ask = |extra: &str| {
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            stream,
+            "GET /control HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n{extra}\r\n"
+        )
+        .unwrap();
+        (http_head(&mut stream), stream)
+    };
+    let upgrade = "Connection: Upgrade\r\nUpgrade: structs-control/1\r\n";
+    assert!(ask(upgrade).0.starts_with("HTTP/1.1 401"));
+    let wrong = format!("Authorization: Bearer {}\r\n{upgrade}", "f".repeat(32));
+    assert!(ask(&wrong).0.starts_with("HTTP/1.1 401"));
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let browser = format!("{auth}Origin: http://127.0.0.1:{port}\r\n{upgrade}");
+    assert!(ask(&browser).0.starts_with("HTTP/1.1 403"));
+    assert!(ask(&auth).0.starts_with("HTTP/1.1 426"));
+
+    // With its token: the socket's protocol, commands and all.
+    let (head, stream) = ask(&format!("{auth}{upgrade}"));
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    let mut sender = stream.try_clone().unwrap();
+    let lines = lines_of(stream);
+    until(&lines, "the hello", |v| v["type"] == "hello");
+    writeln!(
+        sender,
+        "{}",
+        json!({"cmd": "break", "tool": "structs_query_player"})
+    )
+    .unwrap();
+    until(&lines, "the ack", |v| v["type"] == "ack");
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let held = until(&lines, "the held call", |v| v["type"] == "held")
+        .pop()
+        .unwrap();
+    until(&watched, "the held call, by `watch`", |v| {
+        v["type"] == "held"
+    });
+    writeln!(
+        sender,
+        "{}",
+        json!({"cmd": "continue", "hold": held["hold"]})
+    )
+    .unwrap();
+    let got = until(&agent.out, "the answer", |v| v["id"] == 1)
+        .pop()
+        .unwrap();
+    assert_eq!(
+        got["result"]["structuredContent"]["player"]["Player"]["id"],
+        "1-1"
+    );
+    until(&watched, "the answer, by `watch`", |v| {
+        v["type"] == "response" && v["tool"] == "structs_query_player"
+    });
+    drop(sender);
+    assert!(agent.finish().success());
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert!(!file.exists(), "the token file goes with its endpoint");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -22,10 +22,12 @@ pub struct ProxyArgs {
     /// session log (the format of `--headless --record`), appending.
     #[arg(long, value_name = "FILE")]
     pub record: Option<PathBuf>,
-    /// Publish the traffic live on this control endpoint (a Unix socket, 0600)
-    /// instead of the default one in $XDG_RUNTIME_DIR/structs-console (or
-    /// /tmp/structs-console-UID).
-    #[arg(long, value_name = "SOCKET", conflicts_with = "no_control")]
+    /// Publish the traffic live on this control endpoint instead of the default
+    /// socket in $XDG_RUNTIME_DIR/structs-console (or /tmp/structs-console-UID): a
+    /// Unix socket (0600), or http://127.0.0.1:PORT for loopback HTTP with a token
+    /// (STRUCTS_CONSOLE_CONTROL_TOKEN, else one made at random and kept in a file only
+    /// its user reads).
+    #[arg(long, value_name = "SOCKET|URL", conflicts_with = "no_control")]
     pub control: Option<PathBuf>,
     /// Publish nothing live.
     #[arg(long)]

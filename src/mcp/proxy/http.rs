@@ -160,7 +160,7 @@ impl Hub {
         if self.lock().len() >= self.max_sessions {
             return Err(Refused::Full(self.max_sessions));
         }
-        let id = session_id();
+        let id = crate::guard::random_hex();
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         let tap = Arc::new(Tap::new(
             recorder,
@@ -252,25 +252,6 @@ impl IntoResponse for Refused {
             }
         }
     }
-}
-
-/// A cryptographically random session id, 128 bits in hex.
-fn session_id() -> String {
-    let mut bytes = [0u8; 16];
-    // SAFETY: the buffer is ours and its length is given.
-    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if got != bytes.len() as isize {
-        // No kernel randomness: a hash of what differs between sessions.
-        use sha2::Digest;
-        let seed = format!(
-            "{:?} {} {:p}",
-            std::time::SystemTime::now(),
-            std::process::id(),
-            &bytes
-        );
-        bytes.copy_from_slice(&sha2::Sha256::digest(seed.as_bytes())[..16]);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// One host's session.

@@ -56,7 +56,7 @@ struct Feeding {
     rx: Receiver<Fed>,
     stop: Arc<AtomicBool>,
     /// Where commands go: a control endpoint takes them, a log does not.
-    commands: Option<std::os::unix::net::UnixStream>,
+    commands: Option<crate::mcp::control::CommandStream>,
     /// Why the feed ended, once it has.
     ended: Option<String>,
 }

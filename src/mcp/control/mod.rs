@@ -32,6 +32,8 @@ use tokio::sync::mpsc;
 use crate::record::Feed;
 use crate::record::live::Fed;
 
+pub mod http;
+
 /// The most watchers one endpoint serves at once.
 pub const WATCHERS_MAX: usize = 16;
 
@@ -87,6 +89,18 @@ pub fn publish(
     hello["v"] = json!(crate::record::VERSION);
     hello["type"] = json!("hello");
     hello["pid"] = json!(std::process::id());
+    if http::is_url(&path) {
+        let mut line = serde_json::to_vec(&hello).unwrap_or_default();
+        line.push(b'\n');
+        let asked = path.display().to_string();
+        let (endpoint, url) = http::serve(&asked, feed, Arc::from(line), commands)
+            .map_err(|e| anyhow::anyhow!("the control endpoint {asked}: {e:#}"))?;
+        eprintln!(
+            "structs-console: live traffic at {url}; watch it with: structs-console watch {url} (its token is in {})",
+            endpoint.path().display()
+        );
+        return Ok(endpoint);
+    }
     let endpoint = Endpoint::serve_with(&path, feed, hello, commands)
         .map_err(|e| anyhow::anyhow!("the control endpoint {}: {e}", path.display()))?;
     eprintln!(
@@ -179,7 +193,7 @@ impl Endpoint {
                 let refused = feed.watchers() >= WATCHERS_MAX;
                 watchers += 1;
                 tokio::spawn(serve_watcher(
-                    stream,
+                    stream.into_split(),
                     feed.clone(),
                     hello.clone(),
                     refused,
@@ -206,16 +220,20 @@ impl Drop for Endpoint {
     }
 }
 
-async fn serve_watcher(
-    stream: tokio::net::UnixStream,
+/// Serves one watcher on its two ends (a Unix socket's, or an upgraded HTTP
+/// connection's): the hello, the backlog and the feed out; commands in.
+async fn serve_watcher<R, W>(
+    (read, mut write): (R, W),
     feed: Feed,
     hello: Arc<[u8]>,
     refused: bool,
     watcher: u64,
     commands: Option<mpsc::UnboundedSender<Control>>,
-) {
+) where
+    R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
+{
     use tokio::io::AsyncBufReadExt;
-    let (read, mut write) = stream.into_split();
     if refused {
         let line = json!({
             "type": "refused",
@@ -332,8 +350,20 @@ pub fn watch_socket_sending(
     stream.set_read_timeout(Some(READ_TICK))?;
     let sender = stream.try_clone()?;
     sender.set_write_timeout(Some(Duration::from_secs(2)))?;
-    let shown = path.display().to_string();
-    let thread = std::thread::Builder::new()
+    let thread = read_lines(stream, path.display().to_string(), out, stop)?;
+    Ok((thread, sender))
+}
+
+/// Reads the lines of an endpoint's stream (its read timeout set to [`READ_TICK`]) on a
+/// thread of its own, handing each to `out` until it closes, `stop` is set or `out` is
+/// dropped.
+fn read_lines<R: std::io::Read + Send + 'static>(
+    stream: R,
+    shown: String,
+    out: Sender<Fed>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
         .name("watch".into())
         .spawn(move || {
             let mut reader = std::io::BufReader::with_capacity(1 << 16, stream);
@@ -363,8 +393,7 @@ pub fn watch_socket_sending(
                     }
                 }
             }
-        })?;
-    Ok((thread, sender))
+        })
 }
 
 /// The endpoints in the default folder that answer, newest first.
@@ -400,7 +429,7 @@ pub fn wait_for_endpoint(stop: &AtomicBool) -> Option<PathBuf> {
     }
 }
 
-/// Writes each line of the endpoint or log at `what` to `out` as it comes, until it
+/// Writes each line of the endpoint (a socket, or a URL) or log at `what` to `out` as it comes, until it
 /// ends: `structs-console watch` without a terminal. A socket is read until it
 /// closes; a file is followed until `stop` is set.
 ///
@@ -427,12 +456,15 @@ pub fn print_feed(what: &Path, out: &mut dyn Write, stop: Arc<AtomicBool>) -> an
     Ok(())
 }
 
+/// Where a watcher writes its commands (one JSON object a line).
+pub type CommandStream = Box<dyn Write + Send>;
+
 /// A feed being read.
 pub struct Opened {
     /// The thread reading it.
     pub thread: std::thread::JoinHandle<()>,
-    /// Where to send commands: a control endpoint's socket (a log takes none).
-    pub commands: Option<std::os::unix::net::UnixStream>,
+    /// Where to send commands: a control endpoint's stream (a log takes none).
+    pub commands: Option<CommandStream>,
 }
 
 /// Starts reading `what`: a control endpoint's socket, or a session log to follow.
@@ -442,13 +474,25 @@ pub struct Opened {
 /// When it is neither, or cannot be opened.
 pub fn open_feed(what: &Path, out: Sender<Fed>, stop: Arc<AtomicBool>) -> anyhow::Result<Opened> {
     use std::os::unix::fs::FileTypeExt;
+    if http::is_url(what) {
+        let url = what.display().to_string();
+        let stream = http::connect(&url)?;
+        stream.set_read_timeout(Some(READ_TICK))?;
+        let sender = stream.try_clone()?;
+        sender.set_write_timeout(Some(Duration::from_secs(2)))?;
+        let thread = read_lines(stream, url, out, stop)?;
+        return Ok(Opened {
+            thread,
+            commands: Some(Box::new(sender)),
+        });
+    }
     let meta = std::fs::metadata(what)
         .map_err(|e| anyhow::anyhow!("cannot watch {}: {e}", what.display()))?;
     if meta.file_type().is_socket() {
         watch_socket_sending(what, out, stop)
             .map(|(thread, sender)| Opened {
                 thread,
-                commands: Some(sender),
+                commands: Some(Box::new(sender) as CommandStream),
             })
             .map_err(|e| anyhow::anyhow!("nothing answers at {}: {e}", what.display()))
     } else if meta.is_file() {
