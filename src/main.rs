@@ -701,7 +701,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone())?;
         let _endpoint = match feed {
             Some(feed) => {
-                let hello = json!({"server": "headless", "description": core.status().description});
+                let mut hello =
+                    json!({"server": "headless", "description": core.status().description});
+                if let Some(path) = cli
+                    .record
+                    .as_deref()
+                    .and_then(|p| std::path::absolute(p).ok())
+                {
+                    hello["record"] = json!(path);
+                }
                 let _guard = runtime.enter();
                 Some(structs_console::mcp::control::publish(
                     cli.control.as_deref(),

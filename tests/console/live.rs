@@ -251,15 +251,28 @@ fn a_call_runs_again_here_and_a_plan_opens_in_plans() {
     press(&mut app, KeyCode::Home);
     press(&mut app, KeyCode::Char('r'));
     let frame = draw(&mut app, 120, 60);
-    assert!(frame.contains("run again here: answer"), "{frame}");
-    assert!(
-        frame.contains(r#""substationId": "4-1""#),
-        "the demo world's answer:\n{frame}"
-    );
     assert!(
         frame.contains("ran structs_query_player again here: answered"),
         "{frame}"
     );
+    // The fresh answer is a node of the call's tree, under the recorded one, open;
+    // the time is this console's fixed clock.
+    assert!(frame.contains("▾ run again here {2}"), "{frame}");
+    assert!(
+        frame.contains("timestamp: 2026-11-21T10:00:00Z"),
+        "the demo world's answer:\n{frame}"
+    );
+    // Into the tree: the fresh answer's player, opened down to its substation.
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Right);
+    let frame = draw(&mut app, 120, 60);
+    assert!(frame.contains("substationId: 4-1 substation"), "{frame}");
+    // Esc goes back to the calls.
+    press(&mut app, KeyCode::Esc);
     // The plan call opens in Plans, ready to step through.
     press_n(&mut app, KeyCode::Down, 2);
     press(&mut app, KeyCode::Char('o'));
@@ -359,4 +372,359 @@ fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
     // Esc leaves the editor; the call is still held.
     press(&mut app, KeyCode::Esc);
     assert!(draw(&mut app, 100, 30).contains("⏸ held (request)"));
+}
+
+/// A call's request and response lines, as a feed gives them.
+fn answered_call(session: &str, call: u64, tool: &str, args: Value, answer: Value) -> [String; 2] {
+    let ts = format!("2026-11-26T09:01:{call:02}.000000Z");
+    [
+        line(
+            json!({"v": 1, "ts": ts, "session": session, "seq": call * 2 - 1,
+            "type": "request", "call": call, "tool": tool, "arguments": args}),
+        ),
+        line(
+            json!({"v": 1, "session": session, "seq": call * 2, "type": "response",
+            "call": call, "tool": tool, "duration_ms": 2.5, "result": answer}),
+        ),
+    ]
+}
+
+/// What `core` answers `tool` with `args`: the watched server's answer, made here.
+fn answer_of(core: &structs_console::Core, tool: &str, args: Value) -> Value {
+    crate::support::console::runtime()
+        .block_on(core.call_json(tool, args))
+        .expect("an answer")
+}
+
+/// The demo world's core, with the snapshots' fixed clock.
+fn demo_core() -> structs_console::Core {
+    structs_console::assembly::build_with_clock(
+        std::sync::Arc::new(crate::sim()),
+        structs_console::clock::WallClock::Fixed(crate::support::console::wall()),
+    )
+}
+
+#[test]
+fn an_answers_references_show_as_a_tree_beside_it_and_open_from_the_answer() {
+    let (_rt, mut app) = console();
+    let watched = demo_core();
+    let full = answer_of(
+        &watched,
+        "structs_query_player",
+        json!({"player_id": "1-2", "include_references": true}),
+    );
+    assert_eq!(full["references"].as_object().map(|m| m.len()), Some(4));
+    let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",
+        "description": "structs-console --headless", "pid": 1}))];
+    lines.extend(answered_call(
+        "s-agent-a",
+        1,
+        "structs_query_player",
+        json!({"player_id": "1-2", "include_references": true}),
+        full,
+    ));
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(" references in the answer "), "{frame}");
+    assert!(frame.contains("4 resolved, 0 failed"), "{frame}");
+    assert!(frame.contains("0-2  ← guildId"), "{frame}");
+    // The answer's own node leaves the references to their tree.
+    assert!(!frame.contains("references {"), "{frame}");
+    snapshot(
+        "live_references_100x30",
+        "Live: a player's answer as a tree, the four entities it references beside it, grouped by kind",
+        &mut app,
+        100,
+        30,
+    );
+    // Into the references: the guild opens into its fields, from the answer itself.
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Tab);
+    assert!(hint_bar_of(&mut app).contains("expand"));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("joinInfusionMinimum: 2000000"), "{frame}");
+    snapshot(
+        "live_references_40x12",
+        "Live on a small terminal: the references alone when focused, the guild opened from the answer",
+        &mut app,
+        40,
+        12,
+    );
+    // So does an id in the call's tree that the references hold: nothing is fetched.
+    // Rows: arguments, player_id, include_references, answer, player, timestamp.
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Home);
+    press_n(&mut app, KeyCode::Down, 4);
+    // player opens, then into its first child (Player), which opens; its third field.
+    press_n(&mut app, KeyCode::Right, 3);
+    press_n(&mut app, KeyCode::Down, 3);
+    let frame = draw(&mut app, 100, 60);
+    let selected = |frame: &str, text: &str| {
+        frame
+            .lines()
+            .any(|l| l.split(text).count() > 1 && l.split(text).next().unwrap().contains('›'))
+    };
+    assert!(selected(&frame, "▸ guildId: 0-2 guild"), "{frame}");
+    press(&mut app, KeyCode::Right);
+    let frame = draw(&mut app, 100, 60);
+    assert!(frame.contains("▾ guildId: 0-2 guild"), "{frame}");
+    assert!(
+        frame.contains("entrySubstationId: 4-2 substation"),
+        "{frame}"
+    );
+    assert_eq!(app.requests_sent(), sent, "opened from the answer");
+    // An id the references do not hold is fetched, on this console's core.
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.requests_sent(), sent + 1, "player 1-2 fetched here");
+    let frame = draw(&mut app, 100, 60);
+    assert!(frame.contains("username: fluxsmith2"), "{frame}");
+
+    // Lean bookkeeping (primary references at summary verbosity): entries without a
+    // status are resolved ones.
+    let lean_args = json!({"player_id": "1-2", "include_references": "primary",
+        "verbosity": "summary"});
+    let lean = answer_of(&watched, "structs_query_player", lean_args.clone());
+    assert!(lean["references"]["0-2"].get("status").is_none());
+    let more = answered_call("s-agent-a", 2, "structs_query_player", lean_args, lean);
+    app.feed_live(&[&more[0], &more[1]]);
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::End);
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains("#1 call 2 · structs_query_player"),
+        "{frame}"
+    );
+    assert!(frame.contains("4 resolved, 0 failed"), "{frame}");
+    assert!(!frame.contains('✗'), "{frame}");
+}
+
+/// The hint bar of a 100x30 frame.
+fn hint_bar_of(app: &mut App) -> String {
+    crate::hint_bar(app)
+}
+
+/// `frame` with the random part of `handle` (its hash, a per-process key's) written
+/// `hash0001`, so that the frame is the same on every run; where the frame cuts the
+/// handle short, as much of it as shows.
+fn masked(frame: &str, handle: &str) -> String {
+    let (head, hash) = handle.rsplit_once(':').expect("a handle's hash");
+    let mut frame = frame.to_string();
+    for n in (1..=hash.len()).rev() {
+        frame = frame.replace(
+            &format!("{head}:{}", &hash[..n]),
+            &format!("{head}:{}", &"hash0001"[..n]),
+        );
+    }
+    frame
+}
+
+#[test]
+fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() {
+    use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+    // A core whose store holds a result over 25 KB, as the watched server's would;
+    // the console runs on it, so the handle is in its store.
+    let config = WorldConfig::with_players(200);
+    let core = structs_console::assembly::build_with_clock(
+        std::sync::Arc::new(SimSource::new(
+            config,
+            BlockClock::paused(config.genesis_height),
+        )),
+        structs_console::clock::WallClock::Fixed(crate::support::console::wall()),
+    );
+    let args = json!({"page_size": 100, "include_references": true});
+    let envelope = answer_of(&core, "structs_list_players", args.clone());
+    assert_eq!(envelope["status"], "partial");
+    let handle = envelope["result_handle"].as_str().unwrap().to_string();
+    let runtime = crate::support::console::runtime();
+    let mut app = App::new(
+        core.clone(),
+        structs_console::tui::Theme::default(),
+        runtime.handle().clone(),
+    );
+    app.settle();
+    let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",
+        "description": "structs-console --headless", "pid": 1}))];
+    lines.extend(answered_call(
+        "s-agent-a",
+        1,
+        "structs_list_players",
+        args,
+        envelope,
+    ));
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains(&format!(
+            "over 25 KB: stored whole under {handle}; H fetches it"
+        )),
+        "{frame}"
+    );
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Char('H'));
+    assert_eq!(app.requests_sent(), sent + 1, "one structs_handle_fetch");
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(
+        status.contains(&format!(
+            "page 1 of 8 of {handle} fetched on this console's core"
+        )),
+        "{status}"
+    );
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("page 1/8 · rows 1-20 of 154"), "{frame}");
+    assert!(frame.contains("[0] 1-1 player"), "{frame}");
+    let shot = |name: &str, description: &str, app: &mut App, width: u16, height: u16| {
+        let frame = masked(&draw(app, width, height), &handle);
+        insta::with_settings!({
+            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            prepend_module_to_snapshot => false,
+            omit_expression => true,
+            description => description,
+        }, {
+            insta::assert_snapshot!(name, frame);
+        });
+    };
+    shot(
+        "live_handle_100x30",
+        "Live: an answer over 25 KB, its handle fetched on this console's core (H): page 1 as a tree, selected, its players open",
+        &mut app,
+        100,
+        30,
+    );
+    press(&mut app, KeyCode::Enter);
+    shot(
+        "live_handle_40x12",
+        "Live on a small terminal: the call alone, the fetched page selected",
+        &mut app,
+        40,
+        12,
+    );
+    press(&mut app, KeyCode::Esc);
+
+    // A handle this console's store does not hold: the watched server's own.
+    let theirs = "structs:player:1795255200:0badc0de";
+    let more = answered_call(
+        "s-agent-a",
+        2,
+        "structs_list_players",
+        json!({"page_size": 100}),
+        json!({"status": "partial", "summary": {}, "result_handle": theirs}),
+    );
+    app.feed_live(&[&more[0], &more[1]]);
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Char('H'));
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(
+        status.contains(&format!(
+            "{theirs} belongs to the watched server (proxy), not this console's core"
+        )),
+        "{status}"
+    );
+    let frame = draw(&mut app, 160, 40);
+    assert!(
+        frame.contains("belongs to the watched server (proxy), not this console's core"),
+        "the call's tree says so too:\n{frame}"
+    );
+    // A call whose answer has no handle offers no fetch: H does nothing there.
+    let small = answered_call(
+        "s-agent-a",
+        3,
+        "structs_query_block_height",
+        json!({}),
+        json!({"height": "120000"}),
+    );
+    app.feed_live(&[&small[0], &small[1]]);
+    press(&mut app, KeyCode::End);
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Char('H'));
+    assert_eq!(app.requests_sent(), sent);
+    assert!(!draw(&mut app, 100, 30).contains("over 25 KB"));
+}
+
+#[test]
+fn a_call_is_sent_to_replay_among_the_calls_seen_so_far() {
+    let (_rt, mut app) = fed();
+    // #2 call 1, the plan: the third call seen.
+    press(&mut app, KeyCode::Home);
+    press_n(&mut app, KeyCode::Down, 2);
+    // On a wide terminal the hint bar offers it.
+    let wide = draw(&mut app, 240, 30);
+    assert!(
+        wide.lines()
+            .last()
+            .unwrap_or_default()
+            .contains("R  replay"),
+        "{wide}"
+    );
+    press(&mut app, KeyCode::Char('R'));
+    assert_eq!(app.tab(), Tab::Replay);
+    app.settle_log();
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(
+        status.starts_with("#2 call 1 in Replay, among the 5 calls seen so far, written to "),
+        "{status}"
+    );
+    let path = std::path::PathBuf::from(status.rsplit("written to ").next().unwrap());
+    assert!(path.is_file(), "{}", path.display());
+    let frame = draw(&mut app, 120, 36);
+    // Replay shows the log of the five calls, the plan selected: its arguments and the
+    // answer the agent got.
+    assert!(frame.contains(" · 5 calls · "), "{frame}");
+    assert!(frame.contains("call 3 · structs_plan_execute"), "{frame}");
+    assert!(frame.contains("session s-agent-b #1"), "{frame}");
+    assert!(
+        frame.contains(r#"arguments {"steps":[{"tool":"structs_query_player""#),
+        "{frame}"
+    );
+    assert!(frame.contains(r#""status": "completed""#), "{frame}");
+    let selected = frame
+        .lines()
+        .find(|l| l.contains("› "))
+        .unwrap_or_default()
+        .to_string();
+    assert!(selected.contains("plan_execute"), "{frame}");
+    // The call runs again from there, as any recorded call does.
+    press(&mut app, KeyCode::Char('r'));
+    assert_eq!(app.replay_verdicts().0, 1);
+    // The log is this console's: it goes when the console does.
+    drop(app);
+    assert!(!path.exists(), "{}", path.display());
+}
+
+#[test]
+fn a_call_of_a_followed_log_opens_in_that_log() {
+    let dir = std::env::temp_dir().join(format!("structs-live-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("agent.jsonl");
+    // The two sessions as a recorder wrote them (the hello is the endpoint's, not the
+    // log's).
+    let lines: Vec<String> = two_sessions().into_iter().skip(1).collect();
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    let (_rt, mut app) = console();
+    app.watch(&log).unwrap();
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while app.live_calls().len() < 5 && std::time::Instant::now() < until {
+        app.update();
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_eq!(app.live_calls().len(), 5);
+    // #1 call 3, the injected rate limit: the last call.
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Char('R'));
+    assert_eq!(app.tab(), Tab::Replay);
+    app.settle_log();
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert_eq!(status, format!("#1 call 3 in Replay, in {}", log.display()));
+    let frame = draw(&mut app, 120, 36);
+    assert!(frame.contains("agent.jsonl"), "{frame}");
+    assert!(frame.contains("call 5 · structs_list_entities"), "{frame}");
+    assert!(frame.contains("RATE_LIMIT_EXCEEDED"), "{frame}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

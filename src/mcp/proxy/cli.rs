@@ -168,7 +168,15 @@ fn options(
 ) -> anyhow::Result<(Options, Option<Endpoint>)> {
     let feed = (!args.no_control).then(Feed::new);
     let recorder: Option<Arc<Recorder>> = Recorder::maybe(args.record.as_deref(), feed.clone())?;
-    let hello = json!({"server": "proxy", "description": description});
+    let mut hello = json!({"server": "proxy", "description": description});
+    // Where the calls are kept too, so a watcher can open them whole (Replay).
+    if let Some(path) = args
+        .record
+        .as_deref()
+        .and_then(|p| std::path::absolute(p).ok())
+    {
+        hello["record"] = json!(path);
+    }
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let control: Option<&Path> = args.control.as_deref();
     let published = match feed.clone() {

@@ -397,6 +397,24 @@ impl App {
         {
             self.open_plan(label, plan);
         }
+        // The Live pane hands a call to the Replay pane, in a session log.
+        if let Some(request) = self.panes.live.take_replay_request() {
+            match self.panes.replay.open_at(
+                &request.path,
+                &self.core,
+                request.session,
+                request.call,
+            ) {
+                Ok(()) => {
+                    self.tab = Tab::Replay;
+                    self.status.info(request.said);
+                }
+                Err(e) => self.status.error(format!(
+                    "cannot open {} in Replay: {e}",
+                    request.path.display()
+                )),
+            }
+        }
         if consumed == EventState::Consumed {
             return;
         }

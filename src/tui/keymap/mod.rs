@@ -75,8 +75,10 @@ pub enum Context {
     ReplayPrompt,
     /// The Live pane's list of calls.
     Live,
-    /// The Live pane's selected call: arguments and answer.
+    /// The Live pane's selected call: its arguments and answer as a tree.
     LiveDetail,
+    /// The Live pane's selected call: the references its answer carries.
+    LiveReferences,
     /// The Live pane's filter, which takes typed text.
     LiveFilter,
     /// The Live pane's prompt for an endpoint or log to watch, which takes typed text.
@@ -137,7 +139,12 @@ impl Context {
             X::Pow | X::PowPrompt => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
             X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
-            X::Live | X::LiveDetail | X::LiveFilter | X::LivePrompt | X::LiveEdit => Tab::Live,
+            X::Live
+            | X::LiveDetail
+            | X::LiveReferences
+            | X::LiveFilter
+            | X::LivePrompt
+            | X::LiveEdit => Tab::Live,
             X::ServerTools
             | X::ServerForm
             | X::ServerResult
@@ -187,6 +194,7 @@ impl Context {
             Context::ReplayPrompt => "Session log to open",
             Context::Live => "Live calls",
             Context::LiveDetail => "Live call: arguments and answer",
+            Context::LiveReferences => "Live call: the answer's references",
             Context::LiveFilter => "Live filter",
             Context::LivePrompt => "Endpoint or log to watch",
             Context::LiveEdit => "Held call: the JSON to send",
@@ -276,7 +284,8 @@ pub enum Command {
     /// Entity tree and references: show the next kind of reference (all kinds, then
     /// each kind the unfiltered references held, then all again).
     ReferenceKinds,
-    /// Handles: fetch the selected handle's first page into the data tree.
+    /// Fetch a result handle's first page into a tree: the selected handle (Handles),
+    /// the selected call's answer's handle (Live).
     Inspect,
     /// Handles: list the live handles again.
     Refresh,
@@ -355,6 +364,8 @@ pub enum Command {
     PrevDifference,
     /// Replay: open the selected `structs_plan_execute` call in the Plans pane.
     OpenInPlans,
+    /// Live: open the selected call in the Replay pane.
+    OpenInReplay,
     /// Replay: open another session log.
     OpenLog,
     /// Session log prompt: open the file typed.
@@ -672,6 +683,8 @@ mod tests {
                             | Context::References
                             | Context::HandleData
                             | Context::PlanResult
+                            | Context::LiveDetail
+                            | Context::LiveReferences
                     ),
                     "{} in {:?}",
                     a.key.label(),

@@ -91,7 +91,8 @@ const ENTITY_PICKS: &[Context] = &[X::List, X::Tree, X::References];
 const HANDLE_AREAS: &[Context] = &[X::Handles, X::HandleData];
 const ACTION_LISTS: &[Context] = &[X::ActionMenu, X::ActionTypes];
 const REPLAY_AREAS: &[Context] = &[X::Replay, X::ReplayDetail];
-const LIVE_AREAS: &[Context] = &[X::Live, X::LiveDetail];
+const LIVE_AREAS: &[Context] = &[X::Live, X::LiveDetail, X::LiveReferences];
+const LIVE_TREES: &[Context] = &[X::LiveDetail, X::LiveReferences];
 const SERVER_VIEWS: &[Context] = &[
     X::ServerTools,
     X::ServerResult,
@@ -280,17 +281,24 @@ pub(crate) const ROWS: &[Row] = &[
 
     // Live: another server's calls as they happen.
     row(&[X::Live], UP, C::Up, "move", "Move up (stops following the newest call)"),
-    row(&[X::LiveDetail], UP, C::Up, "move", "Scroll the call up"),
+    row(LIVE_TREES, UP, C::Up, "move", "Move up"),
     row(&[X::Live], DOWN, C::Down, "move", "Move down (on the newest call, follows again)"),
-    row(&[X::LiveDetail], DOWN, C::Down, "move", "Scroll the call down"),
+    row(LIVE_TREES, DOWN, C::Down, "move", "Move down"),
     row(LIVE_AREAS, PGUP, C::PrevPage, "page", "Up a screen"),
     row(LIVE_AREAS, PGDN, C::NextPage, "page", "Down a screen"),
     row(&[X::Live], TOP, C::Top, "", "Go to the first call"),
+    row(LIVE_TREES, TOP, C::Top, "", "Go to the first row"),
     row(&[X::Live], BOTTOM, C::Bottom, "", "Go to the newest call, and follow"),
-    row(&[X::Live], &[key(KeyCode::Enter), key(KeyCode::Tab)], C::FocusNext, "open", "Show the selected call's arguments and answer (focus them)"),
-    row(&[X::LiveDetail], TAB, C::FocusNext, "next area", "Focus the calls"),
-    row(LIVE_AREAS, BACKTAB, C::FocusPrev, "", "Focus the other area"),
-    row(&[X::LiveDetail], ESC, C::Back, "back", "Back to the calls"),
+    row(LIVE_TREES, BOTTOM, C::Bottom, "", "Go to the last row"),
+    row(&[X::Live], &[key(KeyCode::Enter), key(KeyCode::Tab)], C::FocusNext, "open", "Show the selected call: focus its arguments and answer"),
+    row(LIVE_TREES, TAB, C::FocusNext, "next area", "Focus the next area (calls, the call, its references)"),
+    row(LIVE_AREAS, BACKTAB, C::FocusPrev, "", "Focus the previous area"),
+    // The call and its references move and open like the other trees; Left at a
+    // top-level node that is not open goes back to the calls.
+    row(LIVE_TREES, RIGHT, C::Expand, "expand", "Expand; a field naming an entity opens it (from the answer's references, else fetched on this console's core)"),
+    row(LIVE_TREES, LEFT, C::Collapse, "collapse", "Collapse, or go to the parent field"),
+    row(LIVE_TREES, ENTER, C::Toggle, "open/close", "Expand or collapse"),
+    row(LIVE_TREES, TREE_BACK, C::Back, "back", "Back to the calls"),
     row(LIVE_AREAS, &[ch('f')], C::ToggleFollow, "follow", "Follow the newest call as calls come, or pause on the one selected"),
     row(LIVE_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter the calls: #session, words of the tool or of the state (ok, failed, an error code)"),
     row(LIVE_AREAS, &[ch('C')], C::ClearFilter, "clear filter", "Show every call again"),
@@ -313,6 +321,8 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::LiveEdit], BKSP, C::EraseChar, "erase", "Erase the character before the cursor (at a line's start, join it to the line above)"),
     row(LIVE_AREAS, &[ch('r')], C::RerunCall, "run again", "Run the selected call again on this console's core, its answer under the recorded one"),
     row(LIVE_AREAS, &[ch('o')], C::OpenInPlans, "plan", "Open the selected structs_plan_execute call in Plans, to step through it"),
+    row(LIVE_AREAS, &[ch('H')], C::Inspect, "fetch handle", "Fetch the result handle of the selected call's answer (over 25 KB) on this console's core: its first page, as a tree"),
+    row(LIVE_AREAS, &[ch('R')], C::OpenInReplay, "replay", "Open the selected call in Replay: in the log the calls come from, else in the calls seen so far written to a session log"),
     row(LIVE_AREAS, &[ch('w')], C::OpenLog, "watch", "Watch another endpoint or session log (empty: the newest live endpoint)"),
     row(&[X::LiveFilter], ENTER, C::KeepFilter, "done", "Keep the filter and close the prompt"),
     row(&[X::LiveFilter], ESC, C::DropFilter, "clear", "Clear the filter and close the prompt"),

@@ -687,6 +687,7 @@ impl Pane for EntitiesPane {
             | Context::ReplayPrompt
             | Context::Live
             | Context::LiveDetail
+            | Context::LiveReferences
             | Context::LiveFilter
             | Context::LivePrompt
             | Context::LiveEdit

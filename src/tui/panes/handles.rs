@@ -49,7 +49,7 @@ use crate::tui::widgets::tree::{Change, Node, TreeView};
 const LIST_TOOL: &str = "structs_handle_list";
 
 /// The tool that fetches a page of a handle's data.
-const FETCH_TOOL: &str = "structs_handle_fetch";
+pub(crate) const FETCH_TOOL: &str = "structs_handle_fetch";
 
 /// The verbosities `v` steps through, starting from the whole data.
 const VERBOSITIES: [&str; 4] = ["raw", "detailed", "compact", "summary"];
@@ -143,18 +143,18 @@ impl Listing {
     }
 }
 
-/// A fetched page of a handle's data.
+/// A fetched page of a handle's data (the Live tab shows one too).
 #[derive(Debug)]
-struct Page {
-    handle: String,
-    data: Value,
-    current: u64,
-    total_pages: u64,
-    total_rows: u64,
-    first_row: u64,
-    last_row: u64,
+pub(crate) struct Page {
+    pub handle: String,
+    pub data: Value,
+    pub current: u64,
+    pub total_pages: u64,
+    pub total_rows: u64,
+    pub first_row: u64,
+    pub last_row: u64,
     /// The page holds part of a row too large for one page.
-    cut: bool,
+    pub cut: bool,
     /// `raw`, `compact`, ... or `fields`.
     verbosity: String,
     /// Bytes of the page's data as JSON, and of the whole stored result.
@@ -163,7 +163,8 @@ struct Page {
 }
 
 impl Page {
-    fn parse(v: &Value) -> Page {
+    /// Reads a `structs_handle_fetch` answer.
+    pub(crate) fn parse(v: &Value) -> Page {
         let info = &v["page_info"];
         let data = v["data"].clone();
         let bytes = serde_json::to_vec(&data).map_or(0, |b| b.len());
@@ -860,7 +861,7 @@ impl Pane for HandlesPane {
 }
 
 /// The first key of a page's data holding a list or a map of records.
-fn first_collection(map: &Map<String, Value>) -> Option<&str> {
+pub(crate) fn first_collection(map: &Map<String, Value>) -> Option<&str> {
     map.iter()
         .find(|(_, v)| match v {
             Value::Array(a) => !a.is_empty(),

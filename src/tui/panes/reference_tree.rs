@@ -28,6 +28,12 @@
 //! Changing the depth or the kind filter asks again; only the latest question's answer
 //! is applied, so an answer overtaken by a newer question is dropped.
 //!
+//! The tree can also show the references an answer already carries
+//! ([`ReferenceTree::of_answer`]: the Live tab's calls), asking nothing. Such an answer
+//! may have been made with lean bookkeeping (`failures`, `none`): an entry without a
+//! `status` is a resolved one, and without a `references_summary` the footer counts
+//! the map itself.
+//!
 //! The kind filter cycles through all kinds, then each kind the last unfiltered answer
 //! held (at its depth), then all kinds again. The filter only decides what is shown:
 //! at depth 2 the tool still walks through first-level entities of other kinds, so
@@ -58,8 +64,8 @@ struct Reference {
     id: EntityId,
     /// The entity's data, or why it could not be had.
     outcome: Result<Value, String>,
-    /// The field it was found in (`planetId`, `space[0]`).
-    from: String,
+    /// The field it was found in (`planetId`, `space[0]`), when the answer says.
+    from: Option<String>,
     /// The entity that field belongs to, when the tool says.
     within: Option<String>,
     depth: u64,
@@ -69,7 +75,13 @@ impl Reference {
     fn parse(key: &str, entry: &Value) -> Option<Reference> {
         let text = entry.get("id").and_then(Value::as_str).unwrap_or(key);
         let id = EntityId::parse(text).ok()?;
-        let outcome = if entry["status"] == "success" {
+        // Lean bookkeeping leaves `status` out of a resolved entry; a failed one always
+        // says so.
+        let resolved = match entry.get("status").and_then(Value::as_str) {
+            Some(status) => status == "success",
+            None => entry.get("error").is_none() && entry.get("error_code").is_none(),
+        };
+        let outcome = if resolved {
             Ok(entity_data(id.kind, entry))
         } else {
             let message = entry["error"]
@@ -81,7 +93,7 @@ impl Reference {
         Some(Reference {
             id,
             outcome,
-            from: entry["referenced_from"].as_str().unwrap_or("?").to_string(),
+            from: entry["referenced_from"].as_str().map(str::to_string),
             within: entry["referenced_in"].as_str().map(str::to_string),
             depth: entry["depth"].as_u64().unwrap_or(1),
         })
@@ -104,11 +116,12 @@ impl Reference {
         }
     }
 
-    /// `  ← planetId of 1-1`.
+    /// `  ← planetId of 1-1`; nothing when the answer does not say.
     fn origin(&self) -> String {
-        match &self.within {
-            Some(within) => format!("  ← {} of {within}", self.from),
-            None => format!("  ← {}", self.from),
+        match (&self.from, &self.within) {
+            (Some(from), Some(within)) => format!("  ← {from} of {within}"),
+            (Some(from), None) => format!("  ← {from}"),
+            (None, _) => String::new(),
         }
     }
 }
@@ -145,17 +158,25 @@ enum Summary {
 }
 
 impl Summary {
-    fn parse(summary: &Value) -> Summary {
+    /// The summary as the answer gives it. Lean bookkeeping gives none when nothing
+    /// failed or was left out, and no `resolved` count: those come from the map.
+    fn parse(summary: &Value, references: &[Reference]) -> Summary {
         if summary["status"] == "disabled" {
             let reason = summary["reason"].as_str().unwrap_or("no reason given");
             return Summary::Disabled(reason.to_string());
         }
-        let count = |key: &str| summary[key].as_u64().unwrap_or(0);
+        let in_map = |ok: bool| {
+            references
+                .iter()
+                .filter(|r| r.outcome.is_ok() == ok)
+                .count() as u64
+        };
+        let count = |key: &str| summary[key].as_u64();
         Summary::Counted {
-            resolved: count("resolved"),
-            failed: count("failed"),
-            omitted: count("failed_omitted"),
-            left_out: count("left_out"),
+            resolved: count("resolved").unwrap_or_else(|| in_map(true)),
+            failed: count("failed").unwrap_or_else(|| in_map(false)),
+            omitted: count("failed_omitted").unwrap_or(0),
+            left_out: count("left_out").unwrap_or(0),
         }
     }
 }
@@ -171,9 +192,10 @@ enum Answer {
     Failed(String),
 }
 
-/// The references of one opened entity.
+/// The references of one opened entity, or of an answer at hand.
 pub(crate) struct ReferenceTree {
-    root: EntityId,
+    /// The entity whose references are asked for; `None` for an answer's own.
+    root: Option<EntityId>,
     depth: u8,
     /// Only references of this kind; `None` for all kinds.
     kind: Option<EntityKind>,
@@ -198,7 +220,7 @@ impl ReferenceTree {
     /// The references of `root` at `depth`, of every kind, already asked for.
     pub fn new(root: EntityId, depth: u8, ctx: &mut Ctx<'_>) -> ReferenceTree {
         let mut tree = ReferenceTree {
-            root,
+            root: Some(root),
             depth: depth.clamp(1, 2),
             kind: None,
             seen_kinds: Vec::new(),
@@ -214,6 +236,44 @@ impl ReferenceTree {
         tree
     }
 
+    /// The references `answer` carries (its `references` map and summary), when it
+    /// carries any; nothing is asked. Links in the entities still open, from the
+    /// answer when it holds the entity, else fetched.
+    pub fn of_answer(answer: &Value) -> Option<ReferenceTree> {
+        let carries = answer.get("references").is_some_and(Value::is_object)
+            || answer["references_summary"]["status"] == "disabled";
+        if !carries {
+            return None;
+        }
+        let mut tree = ReferenceTree {
+            root: None,
+            depth: 1,
+            kind: None,
+            seen_kinds: Vec::new(),
+            request: None,
+            args: Value::Null,
+            answer: Answer::Loading,
+            fetched: Fetched::default(),
+            opened_groups: HashSet::new(),
+            reselect: Vec::new(),
+            view: TreeView::default(),
+        };
+        tree.answer = tree.take(answer);
+        tree.rebuild();
+        Some(tree)
+    }
+
+    /// The resolved references' entities, as their queries return them.
+    pub fn entities(&self) -> Vec<(EntityId, &Value)> {
+        match &self.answer {
+            Answer::Loaded { references, .. } => references
+                .iter()
+                .filter_map(|r| r.outcome.as_ref().ok().map(|e| (r.id, e)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The depth asked for.
     pub fn depth(&self) -> u8 {
         self.depth
@@ -227,8 +287,12 @@ impl ReferenceTree {
     /// Asks for the references with the current depth and filter. Any earlier question
     /// still on its way is forgotten, so its answer will be dropped.
     fn ask(&mut self, ctx: &mut Ctx<'_>) {
+        // An answer's own references have no question to ask again.
+        let Some(root) = self.root else {
+            return;
+        };
         let mut args = json!({
-            "id": self.root.to_string(),
+            "id": root.to_string(),
             "include_references": true,
             "reference_depth": self.depth,
         });
@@ -251,6 +315,9 @@ impl ReferenceTree {
 
     /// Switches between depth 1 and 2 and asks again.
     pub fn toggle_depth(&mut self, ctx: &mut Ctx<'_>) {
+        if self.root.is_none() {
+            return;
+        }
         self.depth = if self.depth == 1 { 2 } else { 1 };
         self.ask(ctx);
         self.say_what_is_asked(ctx);
@@ -258,11 +325,14 @@ impl ReferenceTree {
 
     /// True when the kind filter has somewhere to go.
     pub fn can_cycle_kinds(&self) -> bool {
-        self.kind.is_some() || !self.seen_kinds.is_empty()
+        self.root.is_some() && (self.kind.is_some() || !self.seen_kinds.is_empty())
     }
 
     /// Moves the kind filter on (all kinds, each kind seen, all kinds) and asks again.
     pub fn cycle_kinds(&mut self, ctx: &mut Ctx<'_>) {
+        if self.root.is_none() {
+            return;
+        }
         self.kind = match self.kind {
             None => self.seen_kinds.first().copied(),
             Some(kind) => {
@@ -277,12 +347,13 @@ impl ReferenceTree {
     /// Puts the new question on the status line, for terminals too narrow to show the
     /// references beside the entity.
     fn say_what_is_asked(&self, ctx: &mut Ctx<'_>) {
-        ctx.status.info(format!(
-            "references of {}: depth {}, {}",
-            self.root,
-            self.depth,
-            self.kinds_label()
-        ));
+        if let Some(root) = self.root {
+            ctx.status.info(format!(
+                "references of {root}: depth {}, {}",
+                self.depth,
+                self.kinds_label()
+            ));
+        }
     }
 
     fn kinds_label(&self) -> String {
@@ -327,8 +398,8 @@ impl ReferenceTree {
     /// Reads an answer: the references in order, the summary, and the entities for
     /// links to expand into.
     fn take(&mut self, answer: &Value) -> Answer {
-        if let Some(entity) = answer.get("entity") {
-            self.fetched.insert(self.root, entity.clone());
+        if let (Some(root), Some(entity)) = (self.root, answer.get("entity")) {
+            self.fetched.insert(root, entity.clone());
         }
         let references: Vec<Reference> = answer["references"]
             .as_object()
@@ -352,9 +423,10 @@ impl ReferenceTree {
             }
             self.seen_kinds.sort_by_key(|k| kind_rank(*k));
         }
+        let summary = Summary::parse(&answer["references_summary"], &references);
         Answer::Loaded {
             references,
-            summary: Summary::parse(&answer["references_summary"]),
+            summary,
         }
     }
 
@@ -433,11 +505,15 @@ impl ReferenceTree {
         focused: bool,
     ) {
         let theme = ui.theme;
-        let title = format!(
-            " references · depth {} · {} ",
-            self.depth,
-            self.kinds_label()
-        );
+        let title = if self.root.is_some() {
+            format!(
+                " references · depth {} · {} ",
+                self.depth,
+                self.kinds_label()
+            )
+        } else {
+            " references in the answer ".to_string()
+        };
         let mut footer = vec![Span::raw(" ")];
         match &self.answer {
             Answer::Loading => footer.push(Span::styled("loading…", theme.style(Role::Muted))),

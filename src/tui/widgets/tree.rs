@@ -124,6 +124,8 @@ pub(crate) struct TreeView {
     nodes: Vec<Node>,
     /// The widget items, made from `nodes` when first drawn after a change.
     items: Option<Vec<TreeItem<'static, NodeId>>>,
+    /// The selected node is drawn as the first row next time (it was just asked for).
+    to_top: bool,
 }
 
 impl TreeView {
@@ -161,6 +163,15 @@ impl TreeView {
     pub fn select_if_visible(&mut self, path: Vec<NodeId>) {
         if self.visible().contains(&path) {
             self.state.select(path);
+        }
+    }
+
+    /// Selects the node at `path` if it is on show, and draws it as the first row next
+    /// time, so that what opens under it shows too.
+    pub fn select_at_top(&mut self, path: Vec<NodeId>) {
+        if self.visible().contains(&path) {
+            self.state.select(path);
+            self.to_top = true;
         }
     }
 
@@ -320,6 +331,16 @@ impl TreeView {
                     .node_closed_symbol("▸ ")
                     .node_open_symbol("▾ ")
                     .node_no_children_symbol("  ");
+                if std::mem::take(&mut self.to_top) {
+                    // The widget scrolls a selected row into view from where it was
+                    // (above the view: to the top) and no further down than its last
+                    // row as last drawn: drawn once aside, the view can go to the end,
+                    // and the selection then comes in at the top.
+                    let mut aside = Buffer::empty(area);
+                    StatefulWidget::render(tree.clone(), area, &mut aside, &mut self.state);
+                    self.state.scroll_down(usize::MAX);
+                    self.state.scroll_selected_into_view();
+                }
                 StatefulWidget::render(tree, area, buf, &mut self.state);
             }
             // Sibling ids are unique by construction; should that ever break, say so

@@ -1,10 +1,12 @@
 //! The Live tab: another server's tool calls as they happen, read from its control
 //! endpoint (a `proxy`, `--headless --control`) or from a session log followed as it
 //! grows. Calls are listed per session with their state, duration and size; the
-//! selected one shows its arguments and answer. The list follows the newest call until
-//! the operator moves up (or presses the follow key), and can be filtered by session,
-//! tool or status. A call can be run again on the console's own core, and a plan call
-//! opened in Plans.
+//! selected one shows its arguments and answer as a tree, the references its answer
+//! carries as another ([`detail`]). The list follows the newest call until the
+//! operator moves up (or presses the follow key), and can be filtered by session, tool
+//! or status. A call can be run again on the console's own core, its result handle
+//! fetched there, a plan call opened in Plans, and any call opened in Replay
+//! ([`export`]).
 //!
 //! The feed is read on a thread of its own ([`crate::mcp::control::open_feed`]); the
 //! pane folds what arrived into a [`Live`] on every update, so a busy feed never
@@ -31,9 +33,17 @@ use crate::tui::component::{
 };
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::panes::handles::Page;
 use crate::tui::widgets::textarea::TextArea;
 
+mod detail;
+mod export;
 mod render;
+
+pub(crate) use export::ReplayRequest;
+
+/// A call by its session's number and its own number in that session.
+type CallKey = (usize, u64);
 
 /// The plan tool whose calls open in the Plans pane.
 const PLAN_TOOL: &str = "structs_plan_execute";
@@ -47,7 +57,10 @@ const LINES_PER_UPDATE: usize = 20_000;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Focus {
     Calls,
+    /// The selected call's tree.
     Detail,
+    /// The references its answer carries.
+    References,
 }
 
 /// What is being watched, and the thread reading it.
@@ -93,8 +106,22 @@ struct Editing {
 
 /// A call run again on the console's core: which call, and its answer once in.
 struct Rerun {
-    index: usize,
+    key: CallKey,
     answer: Option<Result<Value, ToolError>>,
+}
+
+/// A call's result handle fetched on the console's core: which call and handle, the
+/// fetch on its way, and the page once in (or why there is none).
+struct HandleFetch {
+    key: CallKey,
+    handle: String,
+    request: Option<RequestId>,
+    page: Option<Result<Page, String>>,
+}
+
+/// The handle an answer over the size limit was stored under, if it was.
+fn handle_of(call: &LiveCall) -> Option<&str> {
+    call.answer.as_ref()?.get("result_handle")?.as_str()
 }
 
 /// The Live pane.
@@ -110,7 +137,10 @@ pub(crate) struct LivePane {
     /// The selection stays on the newest call as calls come.
     follow: bool,
     focus: Focus,
-    detail_scroll: usize,
+    /// The selected call's trees.
+    detail: detail::Detail,
+    /// Rows the focused tree showed last frame (for paging).
+    tree_page: usize,
     /// The filter's text, and whether it is being typed.
     filter: String,
     filtering: bool,
@@ -122,9 +152,13 @@ pub(crate) struct LivePane {
     editing: Option<Editing>,
     /// Watching whichever endpoint is newest, and the next when it ends.
     newest: bool,
-    reruns: HashMap<RequestId, usize>,
+    reruns: HashMap<RequestId, CallKey>,
     rerun: Option<Rerun>,
+    fetch: Option<HandleFetch>,
     plan_request: Option<(String, Value)>,
+    replay_request: Option<ReplayRequest>,
+    /// The session logs written for Replay.
+    exports: export::Exports,
     /// Rows the list showed last frame (for paging).
     page: usize,
 }
@@ -140,7 +174,8 @@ impl LivePane {
             top: 0,
             follow: true,
             focus: Focus::Calls,
-            detail_scroll: 0,
+            detail: detail::Detail::default(),
+            tree_page: 10,
             filter: String::new(),
             filtering: false,
             prompt: None,
@@ -149,7 +184,10 @@ impl LivePane {
             newest: false,
             reruns: HashMap::new(),
             rerun: None,
+            fetch: None,
             plan_request: None,
+            replay_request: None,
+            exports: export::Exports::default(),
             page: 10,
         }
     }
@@ -359,10 +397,12 @@ impl LivePane {
         EventState::Consumed
     }
 
-    /// Forgets the calls and the feed, keeping the filter.
+    /// Forgets the calls and the feed, keeping the filter (and the log written for
+    /// Replay, which Replay may be showing).
     fn reset(&mut self) {
         *self = LivePane {
             filter: std::mem::take(&mut self.filter),
+            exports: std::mem::take(&mut self.exports),
             ..LivePane::new()
         };
         self.refilter();
@@ -449,6 +489,55 @@ impl LivePane {
         self.plan_request.take()
     }
 
+    /// The call asked to open in the Replay pane, if any.
+    pub fn take_replay_request(&mut self) -> Option<ReplayRequest> {
+        self.replay_request.take()
+    }
+
+    /// Builds the selected call's trees again if it or what is known of it changed;
+    /// a focus on references the call does not have goes to the call.
+    fn sync_detail(&mut self) {
+        let call = self
+            .rows
+            .get(self.selected)
+            .and_then(|i| self.live.calls().get(*i));
+        self.detail
+            .sync(call, self.rerun.as_ref(), self.fetch.as_ref());
+        if self.focus == Focus::References && self.detail.references.is_none() {
+            self.focus = Focus::Detail;
+        }
+    }
+
+    /// The areas Tab goes through: the calls, the call, and its references when its
+    /// answer carries some.
+    fn areas(&self) -> Vec<Focus> {
+        let mut areas = vec![Focus::Calls, Focus::Detail];
+        if self.detail.references.is_some() {
+            areas.push(Focus::References);
+        }
+        areas
+    }
+
+    fn focus_by(&mut self, step: isize) {
+        let areas = self.areas();
+        let at = areas.iter().position(|a| *a == self.focus).unwrap_or(0);
+        let next = (at as isize + step).rem_euclid(areas.len() as isize) as usize;
+        self.focus = areas[next];
+    }
+
+    /// Runs a tree command in the focused tree.
+    fn tree_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match self.focus {
+            Focus::Detail => self.detail.run(command, ctx),
+            Focus::References => {
+                if let Some(references) = &mut self.detail.references {
+                    references.run(command, ctx);
+                }
+            }
+            Focus::Calls => {}
+        }
+    }
+
     /// True when `call` passes the filter: its words (`#session`, tool, status) hold
     /// each of the filter's words.
     fn passes(filter: &str, call: &LiveCall) -> bool {
@@ -510,10 +599,6 @@ impl LivePane {
     }
 
     fn move_by(&mut self, delta: isize) {
-        if self.focus == Focus::Detail {
-            self.detail_scroll = self.detail_scroll.saturating_add_signed(delta);
-            return;
-        }
         if self.rows.is_empty() {
             return;
         }
@@ -521,25 +606,23 @@ impl LivePane {
         self.selected = self.selected.saturating_add_signed(delta).min(last);
         // Moving off the newest pauses following; coming back to it resumes.
         self.follow = self.selected == last;
-        self.detail_scroll = 0;
     }
 
     fn rerun(&mut self, ctx: &mut Ctx<'_>) {
-        let Some((index, call)) = self.selected() else {
+        let Some((_, call)) = self.selected() else {
             return;
         };
         let core = ctx.dispatcher.core().clone();
+        let key = (call.session, call.call);
         let (tool, args) = (call.tool.clone(), call.arguments.clone());
         ctx.status
             .info(format!("running {tool} again on this console's core"));
         let id = ctx
             .dispatcher
             .spawn_task(async move { core.call(&tool, args).await });
-        self.reruns.insert(id, index);
-        self.rerun = Some(Rerun {
-            index,
-            answer: None,
-        });
+        self.reruns.insert(id, key);
+        self.rerun = Some(Rerun { key, answer: None });
+        self.detail.touch();
     }
 
     fn open_plan(&mut self, ctx: &mut Ctx<'_>) {
@@ -627,32 +710,50 @@ impl Pane for LivePane {
         if self.filtering {
             return self.filter_key(key, ctx);
         }
+        self.sync_detail();
         let offered = self.commands();
         let page = self.page.max(1) as isize;
-        dispatch(
+        let in_tree = self.focus != Focus::Calls;
+        let state = dispatch(
             key,
             ctx,
             self.context(),
             &offered,
             |command, ctx| match command {
+                Command::Up
+                | Command::Down
+                | Command::Top
+                | Command::Bottom
+                | Command::Expand
+                | Command::Collapse
+                | Command::Toggle
+                    if in_tree =>
+                {
+                    self.tree_command(command, ctx);
+                }
+                Command::PrevPage | Command::NextPage if in_tree => {
+                    let step = if command == Command::NextPage {
+                        Command::Down
+                    } else {
+                        Command::Up
+                    };
+                    for _ in 0..self.tree_page.max(1) {
+                        self.tree_command(step, ctx);
+                    }
+                }
                 Command::Up => self.move_by(-1),
                 Command::Down => self.move_by(1),
                 Command::PrevPage => self.move_by(-page),
                 Command::NextPage => self.move_by(page),
                 Command::Top => self.move_by(isize::MIN / 2),
                 Command::Bottom => self.move_by(isize::MAX / 2),
-                Command::FocusNext | Command::FocusPrev => {
-                    self.focus = match self.focus {
-                        Focus::Calls => Focus::Detail,
-                        Focus::Detail => Focus::Calls,
-                    };
-                }
+                Command::FocusNext => self.focus_by(1),
+                Command::FocusPrev => self.focus_by(-1),
                 Command::Back => self.focus = Focus::Calls,
                 Command::ToggleFollow => {
                     self.follow = !self.follow;
                     if self.follow {
                         self.selected = self.rows.len().saturating_sub(1);
-                        self.detail_scroll = 0;
                     }
                 }
                 Command::StartFilter => self.filtering = true,
@@ -678,20 +779,36 @@ impl Pane for LivePane {
                 Command::AnswerHeld => self.open_editor(EditKind::Answer),
                 Command::ErrorHeld => self.open_editor(EditKind::Error),
                 Command::OpenInPlans => self.open_plan(ctx),
+                Command::Inspect => self.fetch_handle(ctx),
+                Command::OpenInReplay => self.open_in_replay(ctx),
                 Command::OpenLog => self.prompt = Some(String::new()),
                 _ => {}
             },
-        )
+        );
+        self.sync_detail();
+        state
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
-        let Some(index) = self.reruns.remove(&reply.id) else {
+        if self
+            .fetch
+            .as_ref()
+            .is_some_and(|f| f.request == Some(reply.id))
+        {
+            self.on_fetched(reply, ctx);
+            return true;
+        }
+        if self.detail.on_reply(reply, ctx) {
+            return true;
+        }
+        let Some(key) = self.reruns.remove(&reply.id) else {
             return false;
         };
         let tool = self
             .live
             .calls()
-            .get(index)
+            .iter()
+            .find(|c| (c.session, c.call) == key)
             .map_or("the call", |c| c.tool.as_str());
         match &reply.result {
             Ok(_) => ctx.status.info(format!("ran {tool} again here: answered")),
@@ -700,10 +817,11 @@ impl Pane for LivePane {
                 .tool_error(&format!("running {tool} again here"), e),
         }
         if let Some(rerun) = &mut self.rerun
-            && rerun.index == index
+            && rerun.key == key
         {
             rerun.answer = Some(reply.result.clone());
         }
+        self.detail.touch();
         true
     }
 
@@ -714,10 +832,12 @@ impl Pane for LivePane {
             Context::LivePrompt
         } else if self.filtering {
             Context::LiveFilter
-        } else if self.focus == Focus::Detail {
-            Context::LiveDetail
         } else {
-            Context::Live
+            match self.focus {
+                Focus::Calls => Context::Live,
+                Focus::Detail => Context::LiveDetail,
+                Focus::References => Context::LiveReferences,
+            }
         }
     }
 
@@ -729,20 +849,34 @@ impl Pane for LivePane {
         if self.editing.is_some() {
             return vec![Command::SendEdit, Command::Back, Command::EraseChar];
         }
-        let mut commands = vec![
-            Command::Up,
-            Command::Down,
-            Command::PrevPage,
-            Command::NextPage,
-            Command::Top,
-            Command::Bottom,
+        let mut commands = Vec::new();
+        match self.focus {
+            Focus::Calls => commands.extend([
+                Command::Up,
+                Command::Down,
+                Command::PrevPage,
+                Command::NextPage,
+                Command::Top,
+                Command::Bottom,
+            ]),
+            Focus::Detail => self.detail.view.commands(&mut commands),
+            Focus::References => {
+                if let Some(references) = &self.detail.references {
+                    references.commands(&mut commands);
+                }
+            }
+        }
+        if self.focus != Focus::Calls {
+            commands.extend([Command::PrevPage, Command::NextPage]);
+        }
+        commands.extend([
             Command::FocusNext,
             Command::FocusPrev,
             Command::ToggleFollow,
             Command::StartFilter,
             Command::OpenLog,
-        ];
-        if self.focus == Focus::Detail {
+        ]);
+        if self.focus != Focus::Calls {
             commands.push(Command::Back);
         }
         if !self.filter.is_empty() {
@@ -762,9 +896,13 @@ impl Pane for LivePane {
         }
         if let Some((_, call)) = self.selected() {
             commands.push(Command::RerunCall);
+            if handle_of(call).is_some() {
+                commands.push(Command::Inspect);
+            }
             if call.tool == PLAN_TOOL {
                 commands.push(Command::OpenInPlans);
             }
+            commands.push(Command::OpenInReplay);
         }
         commands
     }

@@ -1,18 +1,16 @@
 //! Drawing the Live pane: the calls as a list (session, tool, state, duration, size)
-//! and the selected call's arguments and answer; side by side when there is room,
-//! else one at a time.
+//! and the selected call: what is known of it, its tree, and the references its
+//! answer carries; side by side when there is room, else one at a time.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
-use serde_json::Value;
+use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::{Focus, LivePane};
 use crate::record::live::{LiveCall, Status};
 use crate::tui::component::{SELECTED_MARK, Ui, fit, fit_pad, grouped};
 use crate::tui::keymap::{Command, Context};
-use crate::tui::panes::replay::pretty;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
 
@@ -21,6 +19,12 @@ const STACKED: u16 = 20;
 
 /// Below [`STACKED`], the least width that shows them side by side.
 const SIDE_BY_SIDE: u16 = 120;
+
+/// The least width of the call's area that shows its references beside it.
+const REFERENCES_BESIDE: u16 = 90;
+
+/// Narrower, the least height that shows them under it.
+const REFERENCES_UNDER: u16 = 18;
 
 /// The width of the state column: a progress bar, or an error code (longer ones cut).
 const STATE_W: usize = 20;
@@ -107,7 +111,7 @@ impl LivePane {
                 Layout::horizontal([Constraint::Percentage(55), Constraint::Min(0)]).areas(area);
             self.render_list(list, buf, ui);
             self.render_detail(detail, buf, ui);
-        } else if self.focus == Focus::Detail {
+        } else if self.focus != Focus::Calls {
             self.render_detail(area, buf, ui);
         } else {
             self.render_list(area, buf, ui);
@@ -385,10 +389,50 @@ impl LivePane {
         }
     }
 
+    /// The selected call, and beside it (or under it) the references its answer
+    /// carries; where there is room for one area only, the focused one.
     fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        self.sync_detail();
+        if self.detail.references.is_some() {
+            if area.width >= REFERENCES_BESIDE {
+                let [call, references] =
+                    Layout::horizontal([Constraint::Percentage(55), Constraint::Min(0)])
+                        .areas(area);
+                self.render_call(call, buf, ui, true);
+                self.render_references(references, buf, ui);
+                return;
+            }
+            if area.height >= REFERENCES_UNDER {
+                let [call, references] =
+                    Layout::vertical([Constraint::Percentage(55), Constraint::Min(0)]).areas(area);
+                self.render_call(call, buf, ui, true);
+                self.render_references(references, buf, ui);
+                return;
+            }
+            if self.focus == Focus::References {
+                self.render_references(area, buf, ui);
+                return;
+            }
+        }
+        self.render_call(area, buf, ui, false);
+    }
+
+    fn render_references(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let focused = self.focus == Focus::References;
+        if focused {
+            self.tree_page = usize::from(area.height.saturating_sub(2));
+        }
+        if let Some(references) = &mut self.detail.references {
+            references.render(area, buf, ui, area_block(ui, "", focused), focused);
+        }
+    }
+
+    /// The call: what is known of it in a few lines, then its tree. `references_shown`
+    /// says whether its references are on show beside it.
+    fn render_call(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>, references_shown: bool) {
         let theme = ui.theme;
         let focused = self.focus == Focus::Detail;
-        let Some((index, call)) = self.selected() else {
+        let Some((_, call)) = self.selected() else {
             area_block(ui, " call ", focused).render(area, buf);
             return;
         };
@@ -481,67 +525,48 @@ impl LivePane {
                 theme.style(Role::Info),
             )));
         }
+        // An answer over the size limit: the whole of it waits under its handle.
+        if let Some(handle) = super::handle_of(call)
+            && self
+                .fetch
+                .as_ref()
+                .is_none_or(|f| f.key != (call.session, call.call))
+        {
+            let key = ui
+                .keymap
+                .key_label(Context::LiveDetail, Command::Inspect)
+                .unwrap_or_default();
+            lines.push(Line::from(Span::styled(
+                format!("over 25 KB: stored whole under {handle}; {key} fetches it here"),
+                theme.style(Role::Info),
+            )));
+        }
+        if self.detail.references.is_some() && !references_shown {
+            let key = ui
+                .keymap
+                .key_label(Context::LiveDetail, Command::FocusNext)
+                .unwrap_or_default();
+            lines.push(Line::from(Span::styled(
+                format!("the answer carries references: their tree is the next area ({key})"),
+                theme.style(Role::Info),
+            )));
+        }
         if !call.ts.is_empty() {
             lines.push(Line::from(Span::styled(
                 format!("sent {}", call.ts),
                 theme.style(Role::Muted),
             )));
         }
-        let section = |lines: &mut Vec<Line<'_>>, name: &str, value: &Value| {
-            lines.push(Line::default());
-            lines.push(Line::from(Span::styled(
-                name.to_string(),
-                theme.style(Role::Field),
-            )));
-            for (text, _) in pretty(value) {
-                lines.push(Line::from(Span::styled(text, theme.style(Role::Value))));
-            }
-        };
-        section(&mut lines, "arguments", &call.arguments);
-        if let Some(answer) = call.held.as_ref().and_then(|h| h.answer.as_ref()) {
-            section(&mut lines, "the server's answer, held", answer);
-        }
-        match &call.answer {
-            Some(answer) => section(&mut lines, "answer", answer),
-            None if call.status == Status::Running => {
-                lines.push(Line::default());
-                lines.push(Line::from(Span::styled(
-                    "answer: not yet",
-                    theme.style(Role::Muted),
-                )));
-            }
-            None => {}
-        }
-        if let Some(rerun) = &self.rerun
-            && rerun.index == index
-        {
-            match &rerun.answer {
-                None => {
-                    lines.push(Line::default());
-                    lines.push(Line::from(Span::styled(
-                        "run again here: waiting…",
-                        theme.style(Role::Muted),
-                    )));
-                }
-                Some(Ok(value)) => section(&mut lines, "run again here: answer", value),
-                Some(Err(e)) => {
-                    lines.push(Line::default());
-                    lines.push(Line::from(Span::styled(
-                        format!("run again here: {} {}", e.code.as_str(), e.message),
-                        theme.style(Role::Error),
-                    )));
-                }
-            }
-        }
-        let room = usize::from(inner.height);
-        self.detail_scroll = self.detail_scroll.min(lines.len().saturating_sub(room));
-        let width = usize::from(inner.width);
+        // At most half the room, so that the tree always shows.
+        let head_h = (lines.len() as u16).min(inner.height.div_ceil(2));
+        let [head, tree] =
+            Layout::vertical([Constraint::Length(head_h), Constraint::Min(0)]).areas(inner);
+        let width = usize::from(head.width);
         let shown: Vec<Line<'_>> = lines
             .into_iter()
-            .skip(self.detail_scroll)
-            .take(room)
+            .take(usize::from(head_h))
             .map(|line| {
-                // One row a line: long ones are cut, as the JSON keeps its shape.
+                // One row a line: long ones are cut.
                 let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
                 if Span::raw(text.as_str()).width() <= width {
                     line
@@ -551,6 +576,12 @@ impl LivePane {
                 }
             })
             .collect();
-        Paragraph::new(shown).render(inner, buf);
+        Paragraph::new(shown).render(head, buf);
+        if focused {
+            self.tree_page = usize::from(tree.height);
+        }
+        self.detail
+            .view
+            .render(tree, buf, ui, Block::default(), focused);
     }
 }

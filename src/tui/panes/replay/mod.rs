@@ -114,6 +114,16 @@ pub(crate) struct ReplayPane {
     ignore: Ignore,
     /// The path being typed to open another log (`f`), when the prompt is open.
     prompt: Option<String>,
+    /// A call to select once the index has read it (a call the Live tab sent).
+    pending: Option<Pending>,
+}
+
+/// A call to select once indexed: its session id and number, and how many of the
+/// index's calls were looked at already.
+struct Pending {
+    session: String,
+    call: u64,
+    scanned: usize,
 }
 
 impl ReplayPane {
@@ -128,6 +138,7 @@ impl ReplayPane {
             page: 10,
             ignore: Ignore::default(),
             prompt: None,
+            pending: None,
         }
     }
 
@@ -185,7 +196,61 @@ impl ReplayPane {
         self.selected = 0;
         self.top = 0;
         self.detail_scroll = 0;
+        self.focus = Focus::Calls;
+        self.pending = None;
         Ok(())
+    }
+
+    /// Opens the log at `path` (as [`ReplayPane::open`]) and selects the call numbered
+    /// `call` of session `session` once the index has read it.
+    pub fn open_at(
+        &mut self,
+        path: &std::path::Path,
+        core: &Core,
+        session: String,
+        call: u64,
+    ) -> std::io::Result<()> {
+        self.open(path, core)?;
+        self.pending = Some(Pending {
+            session,
+            call,
+            scanned: 0,
+        });
+        self.find_pending();
+        Ok(())
+    }
+
+    /// Selects the pending call if the index has read it by now; gives up once the
+    /// whole log is read without it. True when it was selected.
+    fn find_pending(&mut self) -> bool {
+        if self.log.is_none() {
+            self.pending = None;
+        }
+        let (Some(pending), Some(log)) = (self.pending.as_mut(), self.log.as_ref()) else {
+            return false;
+        };
+        // Whether the reading was done before the calls are counted: then none is
+        // still to come.
+        let done = log.index.progress().done;
+        let len = log.index.len();
+        let from = pending.scanned.min(len);
+        let found = log
+            .index
+            .window(from, len - from)
+            .iter()
+            .position(|(call, _, session)| call.call == pending.call && *session == pending.session)
+            .map(|k| from + k);
+        pending.scanned = len;
+        if found.is_some() || done {
+            self.pending = None;
+        }
+        match found {
+            Some(row) => {
+                self.select(row);
+                true
+            }
+            None => false,
+        }
     }
 
     /// Whether the index has read the whole log.
@@ -200,10 +265,11 @@ impl ReplayPane {
 
     /// Takes the outcomes a run of every call sent. True when there were any.
     pub fn drain(&mut self) -> bool {
+        let found = self.find_pending();
         let Some(log) = &mut self.log else {
-            return false;
+            return found;
         };
-        log.drain(&self.ignore)
+        log.drain(&self.ignore) || found
     }
 
     /// The verdicts so far: calls run again, and how many of them differ.
