@@ -42,6 +42,7 @@ fn a_proxy_publishes_every_call_to_its_watchers_as_it_happens() {
     let mut watcher = Command::new(BIN)
         .args(["watch", "--json"])
         .env("XDG_RUNTIME_DIR", &dir)
+        .env("TMPDIR", &dir)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -227,6 +228,7 @@ fn watch_waits_for_an_endpoint_and_says_what_is_wrong_with_a_path() {
     let mut watcher = Command::new(BIN)
         .args(["watch"])
         .env("XDG_RUNTIME_DIR", &dir)
+        .env("TMPDIR", &dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -331,6 +333,7 @@ fn the_control_endpoint_over_loopback_http_takes_only_its_token() {
     let mut watch = Command::new(BIN)
         .args(["watch", &url, "--json"])
         .env("XDG_RUNTIME_DIR", &dir)
+        .env("TMPDIR", &dir)
         .env_remove("STRUCTS_CONSOLE_CONTROL_TOKEN")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -399,5 +402,40 @@ fn the_control_endpoint_over_loopback_http_takes_only_its_token() {
     let _ = watch.kill();
     let _ = watch.wait();
     assert!(!file.exists(), "the token file goes with its endpoint");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A host that starts the proxy with a pared-down environment (the official SDKs pass
+/// no `XDG_RUNTIME_DIR`) still has it found by a `watch` in the operator's terminal,
+/// which has one.
+#[test]
+fn watch_finds_a_proxy_a_host_started_without_the_runtime_folder_variable() {
+    let dir = runtime_dir("stripped");
+    let mut proxy = Command::new(BIN)
+        .args(PROXIED)
+        .env_remove("XDG_RUNTIME_DIR")
+        .env("TMPDIR", &dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let socket = socket_from(&lines_of(proxy.stderr.take().unwrap()));
+    assert!(!socket.starts_with(dir.join("xdg")), "{}", socket.display());
+    let mut watcher = Command::new(BIN)
+        .args(["watch", "--json"])
+        .env("XDG_RUNTIME_DIR", dir.join("xdg"))
+        .env("TMPDIR", &dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    let hello = until(&watched, "the proxy's hello", |_| true);
+    assert_eq!(hello[0]["server"], "proxy");
+    assert_eq!(hello[0]["pid"], proxy.id());
+    drop(proxy.stdin.take());
+    let _ = proxy.wait();
+    let _ = watcher.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }

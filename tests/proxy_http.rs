@@ -37,6 +37,7 @@ impl HttpProxy {
             .args(["--log-level", "warn"])
             .args(extra)
             .env("XDG_RUNTIME_DIR", runtime_dir)
+            .env("TMPDIR", runtime_dir)
             .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())

@@ -67,6 +67,7 @@ impl Agent {
         let mut child = Command::new(BIN)
             .args(args)
             .env("XDG_RUNTIME_DIR", runtime_dir)
+            .env("TMPDIR", runtime_dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

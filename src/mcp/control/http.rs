@@ -34,7 +34,10 @@ use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-use super::{Control, Endpoint, WATCHERS_MAX, default_dir, private_dir, serve_watcher};
+use super::{
+    Control, Endpoint, WATCHERS_MAX, default_dir, endpoint_dirs, is_private, private_dir,
+    serve_watcher,
+};
 use crate::record::Feed;
 
 /// The environment variable that sets the token (else one is made).
@@ -79,9 +82,21 @@ fn address(url: &str) -> anyhow::Result<SocketAddr> {
     Ok(SocketAddr::new(ip, port))
 }
 
-/// Where the token of the endpoint on `port` is kept.
+/// Where this process keeps the token of its endpoint on `port`.
 pub fn token_file(port: u16) -> PathBuf {
     default_dir().join(format!("control-{port}.token"))
+}
+
+/// The token file of the endpoint on `port`, wherever a watcher finds it (see
+/// [`endpoint_dirs`]); this process's own default when there is none.
+fn find_token_file(port: u16) -> PathBuf {
+    let name = format!("control-{port}.token");
+    endpoint_dirs()
+        .into_iter()
+        .filter(|d| is_private(d))
+        .map(|d| d.join(&name))
+        .find(|f| f.is_file())
+        .unwrap_or_else(|| token_file(port))
 }
 
 /// Serves `feed` over HTTP at `url`; the endpoint's path is its token file (removed
@@ -266,7 +281,7 @@ pub fn connect(url: &str) -> anyhow::Result<std::net::TcpStream> {
     let token = match std::env::var(TOKEN_ENV) {
         Ok(t) => t,
         Err(_) => {
-            let file = token_file(addr.port());
+            let file = find_token_file(addr.port());
             std::fs::read_to_string(&file)
                 .map(|t| t.trim().to_string())
                 .map_err(|e| {

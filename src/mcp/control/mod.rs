@@ -54,14 +54,42 @@ pub enum Control {
     Left { watcher: u64 },
 }
 
-/// The folder the endpoints are made in by default: `$XDG_RUNTIME_DIR/structs-console`,
-/// else `/tmp/structs-console-<uid>`.
-pub fn default_dir() -> PathBuf {
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
-        Some(dir) => PathBuf::from(dir).join("structs-console"),
-        // SAFETY: getuid has no preconditions and cannot fail.
-        None => std::env::temp_dir().join(format!("structs-console-{}", unsafe { libc::getuid() })),
+/// The folders endpoints may be in, the one this process makes them in first:
+/// `$XDG_RUNTIME_DIR/structs-console`, `/run/user/<uid>/structs-console` when that
+/// folder exists, then `structs-console-<uid>` in the temporary folder (`$TMPDIR`, else
+/// `/tmp`).
+///
+/// A host often starts its server with a pared-down environment (the official SDKs pass
+/// a few variables only, `XDG_RUNTIME_DIR` not among them), so a proxy it starts may
+/// see another default than the operator's terminal does; a watcher looks in them all.
+pub fn endpoint_dirs() -> Vec<PathBuf> {
+    // SAFETY: getuid has no preconditions and cannot fail.
+    let uid = unsafe { libc::getuid() };
+    let mut dirs = Vec::new();
+    if let Some(dir) = std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(dir).join("structs-console"));
     }
+    let run = PathBuf::from(format!("/run/user/{uid}"));
+    if run.is_dir() {
+        dirs.push(run.join("structs-console"));
+    }
+    dirs.push(std::env::temp_dir().join(format!("structs-console-{uid}")));
+    let mut seen = std::collections::HashSet::new();
+    dirs.retain(|d| seen.insert(d.clone()));
+    dirs
+}
+
+/// The folder this process makes its endpoints in by default (the first of
+/// [`endpoint_dirs`]).
+pub fn default_dir() -> PathBuf {
+    endpoint_dirs().swap_remove(0)
+}
+
+/// True when `dir` is a folder only this user can open (so what is in it is ours).
+fn is_private(dir: &Path) -> bool {
+    // SAFETY: as in endpoint_dirs.
+    let me = unsafe { libc::getuid() };
+    std::fs::metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == me && m.mode() & 0o077 == 0)
 }
 
 /// An endpoint's default path: `<default_dir>/<kind>-<pid>.sock`.
@@ -396,12 +424,14 @@ fn read_lines<R: std::io::Read + Send + 'static>(
         })
 }
 
-/// The endpoints in the default folder that answer, newest first.
+/// The endpoints that answer in the folders a watcher looks in ([`endpoint_dirs`],
+/// those only this user can open), newest first.
 pub fn live_endpoints() -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(default_dir()) else {
-        return Vec::new();
-    };
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = entries
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = endpoint_dirs()
+        .into_iter()
+        .filter(|d| is_private(d))
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flatten()
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "sock"))
