@@ -562,6 +562,19 @@ async fn the_http_face_answers_what_is_not_a_session_and_ends_one_on_delete() {
         "{pinged}"
     );
 
+    // A batch, which the server behind refuses: its error comes back, and the stream
+    // ends with it.
+    let batch =
+        r#"[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]"#;
+    let refused = tokio::time::timeout(
+        Duration::from_secs(10),
+        post(batch, Some(&session)).await.unwrap().text(),
+    )
+    .await
+    .expect("the stream ends")
+    .unwrap();
+    assert!(refused.contains(r#""code":-32600"#), "{refused}");
+
     let ended = http
         .delete(&proxy.url)
         .header("mcp-session-id", &session)

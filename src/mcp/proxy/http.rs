@@ -363,7 +363,12 @@ impl HostSession {
     }
 
     fn route(&self, line: Vec<u8>) {
-        let message: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        let parsed: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        // A batch goes where its first message goes.
+        let message = match &parsed {
+            Value::Array(items) => items.first().unwrap_or(&Value::Null),
+            one => one,
+        };
         let mut routes = self.routes();
         let id = message.get("id").filter(|id| !id.is_null());
         let own = match (message.get("method").and_then(Value::as_str), id) {
@@ -436,12 +441,22 @@ fn event_stream(guard: StreamGuard, ids: Vec<String>) -> Body {
             };
             let line = next?;
             let mut ended = false;
-            if !listener
-                && let Ok(m) = serde_json::from_slice::<Value>(&line)
-                && m.get("method").is_none()
-                && let Some(id) = m.get("id")
-            {
-                remaining.remove(&id.to_string());
+            if !listener && let Ok(parsed) = serde_json::from_slice::<Value>(&line) {
+                let messages = match &parsed {
+                    Value::Array(items) => items.as_slice(),
+                    one => std::slice::from_ref(one),
+                };
+                for m in messages {
+                    match m.get("id") {
+                        // An error for no id answers the POST as a whole (it could not
+                        // be read): nothing more will come on this stream.
+                        Some(Value::Null) | None if m.get("error").is_some() => remaining.clear(),
+                        Some(id) if m.get("method").is_none() => {
+                            remaining.remove(&id.to_string());
+                        }
+                        _ => {}
+                    }
+                }
                 ended = remaining.is_empty();
             }
             let text = line.strip_suffix(b"\n").unwrap_or(&line);

@@ -299,6 +299,11 @@ impl Link {
                     self.fail(id, "API_ERROR", message);
                     answered = true;
                 } else {
+                    // A message that is not a request (a batch, a notification) refused
+                    // with a JSON-RPC error: the host gets the error, as over stdio.
+                    if v.get("jsonrpc").is_some() && v.get("error").is_some() {
+                        self.relay(&bytes, None);
+                    }
                     tracing::warn!(upstream = %self.up.url, %status, "the upstream server refused a message");
                 }
             }
