@@ -1,6 +1,7 @@
 //! What `structs-console proxy` adds: the release server answering
 //! `structs_query_block_height`, called direct and through the proxy, in turns; over
-//! stdio (`proxy -- COMMAND`), then over HTTP (`--headless --http` direct, and
+//! stdio (`proxy -- COMMAND`, and `proxy --embedded`, whose server is in the proxy's
+//! process), then over HTTP (`--headless --http` direct, and
 //! `proxy --upstream URL --http ADDR` in front of it).
 //!
 //! - Latency: one caller, 2,000 calls; p50 and p99 of each, and what the proxy adds.
@@ -25,17 +26,37 @@ const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
 const CALLS: usize = 2_000;
 const ROUNDS: usize = 3;
 
-fn server(proxied: bool) -> Target {
+/// How the server is reached: direct, through the proxy to a child, or through
+/// `proxy --embedded` (this binary's server in the proxy's process).
+#[derive(Clone, Copy, PartialEq)]
+enum Way {
+    Direct,
+    Child,
+    Embedded,
+}
+
+fn server(way: Way) -> Target {
     let mut words: Vec<String> = Vec::new();
-    if proxied {
+    if way != Way::Direct {
         words.extend([BIN, "proxy"].map(String::from));
         // More of the proxy's options, to compare (`--no-control`, `--record FILE`).
         if let Ok(extra) = std::env::var("PROXY_BENCH_ARGS") {
             words.extend(extra.split_whitespace().map(String::from));
         }
-        words.push("--".into());
     }
-    words.extend([BIN, "--headless", "--paused", "--log-level", "error"].map(String::from));
+    match way {
+        Way::Embedded => {
+            words
+                .extend(["--embedded", "--", "--paused", "--log-level", "error"].map(String::from));
+        }
+        Way::Child => {
+            words.push("--".into());
+            words.extend([BIN, "--headless", "--paused", "--log-level", "error"].map(String::from));
+        }
+        Way::Direct => {
+            words.extend([BIN, "--headless", "--paused", "--log-level", "error"].map(String::from));
+        }
+    }
     Target::Command(words)
 }
 
@@ -138,46 +159,45 @@ fn main() {
 fn run() {
     let rt = tokio::runtime::Runtime::new().expect("a runtime");
     rt.block_on(async {
-        let mut p50 = [0.0; 2];
-        let mut p99 = [0.0; 2];
-        let mut rate = [0.0; 2];
+        let ways = [Way::Direct, Way::Child, Way::Embedded];
+        let mut p50 = [0.0; 3];
+        let mut p99 = [0.0; 3];
+        let mut rate = [0.0; 3];
         for round in 0..ROUNDS {
-            let order = if round % 2 == 0 {
-                [false, true]
-            } else {
-                [true, false]
-            };
-            for proxied in order {
-                let remote = Remote::connect(server(proxied), None)
-                    .await
-                    .expect("attach");
+            // Each turn in another order, so that no way always goes first.
+            let mut order = ways;
+            order.rotate_left(round % 3);
+            for way in order {
+                let remote = Remote::connect(server(way), None).await.expect("attach");
                 let l = latencies(&remote).await;
                 let r = throughput(&remote).await;
-                let k = usize::from(proxied);
+                let k = way as usize;
                 p50[k] += quantile(&l, 0.5) / ROUNDS as f64;
                 p99[k] += quantile(&l, 0.99) / ROUNDS as f64;
                 rate[k] += r / ROUNDS as f64;
                 remote.close().await;
             }
         }
-        println!(
-            "proxy over stdio, mean of {ROUNDS} turns each: direct p50 {:.3} ms, p99 {:.3} ms; \
-             through the proxy p50 {:.3} ms, p99 {:.3} ms; added p50 {:.3} ms, p99 {:.3} ms \
-             (goal: p50 under 0.2 ms added)",
-            p50[0],
-            p99[0],
-            p50[1],
-            p99[1],
-            p50[1] - p50[0],
-            p99[1] - p99[0]
-        );
-        println!(
-            "8 callers at once: direct {:.0} calls/s, through the proxy {:.0} calls/s; \
-             proxy / direct {:.2} (goal: at least 0.90)",
-            rate[0],
-            rate[1],
-            rate[1] / rate[0]
-        );
+        for (k, name) in [(1, "to a child"), (2, "--embedded")] {
+            println!(
+                "proxy over stdio {name}, mean of {ROUNDS} turns each: direct p50 {:.3} ms, \
+                 p99 {:.3} ms; through the proxy p50 {:.3} ms, p99 {:.3} ms; added p50 {:.3} ms, \
+                 p99 {:.3} ms (goal: p50 under 0.2 ms added)",
+                p50[0],
+                p99[0],
+                p50[k],
+                p99[k],
+                p50[k] - p50[0],
+                p99[k] - p99[0]
+            );
+            println!(
+                "8 callers at once, {name}: direct {:.0} calls/s, through the proxy {:.0} calls/s; \
+                 proxy / direct {:.2} (goal: at least 0.90)",
+                rate[0],
+                rate[k],
+                rate[k] / rate[0]
+            );
+        }
     });
 }
 

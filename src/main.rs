@@ -405,6 +405,30 @@ fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record
     structs_console::record::Recorder::maybe(cli.record.as_deref(), None)
 }
 
+/// `proxy --embedded`'s server: what `--headless ARGS` would serve, built on the
+/// proxy's runtime.
+fn embedded_server(
+    args: &[String],
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<structs_console::mcp::proxy::cli::Embedded> {
+    let words = ["structs-console", "--headless"]
+        .into_iter()
+        .map(String::from)
+        .chain(args.iter().cloned());
+    let inner = Cli::try_parse_from(words).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let config = load_config(&inner)?;
+    let services = build_core(&inner, config, runtime, false)?;
+    let mut server =
+        structs_console::mcp::McpServer::new(services.core.clone(), services.docs.clone());
+    if let Some(r) = structs_console::record::Recorder::maybe(inner.record.as_deref(), None)? {
+        server = server.with_recorder(r);
+    }
+    Ok(structs_console::mcp::proxy::cli::Embedded {
+        server,
+        keep: Box::new(services),
+    })
+}
+
 /// `structs-console watch`: the Live tab in a terminal, else the lines on stdout.
 fn watch(cli: &Cli, endpoint: Option<&std::path::Path>, json: bool) -> anyhow::Result<ExitCode> {
     use structs_console::mcp::control;
@@ -641,7 +665,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
     }
     if let Some(Command::Proxy(args)) = &cli.command {
-        return structs_console::mcp::proxy::cli::run(args, cli.auth_token.clone());
+        return structs_console::mcp::proxy::cli::run(
+            args,
+            cli.auth_token.clone(),
+            Box::new(embedded_server),
+        );
     }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {
         return watch(&cli, endpoint.as_deref(), *json);

@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Faults, Options, Upstream};
+use crate::mcp::McpServer;
 use crate::mcp::control::{self, Endpoint};
 use crate::mcp::http::{HttpOptions, ListenLimits, SessionLimits};
 use crate::record::{Feed, Recorder};
@@ -87,13 +88,30 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
 }
 
-/// Runs `structs-console proxy`; `token` is `--auth-token`, which guards `--http`.
+/// This binary's own server for `--embedded`, made on the proxy's runtime: the server,
+/// and what must live as long as it does.
+pub struct Embedded {
+    pub server: McpServer,
+    pub keep: Box<dyn std::any::Any>,
+}
+
+/// Makes the `--embedded` server from the arguments after `--` (those of `--headless`).
+pub type MakeEmbedded<'a> =
+    Box<dyn FnOnce(&[String], &tokio::runtime::Runtime) -> anyhow::Result<Embedded> + 'a>;
+
+/// Runs `structs-console proxy`; `token` is `--auth-token`, which guards `--http`;
+/// `embedded` makes this binary's own server, which `--embedded` runs in the proxy's
+/// process.
 ///
 /// # Errors
 ///
 /// A faults file that is not one, a log or socket that cannot be opened, a child that
 /// cannot start, an address that cannot be served.
-pub fn run(args: &ProxyArgs, token: Option<String>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    args: &ProxyArgs,
+    token: Option<String>,
+    embedded: MakeEmbedded<'_>,
+) -> anyhow::Result<ExitCode> {
     if args.http.is_some() && args.upstream.is_none() {
         anyhow::bail!(
             "--http needs --upstream URL: the proxy serves hosts over HTTP in front of an HTTP server"
@@ -124,8 +142,21 @@ pub fn run(args: &ProxyArgs, token: Option<String>) -> anyhow::Result<ExitCode> 
         None => command.join(" "),
     };
     let runtime = tokio::runtime::Runtime::new()?;
+    // The same server `--headless` is, in this process: no second process between the
+    // agent and the core, and no pipes but the host's.
+    let own = if args.embedded {
+        Some(embedded(&args.command, &runtime).map_err(|e| anyhow::anyhow!("--embedded: {e:#}"))?)
+    } else {
+        None
+    };
     runtime.block_on(async {
         let (options, published) = options(args, faults, &description)?;
+        if let Some(Embedded { server, keep }) = own {
+            let code = super::run_embedded(server, options).await;
+            drop(published);
+            drop(keep);
+            return Ok(code);
+        }
         let code = match (upstream, &args.http) {
             (Some(upstream), Some(listen)) => {
                 let http = HttpOptions {

@@ -500,6 +500,46 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
     Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
 }
 
+/// Runs the proxy between the host on stdio and this binary's own server in this
+/// process (`--embedded`), until the host closes its end or a signal.
+pub async fn run_embedded(server: crate::mcp::McpServer, options: Options) -> ExitCode {
+    let tap = Arc::new(Tap::new(
+        options.recorder,
+        "structs-console --headless (in the proxy's process)".into(),
+    ));
+    let board = Board::new(options.feed, options.faults);
+    serve_commands(board.clone(), options.commands);
+    let (server_in, server_reads) = tokio::io::duplex(PIPE_BYTES);
+    let (server_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
+    let mut served = tokio::spawn(crate::mcp::stdio::serve(
+        server,
+        server_reads,
+        server_writes,
+        crate::mcp::stdio::MAX_MESSAGE_BYTES,
+    ));
+    let running = start(
+        (host_in(), host_out()),
+        (server_out, server_in),
+        &board,
+        tap,
+        options.hold_timeout,
+    );
+    let code = tokio::select! {
+        done = &mut served => match done {
+            Ok(Ok(())) => ExitCode::SUCCESS,
+            Ok(Err(e)) => {
+                tracing::error!("the embedded server stopped: {e:#}");
+                ExitCode::FAILURE
+            }
+            Err(_) => ExitCode::FAILURE,
+        },
+        () = stop_signal() => ExitCode::SUCCESS,
+    };
+    running.finish(Some(Duration::from_secs(1))).await;
+    served.abort();
+    code
+}
+
 /// The bytes a session's ends pass through in memory.
 const PIPE_BYTES: usize = 1 << 20;
 
