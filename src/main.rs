@@ -408,6 +408,7 @@ fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record
 /// `proxy --embedded`'s server: what `--headless ARGS` would serve, built on the
 /// proxy's runtime.
 fn embedded_server(
+    outer: &Cli,
     args: &[String],
     runtime: &tokio::runtime::Runtime,
 ) -> anyhow::Result<structs_console::mcp::proxy::cli::Embedded> {
@@ -415,7 +416,23 @@ fn embedded_server(
         .into_iter()
         .map(String::from)
         .chain(args.iter().cloned());
-    let inner = Cli::try_parse_from(words).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut inner = Cli::try_parse_from(words).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The world's options may come before `--` too (`proxy --embedded --seed 7`); after
+    // it they win.
+    let defaults = Cli::parse_from(["structs-console"]);
+    if inner.seed == defaults.seed {
+        inner.seed = outer.seed;
+    }
+    if inner.world_size == defaults.world_size {
+        inner.world_size = outer.world_size;
+    }
+    if inner.start_height == defaults.start_height {
+        inner.start_height = outer.start_height;
+    }
+    inner.paused |= outer.paused;
+    if inner.publish_events.is_none() {
+        inner.publish_events.clone_from(&outer.publish_events);
+    }
     let config = load_config(&inner)?;
     let services = build_core(&inner, config, runtime, false)?;
     let mut server =
@@ -668,7 +685,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return structs_console::mcp::proxy::cli::run(
             args,
             cli.auth_token.clone(),
-            Box::new(embedded_server),
+            Box::new(|args, runtime| embedded_server(&cli, args, runtime)),
         );
     }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {

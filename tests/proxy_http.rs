@@ -492,6 +492,7 @@ async fn the_http_face_answers_what_is_not_a_session_and_ends_one_on_delete() {
     let dir = runtime_dir("proxy-face");
     let server = Headless::start(&["--paused"], &[]).await;
     let proxy = HttpProxy::start(&server.url, &["--no-control"], &dir);
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let http = reqwest::Client::new();
     let post = |body: &str, session: Option<&str>| {
         let mut request = http
@@ -562,18 +563,18 @@ async fn the_http_face_answers_what_is_not_a_session_and_ends_one_on_delete() {
         "{pinged}"
     );
 
-    // A batch, which the server behind refuses: its error comes back, and the stream
-    // ends with it.
+    // A batch (no longer MCP) is refused by the proxy itself, at once.
     let batch =
         r#"[{"jsonrpc":"2.0","id":5,"method":"ping"},{"jsonrpc":"2.0","id":6,"method":"ping"}]"#;
-    let refused = tokio::time::timeout(
-        Duration::from_secs(10),
-        post(batch, Some(&session)).await.unwrap().text(),
-    )
-    .await
-    .expect("the stream ends")
-    .unwrap();
-    assert!(refused.contains(r#""code":-32600"#), "{refused}");
+    let refused = post(batch, Some(&session)).await.unwrap();
+    assert_eq!(refused.status(), 400);
+    let body: Value = refused.json().await.unwrap();
+    assert_eq!(body["error"]["code"], -32600, "{body}");
+    // An initialize that is a notification opens no session.
+    let refused = post(r#"{"jsonrpc":"2.0","method":"initialize"}"#, None)
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
 
     let ended = http
         .delete(&proxy.url)
@@ -624,4 +625,122 @@ fn a_proxy_that_cannot_serve_as_asked_says_why() {
         "{}",
         text(&out)
     );
+}
+
+/// An answer over the proxy's line limit (16 MB) reaches an HTTP host whole, as one
+/// event, and its request is answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_over_sixteen_megabytes_reaches_an_http_host_whole() {
+    let dir = runtime_dir("proxy-big");
+    let faults = dir.join("faults.json");
+    std::fs::write(
+        &faults,
+        json!({"rules": [{"tool": "structs_query_block_height", "oversize": 17_000_000}]})
+            .to_string(),
+    )
+    .unwrap();
+    let server = Headless::start(&["--paused"], &[]).await;
+    let proxy = HttpProxy::start(
+        &server.url,
+        &["--no-control", "--faults", faults.to_str().unwrap()],
+        &dir,
+    );
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let http = reqwest::Client::new();
+    let post = |body: Value, session: Option<&str>| {
+        let mut request = http
+            .post(&proxy.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body.to_string());
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let opened = post(
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        None,
+    )
+    .await
+    .unwrap();
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    opened.text().await.unwrap();
+    post(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        Some(&session),
+    )
+    .await
+    .unwrap();
+    let events = post(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "structs_query_block_height", "arguments": {}}}),
+        Some(&session),
+    )
+    .await
+    .unwrap()
+    .text()
+    .await
+    .unwrap();
+    let data: Vec<&str> = events
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .collect();
+    assert_eq!(data.len(), 1, "one event, not pieces");
+    assert!(data[0].len() > 16_500_000, "{}", data[0].len());
+    let answer: Value = serde_json::from_str(data[0]).expect("whole JSON");
+    assert_eq!(answer["id"], 1);
+    assert_eq!(answer["result"]["structuredContent"]["paused"], true);
+    drop(proxy);
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// When the server behind forgets the session (it restarted), a stdio host's call is
+/// answered saying so, and the proxy ends, as its server would have.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_forgets_the_session_ends_the_proxy_saying_why() {
+    let dir = runtime_dir("proxy-forgot");
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let server = Headless::start(&["--paused", "--http", &addr], &[]).await;
+    let url = server.url.clone();
+    let (agent, dir2) = tokio::task::spawn_blocking(move || {
+        let (mut agent, _stderr) =
+            Agent::start(&["proxy", "--no-control", "--upstream", &url], &dir);
+        agent.call(1, "structs_query_block_height", json!({}), None);
+        until(&agent.out, "the answer", |v| v["id"] == 1);
+        (agent, dir)
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+    let again = Headless::start(&["--paused", "--http", &addr], &[]).await;
+    tokio::task::spawn_blocking(move || {
+        let mut agent = agent;
+        agent.call(2, "structs_query_block_height", json!({}), None);
+        let got = until(&agent.out, "the answer", |v| v["id"] == 2)
+            .pop()
+            .unwrap();
+        let said = got["error"]["message"].as_str().unwrap_or("");
+        assert!(said.contains("no longer knows this session"), "{got}");
+        let start = Instant::now();
+        let status = loop {
+            if let Some(status) = agent.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "the proxy ends");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(status.code(), Some(1));
+        let _ = std::fs::remove_dir_all(&dir2);
+    })
+    .await
+    .unwrap();
+    again.stop().await;
 }

@@ -233,7 +233,8 @@ fn check(head: &str, token: &str) -> Result<(), (u16, String)> {
         .rsplit_once(':')
         .map_or(host, |(name, _)| name)
         .trim_matches(['[', ']']);
-    if !matches!(name, "127.0.0.1" | "localhost" | "::1") {
+    let loopback = name == "localhost" || name.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
         return Err((
             403,
             format!(
@@ -347,6 +348,21 @@ mod tests {
         };
         assert_eq!(with(0, "GET /other HTTP/1.1"), 404);
         assert_eq!(with(1, "Host: evil.example:9"), 403);
+        assert_eq!(with(1, "Host: 10.0.0.1:9"), 403);
+        assert!(
+            check(
+                &head(&[&good[..1], &["Host: 127.0.0.2:9"], &good[2..]].concat()),
+                t
+            )
+            .is_ok()
+        );
+        assert!(
+            check(
+                &head(&[&good[..1], &["Host: [::1]:9"], &good[2..]].concat()),
+                t
+            )
+            .is_ok()
+        );
         assert_eq!(with(2, "Authorization: Bearer not-the-token-at-all"), 401);
         assert_eq!(with(2, "X-Nothing: 1"), 401);
         assert_eq!(with(4, "Upgrade: websocket"), 426);

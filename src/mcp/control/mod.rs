@@ -216,6 +216,8 @@ impl Endpoint {
             let mut watchers = 0u64;
             loop {
                 let Ok((stream, _)) = listener.accept().await else {
+                    // Out of file descriptors, most often: wait for some to close.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
                 let refused = feed.watchers() >= WATCHERS_MAX;

@@ -738,8 +738,11 @@ impl Broker {
                 tokio::select! {
                     r = &mut rx => break r.unwrap_or(Release::OwnerLeft),
                     () = tokio::time::sleep_until(deadline) => {
-                        broker.lock().holds.remove(&hold);
-                        break Release::TimedOut;
+                        if broker.lock().holds.remove(&hold).is_some() {
+                            break Release::TimedOut;
+                        }
+                        // A command took it at the deadline: its release is on its way.
+                        break (&mut rx).await.unwrap_or(Release::OwnerLeft);
                     }
                     () = tokio::time::sleep(KEEP_ALIVE) => {
                         beats += 1;

@@ -35,7 +35,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::broker::Board;
-use super::{Options, PIPE_BYTES, Piece, Reader, Tap, Upstream, serve_commands, start};
+use super::{Options, PIPE_BYTES, Tap, Upstream, serve_commands, start};
 use crate::guard::Guard;
 use crate::mcp::http::{EXPOSURE, HttpOptions, MAX_BODY_BYTES, PATH};
 use crate::record::Recorder;
@@ -157,7 +157,9 @@ impl Hub {
 
     /// A new session: its own link upstream, pumps, broker and log session.
     fn open(self: &Arc<Self>) -> Result<(String, Arc<HostSession>), Refused> {
-        if self.lock().len() >= self.max_sessions {
+        // The count and the insert under one lock, so that the cap holds.
+        let mut sessions = self.lock();
+        if sessions.len() >= self.max_sessions {
             return Err(Refused::Full(self.max_sessions));
         }
         let id = crate::guard::random_hex();
@@ -184,7 +186,8 @@ impl Hub {
             routes: Mutex::new(Routes::default()),
             last: Mutex::new(Instant::now()),
         });
-        self.lock().insert(id.clone(), session.clone());
+        sessions.insert(id.clone(), session.clone());
+        drop(sessions);
         let (hub, routed, key) = (Arc::downgrade(self), session.clone(), id.clone());
         tokio::spawn(async move {
             routed.route_all(output).await;
@@ -296,10 +299,15 @@ impl HostSession {
 
     /// Closes the host's side: the session's pump ends, and with it the link upstream
     /// (which ends the server's session).
-    async fn close(&self) {
-        if let Some(mut input) = self.input.lock().await.take() {
-            let _ = input.shutdown().await;
-        }
+    async fn close(self: &Arc<Self>) {
+        // A send stuck on a stalled session holds the input; the close then happens
+        // when it lets go, and whoever asked does not wait for it.
+        let session = self.clone();
+        tokio::spawn(async move {
+            if let Some(mut input) = session.input.lock().await.take() {
+                let _ = input.shutdown().await;
+            }
+        });
     }
 
     /// Writes a host's message into the session; false when it is closed.
@@ -345,26 +353,22 @@ impl HostSession {
 
     /// Sends each message the session has for the host on its stream, until the
     /// session's side ends.
-    async fn route_all(&self, mut output: DuplexStream) {
-        let mut reader = Reader::default();
+    async fn route_all(&self, output: DuplexStream) {
+        use tokio::io::AsyncBufReadExt;
+        // Whole lines, however long: a message is never cut into events.
+        let mut output = tokio::io::BufReader::with_capacity(64 * 1024, output);
         loop {
-            let Ok((pieces, ended)) = reader.next(&mut output).await else {
-                return;
-            };
-            for piece in pieces {
-                match piece {
-                    Piece::Line(line) | Piece::Raw(line) => self.route(line),
-                }
-            }
-            if ended {
-                return;
+            let mut line = Vec::new();
+            match output.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => self.route(line),
             }
         }
     }
 
     fn route(&self, line: Vec<u8>) {
         let parsed: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
-        // A batch goes where its first message goes.
+        // A batch (from a stdio-minded server) goes where its first message goes.
         let message = match &parsed {
             Value::Array(items) => items.first().unwrap_or(&Value::Null),
             one => one,
@@ -383,11 +387,14 @@ impl HostSession {
             .filter(|n| routes.streams.contains_key(n))
             .or(routes.listener.filter(|n| routes.streams.contains_key(n)))
             .or_else(|| routes.streams.keys().next_back().copied());
-        if let Some(n) = target
-            && routes.streams[&n].send(line.clone()).is_ok()
-        {
-            return;
-        }
+        let line = match target {
+            None => line,
+            Some(n) => match routes.streams[&n].send(line) {
+                Ok(()) => return,
+                // Its stream went away meanwhile: the message waits for another.
+                Err(mpsc::error::SendError(line)) => line,
+            },
+        };
         if routes.waiting.len() >= WAITING_MAX {
             routes.waiting.pop_front();
             tracing::warn!(
@@ -417,6 +424,12 @@ impl Drop for StreamGuard {
             routes.listener = None;
         }
         drop(routes);
+        // What came for this stream after its last answer (or after its host went
+        // away) goes on another stream, or waits for one.
+        self.rx.close();
+        while let Ok(line) = self.rx.try_recv() {
+            self.session.route(line);
+        }
         self.session.touch();
     }
 }
@@ -447,14 +460,10 @@ fn event_stream(guard: StreamGuard, ids: Vec<String>) -> Body {
                     one => std::slice::from_ref(one),
                 };
                 for m in messages {
-                    match m.get("id") {
-                        // An error for no id answers the POST as a whole (it could not
-                        // be read): nothing more will come on this stream.
-                        Some(Value::Null) | None if m.get("error").is_some() => remaining.clear(),
-                        Some(id) if m.get("method").is_none() => {
-                            remaining.remove(&id.to_string());
-                        }
-                        _ => {}
+                    if m.get("method").is_none()
+                        && let Some(id) = m.get("id")
+                    {
+                        remaining.remove(&id.to_string());
                     }
                 }
                 ended = remaining.is_empty();
@@ -496,7 +505,7 @@ fn sse_response(body: Body, session: Option<&str>) -> Response {
     response
 }
 
-/// A host's message (or batch): into its session, and a stream of the answers back.
+/// A host's message: into its session, and a stream of the answers back.
 async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
     let text = body.trim_ascii();
     let Ok(message) = serde_json::from_slice::<Value>(text) else {
@@ -504,7 +513,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
             StatusCode::BAD_REQUEST,
             -32700,
             "VALIDATION_INVALID_FORMAT",
-            "the body is not JSON: a POST carries one JSON-RPC message or a batch",
+            "the body is not JSON: a POST carries one JSON-RPC message",
         );
     };
     let messages: &[Value] = match &message {
@@ -519,7 +528,17 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
             "a POST carries JSON-RPC messages (objects)",
         );
     }
-    let initialize = messages.iter().any(|m| m["method"] == "initialize");
+    if message.is_array() {
+        return rpc_refusal(
+            StatusCode::BAD_REQUEST,
+            -32600,
+            "VALIDATION_INVALID_VALUE",
+            "a POST carries one JSON-RPC message: batches are not part of MCP since 2025-06-18",
+        );
+    }
+    let initialize = messages
+        .iter()
+        .any(|m| m["method"] == "initialize" && m.get("id").is_some_and(|id| !id.is_null()));
     let (id, session) = match if initialize {
         hub.open()
     } else {

@@ -559,13 +559,15 @@ pub async fn run_upstream(upstream: Upstream, options: Options) -> ExitCode {
         tap,
         options.hold_timeout,
     );
-    tokio::select! {
-        _ = &mut link => {}
-        () = stop_signal() => {}
-    }
+    let code = tokio::select! {
+        // The server lost the session: the host sees its server end, as if it had
+        // restarted, and starts it again.
+        ended = &mut link => if matches!(ended, Ok(true)) { ExitCode::FAILURE } else { ExitCode::SUCCESS },
+        () = stop_signal() => ExitCode::SUCCESS,
+    };
     running.finish(Some(Duration::from_secs(1))).await;
     link.abort();
-    ExitCode::SUCCESS
+    code
 }
 
 /// The host's end to read: the stdin pipe read without a thread in between when it is

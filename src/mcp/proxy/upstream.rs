@@ -32,6 +32,10 @@ const SESSION: &str = "mcp-session-id";
 /// The header that carries the negotiated protocol version.
 const VERSION: &str = "mcp-protocol-version";
 
+/// The longest a message the session waits on (its `initialize`, a notification, a
+/// response to the server) may take to be taken.
+const INLINE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// How long a lost GET stream waits before it is opened again.
 const LISTEN_AGAIN: Duration = Duration::from_secs(1);
 
@@ -75,7 +79,10 @@ impl Upstream {
     /// Passes a session: reads the lines of `input` (what the host sends), and writes
     /// to `output` what the server answers, until `input` ends and the calls in flight
     /// are answered (or [`super::STOP_DEADLINE`] has passed). `output` is shut when done.
-    pub async fn run<R, W>(self, input: R, output: W)
+    ///
+    /// True when it ended because the server no longer knows the session (it answered
+    /// 404): the host must start again, as if its server had restarted.
+    pub async fn run<R, W>(self, input: R, output: W) -> bool
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
@@ -95,6 +102,7 @@ impl Upstream {
             session: Mutex::new(None),
             version: Mutex::new(None),
             out: tx,
+            gone: tokio_util::sync::CancellationToken::new(),
         });
         let mut lines = BufReader::new(input);
         let mut line = Vec::new();
@@ -102,9 +110,12 @@ impl Upstream {
         let mut listening: Option<tokio::task::JoinHandle<()>> = None;
         loop {
             line.clear();
-            match lines.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            tokio::select! {
+                read = lines.read_until(b'\n', &mut line) => match read {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                },
+                () = link.gone.cancelled() => break,
             }
             let body = line.trim_ascii();
             if body.is_empty() {
@@ -115,12 +126,14 @@ impl Upstream {
             let method = message["method"].as_str();
             match (method, id) {
                 // Its answer names the session every later message carries.
-                (Some("initialize"), Some(id)) => link.clone().post(body.to_vec(), Some(id)).await,
+                (Some("initialize"), Some(id)) => {
+                    link.clone().post(body.to_vec(), Some(id), true).await
+                }
                 (Some(_), Some(id)) => {
-                    calls.spawn(link.clone().post(body.to_vec(), Some(id)));
+                    calls.spawn(link.clone().post(body.to_vec(), Some(id), false));
                 }
                 _ => {
-                    link.clone().post(body.to_vec(), None).await;
+                    link.clone().post(body.to_vec(), None, true).await;
                     if method == Some("notifications/initialized") && listening.is_none() {
                         listening = Some(tokio::spawn(link.clone().listen()));
                     }
@@ -136,10 +149,14 @@ impl Upstream {
         if let Some(task) = listening {
             task.abort();
         }
-        link.end().await;
+        let gone = link.gone.is_cancelled();
+        if !gone {
+            link.end().await;
+        }
         drop(link);
         while calls.join_next().await.is_some() {}
         let _ = writer.await;
+        gone
     }
 }
 
@@ -150,6 +167,8 @@ struct Link {
     version: Mutex<Option<String>>,
     /// Lines for the session's host (through the proxy's pump).
     out: mpsc::UnboundedSender<Vec<u8>>,
+    /// Cancelled when the server no longer knows the session.
+    gone: tokio_util::sync::CancellationToken,
 }
 
 impl Link {
@@ -219,12 +238,18 @@ impl Link {
 
     /// POSTs one message and passes on what comes back; a request (`id`) is answered
     /// whatever happens.
-    async fn post(self: Arc<Self>, body: Vec<u8>, id: Option<Value>) {
-        let request = self
+    async fn post(self: Arc<Self>, body: Vec<u8>, id: Option<Value>, inline: bool) {
+        let batch = body.first() == Some(&b'[');
+        let mut request = self
             .headers(self.up.http.post(&self.up.url))
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json, text/event-stream")
             .body(body);
+        if inline {
+            // The session's next message waits for this one: a stalled server must
+            // not stall it for ever. (A call takes as long as it takes.)
+            request = request.timeout(INLINE_TIMEOUT);
+        }
         let mut response = match request.send().await {
             Ok(r) => r,
             Err(e) => {
@@ -283,15 +308,9 @@ impl Link {
                         .as_str()
                         .map(str::to_string)
                         .unwrap_or_else(|| String::from_utf8_lossy(&bytes).trim().to_string());
-                    let gone = status == reqwest::StatusCode::NOT_FOUND
-                        && self
-                            .session
-                            .lock()
-                            .unwrap_or_else(|e| e.into_inner())
-                            .is_some();
-                    let message = if gone {
+                    let message = if self.lost(status) {
                         format!(
-                            "the upstream server no longer knows this session (HTTP 404): {said}"
+                            "the upstream server no longer knows this session (HTTP 404): {said}; the session ends"
                         )
                     } else {
                         format!("the upstream server answered HTTP {status}: {said}")
@@ -299,11 +318,12 @@ impl Link {
                     self.fail(id, "API_ERROR", message);
                     answered = true;
                 } else {
-                    // A message that is not a request (a batch, a notification) refused
-                    // with a JSON-RPC error: the host gets the error, as over stdio.
-                    if v.get("jsonrpc").is_some() && v.get("error").is_some() {
+                    // A batch refused: the host gets the error, as a server on stdio
+                    // answers one. A notification or a response gets no answer.
+                    if batch && v.get("jsonrpc").is_some() && v.get("error").is_some() {
                         self.relay(&bytes, None);
                     }
+                    self.lost(status);
                     tracing::warn!(upstream = %self.up.url, %status, "the upstream server refused a message");
                 }
             }
@@ -320,6 +340,22 @@ impl Link {
                 ),
             );
         }
+    }
+
+    /// True (and the session ends) when `status` says the server no longer knows the
+    /// session it gave.
+    fn lost(&self, status: reqwest::StatusCode) -> bool {
+        let gone = status == reqwest::StatusCode::NOT_FOUND
+            && self
+                .session
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some();
+        if gone {
+            tracing::warn!(upstream = %self.up.url, "the upstream server no longer knows this session: it ends, and the host must start again");
+            self.gone.cancel();
+        }
+        gone
     }
 
     /// The GET stream of what the server sends outside requests, opened again when
