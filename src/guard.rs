@@ -103,18 +103,13 @@ pub enum RefusedBind {
     TokenSpace(&'static str, usize),
 }
 
-/// Whether `addr` may be served with this token and flag; `exposure` words the refusal.
-pub fn check_bind(
-    addr: SocketAddr,
-    token: Option<&str>,
-    allow_remote: bool,
-    exposure: Exposure,
-) -> Result<(), RefusedBind> {
-    if let Some(token) = token
-        && let Some((at, c)) = token
-            .chars()
-            .enumerate()
-            .find(|(_, c)| c.is_whitespace() || c.is_control())
+/// Whether `token` can be a bearer token: long enough, with no white space or control
+/// character (which a client would never send).
+pub fn check_token(token: &str) -> Result<(), RefusedBind> {
+    if let Some((at, c)) = token
+        .chars()
+        .enumerate()
+        .find(|(_, c)| c.is_whitespace() || c.is_control())
     {
         let what = if c.is_whitespace() {
             "white space"
@@ -123,10 +118,21 @@ pub fn check_bind(
         };
         return Err(RefusedBind::TokenSpace(what, at + 1));
     }
-    if let Some(token) = token
-        && token.chars().count() < MIN_TOKEN_LEN
-    {
+    if token.chars().count() < MIN_TOKEN_LEN {
         return Err(RefusedBind::ShortToken(token.chars().count()));
+    }
+    Ok(())
+}
+
+/// Whether `addr` may be served with this token and flag; `exposure` words the refusal.
+pub fn check_bind(
+    addr: SocketAddr,
+    token: Option<&str>,
+    allow_remote: bool,
+    exposure: Exposure,
+) -> Result<(), RefusedBind> {
+    if let Some(token) = token {
+        check_token(token)?;
     }
     if addr.ip().is_loopback() {
         return Ok(());

@@ -6,57 +6,13 @@
 
 mod support;
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::Command;
-use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use structs_console::mcp::proxy::Faults;
-use support::agent::{Agent, BIN, runtime_dir, socket_from, until};
-
-/// A watcher of the control endpoint that sends commands.
-struct Watcher {
-    stream: UnixStream,
-    lines: Receiver<String>,
-}
-
-impl Watcher {
-    fn attach(socket: &Path) -> Watcher {
-        let stream = UnixStream::connect(socket).expect("the endpoint answers");
-        let reader = stream.try_clone().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(reader).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Watcher { stream, lines: rx }
-    }
-
-    /// Sends a command and returns its answer (the lines before it are passed over).
-    fn command(&mut self, command: Value) -> Value {
-        writeln!(self.stream, "{command}").unwrap();
-        until(&self.lines, "the command's answer", |v| {
-            v["type"] == "ack" || v["type"] == "refused"
-        })
-        .pop()
-        .unwrap()
-    }
-
-    /// Waits for the next call held; its hold number and the event.
-    fn held(&self) -> (u64, Value) {
-        let event = until(&self.lines, "a call held", |v| v["type"] == "held")
-            .pop()
-            .unwrap();
-        (event["hold"].as_u64().unwrap(), event)
-    }
-}
+use support::agent::{Agent, BIN, Watcher, runtime_dir, socket_from, until};
 
 /// The answer to request `id`, from the agent's side.
 fn answer(agent: &Agent, id: u64) -> Value {

@@ -9,7 +9,6 @@ mod support;
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
@@ -17,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
 use serde_json::{Value, json};
-use support::agent::{Agent, BIN, lines_of, runtime_dir, until};
+use support::agent::{Agent, BIN, Watcher, lines_of, runtime_dir, until};
 use support::daemon::free_port;
 use support::mcp_http::{Headless, connect};
 use support::peers::Peers;
@@ -238,32 +237,6 @@ async fn the_conformance_suites_server_scenarios_give_the_same_results_through_t
     })
     .await
     .unwrap();
-}
-
-/// A watcher of the proxy's control endpoint.
-struct Watcher {
-    stream: UnixStream,
-    lines: Receiver<String>,
-}
-
-impl Watcher {
-    fn attach(socket: &Path) -> Watcher {
-        let stream = UnixStream::connect(socket).expect("the endpoint answers");
-        let reader = stream.try_clone().unwrap();
-        Watcher {
-            stream,
-            lines: lines_of(reader),
-        }
-    }
-
-    fn command(&mut self, command: Value) -> Value {
-        writeln!(self.stream, "{command}").unwrap();
-        until(&self.lines, "the command's answer", |v| {
-            v["type"] == "ack" || v["type"] == "refused"
-        })
-        .pop()
-        .unwrap()
-    }
 }
 
 fn log_lines(path: &Path) -> Vec<Value> {

@@ -148,3 +148,44 @@ pub fn endless_search() -> Value {
         "block_start": 10, "age": 1, "difficulty": 700, "threads": 1,
         "max_iterations": 1_000_000_000_000u64})
 }
+
+/// A watcher of the control endpoint that sends commands.
+pub struct Watcher {
+    pub stream: std::os::unix::net::UnixStream,
+    pub lines: Receiver<String>,
+}
+
+impl Watcher {
+    pub fn attach(socket: &Path) -> Watcher {
+        let stream = std::os::unix::net::UnixStream::connect(socket).expect("the endpoint answers");
+        let reader = stream.try_clone().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(reader).lines() {
+                let Ok(line) = line else { return };
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Watcher { stream, lines: rx }
+    }
+
+    /// Sends a command and returns its answer (the lines before it are passed over).
+    pub fn command(&mut self, command: Value) -> Value {
+        writeln!(self.stream, "{command}").unwrap();
+        until(&self.lines, "the command's answer", |v| {
+            v["type"] == "ack" || v["type"] == "refused"
+        })
+        .pop()
+        .unwrap()
+    }
+
+    /// Waits for the next call held; its hold number and the event.
+    pub fn held(&self) -> (u64, Value) {
+        let event = until(&self.lines, "a call held", |v| v["type"] == "held")
+            .pop()
+            .unwrap();
+        (event["hold"].as_u64().unwrap(), event)
+    }
+}

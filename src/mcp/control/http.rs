@@ -109,16 +109,10 @@ pub(super) fn serve(
 ) -> anyhow::Result<(Endpoint, String)> {
     let addr = address(url)?;
     let token = match std::env::var(TOKEN_ENV) {
-        Ok(t)
-            if t.chars().count() >= crate::guard::MIN_TOKEN_LEN
-                && !t.chars().any(|c| c.is_whitespace() || c.is_control()) =>
-        {
+        Ok(t) => {
+            crate::guard::check_token(&t).map_err(|e| anyhow::anyhow!("{TOKEN_ENV}: {e}"))?;
             t
         }
-        Ok(_) => anyhow::bail!(
-            "{TOKEN_ENV} must be at least {} characters, with no white space",
-            crate::guard::MIN_TOKEN_LEN
-        ),
         Err(_) => crate::guard::random_hex(),
     };
     let listener = std::net::TcpListener::bind(addr)

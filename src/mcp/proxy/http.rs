@@ -28,7 +28,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 use tokio::io::DuplexStream;
 use tokio::sync::mpsc;
@@ -36,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::broker::Board;
 use super::{Options, PIPE_BYTES, Tap, Upstream, serve_commands, start};
+use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 use crate::mcp::http::{EXPOSURE, HttpOptions, MAX_BODY_BYTES, PATH};
 use crate::record::Recorder;
@@ -232,20 +233,20 @@ impl IntoResponse for Refused {
             Refused::NoSession => rpc_refusal(
                 StatusCode::BAD_REQUEST,
                 -32600,
-                "VALIDATION_MISSING_FIELD",
+                ErrorCode::ValidationMissingField,
                 "no Mcp-Session-Id header: send initialize first, then its session id with every request",
             ),
             Refused::UnknownSession => rpc_refusal(
                 StatusCode::NOT_FOUND,
                 -32600,
-                "RESOURCE_NOT_FOUND",
+                ErrorCode::ResourceNotFound,
                 "no such session (it ended, or the proxy was restarted): initialize again",
             ),
             Refused::Full(max) => {
                 let mut refused = rpc_refusal(
                     StatusCode::SERVICE_UNAVAILABLE,
                     -32000,
-                    "RESOURCE_UNAVAILABLE",
+                    ErrorCode::ResourceUnavailable,
                     &format!("the proxy has {max} sessions open, its most: try again later"),
                 );
                 refused
@@ -479,14 +480,14 @@ fn event_stream(guard: StreamGuard, ids: Vec<String>) -> Body {
     Body::from_stream(stream)
 }
 
-/// A JSON-RPC error body (id `null`) whose data is the project's error object.
-fn rpc_refusal(status: StatusCode, code: i64, project: &str, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": null, "error": {
-        "code": code,
-        "message": message,
-        "data": {"error": {"code": project, "message": message}},
-    }});
-    (status, axum::Json(body)).into_response()
+/// A JSON-RPC error body (id `null`) whose data is the project's error object, as the
+/// server's own HTTP face answers.
+fn rpc_refusal(status: StatusCode, code: i32, project: ErrorCode, message: &str) -> Response {
+    crate::mcp::http::refusal(
+        status,
+        rmcp::model::ErrorCode(code),
+        ToolError::new(project, message),
+    )
 }
 
 fn sse_response(body: Body, session: Option<&str>) -> Response {
@@ -512,7 +513,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         return rpc_refusal(
             StatusCode::BAD_REQUEST,
             -32700,
-            "VALIDATION_INVALID_FORMAT",
+            ErrorCode::ValidationInvalidFormat,
             "the body is not JSON: a POST carries one JSON-RPC message",
         );
     };
@@ -524,7 +525,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         return rpc_refusal(
             StatusCode::BAD_REQUEST,
             -32600,
-            "VALIDATION_INVALID_VALUE",
+            ErrorCode::ValidationInvalidValue,
             "a POST carries JSON-RPC messages (objects)",
         );
     }
@@ -532,7 +533,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         return rpc_refusal(
             StatusCode::BAD_REQUEST,
             -32600,
-            "VALIDATION_INVALID_VALUE",
+            ErrorCode::ValidationInvalidValue,
             "a POST carries one JSON-RPC message: batches are not part of MCP since 2025-06-18",
         );
     }
@@ -573,7 +574,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         return rpc_refusal(
             StatusCode::NOT_FOUND,
             -32600,
-            "RESOURCE_NOT_FOUND",
+            ErrorCode::ResourceNotFound,
             "the session has ended: initialize again",
         );
     }
@@ -593,7 +594,7 @@ async fn get(State(hub): State<Arc<Hub>>, headers: HeaderMap) -> Response {
         return rpc_refusal(
             StatusCode::NOT_ACCEPTABLE,
             -32600,
-            "VALIDATION_INVALID_VALUE",
+            ErrorCode::ValidationInvalidValue,
             "a GET opens an event stream: accept text/event-stream",
         );
     }
