@@ -9,7 +9,9 @@
 //! - a scripted agent doing 12 realistic tasks plain, with references and lean: tool
 //!   calls, bytes and the share of references it read, per task and in total;
 //! - the bytes of one depth-2 player query at each verbosity, with full reference
-//!   metadata (the shape before lean answers) and as answered by default.
+//!   metadata (the shape before lean answers) and as answered by default;
+//! - twelve player briefings, plain and lean, against 75 % fewer bytes, and a scan of
+//!   every struct's id and type in a 500-player world, lean, against 3 calls and 50 KB.
 //!
 //! Run with `cargo bench --bench references`.
 
@@ -356,6 +358,62 @@ async fn agent_efficiency() {
     );
 }
 
+/// Two lean tasks measured another way: twelve player briefings, and a scan of every
+/// struct's id and type in a 500-player world, plain and lean.
+async fn lean_scans() {
+    use agent_tasks::{Agent, Style};
+    println!("\n6. Lean answers measured another way: briefings and a scan");
+    let core = structs_console::assembly::build(Arc::new(sim(WorldConfig::DEMO_PLAYERS)));
+    let mut plain = Agent::new(core.clone(), Style::Plain);
+    let mut lean = Agent::new(core, Style::Lean);
+    for p in agent_tasks::BRIEFED {
+        plain.forget();
+        lean.forget();
+        let answer = agent_tasks::briefing(&mut plain, p).await;
+        assert_eq!(
+            answer,
+            agent_tasks::briefing(&mut lean, p).await,
+            "the briefings of {p} differ"
+        );
+    }
+    let fewer = |n: f64, of: f64| 100.0 * (1.0 - n / of);
+    let saved = fewer(lean.bytes as f64, plain.bytes as f64);
+    println!(
+        "  {} player briefings (guild, planet, fleet, each planet struct's type): plain {} calls {} bytes, lean {} calls {} bytes",
+        agent_tasks::BRIEFED.len(),
+        plain.calls,
+        plain.bytes,
+        lean.calls,
+        lean.bytes
+    );
+    println!(
+        "  lean: {saved:.0} % fewer bytes (target >= 75 %) {}",
+        verdict(saved >= 75.0)
+    );
+
+    let core = structs_console::assembly::build(Arc::new(sim(500)));
+    let mut plain = Agent::new(core.clone(), Style::Plain);
+    let mut lean = Agent::new(core, Style::Lean);
+    let all = agent_tasks::scan_structs(&mut plain).await;
+    let lean_all = agent_tasks::scan_structs(&mut lean).await;
+    assert_eq!(all, lean_all, "the scans differ");
+    println!(
+        "  every struct's id and type, 500 players ({} structs): plain {} calls {:.0} KB, lean (fields, table) {} calls {:.1} KB",
+        all.len(),
+        plain.calls,
+        plain.bytes as f64 / 1e3,
+        lean.calls,
+        lean.bytes as f64 / 1e3
+    );
+    let kb = lean.bytes as f64 / 1e3;
+    println!(
+        "  lean: {} calls (target <= 3) {}   {kb:.1} KB (target <= 50 KB) {}",
+        lean.calls,
+        verdict(lean.calls <= 3),
+        verdict(kb <= 50.0)
+    );
+}
+
 /// Bytes of one depth-2 `structs_query_player` at each verbosity: with the bookkeeping
 /// every entry carried before (`reference_metadata: "full"`) and as answered now.
 async fn verbosity_bytes() {
@@ -406,5 +464,6 @@ fn main() {
         detection().await;
         agent_efficiency().await;
         verbosity_bytes().await;
+        lean_scans().await;
     });
 }

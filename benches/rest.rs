@@ -11,6 +11,9 @@
 //!
 //! Run with `cargo bench --bench rest`.
 
+// Only the twelve tasks run here; the lean briefings and the scan are the references
+// bench's.
+#[allow(dead_code)]
 #[path = "support/agent_tasks.rs"]
 mod agent_tasks;
 

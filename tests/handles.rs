@@ -274,6 +274,133 @@ async fn fetch_shapes_pages_with_fields_and_verbosity() {
 }
 
 #[tokio::test]
+async fn fields_that_name_nothing_are_reported_with_the_kinds_fields() {
+    let core = core();
+    // Players have no owner: the answer says so, shows them at summary, and lists
+    // what a player has.
+    let v = ok(
+        &core,
+        "structs_list_players",
+        json!({"fields": "id,owner", "page_size": 3}),
+    )
+    .await;
+    let report = &v["fields_unmatched"]["player"];
+    assert_eq!(report["unmatched"], json!(["owner"]), "{v}");
+    assert_eq!(report["shown"], "summary");
+    let fields: Vec<&str> = report["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        fields.contains(&"username") && fields.contains(&"guildId"),
+        "{fields:?}"
+    );
+    // A list's planets are the chain's core records: no gridAttributes.
+    let v = ok(
+        &core,
+        "structs_list_planets",
+        json!({"fields": "id,gridAttributes.ore", "page_size": 3}),
+    )
+    .await;
+    assert_eq!(
+        v["fields_unmatched"]["planet"]["unmatched"],
+        json!(["gridAttributes.ore"]),
+        "{v}"
+    );
+    // The same path on one queried planet matches, and nothing is reported.
+    let v = ok(
+        &core,
+        "structs_query_planet",
+        json!({"planet_id": "2-1", "fields": "gridAttributes.ore"}),
+    )
+    .await;
+    assert!(v.get("fields_unmatched").is_none(), "{v}");
+    assert!(v["planet"]["gridAttributes"]["ore"].is_string(), "{v}");
+    // A kind's own qualifier fits the list's bare records.
+    let v = ok(
+        &core,
+        "structs_list_planets",
+        json!({"fields": "Planet.maxOre", "page_size": 2}),
+    )
+    .await;
+    assert!(v.get("fields_unmatched").is_none(), "{v}");
+    assert_eq!(
+        v["planets"][0]["Planet"].as_object().unwrap().len(),
+        2,
+        "id and maxOre: {v}"
+    );
+    // A result over the limit names them in its envelope's metadata.
+    let v = ok(
+        &core,
+        "structs_list_players",
+        json!({"fields": "id,username,nosuch", "page_size": 1000}),
+    )
+    .await;
+    if v.get("result_handle").is_some() {
+        assert_eq!(
+            v["metadata"]["fields_unmatched"]["player"]["unmatched"],
+            json!(["nosuch"]),
+            "{v}"
+        );
+    } else {
+        assert_eq!(
+            v["fields_unmatched"]["player"]["unmatched"],
+            json!(["nosuch"]),
+            "{v}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_scan_reads_large_pages_as_a_table_when_fields_keep_rows_small() {
+    let core = core();
+    let whole = ok(&core, "structs_list_structs", json!({"page_size": 100})).await;
+    let total = whole["pagination"]["total"].as_u64().unwrap() as usize;
+    assert!(
+        total > 100,
+        "a world with more than a page of structs: {total}"
+    );
+    // Without fields, a page is at most 100 whole entities.
+    let e = core
+        .call_json("structs_list_structs", json!({"page_size": 500}))
+        .await
+        .unwrap_err();
+    assert_eq!(e["error"]["code"], "VALIDATION_OUT_OF_RANGE", "{e}");
+    assert_eq!(e["error"]["details"]["field"], "page_size", "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("fields"),
+        "{e}"
+    );
+    // With fields and the table form, one page holds them all, each row its values.
+    let v = ok(
+        &core,
+        "structs_list_structs",
+        json!({"page_size": 1000, "fields": "id,type", "format": "table"}),
+    )
+    .await;
+    assert!(v.get("result_handle").is_none(), "{}", size(&v));
+    assert!(v.get("structs").is_none(), "the table replaces the records");
+    let table = &v["table"];
+    assert_eq!(table["of"], "structs");
+    assert_eq!(table["columns"], json!(["id", "type"]));
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), total.min(1000));
+    // The same ids and types, in the same order, as the whole records.
+    for (row, record) in rows.iter().zip(whole["structs"].as_array().unwrap()) {
+        assert_eq!(row[0], record["Struct"]["id"]);
+        assert_eq!(row[1], record["Struct"]["type"]);
+    }
+    assert!(
+        size(&v) < 20 * rows.len() + 500,
+        "{} bytes for {} rows",
+        size(&v),
+        rows.len()
+    );
+}
+
+#[tokio::test]
 async fn expired_handles_say_so_and_are_cleaned_up() {
     let store = Arc::new(MemoryStore::default());
     let core = core_with(24, store.clone());

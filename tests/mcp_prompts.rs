@@ -60,6 +60,14 @@ fn code(e: &ServiceError) -> i32 {
 }
 
 /// The text of every text message, joined.
+/// True when `text` holds a number in scientific notation (`4.59e-6`, `1e+20`).
+fn scientific(text: &str) -> bool {
+    let c: Vec<char> = text.chars().collect();
+    c.windows(4).any(|w| {
+        w[0].is_ascii_digit() && w[1] == 'e' && matches!(w[2], '-' | '+') && w[3].is_ascii_digit()
+    })
+}
+
 fn texts(r: &GetPromptResult) -> String {
     r.messages
         .iter()
@@ -211,8 +219,51 @@ async fn prompts_are_listed_with_typed_arguments_and_answer_with_their_resources
     .unwrap();
     let text = texts(&r);
     assert!(text.contains("What should player 1-1 do next?"), "{text}");
-    assert!(text.contains("- expand_power: "), "{text}");
+    assert!(text.contains("for the expand_power goal"), "{text}");
+    assert!(text.contains("1. "), "a ranked move: {text}");
     assert!(!text.contains("defend_planet"), "one goal asked: {text}");
+
+    // Every goal: short, each move once, what can be done now before what waits.
+    let r = get(&client, "next", json!({"player_id": "1-1"}))
+        .await
+        .unwrap();
+    let text = texts(&r);
+    assert!(text.len() < 3_000, "{} bytes: {text}", text.len());
+    assert!(!text.contains("```"), "no JSON dumps: {text}");
+    let moves: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            l.split_once(". ")
+                .is_some_and(|(n, _)| n.parse::<u32>().is_ok())
+        })
+        .collect();
+    assert!(moves.len() >= 2, "{text}");
+    let titles: Vec<&str> = moves
+        .iter()
+        .map(|l| l.split_once(" (").map_or(*l, |(t, _)| t))
+        .collect();
+    let mut unique = titles.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), titles.len(), "a move listed twice: {text}");
+    let rank = |l: &str| {
+        if l.ends_with("ready now") {
+            0
+        } else if l.contains("cheap at") {
+            1
+        } else {
+            2
+        }
+    };
+    let ranks: Vec<u8> = moves.iter().map(|l| rank(l)).collect();
+    assert!(
+        ranks.windows(2).all(|w| w[0] <= w[1]),
+        "not ranked by readiness: {text}"
+    );
+    assert!(
+        !scientific(&text),
+        "figures are rounded for reading: {text}"
+    );
 
     // A workflow's prompt lists its steps and embeds the entities given.
     let r = get(
@@ -259,10 +310,14 @@ async fn proof_of_work_and_diagnose_prompts_read_the_real_state() {
         .unwrap();
     let text = texts(&r);
     assert!(text.contains("(struct_build_complete)"), "{text}");
+    assert!(text.contains("- now: difficulty "), "{text}");
+    assert!(text.contains("Best start: block "), "{text}");
+    assert!(!text.contains("```"), "no JSON dump: {text}");
     assert!(
-        text.contains("structs_calculate_pow_schedule answered"),
-        "{text}"
+        !scientific(&text),
+        "figures are rounded for reading: {text}"
     );
+    assert!(text.len() < 2_000, "{} bytes: {text}", text.len());
     assert_eq!(embedded(&r)[0].0, format!("structs://entities/{struct_id}"));
     // A built Command Ship has no work to prove.
     let e = get(&client, "proof-of-work", json!({"struct_id": "5-1"}))

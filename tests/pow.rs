@@ -209,6 +209,21 @@ async fn running_out_of_iterations_reports_the_best_and_what_is_left() {
     assert!(d["estimate"]["recommended_start_block"].as_u64().unwrap() > 102);
     let message = e["error"]["message"].as_str().unwrap();
     assert!(message.contains("20000 iterations"), "{message}");
+    // A search that cannot succeed says so in words, not in 70 digits.
+    assert!(
+        message.contains("the rest of the search takes more than 10^"),
+        "{message}"
+    );
+    assert!(message.contains(" years"), "{message}");
+    let longest_number = message
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    assert!(
+        longest_number <= 9,
+        "a number a person cannot read: {message}"
+    );
 
     // The next call continues where this one stopped.
     let e = c

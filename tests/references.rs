@@ -885,6 +885,41 @@ async fn the_scripted_agent_answers_the_same_in_fewer_calls() {
     );
 }
 
+/// The benchmark's two lean tasks measured another way answer the same plain and lean:
+/// twelve briefings, and a scan of every struct's id and type in three calls as a table.
+#[tokio::test]
+async fn lean_briefings_and_a_tabular_scan_answer_the_same_as_plain() {
+    use agent_tasks::{Agent, Style};
+    let core = core();
+    let mut plain = Agent::new(core.clone(), Style::Plain);
+    let mut lean = Agent::new(core.clone(), Style::Lean);
+    for p in agent_tasks::BRIEFED {
+        plain.forget();
+        lean.forget();
+        let (a, b) = (
+            agent_tasks::briefing(&mut plain, p).await,
+            agent_tasks::briefing(&mut lean, p).await,
+        );
+        assert_eq!(a, b, "briefing of {p}");
+    }
+    assert!(lean.calls < plain.calls && lean.bytes * 4 < plain.bytes);
+
+    let (mut plain, mut lean) = (
+        Agent::new(core.clone(), Style::Plain),
+        Agent::new(core, Style::Lean),
+    );
+    let all = agent_tasks::scan_structs(&mut plain).await;
+    assert_eq!(all, agent_tasks::scan_structs(&mut lean).await);
+    assert!(!all.is_empty());
+    assert_eq!(lean.calls as usize, all.len().div_ceil(1000));
+    assert!(
+        lean.bytes * 5 < plain.bytes,
+        "{} vs {}",
+        lean.bytes,
+        plain.bytes
+    );
+}
+
 /// The reference cache never answers with what was read before a transaction, even
 /// one applied within the same block: the cache belongs to one state of the world.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -475,3 +475,90 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
         _ => unreachable!("there are {} tasks", TASKS.len()),
     }
 }
+
+/// The players the briefings task briefs on.
+pub const BRIEFED: [&str; 12] = [
+    "1-1", "1-2", "1-3", "1-4", "1-5", "1-6", "1-7", "1-8", "1-9", "1-10", "1-11", "1-12",
+];
+
+/// A player briefing, the way an agent prepares one: the player's guild (its owner),
+/// planet (its ore), fleet (its status), and the type of every struct on the planet.
+pub async fn briefing(a: &mut Agent, player: &str) -> Value {
+    let v = a
+        .call(
+            "structs_query_player",
+            json!({ "player_id": player }),
+            D2,
+            json!({"reference_types": ["guild", "planet", "fleet", "struct"],
+                "fields": "guildId,planetId,fleetId,Guild.owner,Planet.maxOre,Planet.space,Planet.air,Planet.land,Planet.water,Fleet.status,Struct.type"}),
+        )
+        .await;
+    let p = &v["player"]["Player"];
+    let guild_id = s(&p["guildId"]);
+    let guild_owner = if guild_id.is_empty() {
+        Value::Null
+    } else {
+        core_of(&a.entity(&guild_id).await)["owner"].clone()
+    };
+    let planet_id = s(&p["planetId"]);
+    let mut types = Vec::new();
+    let mut ore = Value::Null;
+    if !planet_id.is_empty() {
+        let planet = core_of(&a.entity(&planet_id).await);
+        ore = planet["maxOre"].clone();
+        for sid in slot_ids(&planet) {
+            let st = core_of(&a.entity(&sid).await);
+            types.push(st["type"].clone());
+        }
+    }
+    let fleet_id = s(&p["fleetId"]);
+    let status = if fleet_id.is_empty() {
+        Value::Null
+    } else {
+        core_of(&a.entity(&fleet_id).await)["status"].clone()
+    };
+    json!([guild_owner, ore, status, types])
+}
+
+/// Every struct's id and type, page after page: plain pages of 100 whole entities, or
+/// (lean) the two fields, as a table, in pages as large as the lean limit allows.
+/// Answers the ids and types in order.
+pub async fn scan_structs(a: &mut Agent) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut key: Option<String> = None;
+    loop {
+        let mut args = json!({"page_size": 100});
+        if let Some(k) = &key {
+            args["page_key"] = json!(k);
+        }
+        let lean = json!({"include_references": false, "fields": "id,type",
+                          "format": "table", "page_size": 1000});
+        let v = a.call("structs_list_structs", args, D1, lean).await;
+        let v = if v.get("result_handle").is_some() {
+            panic!("a scan page became a handle: {v}")
+        } else {
+            v
+        };
+        match v.get("table") {
+            Some(table) => {
+                let columns = table["columns"].as_array().unwrap();
+                let at = |name: &str| columns.iter().position(|c| c == name).unwrap();
+                let (id, ty) = (at("id"), at("type"));
+                for row in table["rows"].as_array().unwrap() {
+                    out.push((s(&row[id]), s(&row[ty])));
+                }
+            }
+            None => {
+                for st in v["structs"].as_array().unwrap() {
+                    let c = core_of(st);
+                    out.push((s(&c["id"]), s(&c["type"])));
+                }
+            }
+        }
+        match v["pagination"]["next_key"].as_str() {
+            Some(k) => key = Some(k.to_string()),
+            None => break,
+        }
+    }
+    out
+}

@@ -338,7 +338,10 @@ impl Core {
         if self.inner.forwarding {
             // The server attaches references, shapes and stores its own results.
             return ctx
-                .scope((registered.handler())(self.env(self.world()), args))
+                .scope((registered.handler())(
+                    self.env(self.world(), handles::Request::default()),
+                    args,
+                ))
                 .await;
         }
         let spec = registered.spec();
@@ -353,7 +356,7 @@ impl Core {
             Shaping::Own => handles::Request::default(),
         };
         let world = self.world();
-        let result = (registered.handler())(self.env(world.clone()), args);
+        let result = (registered.handler())(self.env(world.clone(), shaping.clone()), args);
         let resolver = self.inner.references.clone();
         let handles = self.inner.handles.clone();
         let name = spec.name;
@@ -381,8 +384,9 @@ impl Core {
     }
 
     /// What a tool can reach while it runs.
-    fn env(&self, world: World) -> Env {
+    fn env(&self, world: World, shaping: handles::Request) -> Env {
         Env {
+            shaping,
             world,
             wall: self.inner.wall,
             handles: self.inner.handles.clone(),

@@ -130,8 +130,14 @@ pub enum Shaping {
     Own,
 }
 
-/// The argument names of the shaping options the core takes out of a call.
-pub const ARGUMENTS: [&str; 2] = ["verbosity", "fields"];
+/// The key of the report of `fields` paths that matched nothing
+/// ([`shape::unmatched_fields`]): beside a shaped answer's own fields, or in an
+/// envelope's or a fetched page's `metadata`.
+pub const UNMATCHED_KEY: &str = "fields_unmatched";
+
+/// The argument names of the shaping options the core takes out of a call (`format`
+/// only where a tool's schema offers it: the lists).
+pub const ARGUMENTS: [&str; 3] = ["verbosity", "fields", "format"];
 
 /// The JSON Schema of `verbosity`.
 pub fn verbosity_schema(default: &str) -> Value {
@@ -145,12 +151,20 @@ pub fn fields_schema() -> Value {
            "description": "Comma-separated field paths to return for each record, dotted for nesting (\"id,owner,gridAttributes.ore\"); overrides verbosity."})
 }
 
+/// The JSON Schema of `format`, which the list tools offer.
+pub fn format_schema() -> Value {
+    json!({"enum": ["records", "table"],
+           "description": "records (default): each entity as the chain's JSON; table: the page as {columns, rows}, each field's name once and each entity one row of values, the smallest form for scans (with fields)."})
+}
+
 /// The shaping a call asked for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Request {
     /// `fields` if given, else `verbosity` if given.
     pub selection: Option<Selection>,
     pub verbosity: Option<Verbosity>,
+    /// `format: "table"`: arrays of records become `{columns, rows}`.
+    pub table: bool,
 }
 
 impl Request {
@@ -164,6 +178,11 @@ impl Request {
         }
     }
 
+    /// True when `fields` names the fields each record keeps.
+    pub fn has_fields(&self) -> bool {
+        matches!(self.selection, Some(Selection::Fields { .. }))
+    }
+
     /// Takes the shaping options out of `args` (already checked by the schema).
     pub fn take(args: &mut Value) -> Request {
         let Some(obj) = args.as_object_mut() else {
@@ -172,6 +191,7 @@ impl Request {
         let verbosity = obj
             .remove("verbosity")
             .and_then(|v| v.as_str().and_then(Verbosity::parse));
+        let table = obj.remove("format").is_some_and(|f| f == "table");
         let fields = obj.remove("fields");
         let selection = match fields.as_ref().and_then(Value::as_str) {
             Some(text) => Some(Selection::fields_or(
@@ -183,6 +203,7 @@ impl Request {
         Request {
             selection,
             verbosity,
+            table,
         }
     }
 }
@@ -252,18 +273,33 @@ impl Handles {
         request: &Request,
         mut value: Value,
     ) -> Result<Value, ToolError> {
+        let mut unmatched = None;
         let full = match &request.selection {
             Some(selection) => {
                 let full = value.clone();
+                unmatched = shape::unmatched_fields(&value, selection);
                 shape(&mut value, selection);
                 Some(full)
             }
             None => None,
         };
+        if request.table {
+            shape::tabulate(&mut value);
+        }
+        // Field paths that named nothing are said, never silently dropped.
+        if let (Some(report), Value::Object(obj)) = (&unmatched, &mut value) {
+            obj.insert(UNMATCHED_KEY.into(), report.clone());
+        }
         if size_of(&value) <= LIMIT {
             return Ok(value);
         }
-        envelope(self, tool, request, full.unwrap_or(value)).await
+        let mut out = envelope(self, tool, request, full.unwrap_or(value)).await?;
+        if let Some(report) = unmatched
+            && let Some(meta) = out.get_mut("metadata").and_then(Value::as_object_mut)
+        {
+            meta.insert(UNMATCHED_KEY.into(), report);
+        }
+        Ok(out)
     }
 }
 

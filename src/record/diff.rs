@@ -84,6 +84,11 @@ pub const VOLATILE_KEYS: &[&str] = &[
     // How many references came from the cache rather than the source: it depends on
     // what earlier calls (and how long ago) read, never on the world.
     "from_cache",
+    // Derived from the volatile fields above: the bytes of a stored result (its
+    // timestamps, durations and cache counts included), and the pages that size cuts
+    // it into. The rows it holds (`total`, `rows`) are compared.
+    "size_bytes",
+    "total_pages",
 ];
 
 impl Default for Ignore {
@@ -268,6 +273,25 @@ mod tests {
         let (changes, count) = diff(&a, &b, &Ignore::nothing(), 2);
         assert_eq!((changes.len(), count), (2, 6));
         assert!(diff(&a, &a, &Ignore::nothing(), 10).0.is_empty());
+    }
+
+    #[test]
+    fn sizes_derived_from_volatile_fields_are_not_differences() {
+        // The same stored list, once measured with a warm reference cache and once with
+        // a cold one: `from_cache` has another digit, so the stored bytes and the pages
+        // they make differ by that much, and nothing else does.
+        let envelope = |size: u64, pages: u64, cached: u64, rows: u64| {
+            json!({"status": "partial", "summary": {"references_summary": {"from_cache": cached}},
+                   "page_info": {"has_more": true, "total": rows, "current_page": 1, "total_pages": pages},
+                   "metadata": {"size_bytes": size, "row_count": 5}})
+        };
+        let warm = envelope(56_773, 4, 12, 100);
+        let cold = envelope(56_772, 3, 0, 100);
+        assert!(diff(&warm, &cold, &Ignore::default(), 10).0.is_empty());
+        // The rows the result holds still count.
+        let (changes, _) = diff(&warm, &envelope(56_772, 3, 0, 99), &Ignore::default(), 10);
+        assert_eq!(changes.len(), 1);
+        assert_eq!(changes[0].path, "/page_info/total");
     }
 
     #[test]

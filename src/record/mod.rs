@@ -357,7 +357,10 @@ fn redact(v: &mut Value, path: &str, hidden: &mut Vec<String>) {
 
 fn stamp_source(line: &mut Map<String, Value>, source: &SourceInfo) {
     line.insert("source".into(), json!(source.name));
-    line.insert("block_height".into(), json!(source.block_height));
+    // A source with no chain (a tap's) states no height rather than a false 0.
+    if let Some(height) = source.known_height() {
+        line.insert("block_height".into(), json!(height));
+    }
 }
 
 /// True when the file is not empty and its last byte is not a newline.
@@ -616,6 +619,30 @@ mod tests {
             entries
                 .iter()
                 .all(|e| e.session == r.session() && e.v == VERSION)
+        );
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn a_source_with_no_chain_states_no_block_height() {
+        let path = temp("no-height");
+        let r = Recorder::open(&path).unwrap();
+        let tap = SourceInfo {
+            name: "proxy",
+            description: "a tap".into(),
+            block_height: 0,
+            paused: false,
+        };
+        let call = r.request("add", &json!({"a": 1}), &tap);
+        r.response(call, "add", &Ok(json!({"sum": 2})), Duration::ZERO, &tap);
+        let (entries, problems) = read(&path);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(entries.len(), 2);
+        assert!(entries.iter().all(|e| e.block_height.is_none()));
+        assert!(
+            !std::fs::read_to_string(&path)
+                .unwrap()
+                .contains("block_height")
         );
         let _ = std::fs::remove_file(&path);
     }

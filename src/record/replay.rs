@@ -63,6 +63,40 @@ impl Report {
     }
 }
 
+/// Why a recorded call is not run again: what the log cannot give it, or an answer
+/// that was not the server's to compare with. `replay --check` and the Replay tab
+/// decide it here, so they agree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRerun {
+    /// The request's line holds no value for these arguments (secrets it was sent with).
+    Redacted(Vec<String>),
+    /// The agent got an answer the proxy gave instead of the server: what gave it.
+    Injected(String),
+}
+
+impl NotRerun {
+    /// The verdict for a call from its request's redacted arguments and its
+    /// response's `injected` note.
+    pub fn of(redacted: &[String], injected: Option<&str>) -> Option<NotRerun> {
+        if !redacted.is_empty() {
+            return Some(NotRerun::Redacted(redacted.to_vec()));
+        }
+        injected.map(|what| NotRerun::Injected(what.to_string()))
+    }
+
+    /// Why, in a few words, after "not run again: ".
+    pub fn reason(&self) -> String {
+        match self {
+            NotRerun::Redacted(args) => {
+                format!("the log does not hold its {}", args.join(", "))
+            }
+            NotRerun::Injected(what) => {
+                format!("the agent got an injected answer ({what}), not the server's")
+            }
+        }
+    }
+}
+
 /// Runs recorded calls again, each recorded session as its own client: its own
 /// subscriptions and handle list, as it had on the server. A result handle the log
 /// recorded is replaced, in the arguments of later calls, by the handle
@@ -228,13 +262,16 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     report.orphans += 1;
                     continue;
                 };
-                if !redacted.is_empty() {
-                    report.redacted.push((tool, redacted));
-                    continue;
-                }
-                if let Some(what) = entry.injected.clone() {
-                    report.injected.push((tool, what));
-                    continue;
+                match NotRerun::of(&redacted, entry.injected.as_deref()) {
+                    Some(NotRerun::Redacted(args)) => {
+                        report.redacted.push((tool, args));
+                        continue;
+                    }
+                    Some(NotRerun::Injected(what)) => {
+                        report.injected.push((tool, what));
+                        continue;
+                    }
+                    None => {}
                 }
                 let recorded = entry.answer();
                 let fresh = replayer

@@ -83,6 +83,16 @@ pub struct SourceInfo {
 }
 
 impl SourceInfo {
+    /// The block height, when this source knows one: a chain's node or the embedded
+    /// world always, another MCP server once it has said (`None` while it reads 0, as
+    /// for a tap in front of a server that is not a Structs one).
+    pub fn known_height(&self) -> Option<u64> {
+        match self.name {
+            "sim" | "rest" => Some(self.block_height),
+            _ => (self.block_height > 0).then_some(self.block_height),
+        }
+    }
+
     /// Whether the tools reading this source reach things outside the server (MCP's
     /// `openWorldHint`): a chain's node yes, the embedded world no; `None` for another
     /// server's tools, which say for themselves.

@@ -26,6 +26,9 @@ pub struct Env {
     pub work: Arc<ClientWork>,
     /// The tools themselves, for the ones that run others (plans, workflows).
     pub tools: Caller,
+    /// How the core will shape this call's answer (`fields`, `verbosity`, `format`),
+    /// for tools whose limits depend on it (a list's page size).
+    pub shaping: crate::handles::Request,
 }
 
 impl Env {

@@ -17,7 +17,11 @@ use crate::references::Support;
 use crate::source::ListQuery;
 
 pub const DEFAULT_PAGE_SIZE: u64 = 20;
+/// The most entities a page holds, whole.
 pub const MAX_PAGE_SIZE: u64 = 100;
+/// The most a page holds when `fields` keeps each entity small: a scan of thousands
+/// takes a few calls, and what is still over the response limit becomes a handle.
+pub const MAX_LEAN_PAGE_SIZE: u64 = 1000;
 
 /// Which filters a list accepts.
 #[derive(Clone, Copy)]
@@ -84,9 +88,11 @@ fn paging_properties(filters: Filters) -> Map<String, Value> {
     let mut props = Map::new();
     props.insert(
         "page_size".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE,
-               "default": DEFAULT_PAGE_SIZE, "description": "Entities per page (1-100, default 20)."}),
+        json!({"type": "integer", "minimum": 1, "maximum": MAX_LEAN_PAGE_SIZE,
+               "default": DEFAULT_PAGE_SIZE,
+               "description": "Entities per page (1-100, default 20; up to 1000 with fields, which keeps each row small)."}),
     );
+    props.insert("format".into(), crate::handles::format_schema());
     props.insert(
         "page_key".into(),
         json!({"type": "string", "maxLength": 256,
@@ -204,6 +210,17 @@ async fn list(env: Env, args: Value, kind: Option<EntityKind>) -> Result<Value, 
         .get("page_size")
         .and_then(whole_number)
         .unwrap_or(DEFAULT_PAGE_SIZE);
+    if page_size > MAX_PAGE_SIZE && !env.shaping.has_fields() {
+        return Err(ToolError::field(
+            ErrorCode::ValidationOutOfRange,
+            "page_size",
+            format!(
+                "{page_size} is over {MAX_PAGE_SIZE} for whole entities; name the fields each \
+                 row needs (fields: \"id,type\") for pages of up to {MAX_LEAN_PAGE_SIZE}, or \
+                 page with page_key"
+            ),
+        ));
+    }
     let mut query = ListQuery::new(kind, page_size as usize);
     if let Some(key) = opt_str(&args, "page_key") {
         query.after = Some(decode_page_key(key, kind)?);

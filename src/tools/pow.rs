@@ -647,13 +647,13 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
                 ErrorCode::ToolTimeout,
                 format!(
                     "no proof in {} iterations: the best hash has {best} leading zeros, {} are required; \
-                     about {:.0} s more at {:.2} MH/s, or start at block {} for a proof in about {:.0} s",
+                     at {:.2} MH/s the rest of the search takes {}, or start at block {} for a proof in {}",
                     progress.iterations,
                     progress.required,
-                    expected / rate,
                     rate / 1e6,
+                    crate::text::duration_words(expected / rate),
                     plan.recommended_start_block,
-                    plan.expected_seconds_to_proof,
+                    crate::text::duration_words(plan.expected_seconds_to_proof),
                 ),
             )
             .with_extra("best", best_json(&progress))

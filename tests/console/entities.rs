@@ -44,7 +44,8 @@ fn expanding_an_id_field_fetches_that_entity() {
     assert_eq!(
         app.requests_sent(),
         before + 2,
-        "opening from the list asks only for the references; expanding planetId fetches"
+        "opening from the list asks only for the references, whose answer holds the whole \
+         entity; expanding planetId fetches"
     );
     snapshot(
         "tree_fetched_link_100x30",
@@ -59,6 +60,18 @@ fn expanding_an_id_field_fetches_that_entity() {
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Right);
     assert_eq!(app.requests_sent(), before + 2, "the entity is cached");
+}
+
+#[test]
+fn an_entity_opened_from_the_list_shows_all_of_it() {
+    // A list page holds the chain's core record; the tree shows the whole entity, as
+    // the same player opened by its id does.
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Enter);
+    let from_list = draw(&mut app, 100, 60);
+    for part in ["gridAttributes", "playerInventory"] {
+        assert!(from_list.contains(part), "{part} missing:\n{from_list}");
+    }
 }
 
 #[test]

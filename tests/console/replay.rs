@@ -186,6 +186,88 @@ fn replay_steps_through_a_log_runs_it_again_and_shows_the_differences() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A call whose answer a fault or a breakpoint gave is not run again, in the tab as in
+/// `replay --check`: both say why, and neither counts it as a difference.
+#[test]
+fn an_injected_answer_is_not_run_again_here_or_by_the_check() {
+    use std::io::Write;
+    let dir = std::env::temp_dir().join(format!("structs-replay-injected-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("injected.jsonl");
+    write_log(
+        &path,
+        &[("structs_query_player", json!({"player_id": "1-1"}))],
+        |_, _| {},
+    );
+    // Call 2 timed out for the agent: the proxy answered it from a fault rule.
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    let request = json!({"v": 1, "ts": "2026-11-21T10:00:05.000000Z", "session": "s-test-1",
+        "seq": 3, "type": "request", "call": 2, "tool": "structs_query_player",
+        "arguments": {"player_id": "1-2"}, "source": "proxy"});
+    let response = json!({"v": 1, "ts": "2026-11-21T10:00:06.000000Z", "session": "s-test-1",
+        "seq": 4, "type": "response", "call": 2, "tool": "structs_query_player",
+        "duration_ms": 600.0, "source": "proxy", "injected": "fault error TOOL_TIMEOUT",
+        "error": {"error": {"code": "TOOL_TIMEOUT", "message": "injected"}}});
+    writeln!(log, "{request}\n{response}").unwrap();
+    drop(log);
+
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open the log");
+    app.settle_log();
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(
+        app.replay_verdicts(),
+        (2, 0),
+        "run or skipped, none differs"
+    );
+    press(&mut app, KeyCode::End);
+    let frame = draw(&mut app, 120, 36);
+    let text: String = frame
+        .lines()
+        .map(|l| l.split('│').nth(3).unwrap_or_default().trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("not run again: the agent got an injected answer (fault error TOOL_TIMEOUT), not the server's"),
+        "wrapped whole in the detail pane: {frame}"
+    );
+    assert!(frame.contains("skip"), "the list marks it: {frame}");
+    assert!(frame.contains("1 skipped"), "the footer counts it: {frame}");
+    assert!(frame.contains("recorded (what the agent got)"), "{frame}");
+    assert!(
+        !frame.contains("block 0"),
+        "a tap's log states no height: {frame}"
+    );
+    press(&mut app, KeyCode::Char('r'));
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(status.starts_with("call 2: not run again: "), "{status}");
+
+    // The check skips the same call, for the same reason.
+    let rt = runtime();
+    let core =
+        structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
+    let report = rt
+        .block_on(structs_console::record::replay::check(
+            &core,
+            &path,
+            &structs_console::record::diff::Ignore::default(),
+        ))
+        .unwrap();
+    assert_eq!(report.calls, 1);
+    assert!(report.passed(), "{report:?}");
+    assert_eq!(
+        report.injected,
+        [(
+            "structs_query_player".to_string(),
+            "fault error TOOL_TIMEOUT".to_string()
+        )]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A log of 100,000 calls: its first calls show while it is read, the count once it
 /// is, and the last call's arguments are read back from the file when it is selected.
 #[test]

@@ -396,22 +396,70 @@ async fn pow(
         ));
     };
     let instruction = format!(
-        "Get the proof of work for struct {struct_id} done ({action}).\n\n\
-         The schedule attached says how hard the proof is at each coming block and when a \
-         search is expected to finish. Wait until the difficulty is low enough to find it \
-         quickly, then call structs_calculate_proof_of_work with action_type {action} and \
-         entity_id {struct_id} (send a progress token to watch it; cancelling stops it), check \
-         the answer with structs_validate_proof, and submit the completion with the nonce it \
-         found. Say how long it will take and what it costs."
+        "Get the proof of work for struct {struct_id} done ({action}).\n\n{}\n\n\
+         Wait until the difficulty is low enough to find the proof quickly, then call \
+         structs_calculate_proof_of_work with action_type {action} and entity_id {struct_id} \
+         (send a progress token to watch it; cancelling stops it), check the answer with \
+         structs_validate_proof, and submit the completion with the nonce it found. Say how \
+         long it will take and what it costs. structs_calculate_pow_schedule gives the \
+         schedule's exact figures.",
+        schedule_words(&schedule)
     );
     let mut m = Messages::new(instruction);
-    m.text(format!(
-        "structs_calculate_pow_schedule answered:\n```json\n{}\n```",
-        serde_json::to_string_pretty(&schedule).unwrap_or_default()
-    ));
     m.entity(&struct_id.to_string(), &body);
     m.doc_search(docs, "proof of work difficulty", 2);
     Ok(m.done(format!("The proof of work of struct {struct_id}")))
+}
+
+/// The most rows of a proof's schedule a prompt shows.
+const SCHEDULE_ROWS: usize = 6;
+
+/// A proof-of-work schedule (`structs_calculate_pow_schedule`'s answer) as a person
+/// reads it: the difficulty now, the coming drops with when each starts and how long a
+/// proof then takes, and the best start, every time in words.
+fn schedule_words(schedule: &Value) -> String {
+    use crate::text::duration_words as words;
+    let rate = schedule["hashrate"].as_f64().unwrap_or(0.0);
+    let mut out = format!(
+        "The work started at block {} and the chain is at block {}; this server hashes at \
+         about {:.1} MH/s.",
+        schedule["block_start"],
+        schedule["current_block"],
+        rate / 1e6
+    );
+    let steps = schedule["steps"].as_array().cloned().unwrap_or_default();
+    for (i, step) in steps.iter().take(SCHEDULE_ROWS).enumerate() {
+        let when = if i == 0 {
+            "- now".to_string()
+        } else {
+            format!(
+                "- from block {} (in {})",
+                step["from_block"],
+                words(step["starts_in_seconds"].as_f64().unwrap_or(0.0))
+            )
+        };
+        out.push_str(&format!(
+            "\n{when}: difficulty {}, a proof in {}",
+            step["difficulty"],
+            words(step["expected_seconds"].as_f64().unwrap_or(f64::INFINITY))
+        ));
+    }
+    if steps.len() > SCHEDULE_ROWS {
+        out.push_str(&format!(
+            "\n- and {} lower steps after",
+            steps.len() - SCHEDULE_ROWS
+        ));
+    }
+    out.push_str(&format!(
+        "\nBest start: block {}, for a proof {} from now.",
+        schedule["recommended_start_block"],
+        words(
+            schedule["expected_seconds_to_proof"]
+                .as_f64()
+                .unwrap_or(f64::INFINITY)
+        )
+    ));
+    out
 }
 
 /// Every `{"error": {code, message}}` in a value, with where it is.
@@ -554,6 +602,70 @@ async fn diagnose(
     Ok(m.done(format!("A diagnosis of {subject}")))
 }
 
+/// The most moves the `next` prompt lists.
+const NEXT_MOVES: usize = 6;
+
+/// One move the decision trees recommend, with what it waits on.
+struct Move {
+    title: String,
+    action: String,
+    goals: Vec<String>,
+    priority: u64,
+    /// 0: can be done now; 1: its requirements are met but its proof is not cheap yet;
+    /// 2: its requirements are unknown; 3: blocked.
+    readiness: u8,
+    /// Seconds until it can be done cheaply (a proof's difficulty falling).
+    wait_secs: f64,
+    note: String,
+}
+
+impl Move {
+    fn of(goal: &str, a: &Value) -> Move {
+        let proof = &a["proof"];
+        let wait_secs = proof["seconds_until_target"].as_f64().unwrap_or(0.0);
+        let met = a["requirements_met"].as_bool();
+        let readiness = match met {
+            Some(true) if proof["started"] == false => 3,
+            Some(true) if wait_secs > 0.0 => 1,
+            Some(true) => 0,
+            None => 2,
+            Some(false) => 3,
+        };
+        let note = match readiness {
+            0 => "ready now".to_string(),
+            1 => format!(
+                "ready, but its proof is at difficulty {} now and cheap at {} in {}",
+                proof["difficulty_now"],
+                proof["target_difficulty"],
+                crate::text::duration_words(wait_secs)
+            ),
+            2 => "its requirements could not be checked".to_string(),
+            _ => {
+                let missing: Vec<String> = a["missing_requirements"]
+                    .as_array()
+                    .map(|m| m.iter().take(2).map(describe).collect())
+                    .unwrap_or_default();
+                if proof["started"] == false {
+                    "blocked: its work has not started".to_string()
+                } else if missing.is_empty() {
+                    "blocked".to_string()
+                } else {
+                    format!("blocked: {}", missing.join("; "))
+                }
+            }
+        };
+        Move {
+            title: a["title"].as_str().unwrap_or("?").to_string(),
+            action: a["action"].as_str().unwrap_or("?").to_string(),
+            goals: vec![goal.to_string()],
+            priority: a["priority"].as_u64().unwrap_or(5),
+            readiness,
+            wait_secs,
+            note,
+        }
+    }
+}
+
 async fn next(
     core: &Core,
     docs: &Snapshot,
@@ -565,8 +677,10 @@ async fn next(
         Some(g) => vec![g.to_string()],
         None => goal_names(core),
     };
-    let mut m = Messages::new(String::new());
-    let mut summary = Vec::new();
+    // The trees of every goal, their moves merged: one move recommended by several
+    // goals is one line that names them all.
+    let mut moves: Vec<Move> = Vec::new();
+    let mut keys: Vec<String> = Vec::new();
     for goal in &goals {
         let answer = call(
             core,
@@ -574,49 +688,69 @@ async fn next(
             json!({"goal": goal, "state": {"player_id": player_id.to_string()}}),
         )
         .await?;
-        let top: Vec<String> = answer["actions"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .take(3)
-                    .map(|x| {
-                        format!(
-                            "{} ({}{})",
-                            x["title"].as_str().unwrap_or("?"),
-                            x["action"].as_str().unwrap_or("?"),
-                            if x["requirements_met"] == false {
-                                ", blocked"
-                            } else {
-                                ""
-                            }
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        summary.push(format!(
-            "- {goal}: {}",
-            if top.is_empty() {
-                "nothing to do".to_string()
-            } else {
-                top.join("; ")
+        for a in answer["actions"].as_array().into_iter().flatten() {
+            let key = format!("{}|{}", a["action"], a["parameters"]);
+            match keys.iter().position(|k| *k == key) {
+                Some(at) => moves[at].goals.push(goal.clone()),
+                None => {
+                    keys.push(key);
+                    moves.push(Move::of(goal, a));
+                }
             }
-        ));
-        m.text(format!(
-            "structs_decision_tree_get_next_actions for {goal} answered:\n```json\n{answer}\n```"
-        ));
+        }
     }
-    m.out[0] = PromptMessage::new_text(
-        Role::User,
-        format!(
-            "What should player {player_id} do next?\n\nThe decision trees, walked against the \
-             game now, rank these moves:\n{}\n\nChoose one and say why, check it with \
-             structs_validate_action, then carry it out with the tools. If it is blocked, do \
-             what unblocks it first. The trees' full answers and the player are attached.",
-            summary.join("\n")
-        ),
+    // What can be done now first, then what waits (soonest first), then the unknown
+    // and the blocked; the trees' priority within each.
+    moves.sort_by(|a, b| {
+        (a.readiness, a.priority)
+            .cmp(&(b.readiness, b.priority))
+            .then(a.wait_secs.total_cmp(&b.wait_secs))
+    });
+    let shown: Vec<String> = moves
+        .iter()
+        .take(NEXT_MOVES)
+        .enumerate()
+        .map(|(i, m)| {
+            format!(
+                "{}. {} ({}; {}): {}",
+                i + 1,
+                m.title,
+                m.action,
+                m.goals.join(", "),
+                m.note
+            )
+        })
+        .collect();
+    let more = moves.len().saturating_sub(NEXT_MOVES);
+    let list = if shown.is_empty() {
+        "The trees recommend nothing for these goals now.".to_string()
+    } else {
+        let mut list = shown.join("\n");
+        if more > 0 {
+            list.push_str(&format!("\n(and {more} more)"));
+        }
+        list
+    };
+    let goal_word = match goals.as_slice() {
+        [one] => format!("the {one} goal"),
+        _ => format!("{} goals", goals.len()),
+    };
+    let instruction = format!(
+        "What should player {player_id} do next?\n\nThe decision trees, walked against the \
+         game now for {goal_word}, rank these moves, what can be done now first:\n{list}\n\n\
+         Choose one and say why, check it with structs_validate_action, then carry it out with \
+         the tools. If it is blocked, do what unblocks it first. \
+         structs_decision_tree_get_next_actions (goal, state.player_id) gives a goal's full \
+         answer; the player is attached."
     );
-    m.entity(&player_id.to_string(), &player);
+    let mut m = Messages::new(instruction);
+    m.link(
+        Resource::new(
+            format!("{}{player_id}", crate::entity::ENTITY_URI),
+            field(EntityKind::Player, &player, "username").unwrap_or_else(|| player_id.to_string()),
+        )
+        .with_mime_type("application/json"),
+    );
     m.doc_search(docs, "strategy next move", 1);
     Ok(m.done(format!("The next moves for player {player_id}")))
 }

@@ -283,6 +283,9 @@ impl EntitiesPane {
             (Area::List, Command::Bottom) => self.list.select_end(true),
             (Area::List, Command::OpenEntity) => {
                 if let Some(row) = self.list.selected() {
+                    // A list page holds the chain's core record only. It shows at
+                    // once; the references query made on opening answers the whole
+                    // entity (grid attributes, inventory), which then replaces it.
                     let tree = EntityTree::loaded(row.id, row.entity.clone());
                     self.open(tree, ctx);
                 }
@@ -587,6 +590,17 @@ impl Pane for EntitiesPane {
             .is_some_and(|tree| tree.on_reply(reply, ctx))
         {
             return true;
+        }
+        // The references query answers the whole entity: the tree, opened on a list's
+        // core record, takes it. An answer over the size limit carries none, and the
+        // tree asks for the entity alone.
+        if let (Some(references), Some(tree)) = (&self.references, &mut self.tree)
+            && references.awaits(reply.id)
+            && let Ok(answer) = &reply.result
+            && !tree.adopt(answer)
+            && answer["status"] == "partial"
+        {
+            tree.refresh(ctx);
         }
         self.references
             .as_mut()

@@ -303,6 +303,21 @@ impl EntityTree {
         tree
     }
 
+    /// Takes the root entity from a `structs_query_entity` answer about it (the
+    /// references query's), in place of what it showed. False when the answer holds
+    /// no such entity.
+    pub fn adopt(&mut self, answer: &Value) -> bool {
+        if answer["id"].as_str() != Some(self.root.to_string().as_str()) {
+            return false;
+        }
+        let Some(entity) = answer.get("entity").filter(|e| e.is_object()) else {
+            return false;
+        };
+        self.fetched.insert(self.root, entity.clone());
+        self.rebuild();
+        true
+    }
+
     /// A tree whose root entity is fetched first.
     pub fn fetching(root: EntityId, ctx: &mut Ctx<'_>) -> EntityTree {
         let mut tree = EntityTree::empty(root);

@@ -24,7 +24,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::record::Entry;
 use crate::record::diff::{Change, Ignore, diff};
 use crate::record::index::{Call, LogIndex};
-use crate::record::replay::Replayer;
+use crate::record::replay::{NotRerun, Replayer};
 use crate::tui::component::{self, Ctx, EventState, Pane, PromptKey, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
@@ -44,14 +44,22 @@ const CHANGES_KEPT: usize = 200;
 const PLAN_TOOL: &str = "structs_plan_execute";
 
 /// A call run again: its row, the recorded answer (when the log has one) and the
-/// fresh one.
-type Outcome = (usize, Option<Value>, Value);
+/// fresh one, or why it was not run again.
+type Outcome = (usize, Option<Value>, Rerun);
 
-/// A call's fresh run, compared with the recording.
+/// What running a recorded call again gave.
+enum Rerun {
+    Fresh(Value),
+    /// Not run, as `replay --check` does not run it ([`NotRerun`]).
+    Skipped(NotRerun),
+}
+
+/// A call's fresh run, compared with the recording, or why it was not run.
 #[derive(Debug, Clone)]
 struct Verdict {
     changes: Vec<Change>,
     total: usize,
+    skipped: Option<NotRerun>,
 }
 
 /// A line of pretty JSON and the JSON Pointer of the value it shows.
@@ -87,6 +95,8 @@ struct OpenLog {
     verdicts: HashMap<usize, Verdict>,
     fresh: VecDeque<(usize, Arc<Value>)>,
     different: usize,
+    /// Calls not run again, as `replay --check` skips them.
+    skipped: usize,
     shown: Option<Shown>,
     single: HashMap<RequestId, usize>,
     run: Option<RunAll>,
@@ -184,6 +194,7 @@ impl ReplayPane {
             verdicts: HashMap::new(),
             fresh: VecDeque::new(),
             different: 0,
+            skipped: 0,
             shown: None,
             single: HashMap::new(),
             run: None,
@@ -460,7 +471,7 @@ async fn rerun(
     call: Call,
     tool: &str,
     session: &str,
-) -> Result<(Option<Value>, Value), ToolError> {
+) -> Result<(Option<Value>, Rerun), ToolError> {
     let unreadable = |e: std::io::Error| {
         ToolError::new(
             ErrorCode::ResourceUnavailable,
@@ -468,14 +479,19 @@ async fn rerun(
         )
     };
     let request = index.entry(call.request).map_err(unreadable)?;
-    let recorded = match call.response {
-        Some(span) => Some(index.entry(span).map_err(unreadable)?.answer()),
+    let response = match call.response {
+        Some(span) => Some(index.entry(span).map_err(unreadable)?),
         None => None,
     };
+    let recorded = response.as_ref().map(Entry::answer);
+    let injected = response.as_ref().and_then(|r| r.injected.as_deref());
+    if let Some(why) = NotRerun::of(&request.redacted, injected) {
+        return Ok((recorded, Rerun::Skipped(why)));
+    }
     let args = request.arguments.unwrap_or(Value::Null);
     let mut replayer = replayer.lock().await;
     let fresh = replayer.call(session, tool, args, recorded.as_ref()).await;
-    Ok((recorded, fresh))
+    Ok((recorded, Rerun::Fresh(fresh)))
 }
 
 impl OpenLog {
@@ -489,21 +505,40 @@ impl OpenLog {
         any
     }
 
-    /// Keeps a fresh answer and its verdict against the recording.
-    fn record(&mut self, row: usize, recorded: Option<&Value>, fresh: Value, ignore: &Ignore) {
-        let (changes, total) = match recorded {
-            Some(r) => diff(r, &fresh, ignore, CHANGES_KEPT),
-            None => (Vec::new(), 0),
+    /// Keeps a fresh answer and its verdict against the recording, or why the call
+    /// was not run again.
+    fn record(&mut self, row: usize, recorded: Option<&Value>, rerun: Rerun, ignore: &Ignore) {
+        let (fresh, verdict) = match rerun {
+            Rerun::Fresh(fresh) => {
+                let (changes, total) = match recorded {
+                    Some(r) => diff(r, &fresh, ignore, CHANGES_KEPT),
+                    None => (Vec::new(), 0),
+                };
+                let verdict = Verdict {
+                    changes,
+                    total,
+                    skipped: None,
+                };
+                (Some(fresh), verdict)
+            }
+            Rerun::Skipped(why) => {
+                let verdict = Verdict {
+                    changes: Vec::new(),
+                    total: 0,
+                    skipped: Some(why),
+                };
+                (None, verdict)
+            }
         };
-        if let Some(old) = self.verdicts.insert(row, Verdict { changes, total })
-            && old.total > 0
-        {
-            self.different -= 1;
+        let (total, skipped) = (verdict.total, verdict.skipped.is_some());
+        if let Some(old) = self.verdicts.insert(row, verdict) {
+            self.different -= usize::from(old.total > 0);
+            self.skipped -= usize::from(old.skipped.is_some());
         }
-        if total > 0 {
-            self.different += 1;
-        }
+        self.different += usize::from(total > 0);
+        self.skipped += usize::from(skipped);
         self.fresh.retain(|(r, _)| *r != row);
+        let Some(fresh) = fresh else { return };
         self.fresh.push_back((row, Arc::new(fresh)));
         while self.fresh.len() > FRESH_KEPT {
             self.fresh.pop_front();
@@ -558,8 +593,12 @@ impl Pane for ReplayPane {
             log.drain(&self.ignore);
             match &reply.result {
                 Ok(_) => {
-                    let total = log.verdicts.get(&row).map_or(0, |v| v.total);
-                    ctx.status.info(if total == 0 {
+                    let verdict = log.verdicts.get(&row);
+                    let total = verdict.map_or(0, |v| v.total);
+                    let skipped = verdict.and_then(|v| v.skipped.as_ref());
+                    ctx.status.info(if let Some(why) = skipped {
+                        format!("call {}: not run again: {}", row + 1, why.reason())
+                    } else if total == 0 {
                         format!("call {}: the same answer as recorded", row + 1)
                     } else {
                         format!(

@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 use serde_json::Value;
 
-use super::{Focus, ReplayPane};
+use super::{Focus, ReplayPane, Verdict};
 use crate::record::diff::{Change, ChangeKind};
 use crate::tui::component::{SELECTED_MARK, Ui, fit_pad as fit, grouped};
 use crate::tui::theme::Role;
@@ -51,6 +51,9 @@ impl ReplayPane {
         }
         if !log.verdicts.is_empty() {
             footer.push(format!("{} differ", grouped(log.different)));
+        }
+        if log.skipped > 0 {
+            footer.push(format!("{} skipped", grouped(log.skipped)));
         }
         if p.notifications > 0 {
             footer.push(format!(
@@ -132,6 +135,7 @@ impl ReplayPane {
             let (again, again_role) = match log.verdicts.get(&row) {
                 None if log.single.values().any(|r| *r == row) => ("…".to_string(), Role::Muted),
                 None => ("".to_string(), Role::Muted),
+                Some(v) if v.skipped.is_some() => ("skip".to_string(), Role::Muted),
                 Some(v) if v.total == 0 => ("same".to_string(), Role::Info),
                 Some(v) => (format!("≠ {}", v.total), Role::Prompt),
             };
@@ -290,6 +294,14 @@ impl ReplayPane {
                 "not run again yet (r: this call, a: every call)",
                 theme.style(Role::Muted),
             ))),
+            Some(Verdict {
+                skipped: Some(why), ..
+            }) => {
+                let text = format!("not run again: {}", why.reason());
+                for piece in wrap_words(&text, usize::from(inner.width)) {
+                    top.push(Line::from(Span::styled(piece, theme.style(Role::Muted))));
+                }
+            }
             Some(v) if v.total == 0 => top.push(Line::from(Span::styled(
                 "run again: the same answer as recorded (volatile fields aside)",
                 theme.style(Role::Info),
@@ -341,6 +353,21 @@ impl ReplayPane {
                 );
                 render_json(right, buf, ui, scroll, "fresh", new, changes, Side::Fresh);
             }
+            (
+                None,
+                Some(Verdict {
+                    skipped: Some(_), ..
+                }),
+            ) => render_json(
+                body,
+                buf,
+                ui,
+                scroll,
+                "recorded (what the agent got)",
+                rec,
+                &[],
+                Side::Recorded,
+            ),
             (None, Some(_)) => render_json(
                 body,
                 buf,
@@ -356,6 +383,33 @@ impl ReplayPane {
             }
         }
     }
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a word
+/// longer than a line is cut).
+fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let taken = line.chars().count();
+        if taken > 0 && taken + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let cut: String = line.chars().take(width).collect();
+            line = line.chars().skip(width).collect();
+            lines.push(cut);
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 #[allow(clippy::too_many_arguments)]
