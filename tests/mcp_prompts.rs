@@ -205,7 +205,12 @@ async fn prompts_are_listed_with_typed_arguments_and_answer_with_their_resources
     let text = texts(&r);
     assert!(text.contains("an Ore Extractor (struct type 14"), "{text}");
     assert!(text.contains("for player 1-1"), "the owner builds: {text}");
-    assert!(text.contains("structs_decision_tree_get_build_requirements answered"));
+    assert!(
+        text.contains("The build's requirements, checked now:\n- [x] 1-1 is online"),
+        "{text}"
+    );
+    assert!(text.contains("- [ ] insufficient power"), "{text}");
+    assert!(!text.contains("```"), "no JSON dump: {text}");
     let uris: Vec<String> = embedded(&r).into_iter().map(|(u, _)| u).collect();
     assert_eq!(uris, ["structs://entities/2-1", "structs://entities/1-1"]);
 

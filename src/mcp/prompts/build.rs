@@ -318,14 +318,55 @@ async fn plan_build(
         st.category,
     );
     let mut m = Messages::new(instruction);
-    m.text(format!(
-        "structs_decision_tree_get_build_requirements answered:\n```json\n{}\n```",
-        serde_json::to_string_pretty(&req).unwrap_or_default()
-    ));
+    m.text(requirement_words(&req));
     m.entity(&planet_id.to_string(), &planet);
     m.entity(&player_id.to_string(), &player);
     m.doc_search(docs, &format!("build {}", st.name), 2);
     Ok(m.done(format!("A plan to build {} {place}", st.name)))
+}
+
+/// `structs_decision_tree_get_build_requirements`' answer as a checklist a person
+/// reads: each rule met or not in its own words, then the build's time in words.
+fn requirement_words(req: &Value) -> String {
+    let mut checks: Vec<&Value> = Vec::new();
+    let r = &req["requirements"];
+    for list in [
+        &r["prerequisites"],
+        &r["resources"]["checks"],
+        &r["location"]["checks"],
+    ] {
+        checks.extend(list.as_array().into_iter().flatten());
+    }
+    let mut out = String::from("The build's requirements, checked now:");
+    for c in checks {
+        out.push_str(&format!(
+            "\n- [{}] {}",
+            if c["met"] == true { "x" } else { " " },
+            describe(c)
+        ));
+    }
+    let t = &req["estimated_build_time"];
+    if let Some(secs) = t["total_seconds"]
+        .as_f64()
+        .or_else(|| t["seconds"].as_f64())
+    {
+        out.push_str(&format!(
+            "\nTime: the build proof is almost free (difficulty {}) {} after the build starts",
+            t["target_difficulty"],
+            crate::text::duration_words(secs)
+        ));
+        if let Some(fast) = t["difficulty_8"]["seconds"].as_f64() {
+            out.push_str(&format!(
+                "; a fast machine can prove it at difficulty 8, {} after",
+                crate::text::duration_words(fast)
+            ));
+        }
+        out.push('.');
+    }
+    out.push_str(
+        "\nstructs_decision_tree_get_build_requirements gives the same checks with their figures.",
+    );
+    out
 }
 
 /// A requirement as one line: its own words when it has them, else its JSON.
