@@ -459,8 +459,9 @@ fn span(secs: f64) -> String {
         s if s < 7200.0 => format!("{:.0} min", s / 60.0),
         s if s < 172_800.0 => format!("{:.0} h", s / 3600.0),
         s if s < 3.156e7 => format!("{:.0} d", s / 86_400.0),
-        s if s < 3.156e10 => format!("{:.0} y", s / 3.156e7),
-        s => format!("{:.1e} y", s / 3.156e7),
+        s if s < 3.156e13 => format!("{:.0} y", s / 3.156e7),
+        // Past a million years the digits mean nothing: the order of magnitude does.
+        s => format!("> 10^{} y", (s / 3.156e7).log10().floor()),
     }
 }
 
@@ -674,6 +675,8 @@ mod tests {
         assert_eq!(span(90.0), "90 s");
         assert_eq!(span(3600.0), "60 min");
         assert_eq!(span(1e9), "32 y");
-        assert_eq!(span(1e20), "3.2e12 y");
+        assert_eq!(span(1e12), "31686 y");
+        assert_eq!(span(1e20), "> 10^12 y");
+        assert_eq!(span(2e69), "> 10^61 y");
     }
 }
