@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
+use super::content::wrap_lines;
 use super::form::Field;
 use super::{Mode, Section, ServerPane, form_arguments, form_fields};
 use crate::mcp::client::Direction;
@@ -446,21 +447,19 @@ impl ServerPane {
             }
             return;
         };
-        let (lines, role) = match answer {
-            Ok(lines) => (lines.clone(), Role::Text),
-            Err(lines) => (lines.clone(), Role::Error),
-        };
+        let (Ok(lines) | Err(lines)) = answer;
+        let lines = wrap_lines(lines, width);
         let rows = usize::from(inner.height - 1);
         self.page = rows;
         let max = lines.len().saturating_sub(rows);
         self.result_scroll = self.result_scroll.min(max);
-        for (k, line) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
+        for (k, (role, line)) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
             buf.set_stringn(
                 inner.x,
                 inner.y + 1 + k as u16,
                 line,
                 width,
-                theme.style(role),
+                theme.style(*role),
             );
         }
         if lines.len() > rows {
@@ -692,6 +691,7 @@ impl ServerPane {
                 .map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text))))
                 .collect();
             Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
                 .block(area_block(ui, &format!(" message {} ", m.seq), false))
                 .render(detail, buf);
         }
