@@ -346,6 +346,25 @@ pub(super) fn wrap_line(text: &str, width: usize) -> Vec<String> {
     }
 }
 
+/// `text` cut into rows of `width` columns wherever the row ends (compact JSON, which
+/// has no spaces to break at).
+pub(super) fn cut_rows(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut rows = Vec::new();
+    let (mut row, mut used) = (String::new(), 0);
+    for c in text.chars() {
+        let w = columns(c);
+        if used + w > width && used > 0 {
+            rows.push(std::mem::take(&mut row));
+            used = 0;
+        }
+        row.push(c);
+        used += w;
+    }
+    rows.push(row);
+    rows
+}
+
 /// Styled lines wrapped to `width` columns, each row keeping its line's style.
 pub(super) fn wrap_lines(lines: &[(Role, String)], width: usize) -> Vec<(Role, String)> {
     let mut out = Vec::new();
@@ -418,6 +437,8 @@ mod tests {
         assert_eq!(rows.join(" "), text);
         // Wide characters take two columns.
         assert_eq!(wrap_line("日本語です", 4), ["日本", "語で", "す"]);
+        assert_eq!(cut_rows(r#"a {"b":1}"#, 4), ["a {\"", "b\":1", "}"]);
+        assert_eq!(cut_rows("", 4), [""]);
         let styled = wrap_lines(&[(Role::Error, "a b\nc".to_string())], 1);
         assert_eq!(
             styled,

@@ -820,6 +820,9 @@ fn ask_lines(
             if let Some(props) = schema["properties"].as_object() {
                 for (name, p) in props {
                     let mut about = p["type"].as_str().unwrap_or("any").to_string();
+                    if let Some(format) = p["format"].as_str() {
+                        about = format!("{about} ({format})");
+                    }
                     if let Some(e) = p["enum"].as_array() {
                         let e: Vec<String> = e.iter().map(|v| v.to_string()).collect();
                         about = format!("{about} [{}]", e.join("|"));
