@@ -60,15 +60,14 @@ struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_session_idle: u64,
 
-    /// The bearer token every HTTP request must carry (`Authorization: Bearer
-    /// TOKEN`) to --http or serve-rest, at least 16 characters. Prefer the environment
-    /// variable: a flag shows in the process list.
+    /// With --http: the bearer token every request must carry (`Authorization:
+    /// Bearer TOKEN`), at least 16 characters; with --connect URL, the token sent to
+    /// that server. Prefer the environment variable: a flag shows in the process list.
     #[arg(
         long,
         value_name = "TOKEN",
         env = "STRUCTS_CONSOLE_AUTH_TOKEN",
-        hide_env_values = true,
-        global = true
+        hide_env_values = true
     )]
     auth_token: Option<String>,
 
@@ -96,8 +95,10 @@ struct Cli {
     /// `structs-console watch` reads: a Unix socket (0600), or
     /// http://127.0.0.1:PORT for loopback HTTP with a token. Without one, a socket is
     /// made in $XDG_RUNTIME_DIR/structs-console (or /tmp/structs-console-UID).
-    #[arg(long, value_name = "SOCKET|URL", num_args = 0..=1, default_missing_value = "", requires = "headless")]
-    control: Option<PathBuf>,
+    // `Option<Option<_>>`: the flag alone is `Some(None)`. (An empty default for the
+    // missing value would be refused by the path parser as no value at all.)
+    #[arg(long, value_name = "SOCKET|URL", num_args = 0..=1, requires = "headless")]
+    control: Option<Option<PathBuf>>,
 
     /// Where game data comes from: `sim` (the embedded world) or `rest` (a node's REST
     /// API at --endpoint).
@@ -133,28 +134,8 @@ struct Cli {
     #[arg(long, value_name = "URL")]
     events: Option<String>,
 
-    /// Publish the embedded world's events to this NATS server (GRASS subjects), so
-    /// other consoles and servers can watch the same world.
-    #[arg(long, value_name = "URL", global = true)]
-    publish_events: Option<String>,
-
-    /// Seed of the embedded world: the same seed always gives the same world.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_SEED, global = true)]
-    seed: u64,
-
-    /// Number of players in the embedded world (guilds, planets, fleets and structs
-    /// scale with it).
-    #[arg(long, default_value_t = WorldConfig::DEMO_PLAYERS as u64, global = true,
-          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
-    world_size: u64,
-
-    /// Block height the embedded world starts at.
-    #[arg(long, default_value_t = WorldConfig::DEFAULT_HEIGHT, global = true)]
-    start_height: u64,
-
-    /// Start with the block clock paused (it then advances only when stepped).
-    #[arg(long, global = true)]
-    paused: bool,
+    #[command(flatten)]
+    world: World,
 
     /// Console theme: a built-in name (dark, light, mono) or a path to a TOML theme file.
     #[arg(long, default_value = "dark")]
@@ -166,7 +147,8 @@ struct Cli {
     log_file: Option<PathBuf>,
 
     /// Log filter (error, warn, info, debug, trace, or a tracing directive). The
-    /// default is info, and warn for `client`, whose stderr a script reads.
+    /// default is info, and warn for `client`, whose stderr a script reads (and nothing
+    /// from the MCP library there: `client` says each failure itself).
     #[arg(long, env = "STRUCTS_CONSOLE_LOG", global = true)]
     log_level: Option<String>,
 
@@ -227,6 +209,56 @@ struct Cli {
     no_references_for: Vec<String>,
 }
 
+/// The embedded world. The commands that make one (`serve-rest`, `proxy --embedded`,
+/// `replay`) take these after their name too; the others do not list them.
+#[derive(Debug, Clone, clap::Args)]
+struct World {
+    /// Publish the embedded world's events to this NATS server (GRASS subjects), so
+    /// other consoles and servers can watch the same world.
+    #[arg(long, value_name = "URL")]
+    publish_events: Option<String>,
+
+    /// Seed of the embedded world: the same seed always gives the same world.
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_SEED)]
+    seed: u64,
+
+    /// Number of players in the embedded world (guilds, planets, fleets and structs
+    /// scale with it).
+    #[arg(long, default_value_t = WorldConfig::DEMO_PLAYERS as u64,
+          value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    world_size: u64,
+
+    /// Block height the embedded world starts at.
+    #[arg(long, default_value_t = WorldConfig::DEFAULT_HEIGHT)]
+    start_height: u64,
+
+    /// Start with the block clock paused (it then advances only when stepped).
+    #[arg(long)]
+    paused: bool,
+}
+
+impl World {
+    /// These options over `outer` (those given before the command's name): each
+    /// given here wins.
+    fn over(&self, outer: &World) -> World {
+        let mut world = self.clone();
+        if world.seed == WorldConfig::DEFAULT_SEED {
+            world.seed = outer.seed;
+        }
+        if world.world_size == WorldConfig::DEMO_PLAYERS as u64 {
+            world.world_size = outer.world_size;
+        }
+        if world.start_height == WorldConfig::DEFAULT_HEIGHT {
+            world.start_height = outer.start_height;
+        }
+        world.paused |= outer.paused;
+        if world.publish_events.is_none() {
+            world.publish_events.clone_from(&outer.publish_events);
+        }
+        world
+    }
+}
+
 #[derive(Debug, clap::Subcommand)]
 enum Command {
     /// Serve the embedded world over the chain's REST paths and JSON shapes (for REST
@@ -243,12 +275,40 @@ enum Command {
         /// Delay added to every request, in milliseconds (to try clients on a slow node).
         #[arg(long, value_name = "MS", default_value_t = 0)]
         latency_ms: u64,
+        /// The bearer token every request must carry (`Authorization: Bearer
+        /// TOKEN`), at least 16 characters. Prefer the environment variable: a flag
+        /// shows in the process list.
+        #[arg(
+            long,
+            value_name = "TOKEN",
+            env = "STRUCTS_CONSOLE_AUTH_TOKEN",
+            hide_env_values = true
+        )]
+        auth_token: Option<String>,
+        #[command(flatten)]
+        world: World,
     },
     /// Stand where an agent's host expects its MCP server and pass every message both
     /// ways unchanged: to a child started over stdio (after `--`), to this binary's
     /// own server (--embedded), or to an HTTP server (--upstream); record the calls,
     /// publish them live, and hold, edit and fault them by rule.
-    Proxy(structs_console::mcp::proxy::cli::ProxyArgs),
+    Proxy {
+        #[command(flatten)]
+        args: structs_console::mcp::proxy::cli::ProxyArgs,
+        /// With --http: the bearer token every host's request must carry
+        /// (`Authorization: Bearer TOKEN`), at least 16 characters. Prefer the
+        /// environment variable: a flag shows in the process list.
+        #[arg(
+            long,
+            value_name = "TOKEN",
+            env = "STRUCTS_CONSOLE_AUTH_TOKEN",
+            hide_env_values = true
+        )]
+        auth_token: Option<String>,
+        /// With --embedded, its world.
+        #[command(flatten)]
+        world: World,
+    },
     /// Watch a server's traffic as it happens: a control endpoint (the socket of a
     /// `proxy` or of `--headless --control`), or a session log followed as it grows.
     /// Without one, the newest live endpoint. In a terminal it opens the console's
@@ -276,7 +336,33 @@ enum Command {
         /// durations, hash rates, ages, hits); repeat or separate with commas.
         #[arg(long, value_name = "KEY", value_delimiter = ',')]
         ignore: Vec<String>,
+        #[command(flatten)]
+        world: World,
     },
+}
+
+impl Cli {
+    /// Takes the options a command gives after its name over those before it, so
+    /// the rest reads one set.
+    fn settle(&mut self) {
+        let (world, token) = match &mut self.command {
+            Some(Command::ServeRest {
+                world, auth_token, ..
+            })
+            | Some(Command::Proxy {
+                world, auth_token, ..
+            }) => (Some(world.over(&self.world)), auth_token.take()),
+            Some(Command::Replay { world, .. }) => (Some(world.over(&self.world)), None),
+            Some(Command::Client(args)) => (None, args.auth_token.take()),
+            _ => (None, None),
+        };
+        if let Some(world) = world {
+            self.world = world;
+        }
+        if token.is_some() {
+            self.auth_token = token;
+        }
+    }
 }
 
 /// The configuration file, if any, with the command-line flags applied over it.
@@ -339,13 +425,14 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
 
 fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     use tracing_subscriber::EnvFilter;
-    let level = cli.log_level.clone().unwrap_or_else(|| {
-        if matches!(cli.command, Some(Command::Client(_) | Command::Proxy(_))) {
-            // rmcp warns of every error the client answers with (a rejected sampling).
-            "warn,rmcp=error".into()
-        } else {
-            "info".into()
-        }
+    let level = cli.log_level.clone().unwrap_or_else(|| match cli.command {
+        // `client` says every failure itself, once, in plain words; the MCP library's
+        // own lines (a transport that closed, logged at each handshake tried, an error
+        // the client answers with) would only say it again, raw.
+        Some(Command::Client(_)) => "warn,rmcp=off".into(),
+        // rmcp warns of every error the client answers with (a rejected sampling).
+        Some(Command::Proxy { .. }) => "warn,rmcp=error".into(),
+        _ => "info".into(),
     });
     let mut filter = EnvFilter::try_new(&level)
         .map_err(|e| anyhow::anyhow!("invalid --log-level {level:?}: {e}"))?;
@@ -385,11 +472,11 @@ fn sim_source(cli: &Cli) -> Arc<SimSource> {
 /// source dialog).
 fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
     let world = WorldConfig {
-        seed: cli.seed,
-        players: cli.world_size as usize,
-        genesis_height: cli.start_height,
+        seed: cli.world.seed,
+        players: cli.world.world_size as usize,
+        genesis_height: cli.world.start_height,
     };
-    let paused = cli.paused;
+    let paused = cli.world.paused;
     move || {
         let clock = if paused {
             BlockClock::paused(world.genesis_height)
@@ -419,20 +506,7 @@ fn embedded_server(
     let mut inner = Cli::try_parse_from(words).map_err(|e| anyhow::anyhow!("{e}"))?;
     // The world's options may come before `--` too (`proxy --embedded --seed 7`); after
     // it they win.
-    let defaults = Cli::parse_from(["structs-console"]);
-    if inner.seed == defaults.seed {
-        inner.seed = outer.seed;
-    }
-    if inner.world_size == defaults.world_size {
-        inner.world_size = outer.world_size;
-    }
-    if inner.start_height == defaults.start_height {
-        inner.start_height = outer.start_height;
-    }
-    inner.paused |= outer.paused;
-    if inner.publish_events.is_none() {
-        inner.publish_events.clone_from(&outer.publish_events);
-    }
+    inner.world = inner.world.over(&outer.world);
     let config = load_config(&inner)?;
     let services = build_core(&inner, config, runtime, false)?;
     let mut server =
@@ -504,7 +578,7 @@ fn publisher(
     runtime: &tokio::runtime::Runtime,
     source: Arc<dyn GameSource>,
 ) -> anyhow::Result<Option<NatsPublisher>> {
-    let Some(url) = &cli.publish_events else {
+    let Some(url) = &cli.world.publish_events else {
         return Ok(None);
     };
     runtime
@@ -677,11 +751,12 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         listen,
         allow_remote,
         latency_ms,
+        ..
     }) = &cli.command
     {
         return serve_rest(&cli, listen, *allow_remote, *latency_ms);
     }
-    if let Some(Command::Proxy(args)) = &cli.command {
+    if let Some(Command::Proxy { args, .. }) = &cli.command {
         return structs_console::mcp::proxy::cli::run(
             args,
             cli.auth_token.clone(),
@@ -701,6 +776,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         file,
         check,
         ignore,
+        ..
     }) = &cli.command
     {
         if !*check {
@@ -757,7 +833,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 }
                 let _guard = runtime.enter();
                 Some(structs_console::mcp::control::publish(
-                    cli.control.as_deref(),
+                    cli.control.clone().flatten().as_deref(),
                     "headless",
                     feed,
                     hello,
@@ -886,12 +962,90 @@ fn ignore_file_size_signal() {
 
 fn main() -> ExitCode {
     ignore_file_size_signal();
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    cli.settle();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("structs-console: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(words: &[&str]) -> Cli {
+        let mut cli = Cli::try_parse_from(words).unwrap_or_else(|e| panic!("{words:?}: {e}"));
+        cli.settle();
+        cli
+    }
+
+    #[test]
+    fn control_takes_a_path_or_none() {
+        let cli = parsed(&["structs-console", "--headless", "--control"]);
+        assert!(matches!(cli.control, Some(None)), "{:?}", cli.control);
+        let cli = parsed(&["structs-console", "--headless", "--control", "--paused"]);
+        assert!(matches!(cli.control, Some(None)));
+        assert!(cli.world.paused);
+        let cli = parsed(&["structs-console", "--headless", "--control", "/tmp/s.sock"]);
+        assert_eq!(
+            cli.control.flatten().as_deref(),
+            Some(std::path::Path::new("/tmp/s.sock"))
+        );
+        assert!(parsed(&["structs-console", "--headless"]).control.is_none());
+    }
+
+    #[test]
+    fn the_worlds_options_are_taken_before_or_after_the_commands_name() {
+        let cli = parsed(&["structs-console", "--seed", "7", "serve-rest", "--paused"]);
+        assert_eq!(cli.world.seed, 7);
+        assert!(cli.world.paused);
+        let cli = parsed(&[
+            "structs-console",
+            "--seed",
+            "7",
+            "replay",
+            "x",
+            "--seed",
+            "9",
+        ]);
+        assert_eq!(cli.world.seed, 9, "after the name wins");
+        let cli = parsed(&["structs-console", "proxy", "--world-size", "50", "--", "x"]);
+        assert_eq!(cli.world.world_size, 50);
+        // The token of the command that uses it.
+        let cli = parsed(&[
+            "structs-console",
+            "client",
+            "--auth-token",
+            "a-token-of-16-chars",
+            "--connect",
+            "x",
+            "ping",
+        ]);
+        assert_eq!(cli.auth_token.as_deref(), Some("a-token-of-16-chars"));
+        // A command that makes no world does not take its options.
+        for words in [
+            &["structs-console", "watch", "--seed", "7"][..],
+            &[
+                "structs-console",
+                "client",
+                "--connect",
+                "x",
+                "--seed",
+                "7",
+                "ping",
+            ],
+            &[
+                "structs-console",
+                "watch",
+                "--auth-token",
+                "a-token-of-16-chars",
+            ],
+        ] {
+            assert!(Cli::try_parse_from(words).is_err(), "{words:?}");
         }
     }
 }

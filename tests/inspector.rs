@@ -385,6 +385,19 @@ fn the_operator_answers_sampling_with_a_typed_reply_and_may_reject_it() {
         &mut app,
     );
     key(&mut app, KeyCode::Enter);
+    // Back on Tools, the call that asked shows its answer, as any call does: the text
+    // the server answered with, as text, wrapped to the pane.
+    key(&mut app, KeyCode::Esc);
+    let frame = until(&mut app, "structs-console operator");
+    assert!(!frame.contains("\\n"), "text, not a JSON string:\n{frame}");
+    // A key that changes nothing here, so the status line is the same whether the
+    // answer came before Esc or after it.
+    key(&mut app, KeyCode::Home);
+    snapshot(
+        "sampling_answer",
+        "The call that asked for a sampling, answered: the server's text as text, wrapped",
+        &mut app,
+    );
     section(&mut app, "History");
     key(&mut app, KeyCode::End);
     key(&mut app, KeyCode::Enter);
@@ -417,9 +430,9 @@ fn the_operator_accepts_declines_or_cancels_an_elicitation() {
     let rt = runtime();
     let (remote, mut app) = attach(&rt, &peers);
     for (how, said) in [
-        ("accept", r#"\"action\": \"accept\""#),
-        ("decline", r#"\"action\": \"decline\""#),
-        ("cancel", r#"\"action\": \"cancel\""#),
+        ("accept", r#""action": "accept""#),
+        ("decline", r#""action": "decline""#),
+        ("cancel", r#""action": "cancel""#),
     ] {
         tool_form(&mut app, &remote, "trigger-elicitation-request");
         key(&mut app, KeyCode::Enter);
@@ -443,6 +456,9 @@ fn the_operator_accepts_declines_or_cancels_an_elicitation() {
             "decline" => ctrl(&mut app, 'd'),
             _ => ctrl(&mut app, 'x'),
         }
+        // Back on Tools (here by Tab, round the sections), the call's answer.
+        keys(&mut app, KeyCode::Tab, 5);
+        until(&mut app, said);
         section(&mut app, "History");
         key(&mut app, KeyCode::End);
         key(&mut app, KeyCode::Enter);
@@ -542,6 +558,14 @@ fn our_own_server_in_every_section() {
     until(&mut app, "Ctrl-N: 1-1");
     key(&mut app, KeyCode::Enter);
     until(&mut app, "user:");
+    // The instruction whole, wrapped to the pane, not cut at its edge (it ends
+    // naming the tool to read more with).
+    until(&mut app, "structs_query_entity");
+    snapshot(
+        "prompt_brief",
+        "A prompt's long instruction, wrapped to the pane",
+        &mut app,
+    );
 
     // Log: the level set.
     section(&mut app, "Log");

@@ -439,3 +439,33 @@ fn watch_finds_a_proxy_a_host_started_without_the_runtime_folder_variable() {
     let _ = watcher.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--control` alone, as `--help` and the README give it: the default socket, in this
+/// user's own folder, publishing the calls.
+#[test]
+fn headless_control_without_a_path_publishes_on_the_default_socket() {
+    let dir = runtime_dir("headless-default");
+    let (mut agent, stderr) = Agent::start(
+        &["--headless", "--paused", "--log-level", "warn", "--control"],
+        &dir,
+    );
+    let socket = socket_from(&stderr);
+    assert_eq!(socket.parent().unwrap(), dir.join("structs-console"));
+    let mut watcher = Command::new(BIN)
+        .args(["watch", "--json"])
+        .arg(&socket)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    let hello = until(&watched, "the hello", |_| true);
+    assert_eq!(hello[0]["server"], "headless");
+    agent.call(1, "structs_query_block_height", json!({}), None);
+    until(&agent.out, "the answer", |v| v["id"] == 1);
+    until(&watched, "the call's answer", |v| {
+        v["type"] == "response" && v["tool"] == "structs_query_block_height"
+    });
+    assert!(agent.finish().success());
+    let _ = watcher.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -275,17 +275,27 @@ impl McpServer {
 
     /// `resources/read` of `structs://entities/{id}`: the entity in the chain's shape.
     async fn read_entity(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
-        let id = EntityId::parse(id).map_err(|e| {
-            McpError::invalid_params(format!("{uri:?} does not name an entity: {e}"), None)
+        // Each refusal carries the project's error object as its data, so a client
+        // reads the same code (`RESOURCE_NOT_FOUND`, …) a tool call would give.
+        let id = crate::error::parse_id(id, "uri", None).map_err(|e| {
+            let message = format!("{uri:?} does not name an entity: {}", e.message);
+            McpError::invalid_params(
+                message.clone(),
+                Some(e.with_message(message).to_json(&self.core.timestamp())),
+            )
         })?;
         match self.core.source().get(id).await {
             Ok(Some(v)) => Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"),
             ])),
-            Ok(None) => Err(McpError::resource_not_found(
-                format!("{id} does not exist"),
-                None,
-            )),
+            Ok(None) => {
+                let e = crate::error::ToolError::not_found(id, Some("uri"))
+                    .with_message(format!("{id} does not exist"));
+                Err(McpError::resource_not_found(
+                    e.message.clone(),
+                    Some(e.to_json(&self.core.timestamp())),
+                ))
+            }
             Err(e) => Err(McpError::internal_error(
                 e.to_string(),
                 Some(e.to_json(&self.core.timestamp())),

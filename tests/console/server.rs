@@ -103,6 +103,33 @@ fn server_tab_lists_the_tools_and_calls_one_from_its_schema() {
     assert!(frame.contains("Calls 1"), "{frame}");
 }
 
+/// `include_references` takes `false`, `true`, `"all"` or `"primary"`: `all` typed bare
+/// is the string, as the Handles tab's hint writes the call, and is sent.
+#[test]
+fn a_field_of_several_kinds_takes_a_bare_word_its_schema_allows() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('7'));
+    select_server_tool(&mut app, "structs_query_entity");
+    press(&mut app, KeyCode::Enter);
+    type_text(&mut app, "1-1");
+    // id, fields, then include_references.
+    press_n(&mut app, KeyCode::Tab, 2);
+    type_text(&mut app, "all");
+    let frame = draw(&mut app, 120, 34);
+    assert!(
+        frame.contains(r#"arguments {"id":"1-1","include_references":"all"}"#),
+        "{frame}"
+    );
+    assert!(frame.contains("[false|true|all|primary]"), "{frame}");
+    let sent = app.requests_sent();
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.requests_sent(), sent + 1, "{:?}", app.status_text());
+    app.settle();
+    let frame = draw(&mut app, 120, 34);
+    assert!(frame.contains("structs_query_entity · result"), "{frame}");
+    assert_eq!(app.status_text(), Some("structs_query_entity answered"));
+}
+
 /// A call from the Server tab with references at summary verbosity answers in the lean
 /// shape: each reference is its kind and its record, with no bookkeeping beside it.
 #[test]
@@ -114,19 +141,19 @@ fn a_lean_reference_answer_in_the_server_tab() {
     type_text(&mut app, "1-2");
     // After the id, the fields by name: fields, include_references, ... verbosity.
     press_n(&mut app, KeyCode::Tab, 2);
-    // Its schema allows true as well as strings, so the form takes JSON there: a bare
-    // word is refused on its own row, which stays one row.
-    type_text(&mut app, "primary");
+    // Its schema allows true as well as strings: a word it does not allow is refused
+    // on its own row, which stays one row; one it allows is that string.
+    type_text(&mut app, "some");
     let frame = draw(&mut app, 120, 34);
     let rows: Vec<&str> = frame.lines().collect();
     let at = rows
         .iter()
         .position(|r| r.contains("include_references"))
         .expect("the field's row");
-    assert!(rows[at].contains("✗ not JSON"), "{frame}");
+    assert!(rows[at].contains("✗ one of false, true"), "{frame}");
     assert!(rows[at + 1].contains("max_references"), "{frame}");
     app.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
-    type_text(&mut app, r#""primary""#);
+    type_text(&mut app, "primary");
     press_n(&mut app, KeyCode::Tab, 8);
     type_text(&mut app, "summary");
     let frame = draw(&mut app, 120, 34);

@@ -222,10 +222,15 @@ pub struct Options {
     pub roots: Vec<RootDir>,
     /// Who answers the server's sampling and elicitation requests.
     pub answers: Answers,
+    /// Against a Structs server, follow its block height (a call of
+    /// `structs_query_block_height` at once, then one now and then) for the console's
+    /// header. `client` does not: its request is the only call it makes.
+    pub follow_height: bool,
 }
 
 impl Default for Options {
-    /// No token, the newest protocol, no roots, the operator answering.
+    /// No token, the newest protocol, no roots, the operator answering, the block
+    /// height followed.
     fn default() -> Options {
         Options {
             token: None,
@@ -233,6 +238,7 @@ impl Default for Options {
             protocol: Protocol::Newest,
             roots: Vec::new(),
             answers: Answers::Operator,
+            follow_height: true,
         }
     }
 }
@@ -384,7 +390,7 @@ impl Remote {
             }),
             idle_timeout: options.idle_timeout,
         });
-        if remote.has_tool(BLOCK_HEIGHT_TOOL) {
+        if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
                 .call(BLOCK_HEIGHT_TOOL, json!({}), CallContext::new())
                 .await;
@@ -406,6 +412,15 @@ impl Remote {
     /// The server's prompts, as it listed them when the console attached.
     pub fn prompts(&self) -> &[rmcp::model::Prompt] {
         &self.prompts
+    }
+
+    /// The server as its refusals name it: the name it gave in its handshake (a
+    /// command line can be long), else where it is.
+    fn server_name(&self) -> String {
+        match self.info["serverInfo"]["name"].as_str() {
+            Some(name) if !name.is_empty() => name.to_string(),
+            _ => self.target.describe(),
+        }
     }
 
     fn has_tool(&self, name: &str) -> bool {
@@ -530,10 +545,10 @@ impl Remote {
                 .and_then(ToolError::from_wire)
                 .unwrap_or_else(|| {
                     ToolError::new(
-                        ErrorCode::ToolExecutionFailed,
+                        refusal_code(data.code.0),
                         format!(
                             "{} refused {tool}: JSON-RPC error {}: {}",
-                            self.target.describe(),
+                            self.server_name(),
                             data.code.0,
                             data.message
                         ),
@@ -646,6 +661,17 @@ impl RemoteSource {
                 self.0.target.describe()
             ),
         )
+    }
+}
+
+/// The project's code for a JSON-RPC error that came without the project's error
+/// object: the codes MCP gives a meaning, the rest the server's failure.
+fn refusal_code(jsonrpc: i32) -> ErrorCode {
+    match jsonrpc {
+        // MCP's "resource not found".
+        -32002 => ErrorCode::ResourceNotFound,
+        -32602 => ErrorCode::ValidationError,
+        _ => ErrorCode::ToolExecutionFailed,
     }
 }
 
@@ -945,5 +971,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(v, json!({"a": 1}));
+    }
+
+    #[test]
+    fn a_bare_json_rpc_refusal_keeps_the_meaning_mcp_gives_its_code() {
+        assert_eq!(refusal_code(-32002), ErrorCode::ResourceNotFound);
+        assert_eq!(refusal_code(-32602), ErrorCode::ValidationError);
+        assert_eq!(refusal_code(-32603), ErrorCode::ToolExecutionFailed);
     }
 }

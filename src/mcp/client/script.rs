@@ -3,8 +3,10 @@
 //!
 //! It prints the server's answer as JSON on stdout and exits 0; an error answer (a
 //! JSON-RPC error, or a tool result with `isError`) prints the error (the project's
-//! error format, `{"error": {"code": …}}`) or the result and exits 1; a server that
-//! cannot be reached exits 2. `session` runs several requests in one session. With `--notifications` every
+//! error format, `{"error": {"code": …}}`) or the result and exits 1. The caller's own
+//! mistakes (an option, JSON that is not, a session line that is no request) and a
+//! server that cannot be reached are said on stderr and exit 2, before anything is
+//! sent. `session` runs several requests in one session. With `--notifications` every
 //! notification received (and a child's stderr lines) goes to stderr as JSON Lines.
 //! It is the same [`Remote`] the console's Server tab uses.
 
@@ -19,15 +21,26 @@ use super::handler::{Answers, ElicitPolicy, RootDir, Script};
 use super::inspect::CompleteRef;
 use super::{Options, Protocol, Remote, Target, Which};
 use crate::context::CallContext;
-use crate::error::{ErrorCode, ToolError};
+use crate::error::ToolError;
 
 /// `structs-console client`'s options.
 #[derive(Debug, clap::Args)]
 pub struct ClientArgs {
     /// The server: a command line (started as a child, spoken to over stdio) or a
-    /// streamable HTTP URL (sent --auth-token as a bearer token when set).
+    /// streamable HTTP URL.
     #[arg(long, value_name = "TARGET")]
     pub connect: String,
+
+    /// The bearer token sent to a --connect URL (`Authorization: Bearer TOKEN`); never
+    /// to a command. Prefer the environment variable: a flag shows in the process
+    /// list.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "STRUCTS_CONSOLE_AUTH_TOKEN",
+        hide_env_values = true
+    )]
+    pub auth_token: Option<String>,
 
     /// A directory offered to the server as a root (`roots/list`); repeatable.
     #[arg(long = "root", value_name = "DIR")]
@@ -141,8 +154,9 @@ pub enum ClientRequestCmd {
     },
     /// Several requests in one session: one per line of FILE (`-` for stdin), each
     /// written as this command's own subcommands are (`call echo --args '{"message":
-    /// "hi"}'`); `#` starts a comment. Prints one compact JSON answer per line and
-    /// exits 1 when any of them is an error.
+    /// "hi"}'`); `#` starts a comment. Prints one compact JSON answer per line, then a
+    /// summary (`answered`, `failed`), and exits 1 when any of them is an error. A line
+    /// that is no request exits 2 before any is sent.
     Session {
         #[arg(value_name = "FILE")]
         file: PathBuf,
@@ -184,6 +198,7 @@ impl ClientArgs {
                 elicitation,
                 sampling,
             }),
+            follow_height: false,
         })
     }
 }
@@ -202,6 +217,12 @@ pub async fn run(args: ClientArgs, token: Option<String>) -> ExitCode {
         Ok(o) => o,
         Err(e) => return fail(e),
     };
+    // The caller's own mistakes (JSON that is not, a session line that is no request)
+    // are found before the server is started or reached.
+    let asked = match prepare(&args.request) {
+        Ok(a) => a,
+        Err(e) => return fail(e),
+    };
     let remote = match Remote::connect_with_options(target, options).await {
         Ok(r) => r,
         Err(e) => return fail(format!("cannot attach to the server: {e:#}")),
@@ -210,7 +231,8 @@ pub async fn run(args: ClientArgs, token: Option<String>) -> ExitCode {
     // Ctrl-C (or SIGINT) cancels the request in flight: the server is sent
     // `notifications/cancelled`, and the answer is TOOL_CANCELLED.
     let ctx = CallContext::new();
-    let asked = ask(&remote, &args.request, &printed, ctx.clone());
+    let session = matches!(asked, Ask::Session { .. });
+    let asked = ask(&remote, &asked, &printed, ctx.clone());
     tokio::pin!(asked);
     let outcome = tokio::select! {
         outcome = &mut asked => outcome,
@@ -223,7 +245,7 @@ pub async fn run(args: ClientArgs, token: Option<String>) -> ExitCode {
     remote.close().await;
     let (value, ok) = shown(outcome);
     // A session's answers are JSON Lines, its summary one more line.
-    if matches!(args.request, ClientRequestCmd::Session { .. }) {
+    if session {
         say(&value.to_string());
     } else {
         say(&pretty(&value));
@@ -246,73 +268,64 @@ fn shown(outcome: Result<(Value, bool), ToolError>) -> (Value, bool) {
     }
 }
 
-/// The requests of a `session` file, in one session: one answer per line.
+/// The requests of a `session` file, in one session: one answer per line, then the
+/// summary.
 async fn session(
     remote: &Arc<Remote>,
-    file: &std::path::Path,
+    name: &str,
+    lines: &[Ask],
     printed: &Printed,
     ctx: CallContext,
 ) -> Result<(Value, bool), ToolError> {
-    let text = if file.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
-    } else {
-        std::fs::read_to_string(file)
-    }
-    .map_err(|e| {
-        ToolError::field(
-            ErrorCode::ValidationInvalidFormat,
-            "FILE",
-            format!("cannot read {}: {e}", file.display()),
-        )
-    })?;
-    let mut all_ok = true;
-    let mut answered = 0;
-    for (n, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let parsed = super::split_words(line)
-            .map_err(|e| format!("line {}: {e}", n + 1))
-            .and_then(|words| {
-                <Line as clap::Parser>::try_parse_from(words).map_err(|e| {
-                    let said = e.to_string();
-                    let first = said
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                        .trim_start_matches("error: ");
-                    format!("line {}: {first}", n + 1)
-                })
-            });
-        let outcome = match parsed {
-            Ok(Line {
-                request: ClientRequestCmd::Session { .. },
-            }) => Err(ToolError::field(
-                ErrorCode::ValidationInvalidFormat,
-                "FILE",
-                format!("line {}: a session cannot run another session", n + 1),
-            )),
-            Ok(Line { request }) => Box::pin(ask(remote, &request, printed, ctx.clone())).await,
-            Err(e) => Err(ToolError::field(
-                ErrorCode::ValidationInvalidFormat,
-                "FILE",
-                e,
-            )),
-        };
-        let (value, ok) = shown(outcome);
-        all_ok &= ok;
+    let (mut answered, mut failed) = (0, 0);
+    for request in lines {
+        let (value, ok) = shown(Box::pin(ask(remote, request, printed, ctx.clone())).await);
         answered += 1;
+        failed += usize::from(!ok);
         say(&value.to_string());
         if ctx.is_cancelled() {
             break;
         }
     }
     Ok((
-        json!({"session": file.display().to_string(), "answered": answered, "ok": all_ok}),
-        all_ok,
+        json!({"session": name, "answered": answered, "failed": failed, "ok": failed == 0}),
+        failed == 0,
     ))
+}
+
+/// The lines of a `session` file, each read as a request. A line that is none is the
+/// caller's mistake, said with its number.
+fn session_lines(file: &std::path::Path) -> Result<Vec<Ask>, String> {
+    let text = if file.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text).map(|_| text)
+    } else {
+        std::fs::read_to_string(file)
+    }
+    .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let mut lines = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = |e: String| format!("{}, line {}: {e}", file.display(), n + 1);
+        let words = super::split_words(line).map_err(at)?;
+        let Line { request } = <Line as clap::Parser>::try_parse_from(words).map_err(|e| {
+            let said = e.to_string();
+            at(said
+                .lines()
+                .next()
+                .unwrap_or("")
+                .trim_start_matches("error: ")
+                .to_string())
+        })?;
+        if matches!(request, ClientRequestCmd::Session { .. }) {
+            return Err(at("a session cannot run another session".into()));
+        }
+        lines.push(prepare(&request).map_err(at)?);
+    }
+    Ok(lines)
 }
 
 /// Writes the answer to stdout. A reader that has gone (`| head`) is not an error.
@@ -364,36 +377,137 @@ impl Printed {
 }
 
 /// Parses a JSON object given on the command line.
-fn object(flag: &str, text: &str) -> Result<Value, ToolError> {
+fn object(flag: &str, text: &str) -> Result<Value, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(v @ Value::Object(_)) => Ok(v),
-        Ok(other) => Err(ToolError::field(
-            ErrorCode::ValidationWrongType,
-            flag,
-            format!("must be a JSON object, not {other}"),
-        )),
-        Err(e) => Err(ToolError::field(
-            ErrorCode::ValidationInvalidFormat,
-            flag,
-            format!("is not JSON: {e}"),
-        )),
+        Ok(other) => Err(format!("{flag} must be a JSON object, not {other}")),
+        Err(e) => Err(format!("{flag} is not JSON: {e}")),
     }
+}
+
+/// A request as checked before connecting: its JSON read, its reference parsed, a
+/// session's every line.
+#[derive(Debug)]
+enum Ask {
+    Info,
+    Tools,
+    Call {
+        tool: String,
+        args: Value,
+    },
+    Resources {
+        cursor: Option<String>,
+    },
+    Templates {
+        cursor: Option<String>,
+    },
+    Read {
+        uri: String,
+    },
+    Subscribe {
+        uri: String,
+        updates: usize,
+        wait: u64,
+    },
+    Prompts {
+        cursor: Option<String>,
+    },
+    Prompt {
+        name: String,
+        args: Value,
+    },
+    Complete {
+        what: CompleteRef,
+        argument: String,
+        value: String,
+        context: Option<Value>,
+    },
+    LogLevel {
+        level: String,
+        wait: u64,
+    },
+    Ping,
+    Request {
+        method: String,
+        params: Value,
+    },
+    Session {
+        name: String,
+        lines: Vec<Ask>,
+    },
+}
+
+/// Checks what the caller wrote: the error says what is wrong with it.
+fn prepare(request: &ClientRequestCmd) -> Result<Ask, String> {
+    use ClientRequestCmd as C;
+    Ok(match request {
+        C::Info => Ask::Info,
+        C::Tools => Ask::Tools,
+        C::Call { tool, args } => Ask::Call {
+            tool: tool.clone(),
+            args: object("--args", args)?,
+        },
+        C::Resources { cursor } => Ask::Resources {
+            cursor: cursor.clone(),
+        },
+        C::Templates { cursor } => Ask::Templates {
+            cursor: cursor.clone(),
+        },
+        C::Read { uri } => Ask::Read { uri: uri.clone() },
+        C::Subscribe { uri, updates, wait } => Ask::Subscribe {
+            uri: uri.clone(),
+            updates: *updates,
+            wait: *wait,
+        },
+        C::Prompts { cursor } => Ask::Prompts {
+            cursor: cursor.clone(),
+        },
+        C::Prompt { name, args } => Ask::Prompt {
+            name: name.clone(),
+            args: object("--args", args)?,
+        },
+        C::Complete {
+            what,
+            argument,
+            value,
+            context,
+        } => Ask::Complete {
+            what: CompleteRef::parse(what)?,
+            argument: argument.clone(),
+            value: value.clone(),
+            context: context
+                .as_deref()
+                .map(|c| object("--context", c))
+                .transpose()?,
+        },
+        C::LogLevel { level, wait } => Ask::LogLevel {
+            level: level.clone(),
+            wait: *wait,
+        },
+        C::Ping => Ask::Ping,
+        C::Request { method, params } => Ask::Request {
+            method: method.clone(),
+            params: object("--params", params)?,
+        },
+        C::Session { file } => Ask::Session {
+            name: file.display().to_string(),
+            lines: session_lines(file)?,
+        },
+    })
 }
 
 /// The answer to `request` and whether it counts as a success.
 async fn ask(
     remote: &Arc<Remote>,
-    request: &ClientRequestCmd,
+    request: &Ask,
     printed: &Printed,
     ctx: CallContext,
 ) -> Result<(Value, bool), ToolError> {
-    use ClientRequestCmd as C;
     let ok = |v: Value| Ok((v, true));
     match request {
-        C::Info => ok(remote.server_info().clone()),
-        C::Tools => ok(json!({"tools": remote.list_all("tools/list", "tools").await?})),
-        C::Call { tool, args } => {
-            let args = object("--args", args)?;
+        Ask::Info => ok(remote.server_info().clone()),
+        Ask::Tools => ok(json!({"tools": remote.list_all("tools/list", "tools").await?})),
+        Ask::Call { tool, args } => {
             let result = remote
                 .request("tools/call", json!({"name": tool, "arguments": args}), ctx)
                 .await
@@ -406,19 +520,19 @@ async fn ask(
             let failed = result["isError"] == true;
             Ok((result, !failed))
         }
-        C::Resources { cursor } => match cursor {
+        Ask::Resources { cursor } => match cursor {
             Some(c) => ok(remote.page("resources/list", Some(c)).await?),
             None => ok(json!({"resources": remote.list_all("resources/list", "resources").await?})),
         },
-        C::Templates { cursor } => match cursor {
+        Ask::Templates { cursor } => match cursor {
             Some(c) => ok(remote.page("resources/templates/list", Some(c)).await?),
             None => ok(json!({
                 "resourceTemplates":
                     remote.list_all("resources/templates/list", "resourceTemplates").await?
             })),
         },
-        C::Read { uri } => ok(remote.read_resource(uri).await?),
-        C::Subscribe { uri, updates, wait } => {
+        Ask::Read { uri } => ok(remote.read_resource(uri).await?),
+        Ask::Subscribe { uri, updates, wait } => {
             remote.subscribe(uri, true).await?;
             let got = wait_for(
                 remote,
@@ -432,29 +546,20 @@ async fn ask(
             let enough = got.len() >= *updates;
             Ok((json!({"uri": uri, "updates": got}), enough))
         }
-        C::Prompts { cursor } => match cursor {
+        Ask::Prompts { cursor } => match cursor {
             Some(c) => ok(remote.page("prompts/list", Some(c)).await?),
             None => ok(json!({"prompts": remote.list_all("prompts/list", "prompts").await?})),
         },
-        C::Prompt { name, args } => {
-            let args = object("--args", args)?;
-            ok(remote.get_prompt(name, args).await?)
-        }
-        C::Complete {
+        Ask::Prompt { name, args } => ok(remote.get_prompt(name, args.clone()).await?),
+        Ask::Complete {
             what,
             argument,
             value,
             context,
-        } => {
-            let what = CompleteRef::parse(what)
-                .map_err(|e| ToolError::field(ErrorCode::ValidationInvalidFormat, "REF", e))?;
-            let context = context
-                .as_deref()
-                .map(|c| object("--context", c))
-                .transpose()?;
-            ok(remote.complete(&what, argument, value, context).await?)
-        }
-        C::LogLevel { level, wait } => {
+        } => ok(remote
+            .complete(what, argument, value, context.clone())
+            .await?),
+        Ask::LogLevel { level, wait } => {
             remote.set_log_level(level).await?;
             let messages = wait_for(
                 remote,
@@ -466,12 +571,9 @@ async fn ask(
             .await;
             ok(json!({"level": level, "messages": messages}))
         }
-        C::Ping => ok(remote.ping().await?),
-        C::Request { method, params } => {
-            let params = object("--params", params)?;
-            ok(remote.request(method, params, ctx).await?)
-        }
-        C::Session { file } => session(remote, file, printed, ctx).await,
+        Ask::Ping => ok(remote.ping().await?),
+        Ask::Request { method, params } => ok(remote.request(method, params.clone(), ctx).await?),
+        Ask::Session { name, lines } => session(remote, name, lines, printed, ctx).await,
     }
 }
 

@@ -39,6 +39,7 @@ use crate::mcp::client::{Remote, Which};
 use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::theme::Role;
 
 mod browse;
 mod content;
@@ -117,6 +118,9 @@ pub(super) enum Mode {
     Input,
 }
 
+/// Lines of text, each with its style.
+pub(super) type Styled = Vec<(Role, String)>;
+
 /// One call made from the Tools section, kept in the history.
 pub(super) struct Call {
     tool: &'static str,
@@ -126,8 +130,9 @@ pub(super) struct Call {
     /// duration 0).
     started: chrono::DateTime<chrono::Utc>,
     took: Option<Duration>,
-    /// The answer pretty-printed (an error in the error format); `None` while it runs.
-    answer: Option<Result<Vec<String>, Vec<String>>>,
+    /// The answer as lines: text as text, anything else pretty JSON (an error in the
+    /// error format); `None` while it runs. Wrapped to the pane when drawn.
+    answer: Option<Result<Styled, Styled>>,
     /// The last progress report, while it runs.
     progress: Arc<Mutex<Option<ProgressUpdate>>>,
     /// Cancels the call.
@@ -174,6 +179,10 @@ pub(crate) struct ServerPane {
     tick: usize,
     /// How many of the server's requests were waiting when last looked at.
     asks_seen: usize,
+    /// The call the Tools section showed, or was waiting for, when the operator left
+    /// it (to answer the server's request that call made, say), shown again on coming
+    /// back.
+    tools_showing: Option<RequestId>,
 }
 
 impl ServerPane {
@@ -217,6 +226,7 @@ impl ServerPane {
             page: 10,
             tick: 0,
             asks_seen: 0,
+            tools_showing: None,
         }
     }
 
@@ -376,8 +386,7 @@ impl ServerPane {
             self.expanded = false;
             self.follow = true;
         }
-        self.section = next;
-        self.mode = Mode::List;
+        self.enter(next);
         if let Some(remote) = &self.remote {
             match next {
                 Section::Resources => self.browse.open_resources(remote, ctx),
@@ -452,11 +461,34 @@ impl ServerPane {
         }
     }
 
+    /// Moves to section `next`: its list, or, back on Tools, the call it showed or was
+    /// waiting for when the operator left (to answer the server's request that call
+    /// made, say), with its answer.
+    fn enter(&mut self, next: Section) {
+        if self.section == Section::Tools && next != Section::Tools {
+            let waiting = self.shown_call().is_some_and(|c| c.answer.is_none());
+            self.tools_showing = (self.mode == Mode::Result || waiting)
+                .then_some(self.showing)
+                .flatten();
+        }
+        let back_to_call = next == Section::Tools && self.section != Section::Tools;
+        self.section = next;
+        self.mode = Mode::List;
+        if back_to_call
+            && let Some(id) = self.tools_showing.take()
+            && self.history.iter().any(|c| c.id == id)
+        {
+            self.showing = Some(id);
+            self.mode = Mode::Result;
+            self.result_scroll = 0;
+        }
+    }
+
     fn back(&mut self) {
         self.expanded = false;
         match (self.section, self.mode) {
             (Section::Tools | Section::Notifications | Section::Traffic, Mode::List) => {}
-            (_, Mode::List) => self.section = Section::Tools,
+            (_, Mode::List) => self.enter(Section::Tools),
             (Section::Tools, Mode::Result) => self.mode = Mode::List,
             _ => self.mode = Mode::List,
         }
@@ -580,13 +612,13 @@ impl Pane for ServerPane {
             serde_json::to_string_pretty(v)
                 .unwrap_or_default()
                 .lines()
-                .map(str::to_string)
-                .collect::<Vec<_>>()
+                .map(|l| (Role::Error, l.to_string()))
+                .collect::<Styled>()
         };
         let answer = match &reply.result {
             Ok(v) => {
                 ctx.status.info(format!("{} answered", call.tool));
-                Ok(pretty(v))
+                Ok(content::answer_lines(v))
             }
             Err(e) => {
                 ctx.status.tool_error(&format!("calling {}", call.tool), e);

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
+use super::content::{cut_rows, wrap_lines};
 use super::form::Field;
 use super::{Mode, Section, ServerPane, form_arguments, form_fields};
 use crate::mcp::client::Direction;
@@ -392,13 +393,26 @@ impl ServerPane {
             return;
         }
         let width = usize::from(inner.width);
-        buf.set_stringn(
-            inner.x,
-            inner.y,
-            fit(&format!("arguments {}", call.args), width),
-            width,
-            theme.style(Role::Muted),
-        );
+        // The arguments whole where they fit in a few rows (a third of the pane at
+        // most), the answer under them.
+        let mut head = cut_rows(&format!("arguments {}", call.args), width);
+        let most = usize::from(inner.height / 3).max(1);
+        if head.len() > most {
+            head.truncate(most);
+            let last = head.pop().unwrap_or_default();
+            head.push(fit(&format!("{last} …"), width));
+        }
+        for (k, row) in head.iter().enumerate() {
+            buf.set_stringn(
+                inner.x,
+                inner.y + k as u16,
+                row,
+                width,
+                theme.style(Role::Muted),
+            );
+        }
+        let top = inner.y + head.len() as u16;
+        let left = inner.height - head.len() as u16;
         let Some(answer) = &call.answer else {
             // Running: a gauge when the server said how much there is, else a spinner
             // with its message; and how to stop it.
@@ -430,15 +444,15 @@ impl ServerPane {
             };
             buf.set_stringn(
                 inner.x,
-                inner.y + 1,
+                top,
                 fit(&line, width),
                 width,
                 theme.style(Role::Info),
             );
-            if inner.height > 2 {
+            if left > 1 {
                 buf.set_stringn(
                     inner.x,
-                    inner.y + 2,
+                    top + 1,
                     fit("x cancels the call", width),
                     width,
                     theme.style(Role::Muted),
@@ -446,22 +460,14 @@ impl ServerPane {
             }
             return;
         };
-        let (lines, role) = match answer {
-            Ok(lines) => (lines.clone(), Role::Text),
-            Err(lines) => (lines.clone(), Role::Error),
-        };
-        let rows = usize::from(inner.height - 1);
+        let (Ok(lines) | Err(lines)) = answer;
+        let lines = wrap_lines(lines, width);
+        let rows = usize::from(left);
         self.page = rows;
         let max = lines.len().saturating_sub(rows);
         self.result_scroll = self.result_scroll.min(max);
-        for (k, line) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
-            buf.set_stringn(
-                inner.x,
-                inner.y + 1 + k as u16,
-                line,
-                width,
-                theme.style(role),
-            );
+        for (k, (role, line)) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
+            buf.set_stringn(inner.x, top + k as u16, line, width, theme.style(*role));
         }
         if lines.len() > rows {
             let note = format!(
@@ -692,6 +698,7 @@ impl ServerPane {
                 .map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text))))
                 .collect();
             Paragraph::new(lines)
+                .wrap(Wrap { trim: false })
                 .block(area_block(ui, &format!(" message {} ", m.seq), false))
                 .render(detail, buf);
         }

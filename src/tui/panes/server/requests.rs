@@ -13,6 +13,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
+use super::content::wrap_line;
 use super::form::{Field, form_arguments, form_fields};
 use super::render::{Rows, field_row, name_width};
 use super::{Mode, Section, step};
@@ -476,9 +477,14 @@ impl Requests {
             );
             return;
         }
-        // The newest at the bottom.
-        let skip = shown.len().saturating_sub(rows);
-        for (k, m) in shown.iter().skip(skip).enumerate() {
+        // The newest at the bottom, each message whole: a long one wraps, and the
+        // lines of one with several go on under it. As many whole messages as fit; one
+        // taller than the pane shows its start.
+        let mut wrapped: Vec<(Role, String)> = Vec::new();
+        for m in shown.iter().rev() {
+            if wrapped.len() >= rows {
+                break;
+            }
             let role = match level_rank(&m.level) {
                 0 => Role::Muted,
                 1 | 2 => Role::Text,
@@ -490,18 +496,29 @@ impl Requests {
             } else {
                 format!(" {}", m.logger)
             };
-            let text = format!(
-                "{:>7.1}s {:<9}{logger}  {}",
-                m.at_ms as f64 / 1e3,
-                m.level,
-                m.text.replace('\n', " ")
-            );
+            let head = format!("{:>7.1}s {:<9}{logger}  ", m.at_ms as f64 / 1e3, m.level);
+            let pad = " ".repeat(head.chars().count().min(width / 2));
+            let mut own = Vec::new();
+            for (k, line) in m.text.lines().enumerate() {
+                let text = if k == 0 {
+                    format!("{head}{line}")
+                } else {
+                    format!("{pad}{line}")
+                };
+                own.extend(wrap_line(&text, width).into_iter().map(|row| (role, row)));
+            }
+            if !wrapped.is_empty() && wrapped.len() + own.len() > rows {
+                break;
+            }
+            wrapped.splice(0..0, own);
+        }
+        for (k, (role, text)) in wrapped.iter().take(rows).enumerate() {
             buf.set_stringn(
                 inner.x,
                 inner.y + k as u16,
-                fit(&text, width),
+                fit(text, width),
                 width,
-                theme.style(role),
+                theme.style(*role),
             );
         }
     }
@@ -738,13 +755,22 @@ fn ask_lines(
                     Some(t) => t.to_string(),
                     None => format!("({} content)", content["type"].as_str().unwrap_or("?")),
                 };
+                // A message of several lines shows each on its own (a span would
+                // draw the line breaks as nothing).
+                let mut said = text.lines();
                 lines.push(Line::from(vec![
                     Span::styled(
                         format!("{}: ", m["role"].as_str().unwrap_or("?")),
                         theme.style(Role::Title),
                     ),
-                    Span::styled(text, theme.style(Role::Text)),
+                    Span::styled(
+                        said.next().unwrap_or("").to_string(),
+                        theme.style(Role::Text),
+                    ),
                 ]));
+                lines.extend(
+                    said.map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text)))),
+                );
             }
             if let Some(s) = params["systemPrompt"].as_str() {
                 lines.push(field("system prompt", s.to_string()));
@@ -794,6 +820,9 @@ fn ask_lines(
             if let Some(props) = schema["properties"].as_object() {
                 for (name, p) in props {
                     let mut about = p["type"].as_str().unwrap_or("any").to_string();
+                    if let Some(format) = p["format"].as_str() {
+                        about = format!("{about} ({format})");
+                    }
                     if let Some(e) = p["enum"].as_array() {
                         let e: Vec<String> = e.iter().map(|v| v.to_string()).collect();
                         about = format!("{about} [{}]", e.join("|"));

@@ -622,6 +622,7 @@ fn text_field(name: &str, required: bool, description: &str) -> Field {
         description: description.to_string(),
         default: None,
         text: String::new(),
+        rules: Default::default(),
     }
 }
 

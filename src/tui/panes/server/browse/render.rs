@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::Value;
 
-use super::super::content::expand;
+use super::super::content::{expand, wrap_lines};
 use super::super::render::{Rows, field_row, name_width, wrap};
 use super::super::{Mode, Section};
 use super::{Browse, Listing, Target};
@@ -327,6 +327,8 @@ impl Browse {
             Some(Ok(lines)) => lines.clone(),
             Some(Err(lines)) => lines.iter().map(|l| (Role::Error, l.clone())).collect(),
         };
+        // Every line whole: a long one goes on in the rows under it.
+        let lines = wrap_lines(&lines, width);
         *scroll = (*scroll).min(lines.len().saturating_sub(rows));
         for (k, (role, text)) in lines.iter().skip(*scroll).take(rows).enumerate() {
             buf.set_stringn(
