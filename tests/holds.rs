@@ -475,9 +475,10 @@ fn the_live_tab_holds_and_edits_a_call_by_keys() {
     frame_until(&mut app, "1 breakpoint");
     agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
     frame_until(&mut app, "⏸ held (request)");
-    // e, then "1-1" becomes "1-3", and Ctrl-S sends it on.
+    // e, then "1-1" becomes "1-3", and Ctrl-S sends it on. The cursor starts at the
+    // end, under the id's line.
     press(&mut app, KeyCode::Char('e'));
-    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::End);
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Backspace);

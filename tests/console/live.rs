@@ -341,9 +341,10 @@ fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
         frame.contains("c continue · e edit · a answer · E error · x drop"),
         "{frame}"
     );
-    // Edit the player id: "1-1" becomes "1-x", which the schema refuses.
+    // Edit the player id: "1-1" becomes "1-x", which the schema refuses. The cursor
+    // starts at the end of the text, on the line below the id.
     press(&mut app, KeyCode::Char('e'));
-    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::End);
     press_n(&mut app, KeyCode::Left, 1);
     press(&mut app, KeyCode::Backspace);
@@ -372,6 +373,87 @@ fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
     // Esc leaves the editor; the call is still held.
     press(&mut app, KeyCode::Esc);
     assert!(draw(&mut app, 100, 30).contains("⏸ held (request)"));
+}
+
+#[test]
+fn the_editor_starts_at_the_end_and_erases_before_and_under_the_cursor() {
+    let (_rt, mut app) = console();
+    let lines = with_a_held_call();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let ctrl_s = || {
+        crossterm::event::KeyEvent::new(KeyCode::Char('s'), crossterm::event::KeyModifiers::CONTROL)
+    };
+    // Backspace at once erases the text's last character: the closing brace.
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Backspace);
+    app.handle_key(ctrl_s());
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("✗ not JSON"), "{frame}");
+    type_text(&mut app, "}");
+    // Delete erases under the cursor: "1-1" loses its last digit, which the schema
+    // then refuses (the editor stays open, showing the text).
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::End);
+    press_n(&mut app, KeyCode::Left, 2);
+    press(&mut app, KeyCode::Delete);
+    app.handle_key(ctrl_s());
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""player_id": "1-""#), "{frame}");
+    assert!(frame.contains("✗ VALIDATION_INVALID_FORMAT"), "{frame}");
+    // At a line's end, Delete joins the line below to it.
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Delete);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""player_id": "1-"}"#), "{frame}");
+}
+
+/// Enough calls to scroll the list, a few of them plans.
+fn many_calls() -> Vec<String> {
+    let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",
+        "description": "structs-console --headless", "pid": 1}))];
+    for n in 1..=60u64 {
+        let tool = if n % 5 == 0 {
+            "structs_plan_execute"
+        } else {
+            "structs_query_player"
+        };
+        lines.extend(answered_call(
+            "s-agent-a",
+            n,
+            tool,
+            json!({"player_id": "1-1"}),
+            json!({"ok": true}),
+        ));
+    }
+    lines
+}
+
+#[test]
+fn a_filter_shows_every_call_it_matches_that_fits() {
+    let (_rt, mut app) = console();
+    let lines = many_calls();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    // Following the newest, the list is scrolled to its end.
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("60 calls"), "{frame}");
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "plan");
+    press(&mut app, KeyCode::Enter);
+    // The list's rows: as many of the 12 as its 10 rows hold, not the newest alone.
+    let rows = |frame: &str| {
+        frame
+            .lines()
+            .filter(|l| l.contains("│  #1 ") || l.contains("│› #1 "))
+            .count()
+    };
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("12 shown"), "{frame}");
+    assert_eq!(rows(&frame), 10, "{frame}");
+    // A taller list shows all 12.
+    let frame = draw(&mut app, 100, 60);
+    assert_eq!(rows(&frame), 12, "{frame}");
 }
 
 /// A call's request and response lines, as a feed gives them.

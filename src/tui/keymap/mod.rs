@@ -404,6 +404,8 @@ pub enum Command {
     LineEnd,
     /// In a text of several lines: break the line.
     NewLine,
+    /// In a text of several lines: erase the character under the cursor.
+    DeleteChar,
     /// Server: cancel the call running (`notifications/cancelled` to a server).
     CancelCall,
     /// Server history: call the selected call again, with the same arguments.

@@ -319,6 +319,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::LiveEdit], &[key(KeyCode::End)], C::LineEnd, "", "The line's end"),
     row(&[X::LiveEdit], ENTER, C::NewLine, "", "Break the line"),
     row(&[X::LiveEdit], BKSP, C::EraseChar, "erase", "Erase the character before the cursor (at a line's start, join it to the line above)"),
+    row(&[X::LiveEdit], &[key(KeyCode::Delete)], C::DeleteChar, "", "Erase the character under the cursor (at a line's end, join the line below to it)"),
     row(LIVE_AREAS, &[ch('r')], C::RerunCall, "run again", "Run the selected call again on this console's core, its answer under the recorded one"),
     row(LIVE_AREAS, &[ch('o')], C::OpenInPlans, "plan", "Open the selected structs_plan_execute call in Plans, to step through it"),
     row(LIVE_AREAS, &[ch('H')], C::Inspect, "fetch handle", "Fetch the result handle of the selected call's answer (over 25 KB) on this console's core: its first page, as a tree"),

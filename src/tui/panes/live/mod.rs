@@ -381,6 +381,7 @@ impl LivePane {
             Some(Command::LineEnd) => editing.area.end(),
             Some(Command::NewLine) => editing.area.newline(),
             Some(Command::EraseChar) => editing.area.backspace(),
+            Some(Command::DeleteChar) => editing.area.delete(),
             Some(_) => {}
             None => {
                 if let Some(c) = typed_char(key) {

@@ -30,6 +30,20 @@ const REFERENCES_UNDER: u16 = 18;
 const STATE_W: usize = 20;
 
 /// A size in bytes as a person reads it.
+/// The first of `len` rows to show in a list `page` rows high so that row `selected`
+/// is on show and the page is as full as the rows allow: a list that got shorter (a
+/// filter typed, calls let go) scrolls back rather than showing its last rows alone.
+fn scroll_top(top: usize, selected: usize, page: usize, len: usize) -> usize {
+    let top = if selected < top {
+        selected
+    } else if selected >= top + page {
+        selected + 1 - page
+    } else {
+        top
+    };
+    top.min(len.saturating_sub(page))
+}
+
 fn size(bytes: usize) -> String {
     match bytes {
         b if b < 1_000 => format!("{b} B"),
@@ -268,11 +282,7 @@ impl LivePane {
         }
         let rows = usize::from(inner.height - 1);
         self.page = rows;
-        if self.selected < self.top {
-            self.top = self.selected;
-        } else if self.selected >= self.top + rows {
-            self.top = self.selected + 1 - rows;
-        }
+        self.top = scroll_top(self.top, self.selected, rows, self.rows.len());
         let width = usize::from(inner.width);
         let session_w = format!("#{}", self.live.sessions().len()).len();
         let narrow = width < 60;
