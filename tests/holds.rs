@@ -330,6 +330,13 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
     std::thread::sleep(Duration::from_millis(500));
     let late: Vec<String> = agent.out.try_iter().collect();
     assert!(late.is_empty(), "{late:?}");
+    // The agent gives up on them, as an SDK does at its timeout.
+    for id in [103, 106] {
+        agent.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "timed out"}}),
+        );
+    }
 
     // Latency, a cut answer, a padded one.
     let started = Instant::now();
@@ -342,7 +349,12 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         cut["result"]["content"][0]["text"].as_str().unwrap().len(),
         20
     );
-    assert!(cut["result"].get("structuredContent").is_none());
+    // Only the text is cut: the structured content, which an SDK checks against the
+    // tool's output schema, stays whole, so the agent takes the answer.
+    assert_eq!(
+        cut["result"]["structuredContent"]["guild"]["Guild"]["id"], "0-1",
+        "{cut}"
+    );
     agent.call(
         203,
         "structs_query_struct",
@@ -409,6 +421,18 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         marked("structs_query_planet"),
         ["dropped response (rule 2)", "dropped response (rule 2)"]
     );
+    // A dropped answer is not an answer: the call ends when the agent gives up on it.
+    let dropped: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "response" && l["injected"] == "dropped response (rule 2)")
+        .collect();
+    for l in dropped {
+        assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
+        assert!(
+            l["duration_ms"].as_f64().unwrap() >= 500.0,
+            "ended when the agent gave up: {l}"
+        );
+    }
     assert_eq!(
         marked("structs_query_block_height"),
         ["latency 400 ms (rule 3)"]

@@ -844,7 +844,8 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
     let rules = json!({"seed": 11, "rules": [
         {"tool": "structs_query_player", "error": "RATE_LIMIT_EXCEEDED",
          "details": {"retry_after_ms": 1500}, "rate": 0.4},
-        {"tool": "structs_query_planet", "every": 2, "drop_response": true}
+        {"tool": "structs_query_planet", "every": 2, "drop_response": true},
+        {"tool": "structs_query_planet", "truncate": 30}
     ]});
     let file = dir.join("faults.json");
     std::fs::write(&file, rules.to_string()).unwrap();
@@ -877,7 +878,7 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
             };
             let fired = expected.pick(tool, &args);
             let outcome = match fired.first().map(|(_, f)| f) {
-                None => "ok",
+                None | Some(Fault::Truncate(_)) => "ok",
                 Some(Fault::Error(_)) => "RATE_LIMIT_EXCEEDED",
                 Some(Fault::DropResponse) => "timeout",
                 Some(other) => panic!("no such rule: {other:?}"),
@@ -914,6 +915,18 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
     {
         assert_eq!(v["details"], json!({"retry_after_ms": 1500}), "{v}");
     }
+    // A planet answer that reached the agent was cut to 30 bytes of text, and the SDK
+    // took it (its structured content, which the SDK checks, is whole).
+    let cut: Vec<&Value> = report
+        .iter()
+        .filter(|v| v["tool"] == "structs_query_planet" && v["outcome"] == "ok")
+        .collect();
+    assert_eq!(cut.len(), 3, "{report:#?}");
+    for v in cut {
+        let text = v["text"][0].as_str().unwrap_or_default();
+        assert_eq!(text.len(), 30, "{v}");
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{v}");
+    }
 
     // The log marks each injected answer with its rule, and the rest replays.
     let lines = log_lines(&log);
@@ -936,7 +949,21 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
             .count(),
         2
     );
-    let ok = want.iter().filter(|(_, o)| o == "ok").count();
+    // A dropped answer is no answer: the call ends when the SDK gives up on it, as
+    // cancelled, not as a timeout of the proxy's own.
+    for l in lines
+        .iter()
+        .filter(|l| l["injected"] == "dropped response (rule 2)")
+    {
+        assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
+        assert!(l["duration_ms"].as_f64().unwrap() >= 2000.0, "{l}");
+    }
+    // The player calls the server answered run again; the planet answers were all
+    // changed on their way (cut or dropped), so they are not.
+    let ok = want
+        .iter()
+        .filter(|(t, o)| o == "ok" && t == "structs_query_player")
+        .count();
     let text = replay_check(&log);
     assert!(text.contains(&format!("replayed {ok} calls ")), "{text}");
     assert!(
@@ -945,7 +972,7 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
     );
     assert_eq!(
         text.matches("got an injected answer").count(),
-        errors + 2,
+        errors + 5,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -153,6 +153,19 @@ impl Live {
                 self.hold_event(&value);
                 return true;
             }
+            Some("dropped") => {
+                // The server answered, and a fault rule kept the answer from the agent,
+                // which is still waiting.
+                let session = self.session_number(value["session"].as_str().unwrap_or(""));
+                if let Some(index) = value["call"]
+                    .as_u64()
+                    .and_then(|call| self.open.get(&(session, call)).copied())
+                    && let Some(call) = self.get_mut(index)
+                {
+                    call.injected = value["how"].as_str().map(str::to_string);
+                }
+                return true;
+            }
             Some("breakpoints") => {
                 self.breakpoints = value["rules"]
                     .as_array()

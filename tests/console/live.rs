@@ -408,6 +408,40 @@ fn the_editor_starts_at_the_end_and_erases_before_and_under_the_cursor() {
     assert!(frame.contains(r#""player_id": "1-"}"#), "{frame}");
 }
 
+#[test]
+fn an_answer_a_fault_kept_from_the_agent_shows_the_call_still_waiting() {
+    let (_rt, mut app) = console();
+    app.feed_live(&[
+        &line(json!({"v": 1, "type": "hello", "server": "proxy",
+            "description": "structs-console --headless", "pid": 1})),
+        &line(
+            json!({"v": 1, "ts": "2026-11-26T09:00:01.000000Z", "session": "s-a",
+            "seq": 1, "type": "request", "call": 1, "tool": "structs_query_planet",
+            "arguments": {"planet_id": "2-1"}}),
+        ),
+        &line(
+            json!({"v": 1, "type": "dropped", "session": "s-a", "call": 1,
+            "tool": "structs_query_planet", "how": "dropped response (rule 2)"}),
+        ),
+    ]);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("↯running"), "{frame}");
+    assert!(
+        frame.contains("the agent got nothing (dropped response (rule 2)) and waits on"),
+        "{frame}"
+    );
+    // The agent gives up: the call ends cancelled, marked.
+    app.feed_live(&[&line(
+        json!({"v": 1, "session": "s-a", "seq": 2, "type": "response", "call": 1,
+            "tool": "structs_query_planet", "duration_ms": 2001.5,
+            "injected": "dropped response (rule 2)",
+            "error": {"error": {"code": "TOOL_CANCELLED", "message": "the client cancelled the call: timed out"}}}),
+    )]);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("↯cancelled"), "{frame}");
+    assert!(frame.contains("2.00 s"), "{frame}");
+}
+
 /// Enough calls to scroll the list, a few of them plans.
 fn many_calls() -> Vec<String> {
     let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",

@@ -342,6 +342,36 @@ fn tool_result(value: &Value, is_error: bool) -> Value {
     result
 }
 
+/// Cuts a tool result's text to `budget` bytes in all (at a character's edge): the
+/// text items in order, the one the budget ends in cut, those after it and what else
+/// follows them left out. Its structured content and `isError` stay as they were, so
+/// that an agent whose SDK checks the tool's output schema still takes the answer and
+/// reads the cut text (an answer with no structured content, the SDKs refuse).
+fn truncate_text(result: &mut Value, budget: usize) {
+    let Some(content) = result["content"].as_array_mut() else {
+        return;
+    };
+    let mut left = budget;
+    let mut keep = content.len();
+    for (i, item) in content.iter_mut().enumerate() {
+        let Some(text) = item["text"].as_str().filter(|_| item["type"] == "text") else {
+            continue;
+        };
+        if text.len() <= left {
+            left -= text.len();
+            continue;
+        }
+        let mut cut = left;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        item["text"] = json!(text[..cut].to_string());
+        keep = i + 1;
+        break;
+    }
+    content.truncate(keep);
+}
+
 impl Broker {
     /// A session's broker, on the board its commands come through.
     pub(super) fn new(
@@ -615,26 +645,18 @@ impl Broker {
             let note = format!("{} (rule {n})", fault.describe());
             match fault {
                 Fault::DropResponse => {
+                    // The agent waits on, as for a server that never answers; the feed
+                    // says the answer came and was kept from it.
                     if let Some(tap) = &self.tap {
                         tap.dropped(&key, &note);
                     }
+                    self.publish(json!({"type": "dropped", "call": call.number,
+                        "tool": call.tool, "how": note}));
                     return Decision::Taken;
                 }
                 Fault::Truncate(n) => {
                     if let Some(r) = &mut result {
-                        let text = serde_json::to_string(
-                            r.get("structuredContent").unwrap_or(&r["content"]),
-                        )
-                        .unwrap_or_default();
-                        let mut cut = *n.min(&text.len());
-                        while !text.is_char_boundary(cut) {
-                            cut -= 1;
-                        }
-                        let was_error = r["isError"] == true;
-                        *r = json!({"content": [{"type": "text", "text": &text[..cut]}]});
-                        if was_error {
-                            r["isError"] = json!(true);
-                        }
+                        truncate_text(r, *n);
                     }
                 }
                 Fault::Oversize(n) => {

@@ -66,7 +66,8 @@ fn state(call: &LiveCall) -> String {
     if let Some(hold) = &call.held {
         return format!("⏸ held ({})", hold.way);
     }
-    if call.injected.is_some() && call.status != Status::Running {
+    if call.injected.is_some() {
+        // Running, too: its answer was kept from the agent, which waits on.
         return format!("↯{}", call.status.word());
     }
     match (&call.status, &call.progress) {
@@ -512,7 +513,11 @@ impl LivePane {
         }
         if let Some(what) = &call.injected {
             lines.push(Line::from(Span::styled(
-                format!("↯ not the server's answer: {what}"),
+                if call.status == Status::Running {
+                    format!("↯ the server answered; the agent got nothing ({what}) and waits on")
+                } else {
+                    format!("↯ not the server's answer: {what}")
+                },
                 theme.style(Role::Prompt),
             )));
         }
