@@ -608,14 +608,14 @@ mod tests {
         // SAFETY: as in endpoint_dirs.
         let me = unsafe { libc::getuid() };
         let dirs = [dir.clone()];
-        assert_eq!(endpoints_of(&dirs, me), [path.clone()]);
+        assert_eq!(endpoints_of(&dirs, me), std::slice::from_ref(&path));
         // The same socket, as another user would look for theirs: not theirs.
         assert!(endpoints_of(&dirs, me.wrapping_add(1)).is_empty());
         // Root can give the socket to another user: then it is not this user's.
         if me == 0 {
             std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
             assert!(endpoints_of(&dirs, me).is_empty());
-            assert_eq!(endpoints_of(&dirs, 65534), [path.clone()]);
+            assert_eq!(endpoints_of(&dirs, 65534), std::slice::from_ref(&path));
         }
         drop(endpoint);
         let _ = std::fs::remove_dir_all(&dir);
