@@ -96,6 +96,10 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
         got["result"]["structuredContent"]["player"]["Player"]["id"],
         "1-1"
     );
+    // A whole tool result to answer with later: the server's, for another player.
+    let mut made_up = got["result"].clone();
+    made_up["structuredContent"]["player"]["Player"]["id"] = json!("1-7");
+    made_up["content"][0]["text"] = json!(made_up["structuredContent"].to_string());
 
     // Answered with one of the project's errors, details and all.
     agent.call(3, "structs_query_player", json!({"player_id": "1-1"}), None);
@@ -111,14 +115,33 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
     assert_eq!(error["details"]["retry_after_ms"], 1500);
     assert!(error["timestamp"].is_string(), "{error}");
 
-    // Answered with a result made up, and dropped.
+    // Answered with a result made up: the whole tool result, given as it is. What is
+    // not one, or does not fit the tool's output schema, is refused, saying why.
     agent.call(4, "structs_query_player", json!({"player_id": "1-1"}), None);
-    let (hold, _) = watcher.held();
-    watcher.command(json!({"cmd": "answer", "hold": hold, "result": {"made": "up"}}));
-    assert_eq!(
-        answer(&agent, 4)["result"]["structuredContent"]["made"],
-        "up"
+    let (hold, event) = watcher.held();
+    assert!(event["output_schema"]["anyOf"].is_array(), "{event}");
+    let refused = watcher.command(json!({"cmd": "answer", "hold": hold,
+        "result": {"made": "up"}}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("whole tool result"),
+        "{refused}"
     );
+    let refused = watcher.command(json!({"cmd": "answer", "hold": hold,
+        "result": {"content": [{"type": "text", "text": "made up"}]}}));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("needs \"structuredContent\""),
+        "{refused}"
+    );
+    let ack = watcher.command(json!({"cmd": "answer", "hold": hold, "result": made_up}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(answer(&agent, 4)["result"], made_up);
     agent.call(5, "structs_query_player", json!({"player_id": "1-1"}), None);
     let (hold, _) = watcher.held();
     watcher.command(json!({"cmd": "drop", "hold": hold}));
@@ -138,11 +161,17 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
         event["answer"]["structuredContent"]["player"]["Player"]["id"],
         "1-1"
     );
-    watcher.command(json!({"cmd": "edit", "hold": hold, "result": {"edited": true}}));
-    assert_eq!(
-        answer(&agent, 6)["result"]["structuredContent"]["edited"],
-        true
-    );
+    // The edit gives the answer back in the shape the hold showed it: the whole tool
+    // result, which reaches the agent as given, not wrapped again.
+    let mut edited = event["answer"].clone();
+    edited["structuredContent"]["player"]["Player"]["id"] = json!("1-5");
+    edited["content"][0]["text"] = json!(edited["structuredContent"].to_string());
+    let refused = watcher.command(json!({"cmd": "edit", "hold": hold,
+        "result": edited["structuredContent"]}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    let ack = watcher.command(json!({"cmd": "edit", "hold": hold, "result": edited}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(answer(&agent, 6)["result"], edited);
     // A command that names nothing held is refused, saying why.
     let refused = watcher.command(json!({"cmd": "continue", "hold": 999}));
     assert!(
@@ -520,6 +549,38 @@ fn the_live_tab_holds_and_edits_a_call_by_keys() {
     frame_until(&mut app, "breakpoint cleared");
     agent.call(2, "structs_query_player", json!({"player_id": "1-1"}), None);
     answer(&agent, 2);
+
+    // A on the block height call: its answers are held from now on.
+    agent.call(3, "structs_query_block_height", json!({}), None);
+    answer(&agent, 3);
+    frame_until(&mut app, "#1 call 3 · structs_query_block_height");
+    press(&mut app, KeyCode::Char('A'));
+    frame_until(&mut app, "1 breakpoint");
+    agent.call(4, "structs_query_block_height", json!({}), None);
+    frame_until(&mut app, "⏸ held (response)");
+    // e opens the whole tool result; the height (7 lines up from the end) goes from
+    // 120000 to 120007, and Ctrl-S gives it to the agent in that shape.
+    press(&mut app, KeyCode::Char('e'));
+    for _ in 0..7 {
+        press(&mut app, KeyCode::Up);
+    }
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "7");
+    app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    let got = answer(&agent, 4);
+    let result = &got["result"];
+    assert_eq!(result["structuredContent"]["height"], 120_007, "{got}");
+    assert!(
+        result["structuredContent"].get("content").is_none(),
+        "{got}"
+    );
+    assert_eq!(result["isError"], false, "{got}");
+    // Its text, the structured content's JSON, says the same.
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, result["structuredContent"]);
+    frame_until(&mut app, "released from a breakpoint: edited, continued");
     assert!(agent.finish().success());
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -834,9 +834,49 @@ fn a_breakpoint_holds_the_reference_servers_calls_as_the_python_sdk_sees_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An answer held at a breakpoint and edited: the hold shows the whole tool result,
+/// the edit gives one back, and the SDK takes it as the tool's answer (it checks the
+/// structured content against the tool's output schema).
+#[test]
+fn an_answer_edited_at_a_breakpoint_is_taken_by_the_python_sdk() {
+    let Some(peers) = Peers::find() else { return };
+    let dir = private_dir("py-edit-answer");
+    let socket = dir.join("answer.sock");
+    let tool = "structs_query_block_height";
+    let mut proxy = strings(&[BIN, "proxy", "--control", &path(&socket)]);
+    proxy.extend(strings(&["--hold-timeout", "30", "--"]));
+    proxy.extend(our_server());
+    let mut agent = PythonAgent::start(&peers, &scenario("hold", &[tool, "{}", "edited"], &proxy));
+    agent.step("tools");
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "break", "on": "response", "tool": tool}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    agent.next("the agent ready", |v| v["ready"] == "edited");
+    agent.go();
+    let event = watcher.held();
+    assert_eq!(event["way"], "response", "{event}");
+    let mut edited = event["answer"].clone();
+    let height = edited["structuredContent"]["height"].as_u64().unwrap();
+    edited["structuredContent"]["height"] = json!(height + 1000);
+    edited["content"][0]["text"] = json!(edited["structuredContent"].to_string());
+    let ack = watcher.command(json!({"cmd": "edit", "hold": event["hold"], "result": edited}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = agent.step("edited");
+    assert_eq!(got["is_error"], false, "{got}");
+    assert_eq!(got["structured"], edited["structuredContent"], "{got}");
+    assert_eq!(
+        got["text"],
+        json!([edited["structuredContent"].to_string()])
+    );
+    let done = agent.finish();
+    assert_eq!(done.last().unwrap()["warnings"], json!([]), "{done:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Twenty calls, player and planet queries in the agent's fixed order, through a proxy
 /// with a faults file: which fail, and how, is what the seeded rules pick call for
-/// call. A dropped answer is a timeout to the SDK (it gives up after 2 s).
+/// call. A dropped answer is a timeout to the SDK (it gives up after 2 s, and says so),
+/// which is when the log ends the call; a truncated one reaches it as cut text.
 #[test]
 fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it() {
     let Some(peers) = Peers::find() else { return };

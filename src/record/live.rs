@@ -94,10 +94,14 @@ pub struct Hold {
     pub id: u64,
     /// `request` (not sent to the server yet) or `response` (not given to the agent).
     pub way: String,
-    /// The server's answer, for a held response.
+    /// The server's answer, for a held response: the whole tool result (`content`,
+    /// `structuredContent`, `isError`), the shape an answer given in its place has.
     pub answer: Option<Value>,
     /// The tool's input schema, when the proxy saw it listed.
     pub schema: Option<Value>,
+    /// The tool's output schema, when the proxy saw one listed: what a result given in
+    /// the answer's place must fit.
+    pub output_schema: Option<Value>,
     pub timeout_ms: u64,
 }
 
@@ -324,6 +328,7 @@ impl Live {
                 way: value["way"].as_str().unwrap_or("request").to_string(),
                 answer: value.get("answer").cloned().filter(|a| !a.is_null()),
                 schema: value.get("schema").cloned(),
+                output_schema: value.get("output_schema").cloned(),
                 timeout_ms: value["timeout_ms"].as_u64().unwrap_or(0),
             });
         } else {

@@ -127,6 +127,7 @@ struct Held {
     way: On,
     /// The request's id (JSON text).
     id: String,
+    tool: String,
 }
 
 #[derive(Default)]
@@ -136,6 +137,8 @@ struct State {
     answers: HashMap<String, Value>,
     answers_order: VecDeque<String>,
     schemas: HashMap<String, Value>,
+    /// The output schemas the tools listed declare, by tool.
+    output_schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
 }
 
@@ -591,10 +594,21 @@ impl Broker {
             let mut state = self.lock();
             if state.list_requests.remove(&key) {
                 for tool in message["result"]["tools"].as_array().into_iter().flatten() {
-                    if let (Some(name), Some(schema)) =
-                        (tool["name"].as_str(), tool.get("inputSchema"))
-                    {
+                    let Some(name) = tool["name"].as_str() else {
+                        continue;
+                    };
+                    if let Some(schema) = tool.get("inputSchema") {
                         state.schemas.insert(name.to_string(), schema.clone());
+                    }
+                    match tool.get("outputSchema").filter(|s| s.is_object()) {
+                        Some(schema) => {
+                            state
+                                .output_schemas
+                                .insert(name.to_string(), schema.clone());
+                        }
+                        None => {
+                            state.output_schemas.remove(name);
+                        }
                     }
                 }
                 return Decision::Pass;
@@ -729,18 +743,22 @@ impl Broker {
                     release: tx,
                     way,
                     id: id.to_string(),
+                    tool: event["tool"].as_str().unwrap_or("").to_string(),
                 },
             );
             n
         };
         event["hold"] = json!(hold);
         event["timeout_ms"] = json!(self.hold_timeout.as_millis() as u64);
+        let tool = event["tool"].as_str().unwrap_or("").to_string();
         if way == On::Request
-            && let Some(schema) = event["tool"]
-                .as_str()
-                .and_then(|t| self.lock().schemas.get(t).cloned())
+            && let Some(schema) = self.lock().schemas.get(&tool).cloned()
         {
             event["schema"] = schema;
+        }
+        // What an answer given in its place must fit: the agent's SDK checks it.
+        if let Some(schema) = self.lock().output_schemas.get(&tool).cloned() {
+            event["output_schema"] = schema;
         }
         let holding = Holding {
             way,
@@ -827,16 +845,18 @@ impl Broker {
                 bytes.push(b'\n');
                 let _ = self.to_server.send(bytes);
             }
+            // The operator gives the whole tool result, as the held answer shows it:
+            // it goes to the agent as given.
             (Release::Edit(result), On::Response) | (Release::Answer(result), On::Response) => {
                 self.send_host(
-                    response_line(id, &tool_result(&result, false)),
+                    response_line(id, &result),
                     Some("edited at a breakpoint".into()),
                 );
             }
             (Release::Answer(result), On::Request) => {
                 self.lock().calls.remove(&id.to_string());
                 self.send_host(
-                    response_line(id, &tool_result(&result, false)),
+                    response_line(id, &result),
                     Some("answered at a breakpoint".into()),
                 );
             }
@@ -885,10 +905,9 @@ impl Broker {
         let (way, tool) = {
             let state = self.lock();
             let held = state.holds.get(&hold)?;
-            let tool = state.calls.get(&held.id).map(|c| c.tool.clone());
-            (held.way, tool)
+            (held.way, held.tool.clone())
         };
-        Some(self.release_as(cmd, hold, way, tool, body))
+        Some(self.release_as(cmd, hold, way, &tool, body))
     }
 
     fn release_as(
@@ -896,7 +915,7 @@ impl Broker {
         cmd: &str,
         hold: u64,
         way: On,
-        tool: Option<String>,
+        tool: &str,
         body: &Value,
     ) -> Result<Value, String> {
         let release = match cmd {
@@ -908,7 +927,7 @@ impl Broker {
                     .filter(|a| a.is_object())
                     .cloned()
                     .ok_or("an edit gives the call's new \"arguments\", an object")?;
-                let schema = tool.and_then(|t| self.lock().schemas.get(&t).cloned());
+                let schema = self.lock().schemas.get(tool).cloned();
                 if let Some(schema) = schema
                     && let Ok(compiled) = ArgSchema::compile(&schema)
                     && let Err(e) = compiled.check(&args)
@@ -921,11 +940,18 @@ impl Broker {
                 }
                 Release::Edit(args)
             }
-            "edit" | "answer" => Release::Answer(
-                body.get("result")
-                    .cloned()
-                    .ok_or("give the \"result\" to answer with")?,
-            ),
+            "edit" | "answer" => {
+                let result = body.get("result").ok_or(
+                    "give the \"result\" to answer with: the whole tool result, {\"content\": […], \"structuredContent\": {…}}",
+                )?;
+                let schema = self.lock().output_schemas.get(tool).cloned();
+                check_tool_result(result, schema.as_ref())?;
+                if cmd == "edit" {
+                    Release::Edit(result.clone())
+                } else {
+                    Release::Answer(result.clone())
+                }
+            }
             _ => {
                 let error = body
                     .get("error")
@@ -955,4 +981,78 @@ impl Broker {
 
 fn answer_key(tool: &str, args: &Value) -> String {
     format!("{tool} {args}")
+}
+
+/// Checks that `result` is a whole tool result (`content`, and `structuredContent`,
+/// `isError` when given) that an agent takes: one that is not an error fits the tool's
+/// output schema, when it declares one (an SDK refuses an answer that does not, or
+/// that has no structured content). The reason says what is wrong.
+///
+/// # Errors
+///
+/// When it is not, saying why.
+pub fn check_tool_result(result: &Value, output_schema: Option<&Value>) -> Result<(), String> {
+    const SHAPE: &str = "{\"content\": [{\"type\": \"text\", \"text\": …}], \"structuredContent\": {…}, \"isError\": false}";
+    let Some(fields) = result.as_object() else {
+        return Err(format!(
+            "a result is the whole tool result, {SHAPE}, not {result}"
+        ));
+    };
+    let content = fields
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            format!(
+                "a result is the whole tool result, {SHAPE}: \"content\" is missing or not a list"
+            )
+        })?;
+    if let Some((n, _)) = content
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !c["type"].is_string())
+    {
+        return Err(format!(
+            "content[{n}] is not a content item: it needs a \"type\" (\"text\", …)"
+        ));
+    }
+    if let Some((n, _)) = content
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c["type"] == "text" && !c["text"].is_string())
+    {
+        return Err(format!(
+            "content[{n}] is text: its \"text\" must be a string"
+        ));
+    }
+    let is_error = match fields.get("isError") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("\"isError\" is true or false, not {other}")),
+    };
+    let structured = fields.get("structuredContent");
+    if let Some(s) = structured
+        && !s.is_object()
+    {
+        return Err(format!("\"structuredContent\" is an object, not {s}"));
+    }
+    if is_error {
+        return Ok(());
+    }
+    let Some(schema) = output_schema else {
+        return Ok(());
+    };
+    let Some(structured) = structured else {
+        return Err(
+            "the tool declares an output schema: a result that is not an error needs \"structuredContent\" that fits it".into(),
+        );
+    };
+    let compiled = ArgSchema::compile(schema)
+        .map_err(|e| format!("the tool's output schema does not compile: {e}"))?;
+    compiled.check(structured).map_err(|e| {
+        format!(
+            "\"structuredContent\" does not fit the tool's output schema: {} {}",
+            e.code.as_str(),
+            e.reason.as_deref().unwrap_or(&e.message)
+        )
+    })
 }

@@ -382,6 +382,8 @@ pub enum Command {
     ToggleFollow,
     /// Live: hold every call at a breakpoint, or stop.
     BreakAll,
+    /// Live: hold the answers to the selected call's tool at a breakpoint, or stop.
+    ToggleAnswerBreakpoint,
     /// Live: let the held call go on as it is.
     ContinueHeld,
     /// Live: edit the held call's arguments (or a held answer), then send it on.

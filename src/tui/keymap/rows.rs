@@ -303,6 +303,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(LIVE_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter the calls: #session, words of the tool or of the state (ok, failed, an error code)"),
     row(LIVE_AREAS, &[ch('C')], C::ClearFilter, "clear filter", "Show every call again"),
     row(LIVE_AREAS, &[ch('b')], C::ToggleBreakpoint, "breakpoint", "Hold the selected call's tool at a breakpoint from now on, or stop holding it"),
+    row(LIVE_AREAS, &[ch('A')], C::ToggleAnswerBreakpoint, "break answers", "Hold the answers to the selected call's tool at a breakpoint from now on (to change them on their way to the agent), or stop"),
     row(LIVE_AREAS, &[ch('B')], C::BreakAll, "break all", "Hold every call at a breakpoint from now on, or stop"),
     row(LIVE_AREAS, &[ch('c')], C::ContinueHeld, "continue", "Let the held call go on as it is"),
     row(LIVE_AREAS, &[ch('e')], C::EditHeld, "edit", "Edit the held call's arguments (a held answer: the answer), then send it on"),
