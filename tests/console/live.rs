@@ -442,6 +442,40 @@ fn an_answer_a_fault_kept_from_the_agent_shows_the_call_still_waiting() {
     assert!(frame.contains("2.00 s"), "{frame}");
 }
 
+#[test]
+fn an_answer_typed_for_a_held_call_must_fit_the_tools_output_schema() {
+    let (_rt, mut app) = console();
+    let mut lines = with_a_held_call();
+    let mut held: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    held["output_schema"] = json!({"type": "object", "required": ["player"],
+        "properties": {"player": {"type": "object"}}});
+    *lines.last_mut().unwrap() = held.to_string();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    // a opens a whole tool result, its structured content empty: the schema refuses
+    // it, and the editor stays open saying why, the reason wrapped whole.
+    press(&mut app, KeyCode::Char('a'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""structuredContent": {}"#), "{frame}");
+    app.handle_key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('s'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    let frame = draw(&mut app, 60, 30);
+    assert!(
+        frame.contains("✗ \"structuredContent\" does not fit the tool's output"),
+        "{frame}"
+    );
+    assert!(frame.contains("player"), "{frame}");
+    snapshot(
+        "live_answer_refused_60x30",
+        "Live: an answer typed for a held call, refused by the tool's output schema, the reason wrapped under the editor",
+        &mut app,
+        60,
+        30,
+    );
+}
+
 /// Enough calls to scroll the list, a few of them plans.
 fn many_calls() -> Vec<String> {
     let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",
@@ -747,6 +781,16 @@ fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() 
     assert!(
         frame.contains("belongs to the watched server (proxy), not this console's core"),
         "the call's tree says so too:\n{frame}"
+    );
+    // The status line wraps a message longer than the terminal is wide: its end is
+    // drawn, above the hint bar.
+    let frame = draw(&mut app, 100, 30);
+    let rows: Vec<&str> = frame.lines().collect();
+    let hints = rows.len() - 1;
+    assert!(rows[hints - 1].contains("both use would)"), "{frame}");
+    assert!(
+        rows[hints - 2].contains("belongs to the watched server"),
+        "{frame}"
     );
     // A call whose answer has no handle offers no fetch: H does nothing there.
     let small = answered_call(

@@ -1050,8 +1050,11 @@ pub fn check_tool_result(result: &Value, output_schema: Option<&Value>) -> Resul
         .map_err(|e| format!("the tool's output schema does not compile: {e}"))?;
     compiled.check(structured).map_err(|e| {
         format!(
-            "\"structuredContent\" does not fit the tool's output schema: {} {}",
+            "\"structuredContent\" does not fit the tool's output schema: {}{}: {}",
             e.code.as_str(),
+            e.field
+                .as_deref()
+                .map_or(String::new(), |f| format!(" at {f}")),
             e.reason.as_deref().unwrap_or(&e.message)
         )
     })

@@ -372,8 +372,19 @@ impl LivePane {
             .keymap
             .key_label(Context::LiveEdit, Command::SendEdit)
             .unwrap_or_default();
+        // A problem (a refusal with its reason) wraps to three rows, so it is read
+        // whole; the text keeps at least two.
+        let foot_h = editing.problem.as_ref().map_or(1, |p| {
+            let rows = crate::tui::component::wrapped_lines(
+                &format!("✗ {p}"),
+                usize::from(inner.width.max(1)),
+            )
+            .clamp(1, 3);
+            (rows as u16).min(inner.height.saturating_sub(2)).max(1)
+        });
         let (text_area, foot) = if inner.height > 2 {
-            let [t, f] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+            let [t, f] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(foot_h)]).areas(inner);
             (t, Some(f))
         } else {
             (inner, None)
@@ -392,11 +403,9 @@ impl LivePane {
                     Role::Muted,
                 ),
             };
-            Line::from(Span::styled(
-                fit(&text, usize::from(foot.width)),
-                theme.style(role),
-            ))
-            .render(foot, buf);
+            Paragraph::new(Line::from(Span::styled(text, theme.style(role))))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .render(foot, buf);
         }
     }
 
