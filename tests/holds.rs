@@ -584,3 +584,63 @@ fn the_live_tab_holds_and_edits_a_call_by_keys() {
     assert!(agent.finish().success());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_live_tab_fetches_a_handle_through_the_watched_server() {
+    use crossterm::event::KeyCode;
+    use support::console::press;
+    let dir = runtime_dir("fetch");
+    let log = dir.join("fetch.jsonl");
+    // A world big enough that a page of 100 planets is over 25 KB.
+    let args = [
+        "proxy",
+        "--record",
+        log.to_str().unwrap(),
+        "--",
+        BIN,
+        "--headless",
+        "--paused",
+        "--world-size",
+        "120",
+        "--log-level",
+        "warn",
+    ];
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    let rt = support::console::runtime();
+    // The console's own core has a store of its own, which holds no handle of the
+    // watched server's.
+    let (core, _) = support::sim::paused_core(structs_console::source::sim::WorldConfig::demo());
+    let mut app = structs_console::tui::App::new(
+        core,
+        structs_console::tui::Theme::default(),
+        rt.handle().clone(),
+    );
+    app.watch(&socket).unwrap();
+    agent.call(1, "structs_list_planets", json!({"page_size": 100}), None);
+    let got = answer(&agent, 1);
+    let handle = got["result"]["structuredContent"]["result_handle"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an answer over 25 KB: {} bytes", got.to_string().len()))
+        .to_string();
+    frame_until(&mut app, "H fetches it");
+    press(&mut app, KeyCode::Char('H'));
+    let frame = frame_until(&mut app, "fetched through the watched server");
+    assert!(
+        frame.contains("page 1 of") && !frame.contains("belongs to"),
+        "{frame}"
+    );
+    assert!(frame.contains(&handle[..12]), "{frame}");
+    // The fetch was the proxy's own request: the agent got nothing of it, and the log
+    // holds the agent's call alone.
+    std::thread::sleep(Duration::from_millis(300));
+    let extra: Vec<String> = agent.out.try_iter().collect();
+    assert!(extra.is_empty(), "{extra:?}");
+    assert!(agent.finish().success());
+    let requests: Vec<Value> = log_lines(&log)
+        .into_iter()
+        .filter(|l| l["type"] == "request")
+        .collect();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

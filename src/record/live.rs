@@ -122,6 +122,9 @@ pub struct Live {
     pub breakpoints: Vec<(u64, String, String)>,
     /// Answers to the commands this watcher sent, not yet shown: `(ok, what)`.
     pub answers: Vec<(bool, String)>,
+    /// Handles fetched through the watched server for this watcher, not yet shown: the
+    /// handle, and its page or why there is none.
+    pub fetched: Vec<(String, Result<Value, String>)>,
     /// Lines that were not log entries.
     pub bad_lines: u64,
     /// Lines the feed said this watcher missed (it fell behind).
@@ -183,6 +186,19 @@ impl Live {
                         )
                     })
                     .collect();
+                return true;
+            }
+            Some("ack" | "refused") if value["cmd"] == "fetch" => {
+                let handle = value["handle"].as_str().unwrap_or("").to_string();
+                let outcome = if value["type"] == "ack" {
+                    Ok(value["result"].clone())
+                } else {
+                    Err(value["reason"]
+                        .as_str()
+                        .unwrap_or("no reason given")
+                        .to_string())
+                };
+                self.fetched.push((handle, outcome));
                 return true;
             }
             Some("ack") => {

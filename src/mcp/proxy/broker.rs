@@ -29,6 +29,12 @@ use crate::tools::schema::ArgSchema;
 /// How often a held request that asked for progress is sent some.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
+/// The longest a watcher waits for a handle fetched through the watched server.
+pub const FETCH_WAIT: Duration = Duration::from_secs(10);
+
+/// The tool that fetches a result handle's pages.
+const FETCH_TOOL: &str = "structs_handle_fetch";
+
 /// Answers kept for stale faults (the newest, by tool and arguments).
 const ANSWERS_KEPT: usize = 1_000;
 
@@ -137,6 +143,9 @@ struct State {
     answers: HashMap<String, Value>,
     answers_order: VecDeque<String>,
     schemas: HashMap<String, Value>,
+    /// The proxy's own requests to the server (for watchers), by id as JSON text:
+    /// where their answers go.
+    own: HashMap<String, oneshot::Sender<Value>>,
     /// The output schemas the tools listed declare, by tool.
     output_schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
@@ -149,6 +158,8 @@ struct Rules {
     next_rule: u64,
     /// Holds are numbered across sessions, so that a command names one.
     next_hold: u64,
+    /// The proxy's own requests are numbered across sessions.
+    next_own: u64,
 }
 
 /// What the sessions of one proxy share: the breakpoints and fault rules, the feed,
@@ -167,6 +178,7 @@ impl Board {
                 breakpoints: Vec::new(),
                 next_rule: 1,
                 next_hold: 1,
+                next_own: 1,
             }),
             feed,
             brokers: Mutex::new(Vec::new()),
@@ -220,6 +232,38 @@ impl Board {
             broker.release_owned_by(watcher);
         }
         self.publish(self.breakpoints_event(), "");
+    }
+
+    /// `{"cmd": "fetch", "handle", "page", "session"}`: a page of a result handle,
+    /// fetched from the watched server through an agent's session (the one named, else
+    /// any), on a request of the proxy's own that the agent never sees.
+    pub(super) async fn fetch(&self, body: &Value) -> Value {
+        let refused = |why: String| json!({"type": "refused", "cmd": "fetch", "handle": body["handle"], "reason": why});
+        let Some(handle) = body["handle"].as_str().filter(|h| !h.is_empty()) else {
+            return refused("name the \"handle\" to fetch".into());
+        };
+        let page = match body.get("page") {
+            None => 1,
+            Some(p) => match p.as_u64().filter(|p| *p >= 1) {
+                Some(p) => p,
+                None => return refused(format!("\"page\" is a page number from 1, not {p}")),
+            },
+        };
+        let brokers = self.brokers();
+        let named = body["session"]
+            .as_str()
+            .and_then(|s| brokers.iter().find(|b| b.session == s));
+        let Some(broker) = named.or_else(|| brokers.first()).cloned() else {
+            return refused(
+                "no agent is connected: a handle is fetched through an agent's session".into(),
+            );
+        };
+        match broker.fetch_handle(handle, page).await {
+            Ok(result) => {
+                json!({"type": "ack", "cmd": "fetch", "handle": handle, "result": result})
+            }
+            Err(why) => refused(why),
+        }
     }
 
     /// Runs a watcher's command; the answer goes back to it.
@@ -305,8 +349,8 @@ impl Board {
                 }
                 Err(format!("nothing is held as {hold} (released, or timed out)"))
             }
-            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error or drop".into()),
-            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop)")),
+            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error, drop or fetch".into()),
+            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop, fetch)")),
         }
     }
 }
@@ -431,7 +475,54 @@ impl Broker {
     /// a tool list it reads schemas from).
     pub(super) fn expects_answers(&self) -> bool {
         let state = self.lock();
-        !state.calls.is_empty() || !state.list_requests.is_empty()
+        !state.calls.is_empty() || !state.list_requests.is_empty() || !state.own.is_empty()
+    }
+
+    /// Fetches a page of `handle` from the server, on a request of the proxy's own in
+    /// this session: its answer goes to the watcher that asked, not to the agent.
+    async fn fetch_handle(&self, handle: &str, page: u64) -> Result<Value, String> {
+        let n = {
+            let mut rules = self.board.rules();
+            rules.next_own += 1;
+            rules.next_own - 1
+        };
+        let id = json!(format!("structs-console-proxy-{n}"));
+        let key = id.to_string();
+        let (tx, rx) = oneshot::channel();
+        self.lock().own.insert(key.clone(), tx);
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": FETCH_TOOL, "arguments": {"handle": handle, "page": page}}});
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        if self.to_server.send(line).is_err() {
+            self.lock().own.remove(&key);
+            return Err("the session has ended".into());
+        }
+        let answer = match tokio::time::timeout(FETCH_WAIT, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => return Err("the session ended before the server answered".into()),
+            Err(_) => {
+                self.lock().own.remove(&key);
+                return Err(format!(
+                    "the watched server did not answer in {} s",
+                    FETCH_WAIT.as_secs()
+                ));
+            }
+        };
+        if let Some(error) = answer.get("error") {
+            return Err(format!(
+                "the watched server refused {FETCH_TOOL}: {}",
+                error["message"].as_str().unwrap_or("no reason given")
+            ));
+        }
+        crate::mcp::client::tool_outcome(&answer["result"]).map_err(|e| {
+            let e = e.get("error").unwrap_or(&e);
+            format!(
+                "{} {}",
+                e["code"].as_str().unwrap_or("error"),
+                e["message"].as_str().unwrap_or("")
+            )
+        })
     }
 
     /// A line from the agent's host. `number` is the call's number in the log when
@@ -592,6 +683,11 @@ impl Broker {
         let key = id.to_string();
         let call = {
             let mut state = self.lock();
+            // The answer to a request of the proxy's own: for the watcher that asked.
+            if let Some(reply) = state.own.remove(&key) {
+                let _ = reply.send(message.clone());
+                return Decision::Taken;
+            }
             if state.list_requests.remove(&key) {
                 for tool in message["result"]["tools"].as_array().into_iter().flatten() {
                     let Some(name) = tool["name"].as_str() else {

@@ -367,6 +367,13 @@ fn serve_commands(board: Arc<Board>, commands: Option<mpsc::UnboundedReceiver<Co
     tokio::spawn(async move {
         while let Some(control) = commands.recv().await {
             match control {
+                Control::Command { body, reply, .. } if body["cmd"] == "fetch" => {
+                    // It waits on the server: the next commands need not.
+                    let board = board.clone();
+                    tokio::spawn(async move {
+                        let _ = reply.send(board.fetch(&body).await);
+                    });
+                }
                 Control::Command {
                     watcher,
                     body,

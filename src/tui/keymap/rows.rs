@@ -323,7 +323,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::LiveEdit], &[key(KeyCode::Delete)], C::DeleteChar, "", "Erase the character under the cursor (at a line's end, join the line below to it)"),
     row(LIVE_AREAS, &[ch('r')], C::RerunCall, "run again", "Run the selected call again on this console's core, its answer under the recorded one"),
     row(LIVE_AREAS, &[ch('o')], C::OpenInPlans, "plan", "Open the selected structs_plan_execute call in Plans, to step through it"),
-    row(LIVE_AREAS, &[ch('H')], C::Inspect, "fetch handle", "Fetch the result handle of the selected call's answer (over 25 KB) on this console's core: its first page, as a tree"),
+    row(LIVE_AREAS, &[ch('H')], C::Inspect, "fetch handle", "Fetch the result handle of the selected call's answer (over 25 KB): its first page, as a tree, from the watched server through a proxy, else on this console's core"),
     row(LIVE_AREAS, &[ch('R')], C::OpenInReplay, "replay", "Open the selected call in Replay: in the log the calls come from, else in the calls seen so far written to a session log"),
     row(LIVE_AREAS, &[ch('w')], C::OpenLog, "watch", "Watch another endpoint or session log (empty: the newest live endpoint)"),
     row(&[X::LiveFilter], ENTER, C::KeepFilter, "done", "Keep the filter and close the prompt"),

@@ -114,8 +114,9 @@ struct Rerun {
     answer: Option<Result<Value, ToolError>>,
 }
 
-/// A call's result handle fetched on the console's core: which call and handle, the
-/// fetch on its way, and the page once in (or why there is none).
+/// A call's result handle fetched (through the watched proxy, or on the console's
+/// core): which call and handle, the fetch on its way on the core, and the page once in
+/// (or why there is none).
 struct HandleFetch {
     key: CallKey,
     handle: String,
@@ -486,6 +487,7 @@ impl LivePane {
         for line in lines {
             self.live.line(line.as_bytes());
         }
+        self.on_fetched_through();
         self.refilter();
     }
 
@@ -528,6 +530,7 @@ impl LivePane {
             }
         }
         if any {
+            self.on_fetched_through();
             self.refilter();
         }
         any
