@@ -631,8 +631,30 @@ fn the_live_tab_fetches_a_handle_through_the_watched_server() {
         "{frame}"
     );
     assert!(frame.contains(&handle[..12]), "{frame}");
-    // The fetch was the proxy's own request: the agent got nothing of it, and the log
-    // holds the agent's call alone.
+    // The command itself: a handle the server does not hold is refused with the
+    // server's reason; a command that names none, saying so.
+    let mut watcher = Watcher::attach(&socket);
+    let refused = watcher.command(json!({"cmd": "fetch", "handle": "structs:nothing:1:0badc0de"}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("RESOURCE_NOT_FOUND"),
+        "{refused}"
+    );
+    let refused = watcher.command(json!({"cmd": "fetch"}));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("name the \"handle\""),
+        "{refused}"
+    );
+    let page = watcher.command(json!({"cmd": "fetch", "handle": handle, "page": 2}));
+    assert_eq!(page["type"], "ack", "{page}");
+    // The fetches were the proxy's own requests: the agent got nothing of them, and
+    // the log holds the agent's call alone.
     std::thread::sleep(Duration::from_millis(300));
     let extra: Vec<String> = agent.out.try_iter().collect();
     assert!(extra.is_empty(), "{extra:?}");
