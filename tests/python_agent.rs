@@ -885,7 +885,8 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
         {"tool": "structs_query_player", "error": "RATE_LIMIT_EXCEEDED",
          "details": {"retry_after_ms": 1500}, "rate": 0.4},
         {"tool": "structs_query_planet", "every": 2, "drop_response": true},
-        {"tool": "structs_query_planet", "truncate": 30}
+        {"tool": "structs_query_planet", "truncate": 30},
+        {"tool": "structs_query_player", "every": 5, "oversize": 30000}
     ]});
     let file = dir.join("faults.json");
     std::fs::write(&file, rules.to_string()).unwrap();
@@ -909,7 +910,10 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
 
     // The agent's order: every fourth call a planet, the others a player.
     let mut expected = Faults::from_json(&rules).unwrap();
-    let want: Vec<(String, String)> = (1..=20)
+    // The calls no rule touched (replayed), and those padded.
+    let mut clean = 0;
+    let mut padded = Vec::new();
+    let want: Vec<(String, String)> = (1..=20u64)
         .map(|n| {
             let (tool, args) = if n % 4 == 0 {
                 ("structs_query_planet", json!({"planet_id": "2-1"}))
@@ -917,8 +921,12 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
                 ("structs_query_player", json!({"player_id": "1-1"}))
             };
             let fired = expected.pick(tool, &args);
+            clean += usize::from(fired.is_empty());
+            if let Some((_, Fault::Oversize(_))) = fired.first() {
+                padded.push(n);
+            }
             let outcome = match fired.first().map(|(_, f)| f) {
-                None | Some(Fault::Truncate(_)) => "ok",
+                None | Some(Fault::Truncate(_) | Fault::Oversize(_)) => "ok",
                 Some(Fault::Error(_)) => "RATE_LIMIT_EXCEEDED",
                 Some(Fault::DropResponse) => "timeout",
                 Some(other) => panic!("no such rule: {other:?}"),
@@ -954,6 +962,18 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
         .filter(|v| v["outcome"] == "RATE_LIMIT_EXCEEDED")
     {
         assert_eq!(v["details"], json!({"retry_after_ms": 1500}), "{v}");
+    }
+    // A padded answer is the same answer, 30,000 bytes big: the SDK takes it, and its
+    // text is still the answer's JSON.
+    assert!(!padded.is_empty(), "every fifth player call");
+    for v in report
+        .iter()
+        .filter(|v| padded.contains(&v["step"].as_u64().unwrap_or(0)))
+    {
+        let text = v["text"][0].as_str().unwrap_or_default();
+        assert!(text.len() > 29_000, "{} bytes", text.len());
+        let answer: Value = serde_json::from_str(text.trim_end()).expect("still JSON");
+        assert_eq!(answer["player"]["Player"]["id"], "1-1");
     }
     // A planet answer that reached the agent was cut to 30 bytes of text, and the SDK
     // took it (its structured content, which the SDK checks, is whole).
@@ -998,21 +1018,21 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
         assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
         assert!(l["duration_ms"].as_f64().unwrap() >= 2000.0, "{l}");
     }
-    // The player calls the server answered run again; the planet answers were all
-    // changed on their way (cut or dropped), so they are not.
-    let ok = want
-        .iter()
-        .filter(|(t, o)| o == "ok" && t == "structs_query_player")
-        .count();
+    // The calls no rule touched run again; the others got answers changed on their
+    // way (an error, cut, dropped, padded), so they are not.
     let text = replay_check(&log);
-    assert!(text.contains(&format!("replayed {ok} calls ")), "{text}");
+    let calls = if clean == 1 { "call" } else { "calls" };
     assert!(
-        text.contains(&format!("{ok} the same, 0 different")),
+        text.contains(&format!("replayed {clean} {calls} ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{clean} the same, 0 different")),
         "{text}"
     );
     assert_eq!(
         text.matches("got an injected answer").count(),
-        errors + 5,
+        20 - clean,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);
