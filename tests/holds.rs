@@ -96,6 +96,10 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
         got["result"]["structuredContent"]["player"]["Player"]["id"],
         "1-1"
     );
+    // A whole tool result to answer with later: the server's, for another player.
+    let mut made_up = got["result"].clone();
+    made_up["structuredContent"]["player"]["Player"]["id"] = json!("1-7");
+    made_up["content"][0]["text"] = json!(made_up["structuredContent"].to_string());
 
     // Answered with one of the project's errors, details and all.
     agent.call(3, "structs_query_player", json!({"player_id": "1-1"}), None);
@@ -111,14 +115,33 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
     assert_eq!(error["details"]["retry_after_ms"], 1500);
     assert!(error["timestamp"].is_string(), "{error}");
 
-    // Answered with a result made up, and dropped.
+    // Answered with a result made up: the whole tool result, given as it is. What is
+    // not one, or does not fit the tool's output schema, is refused, saying why.
     agent.call(4, "structs_query_player", json!({"player_id": "1-1"}), None);
-    let (hold, _) = watcher.held();
-    watcher.command(json!({"cmd": "answer", "hold": hold, "result": {"made": "up"}}));
-    assert_eq!(
-        answer(&agent, 4)["result"]["structuredContent"]["made"],
-        "up"
+    let (hold, event) = watcher.held();
+    assert!(event["output_schema"]["anyOf"].is_array(), "{event}");
+    let refused = watcher.command(json!({"cmd": "answer", "hold": hold,
+        "result": {"made": "up"}}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("whole tool result"),
+        "{refused}"
     );
+    let refused = watcher.command(json!({"cmd": "answer", "hold": hold,
+        "result": {"content": [{"type": "text", "text": "made up"}]}}));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("needs \"structuredContent\""),
+        "{refused}"
+    );
+    let ack = watcher.command(json!({"cmd": "answer", "hold": hold, "result": made_up}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(answer(&agent, 4)["result"], made_up);
     agent.call(5, "structs_query_player", json!({"player_id": "1-1"}), None);
     let (hold, _) = watcher.held();
     watcher.command(json!({"cmd": "drop", "hold": hold}));
@@ -138,11 +161,17 @@ fn a_breakpoint_holds_edits_continues_answers_and_drops_as_the_agent_sees_it() {
         event["answer"]["structuredContent"]["player"]["Player"]["id"],
         "1-1"
     );
-    watcher.command(json!({"cmd": "edit", "hold": hold, "result": {"edited": true}}));
-    assert_eq!(
-        answer(&agent, 6)["result"]["structuredContent"]["edited"],
-        true
-    );
+    // The edit gives the answer back in the shape the hold showed it: the whole tool
+    // result, which reaches the agent as given, not wrapped again.
+    let mut edited = event["answer"].clone();
+    edited["structuredContent"]["player"]["Player"]["id"] = json!("1-5");
+    edited["content"][0]["text"] = json!(edited["structuredContent"].to_string());
+    let refused = watcher.command(json!({"cmd": "edit", "hold": hold,
+        "result": edited["structuredContent"]}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    let ack = watcher.command(json!({"cmd": "edit", "hold": hold, "result": edited}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    assert_eq!(answer(&agent, 6)["result"], edited);
     // A command that names nothing held is refused, saying why.
     let refused = watcher.command(json!({"cmd": "continue", "hold": 999}));
     assert!(
@@ -330,6 +359,13 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
     std::thread::sleep(Duration::from_millis(500));
     let late: Vec<String> = agent.out.try_iter().collect();
     assert!(late.is_empty(), "{late:?}");
+    // The agent gives up on them, as an SDK does at its timeout.
+    for id in [103, 106] {
+        agent.send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "timed out"}}),
+        );
+    }
 
     // Latency, a cut answer, a padded one.
     let started = Instant::now();
@@ -342,7 +378,12 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         cut["result"]["content"][0]["text"].as_str().unwrap().len(),
         20
     );
-    assert!(cut["result"].get("structuredContent").is_none());
+    // Only the text is cut: the structured content, which an SDK checks against the
+    // tool's output schema, stays whole, so the agent takes the answer.
+    assert_eq!(
+        cut["result"]["structuredContent"]["guild"]["Guild"]["id"], "0-1",
+        "{cut}"
+    );
     agent.call(
         203,
         "structs_query_struct",
@@ -409,6 +450,18 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         marked("structs_query_planet"),
         ["dropped response (rule 2)", "dropped response (rule 2)"]
     );
+    // A dropped answer is not an answer: the call ends when the agent gives up on it.
+    let dropped: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "response" && l["injected"] == "dropped response (rule 2)")
+        .collect();
+    for l in dropped {
+        assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
+        assert!(
+            l["duration_ms"].as_f64().unwrap() >= 500.0,
+            "ended when the agent gave up: {l}"
+        );
+    }
     assert_eq!(
         marked("structs_query_block_height"),
         ["latency 400 ms (rule 3)"]
@@ -475,9 +528,10 @@ fn the_live_tab_holds_and_edits_a_call_by_keys() {
     frame_until(&mut app, "1 breakpoint");
     agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
     frame_until(&mut app, "⏸ held (request)");
-    // e, then "1-1" becomes "1-3", and Ctrl-S sends it on.
+    // e, then "1-1" becomes "1-3", and Ctrl-S sends it on. The cursor starts at the
+    // end, under the id's line.
     press(&mut app, KeyCode::Char('e'));
-    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::End);
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Backspace);
@@ -495,6 +549,120 @@ fn the_live_tab_holds_and_edits_a_call_by_keys() {
     frame_until(&mut app, "breakpoint cleared");
     agent.call(2, "structs_query_player", json!({"player_id": "1-1"}), None);
     answer(&agent, 2);
+
+    // A on the block height call: its answers are held from now on.
+    agent.call(3, "structs_query_block_height", json!({}), None);
+    answer(&agent, 3);
+    frame_until(&mut app, "#1 call 3 · structs_query_block_height");
+    press(&mut app, KeyCode::Char('A'));
+    frame_until(&mut app, "1 breakpoint");
+    agent.call(4, "structs_query_block_height", json!({}), None);
+    frame_until(&mut app, "⏸ held (response)");
+    // e opens the whole tool result; the height (7 lines up from the end) goes from
+    // 120000 to 120007, and Ctrl-S gives it to the agent in that shape.
+    press(&mut app, KeyCode::Char('e'));
+    for _ in 0..7 {
+        press(&mut app, KeyCode::Up);
+    }
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Backspace);
+    type_text(&mut app, "7");
+    app.handle_key(KeyEvent::new(KeyCode::Char('s'), KeyModifiers::CONTROL));
+    let got = answer(&agent, 4);
+    let result = &got["result"];
+    assert_eq!(result["structuredContent"]["height"], 120_007, "{got}");
+    assert!(
+        result["structuredContent"].get("content").is_none(),
+        "{got}"
+    );
+    assert_eq!(result["isError"], false, "{got}");
+    // Its text, the structured content's JSON, says the same.
+    let text: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(text, result["structuredContent"]);
+    frame_until(&mut app, "released from a breakpoint: edited, continued");
     assert!(agent.finish().success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_live_tab_fetches_a_handle_through_the_watched_server() {
+    use crossterm::event::KeyCode;
+    use support::console::press;
+    let dir = runtime_dir("fetch");
+    let log = dir.join("fetch.jsonl");
+    // A world big enough that a page of 100 planets is over 25 KB.
+    let args = [
+        "proxy",
+        "--record",
+        log.to_str().unwrap(),
+        "--",
+        BIN,
+        "--headless",
+        "--paused",
+        "--world-size",
+        "120",
+        "--log-level",
+        "warn",
+    ];
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    let rt = support::console::runtime();
+    // The console's own core has a store of its own, which holds no handle of the
+    // watched server's.
+    let (core, _) = support::sim::paused_core(structs_console::source::sim::WorldConfig::demo());
+    let mut app = structs_console::tui::App::new(
+        core,
+        structs_console::tui::Theme::default(),
+        rt.handle().clone(),
+    );
+    app.watch(&socket).unwrap();
+    agent.call(1, "structs_list_planets", json!({"page_size": 100}), None);
+    let got = answer(&agent, 1);
+    let handle = got["result"]["structuredContent"]["result_handle"]
+        .as_str()
+        .unwrap_or_else(|| panic!("an answer over 25 KB: {} bytes", got.to_string().len()))
+        .to_string();
+    frame_until(&mut app, "H fetches it");
+    press(&mut app, KeyCode::Char('H'));
+    let frame = frame_until(&mut app, "fetched through the watched server");
+    assert!(
+        frame.contains("page 1 of") && !frame.contains("belongs to"),
+        "{frame}"
+    );
+    assert!(frame.contains(&handle[..12]), "{frame}");
+    // The command itself: a handle the server does not hold is refused with the
+    // server's reason; a command that names none, saying so.
+    let mut watcher = Watcher::attach(&socket);
+    let refused = watcher.command(json!({"cmd": "fetch", "handle": "structs:nothing:1:0badc0de"}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("RESOURCE_NOT_FOUND"),
+        "{refused}"
+    );
+    let refused = watcher.command(json!({"cmd": "fetch"}));
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("name the \"handle\""),
+        "{refused}"
+    );
+    let page = watcher.command(json!({"cmd": "fetch", "handle": handle, "page": 2}));
+    assert_eq!(page["type"], "ack", "{page}");
+    // The fetches were the proxy's own requests: the agent got nothing of them, and
+    // the log holds the agent's call alone.
+    std::thread::sleep(Duration::from_millis(300));
+    let extra: Vec<String> = agent.out.try_iter().collect();
+    assert!(extra.is_empty(), "{extra:?}");
+    assert!(agent.finish().success());
+    let requests: Vec<Value> = log_lines(&log)
+        .into_iter()
+        .filter(|l| l["type"] == "request")
+        .collect();
+    assert_eq!(requests.len(), 1, "{requests:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

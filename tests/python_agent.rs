@@ -834,9 +834,49 @@ fn a_breakpoint_holds_the_reference_servers_calls_as_the_python_sdk_sees_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An answer held at a breakpoint and edited: the hold shows the whole tool result,
+/// the edit gives one back, and the SDK takes it as the tool's answer (it checks the
+/// structured content against the tool's output schema).
+#[test]
+fn an_answer_edited_at_a_breakpoint_is_taken_by_the_python_sdk() {
+    let Some(peers) = Peers::find() else { return };
+    let dir = private_dir("py-edit-answer");
+    let socket = dir.join("answer.sock");
+    let tool = "structs_query_block_height";
+    let mut proxy = strings(&[BIN, "proxy", "--control", &path(&socket)]);
+    proxy.extend(strings(&["--hold-timeout", "30", "--"]));
+    proxy.extend(our_server());
+    let mut agent = PythonAgent::start(&peers, &scenario("hold", &[tool, "{}", "edited"], &proxy));
+    agent.step("tools");
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "break", "on": "response", "tool": tool}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    agent.next("the agent ready", |v| v["ready"] == "edited");
+    agent.go();
+    let event = watcher.held();
+    assert_eq!(event["way"], "response", "{event}");
+    let mut edited = event["answer"].clone();
+    let height = edited["structuredContent"]["height"].as_u64().unwrap();
+    edited["structuredContent"]["height"] = json!(height + 1000);
+    edited["content"][0]["text"] = json!(edited["structuredContent"].to_string());
+    let ack = watcher.command(json!({"cmd": "edit", "hold": event["hold"], "result": edited}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = agent.step("edited");
+    assert_eq!(got["is_error"], false, "{got}");
+    assert_eq!(got["structured"], edited["structuredContent"], "{got}");
+    assert_eq!(
+        got["text"],
+        json!([edited["structuredContent"].to_string()])
+    );
+    let done = agent.finish();
+    assert_eq!(done.last().unwrap()["warnings"], json!([]), "{done:#?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Twenty calls, player and planet queries in the agent's fixed order, through a proxy
 /// with a faults file: which fail, and how, is what the seeded rules pick call for
-/// call. A dropped answer is a timeout to the SDK (it gives up after 2 s).
+/// call. A dropped answer is a timeout to the SDK (it gives up after 2 s, and says so),
+/// which is when the log ends the call; a truncated one reaches it as cut text.
 #[test]
 fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it() {
     let Some(peers) = Peers::find() else { return };
@@ -844,7 +884,9 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
     let rules = json!({"seed": 11, "rules": [
         {"tool": "structs_query_player", "error": "RATE_LIMIT_EXCEEDED",
          "details": {"retry_after_ms": 1500}, "rate": 0.4},
-        {"tool": "structs_query_planet", "every": 2, "drop_response": true}
+        {"tool": "structs_query_planet", "every": 2, "drop_response": true},
+        {"tool": "structs_query_planet", "truncate": 30},
+        {"tool": "structs_query_player", "every": 5, "oversize": 30000}
     ]});
     let file = dir.join("faults.json");
     std::fs::write(&file, rules.to_string()).unwrap();
@@ -868,7 +910,10 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
 
     // The agent's order: every fourth call a planet, the others a player.
     let mut expected = Faults::from_json(&rules).unwrap();
-    let want: Vec<(String, String)> = (1..=20)
+    // The calls no rule touched (replayed), and those padded.
+    let mut clean = 0;
+    let mut padded = Vec::new();
+    let want: Vec<(String, String)> = (1..=20u64)
         .map(|n| {
             let (tool, args) = if n % 4 == 0 {
                 ("structs_query_planet", json!({"planet_id": "2-1"}))
@@ -876,8 +921,12 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
                 ("structs_query_player", json!({"player_id": "1-1"}))
             };
             let fired = expected.pick(tool, &args);
+            clean += usize::from(fired.is_empty());
+            if let Some((_, Fault::Oversize(_))) = fired.first() {
+                padded.push(n);
+            }
             let outcome = match fired.first().map(|(_, f)| f) {
-                None => "ok",
+                None | Some(Fault::Truncate(_) | Fault::Oversize(_)) => "ok",
                 Some(Fault::Error(_)) => "RATE_LIMIT_EXCEEDED",
                 Some(Fault::DropResponse) => "timeout",
                 Some(other) => panic!("no such rule: {other:?}"),
@@ -914,6 +963,30 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
     {
         assert_eq!(v["details"], json!({"retry_after_ms": 1500}), "{v}");
     }
+    // A padded answer is the same answer, 30,000 bytes big: the SDK takes it, and its
+    // text is still the answer's JSON.
+    assert!(!padded.is_empty(), "every fifth player call");
+    for v in report
+        .iter()
+        .filter(|v| padded.contains(&v["step"].as_u64().unwrap_or(0)))
+    {
+        let text = v["text"][0].as_str().unwrap_or_default();
+        assert!(text.len() > 29_000, "{} bytes", text.len());
+        let answer: Value = serde_json::from_str(text.trim_end()).expect("still JSON");
+        assert_eq!(answer["player"]["Player"]["id"], "1-1");
+    }
+    // A planet answer that reached the agent was cut to 30 bytes of text, and the SDK
+    // took it (its structured content, which the SDK checks, is whole).
+    let cut: Vec<&Value> = report
+        .iter()
+        .filter(|v| v["tool"] == "structs_query_planet" && v["outcome"] == "ok")
+        .collect();
+    assert_eq!(cut.len(), 3, "{report:#?}");
+    for v in cut {
+        let text = v["text"][0].as_str().unwrap_or_default();
+        assert_eq!(text.len(), 30, "{v}");
+        assert!(serde_json::from_str::<Value>(text).is_err(), "{v}");
+    }
 
     // The log marks each injected answer with its rule, and the rest replays.
     let lines = log_lines(&log);
@@ -936,16 +1009,30 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
             .count(),
         2
     );
-    let ok = want.iter().filter(|(_, o)| o == "ok").count();
+    // A dropped answer is no answer: the call ends when the SDK gives up on it, as
+    // cancelled, not as a timeout of the proxy's own.
+    for l in lines
+        .iter()
+        .filter(|l| l["injected"] == "dropped response (rule 2)")
+    {
+        assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
+        assert!(l["duration_ms"].as_f64().unwrap() >= 2000.0, "{l}");
+    }
+    // The calls no rule touched run again; the others got answers changed on their
+    // way (an error, cut, dropped, padded), so they are not.
     let text = replay_check(&log);
-    assert!(text.contains(&format!("replayed {ok} calls ")), "{text}");
+    let calls = if clean == 1 { "call" } else { "calls" };
     assert!(
-        text.contains(&format!("{ok} the same, 0 different")),
+        text.contains(&format!("replayed {clean} {calls} ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{clean} the same, 0 different")),
         "{text}"
     );
     assert_eq!(
         text.matches("got an injected answer").count(),
-        errors + 2,
+        20 - clean,
         "{text}"
     );
     let _ = std::fs::remove_dir_all(&dir);

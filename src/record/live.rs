@@ -94,10 +94,14 @@ pub struct Hold {
     pub id: u64,
     /// `request` (not sent to the server yet) or `response` (not given to the agent).
     pub way: String,
-    /// The server's answer, for a held response.
+    /// The server's answer, for a held response: the whole tool result (`content`,
+    /// `structuredContent`, `isError`), the shape an answer given in its place has.
     pub answer: Option<Value>,
     /// The tool's input schema, when the proxy saw it listed.
     pub schema: Option<Value>,
+    /// The tool's output schema, when the proxy saw one listed: what a result given in
+    /// the answer's place must fit.
+    pub output_schema: Option<Value>,
     pub timeout_ms: u64,
 }
 
@@ -118,6 +122,9 @@ pub struct Live {
     pub breakpoints: Vec<(u64, String, String)>,
     /// Answers to the commands this watcher sent, not yet shown: `(ok, what)`.
     pub answers: Vec<(bool, String)>,
+    /// Handles fetched through the watched server for this watcher, not yet shown: the
+    /// handle, and its page or why there is none.
+    pub fetched: Vec<(String, Result<Value, String>)>,
     /// Lines that were not log entries.
     pub bad_lines: u64,
     /// Lines the feed said this watcher missed (it fell behind).
@@ -153,6 +160,19 @@ impl Live {
                 self.hold_event(&value);
                 return true;
             }
+            Some("dropped") => {
+                // The server answered, and a fault rule kept the answer from the agent,
+                // which is still waiting.
+                let session = self.session_number(value["session"].as_str().unwrap_or(""));
+                if let Some(index) = value["call"]
+                    .as_u64()
+                    .and_then(|call| self.open.get(&(session, call)).copied())
+                    && let Some(call) = self.get_mut(index)
+                {
+                    call.injected = value["how"].as_str().map(str::to_string);
+                }
+                return true;
+            }
             Some("breakpoints") => {
                 self.breakpoints = value["rules"]
                     .as_array()
@@ -166,6 +186,19 @@ impl Live {
                         )
                     })
                     .collect();
+                return true;
+            }
+            Some("ack" | "refused") if value["cmd"] == "fetch" => {
+                let handle = value["handle"].as_str().unwrap_or("").to_string();
+                let outcome = if value["type"] == "ack" {
+                    Ok(value["result"].clone())
+                } else {
+                    Err(value["reason"]
+                        .as_str()
+                        .unwrap_or("no reason given")
+                        .to_string())
+                };
+                self.fetched.push((handle, outcome));
                 return true;
             }
             Some("ack") => {
@@ -311,6 +344,7 @@ impl Live {
                 way: value["way"].as_str().unwrap_or("request").to_string(),
                 answer: value.get("answer").cloned().filter(|a| !a.is_null()),
                 schema: value.get("schema").cloned(),
+                output_schema: value.get("output_schema").cloned(),
                 timeout_ms: value["timeout_ms"].as_u64().unwrap_or(0),
             });
         } else {

@@ -45,6 +45,28 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// How many rows `text` takes wrapped at word edges to `width` columns (a word wider
+/// than a row is broken), as a `Paragraph` wrapping without trimming draws it.
+pub(crate) fn wrapped_lines(text: &str, width: usize) -> usize {
+    let mut lines = 1;
+    let mut used = 0;
+    for word in text.split_inclusive(' ') {
+        let w = ratatui::text::Span::raw(word).width();
+        let fits = ratatui::text::Span::raw(word.trim_end()).width();
+        if used > 0 && used + fits > width {
+            lines += 1;
+            used = 0;
+        }
+        if w > width {
+            lines += (used + w - 1) / width;
+            used = (used + w) % width;
+        } else {
+            used += w;
+        }
+    }
+    lines
+}
+
 /// [`fit`], padded with spaces to `width` columns.
 pub(crate) fn fit_pad(text: &str, width: usize) -> String {
     let cut = fit(text, width);

@@ -341,9 +341,10 @@ fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
         frame.contains("c continue · e edit · a answer · E error · x drop"),
         "{frame}"
     );
-    // Edit the player id: "1-1" becomes "1-x", which the schema refuses.
+    // Edit the player id: "1-1" becomes "1-x", which the schema refuses. The cursor
+    // starts at the end of the text, on the line below the id.
     press(&mut app, KeyCode::Char('e'));
-    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::End);
     press_n(&mut app, KeyCode::Left, 1);
     press(&mut app, KeyCode::Backspace);
@@ -372,6 +373,155 @@ fn a_held_call_is_edited_and_checked_against_its_schema_before_it_goes() {
     // Esc leaves the editor; the call is still held.
     press(&mut app, KeyCode::Esc);
     assert!(draw(&mut app, 100, 30).contains("⏸ held (request)"));
+}
+
+#[test]
+fn the_editor_starts_at_the_end_and_erases_before_and_under_the_cursor() {
+    let (_rt, mut app) = console();
+    let lines = with_a_held_call();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let ctrl_s = || {
+        crossterm::event::KeyEvent::new(KeyCode::Char('s'), crossterm::event::KeyModifiers::CONTROL)
+    };
+    // Backspace at once erases the text's last character: the closing brace.
+    press(&mut app, KeyCode::Char('e'));
+    press(&mut app, KeyCode::Backspace);
+    app.handle_key(ctrl_s());
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("✗ not JSON"), "{frame}");
+    type_text(&mut app, "}");
+    // Delete erases under the cursor: "1-1" loses its last digit, which the schema
+    // then refuses (the editor stays open, showing the text).
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::End);
+    press_n(&mut app, KeyCode::Left, 2);
+    press(&mut app, KeyCode::Delete);
+    app.handle_key(ctrl_s());
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""player_id": "1-""#), "{frame}");
+    assert!(frame.contains("✗ VALIDATION_INVALID_FORMAT"), "{frame}");
+    // At a line's end, Delete joins the line below to it.
+    press(&mut app, KeyCode::End);
+    press(&mut app, KeyCode::Delete);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""player_id": "1-"}"#), "{frame}");
+}
+
+#[test]
+fn an_answer_a_fault_kept_from_the_agent_shows_the_call_still_waiting() {
+    let (_rt, mut app) = console();
+    app.feed_live(&[
+        &line(json!({"v": 1, "type": "hello", "server": "proxy",
+            "description": "structs-console --headless", "pid": 1})),
+        &line(
+            json!({"v": 1, "ts": "2026-11-26T09:00:01.000000Z", "session": "s-a",
+            "seq": 1, "type": "request", "call": 1, "tool": "structs_query_planet",
+            "arguments": {"planet_id": "2-1"}}),
+        ),
+        &line(
+            json!({"v": 1, "type": "dropped", "session": "s-a", "call": 1,
+            "tool": "structs_query_planet", "how": "dropped response (rule 2)"}),
+        ),
+    ]);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("↯running"), "{frame}");
+    assert!(
+        frame.contains("the agent got nothing (dropped response (rule 2)) and waits on"),
+        "{frame}"
+    );
+    // The agent gives up: the call ends cancelled, marked.
+    app.feed_live(&[&line(
+        json!({"v": 1, "session": "s-a", "seq": 2, "type": "response", "call": 1,
+            "tool": "structs_query_planet", "duration_ms": 2001.5,
+            "injected": "dropped response (rule 2)",
+            "error": {"error": {"code": "TOOL_CANCELLED", "message": "the client cancelled the call: timed out"}}}),
+    )]);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("↯cancelled"), "{frame}");
+    assert!(frame.contains("2.00 s"), "{frame}");
+}
+
+#[test]
+fn an_answer_typed_for_a_held_call_must_fit_the_tools_output_schema() {
+    let (_rt, mut app) = console();
+    let mut lines = with_a_held_call();
+    let mut held: Value = serde_json::from_str(lines.last().unwrap()).unwrap();
+    held["output_schema"] = json!({"type": "object", "required": ["player"],
+        "properties": {"player": {"type": "object"}}});
+    *lines.last_mut().unwrap() = held.to_string();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    // a opens a whole tool result, its structured content empty: the schema refuses
+    // it, and the editor stays open saying why, the reason wrapped whole.
+    press(&mut app, KeyCode::Char('a'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""structuredContent": {}"#), "{frame}");
+    app.handle_key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('s'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    let frame = draw(&mut app, 60, 30);
+    assert!(
+        frame.contains("✗ \"structuredContent\" does not fit the tool's output"),
+        "{frame}"
+    );
+    assert!(frame.contains("player"), "{frame}");
+    snapshot(
+        "live_answer_refused_60x30",
+        "Live: an answer typed for a held call, refused by the tool's output schema, the reason wrapped under the editor",
+        &mut app,
+        60,
+        30,
+    );
+}
+
+/// Enough calls to scroll the list, a few of them plans.
+fn many_calls() -> Vec<String> {
+    let mut lines = vec![line(json!({"v": 1, "type": "hello", "server": "proxy",
+        "description": "structs-console --headless", "pid": 1}))];
+    for n in 1..=60u64 {
+        let tool = if n % 5 == 0 {
+            "structs_plan_execute"
+        } else {
+            "structs_query_player"
+        };
+        lines.extend(answered_call(
+            "s-agent-a",
+            n,
+            tool,
+            json!({"player_id": "1-1"}),
+            json!({"ok": true}),
+        ));
+    }
+    lines
+}
+
+#[test]
+fn a_filter_shows_every_call_it_matches_that_fits() {
+    let (_rt, mut app) = console();
+    let lines = many_calls();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    // Following the newest, the list is scrolled to its end.
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("60 calls"), "{frame}");
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "plan");
+    press(&mut app, KeyCode::Enter);
+    // The list's rows: as many of the 12 as its 10 rows hold, not the newest alone.
+    let rows = |frame: &str| {
+        frame
+            .lines()
+            .filter(|l| l.contains("│  #1 ") || l.contains("│› #1 "))
+            .count()
+    };
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("12 shown"), "{frame}");
+    assert_eq!(rows(&frame), 10, "{frame}");
+    // A taller list shows all 12.
+    let frame = draw(&mut app, 100, 60);
+    assert_eq!(rows(&frame), 12, "{frame}");
 }
 
 /// A call's request and response lines, as a feed gives them.
@@ -631,6 +781,16 @@ fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() 
     assert!(
         frame.contains("belongs to the watched server (proxy), not this console's core"),
         "the call's tree says so too:\n{frame}"
+    );
+    // The status line wraps a message longer than the terminal is wide: its end is
+    // drawn, above the hint bar.
+    let frame = draw(&mut app, 100, 30);
+    let rows: Vec<&str> = frame.lines().collect();
+    let hints = rows.len() - 1;
+    assert!(rows[hints - 1].contains("both use would)"), "{frame}");
+    assert!(
+        rows[hints - 2].contains("belongs to the watched server"),
+        "{frame}"
     );
     // A call whose answer has no handle offers no fetch: H does nothing there.
     let small = answered_call(

@@ -15,8 +15,9 @@ Scenarios:
   given once it has set its breakpoint), calls TOOL with ARGS_JSON and prints what came
   back: the result, or what the SDK raised for a JSON-RPC error.
 - `faults N`: N calls, player and planet queries in a fixed order, each with a 2 s read
-  timeout; prints each outcome (`ok`, the error code of an isError result, `timeout`
-  when the SDK gave up waiting, or the code of a JSON-RPC error).
+  timeout; prints each outcome (`ok` with the result's text, the error code of an
+  isError result, `timeout` when the SDK gave up waiting, or the code of a JSON-RPC
+  error).
 
 Each line is `{"step": NAME, ...}`; the last is `{"done": true, "warnings": [...]}` with
 the SDK's own warnings. Any failure the scenario did not expect raises, and the
@@ -140,7 +141,7 @@ async def faults(session, calls):
             error = result.structured_content["error"]
             say(step=n, tool=tool, outcome=error["code"], details=error.get("details"))
         else:
-            say(step=n, tool=tool, outcome="ok")
+            say(step=n, tool=tool, outcome="ok", text=outcome(result)["text"])
 
 
 async def main():

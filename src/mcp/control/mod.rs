@@ -426,19 +426,36 @@ fn read_lines<R: std::io::Read + Send + 'static>(
         })
 }
 
-/// The endpoints that answer in the folders a watcher looks in ([`endpoint_dirs`],
-/// those only this user can open), newest first.
+/// The endpoints of this user's that answer in the folders a watcher looks in
+/// ([`endpoint_dirs`], those only this user can open), newest first.
+///
+/// Only sockets this user owns: a process of another user's that can write in the
+/// folder (root's, or one started with this user's environment) may have made one
+/// there, and a watcher attached to it would hold that user's agent at its
+/// breakpoints. Another user's endpoint is watched only when named.
 pub fn live_endpoints() -> Vec<PathBuf> {
-    let mut found: Vec<(std::time::SystemTime, PathBuf)> = endpoint_dirs()
+    // SAFETY: as in endpoint_dirs.
+    let me = unsafe { libc::getuid() };
+    let dirs: Vec<PathBuf> = endpoint_dirs()
         .into_iter()
         .filter(|d| is_private(d))
+        .collect();
+    endpoints_of(&dirs, me)
+}
+
+/// The sockets in `dirs` that `uid` owns and that answer, newest first.
+fn endpoints_of(dirs: &[PathBuf], uid: u32) -> Vec<PathBuf> {
+    let mut found: Vec<(std::time::SystemTime, PathBuf)> = dirs
+        .iter()
         .filter_map(|d| std::fs::read_dir(d).ok())
         .flatten()
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "sock"))
-        .filter(|p| std::os::unix::net::UnixStream::connect(p).is_ok())
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .filter_map(|p| Some((std::fs::symlink_metadata(&p).ok()?, p)))
+        .filter(|(m, _)| m.uid() == uid)
+        .filter(|(_, p)| std::os::unix::net::UnixStream::connect(p).is_ok())
+        .filter_map(|(m, p)| Some((m.modified().ok()?, p)))
         .collect();
     found.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
     found.into_iter().map(|(_, p)| p).collect()
@@ -578,6 +595,29 @@ mod tests {
         assert!(!path.exists(), "the socket is removed with its endpoint");
         stop.store(true, Ordering::Relaxed);
         let _ = reader.await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_this_users_sockets_are_found_without_a_name() {
+        let dir = std::env::temp_dir().join(format!("structs-owner-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("proxy-1.sock");
+        let endpoint = Endpoint::serve(&path, Feed::new(), json!({"type": "hello"})).unwrap();
+        // SAFETY: as in endpoint_dirs.
+        let me = unsafe { libc::getuid() };
+        let dirs = [dir.clone()];
+        assert_eq!(endpoints_of(&dirs, me), std::slice::from_ref(&path));
+        // The same socket, as another user would look for theirs: not theirs.
+        assert!(endpoints_of(&dirs, me.wrapping_add(1)).is_empty());
+        // Root can give the socket to another user: then it is not this user's.
+        if me == 0 {
+            std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
+            assert!(endpoints_of(&dirs, me).is_empty());
+            assert_eq!(endpoints_of(&dirs, 65534), std::slice::from_ref(&path));
+        }
+        drop(endpoint);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -29,6 +29,12 @@ use crate::tools::schema::ArgSchema;
 /// How often a held request that asked for progress is sent some.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(5);
 
+/// The longest a watcher waits for a handle fetched through the watched server.
+pub const FETCH_WAIT: Duration = Duration::from_secs(10);
+
+/// The tool that fetches a result handle's pages.
+const FETCH_TOOL: &str = "structs_handle_fetch";
+
 /// Answers kept for stale faults (the newest, by tool and arguments).
 const ANSWERS_KEPT: usize = 1_000;
 
@@ -127,6 +133,7 @@ struct Held {
     way: On,
     /// The request's id (JSON text).
     id: String,
+    tool: String,
 }
 
 #[derive(Default)]
@@ -136,6 +143,11 @@ struct State {
     answers: HashMap<String, Value>,
     answers_order: VecDeque<String>,
     schemas: HashMap<String, Value>,
+    /// The proxy's own requests to the server (for watchers), by id as JSON text:
+    /// where their answers go.
+    own: HashMap<String, oneshot::Sender<Value>>,
+    /// The output schemas the tools listed declare, by tool.
+    output_schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
 }
 
@@ -146,6 +158,8 @@ struct Rules {
     next_rule: u64,
     /// Holds are numbered across sessions, so that a command names one.
     next_hold: u64,
+    /// The proxy's own requests are numbered across sessions.
+    next_own: u64,
 }
 
 /// What the sessions of one proxy share: the breakpoints and fault rules, the feed,
@@ -164,6 +178,7 @@ impl Board {
                 breakpoints: Vec::new(),
                 next_rule: 1,
                 next_hold: 1,
+                next_own: 1,
             }),
             feed,
             brokers: Mutex::new(Vec::new()),
@@ -217,6 +232,38 @@ impl Board {
             broker.release_owned_by(watcher);
         }
         self.publish(self.breakpoints_event(), "");
+    }
+
+    /// `{"cmd": "fetch", "handle", "page", "session"}`: a page of a result handle,
+    /// fetched from the watched server through an agent's session (the one named, else
+    /// any), on a request of the proxy's own that the agent never sees.
+    pub(super) async fn fetch(&self, body: &Value) -> Value {
+        let refused = |why: String| json!({"type": "refused", "cmd": "fetch", "handle": body["handle"], "reason": why});
+        let Some(handle) = body["handle"].as_str().filter(|h| !h.is_empty()) else {
+            return refused("name the \"handle\" to fetch".into());
+        };
+        let page = match body.get("page") {
+            None => 1,
+            Some(p) => match p.as_u64().filter(|p| *p >= 1) {
+                Some(p) => p,
+                None => return refused(format!("\"page\" is a page number from 1, not {p}")),
+            },
+        };
+        let brokers = self.brokers();
+        let named = body["session"]
+            .as_str()
+            .and_then(|s| brokers.iter().find(|b| b.session == s));
+        let Some(broker) = named.or_else(|| brokers.first()).cloned() else {
+            return refused(
+                "no agent is connected: a handle is fetched through an agent's session".into(),
+            );
+        };
+        match broker.fetch_handle(handle, page).await {
+            Ok(result) => {
+                json!({"type": "ack", "cmd": "fetch", "handle": handle, "result": result})
+            }
+            Err(why) => refused(why),
+        }
     }
 
     /// Runs a watcher's command; the answer goes back to it.
@@ -302,8 +349,8 @@ impl Board {
                 }
                 Err(format!("nothing is held as {hold} (released, or timed out)"))
             }
-            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error or drop".into()),
-            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop)")),
+            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error, drop or fetch".into()),
+            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop, fetch)")),
         }
     }
 }
@@ -340,6 +387,36 @@ fn tool_result(value: &Value, is_error: bool) -> Value {
         result["isError"] = json!(true);
     }
     result
+}
+
+/// Cuts a tool result's text to `budget` bytes in all (at a character's edge): the
+/// text items in order, the one the budget ends in cut, those after it and what else
+/// follows them left out. Its structured content and `isError` stay as they were, so
+/// that an agent whose SDK checks the tool's output schema still takes the answer and
+/// reads the cut text (an answer with no structured content, the SDKs refuse).
+fn truncate_text(result: &mut Value, budget: usize) {
+    let Some(content) = result["content"].as_array_mut() else {
+        return;
+    };
+    let mut left = budget;
+    let mut keep = content.len();
+    for (i, item) in content.iter_mut().enumerate() {
+        let Some(text) = item["text"].as_str().filter(|_| item["type"] == "text") else {
+            continue;
+        };
+        if text.len() <= left {
+            left -= text.len();
+            continue;
+        }
+        let mut cut = left;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        item["text"] = json!(text[..cut].to_string());
+        keep = i + 1;
+        break;
+    }
+    content.truncate(keep);
 }
 
 impl Broker {
@@ -398,7 +475,54 @@ impl Broker {
     /// a tool list it reads schemas from).
     pub(super) fn expects_answers(&self) -> bool {
         let state = self.lock();
-        !state.calls.is_empty() || !state.list_requests.is_empty()
+        !state.calls.is_empty() || !state.list_requests.is_empty() || !state.own.is_empty()
+    }
+
+    /// Fetches a page of `handle` from the server, on a request of the proxy's own in
+    /// this session: its answer goes to the watcher that asked, not to the agent.
+    async fn fetch_handle(&self, handle: &str, page: u64) -> Result<Value, String> {
+        let n = {
+            let mut rules = self.board.rules();
+            rules.next_own += 1;
+            rules.next_own - 1
+        };
+        let id = json!(format!("structs-console-proxy-{n}"));
+        let key = id.to_string();
+        let (tx, rx) = oneshot::channel();
+        self.lock().own.insert(key.clone(), tx);
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": FETCH_TOOL, "arguments": {"handle": handle, "page": page}}});
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        if self.to_server.send(line).is_err() {
+            self.lock().own.remove(&key);
+            return Err("the session has ended".into());
+        }
+        let answer = match tokio::time::timeout(FETCH_WAIT, rx).await {
+            Ok(Ok(answer)) => answer,
+            Ok(Err(_)) => return Err("the session ended before the server answered".into()),
+            Err(_) => {
+                self.lock().own.remove(&key);
+                return Err(format!(
+                    "the watched server did not answer in {} s",
+                    FETCH_WAIT.as_secs()
+                ));
+            }
+        };
+        if let Some(error) = answer.get("error") {
+            return Err(format!(
+                "the watched server refused {FETCH_TOOL}: {}",
+                error["message"].as_str().unwrap_or("no reason given")
+            ));
+        }
+        crate::mcp::client::tool_outcome(&answer["result"]).map_err(|e| {
+            let e = e.get("error").unwrap_or(&e);
+            format!(
+                "{} {}",
+                e["code"].as_str().unwrap_or("error"),
+                e["message"].as_str().unwrap_or("")
+            )
+        })
     }
 
     /// A line from the agent's host. `number` is the call's number in the log when
@@ -559,12 +683,28 @@ impl Broker {
         let key = id.to_string();
         let call = {
             let mut state = self.lock();
+            // The answer to a request of the proxy's own: for the watcher that asked.
+            if let Some(reply) = state.own.remove(&key) {
+                let _ = reply.send(message.clone());
+                return Decision::Taken;
+            }
             if state.list_requests.remove(&key) {
                 for tool in message["result"]["tools"].as_array().into_iter().flatten() {
-                    if let (Some(name), Some(schema)) =
-                        (tool["name"].as_str(), tool.get("inputSchema"))
-                    {
+                    let Some(name) = tool["name"].as_str() else {
+                        continue;
+                    };
+                    if let Some(schema) = tool.get("inputSchema") {
                         state.schemas.insert(name.to_string(), schema.clone());
+                    }
+                    match tool.get("outputSchema").filter(|s| s.is_object()) {
+                        Some(schema) => {
+                            state
+                                .output_schemas
+                                .insert(name.to_string(), schema.clone());
+                        }
+                        None => {
+                            state.output_schemas.remove(name);
+                        }
                     }
                 }
                 return Decision::Pass;
@@ -615,26 +755,18 @@ impl Broker {
             let note = format!("{} (rule {n})", fault.describe());
             match fault {
                 Fault::DropResponse => {
+                    // The agent waits on, as for a server that never answers; the feed
+                    // says the answer came and was kept from it.
                     if let Some(tap) = &self.tap {
                         tap.dropped(&key, &note);
                     }
+                    self.publish(json!({"type": "dropped", "call": call.number,
+                        "tool": call.tool, "how": note}));
                     return Decision::Taken;
                 }
                 Fault::Truncate(n) => {
                     if let Some(r) = &mut result {
-                        let text = serde_json::to_string(
-                            r.get("structuredContent").unwrap_or(&r["content"]),
-                        )
-                        .unwrap_or_default();
-                        let mut cut = *n.min(&text.len());
-                        while !text.is_char_boundary(cut) {
-                            cut -= 1;
-                        }
-                        let was_error = r["isError"] == true;
-                        *r = json!({"content": [{"type": "text", "text": &text[..cut]}]});
-                        if was_error {
-                            r["isError"] = json!(true);
-                        }
+                        truncate_text(r, *n);
                     }
                 }
                 Fault::Oversize(n) => {
@@ -707,18 +839,22 @@ impl Broker {
                     release: tx,
                     way,
                     id: id.to_string(),
+                    tool: event["tool"].as_str().unwrap_or("").to_string(),
                 },
             );
             n
         };
         event["hold"] = json!(hold);
         event["timeout_ms"] = json!(self.hold_timeout.as_millis() as u64);
+        let tool = event["tool"].as_str().unwrap_or("").to_string();
         if way == On::Request
-            && let Some(schema) = event["tool"]
-                .as_str()
-                .and_then(|t| self.lock().schemas.get(t).cloned())
+            && let Some(schema) = self.lock().schemas.get(&tool).cloned()
         {
             event["schema"] = schema;
+        }
+        // What an answer given in its place must fit: the agent's SDK checks it.
+        if let Some(schema) = self.lock().output_schemas.get(&tool).cloned() {
+            event["output_schema"] = schema;
         }
         let holding = Holding {
             way,
@@ -805,16 +941,18 @@ impl Broker {
                 bytes.push(b'\n');
                 let _ = self.to_server.send(bytes);
             }
+            // The operator gives the whole tool result, as the held answer shows it:
+            // it goes to the agent as given.
             (Release::Edit(result), On::Response) | (Release::Answer(result), On::Response) => {
                 self.send_host(
-                    response_line(id, &tool_result(&result, false)),
+                    response_line(id, &result),
                     Some("edited at a breakpoint".into()),
                 );
             }
             (Release::Answer(result), On::Request) => {
                 self.lock().calls.remove(&id.to_string());
                 self.send_host(
-                    response_line(id, &tool_result(&result, false)),
+                    response_line(id, &result),
                     Some("answered at a breakpoint".into()),
                 );
             }
@@ -863,10 +1001,9 @@ impl Broker {
         let (way, tool) = {
             let state = self.lock();
             let held = state.holds.get(&hold)?;
-            let tool = state.calls.get(&held.id).map(|c| c.tool.clone());
-            (held.way, tool)
+            (held.way, held.tool.clone())
         };
-        Some(self.release_as(cmd, hold, way, tool, body))
+        Some(self.release_as(cmd, hold, way, &tool, body))
     }
 
     fn release_as(
@@ -874,7 +1011,7 @@ impl Broker {
         cmd: &str,
         hold: u64,
         way: On,
-        tool: Option<String>,
+        tool: &str,
         body: &Value,
     ) -> Result<Value, String> {
         let release = match cmd {
@@ -886,7 +1023,7 @@ impl Broker {
                     .filter(|a| a.is_object())
                     .cloned()
                     .ok_or("an edit gives the call's new \"arguments\", an object")?;
-                let schema = tool.and_then(|t| self.lock().schemas.get(&t).cloned());
+                let schema = self.lock().schemas.get(tool).cloned();
                 if let Some(schema) = schema
                     && let Ok(compiled) = ArgSchema::compile(&schema)
                     && let Err(e) = compiled.check(&args)
@@ -899,11 +1036,18 @@ impl Broker {
                 }
                 Release::Edit(args)
             }
-            "edit" | "answer" => Release::Answer(
-                body.get("result")
-                    .cloned()
-                    .ok_or("give the \"result\" to answer with")?,
-            ),
+            "edit" | "answer" => {
+                let result = body.get("result").ok_or(
+                    "give the \"result\" to answer with: the whole tool result, {\"content\": […], \"structuredContent\": {…}}",
+                )?;
+                let schema = self.lock().output_schemas.get(tool).cloned();
+                check_tool_result(result, schema.as_ref())?;
+                if cmd == "edit" {
+                    Release::Edit(result.clone())
+                } else {
+                    Release::Answer(result.clone())
+                }
+            }
             _ => {
                 let error = body
                     .get("error")
@@ -933,4 +1077,81 @@ impl Broker {
 
 fn answer_key(tool: &str, args: &Value) -> String {
     format!("{tool} {args}")
+}
+
+/// Checks that `result` is a whole tool result (`content`, and `structuredContent`,
+/// `isError` when given) that an agent takes: one that is not an error fits the tool's
+/// output schema, when it declares one (an SDK refuses an answer that does not, or
+/// that has no structured content). The reason says what is wrong.
+///
+/// # Errors
+///
+/// When it is not, saying why.
+pub fn check_tool_result(result: &Value, output_schema: Option<&Value>) -> Result<(), String> {
+    const SHAPE: &str = "{\"content\": [{\"type\": \"text\", \"text\": …}], \"structuredContent\": {…}, \"isError\": false}";
+    let Some(fields) = result.as_object() else {
+        return Err(format!(
+            "a result is the whole tool result, {SHAPE}, not {result}"
+        ));
+    };
+    let content = fields
+        .get("content")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            format!(
+                "a result is the whole tool result, {SHAPE}: \"content\" is missing or not a list"
+            )
+        })?;
+    if let Some((n, _)) = content
+        .iter()
+        .enumerate()
+        .find(|(_, c)| !c["type"].is_string())
+    {
+        return Err(format!(
+            "content[{n}] is not a content item: it needs a \"type\" (\"text\", …)"
+        ));
+    }
+    if let Some((n, _)) = content
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c["type"] == "text" && !c["text"].is_string())
+    {
+        return Err(format!(
+            "content[{n}] is text: its \"text\" must be a string"
+        ));
+    }
+    let is_error = match fields.get("isError") {
+        None => false,
+        Some(Value::Bool(b)) => *b,
+        Some(other) => return Err(format!("\"isError\" is true or false, not {other}")),
+    };
+    let structured = fields.get("structuredContent");
+    if let Some(s) = structured
+        && !s.is_object()
+    {
+        return Err(format!("\"structuredContent\" is an object, not {s}"));
+    }
+    if is_error {
+        return Ok(());
+    }
+    let Some(schema) = output_schema else {
+        return Ok(());
+    };
+    let Some(structured) = structured else {
+        return Err(
+            "the tool declares an output schema: a result that is not an error needs \"structuredContent\" that fits it".into(),
+        );
+    };
+    let compiled = ArgSchema::compile(schema)
+        .map_err(|e| format!("the tool's output schema does not compile: {e}"))?;
+    compiled.check(structured).map_err(|e| {
+        format!(
+            "\"structuredContent\" does not fit the tool's output schema: {}{}: {}",
+            e.code.as_str(),
+            e.field
+                .as_deref()
+                .map_or(String::new(), |f| format!(" at {f}")),
+            e.reason.as_deref().unwrap_or(&e.message)
+        )
+    })
 }

@@ -32,6 +32,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+pub use self::broker::check_tool_result;
 use self::broker::{Board, Broker, Decision, Out};
 pub use self::http::serve_http;
 pub use self::rules::Faults;
@@ -366,6 +367,13 @@ fn serve_commands(board: Arc<Board>, commands: Option<mpsc::UnboundedReceiver<Co
     tokio::spawn(async move {
         while let Some(control) = commands.recv().await {
             match control {
+                Control::Command { body, reply, .. } if body["cmd"] == "fetch" => {
+                    // It waits on the server: the next commands need not.
+                    let board = board.clone();
+                    tokio::spawn(async move {
+                        let _ = reply.send(board.fetch(&body).await);
+                    });
+                }
                 Control::Command {
                     watcher,
                     body,

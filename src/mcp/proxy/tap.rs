@@ -87,12 +87,15 @@ impl Tap {
                     "code": "TOOL_CANCELLED",
                     "message": format!("the client cancelled the call: {reason}"),
                 }});
-                recorder.response(
+                // A call whose answer a fault rule kept from the agent ends here too,
+                // marked with the rule: the agent gave up waiting.
+                recorder.response_injected(
                     p.call,
                     &p.tool,
                     &Err(error),
                     p.started.elapsed(),
                     &self.source,
+                    p.note.as_deref(),
                 );
                 None
             }
@@ -163,20 +166,9 @@ impl Tap {
     }
 
     /// The server's answer to the call with this id was dropped on purpose: the agent
-    /// gets none, and the log says so.
+    /// gets none, so for the agent the call goes on until it gives up on it (its
+    /// `notifications/cancelled`), which the log records, marked with `note`.
     pub(super) fn dropped(&self, id: &str, note: &str) {
-        let (Some(recorder), Some(p)) = (&self.recorder, self.lock().remove(id)) else {
-            return;
-        };
-        let error = json!({"error": {"code": "TOOL_TIMEOUT",
-            "message": "the server answered, but a fault rule kept the answer from the agent"}});
-        recorder.response_injected(
-            p.call,
-            &p.tool,
-            &Err(error),
-            p.started.elapsed(),
-            &self.source,
-            Some(note),
-        );
+        self.note(id, note);
     }
 }

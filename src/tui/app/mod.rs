@@ -13,7 +13,7 @@ use serde_json::json;
 use tokio::runtime::Handle;
 
 use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
-use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui, fit};
+use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui, fit, wrapped_lines};
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Keymap};
 use super::panes::docs::DocsPane;
@@ -641,7 +641,7 @@ impl App {
             self.render_too_small(area, buf);
             return;
         }
-        let rows = Rows::split(area);
+        let rows = Rows::split(area, self.status_lines(area.width));
         self.render_header(rows.header, buf);
         self.render_tabs(rows.tabs, buf);
         let ui = Ui {
@@ -862,6 +862,17 @@ impl App {
         }
     }
 
+    /// The rows the status message takes at `width`, wrapped: up to
+    /// [`STATUS_LINES_MAX`], so that a long message (a refusal with its reason, a
+    /// path) is read whole rather than cut at the edge.
+    fn status_lines(&self, width: u16) -> u16 {
+        let Some((_, text)) = self.status.message() else {
+            return 1;
+        };
+        let lines = wrapped_lines(&format!(" {text}"), usize::from(width.max(1)));
+        u16::try_from(lines.clamp(1, usize::from(STATUS_LINES_MAX))).unwrap_or(1)
+    }
+
     fn render_status(&self, area: Rect, buf: &mut Buffer) {
         if area.is_empty() {
             return;
@@ -879,7 +890,9 @@ impl App {
             }
             None => Line::default(),
         };
-        line.render(area, buf);
+        Paragraph::new(line)
+            .wrap(Wrap { trim: false })
+            .render(area, buf);
     }
 }
 
@@ -922,12 +935,21 @@ struct Rows {
     hints: Rect,
 }
 
+/// The most rows a status message wraps to.
+const STATUS_LINES_MAX: u16 = 3;
+
 impl Rows {
-    fn split(area: Rect) -> Rows {
+    /// The rows, the status line `status_lines` high where the body keeps at least
+    /// half the frame.
+    fn split(area: Rect, status_lines: u16) -> Rows {
         let h = area.height;
         let header_h = h.min(1);
         let hints_h = u16::from(h >= 2);
-        let status_h = u16::from(h >= 3);
+        let status_h = if h >= 3 {
+            status_lines.clamp(1, STATUS_LINES_MAX.min((h / 2).saturating_sub(3).max(1)))
+        } else {
+            0
+        };
         let tabs_h = u16::from(h >= 4);
         let body_h = h - header_h - hints_h - status_h - tabs_h;
         let row = |y: u16, height: u16| Rect::new(area.x, y, area.width, height);

@@ -382,6 +382,8 @@ pub enum Command {
     ToggleFollow,
     /// Live: hold every call at a breakpoint, or stop.
     BreakAll,
+    /// Live: hold the answers to the selected call's tool at a breakpoint, or stop.
+    ToggleAnswerBreakpoint,
     /// Live: let the held call go on as it is.
     ContinueHeld,
     /// Live: edit the held call's arguments (or a held answer), then send it on.
@@ -404,6 +406,8 @@ pub enum Command {
     LineEnd,
     /// In a text of several lines: break the line.
     NewLine,
+    /// In a text of several lines: erase the character under the cursor.
+    DeleteChar,
     /// Server: cancel the call running (`notifications/cancelled` to a server).
     CancelCall,
     /// Server history: call the selected call again, with the same arguments.

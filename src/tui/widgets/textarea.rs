@@ -1,6 +1,9 @@
 //! A text of several lines edited in place: the JSON of a held call's arguments, an
-//! answer or an error. Characters go in at the cursor; the arrows, Home and End move
-//! it; Enter breaks the line; Backspace joins lines at the start of one.
+//! answer or an error. The cursor starts at the end of the text, as in any editor
+//! opened on text to change; characters go in at the cursor; the arrows, Home and End
+//! move it; Enter breaks the line; Backspace erases before the cursor (joining lines at
+//! the start of one), Delete erases under it (joining the next line at the end of
+//! one).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -25,10 +28,12 @@ impl TextArea {
         if lines.is_empty() {
             lines.push(String::new());
         }
+        let row = lines.len() - 1;
+        let col = lines[row].chars().count();
         TextArea {
             lines,
-            row: 0,
-            col: 0,
+            row,
+            col,
             top: 0,
         }
     }
@@ -87,6 +92,18 @@ impl TextArea {
             self.row -= 1;
             self.col = self.lines[self.row].chars().count();
             self.lines[self.row].push_str(&line);
+        }
+    }
+
+    /// Erases the character under the cursor, or joins the next line to this one.
+    pub fn delete(&mut self) {
+        let line = &mut self.lines[self.row];
+        if self.col < line.chars().count() {
+            let at = Self::byte_at(line, self.col);
+            line.remove(at);
+        } else if self.row + 1 < self.lines.len() {
+            let next = self.lines.remove(self.row + 1);
+            self.lines[self.row].push_str(&next);
         }
     }
 
@@ -170,7 +187,12 @@ mod tests {
     #[test]
     fn typing_breaking_and_joining_lines() {
         let mut t = TextArea::new("{\n  \"a\": 1\n}");
-        t.down();
+        // The cursor starts at the end: Backspace erases the last character.
+        assert_eq!(t.cursor(), (2, 1));
+        t.backspace();
+        assert_eq!(t.text(), "{\n  \"a\": 1\n");
+        t.insert('}');
+        t.up();
         t.end();
         t.insert(',');
         t.newline();
@@ -192,5 +214,27 @@ mod tests {
         t.backspace();
         t.backspace();
         assert!(t.text().starts_with("\n"), "{:?}", t.text());
+    }
+
+    #[test]
+    fn delete_erases_under_the_cursor_and_joins_the_next_line_at_the_end() {
+        let mut t = TextArea::new("ab\ncd");
+        t.up();
+        t.home();
+        t.delete();
+        assert_eq!(t.text(), "b\ncd");
+        assert_eq!(t.cursor(), (0, 0));
+        t.end();
+        t.delete();
+        assert_eq!(t.text(), "bcd");
+        assert_eq!(t.cursor(), (0, 1));
+        // At the very end there is nothing under the cursor: nothing changes.
+        t.end();
+        t.delete();
+        assert_eq!(t.text(), "bcd");
+        let mut e = TextArea::new("é€x");
+        e.home();
+        e.delete();
+        assert_eq!(e.text(), "€x");
     }
 }

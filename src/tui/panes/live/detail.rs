@@ -25,9 +25,10 @@
 //! The trees are built again when the selected call, or what is known of it, changes;
 //! what is open stays open while the call stays selected.
 //!
-//! A result handle is fetched on this console's core ([`LivePane::fetch_handle`]): a
-//! handle lives in the store of the server that made it, so one the watched server
-//! made is found only when the two share a store, and the status line says so.
+//! A result handle lives in the store of the server that made it
+//! ([`LivePane::fetch_handle`]): watching a proxy, it is fetched from the watched server
+//! through the proxy; otherwise on this console's core, which finds one the watched
+//! server made only when the two share a store, and the status line says so.
 
 use std::collections::HashSet;
 
@@ -258,9 +259,11 @@ impl Detail {
 }
 
 impl LivePane {
-    /// Fetches the first page of the selected call's result handle on this console's
-    /// core. Handles live in the store of the server that made them: one the watched
-    /// server made is found here only when the two share a store.
+    /// Fetches the first page of the selected call's result handle. Handles live in
+    /// the store of the server that made them: a proxy's endpoint fetches it from the
+    /// watched server, through the call's session; otherwise (a log, a server's own
+    /// endpoint) this console's core looks for it, which finds it only when the two
+    /// share a store.
     pub(super) fn fetch_handle(&mut self, ctx: &mut Ctx<'_>) {
         let Some((_, call)) = self.selected() else {
             return;
@@ -269,6 +272,29 @@ impl LivePane {
             return;
         };
         let key = (call.session, call.call);
+        if self.feed.as_ref().is_some_and(|f| f.commands.is_some()) {
+            let session = self
+                .live
+                .sessions()
+                .get(call.session.saturating_sub(1))
+                .cloned()
+                .unwrap_or_default();
+            let command = json!({"cmd": "fetch", "handle": handle, "page": 1, "session": session});
+            if let Err(why) = self.send(&command) {
+                ctx.status.error(why);
+                return;
+            }
+            ctx.status
+                .info(format!("fetching {handle} through the watched server"));
+            self.fetch = Some(HandleFetch {
+                key,
+                handle,
+                request: None,
+                page: None,
+            });
+            self.detail.touch();
+            return;
+        }
         let request = ctx
             .dispatcher
             .call(FETCH_TOOL, json!({"handle": handle, "page": 1}));
@@ -281,6 +307,35 @@ impl LivePane {
             page: None,
         });
         self.detail.touch();
+    }
+
+    /// Applies what the watched server answered to the handles fetched through it,
+    /// saying so on the status line.
+    pub(super) fn on_fetched_through(&mut self) {
+        for (handle, outcome) in std::mem::take(&mut self.live.fetched) {
+            let Some(fetch) = self.fetch.as_mut().filter(|f| f.handle == handle) else {
+                continue;
+            };
+            fetch.page = Some(match outcome {
+                Ok(answer) => {
+                    let page = Page::parse(&answer);
+                    self.live.answers.push((
+                        true,
+                        format!(
+                            "page {} of {} of {handle} fetched through the watched server",
+                            page.current, page.total_pages
+                        ),
+                    ));
+                    Ok(page)
+                }
+                Err(why) => {
+                    let why = format!("fetching {handle} through the watched server: {why}");
+                    self.live.answers.push((false, why.clone()));
+                    Err(why)
+                }
+            });
+            self.detail.touch();
+        }
     }
 
     /// Applies the answer to the handle fetch.

@@ -97,6 +97,10 @@ struct Editing {
     kind: EditKind,
     on_response: bool,
     schema: Option<Value>,
+    /// The tool's output schema, which a result must fit (when the proxy knows it).
+    output_schema: Option<Value>,
+    /// What the editor opened with.
+    original: Value,
     /// The call, as the editor's title names it.
     title: String,
     area: TextArea,
@@ -110,13 +114,42 @@ struct Rerun {
     answer: Option<Result<Value, ToolError>>,
 }
 
-/// A call's result handle fetched on the console's core: which call and handle, the
-/// fetch on its way, and the page once in (or why there is none).
+/// A call's result handle fetched (through the watched proxy, or on the console's
+/// core): which call and handle, the fetch on its way on the core, and the page once in
+/// (or why there is none).
 struct HandleFetch {
     key: CallKey,
     handle: String,
     request: Option<RequestId>,
     page: Option<Result<Page, String>>,
+}
+
+/// A tool result's text items that were its structured content as JSON (as a server
+/// writes them for clients that read text) say the edited structured content too, when
+/// only that was changed: an agent reading either reads the same answer.
+fn text_follows_structured(original: &Value, edited: &mut Value) {
+    let Some(was) = original.get("structuredContent") else {
+        return;
+    };
+    let Some(now) = edited.get("structuredContent").cloned() else {
+        return;
+    };
+    if *was == now {
+        return;
+    }
+    let before = original["content"].as_array().cloned().unwrap_or_default();
+    let Some(items) = edited["content"].as_array_mut() else {
+        return;
+    };
+    for (item, old) in items.iter_mut().zip(&before) {
+        let Some(text) = old["text"].as_str() else {
+            continue;
+        };
+        let mirrored = serde_json::from_str::<Value>(text).is_ok_and(|v| v == *was);
+        if mirrored && item["type"] == "text" && item["text"] == old["text"] {
+            item["text"] = json!(now.to_string());
+        }
+    }
 }
 
 /// The handle an answer over the size limit was stored under, if it was.
@@ -253,9 +286,9 @@ impl LivePane {
         }
     }
 
-    /// Sets or clears a breakpoint on the selected call's tool (`tool` `None`: every
-    /// call).
-    fn toggle_breakpoint(&mut self, every: bool, ctx: &mut Ctx<'_>) {
+    /// Sets or clears a breakpoint on the selected call's tool (`every`: on every
+    /// call), holding its requests or (`on` `"response"`) its answers.
+    fn toggle_breakpoint(&mut self, every: bool, on: &str, ctx: &mut Ctx<'_>) {
         let tool = if every {
             None
         } else {
@@ -269,12 +302,12 @@ impl LivePane {
             .live
             .breakpoints
             .iter()
-            .find(|(_, on, what)| on == "request" && *what == shown)
+            .find(|(_, way, what)| way == on && *what == shown)
             .map(|(rule, _, _)| *rule);
         let command = match (existing, tool) {
             (Some(rule), _) => json!({"cmd": "unbreak", "rule": rule}),
-            (None, Some(tool)) => json!({"cmd": "break", "tool": tool}),
-            (None, None) => json!({"cmd": "break"}),
+            (None, Some(tool)) => json!({"cmd": "break", "on": on, "tool": tool}),
+            (None, None) => json!({"cmd": "break", "on": on}),
         };
         self.command(command, ctx);
     }
@@ -295,7 +328,10 @@ impl LivePane {
                 hold.answer.clone().unwrap_or_else(|| json!({}))
             }
             EditKind::Arguments => call.arguments.clone(),
-            EditKind::Answer => json!({}),
+            // The whole tool result, as a held answer shows it: its text the
+            // structured content's JSON, which follows it as it is edited.
+            EditKind::Answer => json!({"content": [{"type": "text", "text": "{}"}],
+                "structuredContent": {}}),
             EditKind::Error => json!({"code": "RATE_LIMIT_EXCEEDED",
                 "message": "injected by the operator", "details": {"retry_after_ms": 1000}}),
         };
@@ -309,6 +345,8 @@ impl LivePane {
             },
             on_response: hold.way == "response",
             schema: hold.schema.clone(),
+            output_schema: hold.output_schema.clone(),
+            original: start,
             title: format!("#{} call {} · {}", call.session, call.call, call.tool),
             area: TextArea::new(&text),
             problem: None,
@@ -320,7 +358,7 @@ impl LivePane {
         let Some(editing) = &mut self.editing else {
             return;
         };
-        let value: Value = match serde_json::from_str(&editing.area.text()) {
+        let mut value: Value = match serde_json::from_str(&editing.area.text()) {
             Ok(v) => v,
             Err(e) => {
                 editing.problem = Some(format!("not JSON: {e}"));
@@ -346,10 +384,21 @@ impl LivePane {
                 }
                 json!({"cmd": "edit", "hold": editing.hold, "arguments": value})
             }
-            EditKind::Answer if editing.on_response => {
-                json!({"cmd": "edit", "hold": editing.hold, "result": value})
+            EditKind::Answer => {
+                text_follows_structured(&editing.original, &mut value);
+                if let Err(why) =
+                    crate::mcp::proxy::check_tool_result(&value, editing.output_schema.as_ref())
+                {
+                    editing.problem = Some(why);
+                    return;
+                }
+                let cmd = if editing.on_response {
+                    "edit"
+                } else {
+                    "answer"
+                };
+                json!({"cmd": cmd, "hold": editing.hold, "result": value})
             }
-            EditKind::Answer => json!({"cmd": "answer", "hold": editing.hold, "result": value}),
             EditKind::Error => {
                 let code = value["code"].as_str().unwrap_or("");
                 if crate::error::ErrorCode::parse(code).is_none() {
@@ -381,6 +430,7 @@ impl LivePane {
             Some(Command::LineEnd) => editing.area.end(),
             Some(Command::NewLine) => editing.area.newline(),
             Some(Command::EraseChar) => editing.area.backspace(),
+            Some(Command::DeleteChar) => editing.area.delete(),
             Some(_) => {}
             None => {
                 if let Some(c) = typed_char(key) {
@@ -437,6 +487,7 @@ impl LivePane {
         for line in lines {
             self.live.line(line.as_bytes());
         }
+        self.on_fetched_through();
         self.refilter();
     }
 
@@ -479,6 +530,7 @@ impl LivePane {
             }
         }
         if any {
+            self.on_fetched_through();
             self.refilter();
         }
         any
@@ -762,8 +814,11 @@ impl Pane for LivePane {
                     self.refilter();
                 }
                 Command::RerunCall => self.rerun(ctx),
-                Command::ToggleBreakpoint => self.toggle_breakpoint(false, ctx),
-                Command::BreakAll => self.toggle_breakpoint(true, ctx),
+                Command::ToggleBreakpoint => self.toggle_breakpoint(false, "request", ctx),
+                Command::BreakAll => self.toggle_breakpoint(true, "request", ctx),
+                Command::ToggleAnswerBreakpoint => {
+                    self.toggle_breakpoint(false, "response", ctx);
+                }
                 Command::ContinueHeld | Command::DropHeld => {
                     if let Some((_, hold)) = self.selected_hold() {
                         let cmd = if command == Command::ContinueHeld {
@@ -892,7 +947,11 @@ impl Pane for LivePane {
             ]);
         }
         if self.feed.as_ref().is_some_and(|f| f.commands.is_some()) {
-            commands.extend([Command::ToggleBreakpoint, Command::BreakAll]);
+            commands.extend([
+                Command::ToggleBreakpoint,
+                Command::ToggleAnswerBreakpoint,
+                Command::BreakAll,
+            ]);
         }
         if let Some((_, call)) = self.selected() {
             commands.push(Command::RerunCall);

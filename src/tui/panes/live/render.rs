@@ -30,6 +30,20 @@ const REFERENCES_UNDER: u16 = 18;
 const STATE_W: usize = 20;
 
 /// A size in bytes as a person reads it.
+/// The first of `len` rows to show in a list `page` rows high so that row `selected`
+/// is on show and the page is as full as the rows allow: a list that got shorter (a
+/// filter typed, calls let go) scrolls back rather than showing its last rows alone.
+fn scroll_top(top: usize, selected: usize, page: usize, len: usize) -> usize {
+    let top = if selected < top {
+        selected
+    } else if selected >= top + page {
+        selected + 1 - page
+    } else {
+        top
+    };
+    top.min(len.saturating_sub(page))
+}
+
 fn size(bytes: usize) -> String {
     match bytes {
         b if b < 1_000 => format!("{b} B"),
@@ -52,7 +66,8 @@ fn state(call: &LiveCall) -> String {
     if let Some(hold) = &call.held {
         return format!("⏸ held ({})", hold.way);
     }
-    if call.injected.is_some() && call.status != Status::Running {
+    if call.injected.is_some() {
+        // Running, too: its answer was kept from the agent, which waits on.
         return format!("↯{}", call.status.word());
     }
     match (&call.status, &call.progress) {
@@ -268,11 +283,7 @@ impl LivePane {
         }
         let rows = usize::from(inner.height - 1);
         self.page = rows;
-        if self.selected < self.top {
-            self.top = self.selected;
-        } else if self.selected >= self.top + rows {
-            self.top = self.selected + 1 - rows;
-        }
+        self.top = scroll_top(self.top, self.selected, rows, self.rows.len());
         let width = usize::from(inner.width);
         let session_w = format!("#{}", self.live.sessions().len()).len();
         let narrow = width < 60;
@@ -361,8 +372,19 @@ impl LivePane {
             .keymap
             .key_label(Context::LiveEdit, Command::SendEdit)
             .unwrap_or_default();
+        // A problem (a refusal with its reason) wraps to three rows, so it is read
+        // whole; the text keeps at least two.
+        let foot_h = editing.problem.as_ref().map_or(1, |p| {
+            let rows = crate::tui::component::wrapped_lines(
+                &format!("✗ {p}"),
+                usize::from(inner.width.max(1)),
+            )
+            .clamp(1, 3);
+            (rows as u16).min(inner.height.saturating_sub(2)).max(1)
+        });
         let (text_area, foot) = if inner.height > 2 {
-            let [t, f] = Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(inner);
+            let [t, f] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(foot_h)]).areas(inner);
             (t, Some(f))
         } else {
             (inner, None)
@@ -381,11 +403,9 @@ impl LivePane {
                     Role::Muted,
                 ),
             };
-            Line::from(Span::styled(
-                fit(&text, usize::from(foot.width)),
-                theme.style(role),
-            ))
-            .render(foot, buf);
+            Paragraph::new(Line::from(Span::styled(text, theme.style(role))))
+                .wrap(ratatui::widgets::Wrap { trim: false })
+                .render(foot, buf);
         }
     }
 
@@ -502,7 +522,11 @@ impl LivePane {
         }
         if let Some(what) = &call.injected {
             lines.push(Line::from(Span::styled(
-                format!("↯ not the server's answer: {what}"),
+                if call.status == Status::Running {
+                    format!("↯ the server answered; the agent got nothing ({what}) and waits on")
+                } else {
+                    format!("↯ not the server's answer: {what}")
+                },
                 theme.style(Role::Prompt),
             )));
         }
