@@ -359,13 +359,12 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
     std::thread::sleep(Duration::from_millis(500));
     let late: Vec<String> = agent.out.try_iter().collect();
     assert!(late.is_empty(), "{late:?}");
-    // The agent gives up on them, as an SDK does at its timeout.
-    for id in [103, 106] {
-        agent.send(
-            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-            "params": {"requestId": id, "reason": "timed out"}}),
-        );
-    }
+    // The agent gives up on one, as an SDK does at its timeout; the other is still
+    // waiting when the session ends.
+    agent.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 103, "reason": "timed out"}}),
+    );
 
     // Latency, a cut answer, a padded one.
     let started = Instant::now();
@@ -455,13 +454,25 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed() {
         .iter()
         .filter(|l| l["type"] == "response" && l["injected"] == "dropped response (rule 2)")
         .collect();
-    for l in dropped {
+    for l in &dropped {
         assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
         assert!(
             l["duration_ms"].as_f64().unwrap() >= 500.0,
             "ended when the agent gave up: {l}"
         );
     }
+    let messages: Vec<&str> = dropped
+        .iter()
+        .filter_map(|l| l["error"]["error"]["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "the client cancelled the call: timed out",
+            "the session ended before the agent got an answer"
+        ],
+        "a call never given up on ends with its session"
+    );
     assert_eq!(
         marked("structs_query_block_height"),
         ["latency 400 ms (rule 3)"]
@@ -649,6 +660,17 @@ fn the_live_tab_fetches_a_handle_through_the_watched_server() {
             .as_str()
             .unwrap()
             .contains("name the \"handle\""),
+        "{refused}"
+    );
+    // A session that has gone is refused, never swapped for another agent's.
+    let refused =
+        watcher.command(json!({"cmd": "fetch", "handle": handle, "session": "s-gone-long-ago"}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    assert!(
+        refused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("session s-gone-long-ago has ended"),
         "{refused}"
     );
     let page = watcher.command(json!({"cmd": "fetch", "handle": handle, "page": 2}));

@@ -59,7 +59,6 @@ fn code(e: &ServiceError) -> i32 {
     }
 }
 
-/// The text of every text message, joined.
 /// True when `text` holds a number in scientific notation (`4.59e-6`, `1e+20`).
 fn scientific(text: &str) -> bool {
     let c: Vec<char> = text.chars().collect();
@@ -68,6 +67,7 @@ fn scientific(text: &str) -> bool {
     })
 }
 
+/// The text of every text message, joined.
 fn texts(r: &GetPromptResult) -> String {
     r.messages
         .iter()

@@ -521,7 +521,7 @@ pub async fn briefing(a: &mut Agent, player: &str) -> Value {
 }
 
 /// Every struct's id and type, page after page: plain pages of 100 whole entities, or
-/// (lean) the two fields, as a table, in pages as large as the lean limit allows.
+/// (lean) the two fields, as a table, in pages as large as the response limit allows.
 /// Answers the ids and types in order.
 pub async fn scan_structs(a: &mut Agent) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -532,7 +532,7 @@ pub async fn scan_structs(a: &mut Agent) -> Vec<(String, String)> {
             args["page_key"] = json!(k);
         }
         let lean = json!({"include_references": false, "fields": "id,type",
-                          "format": "table", "page_size": 1000});
+                          "format": "table", "page_size": 5000});
         let v = a.call("structs_list_structs", args, D1, lean).await;
         let v = if v.get("result_handle").is_some() {
             panic!("a scan page became a handle: {v}")

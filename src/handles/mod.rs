@@ -18,6 +18,8 @@ pub mod page;
 pub mod redis_store;
 pub mod shape;
 pub mod store;
+pub mod table;
+pub mod unmatched;
 
 use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
@@ -131,7 +133,7 @@ pub enum Shaping {
 }
 
 /// The key of the report of `fields` paths that matched nothing
-/// ([`shape::unmatched_fields`]): beside a shaped answer's own fields, or in an
+/// ([`unmatched::unmatched_fields`]): beside a shaped answer's own fields, or in an
 /// envelope's or a fetched page's `metadata`.
 pub const UNMATCHED_KEY: &str = "fields_unmatched";
 
@@ -277,14 +279,14 @@ impl Handles {
         let full = match &request.selection {
             Some(selection) => {
                 let full = value.clone();
-                unmatched = shape::unmatched_fields(&value, selection);
+                unmatched = unmatched::unmatched_fields(&value, selection);
                 shape(&mut value, selection);
                 Some(full)
             }
             None => None,
         };
         if request.table {
-            shape::tabulate(&mut value);
+            table::tabulate(&mut value);
         }
         // Field paths that named nothing are said, never silently dropped.
         if let (Some(report), Value::Object(obj)) = (&unmatched, &mut value) {

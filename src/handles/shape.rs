@@ -235,7 +235,10 @@ impl Selection {
 }
 
 /// A record's leaf fields: (path without the wrapper key, path in the JSON).
-fn leaves(record: &Map<String, Value>, wrapper: Option<&str>) -> Vec<(String, Vec<String>)> {
+pub(super) fn leaves(
+    record: &Map<String, Value>,
+    wrapper: Option<&str>,
+) -> Vec<(String, Vec<String>)> {
     fn walk(
         v: &Value,
         json_path: &mut Vec<String>,
@@ -276,7 +279,7 @@ fn selected(name: &str, qualifier: Option<&str>, paths: &[String]) -> bool {
 }
 
 /// Does the field `name` answer the path `p` (see [`selected`])?
-fn answers(name: &str, qualifier: Option<&str>, p: &str) -> bool {
+pub(super) fn answers(name: &str, qualifier: Option<&str>, p: &str) -> bool {
     let p = match qualifier {
         Some(w) => unqualified(p, w).unwrap_or(p),
         None => p,
@@ -286,7 +289,7 @@ fn answers(name: &str, qualifier: Option<&str>, p: &str) -> bool {
 
 /// `path` without its kind qualifier, when it is qualified by the kind whose wrapper
 /// is `wrapper` (`Planet.space` or `planet.space` → `space`).
-fn unqualified<'a>(path: &'a str, wrapper: &str) -> Option<&'a str> {
+pub(super) fn unqualified<'a>(path: &'a str, wrapper: &str) -> Option<&'a str> {
     let (head, rest) = path.split_once('.')?;
     head.eq_ignore_ascii_case(wrapper).then_some(rest)
 }
@@ -398,6 +401,7 @@ pub fn shape(value: &mut Value, selection: &Selection) -> Shaped {
     visit(value, selection, fits, &mut shaped);
     if shaped.records == 0
         && let (Selection::Fields { paths, .. }, Value::Object(obj)) = (selection, value)
+        && !holds_an_empty_list(obj)
     {
         let all = leaves(obj, None);
         let chosen: Vec<Vec<String>> = all
@@ -411,10 +415,18 @@ pub fn shape(value: &mut Value, selection: &Selection) -> Shaped {
     shaped
 }
 
+/// True when `obj` has an empty list at its top level: a page of records that
+/// happens to hold none, whose own fields (the kind, the pagination) a field
+/// selection leaves alone, as it does on a page that holds some.
+pub(super) fn holds_an_empty_list(obj: &Map<String, Value>) -> bool {
+    obj.values()
+        .any(|v| v.as_array().is_some_and(|items| items.is_empty()))
+}
+
 /// The entity `obj` is a record of, unless it only wraps that record: an answer
 /// about an entity (`structs_query_entity`: `{"id", "type", "entity": {...}}`) names the
 /// id beside the record, which is then the record to shape.
-fn record_id(obj: &Map<String, Value>) -> Option<crate::entity::EntityId> {
+pub(super) fn record_id(obj: &Map<String, Value>) -> Option<crate::entity::EntityId> {
     let id = own_id(obj)?;
     let wrapper = id.kind.rest_key();
     let wraps = obj
@@ -480,258 +492,6 @@ fn visit(value: &mut Value, selection: &Selection, fits: u16, shaped: &mut Shape
         }
         _ => {}
     }
-}
-
-/// The most field names a report lists for one kind.
-const REPORTED_FIELDS: usize = 80;
-
-/// What one kind of record in an answer offered a field selection.
-struct KindFields {
-    kind: EntityKind,
-    /// Some record of this kind is outside `references` (the answer's own records).
-    primary: bool,
-    /// Its field names, in the order first seen.
-    names: Vec<String>,
-    seen: std::collections::HashSet<String>,
-    /// Per selected path: some record of this kind has a field it answers.
-    matched: Vec<bool>,
-}
-
-/// Which selected `paths` matched nothing, kind by kind, and what each of those kinds
-/// offers instead: `{"player": {"unmatched": ["owner"], "shown": "summary", "fields":
-/// ["id", "index", ...]}}`. A path is reported for a kind when it applies to that kind
-/// (unqualified, or qualified by it) and no record of that kind has it, and either no
-/// record of any kind has it, the path names that kind, or nothing selected fits the
-/// kind at all (its records are then shown at `otherwise`). Kinds only met as
-/// references are reported for paths that name them. `shown` says what the kind's
-/// records got: `fields`, or the verbosity they fell back to. An answer with no
-/// records at all is reported as `result`, with its top-level fields. `None` when
-/// every path matched.
-pub fn unmatched_fields(value: &Value, selection: &Selection) -> Option<Value> {
-    let Selection::Fields { paths, otherwise } = selection else {
-        return None;
-    };
-    // `id` always matches: every record keeps it.
-    let asked: Vec<&String> = paths
-        .iter()
-        .filter(|p| {
-            p.as_str() != "id"
-                && !EntityKind::ALL
-                    .iter()
-                    .any(|k| k.rest_key().and_then(|w| unqualified(p, w)) == Some("id"))
-        })
-        .collect();
-    if asked.is_empty() {
-        return None;
-    }
-    let mut kinds: Vec<KindFields> = Vec::new();
-    collect_fields(value, &asked, true, &mut kinds);
-    let mut out = Map::new();
-    if kinds.is_empty() {
-        // No records: the selection applied to the answer's own top level.
-        let Value::Object(obj) = value else {
-            return None;
-        };
-        let names: Vec<String> = leaves(obj, None).into_iter().map(|(n, _)| n).collect();
-        let unmatched: Vec<&String> = asked
-            .iter()
-            .copied()
-            .filter(|p| !names.iter().any(|n| answers(n, None, p)))
-            .collect();
-        if unmatched.is_empty() {
-            return None;
-        }
-        out.insert(
-            "result".into(),
-            serde_json::json!({"unmatched": unmatched, "shown": "fields",
-                               "fields": names.iter().take(REPORTED_FIELDS).collect::<Vec<_>>()}),
-        );
-        return Some(Value::Object(out));
-    }
-    let anywhere: Vec<bool> = (0..asked.len())
-        .map(|i| kinds.iter().any(|k| k.matched[i]))
-        .collect();
-    for k in &kinds {
-        let qualifier = k.kind.rest_key();
-        let names_kind = |p: &str| qualifier.is_some_and(|w| unqualified(p, w).is_some());
-        let qualified_elsewhere = |p: &str| {
-            EntityKind::ALL.iter().any(|other| {
-                *other != k.kind
-                    && other
-                        .rest_key()
-                        .is_some_and(|w| unqualified(p, w).is_some())
-            })
-        };
-        let fitted = k.matched.iter().any(|m| *m);
-        let unmatched: Vec<&String> = asked
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| {
-                !k.matched[*i]
-                    && !qualified_elsewhere(p)
-                    && (names_kind(p) || (k.primary && (!anywhere[*i] || !fitted)))
-            })
-            .map(|(_, p)| *p)
-            .collect();
-        if unmatched.is_empty() {
-            continue;
-        }
-        out.insert(
-            k.kind.name().into(),
-            serde_json::json!({
-                "unmatched": unmatched,
-                "shown": if fitted { "fields" } else { otherwise.as_str() },
-                "fields": k.names.iter().take(REPORTED_FIELDS).collect::<Vec<_>>(),
-            }),
-        );
-    }
-    (!out.is_empty()).then_some(Value::Object(out))
-}
-
-fn collect_fields(value: &Value, asked: &[&String], primary: bool, kinds: &mut Vec<KindFields>) {
-    match value {
-        Value::Object(obj) => {
-            let Some(id) = record_id(obj) else {
-                for (k, child) in obj {
-                    // The top-level `references` map holds what the answer mentions,
-                    // not what it answers.
-                    collect_fields(child, asked, primary && k != "references", kinds);
-                }
-                return;
-            };
-            let at = match kinds.iter().position(|k| k.kind == id.kind) {
-                Some(at) => at,
-                None => {
-                    kinds.push(KindFields {
-                        kind: id.kind,
-                        primary,
-                        names: Vec::new(),
-                        seen: Default::default(),
-                        matched: vec![false; asked.len()],
-                    });
-                    kinds.len() - 1
-                }
-            };
-            let entry = &mut kinds[at];
-            entry.primary |= primary;
-            let wrapper = id.kind.rest_key().filter(|k| obj.contains_key(*k));
-            let qualifier = id.kind.rest_key();
-            for (name, json_path) in leaves(obj, wrapper) {
-                if json_path.len() == 1 && ENTRY_FIELDS.contains(&name.as_str()) {
-                    continue;
-                }
-                for (i, p) in asked.iter().enumerate() {
-                    if !entry.matched[i] && answers(&name, qualifier, p) {
-                        entry.matched[i] = true;
-                    }
-                }
-                if entry.names.len() < REPORTED_FIELDS && entry.seen.insert(name.clone()) {
-                    entry.names.push(name);
-                }
-            }
-        }
-        Value::Array(items) => items
-            .iter()
-            .for_each(|v| collect_fields(v, asked, primary, kinds)),
-        _ => {}
-    }
-}
-
-/// The JSON Schema of [`unmatched_fields`]' report.
-pub fn unmatched_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "description": "Field paths of `fields` that matched nothing, by kind, with the fields that kind has.",
-        "additionalProperties": {
-            "type": "object",
-            "required": ["unmatched", "shown", "fields"],
-            "properties": {
-                "unmatched": {"type": "array", "items": {"type": "string"}},
-                "shown": {"type": "string"},
-                "fields": {"type": "array", "items": {"type": "string"}}
-            }
-        }
-    })
-}
-
-/// The key a tabulated list is answered under ([`tabulate`]).
-pub const TABLE_KEY: &str = "table";
-
-/// The JSON Schema of a tabulated list ([`tabulate`]).
-pub fn table_schema() -> Value {
-    serde_json::json!({
-        "type": "object",
-        "description": "format table: the page's entities as columns (field names, once) and rows (one entity's values each).",
-        "required": ["of", "columns", "rows"],
-        "properties": {
-            "of": {"type": "string"},
-            "columns": {"type": "array", "items": {"type": "string"}},
-            "rows": {"type": "array", "items": {"type": "array"}}
-        },
-        "additionalProperties": false
-    })
-}
-
-/// Turns each top-level array of records in `value` into a table: the array's key is
-/// replaced by `table`, `{"of": key, "columns": [...], "rows": [[...], ...]}`. The
-/// columns are the records' field names (dotted, the chain's wrapper left out, as
-/// `fields` names them), in the order first met; each row holds one record's values in
-/// the columns' order, `null` where it has no such field. An array of anything else is
-/// left as it is.
-pub fn tabulate(value: &mut Value) {
-    let Value::Object(obj) = value else { return };
-    let key = obj.iter().find_map(|(k, v)| {
-        let items = v.as_array()?;
-        (!items.is_empty()
-            && items
-                .iter()
-                .all(|item| item.as_object().and_then(own_id).is_some()))
-        .then(|| k.clone())
-    });
-    let Some(key) = key else { return };
-    let Some(Value::Array(items)) = obj.remove(&key) else {
-        return;
-    };
-    let mut columns: Vec<String> = Vec::new();
-    let mut at: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let mut cells: Vec<Vec<(usize, Value)>> = Vec::with_capacity(items.len());
-    for item in items {
-        let Value::Object(record) = item else {
-            continue;
-        };
-        let Some(id) = own_id(&record) else { continue };
-        let wrapper = id.kind.rest_key().filter(|k| record.contains_key(*k));
-        let names = leaves(&record, wrapper);
-        let whole = Value::Object(record);
-        let mut row = Vec::with_capacity(names.len());
-        for (name, json_path) in names {
-            let column = *at.entry(name.clone()).or_insert_with(|| {
-                columns.push(name);
-                columns.len() - 1
-            });
-            let cell = json_path
-                .iter()
-                .try_fold(&whole, |v, k| v.get(k))
-                .cloned()
-                .unwrap_or(Value::Null);
-            row.push((column, cell));
-        }
-        cells.push(row);
-    }
-    let rows: Vec<Value> = cells
-        .into_iter()
-        .map(|row| {
-            let mut values = vec![Value::Null; columns.len()];
-            for (column, cell) in row {
-                values[column] = cell;
-            }
-            Value::Array(values)
-        })
-        .collect();
-    obj.insert(
-        TABLE_KEY.into(),
-        serde_json::json!({"of": key, "columns": columns, "rows": rows}),
-    );
 }
 
 /// The marker that ends a truncated string.
@@ -932,93 +692,11 @@ mod tests {
         let mut v = json!({"height": 5, "paused": true, "source": "sim"});
         shape(&mut v, &Selection::fields("height,source"));
         assert_eq!(v, json!({"height": 5, "source": "sim"}));
-    }
-
-    fn bare_planets() -> Value {
-        json!({"entity_type": "planet", "planets": [
-            {"Planet": {"id": "2-1", "owner": "1-1", "maxOre": "5", "status": "active", "creator": "c"}},
-            {"Planet": {"id": "2-2", "owner": "1-2", "maxOre": "7", "status": "active", "creator": "c"}}
-        ], "references": {"1-1": {"reference_type": "player", "id": "1-1", "Player": {"id": "1-1", "username": "nova", "owner": "x"}}}})
-    }
-
-    #[test]
-    fn paths_qualified_by_a_kind_fit_its_list_records() {
-        let mut v = bare_planets();
-        shape(&mut v, &Selection::fields("planet.maxOre"));
-        assert_eq!(
-            v["planets"][0],
-            json!({"Planet": {"id": "2-1", "maxOre": "5"}})
-        );
-        assert_eq!(
-            v["planets"][1],
-            json!({"Planet": {"id": "2-2", "maxOre": "7"}})
-        );
-    }
-
-    #[test]
-    fn fields_that_match_nothing_are_reported_by_kind_with_what_the_kind_has() {
-        // The case: planets listed bare have no gridAttributes.
-        let v = bare_planets();
-        let report = unmatched_fields(&v, &Selection::fields("id,gridAttributes.ore")).unwrap();
-        assert_eq!(report["planet"]["unmatched"], json!(["gridAttributes.ore"]));
-        assert_eq!(report["planet"]["shown"], "summary");
-        assert_eq!(
-            report["planet"]["fields"],
-            json!(["id", "owner", "maxOre", "status", "creator"])
-        );
-        // A kind met only as a reference is not blamed for an unqualified path.
-        assert!(report.get("player").is_none(), "{report}");
-        // `owner` is a planet's: nothing to report, whatever the references lack.
-        assert_eq!(unmatched_fields(&v, &Selection::fields("id,owner")), None);
-        // One path of two matched: the other is still named, and the kind is shaped.
-        let report = unmatched_fields(&v, &Selection::fields("maxOre,ownr")).unwrap();
-        assert_eq!(report["planet"]["unmatched"], json!(["ownr"]));
-        assert_eq!(report["planet"]["shown"], "fields");
-        // A path qualified by a kind met as a reference is checked against that kind.
-        let report = unmatched_fields(&v, &Selection::fields("maxOre,Player.guildId")).unwrap();
-        assert_eq!(report["player"]["unmatched"], json!(["Player.guildId"]));
-        assert!(report.get("planet").is_none(), "{report}");
-        // Verbosity is no selection of names.
-        assert_eq!(
-            unmatched_fields(&v, &Selection::Verbosity(Verbosity::Summary)),
-            None
-        );
-        // Ids always match, of any kind.
-        assert_eq!(
-            unmatched_fields(&v, &Selection::fields("id,Guild.id")),
-            None
-        );
-    }
-
-    #[test]
-    fn fields_on_an_answer_without_records_report_its_own_top_level() {
-        let v = json!({"height": 5, "paused": true});
-        let report = unmatched_fields(&v, &Selection::fields("height,heigth")).unwrap();
-        assert_eq!(
-            report,
-            json!({"result": {"unmatched": ["heigth"], "shown": "fields", "fields": ["height", "paused"]}})
-        );
-    }
-
-    #[test]
-    fn a_list_becomes_a_table_of_columns_and_rows() {
-        let mut v = json!({"entity_type": "struct", "structs": [
-            {"Struct": {"id": "5-1", "type": "14", "owner": "1-1"}},
-            {"Struct": {"id": "5-2", "type": "1"}, "structAttributes": {"health": "3"}}
-        ], "pagination": {"total": 2}});
-        tabulate(&mut v);
-        assert_eq!(
-            v,
-            json!({"entity_type": "struct", "pagination": {"total": 2}, "table": {
-                "of": "structs",
-                "columns": ["id", "type", "owner", "structAttributes.health"],
-                "rows": [["5-1", "14", "1-1", null], ["5-2", "1", null, "3"]]
-            }})
-        );
-        // Nothing that is not a list of records changes.
-        let mut plain = json!({"height": 5, "ids": ["1-1", "1-2"]});
-        tabulate(&mut plain);
-        assert_eq!(plain, json!({"height": 5, "ids": ["1-1", "1-2"]}));
+        // An empty page keeps its kind and pagination, as a full one does.
+        let page = json!({"entity_type": "struct", "structs": [], "pagination": {"total": 0}});
+        let mut v = page.clone();
+        shape(&mut v, &Selection::fields("id,type"));
+        assert_eq!(v, page);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use super::opt_str;
 use super::{Env, Hints, Registry, ToolSpec, output};
 use crate::error::{ErrorCode, ToolError};
-use crate::handles::shape::{self, Selection, Verbosity, shape};
+use crate::handles::shape::{Selection, Verbosity, shape};
 use crate::handles::{
     DEFAULT_PAGE_SIZE, PAGE_BUDGET, Shaping, fields_schema, page, verbosity_schema,
 };
@@ -113,7 +113,7 @@ async fn fetch(env: Env, args: Value) -> Result<Value, ToolError> {
     };
     let page_no = whole(&args, "page").unwrap_or(1);
     let page_size = whole(&args, "page_size").unwrap_or(DEFAULT_PAGE_SIZE);
-    let unmatched = shape::unmatched_fields(&stored.data, &selection);
+    let unmatched = crate::handles::unmatched::unmatched_fields(&stored.data, &selection);
     let shaped;
     let data = if selection == Selection::Verbosity(Verbosity::Raw) {
         stored.data.as_ref()

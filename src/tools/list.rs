@@ -1,6 +1,7 @@
 //! List tools: pages of one kind's entities with simple filters.
 //!
-//! Pagination: `page_size` (default 20, 1-100) and `page_key`, the opaque `next_key` a
+//! Pagination: `page_size` (default 20, 1-100; with `fields` up to 5000, cut to what
+//! fits in the response) and `page_key`, the opaque `next_key` a
 //! previous page returned. Every page states the `total` of matching entities.
 
 use base64::Engine as _;
@@ -19,9 +20,14 @@ use crate::source::ListQuery;
 pub const DEFAULT_PAGE_SIZE: u64 = 20;
 /// The most entities a page holds, whole.
 pub const MAX_PAGE_SIZE: u64 = 100;
-/// The most a page holds when `fields` keeps each entity small: a scan of thousands
-/// takes a few calls, and what is still over the response limit becomes a handle.
-pub const MAX_LEAN_PAGE_SIZE: u64 = 1000;
+/// The most a page may ask for when `fields` keeps each entity small. The page is then
+/// cut to what fits in the response limit, and `next_key` goes on from its last entity,
+/// so a scan of thousands takes a few calls and never becomes a handle.
+pub const MAX_LEAN_PAGE_SIZE: u64 = 5000;
+
+/// Bytes a lean page's entities may take: the response limit less room for the page's
+/// own fields, a references summary and a fields report.
+const LEAN_ROWS_BUDGET: usize = crate::error::RESPONSE_LIMIT - 4096;
 
 /// Which filters a list accepts.
 #[derive(Clone, Copy)]
@@ -90,7 +96,7 @@ fn paging_properties(filters: Filters) -> Map<String, Value> {
         "page_size".into(),
         json!({"type": "integer", "minimum": 1, "maximum": MAX_LEAN_PAGE_SIZE,
                "default": DEFAULT_PAGE_SIZE,
-               "description": "Entities per page (1-100, default 20; up to 1000 with fields, which keeps each row small)."}),
+               "description": "Entities per page (1-100, default 20). With fields, up to 5000, cut to what fits in the 25 KB response; next_key goes on from the last entity sent."}),
     );
     props.insert("format".into(), crate::handles::format_schema());
     props.insert(
@@ -206,7 +212,7 @@ async fn list(env: Env, args: Value, kind: Option<EntityKind>) -> Result<Value, 
             )
         })?,
     };
-    let page_size = args
+    let mut page_size = args
         .get("page_size")
         .and_then(whole_number)
         .unwrap_or(DEFAULT_PAGE_SIZE);
@@ -232,7 +238,18 @@ async fn list(env: Env, args: Value, kind: Option<EntityKind>) -> Result<Value, 
         query.guild = Some(parse_id(guild, "guild_id", Some(EntityKind::Guild))?);
     }
     query.id_prefix = opt_str(&args, "id_prefix").map(str::to_string);
-    let page = env.source().list(query).await?;
+    let mut page = env.source().list(query.clone()).await?;
+    // A lean page grows up to the response limit: when the entities asked for would
+    // not fit once shaped, the page is asked again at the size that fits, so the
+    // source's own cursor goes on from the last entity sent.
+    if env.shaping.has_fields() {
+        let fit = crate::handles::table::rows_that_fit(&page.items, &env.shaping, LEAN_ROWS_BUDGET);
+        if fit < page.items.len() {
+            query.page_size = fit;
+            page_size = fit as u64;
+            page = env.source().list(query).await?;
+        }
+    }
     let mut out = Map::new();
     out.insert("entity_type".into(), json!(kind.name()));
     out.insert(kind.plural().into(), Value::Array(page.items));

@@ -663,7 +663,12 @@ struct Move {
 impl Move {
     fn of(goal: &str, a: &Value) -> Move {
         let proof = &a["proof"];
-        let wait_secs = proof["seconds_until_target"].as_f64().unwrap_or(0.0);
+        // A proof whose difficulty never falls to the target here waits for ever.
+        let wait_secs = match (proof.is_object(), proof["seconds_until_target"].as_f64()) {
+            (false, _) => 0.0,
+            (true, Some(secs)) => secs,
+            (true, None) => f64::INFINITY,
+        };
         let met = a["requirements_met"].as_bool();
         let readiness = match met {
             Some(true) if proof["started"] == false => 3,
@@ -674,6 +679,10 @@ impl Move {
         };
         let note = match readiness {
             0 => "ready now".to_string(),
+            1 if wait_secs.is_infinite() => format!(
+                "ready, but its proof is at difficulty {} now and never gets cheap at {} here",
+                proof["difficulty_now"], proof["target_difficulty"]
+            ),
             1 => format!(
                 "ready, but its proof is at difficulty {} now and cheap at {} in {}",
                 proof["difficulty_now"],
@@ -741,11 +750,12 @@ async fn next(
         }
     }
     // What can be done now first, then what waits (soonest first), then the unknown
-    // and the blocked; the trees' priority within each.
+    // and the blocked; the trees' priority after that.
     moves.sort_by(|a, b| {
-        (a.readiness, a.priority)
-            .cmp(&(b.readiness, b.priority))
+        a.readiness
+            .cmp(&b.readiness)
             .then(a.wait_secs.total_cmp(&b.wait_secs))
+            .then(a.priority.cmp(&b.priority))
     });
     let shown: Vec<String> = moves
         .iter()

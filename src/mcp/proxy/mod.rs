@@ -17,6 +17,7 @@
 //! SIGTERM or Ctrl-C is passed on to the child, which is killed if it has not exited
 //! [`STOP_DEADLINE`] later.
 
+mod answers;
 mod broker;
 pub mod cli;
 mod http;
@@ -32,7 +33,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-pub use self::broker::check_tool_result;
+pub use self::answers::check_tool_result;
 use self::broker::{Board, Broker, Decision, Out};
 pub use self::http::serve_http;
 pub use self::rules::Faults;
@@ -396,6 +397,7 @@ struct Running<W> {
     to_host: tokio::task::JoinHandle<std::io::Result<()>>,
     down_tx: mpsc::UnboundedSender<Out>,
     host: Shared<W>,
+    tap: Arc<Tap>,
 }
 
 /// Starts a session between the host's ends and the server's, on `board`.
@@ -427,9 +429,10 @@ where
         to_server: tokio::spawn(forward_to_server(up_rx, server.clone())),
         up: tokio::spawn(pump_up(host_in, server, broker.clone(), tap.clone())),
         to_host: tokio::spawn(forward_to_host(down_rx, host.clone(), tap.clone())),
-        down: tokio::spawn(pump_down(server_out, host.clone(), broker, tap)),
+        down: tokio::spawn(pump_down(server_out, host.clone(), broker, tap.clone())),
         down_tx,
         host,
+        tap,
     }
 }
 
@@ -454,6 +457,9 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Running<W> {
         self.down.abort();
         self.up.abort();
         self.to_server.abort();
+        // A call the host never got an answer to (one a fault dropped, or the server
+        // stopped first) ends in the log with the session, never left running.
+        self.tap.session_ended();
     }
 }
 

@@ -165,6 +165,34 @@ impl Tap {
         }
     }
 
+    /// The session ended: every call still waiting for its answer ends in the log as
+    /// not answered (marked with why its answer was kept from the agent, when it was),
+    /// so that no call is left running for ever in the log and the live feed.
+    pub(super) fn session_ended(&self) {
+        let Some(recorder) = &self.recorder else {
+            return;
+        };
+        let waiting: Vec<Pending> = self.lock().drain().map(|(_, p)| p).collect();
+        for p in waiting {
+            let error = json!({"error": {
+                "code": "TOOL_CANCELLED",
+                "message": "the session ended before the agent got an answer",
+            }});
+            recorder.response_injected(
+                p.call,
+                &p.tool,
+                &Err(error),
+                p.started.elapsed(),
+                &self.source,
+                Some(
+                    p.note
+                        .as_deref()
+                        .unwrap_or("no answer before the session ended"),
+                ),
+            );
+        }
+    }
+
     /// The server's answer to the call with this id was dropped on purpose: the agent
     /// gets none, so for the agent the call goes on until it gives up on it (its
     /// `notifications/cancelled`), which the log records, marked with `note`.

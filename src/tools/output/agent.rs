@@ -527,7 +527,7 @@ fn handle_meta() -> Value {
         json!({"handle": handle(), "tool_name": string(), "size_bytes": count(), "rows": count(),
                "created": timestamp(), "expires": timestamp(), "age_sec": count(),
                "expires_in_sec": count(), "hits": count(), "verbosity": string(),
-               "fields_unmatched": crate::handles::shape::unmatched_schema()}),
+               "fields_unmatched": crate::handles::unmatched::unmatched_schema()}),
     )
 }
 

@@ -101,7 +101,7 @@ pub fn list_typed(kind: EntityKind) -> Value {
         json!({
             "entity_type": {"const": kind.name()},
             kind.plural(): array(entity(kind)),
-            "table": crate::handles::shape::table_schema(),
+            "table": crate::handles::table::table_schema(),
             "pagination": pagination(),
             "timestamp": timestamp(),
         }),
@@ -121,7 +121,7 @@ pub fn list_entities() -> Value {
         pages.push(json!({"required": [kind.plural()],
                           "properties": {"entity_type": {"const": kind.name()}}}));
     }
-    props.insert("table".into(), crate::handles::shape::table_schema());
+    props.insert("table".into(), crate::handles::table::table_schema());
     props.insert("pagination".into(), pagination());
     props.insert("timestamp".into(), timestamp());
     let mut a = answer(

@@ -61,7 +61,7 @@ pub fn compose(spec: &ToolSpec) -> Value {
     if spec.shaping == Shaping::Standard {
         let mut shaped = answer.clone();
         strip_required(&mut shaped);
-        shaped["properties"][handles::UNMATCHED_KEY] = handles::shape::unmatched_schema();
+        shaped["properties"][handles::UNMATCHED_KEY] = handles::unmatched::unmatched_schema();
         shaped["description"] = json!("Shaped by fields or verbosity: any field may be left out.");
         let mut strict = skeleton(&answer);
         strict.insert("allOf".into(), json!([{"$ref": "#/$defs/shaped"}]));

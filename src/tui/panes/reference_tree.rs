@@ -363,13 +363,13 @@ impl ReferenceTree {
         }
     }
 
-    /// Applies the answer to the latest question, or a fetch for an opened link.
-    /// Answers to earlier questions are not claimed.
     /// True when `id` is this tree's references query, not yet answered.
     pub fn awaits(&self, id: RequestId) -> bool {
         self.request == Some(id)
     }
 
+    /// Applies the answer to the latest question, or a fetch for an opened link.
+    /// Answers to earlier questions are not claimed.
     pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
         if self.request == Some(reply.id) {
             self.request = None;

@@ -29,7 +29,6 @@ const REFERENCES_UNDER: u16 = 18;
 /// The width of the state column: a progress bar, or an error code (longer ones cut).
 const STATE_W: usize = 20;
 
-/// A size in bytes as a person reads it.
 /// The first of `len` rows to show in a list `page` rows high so that row `selected`
 /// is on show and the page is as full as the rows allow: a list that got shorter (a
 /// filter typed, calls let go) scrolls back rather than showing its last rows alone.
@@ -44,6 +43,7 @@ fn scroll_top(top: usize, selected: usize, page: usize, len: usize) -> usize {
     top.min(len.saturating_sub(page))
 }
 
+/// A size in bytes as a person reads it.
 fn size(bytes: usize) -> String {
     match bytes {
         b if b < 1_000 => format!("{b} B"),

@@ -448,7 +448,7 @@ fn plan_from(v: &Value) -> Option<Schedule> {
     })
 }
 
-/// A duration in words: `0.4 s`, `12 s`, `3 min`, `5 h`, `12 d`, `3e9 y`.
+/// A duration in words: `0.4 s`, `12 s`, `3 min`, `5 h`, `12 d`, `1827 y`, `> 10^55 y`.
 fn span(secs: f64) -> String {
     if !secs.is_finite() {
         return "never".into();
