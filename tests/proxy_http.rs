@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc::Receiver;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use rmcp::model::CallToolRequestParams;
@@ -683,12 +683,12 @@ async fn a_server_that_forgets_the_session_ends_the_proxy_saying_why() {
     let addr = format!("127.0.0.1:{port}");
     let server = Headless::start(&["--paused", "--http", &addr], &[]).await;
     let url = server.url.clone();
-    let (agent, dir2) = tokio::task::spawn_blocking(move || {
-        let (mut agent, _stderr) =
+    let (agent, stderr, dir2) = tokio::task::spawn_blocking(move || {
+        let (mut agent, stderr) =
             Agent::start(&["proxy", "--no-control", "--upstream", &url], &dir);
         agent.call(1, "structs_query_block_height", json!({}), None);
         until(&agent.out, "the answer", |v| v["id"] == 1);
-        (agent, dir)
+        (agent, stderr, dir)
     })
     .await
     .unwrap();
@@ -697,11 +697,43 @@ async fn a_server_that_forgets_the_session_ends_the_proxy_saying_why() {
     tokio::task::spawn_blocking(move || {
         let mut agent = agent;
         agent.call(2, "structs_query_block_height", json!({}), None);
-        let got = until(&agent.out, "the answer", |v| v["id"] == 2)
-            .pop()
-            .unwrap();
-        let said = got["error"]["message"].as_str().unwrap_or("");
-        assert!(said.contains("no longer knows this session"), "{got}");
+        // The proxy learns it either from the call's own POST, and answers it saying
+        // so, or first from its event stream reconnecting, and then ends at once, as a
+        // server whose session is gone would: the host's pipe closes, and the proxy
+        // says why on stderr.
+        let answer = loop {
+            match agent.out.recv_timeout(Duration::from_secs(10)) {
+                Ok(line) => {
+                    let v: Value = serde_json::from_str(&line).unwrap();
+                    if v["id"] == 2 {
+                        break Some(v);
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => break None,
+                Err(RecvTimeoutError::Timeout) => panic!("call 2 neither answered nor ended"),
+            }
+        };
+        match answer {
+            Some(got) => {
+                let said = got["error"]["message"].as_str().unwrap_or("");
+                assert!(said.contains("no longer knows this session"), "{got}");
+            }
+            None => {
+                let mut said = Vec::new();
+                while let Ok(line) = stderr.recv_timeout(Duration::from_secs(5)) {
+                    let found = line.contains("no longer knows this session");
+                    said.push(line);
+                    if found {
+                        break;
+                    }
+                }
+                assert!(
+                    said.iter()
+                        .any(|l| l.contains("no longer knows this session")),
+                    "{said:?}"
+                );
+            }
+        }
         let start = Instant::now();
         let status = loop {
             if let Some(status) = agent.child.try_wait().unwrap() {
