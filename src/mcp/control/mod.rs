@@ -197,8 +197,31 @@ impl Endpoint {
         {
             private_dir(dir)?;
         }
-        if path.exists() {
-            // A socket left by a process that died: nobody answers on it.
+        // Only a socket that nobody answers on (left by a process that died) is
+        // replaced. Anything else at the path (a session log given to --control by
+        // mistake, a symlink, a folder) is left as it is and refused, naming it.
+        if let Ok(meta) = std::fs::symlink_metadata(path) {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = meta.file_type();
+            if !kind.is_socket() {
+                let what = if kind.is_symlink() {
+                    "a symbolic link"
+                } else if kind.is_dir() {
+                    "a folder"
+                } else if kind.is_file() {
+                    "a file"
+                } else {
+                    "not a socket"
+                };
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} is {what}, not a control socket: it is left as it is; give the \
+                         control endpoint a path where nothing is, or a stale socket",
+                        path.display()
+                    ),
+                ));
+            }
             if std::os::unix::net::UnixStream::connect(path).is_ok() {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::AddrInUse,
@@ -618,6 +641,57 @@ mod tests {
             assert_eq!(endpoints_of(&dirs, 65534), std::slice::from_ref(&path));
         }
         drop(endpoint);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn only_a_stale_socket_is_replaced_never_a_file_a_link_or_a_folder() {
+        let dir = std::env::temp_dir().join(format!("structs-clobber-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let hello = json!({"type": "hello"});
+        let refused = |served: std::io::Result<Endpoint>| match served {
+            Ok(endpoint) => panic!("served on {}", endpoint.path().display()),
+            Err(e) => e,
+        };
+        // A session log given as the control path by mistake.
+        let log = dir.join("agent.jsonl");
+        std::fs::write(&log, "{\"v\":1}\n".repeat(414)).unwrap();
+        let e = refused(Endpoint::serve(&log, Feed::new(), hello.clone()));
+        assert_eq!(e.kind(), std::io::ErrorKind::AlreadyExists);
+        assert!(
+            e.to_string()
+                .contains("agent.jsonl is a file, not a control socket"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&log).unwrap().lines().count(), 414);
+        // A symlink, even one to nothing, and a folder.
+        let link = dir.join("link.sock");
+        std::os::unix::fs::symlink(&log, &link).unwrap();
+        let e = refused(Endpoint::serve(&link, Feed::new(), hello.clone()));
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        let dangling = dir.join("dangling.sock");
+        std::os::unix::fs::symlink(dir.join("nothing"), &dangling).unwrap();
+        let e = refused(Endpoint::serve(&dangling, Feed::new(), hello.clone()));
+        assert!(e.to_string().contains("is a symbolic link"), "{e}");
+        let folder = dir.join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        let e = refused(Endpoint::serve(&folder, Feed::new(), hello.clone()));
+        assert!(e.to_string().contains("is a folder"), "{e}");
+        assert!(folder.is_dir());
+        // A socket nobody answers on is replaced; a live one is refused.
+        let stale = dir.join("stale.sock");
+        drop(std::os::unix::net::UnixListener::bind(&stale).unwrap());
+        let live = Endpoint::serve(&stale, Feed::new(), hello.clone()).unwrap();
+        let e = refused(Endpoint::serve(&stale, Feed::new(), hello));
+        assert_eq!(e.kind(), std::io::ErrorKind::AddrInUse, "{e}");
+        drop(live);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
