@@ -217,10 +217,13 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                 Piece::Line(line) => line,
             };
             // Only a tool call or list, or a cancellation, concerns them; and a tool
-            // list always (its schemas check edits at a breakpoint).
-            let look = (mentions(&line, b"tools")
-                && (recording || ruling || mentions(&line, b"tools/list")))
-                || (mentions(&line, b"cancelled") && (recording || ruling));
+            // list always (its schemas check edits at a breakpoint). A line with a
+            // `\u` escape may spell any method (`tool\u0073/call`): it is parsed, so
+            // no spelling of JSON gets a call past the tap.
+            let escaped = mentions(&line, b"\\u");
+            let look = ((mentions(&line, b"tools") || escaped)
+                && (recording || ruling || escaped || mentions(&line, b"tools/list")))
+                || ((mentions(&line, b"cancelled") || escaped) && (recording || ruling));
             let decision = if !look {
                 Decision::Pass
             } else {
@@ -688,6 +691,36 @@ mod tests {
             .unwrap();
         assert_eq!(*seen.lock().unwrap(), input);
         assert!(server.lock().await.is_none(), "closed at the end");
+    }
+
+    #[tokio::test]
+    async fn a_method_spelled_with_escapes_is_recorded_as_the_server_reads_it() {
+        let dir = std::env::temp_dir().join(format!("structs-escaped-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let log = dir.join("tap.jsonl");
+        let recorder = Arc::new(crate::record::Recorder::open(&log).unwrap());
+        let tap = Arc::new(Tap::new(Some(recorder), String::new()));
+        let (up_tx, _up_rx) = mpsc::unbounded_channel();
+        let (down_tx, _down_rx) = mpsc::unbounded_channel();
+        let broker = Broker::new(up_tx, down_tx, Board::new(None, None), None, HOLD_TIMEOUT);
+        let input = b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tool\\u0073/call\",\"params\":{\"name\":\"t\\u0065st\",\"arguments\":{}}}\n";
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let server: Shared<Keep> = Arc::new(tokio::sync::Mutex::new(Some(Keep(seen.clone()))));
+        pump_up(&input[..], server, broker, tap).await.unwrap();
+        assert_eq!(*seen.lock().unwrap(), input, "passed as it came");
+        let lines: Vec<Value> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(
+            lines
+                .iter()
+                .any(|l| l["type"] == "request" && l["tool"] == "test"),
+            "the call the server runs is recorded: {lines:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A writer that keeps what it is given.
