@@ -67,6 +67,35 @@ pub(crate) fn wrapped_lines(text: &str, width: usize) -> usize {
     lines
 }
 
+/// `text` in lines of at most `width` columns, broken between words (a word longer
+/// than a line is cut).
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let w = ratatui::text::Line::from(word).width();
+        let now = ratatui::text::Line::from(line.as_str()).width();
+        if !line.is_empty() && now + 1 + w > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while ratatui::text::Line::from(line.as_str()).width() > width {
+            let cut: String = line.chars().take(width).collect();
+            let rest: String = line.chars().skip(width).collect();
+            lines.push(cut);
+            line = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// [`fit`], padded with spaces to `width` columns.
 pub(crate) fn fit_pad(text: &str, width: usize) -> String {
     let cut = fit(text, width);

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 
 use super::App;
+use crate::tui::component::wrap_words;
 use crate::tui::keymap::{Command, Context, Hint};
 use crate::tui::tab::Tab;
 use crate::tui::theme::{Role, Theme};
@@ -171,33 +172,4 @@ fn help_line(
         out.push(Line::from(spans));
     }
     out
-}
-
-/// `text` in lines of at most `width` columns, broken between words (a word longer
-/// than a line is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let w = Line::from(word).width();
-        let now = Line::from(line.as_str()).width();
-        if !line.is_empty() && now + 1 + w > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        while Line::from(line.as_str()).width() > width {
-            let cut: String = line.chars().take(width).collect();
-            let rest: String = line.chars().skip(width).collect();
-            lines.push(cut);
-            line = rest;
-        }
-    }
-    if !line.is_empty() || lines.is_empty() {
-        lines.push(line);
-    }
-    lines
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::{Focus, ReplayPane, Verdict};
 use crate::record::diff::{Change, ChangeKind};
-use crate::tui::component::{SELECTED_MARK, Ui, fit_pad as fit, grouped};
+use crate::tui::component::{SELECTED_MARK, Ui, fit_pad as fit, grouped, wrap_words};
 use crate::tui::theme::Role;
 
 impl ReplayPane {
@@ -383,33 +383,6 @@ impl ReplayPane {
             }
         }
     }
-}
-
-/// `text` in lines of at most `width` characters, broken between words (a word
-/// longer than a line is cut).
-fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(1);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        let taken = line.chars().count();
-        if taken > 0 && taken + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        while line.chars().count() > width {
-            let cut: String = line.chars().take(width).collect();
-            line = line.chars().skip(width).collect();
-            lines.push(cut);
-        }
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 #[allow(clippy::too_many_arguments)]
