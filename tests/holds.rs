@@ -688,3 +688,154 @@ fn the_live_tab_fetches_a_handle_through_the_watched_server() {
     assert_eq!(requests.len(), 1, "{requests:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The messages a proxy writes to a host that sends `lines` and closes its stdin at
+/// once, and the proxy's session log.
+fn all_at_once(extra: &[&str], lines: &[Value], dir: &Path) -> (Vec<Value>, Vec<Value>) {
+    use std::io::Write;
+    let log = dir.join("at-once.jsonl");
+    let _ = std::fs::remove_file(&log);
+    let mut args = vec!["proxy", "--no-control", "--record", log.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let mut child = Command::new(BIN)
+        .args(&args)
+        .env("XDG_RUNTIME_DIR", dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    stdin.write_all(text.as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let got = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    (got, log_lines(&log))
+}
+
+#[test]
+fn a_call_taken_by_a_fault_is_answered_and_recorded_when_the_host_closes_at_once() {
+    let dir = runtime_dir("at-once");
+    let lines = [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "a-test-agent", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "structs_query_block_height", "arguments": {}}}),
+    ];
+    let child = ["--", BIN, "--headless", "--paused", "--log-level", "warn"];
+    for (rule, server) in [
+        (
+            json!({"latency_ms": 500}),
+            &["--embedded", "--", "--paused"][..],
+        ),
+        (json!({"latency_ms": 500}), &child[..]),
+        (
+            json!({"latency_ms": 300, "error": "RATE_LIMIT_EXCEEDED"}),
+            &["--embedded", "--", "--paused"][..],
+        ),
+        (json!({"error": "RATE_LIMIT_EXCEEDED"}), &child[..]),
+    ] {
+        // A latency and an error are two rules: one fault a rule.
+        let rules: Vec<Value> = match rule.as_object().unwrap().len() {
+            1 => vec![rule.clone()],
+            _ => vec![
+                json!({"latency_ms": rule["latency_ms"]}),
+                json!({"error": rule["error"]}),
+            ],
+        };
+        let file = dir.join("at-once-faults.json");
+        std::fs::write(&file, json!({"rules": rules}).to_string()).unwrap();
+        let mut extra = vec!["--faults", file.to_str().unwrap()];
+        extra.extend_from_slice(server);
+        let (got, log) = all_at_once(&extra, &lines, &dir);
+        let answer = got
+            .iter()
+            .find(|m| m["id"] == 1)
+            .unwrap_or_else(|| panic!("{rule} {server:?}: no answer in {got:?}"));
+        let is_error = rule.get("error").is_some();
+        assert_eq!(answer["result"]["isError"] == true, is_error, "{answer}");
+        assert!(
+            log.iter()
+                .any(|l| l["type"] == "response" && l["call"] == 1),
+            "{rule} {server:?}: the answer is recorded: {log:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_watchers_fault_rules_leave_with_it_and_unfault_clears_them() {
+    let dir = runtime_dir("unfault");
+    let log = dir.join("u.jsonl");
+    let file = dir.join("faults.json");
+    // The file's rule fires on planets only: it stays through everything below.
+    std::fs::write(
+        &file,
+        json!({"rules": [{"tool": "structs_query_planet", "error": "RATE_LIMIT_EXCEEDED"}]})
+            .to_string(),
+    )
+    .unwrap();
+    let args = proxy_args(log.to_str().unwrap(), &["--faults", file.to_str().unwrap()]);
+    let (mut agent, stderr) = Agent::start(&args, &dir);
+    let socket = socket_from(&stderr);
+    let failed = |agent: &mut Agent, id: u64, tool: &str, args: Value| {
+        agent.call(id, tool, args, None);
+        answer(agent, id)["result"]["isError"] == true
+    };
+    let player = || json!({"player_id": "1-1"});
+
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "fault", "rule": {"error": "RATE_LIMIT_EXCEEDED"}}));
+    assert_eq!(ack["rule"], 2, "numbered after the file's rule: {ack}");
+    assert!(failed(&mut agent, 1, "structs_query_player", player()));
+    // Gone with `unfault`, naming it; the file's rule stays.
+    let ack = watcher.command(json!({"cmd": "unfault", "rule": 2}));
+    assert_eq!(
+        (ack["type"].as_str(), ack["removed"].as_u64()),
+        (Some("ack"), Some(1)),
+        "{ack}"
+    );
+    assert!(!failed(&mut agent, 2, "structs_query_player", player()));
+    assert!(failed(
+        &mut agent,
+        3,
+        "structs_query_planet",
+        json!({"planet_id": "2-1"})
+    ));
+    let refused = watcher.command(json!({"cmd": "unfault", "rule": 2}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+
+    // `unfault` alone clears what watchers added, never the file's.
+    watcher.command(json!({"cmd": "fault", "rule": {"error": "RATE_LIMIT_EXCEEDED"}}));
+    watcher.command(json!({"cmd": "fault", "rule": {"latency_ms": 1}}));
+    let ack = watcher.command(json!({"cmd": "unfault"}));
+    assert_eq!(ack["removed"], 2, "{ack}");
+    assert_eq!(ack["left"], 1, "{ack}");
+    assert!(!failed(&mut agent, 4, "structs_query_player", player()));
+
+    // A watcher that goes away takes its rules with it.
+    let ack = watcher.command(json!({"cmd": "fault", "rule": {"error": "RATE_LIMIT_EXCEEDED"}}));
+    assert_eq!(ack["rule"], 5, "numbers are never used twice: {ack}");
+    assert!(failed(&mut agent, 5, "structs_query_player", player()));
+    drop(watcher);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut id = 6;
+    while failed(&mut agent, id, "structs_query_player", player()) {
+        assert!(Instant::now() < deadline, "the rule outlived its watcher");
+        std::thread::sleep(Duration::from_millis(50));
+        id += 1;
+    }
+    assert!(failed(
+        &mut agent,
+        100,
+        "structs_query_planet",
+        json!({"planet_id": "2-1"})
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -206,6 +206,10 @@ impl Live {
                     "break" => format!("breakpoint {} set", value["rule"]),
                     "unbreak" => "breakpoint cleared".to_string(),
                     "fault" => format!("fault rule {} added", value["rule"]),
+                    "unfault" => format!(
+                        "{} fault rule(s) removed, {} left",
+                        value["removed"], value["left"]
+                    ),
                     cmd => format!("{cmd}: done"),
                 };
                 self.answers.push((true, what));

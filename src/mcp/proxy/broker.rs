@@ -15,18 +15,20 @@
 //! the server are logged with `injected` saying what gave them.
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
+mod board;
 mod fetch;
+
+pub(super) use self::board::Board;
 
 use super::answers::{answer_key, check_tool_result, response_line, tool_result, truncate_text};
 use super::rules::{Fault, Faults, Match, error_answer};
 use crate::error::{ErrorCode, ToolError};
-use crate::record::Feed;
 use crate::tools::schema::ArgSchema;
 
 /// How often a held request that asked for progress is sent some.
@@ -154,178 +156,6 @@ struct State {
     list_requests: HashSet<String>,
 }
 
-/// The rules every session of one proxy shares.
-struct Rules {
-    faults: Option<Faults>,
-    breakpoints: Vec<Breakpoint>,
-    next_rule: u64,
-    /// Holds are numbered across sessions, so that a command names one.
-    next_hold: u64,
-    /// The proxy's own requests are numbered across sessions.
-    next_own: u64,
-}
-
-/// What the sessions of one proxy share: the breakpoints and fault rules, the feed,
-/// and the brokers of the sessions open, to which the watchers' commands go.
-pub(super) struct Board {
-    rules: Mutex<Rules>,
-    feed: Option<Feed>,
-    brokers: Mutex<Vec<Weak<Broker>>>,
-}
-
-impl Board {
-    pub(super) fn new(feed: Option<Feed>, faults: Option<Faults>) -> Arc<Board> {
-        Arc::new(Board {
-            rules: Mutex::new(Rules {
-                faults,
-                breakpoints: Vec::new(),
-                next_rule: 1,
-                next_hold: 1,
-                next_own: 1,
-            }),
-            feed,
-            brokers: Mutex::new(Vec::new()),
-        })
-    }
-
-    fn rules(&self) -> std::sync::MutexGuard<'_, Rules> {
-        self.rules.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The brokers of the sessions still open (the others are forgotten).
-    fn brokers(&self) -> Vec<Arc<Broker>> {
-        let mut list = self.brokers.lock().unwrap_or_else(|e| e.into_inner());
-        list.retain(|b| b.strong_count() > 0);
-        list.iter().filter_map(Weak::upgrade).collect()
-    }
-
-    fn publish(&self, mut event: Value, session: &str) {
-        if let Some(feed) = &self.feed {
-            event["v"] = json!(crate::record::VERSION);
-            event["session"] = json!(session);
-            let mut line = event.to_string().into_bytes();
-            line.push(b'\n');
-            feed.publish(&line);
-        }
-    }
-
-    /// The breakpoints as the feed lists them.
-    fn breakpoints_event(&self) -> Value {
-        let rules: Vec<Value> = self
-            .rules()
-            .breakpoints
-            .iter()
-            .map(|b| json!({"rule": b.id, "on": b.on.word(), "match": b.when.describe()}))
-            .collect();
-        json!({"type": "breakpoints", "rules": rules})
-    }
-
-    /// A watcher went away: its breakpoints go, and what they hold goes on, in every
-    /// session.
-    pub(super) fn watcher_left(&self, watcher: u64) {
-        {
-            let mut rules = self.rules();
-            let before = rules.breakpoints.len();
-            rules.breakpoints.retain(|b| b.owner != watcher);
-            if before == rules.breakpoints.len() {
-                return;
-            }
-        }
-        for broker in self.brokers() {
-            broker.release_owned_by(watcher);
-        }
-        self.publish(self.breakpoints_event(), "");
-    }
-
-    /// Runs a watcher's command; the answer goes back to it.
-    pub(super) fn command(&self, watcher: u64, body: &Value) -> Value {
-        match self.run(watcher, body) {
-            Ok(mut ack) => {
-                ack["type"] = json!("ack");
-                ack["cmd"] = body["cmd"].clone();
-                ack
-            }
-            Err(reason) => json!({"type": "refused", "cmd": body["cmd"], "reason": reason}),
-        }
-    }
-
-    fn run(&self, watcher: u64, body: &Value) -> Result<Value, String> {
-        let cmd = body["cmd"].as_str().unwrap_or("");
-        match cmd {
-            "break" => {
-                let mut rule = body.as_object().cloned().unwrap_or_default();
-                rule.remove("cmd");
-                let on = match rule.remove("on") {
-                    None => On::Request,
-                    Some(v) if v == "request" => On::Request,
-                    Some(v) if v == "response" => On::Response,
-                    Some(v) => return Err(format!("\"on\" is \"request\" or \"response\", not {v}")),
-                };
-                let when = Match::take(&mut rule)?;
-                if let Some(key) = rule.keys().next() {
-                    return Err(format!("unknown key {key:?} (a breakpoint has on, tool, arg, value)"));
-                }
-                let id = {
-                    let mut rules = self.rules();
-                    let id = rules.next_rule;
-                    rules.next_rule += 1;
-                    rules.breakpoints.push(Breakpoint {
-                        id,
-                        owner: watcher,
-                        on,
-                        when,
-                    });
-                    id
-                };
-                self.publish(self.breakpoints_event(), "");
-                Ok(json!({"rule": id}))
-            }
-            "unbreak" => {
-                {
-                    let mut rules = self.rules();
-                    match body.get("rule").and_then(Value::as_u64) {
-                        Some(rule) => {
-                            let before = rules.breakpoints.len();
-                            rules.breakpoints.retain(|b| b.id != rule);
-                            if before == rules.breakpoints.len() {
-                                return Err(format!("no breakpoint {rule}"));
-                            }
-                        }
-                        None => rules.breakpoints.clear(),
-                    }
-                }
-                self.publish(self.breakpoints_event(), "");
-                Ok(json!({}))
-            }
-            "fault" => {
-                let rule = body.get("rule").cloned().unwrap_or(Value::Null);
-                let added = Faults::from_json(&json!({"rules": [rule]}))?;
-                let mut rules = self.rules();
-                match &mut rules.faults {
-                    Some(faults) => faults.rules.extend(added.rules),
-                    None => rules.faults = Some(added),
-                }
-                let n = rules.faults.as_ref().map_or(0, |f| f.rules.len());
-                Ok(json!({"rule": n}))
-            }
-            "continue" | "edit" | "answer" | "error" | "drop" => {
-                let hold = body["hold"]
-                    .as_u64()
-                    .ok_or("name the held call: \"hold\": N")?;
-                // The session that holds it answers.
-                for broker in self.brokers() {
-                    if let Some(answer) = broker.release_command(cmd, hold, body) {
-                        return answer;
-                    }
-                }
-                Err(format!("nothing is held as {hold} (released, or timed out)"))
-            }
-            "" => Err("a command has \"cmd\": break, unbreak, fault, continue, edit, answer, error, drop or fetch".into()),
-            other => Err(format!("no command {other:?} (break, unbreak, fault, continue, edit, answer, error, drop, fetch)")),
-        }
-    }
-}
-
 /// The broker of one session, shared by its two pumps and the board's commands.
 pub(super) struct Broker {
     state: Mutex<State>,
@@ -336,6 +166,18 @@ pub(super) struct Broker {
     pub hold_timeout: Duration,
     /// Where an answer the agent never gets is logged.
     tap: Option<Arc<super::Tap>>,
+    /// Messages taken and not yet sent on (held, delayed, answers on their way): the
+    /// session does not end, nor the server's stdin close, before they go.
+    taken: tokio::sync::watch::Sender<usize>,
+}
+
+/// One message the broker has taken, until it is sent on (or let go).
+struct InHand(tokio::sync::watch::Sender<usize>);
+
+impl Drop for InHand {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
+    }
 }
 
 impl Broker {
@@ -359,6 +201,7 @@ impl Broker {
             session,
             hold_timeout,
             tap,
+            taken: tokio::sync::watch::Sender::new(0),
         });
         board
             .brokers
@@ -366,6 +209,23 @@ impl Broker {
             .unwrap_or_else(|e| e.into_inner())
             .push(Arc::downgrade(&broker));
         broker
+    }
+
+    /// Counts a message taken; it is let go with the guard.
+    fn in_hand(&self) -> InHand {
+        self.taken.send_modify(|n| *n += 1);
+        InHand(self.taken.clone())
+    }
+
+    /// Waits until every message taken has been sent on.
+    pub(super) async fn settled(&self) {
+        let mut taken = self.taken.subscribe();
+        let _ = taken.wait_for(|n| *n == 0).await;
+    }
+
+    /// Closes the server's stdin once what the broker sent before it is written.
+    pub(super) fn close_server(&self) {
+        let _ = self.to_server.send(Vec::new());
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -517,7 +377,9 @@ impl Broker {
             let bytes = response_line(id, &result);
             let broker = self.clone();
             let injected = notes.join(", ");
+            let in_hand = self.in_hand();
             tokio::spawn(async move {
+                let _in_hand = in_hand;
                 tokio::time::sleep(latency).await;
                 broker.send_host(bytes, Some(injected));
             });
@@ -537,7 +399,9 @@ impl Broker {
         }
         let to_server = self.to_server.clone();
         let bytes = line.to_vec();
+        let in_hand = self.in_hand();
         tokio::spawn(async move {
+            let _in_hand = in_hand;
             tokio::time::sleep(latency).await;
             let _ = to_server.send(bytes);
         });
@@ -738,7 +602,9 @@ impl Broker {
         };
         self.publish(event);
         let broker = self.clone();
+        let in_hand = self.in_hand();
         tokio::spawn(async move {
+            let _in_hand = in_hand;
             let deadline = tokio::time::Instant::now() + broker.hold_timeout;
             let mut rx = rx;
             let mut beats = 0u64;

@@ -254,8 +254,10 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             return Ok(());
         }
         if ended {
-            // The host is done: the server's stdin closes.
-            server.lock().await.take();
+            // The host is done: the server's stdin closes, once the calls the broker
+            // took (held, delayed) have gone to it, so that each is answered.
+            broker.settled().await;
+            broker.close_server();
             return Ok(());
         }
     }
@@ -322,13 +324,20 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     }
 }
 
-/// Writes to the server what the broker sends (held, delayed, edited requests).
+/// Writes to the server what the broker sends (held, delayed, edited requests); an
+/// empty message closes the server's stdin ([`Broker::close_server`]).
 async fn forward_to_server<W: AsyncWrite + Unpin>(
     mut rx: mpsc::UnboundedReceiver<Vec<u8>>,
     server: Shared<W>,
 ) -> std::io::Result<()> {
     while let Some(bytes) = rx.recv().await {
-        if !bytes.is_empty() && !write_to(&server, &bytes).await? {
+        if bytes.is_empty() {
+            if let Some(mut w) = server.lock().await.take() {
+                let _ = w.shutdown().await;
+            }
+            break;
+        }
+        if !write_to(&server, &bytes).await? {
             break;
         }
     }
@@ -401,6 +410,7 @@ struct Running<W> {
     down_tx: mpsc::UnboundedSender<Out>,
     host: Shared<W>,
     tap: Arc<Tap>,
+    broker: Arc<Broker>,
 }
 
 /// Starts a session between the host's ends and the server's, on `board`.
@@ -432,10 +442,16 @@ where
         to_server: tokio::spawn(forward_to_server(up_rx, server.clone())),
         up: tokio::spawn(pump_up(host_in, server, broker.clone(), tap.clone())),
         to_host: tokio::spawn(forward_to_host(down_rx, host.clone(), tap.clone())),
-        down: tokio::spawn(pump_down(server_out, host.clone(), broker, tap.clone())),
+        down: tokio::spawn(pump_down(
+            server_out,
+            host.clone(),
+            broker.clone(),
+            tap.clone(),
+        )),
         down_tx,
         host,
         tap,
+        broker,
     }
 }
 
@@ -451,6 +467,8 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Running<W> {
                 let _ = (&mut self.down).await;
             }
         }
+        // Answers the broker still has on their way to the host go before the end.
+        let _ = tokio::time::timeout(wait.unwrap_or(STOP_DEADLINE), self.broker.settled()).await;
         let _ = self.down_tx.send(Out::End);
         let _ = tokio::time::timeout(Duration::from_secs(1), self.to_host).await;
         if let Some(mut w) = self.host.lock().await.take() {
@@ -679,18 +697,19 @@ mod tests {
             b"a last line with no newline",
         ]
         .concat();
-        let (up_tx, _up_rx) = mpsc::unbounded_channel();
+        let (up_tx, mut up_rx) = mpsc::unbounded_channel();
         let (down_tx, _down_rx) = mpsc::unbounded_channel();
         let tap = Arc::new(Tap::new(None, String::new()));
         let broker = Broker::new(up_tx, down_tx, Board::new(None, None), None, HOLD_TIMEOUT);
-        // The writer is taken (closed) at the end of the stream: what it got is kept.
         let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
         let server: Shared<Keep> = Arc::new(tokio::sync::Mutex::new(Some(Keep(seen.clone()))));
         pump_up(&input[..], server.clone(), broker, tap)
             .await
             .unwrap();
         assert_eq!(*seen.lock().unwrap(), input);
-        assert!(server.lock().await.is_none(), "closed at the end");
+        // At the end of the stream the server's stdin is closed, after what the broker
+        // sent before.
+        assert_eq!(up_rx.recv().await, Some(Vec::new()), "closed at the end");
     }
 
     #[tokio::test]

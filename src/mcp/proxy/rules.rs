@@ -156,6 +156,11 @@ pub struct FaultRule {
     pub rate: Option<f64>,
     /// Fires for every Nth call it matches.
     pub every: Option<u64>,
+    /// Its number, as notes and commands name it: a faults file's rules are 1, 2, …
+    /// in order, and each rule a watcher adds takes the next.
+    pub number: usize,
+    /// The watcher that added it (`None`: the faults file's); it goes when they leave.
+    pub owner: Option<u64>,
     matched: u64,
 }
 
@@ -165,6 +170,8 @@ pub struct Faults {
     pub rules: Vec<FaultRule>,
     pub seed: u64,
     rng: ChaCha8Rng,
+    /// The number the last rule added took (numbers are never used twice).
+    last_number: usize,
 }
 
 /// The most answer bytes `oversize` pads to.
@@ -211,13 +218,51 @@ impl Faults {
             .ok_or("\"rules\" must be a list of rules")?
             .iter()
             .enumerate()
-            .map(|(i, rule)| rule_of(rule).map_err(|e| format!("rule {}: {e}", i + 1)))
+            .map(|(i, rule)| {
+                let mut rule = rule_of(rule).map_err(|e| format!("rule {}: {e}", i + 1))?;
+                rule.number = i + 1;
+                Ok::<_, String>(rule)
+            })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Faults {
+            last_number: rules.len(),
             rules,
             seed,
             rng: ChaCha8Rng::seed_from_u64(seed),
         })
+    }
+
+    /// No rules yet: where a watcher's first rule goes.
+    pub fn none() -> Faults {
+        Faults {
+            rules: Vec::new(),
+            seed: 0,
+            rng: ChaCha8Rng::seed_from_u64(0),
+            last_number: 0,
+        }
+    }
+
+    /// Adds a watcher's rule (one rule's JSON, as in a faults file) and gives its
+    /// number.
+    ///
+    /// # Errors
+    ///
+    /// When it is not a rule, saying why.
+    pub fn add(&mut self, rule: &Value, owner: u64) -> Result<usize, String> {
+        let mut rule = rule_of(rule)?;
+        self.last_number += 1;
+        rule.number = self.last_number;
+        rule.owner = Some(owner);
+        let number = rule.number;
+        self.rules.push(rule);
+        Ok(number)
+    }
+
+    /// Removes the rules `keep` says no to, and gives how many went.
+    pub fn remove(&mut self, keep: impl Fn(&FaultRule) -> bool) -> usize {
+        let before = self.rules.len();
+        self.rules.retain(keep);
+        before - self.rules.len()
     }
 
     /// True when a rule answers with earlier answers, so they must be kept.
@@ -230,7 +275,7 @@ impl Faults {
     /// in the order the rules are written.
     pub fn pick(&mut self, tool: &str, args: &Value) -> Vec<(usize, Fault)> {
         let mut fired = Vec::new();
-        for (i, rule) in self.rules.iter_mut().enumerate() {
+        for rule in &mut self.rules {
             if !rule.when.matches(tool, args) {
                 continue;
             }
@@ -241,7 +286,7 @@ impl Faults {
                 None => true,
             };
             if by_count && by_rate {
-                fired.push((i + 1, rule.fault.clone()));
+                fired.push((rule.number, rule.fault.clone()));
             }
         }
         fired
@@ -339,6 +384,8 @@ fn rule_of(rule: &Value) -> Result<FaultRule, String> {
             fault: faults.remove(0),
             rate,
             every,
+            number: 0,
+            owner: None,
             matched: 0,
         }),
         0 => Err(
