@@ -683,3 +683,41 @@ fn each_commands_help_lists_only_what_it_takes() {
     );
     assert!(!help("replay").contains("--auth-token"));
 }
+
+/// `client --timeout 3 … ping` against a server that misbehaves as `mode` says: how
+/// long it took, and what it said.
+fn against_hostile(mode: &str) -> (Duration, Output) {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/hostile_server.py");
+    let started = Instant::now();
+    let out = client_with(
+        &format!("python3 {script} {mode}"),
+        &["--timeout", "3"],
+        &["ping"],
+        None,
+    );
+    (started.elapsed(), out)
+}
+
+#[test]
+fn attaching_is_bounded_by_the_timeout_and_the_page_cap_and_says_why() {
+    // (mode, what the error says, whether it fails: a server that never lists its
+    // prompts is still served without them)
+    for (mode, said) in [
+        (
+            "silent-init",
+            "did not complete the MCP handshake within 3 s",
+        ),
+        ("endless-tools", "after 100 pages"),
+        ("huge", "over 16 MB"),
+        ("deep", "levels deep"),
+    ] {
+        let (took, out) = against_hostile(mode);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{mode}: {stderr}");
+        assert!(stderr.contains(said), "{mode}: {stderr}");
+        assert!(took < Duration::from_secs(12), "{mode} took {took:?}");
+    }
+    let (took, out) = against_hostile("silent-prompts");
+    assert_eq!(ok(&out), json!({}), "ping is answered without the prompts");
+    assert!(took < Duration::from_secs(12), "took {took:?}");
+}

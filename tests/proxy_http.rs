@@ -749,3 +749,57 @@ async fn a_server_that_forgets_the_session_ends_the_proxy_saying_why() {
     .unwrap();
     again.stop().await;
 }
+
+/// A server that answers every POST with an event stream whose one event never ends:
+/// the proxy answers the host's request saying so, and its memory stays bounded.
+#[test]
+fn an_upstream_event_that_never_ends_is_answered_and_costs_no_memory() {
+    use std::io::{Read, Write};
+    let dir = runtime_dir("proxy-endless");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && stream.read(&mut byte).unwrap_or(0) == 1 {
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8_lossy(&head).to_lowercase();
+                if !text.starts_with("post") {
+                    let _ = stream
+                        .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n");
+                    return;
+                }
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: s1\r\n\r\ndata: ",
+                );
+                // 40 MB with no newline, then nothing: the event never ends.
+                let block = vec![b'x'; 1 << 20];
+                for _ in 0..40 {
+                    if stream.write_all(&block).is_err() {
+                        return;
+                    }
+                }
+                std::thread::sleep(Duration::from_secs(30));
+            });
+        }
+    });
+    let (agent, _stderr) = Agent::start(&["proxy", "--no-control", "--upstream", &url], &dir);
+    let pid = agent.child.id();
+    let said = agent.handshake["error"]["message"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(said.contains("over 16 MB"), "{}", agent.handshake);
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kb < 150 * 1024, "peak {peak_kb} kB");
+    let _ = std::fs::remove_dir_all(&dir);
+}

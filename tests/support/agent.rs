@@ -60,6 +60,8 @@ pub struct Agent {
     pub child: Child,
     pub stdin: Option<ChildStdin>,
     pub out: Receiver<String>,
+    /// The answer to its `initialize`.
+    pub handshake: Value,
 }
 
 impl Agent {
@@ -80,13 +82,16 @@ impl Agent {
             child,
             stdin,
             out: lines_of(out),
+            handshake: Value::Null,
         };
         agent.send(
             json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {},
             "clientInfo": {"name": "a-test-agent", "version": "1"}}}),
         );
-        until(&agent.out, "the handshake", |v| v["id"] == 0);
+        agent.handshake = until(&agent.out, "the handshake", |v| v["id"] == 0)
+            .pop()
+            .unwrap_or_default();
         agent.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         (agent, err)
     }

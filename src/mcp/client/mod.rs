@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use rmcp::model::{CallToolResult, ProgressToken, ProtocolVersion, Tool};
 use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient};
 use serde_json::{Value, json};
 
@@ -22,6 +22,7 @@ use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::source::SourceInfo;
 
+mod child;
 mod handler;
 mod inspect;
 pub mod script;
@@ -34,7 +35,7 @@ pub use handler::{
 use handler::{Listener, ProgressSinks, Shared};
 pub use inspect::{CompleteRef, LOG_LEVELS, MAX_PAGES};
 pub use wire::{Direction, Which, Wire, WireMessage};
-use wire::{Logged, lock, read_stderr};
+use wire::{Logged, lock};
 
 /// The `_meta` key under which the server sends a progress report's own figures (the
 /// proof-of-work search's hash rate, for one), so a console attached over MCP draws
@@ -222,6 +223,9 @@ pub struct Options {
     pub roots: Vec<RootDir>,
     /// Who answers the server's sampling and elicitation requests.
     pub answers: Answers,
+    /// How long attaching may take in all: the handshake, the tool list and the prompt
+    /// list (see [`CONNECT_TIMEOUT`]).
+    pub connect_timeout: Duration,
     /// Against a Structs server, follow its block height (a call of
     /// `structs_query_block_height` at once, then one now and then) for the console's
     /// header. `client` does not: its request is the only call it makes.
@@ -235,6 +239,7 @@ impl Default for Options {
         Options {
             token: None,
             idle_timeout: CALL_IDLE_TIMEOUT,
+            connect_timeout: CONNECT_TIMEOUT,
             protocol: Protocol::Newest,
             roots: Vec::new(),
             answers: Answers::Operator,
@@ -305,6 +310,8 @@ impl Remote {
         options: Options,
     ) -> anyhow::Result<Arc<Remote>> {
         let wire = Arc::new(Wire::new());
+        // One deadline for the whole attach: the handshake, then the lists.
+        let deadline = tokio::time::Instant::now() + options.connect_timeout;
         let attempts = options.protocol.attempts();
         let last = attempts.len() - 1;
         let mut opened = None;
@@ -326,11 +333,12 @@ impl Remote {
                 listener,
                 lifecycle,
             );
-            match tokio::time::timeout(CONNECT_TIMEOUT, started).await {
+            match tokio::time::timeout_at(deadline, started).await {
                 Err(_) => anyhow::bail!(
-                    "{} did not complete the MCP handshake within {} s",
+                    "{} did not complete the MCP handshake within {} s{}",
                     target.describe(),
-                    CONNECT_TIMEOUT.as_secs()
+                    options.connect_timeout.as_secs(),
+                    wire.unread_reason()
                 ),
                 Ok(Ok(service)) => {
                     opened = Some((service, shared));
@@ -347,22 +355,67 @@ impl Remote {
         let Some((service, shared)) = opened else {
             anyhow::bail!("{} took no handshake", target.describe());
         };
-        let tools = tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_tools())
-            .await
-            .map_err(|_| anyhow::anyhow!("{} did not list its tools", target.describe()))?
-            .map_err(|e| anyhow::anyhow!("{} did not list its tools: {e}", target.describe()))?;
+        let peer = service.peer().clone();
+        let tools = tokio::time::timeout_at(
+            deadline,
+            all_pages(|cursor| {
+                let peer = peer.clone();
+                async move {
+                    let page = peer.list_tools(Some(page_params(cursor))).await?;
+                    Ok((page.tools, page.next_cursor))
+                }
+            }),
+        )
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "{} did not list its tools within {} s{}",
+                target.describe(),
+                options.connect_timeout.as_secs(),
+                wire.unread_reason()
+            )
+        })?
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{} did not list its tools: {e}{}",
+                target.describe(),
+                wire.unread_reason()
+            )
+        })?;
         let info = service
             .peer_info()
             .and_then(|info| serde_json::to_value(&*info).ok())
             .unwrap_or(Value::Null);
-        // Prompts are listed once too; a server that fails to list them still serves
-        // its tools.
+        // Prompts are listed once too, within what is left of the time to attach; a
+        // server that fails to list them still serves its tools.
         let prompts = if info["capabilities"]["prompts"].is_object() {
-            tokio::time::timeout(CONNECT_TIMEOUT, service.peer().list_all_prompts())
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default()
+            let listed = tokio::time::timeout_at(
+                deadline,
+                all_pages(|cursor| {
+                    let peer = peer.clone();
+                    async move {
+                        let page = peer.list_prompts(Some(page_params(cursor))).await?;
+                        Ok((page.prompts, page.next_cursor))
+                    }
+                }),
+            )
+            .await;
+            match listed {
+                Ok(Ok(prompts)) => prompts,
+                Ok(Err(e)) => {
+                    tracing::warn!(target = %target.describe(), "the server's prompts were not listed: {e}");
+                    Vec::new()
+                }
+                Err(_) => {
+                    tracing::warn!(
+                        target = %target.describe(),
+                        "the server did not list its prompts within {} s{}; attached without them",
+                        options.connect_timeout.as_secs(),
+                        wire.unread_reason()
+                    );
+                    Vec::new()
+                }
+            }
         } else {
             Vec::new()
         };
@@ -749,6 +802,43 @@ struct Failed {
     transport: bool,
 }
 
+/// The most entries one list may give at attach (tools, prompts), over at most
+/// [`MAX_PAGES`] pages.
+pub const MAX_LISTED: usize = 10_000;
+
+fn page_params(cursor: Option<String>) -> rmcp::model::PaginatedRequestParams {
+    rmcp::model::PaginatedRequestParams::default().with_cursor(cursor)
+}
+
+/// Every page of a list, following its cursors up to [`MAX_PAGES`] pages and
+/// [`MAX_LISTED`] entries; a list that goes on past either is refused, saying so.
+async fn all_pages<T, F, Fut>(mut page: F) -> Result<Vec<T>, String>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let (list, next) = page(cursor.clone()).await.map_err(|e| e.to_string())?;
+        items.extend(list);
+        if items.len() > MAX_LISTED {
+            return Err(format!(
+                "the list went on past {MAX_LISTED} entries; stopped there"
+            ));
+        }
+        match next {
+            Some(next) if !next.is_empty() && Some(&next) != cursor.as_ref() => {
+                cursor = Some(next);
+            }
+            _ => return Ok(items),
+        }
+    }
+    Err(format!(
+        "the list still had more after {MAX_PAGES} pages; stopped there"
+    ))
+}
+
 /// Starts the child or reaches the URL and runs one handshake over it.
 async fn open(
     target: &Target,
@@ -761,16 +851,10 @@ async fn open(
         Target::Command(words) => {
             let mut cmd = tokio::process::Command::new(&words[0]);
             cmd.args(&words[1..]);
-            let (child, stderr) = TokioChildProcess::builder(cmd)
-                .stderr(std::process::Stdio::piped())
-                .spawn()
-                .map_err(|e| Failed {
-                    error: anyhow::anyhow!("cannot start {:?}: {e}", words[0]),
-                    transport: true,
-                })?;
-            if let Some(stderr) = stderr {
-                tokio::spawn(read_stderr(stderr, wire.clone()));
-            }
+            let child = child::ChildTransport::spawn(cmd, wire).map_err(|e| Failed {
+                error: anyhow::anyhow!("cannot start {:?}: {e}", words[0]),
+                transport: true,
+            })?;
             let transport = Logged {
                 inner: child,
                 wire: wire.clone(),
@@ -802,7 +886,6 @@ async fn open(
     })
 }
 
-/// Reads the child's stderr line by line into the wire's notifications.
 /// An rmcp handshake error in words a user can act on: a transport failure is its
 /// chain of causes (`… tcp connect error: Connection refused`), without the transport's
 /// Rust type name that rmcp puts first.

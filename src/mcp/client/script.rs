@@ -63,7 +63,8 @@ pub struct ClientArgs {
     #[arg(long, value_name = "VERSION", default_value = "newest")]
     pub protocol_version: String,
 
-    /// How long a request may go without an answer or progress, in seconds.
+    /// How long a request may go without an answer or progress, in seconds; and how
+    /// long attaching may take in all (the handshake and the tool and prompt lists).
     #[arg(long, value_name = "SECS", default_value_t = 60,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub timeout: u64,
@@ -192,6 +193,8 @@ impl ClientArgs {
         Ok(Options {
             token,
             idle_timeout: Duration::from_secs(self.timeout),
+            // Attaching is waited on no longer than a request.
+            connect_timeout: Duration::from_secs(self.timeout),
             protocol: Protocol::parse(&self.protocol_version)?,
             roots,
             answers: Answers::Script(Script {

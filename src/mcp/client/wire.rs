@@ -1,6 +1,5 @@
 //! The traffic of one connection: every JSON-RPC message in both directions, kept for
-//! the Server tab ([`Wire`]), the transport that writes to it ([`Logged`]), and a child
-//! server's stderr read into it.
+//! the Server tab ([`Wire`]), and the transport that writes to it ([`Logged`]).
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +11,9 @@ use rmcp::transport::Transport;
 use serde_json::Value;
 
 use super::STDERR;
+
+/// How the traffic names a message the library dropped unread.
+pub const UNREAD: &str = "unread";
 
 /// How many JSON-RPC messages the traffic view keeps (the newest).
 pub(super) const WIRE_KEEP: usize = 2_000;
@@ -71,6 +73,8 @@ pub struct Wire {
     notifications: Mutex<VecDeque<WireMessage>>,
     /// Every notification received, including those no longer kept.
     notified: AtomicU64,
+    /// Why the last message the library dropped unread was not read.
+    unread: Mutex<Option<String>>,
 }
 
 impl Wire {
@@ -103,6 +107,22 @@ impl Wire {
             None => "response".into(),
         };
         self.record(direction, method, id, text);
+    }
+
+    /// A message came that the library drops unread: the traffic shows why, and an
+    /// error waiting on it can say so ([`Wire::unread_reason`]).
+    pub(super) fn unread(&self, why: String) {
+        tracing::debug!("{why}");
+        self.record(Direction::Received, UNREAD.into(), None, why.clone());
+        *lock(&self.unread) = Some(why);
+    }
+
+    /// `": "` and why the last message dropped unread was not read; empty when none
+    /// was.
+    pub fn unread_reason(&self) -> String {
+        lock(&self.unread)
+            .as_ref()
+            .map_or_else(String::new, |why| format!(": {why}"))
     }
 
     pub(super) fn record(
@@ -227,13 +247,5 @@ where
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
-    }
-}
-
-pub(super) async fn read_stderr(stderr: tokio::process::ChildStderr, wire: Arc<Wire>) {
-    use tokio::io::AsyncBufReadExt;
-    let mut lines = tokio::io::BufReader::new(stderr).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        wire.record(Direction::Received, STDERR.into(), None, line);
     }
 }

@@ -374,6 +374,11 @@ async fn answer_command(
 /// How often a watcher's reader looks at its stop flag while the endpoint is quiet.
 const READ_TICK: Duration = Duration::from_millis(200);
 
+/// The longest feed line a watcher reads: a message through the proxy (up to
+/// [`crate::mcp::proxy::TAP_LINE_MAX`]) and the log line around it. A longer line is
+/// read and let go, and a `{"type": "skipped"}` line takes its place.
+pub const FEED_LINE_MAX: usize = crate::mcp::proxy::TAP_LINE_MAX + (1 << 20);
+
 /// Reads the endpoint at `path` on a thread of its own, handing each line to `out`
 /// until the endpoint closes ([`Fed::Ended`]), `stop` is set or `out` is dropped.
 ///
@@ -421,29 +426,52 @@ fn read_lines<R: std::io::Read + Send + 'static>(
         .spawn(move || {
             let mut reader = std::io::BufReader::with_capacity(1 << 16, stream);
             let mut line = Vec::new();
+            // The bytes of a line over FEED_LINE_MAX, read and let go.
+            let mut skipped = 0usize;
             while !stop.load(Ordering::Relaxed) {
-                match reader.read_until(b'\n', &mut line) {
-                    Ok(0) => {
+                let chunk = match reader.fill_buf() {
+                    Ok([]) => {
                         let _ = out.send(Fed::Ended(format!("{shown} closed")));
                         return;
                     }
-                    Ok(_) => {
-                        if line.last() == Some(&b'\n') {
-                            line.pop();
-                            if out.send(Fed::Line(std::mem::take(&mut line))).is_err() {
-                                return;
-                            }
-                        }
-                    }
+                    Ok(chunk) => chunk,
                     Err(e)
                         if matches!(
                             e.kind(),
                             std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                        ) => {}
+                        ) =>
+                    {
+                        continue;
+                    }
                     Err(e) => {
                         let _ = out.send(Fed::Ended(format!("{shown}: {e}")));
                         return;
                     }
+                };
+                let newline = chunk.iter().position(|b| *b == b'\n');
+                let body = &chunk[..newline.unwrap_or(chunk.len())];
+                if skipped == 0 && line.len() + body.len() <= FEED_LINE_MAX {
+                    line.extend_from_slice(body);
+                } else {
+                    skipped += std::mem::take(&mut line).len() + body.len();
+                }
+                let used = newline.map_or(chunk.len(), |at| at + 1);
+                reader.consume(used);
+                if newline.is_none() {
+                    continue;
+                }
+                let whole = if skipped > 0 {
+                    tracing::warn!(bytes = skipped, "a feed line over the limit was let go");
+                    let note = json!({"type": "skipped", "bytes": skipped,
+                        "limit_bytes": FEED_LINE_MAX,
+                        "reason": "a line of the feed went past the limit; it was read and let go"});
+                    skipped = 0;
+                    note.to_string().into_bytes()
+                } else {
+                    std::mem::take(&mut line)
+                };
+                if out.send(Fed::Line(whole)).is_err() {
+                    return;
                 }
             }
         })
@@ -585,6 +613,37 @@ pub fn open_feed(what: &Path, out: Sender<Fed>, stop: Arc<AtomicBool>) -> anyhow
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_feed_line_past_the_limit_is_let_go_and_said() {
+        let big = vec![b'x'; FEED_LINE_MAX + 10];
+        let input = [&b"{\"a\":1}\n"[..], &big, b"\n{\"b\":2}\n"].concat();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let stop = Arc::new(AtomicBool::new(false));
+        read_lines(std::io::Cursor::new(input), "test".into(), tx, stop)
+            .unwrap()
+            .join()
+            .unwrap();
+        let got: Vec<String> = rx
+            .iter()
+            .map(|f| match f {
+                Fed::Line(l) => String::from_utf8(l).unwrap(),
+                Fed::Ended(e) => e,
+            })
+            .collect();
+        assert_eq!(
+            got.len(),
+            4,
+            "{:?}",
+            got.iter().map(String::len).collect::<Vec<_>>()
+        );
+        assert_eq!(got[0], "{\"a\":1}");
+        let note: Value = serde_json::from_str(&got[1]).unwrap();
+        assert_eq!(note["type"], "skipped");
+        assert_eq!(note["bytes"], FEED_LINE_MAX + 10);
+        assert_eq!(got[2], "{\"b\":2}");
+        assert_eq!(got[3], "test closed");
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_watcher_gets_the_hello_the_backlog_then_live_lines_and_the_socket_is_private() {

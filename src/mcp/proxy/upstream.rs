@@ -287,6 +287,19 @@ impl Link {
                         for message in sse.feed(&chunk) {
                             answered |= self.relay(&message, id.as_ref());
                         }
+                        if sse.overlong {
+                            // An event that does not end within the limit: the stream
+                            // is dropped, and the request answered saying why.
+                            tracing::warn!(upstream = %self.up.url, limit_bytes = MESSAGE_MAX, "the upstream server sent an event over the limit; its stream was closed");
+                            if let (false, Some(id)) = (answered, &id) {
+                                self.fail(id, "API_ERROR", format!(
+                                    "the upstream server sent an event over {} MB; it was not passed on",
+                                    MESSAGE_MAX >> 20
+                                ));
+                                answered = true;
+                            }
+                            break;
+                        }
                     }
                     Ok(None) => break,
                     Err(e) => {
@@ -296,7 +309,20 @@ impl Link {
                 }
             }
         } else {
-            let bytes = response.bytes().await.unwrap_or_default();
+            let bytes = match body_within(&mut response, MESSAGE_MAX).await {
+                Ok(bytes) => bytes,
+                Err(said) => {
+                    tracing::warn!(upstream = %self.up.url, "{said}");
+                    if let Some(id) = &id {
+                        self.fail(
+                            id,
+                            "API_ERROR",
+                            format!("the upstream server's answer {said}; it was not passed on"),
+                        );
+                    }
+                    return;
+                }
+            };
             if status.is_success() {
                 answered = self.relay(&bytes, id.as_ref());
             } else {
@@ -372,6 +398,10 @@ impl Link {
                         for message in sse.feed(&chunk) {
                             self.relay(&message, None);
                         }
+                        if sse.overlong {
+                            tracing::warn!(upstream = %self.up.url, limit_bytes = MESSAGE_MAX, "the upstream server's stream sent an event over the limit; the stream is opened again");
+                            break;
+                        }
                     }
                 }
                 Ok(response) => {
@@ -417,22 +447,58 @@ fn with_causes(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// Reads a server-sent event stream as it comes: the data of each event.
+/// The most bytes one message from the upstream server may take: an event's data,
+/// or a JSON body (the proxy's own line limit).
+pub const MESSAGE_MAX: usize = super::TAP_LINE_MAX;
+
+/// A response's body, read whole unless it goes past `max` bytes (then why not).
+async fn body_within(response: &mut reqwest::Response, max: usize) -> Result<Vec<u8>, String> {
+    let mut body = Vec::new();
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                if body.len() + chunk.len() > max {
+                    return Err(format!("went past {} MB", max >> 20));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(None) => return Ok(body),
+            Err(e) => return Err(format!("broke off: {}", with_causes(&e))),
+        }
+    }
+}
+
+/// Reads a server-sent event stream as it comes: the data of each event. An event
+/// (or a line) that goes past [`MESSAGE_MAX`] sets `overlong`, and nothing more is
+/// kept of it.
 #[derive(Default)]
 struct Sse {
     line: Vec<u8>,
     data: Vec<u8>,
     has_data: bool,
+    overlong: bool,
 }
 
 impl Sse {
     fn feed(&mut self, mut chunk: &[u8]) -> Vec<Vec<u8>> {
         let mut events = Vec::new();
-        while !chunk.is_empty() {
+        while !chunk.is_empty() && !self.overlong {
             let Some(at) = chunk.iter().position(|b| *b == b'\n') else {
-                self.line.extend_from_slice(chunk);
+                if self.line.len() + self.data.len() + chunk.len() > MESSAGE_MAX {
+                    self.overlong = true;
+                    self.line = Vec::new();
+                    self.data = Vec::new();
+                } else {
+                    self.line.extend_from_slice(chunk);
+                }
                 break;
             };
+            if self.line.len() + self.data.len() + at > MESSAGE_MAX {
+                self.overlong = true;
+                self.line = Vec::new();
+                self.data = Vec::new();
+                break;
+            }
             self.line.extend_from_slice(&chunk[..at]);
             chunk = &chunk[at + 1..];
             let line = std::mem::take(&mut self.line);
@@ -474,5 +540,30 @@ mod tests {
             sse.feed(b"data: {\"b\":\ndata: 2}\n\ndata: 3\n\n"),
             [b"{\"b\":\n2}".to_vec(), b"3".to_vec()]
         );
+    }
+
+    #[test]
+    fn an_event_that_goes_past_the_limit_is_let_go() {
+        // A line that never ends.
+        let mut sse = Sse::default();
+        let block = vec![b'x'; 1 << 20];
+        assert!(sse.feed(b"data: ").is_empty());
+        for _ in 0..=(MESSAGE_MAX >> 20) {
+            assert!(sse.feed(&block).is_empty());
+        }
+        assert!(sse.overlong);
+        assert!(
+            sse.line.capacity() + sse.data.capacity() < 1 << 20,
+            "let go"
+        );
+        // An event of many lines, each short, that together go past it.
+        let mut sse = Sse::default();
+        let mut line = b"data: ".to_vec();
+        line.extend_from_slice(&block);
+        line.push(b'\n');
+        for _ in 0..=(MESSAGE_MAX >> 20) {
+            sse.feed(&line);
+        }
+        assert!(sse.overlong);
     }
 }

@@ -1,0 +1,81 @@
+"""An MCP server over stdio that misbehaves in one way, named by its argument.
+
+endless-tools   tools/list pages never end (each page points at the next)
+silent-prompts  declares prompts and never answers prompts/list
+silent-init     never answers initialize
+huge            answers tools/list with one line over 16 MB
+deep            answers tools/list nested 100,000 levels deep
+stderr-endless  writes to stderr without ever ending the line, then serves
+flood           after initialize, sends elicitation requests without end
+"""
+import json
+import sys
+import threading
+
+mode = sys.argv[1]
+out = sys.stdout
+
+
+def send(message):
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def answer(id_, result):
+    send({"jsonrpc": "2.0", "id": id_, "result": result})
+
+
+if mode == "stderr-endless":
+    def spill():
+        chunk = "x" * 65536
+        for _ in range(2000):
+            sys.stderr.write(chunk)
+        sys.stderr.flush()
+    threading.Thread(target=spill, daemon=True).start()
+
+for line in sys.stdin:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        continue
+    method = message.get("method")
+    id_ = message.get("id")
+    if id_ is None:
+        if method == "notifications/initialized" and mode == "flood":
+            for n in range(1000000):
+                send({"jsonrpc": "2.0", "id": f"ask-{n}", "method": "elicitation/create",
+                      "params": {"message": "again?", "requestedSchema": {
+                          "type": "object", "properties": {}}}})
+        continue
+    if method == "initialize":
+        if mode == "silent-init":
+            continue
+        caps = {"tools": {}}
+        if mode == "silent-prompts":
+            caps["prompts"] = {}
+        answer(id_, {"protocolVersion": message["params"]["protocolVersion"],
+                     "capabilities": caps,
+                     "serverInfo": {"name": "hostile-" + mode, "version": "1"}})
+    elif method == "tools/list":
+        if mode == "endless-tools":
+            n = int((message.get("params") or {}).get("cursor") or 0)
+            answer(id_, {"tools": [{"name": f"tool-{n}", "inputSchema": {"type": "object"}}],
+                         "nextCursor": str(n + 1)})
+        elif mode == "huge":
+            tool = {"name": "big", "description": "x" * (17 * 1024 * 1024),
+                    "inputSchema": {"type": "object"}}
+            answer(id_, {"tools": [tool]})
+        elif mode == "deep":
+            depth = 100000
+            out.write('{"jsonrpc":"2.0","id":' + json.dumps(id_) + ',"result":{"tools":[],"x":'
+                      + "[" * depth + "]" * depth + "}}\n")
+            out.flush()
+        else:
+            answer(id_, {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+    elif method == "prompts/list":
+        continue
+    elif method == "ping":
+        answer(id_, {})
+    elif method is not None and mode != "flood":
+        send({"jsonrpc": "2.0", "id": id_,
+              "error": {"code": -32601, "message": "no method " + method}})
