@@ -132,11 +132,17 @@ pub enum Answers {
     Operator,
 }
 
+/// The most requests that wait for the operator at once; the server's next is refused
+/// at once with a JSON-RPC error, saying so.
+pub const ASKS_MAX: usize = 100;
+
 /// The requests waiting for the operator, oldest first.
 #[derive(Default)]
 pub struct Asks {
     next: AtomicU64,
     waiting: Mutex<Vec<Ask>>,
+    /// Requests refused because [`ASKS_MAX`] were waiting.
+    refused: AtomicU64,
 }
 
 impl Asks {
@@ -171,16 +177,31 @@ impl Asks {
         ask.answer(reply)
     }
 
-    fn push(&self, kind: AskKind, params: Value) -> oneshot::Receiver<Reply> {
+    /// How many of the server's requests were refused because [`ASKS_MAX`] waited.
+    pub fn refused(&self) -> u64 {
+        self.refused.load(Ordering::Relaxed)
+    }
+
+    /// Puts a request in the queue; `None` (and it is counted as refused) when
+    /// [`ASKS_MAX`] are waiting already. Those the server gave up on make room.
+    fn push(&self, kind: AskKind, params: Value) -> Option<oneshot::Receiver<Reply>> {
+        let mut waiting = lock(&self.waiting);
+        if waiting.len() >= ASKS_MAX {
+            waiting.retain(|a| a.reply.as_ref().is_some_and(|tx| !tx.is_closed()));
+        }
+        if waiting.len() >= ASKS_MAX {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
         let (tx, rx) = oneshot::channel();
         let seq = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        lock(&self.waiting).push(Ask {
+        waiting.push(Ask {
             seq,
             kind,
             params,
             reply: Some(tx),
         });
-        rx
+        Some(rx)
     }
 }
 
@@ -256,12 +277,17 @@ impl Listener {
     async fn ask(&self, kind: AskKind, params: Value) -> Result<Reply, ErrorData> {
         match &self.shared.answers {
             Answers::Script(script) => Ok(scripted(script, kind, &params)),
-            Answers::Operator => self
-                .shared
-                .asks
-                .push(kind, params)
-                .await
-                .map_err(|_| ErrorData::internal_error("the console closed", None)),
+            Answers::Operator => match self.shared.asks.push(kind, params) {
+                Some(reply) => reply
+                    .await
+                    .map_err(|_| ErrorData::internal_error("the console closed", None)),
+                None => Err(ErrorData::internal_error(
+                    format!(
+                        "{ASKS_MAX} requests already wait for the operator; this one is refused"
+                    ),
+                    None,
+                )),
+            },
         }
     }
 }
@@ -480,7 +506,9 @@ mod tests {
     #[tokio::test]
     async fn the_operator_answers_a_waiting_request_once() {
         let asks = Asks::default();
-        let rx = asks.push(AskKind::Sampling, json!({"maxTokens": 5}));
+        let rx = asks
+            .push(AskKind::Sampling, json!({"maxTokens": 5}))
+            .unwrap();
         let waiting = asks.waiting();
         assert_eq!(waiting.len(), 1);
         assert_eq!(waiting[0].0, 1);
@@ -492,6 +520,22 @@ mod tests {
         // A request whose asker went away is no longer shown.
         drop(asks.push(AskKind::Elicitation, json!({})));
         assert!(asks.waiting().is_empty());
+    }
+
+    #[test]
+    fn no_more_than_the_cap_wait_and_the_rest_are_refused_and_counted() {
+        let asks = Asks::default();
+        let held: Vec<_> = (0..ASKS_MAX)
+            .map(|_| asks.push(AskKind::Elicitation, json!({})).unwrap())
+            .collect();
+        assert!(asks.push(AskKind::Sampling, json!({})).is_none());
+        assert!(asks.push(AskKind::Sampling, json!({})).is_none());
+        assert_eq!((asks.count(), asks.refused()), (ASKS_MAX, 2));
+        // One the server gave up on makes room.
+        drop(held);
+        let room = asks.push(AskKind::Sampling, json!({}));
+        assert!(room.is_some());
+        assert_eq!(asks.count(), 1);
     }
 
     #[test]

@@ -534,7 +534,11 @@ impl Requests {
         } else {
             Layout::horizontal([Constraint::Percentage(35), Constraint::Min(0)]).areas(area)
         };
-        let block = area_block(ui, &format!(" Waiting {} ", waiting.len()), true);
+        let title = match remote.asks().refused() {
+            0 => format!(" Waiting {} ", waiting.len()),
+            n => format!(" Waiting {} · {n} refused: too many ", waiting.len()),
+        };
+        let block = area_block(ui, &title, true);
         let inner = block.inner(left);
         block.render(left, buf);
         let width = usize::from(inner.width);
