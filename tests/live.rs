@@ -469,3 +469,84 @@ fn headless_control_without_a_path_publishes_on_the_default_socket() {
     let _ = watcher.wait();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Idle connections that never send a request (so never show a token) cannot lock a
+/// watcher out, nor use up the proxy's files: under a limit of 256 open files, 600
+/// of them are held open while a watcher attaches and the agent is served.
+#[test]
+fn idle_connections_to_the_http_control_cannot_lock_a_watcher_out() {
+    let dir = runtime_dir("control-idle");
+    let mut child = Command::new("sh")
+        .args(["-c", "ulimit -n 256 && exec \"$0\" \"$@\""])
+        .arg(BIN)
+        .args([
+            "proxy",
+            "--control",
+            "http://127.0.0.1:0",
+            "--embedded",
+            "--",
+            "--paused",
+        ])
+        .env("XDG_RUNTIME_DIR", &dir)
+        .env("TMPDIR", &dir)
+        .env_remove("STRUCTS_CONSOLE_CONTROL_TOKEN")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = lines_of(child.stderr.take().unwrap());
+    let said = stderr
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the proxy says where its feed is");
+    let url = said
+        .split("watch it with: structs-console watch ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {said:?}"))
+        .to_string();
+    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let token = std::fs::read_to_string(dir.join(format!("structs-console/control-{port}.token")))
+        .unwrap()
+        .trim()
+        .to_string();
+    let idle: Vec<_> = (0..600)
+        .filter_map(|_| std::net::TcpStream::connect(("127.0.0.1", port)).ok())
+        .collect();
+    assert!(idle.len() >= 500, "{} connected", idle.len());
+    std::thread::sleep(Duration::from_millis(300));
+
+    let started = Instant::now();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    write!(
+        stream,
+        "GET /control HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nConnection: Upgrade\r\nUpgrade: structs-control/1\r\n\r\n"
+    )
+    .unwrap();
+    let head = http_head(&mut stream);
+    assert!(head.starts_with("HTTP/1.1 101"), "{head}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "attached in {:?}",
+        started.elapsed()
+    );
+    // The agent is served meanwhile.
+    let mut stdin = child.stdin.take().unwrap();
+    let out = lines_of(child.stdout.take().unwrap());
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}})
+    )
+    .unwrap();
+    until(&out, "the handshake", |v| v["id"] == 0);
+    drop(idle);
+    drop(stdin);
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}

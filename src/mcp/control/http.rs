@@ -55,6 +55,39 @@ const HEAD_MAX: usize = 8 * 1024;
 /// How long a request's head may take to arrive.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Connections that have not yet sent a whole request head (so are not yet known to
+/// hold the token) kept at once; at the cap, the one that has waited longest is
+/// closed to make room for the new one, so idle connections cannot lock a watcher
+/// out or use up the process's files.
+pub const UNCHECKED_MAX: usize = 32;
+
+/// The connections not yet checked, oldest first, each with what closes it.
+#[derive(Default)]
+struct Unchecked {
+    next: u64,
+    open: std::collections::VecDeque<(u64, tokio_util::sync::CancellationToken)>,
+}
+
+impl Unchecked {
+    /// Counts a new connection in, closing the oldest at the cap: its number, and
+    /// what says it is to close.
+    fn admit(&mut self) -> (u64, tokio_util::sync::CancellationToken) {
+        if self.open.len() >= UNCHECKED_MAX
+            && let Some((_, oldest)) = self.open.pop_front()
+        {
+            oldest.cancel();
+        }
+        self.next += 1;
+        let close = tokio_util::sync::CancellationToken::new();
+        self.open.push_back((self.next, close.clone()));
+        (self.next, close)
+    }
+
+    fn checked(&mut self, n: u64) {
+        self.open.retain(|(m, _)| *m != n);
+    }
+}
+
 /// True when `what` names an endpoint over HTTP rather than a socket or a file.
 pub fn is_url(what: &Path) -> bool {
     what.to_str().is_some_and(|s| s.starts_with("http://"))
@@ -131,6 +164,7 @@ pub(super) fn serve(
         .and_then(|mut f| writeln!(f, "{token}"))
         .map_err(|e| anyhow::anyhow!("cannot keep the token in {}: {e}", file.display()))?;
     let token: Arc<str> = Arc::from(token);
+    let unchecked = Arc::new(std::sync::Mutex::new(Unchecked::default()));
     let task = tokio::spawn(async move {
         let mut watchers = 0u64;
         loop {
@@ -140,11 +174,24 @@ pub(super) fn serve(
             };
             let _ = stream.set_nodelay(true);
             watchers += 1;
-            let (feed, hello, commands, token) =
-                (feed.clone(), hello.clone(), commands.clone(), token.clone());
+            let (n, close) = unchecked.lock().unwrap_or_else(|e| e.into_inner()).admit();
+            let (feed, hello, commands, token, unchecked) = (
+                feed.clone(),
+                hello.clone(),
+                commands.clone(),
+                token.clone(),
+                unchecked.clone(),
+            );
             tokio::spawn(async move {
                 let mut stream = stream;
-                let head = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)).await;
+                let head = tokio::select! {
+                    head = tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut stream)) => head,
+                    () = close.cancelled() => return,
+                };
+                unchecked
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .checked(n);
                 let Ok(Ok(head)) = head else { return };
                 if let Err((status, reason)) = check(&head, &token) {
                     let body = json!({"type": "refused", "reason": reason}).to_string();
