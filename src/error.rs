@@ -181,12 +181,27 @@ pub fn echo(v: &Value) -> String {
     }
 }
 
+/// A caller's string as an error quotes it ([`echo`]).
+pub fn quote(s: &str) -> String {
+    echo(&Value::String(s.to_string()))
+}
+
 /// `s` cut to `max` characters, saying how long it was.
 fn cut_text(s: &mut String, max: usize) {
     let n = s.chars().count();
     if n > max {
         let head: String = s.chars().take(max).collect();
         *s = format!("{head}… (cut: {n} characters in all)");
+    }
+}
+
+/// A protocol error's message and data as they leave: the message cut at
+/// [`TEXT_MAX_CHARS`], every string in the data too, and its arrays at 100 items, each
+/// cut saying how long the whole was; so that no argument comes back whole.
+pub fn cut_for_wire(message: &mut String, data: Option<&mut Value>) {
+    cut_text(message, TEXT_MAX_CHARS);
+    if let Some(data) = data {
+        cut_value(data, TEXT_MAX_CHARS, 100);
     }
 }
 

@@ -442,6 +442,12 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     if (asked.contains("debug") || asked.contains("trace")) && !asked.contains("rmcp") {
         filter = filter.add_directive("rmcp=info".parse().expect("a valid directive"));
     }
+    // rmcp warns of every error a handler answers with, whole and without a throttle;
+    // the server logs those itself, cut and at most once every 10 s
+    // (`mcp::strict::bounded`), so the library says only its errors.
+    if !asked.contains("rmcp") {
+        filter = filter.add_directive("rmcp::service=error".parse().expect("a valid directive"));
+    }
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match (&cli.log_file, cli.headless || cli.command.is_some()) {
         (Some(path), _) => {

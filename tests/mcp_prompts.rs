@@ -580,3 +580,65 @@ async fn skills_and_playbooks_become_prompts_and_a_sync_announces_them() {
     client.cancel().await.unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A megabyte argument to `prompts/get`, `resources/read` or `resources/subscribe` is
+/// refused in an error that quotes a little of it, and the log says so a line now and
+/// then, not the megabyte each time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_argument_is_refused_briefly_and_logged_a_line_at_most() {
+    let dir = std::env::temp_dir().join(format!("structs-huge-arg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("server.log");
+    let (client, _) = start(&["--log-file", log.to_str().unwrap()]).await;
+    let huge = "9".repeat(900_000);
+    let mut said = Vec::new();
+    for _ in 0..10 {
+        let e = get(&client, "brief", json!({"entity_id": huge}))
+            .await
+            .unwrap_err();
+        said.push(e);
+        let e = client
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(format!(
+                "structs://entity/{huge}"
+            )))
+            .await
+            .unwrap_err();
+        said.push(e);
+        #[allow(deprecated)]
+        let e = client
+            .subscribe(rmcp::model::SubscribeRequestParams::new(format!(
+                "structs://entity/{huge}"
+            )))
+            .await
+            .unwrap_err();
+        said.push(e);
+    }
+    for e in &said {
+        let ServiceError::McpError(e) = e else {
+            panic!("a JSON-RPC error, not {e}")
+        };
+        assert!(
+            [-32602, -32002].contains(&e.code.0),
+            "{} {}",
+            e.code.0,
+            e.message
+        );
+        let whole = serde_json::to_string(e).unwrap();
+        assert!(
+            whole.len() < 5_000,
+            "{} bytes: {}",
+            whole.len(),
+            &whole[..300]
+        );
+    }
+    client.cancel().await.unwrap();
+    let logged = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        logged.len() < 4_000,
+        "{} bytes of log: {logged}",
+        logged.len()
+    );
+    assert!(logged.contains("answered with an error"), "{logged}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -153,14 +153,26 @@ pub struct EntityId {
 /// wrote it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum IdError {
-    #[error("expected format {{type}}-{{index}} (pattern ^[0-9]+-[0-9]+$), got {0:?}")]
+    #[error("expected format {{type}}-{{index}} (pattern ^[0-9]+-[0-9]+$), got {0}")]
     Format(String),
-    #[error("type code {code} in {id:?} is not an entity kind (codes are 0-11)")]
+    #[error("type code {code} in {id} is not an entity kind (codes are 0-11)")]
     UnknownKind { id: String, code: String },
-    #[error("index in {0:?} must be 1 or more (indices are 1-based)")]
+    #[error("index in {0} must be 1 or more (indices are 1-based)")]
     ZeroIndex(String),
-    #[error("index in {0:?} is too large")]
+    #[error("index in {0} is too large")]
     IndexOverflow(String),
+}
+
+/// The text an [`IdError`] quotes: the caller's text quoted, cut after 60 characters
+/// with its whole length stated, so that a long argument never comes back whole.
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 60;
+    let n = text.chars().count();
+    if n <= SHOWN {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(SHOWN).collect();
+    format!("{:?}… ({n} characters)", head)
 }
 
 impl EntityId {
@@ -175,20 +187,24 @@ impl EntityId {
         let (code, index) = text
             .split_once('-')
             .filter(|(c, i)| is_digits(c) && is_digits(i))
-            .ok_or_else(|| IdError::Format(text.to_string()))?;
+            .ok_or_else(|| IdError::Format(quoted(text)))?;
         let kind = code
             .parse::<u64>()
             .ok()
             .and_then(EntityKind::from_code)
             .ok_or_else(|| IdError::UnknownKind {
-                id: text.to_string(),
-                code: code.to_string(),
+                id: quoted(text),
+                code: if code.len() <= 20 {
+                    code.to_string()
+                } else {
+                    quoted(code)
+                },
             })?;
         let index: u64 = index
             .parse()
-            .map_err(|_| IdError::IndexOverflow(text.to_string()))?;
+            .map_err(|_| IdError::IndexOverflow(quoted(text)))?;
         if index == 0 {
-            return Err(IdError::ZeroIndex(text.to_string()));
+            return Err(IdError::ZeroIndex(quoted(text)));
         }
         Ok(EntityId { kind, index })
     }
@@ -271,8 +287,13 @@ mod tests {
         ));
         assert_eq!(
             EntityId::parse("1-0"),
-            Err(IdError::ZeroIndex("1-0".into()))
+            Err(IdError::ZeroIndex("\"1-0\"".into()))
         );
+        // A long text is quoted in part, with its length.
+        let long = format!("1-{}x", "9".repeat(1_000));
+        let said = EntityId::parse(&long).unwrap_err().to_string();
+        assert!(said.len() < 200, "{said}");
+        assert!(said.contains("(1003 characters)"), "{said}");
         assert!(matches!(
             EntityId::parse("1-99999999999999999999999"),
             Err(IdError::IndexOverflow(_))

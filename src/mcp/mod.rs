@@ -259,8 +259,9 @@ impl McpServer {
         let snap = crate::tools::docs::snapshot(&self.docs)
             .await
             .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
-        let id = crate::docs::links::normalize_doc_id(id)
-            .map_err(|e| McpError::invalid_params(format!("{uri:?}: {e}"), None))?;
+        let id = crate::docs::links::normalize_doc_id(id).map_err(|e| {
+            McpError::invalid_params(format!("{}: {e}", crate::error::quote(uri)), None)
+        })?;
         let Some(doc) = snap.doc(&id) else {
             let e = crate::docs::doc_not_found(&snap, &id, "uri");
             return Err(McpError::resource_not_found(
@@ -278,7 +279,11 @@ impl McpServer {
         // Each refusal carries the project's error object as its data, so a client
         // reads the same code (`RESOURCE_NOT_FOUND`, …) a tool call would give.
         let id = crate::error::parse_id(id, "uri", None).map_err(|e| {
-            let message = format!("{uri:?} does not name an entity: {}", e.message);
+            let message = format!(
+                "{} does not name an entity: {}",
+                crate::error::quote(uri),
+                e.message
+            );
             McpError::invalid_params(
                 message.clone(),
                 Some(e.with_message(message).to_json(&self.core.timestamp())),
@@ -306,12 +311,18 @@ impl McpServer {
     fn entity_of(uri: &str) -> Result<EntityId, McpError> {
         let rest = uri.strip_prefix(ENTITY_URI).ok_or_else(|| {
             McpError::invalid_params(
-                format!("only entities can be subscribed to: {ENTITY_URI}{{id}}, not {uri:?}"),
+                format!(
+                    "only entities can be subscribed to: {ENTITY_URI}{{id}}, not {}",
+                    crate::error::quote(uri)
+                ),
                 None,
             )
         })?;
         EntityId::parse(rest).map_err(|e| {
-            McpError::invalid_params(format!("{uri:?} does not name an entity: {e}"), None)
+            McpError::invalid_params(
+                format!("{} does not name an entity: {e}", crate::error::quote(uri)),
+                None,
+            )
         })
     }
 
@@ -377,7 +388,10 @@ impl McpServer {
     pub async fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
         let Some(rest) = uri.strip_prefix(HANDLE_URI) else {
             return Err(McpError::resource_not_found(
-                format!("no resource {uri:?}; handles are {HANDLE_URI}{{handle}}"),
+                format!(
+                    "no resource {}; handles are {HANDLE_URI}{{handle}}",
+                    crate::error::quote(uri)
+                ),
                 None,
             ));
         };
@@ -544,10 +558,14 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        let result = self.prompts.get(&request.name, request.arguments).await;
-        self.ensure_prompt_watcher(context.peer.clone());
-        let result = result?;
-        Ok(result.into())
+        async {
+            let result = self.prompts.get(&request.name, request.arguments).await;
+            self.ensure_prompt_watcher(context.peer.clone());
+            let result = result?;
+            Ok(result.into())
+        }
+        .await
+        .map_err(|e| strict::bounded("prompts/get", e))
     }
 
     #[allow(deprecated)]
@@ -566,8 +584,12 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
-        Ok(CompleteResult::new(info))
+        async {
+            let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
+            Ok(CompleteResult::new(info))
+        }
+        .await
+        .map_err(|e| strict::bounded("completion/complete", e))
     }
 
     async fn list_resources(
@@ -665,31 +687,35 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let schemas = Schemas::global();
-        if let Some(text) = schemas.get(&request.uri) {
-            return Ok(ReadResourceResult::new(vec![
-                ResourceContents::text(text, request.uri.clone())
-                    .with_mime_type(schemas::MIME_TYPE),
-            ])
-            .into());
+        async {
+            let schemas = Schemas::global();
+            if let Some(text) = schemas.get(&request.uri) {
+                return Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(text, request.uri.clone())
+                        .with_mime_type(schemas::MIME_TYPE),
+                ])
+                .into());
+            }
+            if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
+                return Ok(self.read_entity(&request.uri, id).await?.into());
+            }
+            if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
+                return Ok(self.read_doc(&request.uri, id).await?.into());
+            }
+            if request.uri.starts_with("structs://schemas/") {
+                return Err(McpError::resource_not_found(
+                    format!(
+                        "no schema {:?}; the schemas are {}",
+                        request.uri,
+                        schemas.uris().join(", ")
+                    ),
+                    None,
+                ));
+            }
+            Ok(self.read(&request.uri).await?.into())
         }
-        if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
-            return Ok(self.read_entity(&request.uri, id).await?.into());
-        }
-        if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
-            return Ok(self.read_doc(&request.uri, id).await?.into());
-        }
-        if request.uri.starts_with("structs://schemas/") {
-            return Err(McpError::resource_not_found(
-                format!(
-                    "no schema {:?}; the schemas are {}",
-                    request.uri,
-                    schemas.uris().join(", ")
-                ),
-                None,
-            ));
-        }
-        Ok(self.read(&request.uri).await?.into())
+        .await
+        .map_err(|e| strict::bounded("resources/read", e))
     }
 
     #[allow(deprecated)]
@@ -698,22 +724,26 @@ impl ServerHandler for McpServer {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let id = Self::entity_of(&request.uri)?;
-        match self.core.source().get(id).await {
-            Ok(Some(_)) => {}
-            Ok(None) => {
-                return Err(McpError::resource_not_found(
-                    format!("{id} does not exist"),
-                    None,
-                ));
+        async {
+            let id = Self::entity_of(&request.uri)?;
+            match self.core.source().get(id).await {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    return Err(McpError::resource_not_found(
+                        format!("{id} does not exist"),
+                        None,
+                    ));
+                }
+                Err(e) => return Err(McpError::internal_error(e.to_string(), None)),
             }
-            Err(e) => return Err(McpError::internal_error(e.to_string(), None)),
+            self.ensure_watcher(context.peer.clone());
+            self.subscriptions
+                .subscribe(id, self.core.timestamp(), "resource")
+                .map(|_| ())
+                .map_err(|e| McpError::invalid_request(e.to_string(), None))
         }
-        self.ensure_watcher(context.peer.clone());
-        self.subscriptions
-            .subscribe(id, self.core.timestamp(), "resource")
-            .map(|_| ())
-            .map_err(|e| McpError::invalid_request(e.to_string(), None))
+        .await
+        .map_err(|e| strict::bounded("resources/subscribe", e))
     }
 
     #[allow(deprecated)]
@@ -722,9 +752,13 @@ impl ServerHandler for McpServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let id = Self::entity_of(&request.uri)?;
-        self.subscriptions.unsubscribe_entity(id, "resource");
-        Ok(())
+        async {
+            let id = Self::entity_of(&request.uri)?;
+            self.subscriptions.unsubscribe_entity(id, "resource");
+            Ok(())
+        }
+        .await
+        .map_err(|e| strict::bounded("resources/unsubscribe", e))
     }
 
     async fn call_tool(

@@ -175,6 +175,28 @@ impl Refusal {
     }
 }
 
+/// A request's error as it leaves a handler (`prompts/get`, `resources/read`,
+/// `resources/subscribe`, `completion/complete`, …): cut so that it never quotes an
+/// argument whole ([`crate::error::cut_for_wire`]), and logged at most once every
+/// 10 s for all of them, with how many went unlogged.
+pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
+    static EVERY: Every = Every::new(crate::throttle::WARN_EVERY);
+    let mut message = error.message.to_string();
+    crate::error::cut_for_wire(&mut message, error.data.as_mut());
+    error.message = message.into();
+    if let Some(unlogged) = EVERY.ready() {
+        let said: String = error.message.chars().take(200).collect();
+        tracing::warn!(
+            method,
+            code = error.code.0,
+            unlogged_since_last = unlogged,
+            "a request was answered with an error: {}",
+            said.escape_debug()
+        );
+    }
+    error
+}
+
 /// A JSON-RPC error whose message is the error's and whose data is its wire form.
 pub fn rpc_error(code: RpcCode, error: &ToolError) -> ErrorData {
     let data = error.to_json(&now());

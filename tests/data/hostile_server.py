@@ -6,7 +6,8 @@ silent-init     never answers initialize
 huge            answers tools/list with one line over 16 MB
 deep            answers tools/list nested 100,000 levels deep
 stderr-endless  writes to stderr without ever ending the line, then serves
-flood           after initialize, sends elicitation requests without end
+flood           after initialize, sends 40,000 elicitation requests, then serves
+sampling-flood  after initialize, sends 40,000 sampling requests while it serves
 """
 import json
 import sys
@@ -16,9 +17,13 @@ mode = sys.argv[1]
 out = sys.stdout
 
 
+lock = threading.Lock()
+
+
 def send(message):
-    out.write(json.dumps(message) + "\n")
-    out.flush()
+    with lock:
+        out.write(json.dumps(message) + "\n")
+        out.flush()
 
 
 def answer(id_, result):
@@ -41,8 +46,15 @@ for line in sys.stdin:
     method = message.get("method")
     id_ = message.get("id")
     if id_ is None:
+        if method == "notifications/initialized" and mode == "sampling-flood":
+            def flood():
+                for n in range(40000):
+                    send({"jsonrpc": "2.0", "id": f"ask-{n}", "method": "sampling/createMessage",
+                          "params": {"messages": [{"role": "user", "content": {
+                              "type": "text", "text": "again?"}}], "maxTokens": 5}})
+            threading.Thread(target=flood, daemon=True).start()
         if method == "notifications/initialized" and mode == "flood":
-            for n in range(1000000):
+            for n in range(40000):
                 send({"jsonrpc": "2.0", "id": f"ask-{n}", "method": "elicitation/create",
                       "params": {"message": "again?", "requestedSchema": {
                           "type": "object", "properties": {}}}})
@@ -76,6 +88,6 @@ for line in sys.stdin:
         continue
     elif method == "ping":
         answer(id_, {})
-    elif method is not None and mode != "flood":
+    elif method is not None:
         send({"jsonrpc": "2.0", "id": id_,
               "error": {"code": -32601, "message": "no method " + method}})

@@ -111,9 +111,8 @@ fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 /// An id argument of the kind the prompt wants.
 fn id_arg(args: &Map<String, Value>, name: &str, kind: EntityKind) -> Result<EntityId, McpError> {
     let text = arg(args, name).unwrap_or_default();
-    let id = EntityId::parse(text).map_err(|e| {
-        McpError::invalid_params(format!("{name}: {text:?} is not an id: {e}"), None)
-    })?;
+    let id = EntityId::parse(text)
+        .map_err(|e| McpError::invalid_params(format!("{name}: not an id: {e}"), None))?;
     if id.kind != kind {
         return Err(McpError::invalid_params(
             format!(
@@ -184,9 +183,8 @@ async fn brief(
     args: &Map<String, Value>,
 ) -> Result<GetPromptResult, McpError> {
     let text = arg(args, "entity_id").unwrap_or_default();
-    let id = EntityId::parse(text).map_err(|e| {
-        McpError::invalid_params(format!("entity_id: {text:?} is not an id: {e}"), None)
-    })?;
+    let id = EntityId::parse(text)
+        .map_err(|e| McpError::invalid_params(format!("entity_id: not an id: {e}"), None))?;
     let v = call(
         core,
         "structs_query_entity",
@@ -833,7 +831,8 @@ async fn run_workflow(
         let names: Vec<&str> = catalog.keys().map(String::as_str).collect();
         return Err(McpError::invalid_params(
             format!(
-                "no workflow {name:?}; the workflows are {}",
+                "no workflow {}; the workflows are {}",
+                crate::error::quote(name),
                 names.join(", ")
             ),
             None,
@@ -845,7 +844,10 @@ async fn run_workflow(
             Ok(Value::Object(map)) => map,
             Ok(_) | Err(_) => {
                 return Err(McpError::invalid_params(
-                    format!("inputs must be a JSON object, not {text:?}"),
+                    format!(
+                        "inputs must be a JSON object, not {}",
+                        crate::error::quote(text)
+                    ),
                     None,
                 ));
             }

@@ -364,7 +364,11 @@ impl Prompts {
         match all.iter().find(|p| p.name == name) {
             Some(p) => Ok(p.clone()),
             None => Err(McpError::invalid_params(
-                format!("no prompt {name:?}; the prompts are {}", names.join(", ")),
+                format!(
+                    "no prompt {}; the prompts are {}",
+                    crate::error::quote(name),
+                    names.join(", ")
+                ),
                 Some(serde_json::json!({"prompts": names})),
             )),
         }
