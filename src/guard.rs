@@ -694,3 +694,47 @@ mod tests {
         assert!(body_type(&Method::GET, &headers(&[("content-length", "0")])).is_ok());
     }
 }
+
+/// `url` as it may be shown (in errors, logs, the live feed): a password in it is
+/// replaced by `***`, so that `http://user:PASS@host/` never leaves the process. Text
+/// that is not a URL is shown as it is.
+pub fn redact_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// `text` with the password of `url`, if it has one, replaced wherever it appears (as
+/// a library's error message may quote the URL whole).
+pub fn redact_in(text: &str, url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => match parsed.password().filter(|p| !p.is_empty()) {
+            Some(password) => text.replace(password, "***"),
+            None => text.to_string(),
+        },
+        Err(_) => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod redact_tests {
+    #[test]
+    fn a_password_in_a_url_is_never_shown() {
+        let shown = super::redact_url("http://agent:s3cret-PASS@127.0.0.1:9/mcp?x=1");
+        assert_eq!(shown, "http://agent:***@127.0.0.1:9/mcp?x=1");
+        assert_eq!(
+            super::redact_url("http://127.0.0.1:9/mcp"),
+            "http://127.0.0.1:9/mcp"
+        );
+        assert_eq!(super::redact_url("python3 server.py"), "python3 server.py");
+        let said = "error sending request for url (http://agent:s3cret@h/): refused";
+        assert_eq!(
+            super::redact_in(said, "http://agent:s3cret@h/"),
+            "error sending request for url (http://agent:***@h/): refused"
+        );
+    }
+}

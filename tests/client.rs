@@ -380,8 +380,29 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Progress shows the call is running; then an interrupt ends it.
-    std::thread::sleep(Duration::from_millis(2500));
+    // Progress shows the call is running (however long the server took to start);
+    // then an interrupt ends it.
+    let mut child = child;
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines() {
+            let Ok(line) = line else { return };
+            let _ = tx.send(line);
+        }
+    });
+    let mut said = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !said
+        .iter()
+        .any(|l: &String| l.contains("notifications/progress"))
+    {
+        assert!(Instant::now() < deadline, "no progress: {said:?}");
+        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
+            said.push(line);
+        }
+    }
     let sent = Instant::now();
     // SAFETY: signalling our own child by its pid.
     unsafe {
@@ -395,8 +416,6 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
     let (value, success) = answer(&out);
     assert!(!success);
     assert_eq!(value["error"]["code"], "TOOL_CANCELLED", "{value:#}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("notifications/progress"), "{stderr}");
 }
 
 #[test]
@@ -720,4 +739,18 @@ fn attaching_is_bounded_by_the_timeout_and_the_page_cap_and_says_why() {
     let (took, out) = against_hostile("silent-prompts");
     assert_eq!(ok(&out), json!({}), "ping is answered without the prompts");
     assert!(took < Duration::from_secs(12), "took {took:?}");
+}
+
+#[test]
+fn a_flood_of_the_servers_requests_leaves_the_answer_and_a_quiet_stderr() {
+    for mode in ["sampling-flood", "flood"] {
+        let (_, out) = against_hostile(mode);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(ok(&out), json!({}), "{mode}: {stderr}");
+        assert!(
+            stderr.trim().is_empty(),
+            "{mode}: {} bytes: {stderr:.2000}",
+            stderr.len()
+        );
+    }
 }

@@ -274,7 +274,44 @@ fn a_feed_folder_others_can_open_is_refused_and_the_agent_is_still_served() {
     let answer = until(&agent.out, "the answer", |v| v["id"] == 1);
     assert!(answer.last().unwrap()["result"].is_object());
     assert!(agent.finish().success());
+
+    // The same over HTTP, where the folder would keep the token.
+    let (mut agent, stderr) = Agent::start(
+        &[
+            "proxy",
+            "--control",
+            "http://127.0.0.1:0",
+            "--embedded",
+            "--",
+            "--paused",
+        ],
+        &dir,
+    );
+    let said = stderr.recv_timeout(Duration::from_secs(10)).unwrap();
+    assert!(said.contains("no live feed"), "{said}");
+    agent.call(1, "structs_query_player", json!({"player_id": "1-1"}), None);
+    let answer = until(&agent.out, "the answer", |v| v["id"] == 1);
+    assert!(answer.last().unwrap()["result"].is_object());
+    assert!(agent.finish().success());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_control_url_that_is_not_plain_http_is_refused_as_a_url() {
+    for url in ["https://127.0.0.1:9/control", "ftp://127.0.0.1:9"] {
+        let out = Command::new(BIN)
+            .args(["proxy", "--control", url, "--embedded", "--", "--paused"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{said}");
+        assert!(said.contains("plain http"), "{said}");
+        assert!(!said.contains("No such file"), "{said}");
+        let out = Command::new(BIN).args(["watch", url]).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(said.contains("plain http"), "watch {url}: {said}");
+    }
 }
 
 /// Reads an HTTP answer's head from `stream`, byte by byte (the rest is the protocol).

@@ -422,14 +422,19 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
 
     // Nothing listens there: the handshake itself is answered with the reason.
     let port = free_port();
-    let nowhere = format!("http://127.0.0.1:{port}/mcp");
+    // Its password is never shown: not to the agent, not on stderr, not in the log.
+    let nowhere = format!("http://agent:s3cretPASS@127.0.0.1:{port}/mcp");
+    let shown = format!("http://agent:***@127.0.0.1:{port}/mcp");
+    let log = dir.join("nowhere.jsonl");
     let mut child = Command::new(BIN)
-        .args(["proxy", "--no-control", "--upstream", &nowhere])
+        .args(["proxy", "--no-control", "--upstream", &nowhere, "--record"])
+        .arg(&log)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let stderr = lines_of(child.stderr.take().unwrap());
     let out = lines_of(child.stdout.take().unwrap());
     let mut stdin = child.stdin.take().unwrap();
     writeln!(
@@ -444,10 +449,8 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
     assert_eq!(got["error"]["code"], -32000, "{got}");
     assert_eq!(got["error"]["data"]["error"]["code"], "API_UNAVAILABLE");
     let said = got["error"]["message"].as_str().unwrap();
-    assert!(
-        said.contains(&nowhere) && said.contains("refused"),
-        "{said}"
-    );
+    assert!(said.contains(&shown) && said.contains("refused"), "{said}");
+    assert!(!got.to_string().contains("s3cretPASS"), "{got}");
     drop(stdin);
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
@@ -457,6 +460,11 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+    let said: Vec<String> = stderr.try_iter().collect();
+    assert!(!said.iter().any(|l| l.contains("s3cretPASS")), "{said:?}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains(&shown), "{logged}");
+    assert!(!logged.contains("s3cretPASS"), "{logged}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -479,6 +487,26 @@ async fn the_http_face_answers_what_is_not_a_session_and_ends_one_on_delete() {
         request.send()
     };
     let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    // A body not said to be JSON is what a web page can post anywhere: 415.
+    let initialize = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}"#;
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        None,
+    ] {
+        let mut request = http
+            .post(&proxy.url)
+            .header("accept", "application/json, text/event-stream")
+            .body(initialize);
+        if let Some(t) = content_type {
+            request = request.header("content-type", t);
+        }
+        let refused = request.send().await.unwrap();
+        assert_eq!(refused.status(), 415, "{content_type:?}");
+        assert!(refused.headers().get("mcp-session-id").is_none());
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"]["code"], -32600, "{body}");
+    }
     let refused = post(ping, None).await.unwrap();
     assert_eq!(refused.status(), 400);
     let body: Value = refused.json().await.unwrap();

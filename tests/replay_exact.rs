@@ -615,3 +615,22 @@ fn a_long_console_session_replays_with_no_difference() {
     }
     replays_exactly(&log, logged);
 }
+
+/// A file with no log entries in it (empty, garbage, `/dev/null`) is not a log that
+/// checks out: the check says there was nothing to check, and fails.
+#[test]
+fn a_file_with_no_entries_has_nothing_to_check_and_fails() {
+    let empty = scratch("no-entries-empty.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let garbage = scratch("no-entries-garbage.jsonl");
+    std::fs::write(&garbage, "not a log\n{\"json\": \"but not an entry\"}\n").unwrap();
+    for file in [empty.as_path(), garbage.as_path(), Path::new("/dev/null")] {
+        let (code, said) = replay(file, &[]);
+        assert_eq!(code, 1, "{}: {said}", file.display());
+        assert!(
+            said.contains("nothing to check"),
+            "{}: {said}",
+            file.display()
+        );
+    }
+}

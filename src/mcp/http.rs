@@ -326,7 +326,7 @@ pub(super) async fn check_request(
 /// A refusal in this face's shape: a JSON-RPC `-32600` error (id `null`) whose data is
 /// the error object on the header at fault. The token's is 400 with no challenge (see
 /// the module's notes); the others keep the guard's status.
-fn refuse(refused: Refusal) -> Response {
+pub(crate) fn refuse(refused: Refusal) -> Response {
     let code = match refused.check {
         Check::BodyType => ErrorCode::ValidationInvalidValue,
         _ => ErrorCode::Unauthorized,

@@ -86,11 +86,17 @@ impl Recorder {
     pub fn to(path: Option<&Path>, feed: Option<Feed>) -> std::io::Result<Recorder> {
         let file = match path {
             Some(path) => {
-                let mut file = std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .read(true)
-                    .open(path)?;
+                // Made readable by its user alone, as the feed that carries the same
+                // lines is; a log that is there already keeps its mode.
+                let mut file = {
+                    use std::os::unix::fs::OpenOptionsExt;
+                    std::fs::OpenOptions::new()
+                        .create(true)
+                        .append(true)
+                        .read(true)
+                        .mode(0o600)
+                        .open(path)?
+                };
                 if ends_torn(&mut file)? {
                     file.write_all(b"\n")?;
                 }
@@ -567,6 +573,19 @@ mod tests {
             }
         }
         (entries, problems)
+    }
+
+    #[test]
+    fn a_new_log_is_readable_by_its_user_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = temp("private");
+        let _ = std::fs::remove_file(&path);
+        // (The process's umask is left as it is: other tests make files meanwhile. The
+        // mode asked for is below any umask's.)
+        drop(Recorder::open(&path).unwrap());
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let _ = std::fs::remove_file(&path);
     }
 
     #[test]

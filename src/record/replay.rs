@@ -54,12 +54,15 @@ pub struct Report {
     pub injected: Vec<(String, String)>,
     pub notifications: u64,
     pub problems: Vec<Problem>,
+    /// Log entries read (requests, responses, notifications): none means the file is
+    /// no session log (empty, or something else), and there was nothing to check.
+    pub entries: u64,
 }
 
 impl Report {
-    /// True when every call gave the recorded answer.
+    /// True when the file held log entries and every call gave the recorded answer.
     pub fn passed(&self) -> bool {
-        self.different.is_empty()
+        self.entries > 0 && self.different.is_empty()
     }
 }
 
@@ -247,6 +250,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                 continue;
             }
         };
+        report.entries += 1;
         match entry.kind {
             Kind::Notification => report.notifications += 1,
             Kind::Request => {
@@ -312,6 +316,21 @@ pub(crate) fn short(v: &Option<Value>, max: usize) -> String {
 pub fn render(report: &Report, log: &Path, source: &str) -> String {
     use std::fmt::Write as _;
     let mut out = String::new();
+    if report.entries == 0 {
+        let _ = writeln!(
+            out,
+            "nothing to check: {} holds no session log entries{}",
+            log.display(),
+            match report.problems.len() {
+                0 => String::new(),
+                n => format!(" ({n} line{} that are not)", if n == 1 { "" } else { "s" }),
+            }
+        );
+        for p in report.problems.iter().take(5) {
+            let _ = writeln!(out, "  log: {p}");
+        }
+        return out;
+    }
     let _ = writeln!(
         out,
         "replayed {} call{} from {} on {source}",

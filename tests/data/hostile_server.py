@@ -6,7 +6,7 @@ silent-init     never answers initialize
 huge            answers tools/list with one line over 16 MB
 deep            answers tools/list nested 100,000 levels deep
 stderr-endless  writes to stderr without ever ending the line, then serves
-flood           after initialize, sends 40,000 elicitation requests, then serves
+flood           after initialize, sends 40,000 elicitation requests while it serves
 sampling-flood  after initialize, sends 40,000 sampling requests while it serves
 """
 import json
@@ -54,10 +54,12 @@ for line in sys.stdin:
                               "type": "text", "text": "again?"}}], "maxTokens": 5}})
             threading.Thread(target=flood, daemon=True).start()
         if method == "notifications/initialized" and mode == "flood":
-            for n in range(40000):
-                send({"jsonrpc": "2.0", "id": f"ask-{n}", "method": "elicitation/create",
-                      "params": {"message": "again?", "requestedSchema": {
-                          "type": "object", "properties": {}}}})
+            def flood():
+                for n in range(40000):
+                    send({"jsonrpc": "2.0", "id": f"ask-{n}", "method": "elicitation/create",
+                          "params": {"message": "again?", "requestedSchema": {
+                              "type": "object", "properties": {}}}})
+            threading.Thread(target=flood, daemon=True).start()
         continue
     if method == "initialize":
         if mode == "silent-init":

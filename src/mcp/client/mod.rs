@@ -84,10 +84,11 @@ impl Target {
         Ok(Target::Command(words))
     }
 
-    /// One line for the header and the Server tab.
+    /// One line for the header and the Server tab (a URL's password, if any, is
+    /// never shown).
     pub fn describe(&self) -> String {
         match self {
-            Target::Url(url) => url.clone(),
+            Target::Url(url) => crate::guard::redact_url(url),
             Target::Command(words) => words.join(" "),
         }
     }
@@ -881,7 +882,16 @@ async fn open(
     // server may refuse it with an error status before any session exists), so only
     // a program that cannot start is final.
     served.map_err(|e| Failed {
-        error: plain_init_error(e),
+        error: match target {
+            // A library's message may quote the URL whole, password and all.
+            Target::Url(url) => {
+                anyhow::anyhow!(crate::guard::redact_in(
+                    &plain_init_error(e).to_string(),
+                    url
+                ))
+            }
+            Target::Command(_) => plain_init_error(e),
+        },
         transport: false,
     })
 }

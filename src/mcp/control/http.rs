@@ -88,17 +88,43 @@ impl Unchecked {
     }
 }
 
-/// True when `what` names an endpoint over HTTP rather than a socket or a file.
+/// True when `what` names an endpoint by URL rather than a socket or a file: any
+/// `scheme://`, so that `https://…` is refused as a URL this endpoint does not
+/// speak, not looked for as a file.
 pub fn is_url(what: &Path) -> bool {
-    what.to_str().is_some_and(|s| s.starts_with("http://"))
+    what.to_str().is_some_and(|s| {
+        s.split_once("://").is_some_and(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+    })
 }
+
+/// The folder where the token is kept is not one only this user can open: the
+/// endpoint is not served (a proxy serves its agent without it, as without a
+/// socket).
+#[derive(Debug)]
+pub struct NoTokenFolder(pub String);
+
+impl std::fmt::Display for NoTokenFolder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NoTokenFolder {}
 
 /// The loopback address in `url` (`http://127.0.0.1:PORT[/control]`).
 fn address(url: &str) -> anyhow::Result<SocketAddr> {
     let parsed =
         reqwest::Url::parse(url).map_err(|e| anyhow::anyhow!("{url:?} is not a URL: {e}"))?;
     if parsed.scheme() != "http" {
-        anyhow::bail!("{url:?}: a control endpoint over HTTP is http://127.0.0.1:PORT");
+        anyhow::bail!(
+            "{url:?}: a control endpoint speaks plain http on loopback (http://127.0.0.1:PORT), not {}",
+            parsed.scheme()
+        );
     }
     let host = parsed.host_str().unwrap_or("").trim_matches(['[', ']']);
     let ip: Option<IpAddr> = if host == "localhost" {
@@ -153,7 +179,7 @@ pub(super) fn serve(
     listener.set_nonblocking(true)?;
     let addr = listener.local_addr()?;
     let listener = tokio::net::TcpListener::from_std(listener)?;
-    private_dir(&default_dir())?;
+    private_dir(&default_dir()).map_err(|e| anyhow::Error::new(NoTokenFolder(e.to_string())))?;
     let file = token_file(addr.port());
     let _ = std::fs::remove_file(&file);
     std::fs::OpenOptions::new()

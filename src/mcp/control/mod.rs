@@ -24,6 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
+use anyhow::Context as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::broadcast::error::RecvError;
@@ -122,7 +123,7 @@ pub fn publish(
         line.push(b'\n');
         let asked = path.display().to_string();
         let (endpoint, url) = http::serve(&asked, feed, Arc::from(line), commands)
-            .map_err(|e| anyhow::anyhow!("the control endpoint {asked}: {e:#}"))?;
+            .with_context(|| format!("the control endpoint {asked}"))?;
         eprintln!(
             "structs-console: live traffic at {url}; watch it with: structs-console watch {url} (its token is in {})",
             endpoint.path().display()
@@ -304,9 +305,10 @@ async fn serve_watcher<R, W>(
             return;
         }
     }
-    let mut lines = tokio::io::BufReader::new(read)
-        .take(COMMAND_MAX as u64 + 1)
-        .lines();
+    let mut reader = tokio::io::BufReader::new(read).take(COMMAND_MAX as u64 + 1);
+    // A command's bytes as they come (kept across the select, which may cut a read
+    // short: `read_until` goes on where it stopped).
+    let mut command = Vec::new();
     loop {
         tokio::select! {
             sent = rx.recv() => {
@@ -321,11 +323,24 @@ async fn serve_watcher<R, W>(
                     break;
                 }
             }
-            read = lines.next_line() => {
-                let Ok(Some(text)) = read else { break };
+            read = reader.read_until(b'\n', &mut command) => {
+                if !matches!(read, Ok(n) if n > 0) {
+                    break;
+                }
                 // Each command may be up to COMMAND_MAX bytes; the budget starts again.
-                lines.get_mut().set_limit(COMMAND_MAX as u64 + 1);
-                let answer = answer_command(&text, watcher, commands.as_ref()).await;
+                reader.set_limit(COMMAND_MAX as u64 + 1);
+                let mut line = std::mem::take(&mut command);
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                    if line.last() == Some(&b'\r') {
+                        line.pop();
+                    }
+                }
+                let answer = match String::from_utf8(line) {
+                    Ok(text) => answer_command(&text, watcher, commands.as_ref()).await,
+                    Err(_) => json!({"type": "refused",
+                        "reason": "a command is a line of JSON, in UTF-8: this line is not UTF-8"}),
+                };
                 if write.write_all(format!("{answer}\n").as_bytes()).await.is_err() {
                     break;
                 }
@@ -613,6 +628,49 @@ pub fn open_feed(what: &Path, out: Sender<Fed>, stop: Arc<AtomicBool>) -> anyhow
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_command_that_is_not_utf8_is_refused_and_the_watcher_stays() {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (read, write) = tokio::io::split(theirs);
+        let served = tokio::spawn(serve_watcher(
+            (read, write),
+            Feed::new(),
+            Arc::from(&b"{\"type\":\"hello\"}\n"[..]),
+            false,
+            1,
+            None,
+        ));
+        let (out, mut into) = tokio::io::split(ours);
+        into.write_all(b"{\"cmd\":\"\xff\xfe\"}\n{\"cmd\":\"break\"}\n")
+            .await
+            .unwrap();
+        let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(out));
+        let mut said = Vec::new();
+        for _ in 0..3 {
+            let line = lines.next_line().await.unwrap().unwrap();
+            said.push(serde_json::from_str::<Value>(&line).unwrap());
+        }
+        assert_eq!(said[0]["type"], "hello");
+        assert_eq!(said[1]["type"], "refused");
+        assert!(
+            said[1]["reason"].as_str().unwrap().contains("not UTF-8"),
+            "{}",
+            said[1]
+        );
+        // Still attached: the next command is read and answered.
+        assert!(
+            said[2]["reason"].as_str().unwrap().contains("no commands"),
+            "{}",
+            said[2]
+        );
+        // Both halves go: the watcher's end closes, and so does its service.
+        drop((lines, into));
+        tokio::time::timeout(Duration::from_secs(5), served)
+            .await
+            .expect("the watcher's service ends with its connection")
+            .unwrap();
+    }
 
     #[test]
     fn a_feed_line_past_the_limit_is_let_go_and_said() {

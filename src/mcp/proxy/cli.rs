@@ -138,7 +138,7 @@ pub fn run(
         args.command.clone()
     };
     let description = match &upstream {
-        Some(up) => up.url().to_string(),
+        Some(up) => up.shown().to_string(),
         None => command.join(" "),
     };
     let runtime = tokio::runtime::Runtime::new()?;
@@ -214,7 +214,17 @@ fn options(
         // A socket asked for by name must work; the default one is a nicety that never
         // keeps the agent's server from starting.
         Some(feed) if control.is_some() => {
-            Some(control::publish(control, "proxy", feed, hello, Some(tx))?)
+            match control::publish(control, "proxy", feed, hello, Some(tx)) {
+                Ok(endpoint) => Some(endpoint),
+                // Over HTTP, the runtime folder only keeps the token: when it is not
+                // this user's alone the agent is served without a feed, as it is
+                // without the default socket.
+                Err(e) if e.downcast_ref::<control::http::NoTokenFolder>().is_some() => {
+                    eprintln!("structs-console: no live feed: {e:#}");
+                    None
+                }
+                Err(e) => return Err(e),
+            }
         }
         Some(feed) => match control::publish(None, "proxy", feed, hello, Some(tx)) {
             Ok(endpoint) => Some(endpoint),

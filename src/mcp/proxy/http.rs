@@ -111,7 +111,7 @@ pub async fn serve_http(
             guard,
             crate::mcp::http::check_request,
         ));
-    tracing::info!(%addr, path = PATH, upstream = hub.upstream.url(), "proxying MCP over HTTP");
+    tracing::info!(%addr, path = PATH, upstream = hub.upstream.shown(), "proxying MCP over HTTP");
     bound(addr);
     let serving = tokio::spawn(crate::mcp::listen::serve(
         listener,
@@ -167,7 +167,7 @@ impl Hub {
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         let tap = Arc::new(Tap::new(
             recorder,
-            format!("{} (over HTTP)", self.upstream.url()),
+            format!("{} (over HTTP)", self.upstream.shown()),
         ));
         let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
         let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
@@ -508,6 +508,11 @@ fn sse_response(body: Body, session: Option<&str>) -> Response {
 
 /// A host's message: into its session, and a stream of the answers back.
 async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> Response {
+    // A body not said to be JSON (text/plain, a form, none said) is what a web page
+    // can post anywhere: 415, as the server's own face answers, and it goes nowhere.
+    if let Err(refused) = crate::guard::body_type(&axum::http::Method::POST, &headers) {
+        return crate::mcp::http::refuse(refused);
+    }
     let text = body.trim_ascii();
     let Ok(message) = serde_json::from_slice::<Value>(text) else {
         return rpc_refusal(

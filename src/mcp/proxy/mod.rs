@@ -581,7 +581,7 @@ const PIPE_BYTES: usize = 1 << 20;
 /// Runs the proxy between the host on stdio and an HTTP server, until the host closes
 /// its end (and the calls in flight are answered) or a signal.
 pub async fn run_upstream(upstream: Upstream, options: Options) -> ExitCode {
-    let tap = Arc::new(Tap::new(options.recorder, upstream.url().to_string()));
+    let tap = Arc::new(Tap::new(options.recorder, upstream.shown().to_string()));
     let board = Board::new(options.feed, options.faults);
     serve_commands(board.clone(), options.commands);
     let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);

@@ -43,6 +43,8 @@ const LISTEN_AGAIN: Duration = Duration::from_secs(1);
 #[derive(Clone)]
 pub struct Upstream {
     url: String,
+    /// The URL as it is shown: its password, if any, replaced ([`crate::guard::redact_url`]).
+    shown: String,
     token: Option<String>,
     http: reqwest::Client,
 }
@@ -55,10 +57,11 @@ impl Upstream {
     ///
     /// When `url` is not an http or https URL.
     pub fn new(url: &str, token: Option<String>) -> anyhow::Result<Upstream> {
+        let shown = crate::guard::redact_url(url);
         let parsed = reqwest::Url::parse(url)
-            .map_err(|e| anyhow::anyhow!("--upstream {url:?} is not a URL: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("--upstream {shown:?} is not a URL: {e}"))?;
         if !matches!(parsed.scheme(), "http" | "https") {
-            anyhow::bail!("--upstream {url:?} is not an http or https URL");
+            anyhow::bail!("--upstream {shown:?} is not an http or https URL");
         }
         let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
@@ -67,13 +70,15 @@ impl Upstream {
             .map_err(|e| anyhow::anyhow!("cannot make an HTTP client: {e}"))?;
         Ok(Upstream {
             url: url.to_string(),
+            shown,
             token,
             http,
         })
     }
 
-    pub fn url(&self) -> &str {
-        &self.url
+    /// The URL as it may be shown: with any password replaced.
+    pub fn shown(&self) -> &str {
+        &self.shown
     }
 
     /// Passes a session: reads the lines of `input` (what the host sends), and writes
@@ -225,7 +230,7 @@ impl Link {
 
     /// An answer to `id` saying the server did not give one.
     fn fail(&self, id: &Value, code: &str, message: String) {
-        tracing::warn!(upstream = %self.up.url, "{message}");
+        tracing::warn!(upstream = %self.up.shown, "{message}");
         let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
             "code": -32000,
             "message": message,
@@ -255,8 +260,8 @@ impl Link {
             Err(e) => {
                 let message = format!(
                     "cannot reach the upstream server {}: {}",
-                    self.up.url,
-                    with_causes(&e)
+                    self.up.shown,
+                    with_causes(&e.without_url())
                 );
                 match &id {
                     Some(id) => self.fail(id, "API_UNAVAILABLE", message),
@@ -290,7 +295,7 @@ impl Link {
                         if sse.overlong {
                             // An event that does not end within the limit: the stream
                             // is dropped, and the request answered saying why.
-                            tracing::warn!(upstream = %self.up.url, limit_bytes = MESSAGE_MAX, "the upstream server sent an event over the limit; its stream was closed");
+                            tracing::warn!(upstream = %self.up.shown, limit_bytes = MESSAGE_MAX, "the upstream server sent an event over the limit; its stream was closed");
                             if let (false, Some(id)) = (answered, &id) {
                                 self.fail(id, "API_ERROR", format!(
                                     "the upstream server sent an event over {} MB; it was not passed on",
@@ -303,7 +308,7 @@ impl Link {
                     }
                     Ok(None) => break,
                     Err(e) => {
-                        tracing::warn!(upstream = %self.up.url, "the upstream server's stream broke: {e}");
+                        tracing::warn!(upstream = %self.up.shown, "the upstream server's stream broke: {}", e.without_url());
                         break;
                     }
                 }
@@ -312,7 +317,7 @@ impl Link {
             let bytes = match body_within(&mut response, MESSAGE_MAX).await {
                 Ok(bytes) => bytes,
                 Err(said) => {
-                    tracing::warn!(upstream = %self.up.url, "{said}");
+                    tracing::warn!(upstream = %self.up.shown, "{said}");
                     if let Some(id) = &id {
                         self.fail(
                             id,
@@ -350,7 +355,7 @@ impl Link {
                         self.relay(&bytes, None);
                     }
                     self.lost(status);
-                    tracing::warn!(upstream = %self.up.url, %status, "the upstream server refused a message");
+                    tracing::warn!(upstream = %self.up.shown, %status, "the upstream server refused a message");
                 }
             }
         }
@@ -362,7 +367,7 @@ impl Link {
                 "API_UNAVAILABLE",
                 format!(
                     "the upstream server {} ended its answer without answering (HTTP {status})",
-                    self.up.url
+                    self.up.shown
                 ),
             );
         }
@@ -378,7 +383,7 @@ impl Link {
                 .unwrap_or_else(|e| e.into_inner())
                 .is_some();
         if gone {
-            tracing::warn!(upstream = %self.up.url, "the upstream server no longer knows this session: it ends, and the host must start again");
+            tracing::warn!(upstream = %self.up.shown, "the upstream server no longer knows this session: it ends, and the host must start again");
             self.gone.cancel();
         }
         gone
@@ -399,7 +404,7 @@ impl Link {
                             self.relay(&message, None);
                         }
                         if sse.overlong {
-                            tracing::warn!(upstream = %self.up.url, limit_bytes = MESSAGE_MAX, "the upstream server's stream sent an event over the limit; the stream is opened again");
+                            tracing::warn!(upstream = %self.up.shown, limit_bytes = MESSAGE_MAX, "the upstream server's stream sent an event over the limit; the stream is opened again");
                             break;
                         }
                     }
@@ -407,7 +412,7 @@ impl Link {
                 Ok(response) => {
                     let status = response.status();
                     if status != reqwest::StatusCode::METHOD_NOT_ALLOWED {
-                        tracing::warn!(upstream = %self.up.url, %status, "the upstream server has no stream for this session");
+                        tracing::warn!(upstream = %self.up.shown, %status, "the upstream server has no stream for this session");
                     }
                     return;
                 }
@@ -463,7 +468,7 @@ async fn body_within(response: &mut reqwest::Response, max: usize) -> Result<Vec
                 body.extend_from_slice(&chunk);
             }
             Ok(None) => return Ok(body),
-            Err(e) => return Err(format!("broke off: {}", with_causes(&e))),
+            Err(e) => return Err(format!("broke off: {}", with_causes(&e.without_url()))),
         }
     }
 }
