@@ -380,29 +380,9 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Progress shows the call is running (however long the server took to start);
-    // then an interrupt ends it.
-    let mut child = child;
-    let stderr = child.stderr.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines() {
-            let Ok(line) = line else { return };
-            let _ = tx.send(line);
-        }
-    });
-    let mut said = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !said
-        .iter()
-        .any(|l: &String| l.contains("notifications/progress"))
-    {
-        assert!(Instant::now() < deadline, "no progress: {said:?}");
-        if let Ok(line) = rx.recv_timeout(Duration::from_millis(100)) {
-            said.push(line);
-        }
-    }
+    // Progress shows the call is running; then an interrupt ends it. (The notifications
+    // are printed at the end; the wait leaves a slow start under load time for some.)
+    std::thread::sleep(Duration::from_millis(4000));
     let sent = Instant::now();
     // SAFETY: signalling our own child by its pid.
     unsafe {
@@ -416,6 +396,8 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
     let (value, success) = answer(&out);
     assert!(!success);
     assert_eq!(value["error"]["code"], "TOOL_CANCELLED", "{value:#}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("notifications/progress"), "{stderr}");
 }
 
 #[test]
