@@ -10,6 +10,11 @@
 //! 5. Load again on the same server, after all of it (goal: no slower).
 //! 6. Handle store: results over 25 KB stored into a 32 MB store; RSS growth against
 //!    the cap (goal: within 1.5x), on a server of its own.
+//! 7. The tap and the client among hostile peers ([`hostile`]): `client` against
+//!    servers whose pages never end, whose messages are too big or too deep, that never
+//!    answer, or that flood it; `proxy --upstream` and `watch --json` against lines
+//!    that never end. How each ended, how long it took against `--timeout`, and its
+//!    peak RSS against the Limits table's figure. `SOAK_ONLY=hostile` runs this alone.
 //!
 //! `SOAK_BASELINE_BIN=PATH` first measures the same load on another build (the release
 //! binary before a change), the two builds taking turns, `SOAK_ROUNDS` rounds each
@@ -24,6 +29,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+#[path = "support/hostile.rs"]
+mod hostile;
 
 const SLOW_HELPER: &str = "SOAK_SLOW_HELPER";
 
@@ -329,7 +337,10 @@ fn main() {
         rt.block_on(slow_helper(addr.to_string(), count.parse().expect("count")));
         return;
     }
-    rt.block_on(soak());
+    if std::env::var("SOAK_ONLY").as_deref() != Ok("hostile") {
+        rt.block_on(soak());
+    }
+    hostile::run(env!("CARGO_BIN_EXE_structs-console"));
 }
 
 async fn soak() {

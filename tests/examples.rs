@@ -412,6 +412,37 @@ fn start(dir: &Path, args: &[String]) -> Started {
     }
 }
 
+/// Records a short real session at `log` (as `--headless --paused --record` writes it):
+/// the handshake and one call, on the same world the examples replay on.
+fn record_a_session(log: &Path) {
+    let _ = std::fs::remove_file(log);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["--headless", "--paused", "--log-level", "warn", "--record"])
+        .arg(log)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"examples","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"structs_query_player","arguments":{"player_id":"1-1"}}}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut answered = 0;
+    let mut line = String::new();
+    while answered < 2 && out.read_line(&mut line).is_ok_and(|n| n > 0) {
+        answered += usize::from(line.contains("\"id\":"));
+        line.clear();
+    }
+    drop(stdin);
+    let _ = child.wait();
+}
+
 /// The addresses a command names, made safe to run here: a node's REST address
 /// (`--endpoint`, wherever it is) becomes a stand-in node the test runs (this
 /// program's `serve-rest`), each other loopback port a free one (the same one for the
@@ -531,6 +562,13 @@ fn every_command_line_in_the_docs_starts() {
             }
             total += 1;
             let args = addresses.rewrite_all(args);
+            // `replay LOG --check` checks a session: one is recorded there first (a
+            // file with no entries has nothing to check, and fails).
+            if args.first().is_some_and(|a| a == "replay")
+                && let Some(log) = args.get(1)
+            {
+                record_a_session(&dir.join(log));
+            }
             match start(&dir, &args) {
                 Started::Running | Started::Exited(0, _) => {}
                 // The console without a terminal points to --headless: its arguments

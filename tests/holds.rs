@@ -709,7 +709,16 @@ fn all_at_once(extra: &[&str], lines: &[Value], dir: &Path) -> (Vec<Value>, Vec<
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     stdin.write_all(text.as_bytes()).unwrap();
     drop(stdin);
+    // A proxy that never exits fails the test rather than hanging it.
+    let pid = child.id();
+    let (done, watchdog) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if watchdog.recv_timeout(Duration::from_secs(30)).is_err() {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    });
     let out = child.wait_with_output().unwrap();
+    let _ = done.send(());
     let got = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

@@ -8,7 +8,7 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
@@ -425,10 +425,10 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
     // Its password is never shown: not to the agent, not on stderr, not in the log.
     let nowhere = format!("http://agent:s3cretPASS@127.0.0.1:{port}/mcp");
     let shown = format!("http://agent:***@127.0.0.1:{port}/mcp");
-    let log = dir.join("nowhere.jsonl");
+    let socket = dir.join("nowhere.sock");
     let mut child = Command::new(BIN)
-        .args(["proxy", "--no-control", "--upstream", &nowhere, "--record"])
-        .arg(&log)
+        .args(["proxy", "--upstream", &nowhere, "--control"])
+        .arg(&socket)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -451,6 +451,13 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
     let said = got["error"]["message"].as_str().unwrap();
     assert!(said.contains(&shown) && said.contains("refused"), "{said}");
     assert!(!got.to_string().contains("s3cretPASS"), "{got}");
+    // The live feed's hello names the server, without its password.
+    let mut hello = String::new();
+    std::io::BufReader::new(std::os::unix::net::UnixStream::connect(&socket).unwrap())
+        .read_line(&mut hello)
+        .unwrap();
+    assert!(hello.contains(&shown), "{hello}");
+    assert!(!hello.contains("s3cretPASS"), "{hello}");
     drop(stdin);
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
@@ -462,9 +469,6 @@ async fn a_host_on_stdio_reaches_an_http_server_and_an_unreachable_one_is_an_ans
     }
     let said: Vec<String> = stderr.try_iter().collect();
     assert!(!said.iter().any(|l| l.contains("s3cretPASS")), "{said:?}");
-    let logged = std::fs::read_to_string(&log).unwrap();
-    assert!(logged.contains(&shown), "{logged}");
-    assert!(!logged.contains("s3cretPASS"), "{logged}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

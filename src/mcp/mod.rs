@@ -409,7 +409,8 @@ impl McpServer {
                 _ => {
                     return Err(McpError::invalid_params(
                         format!(
-                            "unknown query parameter {k:?}; use page, page_size, fields, verbosity"
+                            "unknown query parameter {}; use page, page_size, fields, verbosity",
+                            crate::error::quote(k)
                         ),
                         None,
                     ));
@@ -705,8 +706,8 @@ impl ServerHandler for McpServer {
             if request.uri.starts_with("structs://schemas/") {
                 return Err(McpError::resource_not_found(
                     format!(
-                        "no schema {:?}; the schemas are {}",
-                        request.uri,
+                        "no schema {}; the schemas are {}",
+                        crate::error::quote(&request.uri),
                         schemas.uris().join(", ")
                     ),
                     None,

@@ -22,8 +22,9 @@ use super::wire::{Direction, Wire};
 /// is dropped by it, and named by [`Watched`].
 pub const MESSAGE_MAX: usize = rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 
-/// The deepest nesting the JSON reader takes (serde_json's recursion limit).
-pub const DEPTH_MAX: usize = 128;
+/// The deepest nesting the JSON reader takes: serde_json's recursion limit of 128
+/// refuses the 128th level (the message itself is the first).
+pub const DEPTH_MAX: usize = 127;
 
 /// The longest stderr line kept whole; the rest of a longer one is cut.
 pub const STDERR_LINE_MAX: usize = 64 * 1024;
@@ -68,7 +69,8 @@ impl Meter {
 
     /// Why the library will not read this line, if it will not.
     fn unread(&self) -> Option<String> {
-        if self.bytes > MESSAGE_MAX {
+        // The library drops a line whose bytes and newline go past its limit.
+        if self.bytes >= MESSAGE_MAX {
             Some(format!(
                 "the server sent a message over {} MB ({} bytes or more), which is not read",
                 MESSAGE_MAX >> 20,
@@ -118,7 +120,7 @@ impl<R> Watched<R> {
         }
         // A line still coming that is past the limit already is told now: it may
         // never end.
-        if !self.meter.told && self.meter.bytes > MESSAGE_MAX {
+        if !self.meter.told && self.meter.bytes >= MESSAGE_MAX {
             if let Some(why) = self.meter.unread() {
                 self.wire.unread(why);
             }

@@ -274,13 +274,26 @@ pub fn client_info(protocol: ProtocolVersion) -> ClientInfo {
 }
 
 impl Listener {
-    async fn ask(&self, kind: AskKind, params: Value) -> Result<Reply, ErrorData> {
+    /// The answer to a request of the server's: the script's at once, or the
+    /// operator's when they give it. A request the server cancels (`cancelled`) stops
+    /// waiting, and its place in the queue is freed.
+    async fn ask(
+        &self,
+        kind: AskKind,
+        params: Value,
+        cancelled: &tokio_util::sync::CancellationToken,
+    ) -> Result<Reply, ErrorData> {
         match &self.shared.answers {
             Answers::Script(script) => Ok(scripted(script, kind, &params)),
             Answers::Operator => match self.shared.asks.push(kind, params) {
-                Some(reply) => reply
-                    .await
-                    .map_err(|_| ErrorData::internal_error("the console closed", None)),
+                Some(reply) => tokio::select! {
+                    reply = reply => reply
+                        .map_err(|_| ErrorData::internal_error("the console closed", None)),
+                    () = cancelled.cancelled() => Err(ErrorData::internal_error(
+                        "the server cancelled the request",
+                        None,
+                    )),
+                },
                 None => Err(ErrorData::internal_error(
                     format!(
                         "{ASKS_MAX} requests already wait for the operator; this one is refused"
@@ -355,10 +368,10 @@ impl ClientHandler for Listener {
     async fn create_message(
         &self,
         params: CreateMessageRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        match self.ask(AskKind::Sampling, params).await? {
+        match self.ask(AskKind::Sampling, params, &context.ct).await? {
             Reply::Sampled(text) => serde_json::from_value(json!({
                 "model": OPERATOR_MODEL,
                 "stopReason": "endTurn",
@@ -382,14 +395,14 @@ impl ClientHandler for Listener {
     async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
-        _context: RequestContext<RoleClient>,
+        context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
         if params["mode"] == "url" {
             // Only forms are declared; a server that asks for a URL anyway is told no.
             return Ok(answer_of(&json!({"action": "decline"})));
         }
-        let answer = match self.ask(AskKind::Elicitation, params).await? {
+        let answer = match self.ask(AskKind::Elicitation, params, &context.ct).await? {
             Reply::Accept(content) => json!({"action": "accept", "content": content}),
             Reply::Cancel => json!({"action": "cancel"}),
             _ => json!({"action": "decline"}),

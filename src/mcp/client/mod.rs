@@ -586,9 +586,10 @@ impl Remote {
                 ErrorCode::ToolTimeout,
                 format!(
                     "{} sent neither an answer to {tool} nor progress for {} s; the call was \
-                     given up and the server told so",
+                     given up and the server told so{}",
                     self.target.describe(),
-                    timeout.as_secs_f64()
+                    timeout.as_secs_f64(),
+                    self.wire.unread_reason()
                 ),
             ),
             // A server that sends the error object as the data (ours does, for an

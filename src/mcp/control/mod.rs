@@ -330,6 +330,8 @@ async fn serve_watcher<R, W>(
                 // Each command may be up to COMMAND_MAX bytes; the budget starts again.
                 reader.set_limit(COMMAND_MAX as u64 + 1);
                 let mut line = std::mem::take(&mut command);
+                // Cut by the limit, maybe inside a character: refused for its size.
+                let over = line.len() > COMMAND_MAX;
                 if line.last() == Some(&b'\n') {
                     line.pop();
                     if line.last() == Some(&b'\r') {
@@ -337,6 +339,8 @@ async fn serve_watcher<R, W>(
                     }
                 }
                 let answer = match String::from_utf8(line) {
+                    _ if over => json!({"type": "refused",
+                        "reason": format!("a command is at most {COMMAND_MAX} bytes")}),
                     Ok(text) => answer_command(&text, watcher, commands.as_ref()).await,
                     Err(_) => json!({"type": "refused",
                         "reason": "a command is a line of JSON, in UTF-8: this line is not UTF-8"}),

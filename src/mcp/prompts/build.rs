@@ -112,7 +112,7 @@ fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 fn id_arg(args: &Map<String, Value>, name: &str, kind: EntityKind) -> Result<EntityId, McpError> {
     let text = arg(args, name).unwrap_or_default();
     let id = EntityId::parse(text)
-        .map_err(|e| McpError::invalid_params(format!("{name}: not an id: {e}"), None))?;
+        .map_err(|e| McpError::invalid_params(format!("{name} is not an id: {e}"), None))?;
     if id.kind != kind {
         return Err(McpError::invalid_params(
             format!(
@@ -184,7 +184,7 @@ async fn brief(
 ) -> Result<GetPromptResult, McpError> {
     let text = arg(args, "entity_id").unwrap_or_default();
     let id = EntityId::parse(text)
-        .map_err(|e| McpError::invalid_params(format!("entity_id: not an id: {e}"), None))?;
+        .map_err(|e| McpError::invalid_params(format!("entity_id is not an id: {e}"), None))?;
     let v = call(
         core,
         "structs_query_entity",

@@ -398,8 +398,9 @@ fn check_arguments(
             let names: Vec<&str> = spec.args.iter().map(|a| a.name.as_str()).collect();
             return Err(McpError::invalid_params(
                 format!(
-                    "prompt {} takes no argument {k:?}; its arguments are {}",
+                    "prompt {} takes no argument {}; its arguments are {}",
                     spec.name,
+                    crate::error::quote(&k),
                     names.join(", ")
                 ),
                 None,

@@ -106,6 +106,8 @@ enum Release {
     TimedOut,
     /// The watcher whose breakpoint held it went away.
     OwnerLeft,
+    /// The session is ending (the server stopped): what is held goes on as it was.
+    SessionEnded,
     /// The agent cancelled the call: nothing is sent.
     Cancelled,
 }
@@ -247,7 +249,7 @@ impl Broker {
     /// True when a rule could apply to a call now (faults, or breakpoints set).
     pub(super) fn active(&self) -> bool {
         let rules = self.board.rules();
-        rules.faults.is_some() || !rules.breakpoints.is_empty()
+        rules.faults.as_ref().is_some_and(|f| !f.rules.is_empty()) || !rules.breakpoints.is_empty()
     }
 
     /// True when an answer from the server concerns the broker (a call it follows, or
@@ -650,6 +652,7 @@ impl Broker {
             (Release::Continue, _) => "continued",
             (Release::TimedOut, _) => "timed out, continued",
             (Release::OwnerLeft, _) => "its watcher left, continued",
+            (Release::SessionEnded, _) => "the session ended, continued",
             (Release::Cancelled, _) => "cancelled by the agent",
             (Release::Edit(_), _) => "edited, continued",
             (Release::Answer(_), _) => "answered",
@@ -658,10 +661,16 @@ impl Broker {
         };
         event["how"] = json!(how);
         match (release, way) {
-            (Release::Continue | Release::TimedOut | Release::OwnerLeft, On::Request) => {
+            (
+                Release::Continue | Release::TimedOut | Release::OwnerLeft | Release::SessionEnded,
+                On::Request,
+            ) => {
                 let _ = self.to_server.send(line.to_vec());
             }
-            (Release::Continue | Release::TimedOut | Release::OwnerLeft, On::Response) => {
+            (
+                Release::Continue | Release::TimedOut | Release::OwnerLeft | Release::SessionEnded,
+                On::Response,
+            ) => {
                 self.send_host(line.to_vec(), None);
             }
             (Release::Cancelled, _) => {}
@@ -715,6 +724,15 @@ impl Broker {
             }
         }
         self.publish(event);
+    }
+
+    /// The session is ending: everything it holds goes on as it was (a held answer
+    /// reaches the agent), so that nothing taken is lost.
+    pub(super) fn let_go(&self) {
+        let held: Vec<Held> = self.lock().holds.drain().map(|(_, h)| h).collect();
+        for held in held {
+            let _ = held.release.send(Release::SessionEnded);
+        }
     }
 
     /// Releases what this session holds for a watcher that went away.

@@ -467,7 +467,9 @@ impl<W: AsyncWrite + Unpin + Send + 'static> Running<W> {
                 let _ = (&mut self.down).await;
             }
         }
-        // Answers the broker still has on their way to the host go before the end.
+        // Answers the broker still has on their way to the host go before the end:
+        // what it holds is let go as it was, and what it delayed is waited for.
+        self.broker.let_go();
         let _ = tokio::time::timeout(wait.unwrap_or(STOP_DEADLINE), self.broker.settled()).await;
         let _ = self.down_tx.send(Out::End);
         let _ = tokio::time::timeout(Duration::from_secs(1), self.to_host).await;

@@ -80,12 +80,10 @@ impl Board {
     pub(in crate::mcp::proxy) fn watcher_left(&self, watcher: u64) {
         let had_breakpoints = {
             let mut rules = self.rules();
-            // Its fault rules go with it, as its breakpoints do.
-            if let Some(faults) = rules.faults.as_mut()
-                && faults.remove(|r| r.owner != Some(watcher)) > 0
-                && faults.rules.is_empty()
-            {
-                rules.faults = None;
+            // Its fault rules go with it, as its breakpoints do (the rules' numbering
+            // stays: a number is never given twice).
+            if let Some(faults) = rules.faults.as_mut() {
+                faults.remove(|r| r.owner != Some(watcher));
             }
             let before = rules.breakpoints.len();
             rules.breakpoints.retain(|b| b.owner != watcher);
@@ -187,11 +185,7 @@ impl Board {
                     // Every rule a watcher added; the faults file's stay.
                     None => faults.remove(|r| r.owner.is_none()),
                 };
-                let left = faults.rules.len();
-                if left == 0 {
-                    rules.faults = None;
-                }
-                Ok(json!({"removed": removed, "left": left}))
+                Ok(json!({"removed": removed, "left": faults.rules.len()}))
             }
             "continue" | "edit" | "answer" | "error" | "drop" => {
                 let hold = body["hold"]
