@@ -330,6 +330,22 @@ fn http_head(stream: &mut std::net::TcpStream) -> String {
     String::from_utf8(head).unwrap()
 }
 
+/// What a proxy with `--control http://…` says first on stderr, the URL of its feed in
+/// it, and the URL's port.
+fn control_url(stderr: &std::sync::mpsc::Receiver<String>) -> (String, String, u16) {
+    let said = stderr
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the proxy says where its feed is");
+    let url = said
+        .split("watch it with: structs-console watch ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no URL in {said:?}"))
+        .to_string();
+    let port = url.rsplit(':').next().unwrap().parse().unwrap();
+    (said, url, port)
+}
+
 /// `--control http://127.0.0.1:0`: the feed over loopback HTTP, upgraded to the
 /// socket's own protocol, with a token kept in a file only its user reads.
 #[test]
@@ -349,16 +365,7 @@ fn the_control_endpoint_over_loopback_http_takes_only_its_token() {
         ],
         &dir,
     );
-    let said = stderr
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the proxy says where its feed is");
-    let url = said
-        .split("watch it with: structs-console watch ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no URL in {said:?}"))
-        .to_string();
-    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let (said, url, port) = control_url(&stderr);
     let file = dir.join(format!("structs-console/control-{port}.token"));
     assert!(said.contains(file.to_str().unwrap()), "{said}");
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
@@ -533,16 +540,7 @@ fn idle_connections_to_the_http_control_cannot_lock_a_watcher_out() {
         .spawn()
         .unwrap();
     let stderr = lines_of(child.stderr.take().unwrap());
-    let said = stderr
-        .recv_timeout(Duration::from_secs(10))
-        .expect("the proxy says where its feed is");
-    let url = said
-        .split("watch it with: structs-console watch ")
-        .nth(1)
-        .and_then(|rest| rest.split_whitespace().next())
-        .unwrap_or_else(|| panic!("no URL in {said:?}"))
-        .to_string();
-    let port: u16 = url.rsplit(':').next().unwrap().parse().unwrap();
+    let (_, _, port) = control_url(&stderr);
     let token = std::fs::read_to_string(dir.join(format!("structs-console/control-{port}.token")))
         .unwrap()
         .trim()
