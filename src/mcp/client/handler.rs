@@ -535,6 +535,81 @@ mod tests {
         assert!(asks.waiting().is_empty());
     }
 
+    /// A server that fills the queue, then cancels what it asked: each cancelled
+    /// request frees its place, so the next is queued, not refused.
+    #[tokio::test]
+    async fn requests_the_server_cancels_free_their_places() {
+        use rmcp::ServiceExt as _;
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+        let shared = Arc::new(Shared {
+            progress: ProgressSinks::default(),
+            asks: Arc::default(),
+            roots: Mutex::new(Vec::new()),
+            answers: Answers::Operator,
+            protocol: ProtocolVersion::V_2025_06_18,
+        });
+        let (ours, theirs) = tokio::io::duplex(1 << 20);
+        let (server_reads, mut server_writes) = tokio::io::split(theirs);
+        let (client_reads, client_writes) = tokio::io::split(ours);
+        let mut lines = tokio::io::BufReader::new(server_reads).lines();
+        let server = async move {
+            let init: Value =
+                serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+            let answer = json!({"jsonrpc": "2.0", "id": init["id"], "result": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "serverInfo": {"name": "asker", "version": "1"}}});
+            server_writes
+                .write_all(format!("{answer}\n").as_bytes())
+                .await
+                .unwrap();
+            let _initialized = lines.next_line().await.unwrap();
+            let ask = |n: usize| {
+                json!({"jsonrpc": "2.0", "id": n, "method": "elicitation/create", "params": {
+                    "message": "?", "requestedSchema": {"type": "object", "properties": {}}}})
+            };
+            let mut out = String::new();
+            for n in 0..ASKS_MAX {
+                out.push_str(&format!("{}\n", ask(n)));
+            }
+            for n in 0..ASKS_MAX {
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": n}});
+                out.push_str(&format!("{cancel}\n"));
+            }
+            server_writes.write_all(out.as_bytes()).await.unwrap();
+            (server_writes, lines, ask)
+        };
+        let listener = Listener {
+            shared: shared.clone(),
+        };
+        let (client, (mut server_writes, _lines, ask)) =
+            tokio::join!(listener.serve((client_reads, client_writes)), server);
+        let client = client.unwrap();
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        // The hundred came, and went with their cancellations.
+        while shared.asks.count() > 0 || shared.asks.next.load(Ordering::Relaxed) < 100 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{} waiting",
+                shared.asks.count()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        server_writes
+            .write_all(format!("{}\n", ask(ASKS_MAX)).as_bytes())
+            .await
+            .unwrap();
+        while shared.asks.count() == 0 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the next was not queued"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(shared.asks.refused(), 0);
+        drop(client);
+    }
+
     #[test]
     fn no_more_than_the_cap_wait_and_the_rest_are_refused_and_counted() {
         let asks = Asks::default();
