@@ -138,8 +138,7 @@ impl<R: AsyncRead + Unpin> AsyncRead for Watched<R> {
         let before = buf.filled().len();
         let polled = Pin::new(&mut self.inner).poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = polled {
-            let fresh = buf.filled()[before..].to_vec();
-            self.scan(&fresh);
+            self.scan(&buf.filled()[before..]);
         }
         polled
     }
