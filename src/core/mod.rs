@@ -531,6 +531,11 @@ impl Core {
         self.inner.handles.store()
     }
 
+    /// The core's wall clock.
+    pub fn wall(&self) -> WallClock {
+        self.inner.wall
+    }
+
     /// Now, by the core's wall clock.
     pub fn now(&self) -> DateTime<Utc> {
         self.inner.wall.now()

@@ -356,20 +356,8 @@ impl McpServer {
             Some(_) => ctx,
             None => ctx.with_work(self.work.clone()),
         };
-        let started = std::time::Instant::now();
-        let call = self
-            .recorder
-            .as_ref()
-            .map(|r| r.request(name, &args, &self.core.status()));
-        let result = self
-            .core
-            .call_with(name, args, ctx)
-            .await
-            .map_err(|e| e.to_json(&self.core.timestamp()));
-        if let (Some(r), Some(call)) = (&self.recorder, call) {
-            r.response(call, name, &result, started.elapsed(), &self.core.status());
-        }
-        match result {
+        let calls = crate::record::Recorded::new(self.core.clone(), self.recorder.clone());
+        match calls.call_wire(name, args, ctx).await {
             Ok(value) => {
                 let link = handle_link(&value);
                 let mut result = CallToolResult::structured(value);

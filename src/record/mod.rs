@@ -21,6 +21,7 @@
 //! line; lines that do not parse are reported as [`Problem`]s beside the entries,
 //! never fatal.
 
+pub mod call;
 pub mod diff;
 pub mod feed;
 pub mod index;
@@ -37,6 +38,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::source::SourceInfo;
+pub use call::Recorded;
 pub use feed::Feed;
 
 /// The log format's version, in every line.

@@ -19,6 +19,7 @@ use super::{Kind, LogReader, Problem};
 use crate::context::subscriptions::Subscriptions;
 use crate::context::{CallContext, ClientHandles};
 use crate::core::Core;
+use crate::record::Recorded;
 
 /// Differences kept per call (all are counted).
 pub const CHANGES_KEPT: usize = 50;
@@ -106,7 +107,7 @@ impl NotRerun {
 /// the fresh run made for the same call (in any session), so `structs_handle_fetch` of a recorded handle
 /// reads the fresh result.
 pub struct Replayer {
-    core: Core,
+    calls: Recorded,
     sessions: HashMap<String, Client>,
     /// Recorded handle → the fresh run's handle (across sessions: a client may fetch
     /// a handle another one made).
@@ -120,16 +121,13 @@ struct Client {
 }
 
 impl Replayer {
-    pub fn new(core: Core) -> Replayer {
+    /// Calls go through `calls`, recorded there when it records.
+    pub fn new(calls: Recorded) -> Replayer {
         Replayer {
-            core,
+            calls,
             sessions: HashMap::new(),
             renamed: HashMap::new(),
         }
-    }
-
-    pub fn core(&self) -> &Core {
-        &self.core
     }
 
     /// Calls `tool` with the recorded `args` as `session` did; `recorded` is the
@@ -151,10 +149,9 @@ impl Replayer {
             .with_subscriptions(client.subscriptions.clone())
             .with_handles(client.handles.clone());
         let fresh = self
-            .core
-            .call_with(tool, args, ctx)
+            .calls
+            .call_wire(tool, args, ctx)
             .await
-            .map_err(|e| e.to_json(&self.core.timestamp()))
             .unwrap_or_else(|e| e);
         if let Some(recorded) = recorded {
             let (mut old, mut new) = (Vec::new(), Vec::new());
@@ -237,7 +234,7 @@ fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
 
 /// Runs every call of the log at `path` again on `core` and compares.
 pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result<Report> {
-    let mut replayer = Replayer::new(core.clone());
+    let mut replayer = Replayer::new(Recorded::new(core.clone(), None));
     let mut report = Report::default();
     // Requests waiting for their response, by (session, call).
     let mut waiting: HashMap<(String, u64), (String, Value, Vec<String>)> = HashMap::new();

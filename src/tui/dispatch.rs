@@ -3,6 +3,7 @@
 //! console never waits on the core; it applies whatever results have arrived before
 //! each frame.
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use tokio::runtime::Handle;
 use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
+use crate::record::{Recorded, Recorder};
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -24,9 +26,11 @@ pub(crate) struct Reply {
     pub result: Result<Value, ToolError>,
 }
 
-/// Sends tool calls to the runtime and collects their results.
+/// Sends tool calls to the runtime and collects their results. Every call the
+/// console makes goes through here, and so through the recorder (`--record`): a pane's
+/// own calls, a plan's steps and a replay's calls alike.
 pub(crate) struct Dispatcher {
-    core: Core,
+    calls: Recorded,
     runtime: Handle,
     sender: Sender<Reply>,
     receiver: Receiver<Reply>,
@@ -35,40 +39,33 @@ pub(crate) struct Dispatcher {
     /// Long calls (proof-of-work searches) among the pending ones: they run until
     /// done or cancelled, so they do not count as the console loading.
     background: std::collections::HashSet<RequestId>,
-    /// Where the console's tool calls are recorded (`--record`).
-    recorder: Option<std::sync::Arc<crate::record::Recorder>>,
 }
 
 impl Dispatcher {
-    pub fn new(core: Core, runtime: Handle) -> Dispatcher {
+    /// Calls on `core`, recorded to `recorder` when there is one.
+    pub fn new(core: Core, runtime: Handle, recorder: Option<Arc<Recorder>>) -> Dispatcher {
         let (sender, receiver) = mpsc::channel();
         Dispatcher {
-            core,
+            calls: Recorded::new(core, recorder),
             runtime,
             sender,
             receiver,
             next_id: 0,
             pending: 0,
             background: std::collections::HashSet::new(),
-            recorder: None,
         }
-    }
-
-    /// Records every tool call from now on, with its answer, to a session log.
-    pub fn set_recorder(&mut self, recorder: std::sync::Arc<crate::record::Recorder>) {
-        self.recorder = Some(recorder);
     }
 
     /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
     /// returned id will arrive, even if the tool panics (the core reports that as an error).
-    pub fn call(&mut self, tool: &'static str, args: Value) -> RequestId {
+    pub fn call(&mut self, tool: &str, args: Value) -> RequestId {
         self.spawn(tool, args, CallContext::new())
     }
 
     /// [`Dispatcher::call`] with a call context, for long calls: the caller keeps a
     /// clone to cancel the call, and the context's progress sink receives the tool's
     /// reports. Such calls do not count as loading.
-    pub fn call_with(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
+    pub fn call_with(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
         let id = self.spawn(tool, args, ctx);
         self.background.insert(id);
         id
@@ -100,37 +97,41 @@ impl Dispatcher {
         id
     }
 
-    fn spawn(&mut self, tool: &'static str, args: Value, ctx: CallContext) -> RequestId {
+    fn spawn(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
         self.next_id += 1;
         let id = RequestId(self.next_id);
         self.pending += 1;
-        let core = self.core.clone();
+        let calls = self.calls.clone();
+        let tool = tool.to_string();
         let sender = self.sender.clone();
-        let recorder = self.recorder.clone();
         self.runtime.spawn(async move {
-            let started = std::time::Instant::now();
-            let call = recorder
-                .as_ref()
-                .map(|r| r.request(tool, &args, &core.status()));
             // `Core::call_with` turns a panicking tool into an error result, so exactly
             // one reply comes back for every call.
-            let result = core.call_with(tool, args, ctx).await;
-            if let (Some(r), Some(call)) = (&recorder, call) {
-                let outcome = match &result {
-                    Ok(v) => Ok(v.clone()),
-                    Err(e) => Err(e.to_json(&core.timestamp())),
-                };
-                r.response(call, tool, &outcome, started.elapsed(), &core.status());
-            }
+            let result = calls.call(&tool, args, ctx).await;
             // The console may have closed meanwhile; then nobody wants the result.
             let _ = sender.send(Reply { id, result });
         });
         id
     }
 
-    /// The core the calls go to (for its status line figures, never for game data).
-    pub fn core(&self) -> &Core {
-        &self.core
+    /// The tools as a plan's steps call them: through the recorder, like every call.
+    pub fn tools(&self) -> crate::plan::Caller {
+        Arc::new(self.calls.clone())
+    }
+
+    /// A replayer whose calls go through the recorder, like every call.
+    pub fn replayer(&self) -> crate::record::replay::Replayer {
+        crate::record::replay::Replayer::new(self.calls.clone())
+    }
+
+    /// The source's name, height and clock (the header's figures).
+    pub fn status(&self) -> crate::source::SourceInfo {
+        self.calls.status()
+    }
+
+    /// The wall clock's time now, as error objects stamp it.
+    pub fn timestamp(&self) -> String {
+        self.calls.timestamp()
     }
 
     /// A result that has arrived, without waiting.

@@ -399,3 +399,65 @@ fn the_plans_pane_renders_at_any_size() {
     press(&mut app, KeyCode::Enter);
     check(&mut app, "problems");
 }
+
+#[test]
+fn a_recording_console_logs_the_plans_tab_steps_like_every_other_call() {
+    use std::sync::Arc;
+    use structs_console::tui::{Tab, Theme};
+    let path = std::env::temp_dir().join(format!(
+        "structs-console-plan-rec-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&path);
+    let recorder = Arc::new(structs_console::record::Recorder::open(&path).expect("log"));
+    let runtime = crate::support::console::runtime();
+    let core = structs_console::assembly::build_with_clock(
+        Arc::new(crate::sim()),
+        structs_console::clock::WallClock::Fixed(crate::support::console::wall()),
+    );
+    let mut app = App::recording(core, Theme::default(), runtime.handle().clone(), recorder);
+    app.settle();
+    app.open_plan(
+        "two steps",
+        json!({"steps": [
+            {"id": "players", "tool": "structs_list_players", "params": {"page_size": 2}},
+            {"id": "first", "tool": "structs_query_player",
+             "params": {"player_id": "${steps.players.data.players[0].Player.id}"}}
+        ]}),
+    );
+    assert_eq!(app.tab(), Tab::Plans);
+    press(&mut app, KeyCode::Char('r'));
+    app.settle();
+    assert_eq!(plan_statuses(&app), ["succeeded", "succeeded"]);
+    let mut seen = Vec::new();
+    for item in structs_console::record::LogReader::open(&path).expect("log") {
+        let e = item.expect("readable").expect("an entry");
+        seen.push((
+            format!("{:?}", e.kind),
+            e.tool.unwrap_or_default(),
+            e.arguments,
+        ));
+    }
+    // Both steps are in the log, request and response, with the reference resolved in
+    // the arguments the second step was called with.
+    for tool in ["structs_list_players", "structs_query_player"] {
+        for kind in ["Request", "Response"] {
+            assert!(
+                seen.iter().any(|(k, t, _)| k == kind && t == tool),
+                "{kind} {tool} missing from {seen:?}"
+            );
+        }
+    }
+    let query = seen
+        .iter()
+        .find(|(k, t, _)| k == "Request" && t == "structs_query_player")
+        .and_then(|(_, _, a)| a.clone())
+        .expect("the second step's arguments");
+    assert!(
+        query["player_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("1-")),
+        "{query}"
+    );
+    let _ = std::fs::remove_file(&path);
+}

@@ -110,10 +110,7 @@ impl App {
         recorder: Option<std::sync::Arc<crate::record::Recorder>>,
     ) -> App {
         let keymap = Keymap::standard();
-        let mut dispatcher = Dispatcher::new(core.clone(), runtime);
-        if let Some(recorder) = recorder {
-            dispatcher.set_recorder(recorder);
-        }
+        let mut dispatcher = Dispatcher::new(core.clone(), runtime, recorder);
         let mut status = StatusLine::default();
         let structs = core.tool_spec(LIST_TOOL_MARK).is_some();
         let entities = EntitiesPane::new(
@@ -126,7 +123,7 @@ impl App {
         );
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         let events = EventLog::new(core.events());
-        let plans = PlansPane::new(&core);
+        let plans = PlansPane::new(&*dispatcher.tools());
         let server = ServerPane::new(&core);
         let tab = Tab::Entities;
         App {
@@ -203,14 +200,15 @@ impl App {
     /// under `label` and shows that tab. A plan that does not validate shows its
     /// problems there. Whatever ran in the pane before is cancelled.
     pub fn open_plan(&mut self, label: impl Into<String>, plan: serde_json::Value) {
-        self.panes.plans.open_plan(label.into(), plan, &self.core);
+        let tools = self.dispatcher.tools();
+        self.panes.plans.open_plan(label.into(), plan, &*tools);
         self.tab = Tab::Plans;
     }
 
     /// Opens a session log (`--record`) in the Replay pane and shows that tab. Its
     /// calls are indexed in the background; the first ones show at once.
     pub fn open_log(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.panes.replay.open(path, &self.core)?;
+        self.panes.replay.open(path, self.dispatcher.replayer())?;
         self.tab = Tab::Replay;
         Ok(())
     }
@@ -401,7 +399,7 @@ impl App {
         if let Some(request) = self.panes.live.take_replay_request() {
             match self.panes.replay.open_at(
                 &request.path,
-                &self.core,
+                self.dispatcher.replayer(),
                 request.session,
                 request.call,
             ) {

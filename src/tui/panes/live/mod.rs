@@ -24,6 +24,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use serde_json::{Value, json};
 
+use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::mcp::control::LOOK_EVERY;
 use crate::record::live::{Fed, Live, LiveCall};
@@ -447,14 +448,11 @@ impl LivePane {
         let Some((_, call)) = self.selected() else {
             return;
         };
-        let core = ctx.dispatcher.core().clone();
         let key = (call.session, call.call);
         let (tool, args) = (call.tool.clone(), call.arguments.clone());
         ctx.status
             .info(format!("running {tool} again on this console's core"));
-        let id = ctx
-            .dispatcher
-            .spawn_task(async move { core.call(&tool, args).await });
+        let id = ctx.dispatcher.call_with(&tool, args, CallContext::new());
         self.reruns.insert(id, key);
         self.rerun = Some(Rerun { key, answer: None });
         self.detail.touch();

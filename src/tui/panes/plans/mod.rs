@@ -50,8 +50,8 @@ use serde_json::Value;
 
 use super::entity_tree::{Fetched, Fields};
 use crate::context::CallContext;
-use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
+use crate::plan::Dispatch;
 use crate::plan::driver::{Job, drive, retry_roots};
 use crate::plan::exec::{self, Counts, Run, Status};
 use crate::plan::file::{EXAMPLE, EXAMPLE_LABEL, FoundPlan, file_problem, plans_in, shipped_plans};
@@ -158,7 +158,7 @@ pub(crate) struct PlansPane {
 
 impl PlansPane {
     /// The pane with the built-in example plan open.
-    pub fn new(core: &Core) -> PlansPane {
+    pub fn new(tools: &dyn Dispatch) -> PlansPane {
         let mut pane = PlansPane {
             doc: Doc::Problems {
                 label: EXAMPLE_LABEL.into(),
@@ -177,7 +177,7 @@ impl PlansPane {
             pinned_timing: false,
         };
         match serde_json::from_str::<Value>(EXAMPLE) {
-            Ok(plan) => pane.open_plan(EXAMPLE_LABEL.into(), plan, core),
+            Ok(plan) => pane.open_plan(EXAMPLE_LABEL.into(), plan, tools),
             Err(e) => {
                 pane.doc = Doc::Problems {
                     label: EXAMPLE_LABEL.into(),
@@ -191,14 +191,14 @@ impl PlansPane {
     /// Opens `plan` (a plan's JSON, as `structs_plan_execute` takes it) under `label`,
     /// replacing what was open and cancelling its run. A plan that does not validate
     /// shows its problems instead.
-    pub fn open_plan(&mut self, label: String, plan: Value, core: &Core) {
+    pub fn open_plan(&mut self, label: String, plan: Value, tools: &dyn Dispatch) {
         self.cancel_driver();
         self.pick = None;
         self.generation += 1;
         self.focus = Area::Steps;
         self.view = TreeView::default();
         self.shown = None;
-        match plan::validate(core, &plan) {
+        match plan::validate(tools, &plan) {
             Ok(plan) => {
                 let levels = plan::levels(&plan);
                 self.doc = Doc::Plan(Opened {
@@ -261,7 +261,7 @@ impl PlansPane {
         let label = std::path::Path::new(path)
             .file_name()
             .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned());
-        let core = ctx.dispatcher.core().clone();
+        let tools = ctx.dispatcher.tools();
         let text = match std::fs::metadata(path) {
             Ok(m) if m.is_dir() => Err(format!("{path} is a folder, not a file")),
             // A pipe or a device could keep the console waiting for its end.
@@ -289,7 +289,7 @@ impl PlansPane {
             }
             Ok(mut plans) if plans.len() == 1 => {
                 let one = plans.remove(0);
-                self.open_found(label, one, &core, ctx);
+                self.open_found(label, one, &*tools, ctx);
             }
             Ok(plans) => {
                 ctx.status.info(format!(
@@ -305,7 +305,13 @@ impl PlansPane {
         }
     }
 
-    fn open_found(&mut self, label: String, found: FoundPlan, core: &Core, ctx: &mut Ctx<'_>) {
+    fn open_found(
+        &mut self,
+        label: String,
+        found: FoundPlan,
+        tools: &dyn Dispatch,
+        ctx: &mut Ctx<'_>,
+    ) {
         let name = if found.label.starts_with("the file") {
             label
         } else if found.label.starts_with(EXAMPLE_LABEL) {
@@ -313,7 +319,7 @@ impl PlansPane {
         } else {
             format!("{label} {}", found.label.split(" · ").next().unwrap_or(""))
         };
-        self.open_plan(name.clone(), found.plan, core);
+        self.open_plan(name.clone(), found.plan, tools);
         match &self.doc {
             Doc::Plan(o) => ctx
                 .status
@@ -332,7 +338,7 @@ impl PlansPane {
             return;
         };
         let call = CallContext::new();
-        let tools: crate::plan::Caller = Arc::new(ctx.dispatcher.core().clone());
+        let tools = ctx.dispatcher.tools();
         let task = drive(
             tools,
             o.run.clone(),
@@ -368,8 +374,8 @@ impl PlansPane {
                     if let Some(pick) = self.pick.take()
                         && let Some(found) = pick.plans.into_iter().nth(at)
                     {
-                        let core = ctx.dispatcher.core().clone();
-                        self.open_found(pick.label, found, &core, ctx);
+                        let tools = ctx.dispatcher.tools();
+                        self.open_found(pick.label, found, &*tools, ctx);
                     }
                 }
                 Command::Close => self.pick = None,

@@ -172,7 +172,7 @@ impl PowPane {
     /// wrong with the text.
     pub fn add_job(&mut self, text: &str, ctx: &mut Ctx<'_>) -> Result<(), String> {
         let (args, label) = parse_job(text)?;
-        self.clock_paused = ctx.dispatcher.core().status().paused;
+        self.clock_paused = ctx.dispatcher.status().paused;
         let mut plan_args = args.clone();
         if let Some(rate) = self.planning_rate {
             plan_args["hashrate"] = json!(rate);
@@ -192,7 +192,7 @@ impl PowPane {
             state: State::Planning,
             live: Arc::default(),
             call: None,
-            block_now: ctx.dispatcher.core().status().block_height,
+            block_now: ctx.dispatcher.status().block_height,
         });
         self.list.select(Some(self.jobs.len() - 1));
         Ok(())
@@ -243,7 +243,7 @@ impl PowPane {
     /// Moves waiting jobs along with the block height: a job starts hashing once its
     /// difficulty is at most 10.
     pub fn tick(&mut self, ctx: &mut Ctx<'_>) {
-        let status = ctx.dispatcher.core().status();
+        let status = ctx.dispatcher.status();
         let height = status.block_height;
         self.clock_paused = status.paused;
         for i in 0..self.jobs.len() {

@@ -19,7 +19,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 use serde_json::{Value, json};
 
-use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
 use crate::record::Entry;
 use crate::record::diff::{Change, Ignore, diff};
@@ -163,8 +162,8 @@ impl ReplayPane {
                 if path.is_empty() {
                     ctx.status.info("no file given; nothing opened");
                 } else {
-                    let core = ctx.dispatcher.core().clone();
-                    match self.open(std::path::Path::new(&path), &core) {
+                    let replayer = ctx.dispatcher.replayer();
+                    match self.open(std::path::Path::new(&path), replayer) {
                         Ok(()) => ctx.status.info(format!("opened the session log {path}")),
                         Err(e) => ctx
                             .status
@@ -180,7 +179,7 @@ impl ReplayPane {
     }
 
     /// Opens the log at `path`; its calls are indexed in the background.
-    pub fn open(&mut self, path: &std::path::Path, core: &Core) -> std::io::Result<()> {
+    pub fn open(&mut self, path: &std::path::Path, replayer: Replayer) -> std::io::Result<()> {
         if let Some(old) = self.log.take() {
             old.index.stop();
             if let Some(run) = old.run {
@@ -190,7 +189,7 @@ impl ReplayPane {
         let index = LogIndex::open(path)?;
         self.log = Some(OpenLog {
             index,
-            replayer: Arc::new(tokio::sync::Mutex::new(Replayer::new(core.clone()))),
+            replayer: Arc::new(tokio::sync::Mutex::new(replayer)),
             verdicts: HashMap::new(),
             fresh: VecDeque::new(),
             different: 0,
@@ -217,11 +216,11 @@ impl ReplayPane {
     pub fn open_at(
         &mut self,
         path: &std::path::Path,
-        core: &Core,
+        replayer: Replayer,
         session: String,
         call: u64,
     ) -> std::io::Result<()> {
-        self.open(path, core)?;
+        self.open(path, replayer)?;
         self.pending = Some(Pending {
             session,
             call,

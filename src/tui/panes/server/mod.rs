@@ -32,6 +32,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use serde_json::Value;
 
+use crate::clock::WallClock;
 use crate::context::{CallContext, ProgressUpdate};
 use crate::core::Core;
 use crate::error::ToolError;
@@ -143,8 +144,8 @@ pub(super) struct Call {
 
 /// The Server pane.
 pub(crate) struct ServerPane {
-    /// The core, for its wall clock.
-    core: Core,
+    /// The core's wall clock, for how long calls take.
+    wall: WallClock,
     tools: Vec<ToolInfo>,
     remote: Option<Arc<Remote>>,
     section: Section,
@@ -202,7 +203,7 @@ impl ServerPane {
             })
             .collect();
         ServerPane {
-            core: core.clone(),
+            wall: core.wall(),
             tools,
             remote: None,
             section: Section::Tools,
@@ -301,7 +302,7 @@ impl ServerPane {
             tool,
             args,
             id,
-            started: self.core.now(),
+            started: self.wall.now(),
             took: None,
             answer: None,
             progress,
@@ -607,7 +608,7 @@ impl Pane for ServerPane {
         if call.answer.is_some() {
             return false;
         }
-        call.took = Some(since(&self.core, call.started));
+        call.took = Some(since(self.wall, call.started));
         let pretty = |v: &Value| {
             serde_json::to_string_pretty(v)
                 .unwrap_or_default()
@@ -779,12 +780,12 @@ impl Pane for ServerPane {
 }
 
 /// The time from `start` to now, by the core's wall clock.
-pub(super) fn since(core: &Core, start: chrono::DateTime<chrono::Utc>) -> Duration {
-    (core.now() - start).to_std().unwrap_or_default()
+pub(super) fn since(wall: WallClock, start: chrono::DateTime<chrono::Utc>) -> Duration {
+    (wall.now() - start).to_std().unwrap_or_default()
 }
 
 fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
-    e.to_json(&ctx.dispatcher.core().timestamp())
+    e.to_json(&ctx.dispatcher.timestamp())
 }
 
 /// A selection `at` moved by `delta` in a list of `len`, kept inside it.

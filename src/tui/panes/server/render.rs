@@ -421,7 +421,7 @@ impl ServerPane {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .clone();
-            let elapsed = took(super::since(&self.core, call.started));
+            let elapsed = took(super::since(self.wall, call.started));
             let line = match progress {
                 Some(p) => match p.total.filter(|t| *t > 0.0) {
                     Some(total) => {

@@ -627,7 +627,7 @@ fn text_field(name: &str, required: bool, description: &str) -> Field {
 }
 
 fn error_lines(e: &crate::error::ToolError, ctx: &Ctx<'_>) -> Vec<String> {
-    serde_json::to_string_pretty(&e.to_json(&ctx.dispatcher.core().timestamp()))
+    serde_json::to_string_pretty(&e.to_json(&ctx.dispatcher.timestamp()))
         .unwrap_or_default()
         .lines()
         .map(str::to_string)
