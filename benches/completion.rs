@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
 use structs_console::entity::EntityKind;
-use structs_console::mcp::McpServer;
+use structs_console::mcp::server::McpServer;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::source::{GameSource, ListQuery};
 

@@ -16,8 +16,9 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use structs_console::mcp::McpServer;
-use structs_console::mcp::http::{HttpOptions, HttpServer};
+use structs_console::mcp::server::McpServer;
+use structs_console::mcp::server::http::HttpServer;
+use structs_console::mcp::wire::http::HttpOptions;
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 
 const CLIENTS: usize = 8;

@@ -13,7 +13,7 @@ use structs_console::EntityId;
 use structs_console::docs::front::{parse, split};
 use structs_console::handles::store::MemoryStore;
 use structs_console::handles::{LIMIT, Request};
-use structs_console::mcp::McpServer;
+use structs_console::mcp::server::McpServer;
 use structs_console::plan::template::{Part, Template, walk};
 use structs_console::source::sim::SimSource;
 use tokio::io::AsyncWriteExt;
@@ -126,7 +126,7 @@ pub fn jsonrpc_stdin(data: &[u8]) {
         let (server_read, server_write) = tokio::io::split(server_end);
         // A small message limit, so lines over it (dropped, answered under the id
         // found in their first bytes) are as common as lines under it.
-        let server = tokio::spawn(structs_console::mcp::stdio::serve(
+        let server = tokio::spawn(structs_console::mcp::server::stdio::serve(
             McpServer::new(
                 core().clone(),
                 Arc::new(structs_console::docs::Docs::embedded()),

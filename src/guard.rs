@@ -1,5 +1,5 @@
 //! Who an HTTP face lets in: one set of rules for MCP over HTTP (`--headless --http`,
-//! [`crate::mcp::http`]) and `serve-rest` ([`crate::rest::server`]). Each face renders a
+//! [`crate::mcp::server::http`]) and `serve-rest` ([`crate::rest::server`]). Each face renders a
 //! [`Refusal`] in its own error shape; the rules themselves are stated here once.
 //!
 //! - **Binding** ([`check_bind`]): a loopback address needs nothing more; any other needs
@@ -12,7 +12,7 @@
 //!   `serve-rest` answers 401 with `WWW-Authenticate`, as a node's gateway does
 //!   ([`Refusal::respond`]); MCP over HTTP answers 400 with no challenge, because an MCP
 //!   host takes a 401 for a server that wants OAuth, which a static token cannot give
-//!   (see [`crate::mcp::http`]).
+//!   (see [`crate::mcp::server::http`]).
 //! - **Host** ([`Guard::host`]): bound to loopback, a request must name a loopback host
 //!   (`localhost`, `127.0.0.1`, `[::1]`, any port), or it is 403: a name an attacker
 //!   points at 127.0.0.1 (DNS rebinding) is not one. Bound beyond loopback, the server is

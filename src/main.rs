@@ -44,19 +44,19 @@ struct Cli {
 
     /// With --http: the most MCP sessions open at once; the next client gets 503 with
     /// Retry-After until one ends.
-    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::http::SessionLimits::DEFAULT_MAX,
+    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::wire::http::SessionLimits::DEFAULT_MAX,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     http_max_sessions: usize,
 
     /// With --http: the most connections open at once. At the cap a new connection
     /// takes the place of one with no request in flight; when all are busy it gets 503.
-    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::http::ListenLimits::DEFAULT_MAX_CONNECTIONS,
+    #[arg(long, value_name = "N", requires = "http", default_value_t = structs_console::mcp::wire::http::ListenLimits::DEFAULT_MAX_CONNECTIONS,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..=1_000_000))]
     http_max_connections: usize,
 
     /// With --http: end a session after this many seconds with no request in flight and
     /// no stream open.
-    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = structs_console::mcp::http::SessionLimits::DEFAULT_IDLE.as_secs(),
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = structs_console::mcp::wire::http::SessionLimits::DEFAULT_IDLE.as_secs(),
         value_parser = clap::value_parser!(u64).range(1..=86_400))]
     http_session_idle: u64,
 
@@ -444,7 +444,7 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     }
     // rmcp warns of every error a handler answers with, whole and without a throttle;
     // the server logs those itself, cut and at most once every 10 s
-    // (`mcp::strict::bounded`), so the library says only its errors.
+    // (`mcp::server::strict::bounded`), so the library says only its errors.
     if !asked.contains("rmcp") {
         filter = filter.add_directive("rmcp::service=error".parse().expect("a valid directive"));
     }
@@ -516,7 +516,7 @@ fn embedded_server(
     let config = load_config(&inner)?;
     let services = build_core(&inner, config, runtime, false)?;
     let mut server =
-        structs_console::mcp::McpServer::new(services.core.clone(), services.docs.clone());
+        structs_console::mcp::server::McpServer::new(services.core.clone(), services.docs.clone());
     if let Some(r) = structs_console::record::Recorder::maybe(inner.record.as_deref(), None)? {
         server = server.with_recorder(r);
     }
@@ -711,13 +711,13 @@ async fn serve_http(
     core: Core,
     docs: Arc<structs_console::docs::Docs>,
     recorder: Option<Arc<structs_console::record::Recorder>>,
-    options: structs_console::mcp::http::HttpOptions,
+    options: structs_console::mcp::wire::http::HttpOptions,
 ) -> anyhow::Result<()> {
-    let mut server = structs_console::mcp::McpServer::new(core, docs);
+    let mut server = structs_console::mcp::server::McpServer::new(core, docs);
     if let Some(r) = recorder {
         server = server.with_recorder(r);
     }
-    let http = structs_console::mcp::http::HttpServer::start(server, &options).await?;
+    let http = structs_console::mcp::server::http::HttpServer::start(server, &options).await?;
     // The one line a script waits for: where to point a client.
     println!("serving MCP over HTTP at {}", http.url());
     let stop = http.stopper();
@@ -849,15 +849,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             None => None,
         };
         if let Some(listen) = &cli.http {
-            let options = structs_console::mcp::http::HttpOptions {
+            let options = structs_console::mcp::wire::http::HttpOptions {
                 listen: listen.clone(),
                 token: cli.auth_token.clone(),
                 allow_remote: cli.http_allow_remote,
-                sessions: structs_console::mcp::http::SessionLimits {
+                sessions: structs_console::mcp::wire::http::SessionLimits {
                     max: cli.http_max_sessions,
                     idle: std::time::Duration::from_secs(cli.http_session_idle),
                 },
-                connections: structs_console::mcp::http::ListenLimits {
+                connections: structs_console::mcp::wire::http::ListenLimits {
                     max_connections: cli.http_max_connections,
                     ..Default::default()
                 },
@@ -866,7 +866,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
-        runtime.block_on(structs_console::mcp::serve_stdio(
+        runtime.block_on(structs_console::mcp::server::serve_stdio(
             core,
             services.docs.clone(),
             recorder,

@@ -557,7 +557,7 @@ async fn arbitrary_bytes_on_stdin_never_crash_the_headless_server() {
 #[tokio::test]
 async fn an_oversized_stdio_message_is_answered_with_the_limit_and_the_next_one_served() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    let limit = structs_console::mcp::stdio::MAX_MESSAGE_BYTES;
+    let limit = structs_console::mcp::wire::MAX_MESSAGE_BYTES;
     let mut child = headless_pipes();
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -669,7 +669,7 @@ async fn raw_http(url: &str, head: &str, body: &[u8]) -> (u16, String) {
 /// is read, with the JSON-RPC error stdio gives; a chunked body is cut at the limit.
 #[tokio::test]
 async fn an_oversized_http_body_is_refused_and_the_server_keeps_serving() {
-    let limit = structs_console::mcp::stdio::MAX_MESSAGE_BYTES;
+    let limit = structs_console::mcp::wire::MAX_MESSAGE_BYTES;
     let server = support::mcp_http::Headless::start(&["--paused"], &[]).await;
     let path = "/mcp";
     let body = vec![b'['; limit + 1];

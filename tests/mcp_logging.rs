@@ -16,7 +16,7 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use structs_console::handles::HandleConfig;
-use structs_console::mcp::McpServer;
+use structs_console::mcp::server::McpServer;
 use structs_console::source::sim::WorldConfig;
 
 /// A client that keeps every log message.
@@ -202,7 +202,7 @@ async fn an_evicted_handle_is_a_warning_to_the_client_whose_call_made_room() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_flood_is_throttled_with_a_notice_of_what_was_dropped() {
     use structs_console::context::log::Level;
-    use structs_console::mcp::logging::{BURST, PER_SECOND};
+    use structs_console::mcp::server::logging::{BURST, PER_SECOND};
 
     let base = server(HandleConfig::default());
     let (client, log) = client_of(base.clone()).await;

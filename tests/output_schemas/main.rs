@@ -21,7 +21,7 @@ use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use structs_console::docs::Docs;
-use structs_console::mcp::{McpServer, stdio};
+use structs_console::mcp::server::{McpServer, stdio};
 use structs_console::rest::server::RestServer;
 use structs_console::source::rest::{RestConfig, RestSource};
 use structs_console::source::sim::world::Location;
@@ -38,7 +38,12 @@ async fn session(core: Core, docs: Arc<Docs>) -> Client {
     let server = McpServer::new(core, docs);
     let (client_end, server_end) = tokio::io::duplex(1 << 22);
     let (read, write) = tokio::io::split(server_end);
-    tokio::spawn(stdio::serve(server, read, write, stdio::MAX_MESSAGE_BYTES));
+    tokio::spawn(stdio::serve(
+        server,
+        read,
+        write,
+        structs_console::mcp::wire::MAX_MESSAGE_BYTES,
+    ));
     let (read, write) = tokio::io::split(client_end);
     ().serve((read, write)).await.expect("initialize")
 }

@@ -16,7 +16,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, ReadBuf};
 use tokio::process::{Child, ChildStdin, ChildStdout};
 
 use super::STDERR;
-use super::wire::{Direction, Wire};
+use super::traffic::{Direction, Wire};
 
 /// The longest message the protocol library reads (rmcp's line limit); a longer one
 /// is dropped by it, and named by [`Watched`].
@@ -279,7 +279,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_stderr_line_is_kept_cut_at_its_limit() {
-        use super::super::wire::Which;
+        use super::super::traffic::Which;
         let wire = Arc::new(Wire::new());
         let long = vec![b'e'; STDERR_LINE_MAX * 3];
         let input = [&b"first\n"[..], &long, b"\nlast"].concat();

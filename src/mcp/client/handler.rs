@@ -26,9 +26,9 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
-use super::PROGRESS_DATA_KEY;
-use super::wire::lock;
+use super::traffic::lock;
 use crate::context::{CallContext, ProgressUpdate};
+use crate::mcp::wire::PROGRESS_DATA_KEY;
 
 /// The JSON-RPC code a client answers a sampling request it will not serve with, as
 /// the specification's examples do ("User rejected sampling request").

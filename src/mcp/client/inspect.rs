@@ -15,7 +15,7 @@ use rmcp::service::PeerRequestOptions;
 use serde_json::{Value, json};
 
 use super::handler::RootDir;
-use super::wire::lock;
+use super::traffic::lock;
 use super::{Remote, Unregister};
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};

@@ -26,8 +26,9 @@ mod handler;
 mod inspect;
 mod open;
 pub mod script;
-mod wire;
+mod traffic;
 
+use crate::mcp::wire::{content_text, tool_outcome};
 pub use handler::{
     Answers, AskKind, Asks, ElicitPolicy, OPERATOR_MODEL, Reply, RootDir, SAMPLING_REJECTED,
     Script, client_info, defaults,
@@ -36,13 +37,8 @@ use handler::{Listener, ProgressSinks, Shared};
 pub use inspect::{CompleteRef, LOG_LEVELS, MAX_PAGES};
 pub use open::MAX_LISTED;
 use open::{all_pages, open, page_params};
-use wire::lock;
-pub use wire::{Direction, Which, Wire, WireMessage};
-
-/// The `_meta` key under which the server sends a progress report's own figures (the
-/// proof-of-work search's hash rate, for one), so a console attached over MCP draws
-/// what a local one does.
-pub const PROGRESS_DATA_KEY: &str = "structs-console/data";
+use traffic::lock;
+pub use traffic::{Direction, Which, Wire, WireMessage};
 
 /// The method name a child's stderr lines are kept under, among the notifications.
 pub const STDERR: &str = "stderr";
@@ -767,38 +763,6 @@ fn result_value(tool: &str, result: CallToolResult) -> Result<Value, ToolError> 
     }
 }
 
-/// A `tools/call` result, as JSON, read as the core answers and as `--headless`
-/// records: the structured content, else the text blocks read as a JSON object, else
-/// `{"content": blocks}`. `Err` when the result says `isError`.
-pub(crate) fn tool_outcome(result: &Value) -> Result<Value, Value> {
-    let value = match result.get("structuredContent").filter(|v| !v.is_null()) {
-        Some(v) => v.clone(),
-        None => serde_json::from_str::<Value>(&content_text(result))
-            .ok()
-            .filter(Value::is_object)
-            .unwrap_or_else(|| json!({ "content": result["content"] })),
-    };
-    if result["isError"] == true {
-        Err(value)
-    } else {
-        Ok(value)
-    }
-}
-
-/// The text blocks of a result's content, joined by new lines.
-fn content_text(result: &Value) -> String {
-    result["content"]
-        .as_array()
-        .map(|blocks| {
-            blocks
-                .iter()
-                .filter_map(|b| b["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
-}
-
 /// Keeps the header's block height current while the remote is alive (these calls
 /// show in the traffic like any other: they are real).
 async fn poll_status(remote: std::sync::Weak<Remote>) {
@@ -820,7 +784,7 @@ async fn poll_status(remote: std::sync::Weak<Remote>) {
 
 #[cfg(test)]
 mod tests {
-    use super::wire::{WIRE_KEEP, WIRE_TEXT_MAX};
+    use super::traffic::{WIRE_KEEP, WIRE_TEXT_MAX};
     use super::*;
 
     #[test]

@@ -9,7 +9,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient};
 
 use super::handler::Listener;
-use super::wire::{Logged, Wire};
+use super::traffic::{Logged, Wire};
 use super::{MAX_PAGES, Target, child};
 
 /// A handshake that failed, and whether trying another is pointless (the program

@@ -394,9 +394,9 @@ async fn answer_command(
 const READ_TICK: Duration = Duration::from_millis(200);
 
 /// The longest feed line a watcher reads: a message through the proxy (up to
-/// [`crate::mcp::proxy::TAP_LINE_MAX`]) and the log line around it. A longer line is
+/// [`crate::mcp::wire::PEER_LINE_MAX`]) and the log line around it. A longer line is
 /// read and let go, and a `{"type": "skipped"}` line takes its place.
-pub const FEED_LINE_MAX: usize = crate::mcp::proxy::TAP_LINE_MAX + (1 << 20);
+pub const FEED_LINE_MAX: usize = crate::mcp::wire::PEER_LINE_MAX + (1 << 20);
 
 /// Reads the endpoint at `path` on a thread of its own, handing each line to `out`
 /// until the endpoint closes ([`Fed::Ended`]), `stop` is set or `out` is dropped.

@@ -9,9 +9,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Faults, Options, Upstream};
-use crate::mcp::McpServer;
 use crate::mcp::control::{self, Endpoint};
-use crate::mcp::http::{HttpOptions, ListenLimits, SessionLimits};
+use crate::mcp::server::McpServer;
+use crate::mcp::wire::http::{HttpOptions, ListenLimits, SessionLimits};
 use crate::record::{Feed, Recorder};
 
 /// The environment variable that gives `--upstream-token`.
@@ -187,7 +187,7 @@ pub fn run(
 fn said_where(addr: SocketAddr) {
     println!(
         "proxying MCP over HTTP at http://{addr}{}",
-        crate::mcp::http::PATH
+        crate::mcp::wire::http::PATH
     );
 }
 

@@ -38,7 +38,7 @@ use super::broker::Board;
 use super::{Options, PIPE_BYTES, Tap, Upstream, serve_commands, start};
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
-use crate::mcp::http::{EXPOSURE, HttpOptions, MAX_BODY_BYTES, PATH};
+use crate::mcp::wire::http::{EXPOSURE, HttpOptions, MAX_BODY_BYTES, PATH};
 use crate::record::Recorder;
 
 /// Messages kept for a session while it has no stream open to send them on.
@@ -106,14 +106,16 @@ pub async fn serve_http(
         .route(PATH, axum::routing::post(post).get(get).delete(delete))
         .with_state(hub.clone())
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(axum::middleware::from_fn(crate::mcp::http::limit_body))
+        .layer(axum::middleware::from_fn(
+            crate::mcp::wire::http::limit_body,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             guard,
-            crate::mcp::http::check_request,
+            crate::mcp::wire::http::check_request,
         ));
     tracing::info!(%addr, path = PATH, upstream = hub.upstream.shown(), "proxying MCP over HTTP");
     bound(addr);
-    let serving = tokio::spawn(crate::mcp::listen::serve(
+    let serving = tokio::spawn(crate::mcp::wire::listen::serve(
         listener,
         app,
         options.connections,
@@ -483,7 +485,7 @@ fn event_stream(guard: StreamGuard, ids: Vec<String>) -> Body {
 /// A JSON-RPC error body (id `null`) whose data is the project's error object, as the
 /// server's own HTTP face answers.
 fn rpc_refusal(status: StatusCode, code: i32, project: ErrorCode, message: &str) -> Response {
-    crate::mcp::http::refusal(
+    crate::mcp::wire::http::refusal(
         status,
         rmcp::model::ErrorCode(code),
         ToolError::new(project, message),
@@ -511,7 +513,7 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
     // A body not said to be JSON (text/plain, a form, none said) is what a web page
     // can post anywhere: 415, as the server's own face answers, and it goes nowhere.
     if let Err(refused) = crate::guard::body_type(&axum::http::Method::POST, &headers) {
-        return crate::mcp::http::refuse(refused);
+        return crate::mcp::wire::http::refuse(refused);
     }
     let text = body.trim_ascii();
     let Ok(message) = serde_json::from_slice::<Value>(text) else {

@@ -45,9 +45,9 @@ use crate::record::{Feed, Recorder};
 /// How long the child has to exit once told to stop.
 pub const STOP_DEADLINE: Duration = Duration::from_secs(5);
 
-/// The longest line the proxy reads; a longer one still passes whole, as it arrives,
-/// but is neither recorded nor subject to rules (and a warning says so).
-pub const TAP_LINE_MAX: usize = 16 * 1024 * 1024;
+// The longest line the proxy reads; a longer one still passes whole, as it arrives,
+// but is neither recorded nor subject to rules (and a warning says so).
+use crate::mcp::wire::PEER_LINE_MAX as TAP_LINE_MAX;
 
 /// How long a call is held at a breakpoint by default before it goes on by itself.
 pub const HOLD_TIMEOUT: Duration = Duration::from_secs(60);
@@ -539,7 +539,7 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
 
 /// Runs the proxy between the host on stdio and this binary's own server in this
 /// process (`--embedded`), until the host closes its end or a signal.
-pub async fn run_embedded(server: crate::mcp::McpServer, options: Options) -> ExitCode {
+pub async fn run_embedded(server: crate::mcp::server::McpServer, options: Options) -> ExitCode {
     let tap = Arc::new(Tap::new(
         options.recorder,
         "structs-console --headless (in the proxy's process)".into(),
@@ -548,11 +548,11 @@ pub async fn run_embedded(server: crate::mcp::McpServer, options: Options) -> Ex
     serve_commands(board.clone(), options.commands);
     let (server_in, server_reads) = tokio::io::duplex(PIPE_BYTES);
     let (server_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
-    let mut served = tokio::spawn(crate::mcp::stdio::serve(
+    let mut served = tokio::spawn(crate::mcp::server::serve_lines(
         server,
         server_reads,
         server_writes,
-        crate::mcp::stdio::MAX_MESSAGE_BYTES,
+        crate::mcp::wire::MAX_MESSAGE_BYTES,
     ));
     let running = start(
         (host_in(), host_out()),

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 
-use crate::mcp::client::tool_outcome;
+use crate::mcp::wire::tool_outcome;
 use crate::record::Recorder;
 use crate::source::SourceInfo;
 

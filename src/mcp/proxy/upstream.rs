@@ -454,7 +454,7 @@ fn with_causes(e: &dyn std::error::Error) -> String {
 
 /// The most bytes one message from the upstream server may take: an event's data,
 /// or a JSON body (the proxy's own line limit).
-pub const MESSAGE_MAX: usize = super::TAP_LINE_MAX;
+pub const MESSAGE_MAX: usize = crate::mcp::wire::PEER_LINE_MAX;
 
 /// A response's body, read whole unless it goes past `max` bytes (then why not).
 async fn body_within(response: &mut reqwest::Response, max: usize) -> Result<Vec<u8>, String> {

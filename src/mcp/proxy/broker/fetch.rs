@@ -87,7 +87,7 @@ impl Broker {
                 error["message"].as_str().unwrap_or("no reason given")
             ));
         }
-        crate::mcp::client::tool_outcome(&answer["result"]).map_err(|e| {
+        crate::mcp::wire::tool_outcome(&answer["result"]).map_err(|e| {
             let e = e.get("error").unwrap_or(&e);
             format!(
                 "{} {}",

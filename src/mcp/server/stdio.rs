@@ -1,5 +1,5 @@
 //! The stdio face's transport: rmcp's line transport reading through [`LimitedLines`],
-//! which holds each incoming line until it is whole. A line over [`MAX_MESSAGE_BYTES`]
+//! which holds each incoming line until it is whole. A line over [`crate::mcp::wire::MAX_MESSAGE_BYTES`]
 //! is dropped before anything parses it, and the client is answered with an error that
 //! names the limit (and the request's id, when its first bytes hold one). rmcp on its
 //! own drops such a line after buffering 16 MB and answers nothing, so the caller would
@@ -11,22 +11,17 @@ use crate::throttle::{Every, WARN_EVERY};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage};
+use rmcp::model::{RequestId, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{RoleServer, ServiceExt};
-use serde_json::json;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::McpServer;
 use super::strict::{self, Refusal, Verdict};
-use crate::error::{ErrorCode, ToolError};
-
-/// The largest message a client may send, the same over stdio and HTTP (a tool call's
-/// arguments are small; a plan with many steps is the biggest thing an agent sends).
-pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
+use crate::mcp::wire::{request_id, too_large_answer};
 
 /// How much of a dropped line is kept to look for its request id.
 const ID_PREFIX_BYTES: usize = 64 * 1024;
@@ -215,93 +210,10 @@ impl<R: AsyncRead + Unpin> AsyncRead for LimitedLines<R> {
     }
 }
 
-/// The request id at the top level of a JSON object's first bytes, if they hold one
-/// whole: `{"jsonrpc":"2.0","id":7,"method":…` gives 7. Ids inside `params` are not
-/// the request's and are passed over.
-pub fn request_id(prefix: &[u8]) -> Option<RequestId> {
-    let mut depth = 0usize;
-    let mut key_next = false;
-    let mut i = 0;
-    while i < prefix.len() {
-        match prefix[i] {
-            b'"' => {
-                let end = string_end(prefix, i)?;
-                if depth == 1 && key_next {
-                    if &prefix[i + 1..end] == b"id" {
-                        let rest = prefix[end + 1..].trim_ascii_start().strip_prefix(b":")?;
-                        return serde_json::Deserializer::from_slice(rest)
-                            .into_iter::<RequestId>()
-                            .next()?
-                            .ok();
-                    }
-                    key_next = false;
-                }
-                i = end;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                key_next = depth == 1 && prefix[i] == b'{';
-            }
-            b'}' | b']' => depth = depth.saturating_sub(1),
-            b',' if depth == 1 => key_next = true,
-            _ => {}
-        }
-        i += 1;
-    }
-    None
-}
-
-/// The index of the quote that closes the string opening at `start`.
-fn string_end(text: &[u8], start: usize) -> Option<usize> {
-    let mut i = start + 1;
-    while i < text.len() {
-        match text[i] {
-            b'\\' => i += 2,
-            b'"' => return Some(i),
-            _ => i += 1,
-        }
-    }
-    None
-}
-
 /// The answer to a dropped line: a JSON-RPC "invalid request" error whose data is the
 /// project's error object.
 pub fn oversized_answer(o: &Oversized, max: usize) -> ServerJsonRpcMessage {
     too_large_answer(o.id.clone(), Some(o.bytes), max)
-}
-
-/// The answer to a message over `max` bytes, `bytes` long when that is known (an HTTP
-/// body sent in chunks is cut at the limit, its length never learnt).
-pub fn too_large_answer(
-    id: Option<RequestId>,
-    bytes: Option<usize>,
-    max: usize,
-) -> ServerJsonRpcMessage {
-    let size = match bytes {
-        Some(bytes) => format!("{bytes} bytes"),
-        None => "longer".to_string(),
-    };
-    let mut error = ToolError::new(
-        ErrorCode::ValidationOutOfRange,
-        format!(
-            "the message is {size}, over the {max}-byte limit for one message; \
-             nothing of it was read"
-        ),
-    );
-    if let Some(bytes) = bytes {
-        error = error.with_extra("bytes", json!(bytes));
-    }
-    let error = error
-        .with_extra("limit_bytes", json!(max))
-        .to_json(&chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true));
-    let message = error["error"]["message"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    ServerJsonRpcMessage::error(
-        ErrorData::new(RpcCode::INVALID_REQUEST, message, Some(error)),
-        id,
-    )
 }
 
 /// Serves `server` on a line stream (stdin and stdout, or any pipe) until the client
@@ -428,6 +340,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::wire::MAX_MESSAGE_BYTES;
     use tokio::io::AsyncReadExt;
 
     async fn read_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Oversized>) {

@@ -633,8 +633,11 @@ async fn diagnose(
     }
     if let Some(h) = arg(args, "handle") {
         m.link(
-            Resource::new(format!("{}{h}", crate::mcp::HANDLE_URI), h.to_string())
-                .with_mime_type("application/json"),
+            Resource::new(
+                format!("{}{h}", crate::mcp::server::HANDLE_URI),
+                h.to_string(),
+            )
+            .with_mime_type("application/json"),
         );
     }
     m.doc_link(docs, "api/errors");

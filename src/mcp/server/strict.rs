@@ -12,7 +12,7 @@
 //! | a notification or a response that cannot be read | none on stdio (JSON-RPC answers neither); HTTP 400 |
 //!
 //! Each answer goes under the request's id when the message holds one that can be read
-//! (for text that is not JSON, [`super::stdio::request_id`] looks for it), else under
+//! (for text that is not JSON, [`crate::mcp::wire::request_id`] looks for it), else under
 //! `null`, and carries the project's error object as its `data`. A known method is one
 //! rmcp decodes into its typed requests; it would otherwise take the request for a
 //! custom one and answer `-32601`. `arguments: null` in `tools/call` (and `params:
@@ -36,6 +36,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError, echo};
+use crate::mcp::wire::{now, request_id, rpc_error};
 
 /// How deep objects and arrays may nest in one message (the message object itself is
 /// the first level): what serde_json's recursion limit of 128 lets through. A message
@@ -197,20 +198,6 @@ pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
     error
 }
 
-/// A JSON-RPC error whose message is the error's and whose data is its wire form.
-pub fn rpc_error(code: RpcCode, error: &ToolError) -> ErrorData {
-    let data = error.to_json(&now());
-    let message = data["error"]["message"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string();
-    ErrorData::new(code, message, Some(data))
-}
-
-fn now() -> String {
-    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
-}
-
 /// What a message is, for one incoming message (a stdio line without its newline, an
 /// HTTP body).
 pub fn check(message: &[u8]) -> Verdict {
@@ -241,7 +228,7 @@ fn diagnose(message: &[u8]) -> Refusal {
             ),
         )
         .with_extra("byte", json!(e.valid_up_to()));
-        return Refusal::new(Kind::Parse, super::stdio::request_id(message), error);
+        return Refusal::new(Kind::Parse, request_id(message), error);
     }
     let value = match serde_json::from_slice::<Value>(message) {
         Ok(v) => v,
@@ -252,7 +239,7 @@ fn diagnose(message: &[u8]) -> Refusal {
             )
             .with_extra("line", json!(e.line()))
             .with_extra("column", json!(e.column()));
-            return Refusal::new(Kind::Parse, super::stdio::request_id(message), error);
+            return Refusal::new(Kind::Parse, request_id(message), error);
         }
     };
     let Value::Object(object) = &value else {

@@ -25,33 +25,11 @@ use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use crate::error::{ErrorCode, ToolError};
+pub use crate::mcp::wire::http::SessionLimits;
 use crate::throttle::{Every, WARN_EVERY};
 
 /// The header carrying a session's id.
 const SESSION_HEADER: &str = "mcp-session-id";
-
-/// How many sessions, and for how long idle.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SessionLimits {
-    /// Sessions open at once.
-    pub max: usize,
-    /// A session with nothing in flight and no stream open for this long is ended.
-    pub idle: Duration,
-}
-
-impl SessionLimits {
-    pub const DEFAULT_MAX: usize = 1_000;
-    pub const DEFAULT_IDLE: Duration = Duration::from_secs(120);
-}
-
-impl Default for SessionLimits {
-    fn default() -> Self {
-        SessionLimits {
-            max: Self::DEFAULT_MAX,
-            idle: Self::DEFAULT_IDLE,
-        }
-    }
-}
 
 /// What is known of one session.
 #[derive(Debug)]
@@ -193,7 +171,7 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
                 tracker.lock().sessions.remove(&id);
                 return response;
             }
-            super::listen::hold_until_sent(response, open)
+            crate::mcp::wire::listen::hold_until_sent(response, open)
         }
         None if request.method() == Method::POST => {
             let place = {
@@ -226,7 +204,7 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
                 );
             }
             drop(place);
-            super::listen::hold_until_sent(response, Open { tracker, id })
+            crate::mcp::wire::listen::hold_until_sent(response, Open { tracker, id })
         }
         None => next.run(request).await,
     }
@@ -254,7 +232,7 @@ fn full(max: usize, retry_after_secs: u64) -> Response {
         "retry_after_ms",
         serde_json::Value::from(retry_after_secs * 1000),
     );
-    let mut response = super::http::refusal(
+    let mut response = crate::mcp::wire::http::refusal(
         StatusCode::SERVICE_UNAVAILABLE,
         // JSON-RPC's range for a server's own errors: the server is full.
         rmcp::model::ErrorCode(-32000),

@@ -12,7 +12,7 @@
 //! - On stop, the listener stops accepting, asks every connection to finish its request
 //!   and close, and after [`ListenLimits::shutdown_deadline`] ends what is left.
 //!
-//! A request body that stops half-way is cut off by [`super::http`]'s message check.
+//! A request body that stops half-way is cut off by the server's message check (`mcp::server::http`).
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -77,7 +77,7 @@ struct Conns {
 /// Keeps `guard` until the response's body has been sent whole (or dropped): a stream
 /// of server messages lasts as long as the client reads it. A body of known length
 /// goes at once, and `guard` ends with this call.
-pub(super) fn hold_until_sent<G: Send + Unpin + 'static>(
+pub fn hold_until_sent<G: Send + Unpin + 'static>(
     response: axum::response::Response,
     guard: G,
 ) -> axum::response::Response {
@@ -373,7 +373,7 @@ async fn refuse(mut tcp: tokio::net::TcpStream, max: usize) {
     .with_extra("max_connections", serde_json::Value::from(max))
     .with_extra("retry_after_ms", serde_json::Value::from(1000));
     let answer = rmcp::model::ServerJsonRpcMessage::error(
-        super::strict::rpc_error(rmcp::model::ErrorCode(-32000), &error),
+        super::rpc_error(rmcp::model::ErrorCode(-32000), &error),
         None,
     );
     let body = serde_json::to_string(&answer).unwrap_or_default();

@@ -33,7 +33,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -42,17 +42,16 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
-pub use super::listen::ListenLimits;
-pub use super::sessions::SessionLimits;
 use super::sessions::{self, Tracker};
 use super::strict::{self, Verdict};
 use crate::error::{ErrorCode, ToolError};
-use crate::guard::{Check, Exposure, Guard, Refusal};
+use crate::guard::Guard;
 pub use crate::guard::{MIN_TOKEN_LEN, Origins, RefusedBind, TOKEN_ENV, origin_allowed};
+use crate::mcp::wire::http::{
+    HttpOptions, MAX_BODY_BYTES, PATH, check_bind, check_request, json_body, limit_body, refusal,
+    refuse,
+};
 use crate::throttle::{Every, WARN_EVERY};
-
-/// The path the MCP endpoint is served at.
-pub const PATH: &str = "/mcp";
 
 /// How long a completed answer is kept for a client resuming its stream.
 const COMPLETED_CACHE: Duration = Duration::from_secs(10);
@@ -62,52 +61,6 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a new session waits for its `initialize`.
 const INIT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// What a refusal to bind names: this face's flag, and what it would expose.
-pub const EXPOSURE: Exposure = Exposure {
-    flag: "--http-allow-remote",
-    could: "call the tools",
-};
-
-/// The largest request body accepted: the same limit as one message over stdio.
-pub const MAX_BODY_BYTES: usize = super::stdio::MAX_MESSAGE_BYTES;
-
-/// How the HTTP face listens and whom it lets in.
-#[derive(Clone, Default)]
-pub struct HttpOptions {
-    pub listen: String,
-    /// The bearer token every request must carry, if any.
-    pub token: Option<String>,
-    /// Whether a non-loopback address may be bound (with a token).
-    pub allow_remote: bool,
-    /// How many sessions at once, and how long one may idle.
-    pub sessions: SessionLimits,
-    /// How many connections at once, and how long each may take.
-    pub connections: ListenLimits,
-}
-
-impl std::fmt::Debug for HttpOptions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Never the token itself.
-        f.debug_struct("HttpOptions")
-            .field("listen", &self.listen)
-            .field("token", &self.token.as_ref().map(|_| "<set>"))
-            .field("allow_remote", &self.allow_remote)
-            .field("sessions", &self.sessions)
-            .field("connections", &self.connections)
-            .finish()
-    }
-}
-
-/// Whether `addr` may be served with these options ([`crate::guard::check_bind`]).
-pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), RefusedBind> {
-    crate::guard::check_bind(
-        addr,
-        options.token.as_deref(),
-        options.allow_remote,
-        EXPOSURE,
-    )
-}
 
 /// A running HTTP face.
 pub struct HttpServer {
@@ -190,7 +143,7 @@ impl HttpServer {
         let stop = cancel.clone();
         let limits = options.connections;
         let task = tokio::spawn(async move {
-            super::listen::serve(listener, app, limits, stop).await;
+            crate::mcp::wire::listen::serve(listener, app, limits, stop).await;
             Ok(())
         });
         tracing::info!(%addr, path = PATH, auth = options.token.is_some(), "serving MCP over HTTP");
@@ -258,86 +211,6 @@ async fn health_status(
             "searches": pow.searches,
         },
     }))
-}
-
-/// Refuses a body whose declared length is over [`MAX_BODY_BYTES`] before reading it,
-/// with the same JSON-RPC error as an oversized message on stdio. A chunked body with
-/// no length is cut by rmcp at the same limit, with a plain-text 413.
-pub(super) async fn limit_body(request: Request, next: Next) -> Response {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<usize>().ok());
-    match declared {
-        Some(bytes) if bytes > MAX_BODY_BYTES => {
-            static OVER: Every = Every::new(WARN_EVERY);
-            if let Some(unlogged) = OVER.ready() {
-                tracing::warn!(
-                    bytes,
-                    limit = MAX_BODY_BYTES,
-                    unlogged_since_last = unlogged,
-                    "refused an HTTP request over the size limit (logged at most once in 10 s)"
-                );
-            }
-            let answer = super::stdio::too_large_answer(None, Some(bytes), MAX_BODY_BYTES);
-            (StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response()
-        }
-        _ => next.run(request).await,
-    }
-}
-
-/// A JSON-RPC error body (id `null`) with `status`, its data the error object.
-pub(super) fn refusal(
-    status: StatusCode,
-    code: rmcp::model::ErrorCode,
-    error: ToolError,
-) -> Response {
-    let answer = rmcp::model::ServerJsonRpcMessage::error(strict::rpc_error(code, &error), None);
-    (status, json_body(&answer)).into_response()
-}
-
-/// A JSON-RPC message as a body; an error with no id gets `"id": null`, which rmcp
-/// leaves out. JSON-RPC 2.0 asks for the member, and the official Python SDK reads an
-/// error body without it as no JSON-RPC error at all: it reports "Server returned an
-/// error response" in place of the error's message.
-fn json_body(answer: &rmcp::model::ServerJsonRpcMessage) -> axum::Json<serde_json::Value> {
-    let mut body = serde_json::to_value(answer).unwrap_or_default();
-    if let Some(fields) = body.as_object_mut()
-        && fields.contains_key("error")
-    {
-        fields.entry("id").or_insert(serde_json::Value::Null);
-    }
-    axum::Json(body)
-}
-
-/// Host, Origin and token ([`Guard::check`]) on every request but `/health`.
-pub(super) async fn check_request(
-    State(guard): State<Guard>,
-    request: Request,
-    next: Next,
-) -> Response {
-    match guard.check(request.uri(), request.headers()) {
-        Ok(()) => next.run(request).await,
-        Err(refused) => refuse(refused),
-    }
-}
-
-/// A refusal in this face's shape: a JSON-RPC `-32600` error (id `null`) whose data is
-/// the error object on the header at fault. The token's is 400 with no challenge (see
-/// the module's notes); the others keep the guard's status.
-pub(crate) fn refuse(refused: Refusal) -> Response {
-    let code = match refused.check {
-        Check::BodyType => ErrorCode::ValidationInvalidValue,
-        _ => ErrorCode::Unauthorized,
-    };
-    let error = ToolError::field(code, refused.field, refused.reason.clone())
-        .with_message(refused.message());
-    let status = match refused.check {
-        Check::Token => StatusCode::BAD_REQUEST,
-        _ => refused.status,
-    };
-    refusal(status, rmcp::model::ErrorCode::INVALID_REQUEST, error)
 }
 
 /// The strict check of a POST's message, before rmcp reads it (and before its own
@@ -416,7 +289,7 @@ async fn check_message(request: Request, next: Next) -> Response {
                     "refused an HTTP request over the size limit (logged at most once in 10 s)"
                 );
             }
-            let answer = super::stdio::too_large_answer(None, None, MAX_BODY_BYTES);
+            let answer = crate::mcp::wire::too_large_answer(None, None, MAX_BODY_BYTES);
             return (StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response();
         }
         bytes.extend_from_slice(&chunk);
@@ -435,40 +308,5 @@ async fn check_message(request: Request, next: Next) -> Response {
             let status = StatusCode::from_u16(r.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
             (status, json_body(&r.answer())).into_response()
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn options(token: Option<&str>, allow_remote: bool) -> HttpOptions {
-        HttpOptions {
-            listen: String::new(),
-            token: token.map(str::to_string),
-            allow_remote,
-            ..HttpOptions::default()
-        }
-    }
-
-    #[test]
-    fn binds_name_this_faces_flag() {
-        let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
-        let refused = check_bind(any, &options(None, false)).unwrap_err();
-        assert_eq!(refused, RefusedBind::NotLoopback(any, EXPOSURE));
-        let text = refused.to_string();
-        assert!(text.contains("--http-allow-remote"), "{text}");
-        assert!(text.contains("call the tools"), "{text}");
-        assert_eq!(
-            check_bind(any, &options(Some("0123456789abcdef"), true)),
-            Ok(())
-        );
-    }
-
-    #[test]
-    fn options_never_print_the_token() {
-        let text = format!("{:?}", options(Some("secret-secret-secret"), true));
-        assert!(!text.contains("secret"), "{text}");
-        assert!(text.contains("<set>"), "{text}");
     }
 }

@@ -1,0 +1,832 @@
+//! The MCP server: an rmcp server handler over the core ([`McpServer`]), served over
+//! stdio ([`stdio`]) or streamable HTTP ([`http`], its sessions in [`sessions`]). It
+//! lists every registered tool with its input schema and calls the core for
+//! `tools/call`, through the recorder ([`crate::record::Recorded`]); it holds no game
+//! logic of its own. Every message is checked ([`strict`]) before rmcp reads it.
+
+pub mod complete;
+pub mod http;
+pub mod logging;
+pub mod prompts;
+pub mod sessions;
+pub mod stdio;
+pub mod strict;
+
+pub use stdio::serve as serve_lines;
+
+use std::sync::Arc;
+
+use crate::throttle::{Every, WARN_EVERY};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
+};
+#[allow(deprecated)]
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResponse,
+    ListPromptsResult, ResourceUpdatedNotificationParam, SetLevelRequestParams,
+    SubscribeRequestParams, UnsubscribeRequestParams,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use crate::context::subscriptions::Subscriptions;
+use crate::context::{CallContext, ClientHandles, ProgressUpdate};
+use crate::core::Core;
+use crate::entity::EntityId;
+use crate::entity::{ENTITY_URI, entity_uri};
+use crate::tools::schemas::{self, Schemas};
+use crate::tools::{Hints, ToolSpec};
+
+/// Instructions sent to clients at initialize.
+const INSTRUCTIONS: &str = "Tools for the Structs strategy game. Entity ids are {type}-{index} \
+(guild 0, player 1, planet 2, reactor 3, substation 4, struct 5, allocation 6, infusion 7, \
+address 8, fleet 9, provider 10, agreement 11); struct types are plain integers. Errors come \
+back with isError and {\"error\": {code, message, details: {field, reason}}}.";
+
+/// The rmcp handler: a core plus its tool list, built once, and this client's
+/// subscriptions with the task that turns game events into resource updates.
+#[derive(Clone)]
+pub struct McpServer {
+    core: Core,
+    /// The reference docs served as resources (the same the docs tools read).
+    docs: Arc<crate::docs::Docs>,
+    /// The tools as listed, each with whether its open-world hint is the source's.
+    tools: Arc<Vec<(Tool, bool)>>,
+    subscriptions: Arc<Subscriptions>,
+    /// The result handles this client made (its `resources/list` and handle list).
+    handles: Arc<ClientHandles>,
+    /// This client's running proof-of-work searches and plan runs, each capped.
+    work: Arc<crate::context::ClientWork>,
+    watcher: Arc<Watcher>,
+    /// Where this server's exchanges are recorded (`--record`).
+    recorder: Option<Arc<crate::record::Recorder>>,
+    prompts: prompts::Prompts,
+    /// The task sending `notifications/prompts/list_changed`.
+    prompt_watcher: Arc<Watcher>,
+    /// This client's log level, throttle and `notifications/message` sender.
+    log: Arc<logging::ClientLog>,
+}
+
+/// The task sending `notifications/resources/updated`; stopped when the server goes.
+#[derive(Default)]
+struct Watcher(std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>);
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
+}
+
+impl McpServer {
+    /// A server for `core`, serving `docs` as resources.
+    pub fn new(core: Core, docs: Arc<crate::docs::Docs>) -> McpServer {
+        let tools = core.tools().map(listed).collect();
+        McpServer {
+            prompts: prompts::Prompts::new(core.clone(), docs.clone()),
+            core,
+            docs,
+            tools: Arc::new(tools),
+            subscriptions: Arc::new(Subscriptions::new()),
+            handles: Arc::new(ClientHandles::default()),
+            work: Arc::default(),
+            watcher: Arc::new(Watcher::default()),
+            recorder: None,
+            prompt_watcher: Arc::new(Watcher::default()),
+            log: logging::ClientLog::new(None),
+        }
+    }
+
+    /// A server for another client of the same core: the same tools, its own
+    /// subscriptions, handle list and event watcher, and its own session in the log.
+    pub fn for_new_client(&self) -> McpServer {
+        let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
+        McpServer {
+            core: self.core.clone(),
+            docs: self.docs.clone(),
+            tools: self.tools.clone(),
+            subscriptions: Arc::new(Subscriptions::new()),
+            handles: Arc::new(ClientHandles::default()),
+            work: Arc::default(),
+            watcher: Arc::new(Watcher::default()),
+            recorder: recorder.clone(),
+            prompts: self.prompts.clone(),
+            prompt_watcher: Arc::new(Watcher::default()),
+            log: logging::ClientLog::new(recorder),
+        }
+    }
+
+    /// Records every tool call, its answer and the notifications sent to a session log.
+    pub fn with_recorder(mut self, recorder: Arc<crate::record::Recorder>) -> McpServer {
+        self.log = logging::ClientLog::new(Some(recorder.clone()));
+        self.recorder = Some(recorder);
+        self
+    }
+
+    /// The core this server serves.
+    pub fn core(&self) -> &Core {
+        &self.core
+    }
+
+    /// This client's log: its level, throttle and sender.
+    pub fn client_log(&self) -> Arc<logging::ClientLog> {
+        self.log.clone()
+    }
+
+    /// The tools as `tools/list` gives them now: a tool that reads the game source
+    /// has the source's open-world hint (a live chain's node is open, the embedded
+    /// world closed), which a console's source switch changes.
+    pub fn tools(&self) -> Vec<Tool> {
+        let open = self.core.status().open_world();
+        self.tools
+            .iter()
+            .map(|(tool, follows)| {
+                let mut tool = tool.clone();
+                if *follows && let Some(a) = tool.annotations.as_mut() {
+                    a.open_world_hint = open;
+                }
+                tool
+            })
+            .collect()
+    }
+
+    /// This client's subscriptions.
+    pub fn subscriptions(&self) -> &Arc<Subscriptions> {
+        &self.subscriptions
+    }
+
+    /// Starts (once) the task that reads the game's events and sends
+    /// `notifications/resources/updated` to `peer` for every changed entity this client
+    /// watches, once per event.
+    fn ensure_watcher(&self, peer: Peer<RoleServer>) {
+        let mut slot = self.watcher.0.lock().unwrap_or_else(|e| e.into_inner());
+        if slot.as_ref().is_some_and(|h| !h.is_finished()) {
+            return;
+        }
+        let Some(bus) = self.core.events() else {
+            return;
+        };
+        let mut rx = bus.subscribe();
+        let subs = self.subscriptions.clone();
+        let recorder = self.recorder.clone();
+        *slot = Some(tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(event) => {
+                        let mut sent = std::collections::HashSet::new();
+                        for id in event.changed {
+                            if subs.watches(id) && sent.insert(id) {
+                                let param = ResourceUpdatedNotificationParam::new(entity_uri(id));
+                                if let Some(r) = &recorder {
+                                    r.notification(
+                                        "notifications/resources/updated",
+                                        serde_json::to_value(&param).unwrap_or_default(),
+                                    );
+                                }
+                                if peer.notify_resource_updated(param).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                        // Every lagging client says so on every event it misses: once
+                        // in a while for the whole process is enough.
+                        static FELL_BEHIND: Every = Every::new(WARN_EVERY);
+                        if let Some(unlogged) = FELL_BEHIND.ready() {
+                            tracing::warn!(
+                                missed,
+                                unlogged_since_last = unlogged,
+                                "resource updates fell behind the game events (logged at most once in 10 s)"
+                            );
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        }));
+    }
+
+    /// Starts (once) the task that sends `notifications/prompts/list_changed` to `peer`
+    /// when a docs change adds, removes or renames a prompt.
+    fn ensure_prompt_watcher(&self, peer: Peer<RoleServer>) {
+        let mut slot = self
+            .prompt_watcher
+            .0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if slot.is_some() {
+            return;
+        }
+        let mut changes = self.docs.changes();
+        let docs = self.docs.clone();
+        let recorder = self.recorder.clone();
+        let listed = |snap: Option<Arc<crate::docs::Snapshot>>| -> Vec<(String, String)> {
+            prompts::catalog(snap.as_deref())
+                .into_iter()
+                .map(|p| (p.name, p.description))
+                .collect()
+        };
+        let mut last = listed(docs.current());
+        changes.mark_unchanged();
+        *slot = Some(tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                let now = listed(docs.current());
+                if now == last {
+                    continue;
+                }
+                last = now;
+                if let Some(r) = &recorder {
+                    r.notification("notifications/prompts/list_changed", Value::Null);
+                }
+                if peer.notify_prompt_list_changed().await.is_err() {
+                    return;
+                }
+            }
+        }));
+    }
+
+    /// `resources/read` of `structs://docs/{doc_id}`: the doc's Markdown body (its
+    /// metadata and links come with `structs_docs_get`).
+    async fn read_doc(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
+        let snap = crate::tools::docs::snapshot(&self.docs)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        let id = crate::docs::links::normalize_doc_id(id).map_err(|e| {
+            McpError::invalid_params(format!("{}: {e}", crate::error::quote(uri)), None)
+        })?;
+        let Some(doc) = snap.doc(&id) else {
+            let e = crate::docs::doc_not_found(&snap, &id, "uri");
+            return Err(McpError::resource_not_found(
+                e.message.clone(),
+                Some(e.to_json(&self.core.timestamp())),
+            ));
+        };
+        Ok(ReadResourceResult::new(vec![
+            ResourceContents::text(doc.body.clone(), uri.to_string()).with_mime_type(DOC_MIME_TYPE),
+        ]))
+    }
+
+    /// `resources/read` of `structs://entities/{id}`: the entity in the chain's shape.
+    async fn read_entity(&self, uri: &str, id: &str) -> Result<ReadResourceResult, McpError> {
+        // Each refusal carries the project's error object as its data, so a client
+        // reads the same code (`RESOURCE_NOT_FOUND`, …) a tool call would give.
+        let id = crate::error::parse_id(id, "uri", None).map_err(|e| {
+            let message = format!(
+                "{} does not name an entity: {}",
+                crate::error::quote(uri),
+                e.message
+            );
+            McpError::invalid_params(
+                message.clone(),
+                Some(e.with_message(message).to_json(&self.core.timestamp())),
+            )
+        })?;
+        match self.core.source().get(id).await {
+            Ok(Some(v)) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(v.to_string(), uri).with_mime_type("application/json"),
+            ])),
+            Ok(None) => {
+                let e = crate::error::ToolError::not_found(id, Some("uri"))
+                    .with_message(format!("{id} does not exist"));
+                Err(McpError::resource_not_found(
+                    e.message.clone(),
+                    Some(e.to_json(&self.core.timestamp())),
+                ))
+            }
+            Err(e) => Err(McpError::internal_error(
+                e.to_string(),
+                Some(e.to_json(&self.core.timestamp())),
+            )),
+        }
+    }
+
+    fn entity_of(uri: &str) -> Result<EntityId, McpError> {
+        let rest = uri.strip_prefix(ENTITY_URI).ok_or_else(|| {
+            McpError::invalid_params(
+                format!(
+                    "only entities can be subscribed to: {ENTITY_URI}{{id}}, not {}",
+                    crate::error::quote(uri)
+                ),
+                None,
+            )
+        })?;
+        EntityId::parse(rest).map_err(|e| {
+            McpError::invalid_params(
+                format!("{} does not name an entity: {e}", crate::error::quote(uri)),
+                None,
+            )
+        })
+    }
+
+    /// Runs one call and wraps the outcome: the result as text and as
+    /// `structuredContent`, or the error object with `isError: true`.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+    ) -> CallToolResult {
+        self.call_with(name, arguments, CallContext::new()).await
+    }
+
+    /// [`McpServer::call`] with a context (progress and cancellation).
+    pub async fn call_with(
+        &self,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        ctx: CallContext,
+    ) -> CallToolResult {
+        let args = arguments.map_or(Value::Null, Value::Object);
+        let ctx = match ctx.subscriptions() {
+            Some(_) => ctx,
+            None => ctx.with_subscriptions(self.subscriptions.clone()),
+        };
+        let ctx = match ctx.handles() {
+            Some(_) => ctx,
+            None => ctx.with_handles(self.handles.clone()),
+        };
+        let ctx = match ctx.work() {
+            Some(_) => ctx,
+            None => ctx.with_work(self.work.clone()),
+        };
+        let calls = crate::record::Recorded::new(self.core.clone(), self.recorder.clone());
+        match calls.call_wire(name, args, ctx).await {
+            Ok(value) => {
+                let link = handle_link(&value);
+                let mut result = CallToolResult::structured(value);
+                // A partial result points at its stored whole, readable as a resource.
+                if let Some(link) = link {
+                    result.content.push(ContentBlock::resource_link(link));
+                }
+                result
+            }
+            Err(error) => CallToolResult::structured_error(error),
+        }
+    }
+
+    /// `resources/read` of `structs://handles/{handle}[?page=N&page_size=M&fields=..&verbosity=..]`:
+    /// one page of the stored result, as `structs_handle_fetch` gives it.
+    pub async fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+        let Some(rest) = uri.strip_prefix(HANDLE_URI) else {
+            return Err(McpError::resource_not_found(
+                format!(
+                    "no resource {}; handles are {HANDLE_URI}{{handle}}",
+                    crate::error::quote(uri)
+                ),
+                None,
+            ));
+        };
+        let (handle, query) = rest.split_once('?').unwrap_or((rest, ""));
+        let mut args = serde_json::Map::new();
+        args.insert("handle".into(), Value::String(handle.to_string()));
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = match k {
+                "page" | "page_size" => v
+                    .parse::<u64>()
+                    .map(Value::from)
+                    .unwrap_or_else(|_| Value::String(v.to_string())),
+                "fields" | "verbosity" => Value::String(v.replace("%2C", ",")),
+                _ => {
+                    return Err(McpError::invalid_params(
+                        format!(
+                            "unknown query parameter {}; use page, page_size, fields, verbosity",
+                            crate::error::quote(k)
+                        ),
+                        None,
+                    ));
+                }
+            };
+            args.insert(k.to_string(), value);
+        }
+        match self
+            .core
+            .call_json("structs_handle_fetch", Value::Object(args))
+            .await
+        {
+            Ok(page) => Ok(ReadResourceResult::new(vec![
+                ResourceContents::text(page.to_string(), uri).with_mime_type("application/json"),
+            ])),
+            Err(error) => {
+                let message = error["error"]["message"]
+                    .as_str()
+                    .unwrap_or("cannot read the handle")
+                    .to_string();
+                // A store that cannot be reached is the server's trouble, not a
+                // missing resource.
+                if error["error"]["code"] == "RESOURCE_UNAVAILABLE" {
+                    Err(McpError::internal_error(message, Some(error)))
+                } else {
+                    Err(McpError::resource_not_found(message, Some(error)))
+                }
+            }
+        }
+    }
+}
+
+/// A tool as `tools/list` shows it: name, title, description, input and output
+/// schemas, and its hints as annotations; with whether its open-world hint is left to
+/// the source (a catalog tool reading the game). A forwarded tool shows its server's.
+fn listed(spec: &ToolSpec) -> (Tool, bool) {
+    let object = |v: &Value| match v {
+        Value::Object(o) => Some(Arc::new(o.clone())),
+        _ => None,
+    };
+    let mut tool = Tool::new(
+        spec.name,
+        spec.description,
+        object(&spec.input_schema).unwrap_or_default(),
+    );
+    tool.output_schema = object(&spec.output_schema);
+    let title = (!spec.title.is_empty()).then(|| spec.title.to_string());
+    tool.title = title.clone();
+    let h = spec.hints;
+    // A forwarded tool's source is its server, whose hint is `None`: unchanged.
+    let follows = h.open_world.is_none();
+    if h != Hints::default() || title.is_some() {
+        tool.annotations = Some(ToolAnnotations::from_raw(
+            title,
+            h.read_only,
+            h.destructive,
+            h.idempotent,
+            h.open_world,
+        ));
+    }
+    (tool, follows)
+}
+
+/// The MIME type reference docs are served with.
+const DOC_MIME_TYPE: &str = "text/markdown";
+
+/// Where stored results live as MCP resources.
+pub const HANDLE_URI: &str = "structs://handles/";
+
+/// The resource link of a partial result, if it is one.
+fn handle_link(value: &Value) -> Option<Resource> {
+    if value.get("status")?.as_str()? != "partial" {
+        return None;
+    }
+    let handle = value.get("result_handle")?.as_str()?;
+    let meta = value.get("metadata");
+    let mut link = Resource::new(format!("{HANDLE_URI}{handle}"), handle)
+        .with_mime_type("application/json")
+        .with_description(format!(
+            "The whole result of {}, {} pages; read with ?page=N",
+            meta.and_then(|m| m["tool_name"].as_str())
+                .unwrap_or("the tool"),
+            value["page_info"]["total_pages"]
+        ));
+    if let Some(size) = meta.and_then(|m| m["size_bytes"].as_u64()) {
+        link = link.with_size(size);
+    }
+    Some(link)
+}
+
+impl ServerHandler for McpServer {
+    // Logging is deprecated in rmcp for a later protocol revision; see logging.rs.
+    #[allow(deprecated)]
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .enable_completions()
+                .enable_logging()
+                .build(),
+        )
+        .with_server_info(
+            Implementation::new("structs-console", env!("CARGO_PKG_VERSION"))
+                .with_title("Structs console"),
+        )
+        .with_instructions(INSTRUCTIONS)
+    }
+
+    /// The protocol versions with a session (`initialize`): subscriptions, the handle
+    /// list and the log's session belong to one client's session, which the stateless
+    /// 2026-07-28 protocol does not have. A newer client negotiates down to these.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
+            &ProtocolVersion::LATEST_WITH_INITIALIZE,
+        ))
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        strict::no_cursor("tools/list", request.as_ref())?;
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        // Listed first, so that the watcher starts from the docs this list was read from.
+        let all = self.prompts.list().await?;
+        self.ensure_prompt_watcher(context.peer.clone());
+        Ok(ListPromptsResult::with_all_items(
+            all.iter().map(prompts::PromptSpec::to_mcp).collect(),
+        ))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        async {
+            let result = self.prompts.get(&request.name, request.arguments).await;
+            self.ensure_prompt_watcher(context.peer.clone());
+            let result = result?;
+            Ok(result.into())
+        }
+        .await
+        .map_err(|e| strict::bounded("prompts/get", e))
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set_level(logging::from_wire(request.level));
+        self.log.connect(context.peer.clone());
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        async {
+            let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
+            Ok(CompleteResult::new(info))
+        }
+        .await
+        .map_err(|e| strict::bounded("completion/complete", e))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        strict::no_cursor("resources/list", request.as_ref())?;
+        let now = self.core.now();
+        let live = self.core.handle_store().list(now).await.map_err(|e| {
+            McpError::internal_error(e.message.clone(), Some(e.to_json(&self.core.timestamp())))
+        })?;
+        let mut resources: Vec<Resource> = live
+            .into_iter()
+            .map(|m| {
+                Resource::new(format!("{HANDLE_URI}{}", m.handle), m.handle.clone())
+                    .with_mime_type("application/json")
+                    .with_size(m.size_bytes as u64)
+                    .with_description(format!(
+                        "{} result, {} rows, expires in {} s",
+                        m.tool,
+                        m.rows,
+                        (m.expires - now).num_seconds().max(0)
+                    ))
+            })
+            .collect();
+        // The JSON Schemas of the entity kinds and their shared formats.
+        let schemas = Schemas::global();
+        for uri in schemas.uris() {
+            let text = schemas.get(uri).unwrap_or_default();
+            let (name, description) = match schemas.kind_of(uri) {
+                Some(kind) => (
+                    format!("{kind} schema"),
+                    format!(
+                        "JSON Schema (Draft 7) of a {kind} in the chain's REST shape; check data \
+                         against it with structs_validate_schema"
+                    ),
+                ),
+                None => (
+                    "formats schema".to_string(),
+                    "Shared definitions the entity schemas refer to (ids, integer strings, \
+                     addresses, grid attributes)"
+                        .to_string(),
+                ),
+            };
+            resources.push(
+                Resource::new(uri, name)
+                    .with_mime_type(schemas::MIME_TYPE)
+                    .with_size(text.len() as u64)
+                    .with_description(description),
+            );
+        }
+        // The reference docs, one resource each.
+        let docs = crate::tools::docs::snapshot(&self.docs)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        for doc in docs.docs().values() {
+            resources.push(
+                Resource::new(doc.uri(), doc.title.clone())
+                    .with_mime_type(DOC_MIME_TYPE)
+                    .with_size(doc.bytes as u64)
+                    .with_description(format!("{} doc: {}", doc.doc_type, doc.summary)),
+            );
+        }
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        strict::no_cursor("resources/templates/list", request.as_ref())?;
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new(format!("{ENTITY_URI}{{id}}"), "entity").with_description(
+                "An entity in the chain's JSON shape; subscribe to be told when it changes",
+            ),
+            ResourceTemplate::new(
+                format!("{HANDLE_URI}{{handle}}{{?page,page_size,fields,verbosity}}"),
+                "result handle",
+            )
+            .with_description(
+                "A stored result over the 25 KB limit, a page at a time (as structs_handle_fetch)",
+            ),
+            ResourceTemplate::new(format!("{}{{doc_id}}", crate::docs::DOC_URI_PREFIX), "reference doc")
+                .with_mime_type(DOC_MIME_TYPE)
+                .with_description(
+                    "A reference doc's Markdown body (structs_docs_search finds docs; structs_docs_get adds metadata and links)",
+                ),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        async {
+            let schemas = Schemas::global();
+            if let Some(text) = schemas.get(&request.uri) {
+                return Ok(ReadResourceResult::new(vec![
+                    ResourceContents::text(text, request.uri.clone())
+                        .with_mime_type(schemas::MIME_TYPE),
+                ])
+                .into());
+            }
+            if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
+                return Ok(self.read_entity(&request.uri, id).await?.into());
+            }
+            if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
+                return Ok(self.read_doc(&request.uri, id).await?.into());
+            }
+            if request.uri.starts_with("structs://schemas/") {
+                return Err(McpError::resource_not_found(
+                    format!(
+                        "no schema {}; the schemas are {}",
+                        crate::error::quote(&request.uri),
+                        schemas.uris().join(", ")
+                    ),
+                    None,
+                ));
+            }
+            Ok(self.read(&request.uri).await?.into())
+        }
+        .await
+        .map_err(|e| strict::bounded("resources/read", e))
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        async {
+            let id = Self::entity_of(&request.uri)?;
+            match self.core.source().get(id).await {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    return Err(McpError::resource_not_found(
+                        format!("{id} does not exist"),
+                        None,
+                    ));
+                }
+                Err(e) => return Err(McpError::internal_error(e.to_string(), None)),
+            }
+            self.ensure_watcher(context.peer.clone());
+            self.subscriptions
+                .subscribe(id, self.core.timestamp(), "resource")
+                .map(|_| ())
+                .map_err(|e| McpError::invalid_request(e.to_string(), None))
+        }
+        .await
+        .map_err(|e| strict::bounded("resources/subscribe", e))
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        async {
+            let id = Self::entity_of(&request.uri)?;
+            self.subscriptions.unsubscribe_entity(id, "resource");
+            Ok(())
+        }
+        .await
+        .map_err(|e| strict::bounded("resources/unsubscribe", e))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        // An unknown tool is a protocol error, not a tool's (the 2025-11-25 spec).
+        if self.core.tool_spec(&request.name).is_none() {
+            return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
+        }
+        self.ensure_watcher(context.peer.clone());
+        self.log.connect(context.peer.clone());
+        let mut ctx = CallContext::new().with_log(self.log.sink());
+        // Progress reports go out as notifications/progress, in order, through one
+        // forwarding task that ends when the call's context is gone.
+        let mut forwarder = None;
+        if let Some(token) = context.meta.get_progress_token() {
+            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressUpdate>();
+            ctx = ctx.with_progress(move |u| {
+                let _ = tx.send(u);
+            });
+            let peer = context.peer.clone();
+            let recorder = self.recorder.clone();
+            forwarder = Some(tokio::spawn(async move {
+                while let Some(u) = rx.recv().await {
+                    let mut param = ProgressNotificationParam::new(token.clone(), u.progress)
+                        .with_message(u.message);
+                    if let Some(total) = u.total {
+                        param = param.with_total(total);
+                    }
+                    if !u.data.is_null() {
+                        // The tool's own figures, for a console attached over MCP.
+                        let mut meta = rmcp::model::NotificationMetaObject::new();
+                        meta.0
+                            .0
+                            .insert(crate::mcp::wire::PROGRESS_DATA_KEY.into(), u.data);
+                        param.meta = Some(meta);
+                    }
+                    if let Some(r) = &recorder {
+                        r.notification(
+                            "notifications/progress",
+                            serde_json::to_value(&param).unwrap_or_default(),
+                        );
+                    }
+                    if peer.notify_progress(param).await.is_err() {
+                        break;
+                    }
+                }
+            }));
+        }
+        // notifications/cancelled for this request stops the work.
+        let canceller = ctx.canceller();
+        let ct = context.ct.clone();
+        let watcher = tokio::spawn(async move {
+            ct.cancelled().await;
+            canceller.cancel();
+        });
+        let result = self.call_with(&request.name, request.arguments, ctx).await;
+        watcher.abort();
+        if let Some(forwarder) = forwarder {
+            // Every report is sent before the result.
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), forwarder).await;
+        }
+        Ok(result.into())
+    }
+}
+
+/// Serves the core over stdin/stdout until the client closes the connection, recording
+/// the exchanges when a recorder is given.
+pub async fn serve_stdio(
+    core: Core,
+    docs: Arc<crate::docs::Docs>,
+    recorder: Option<Arc<crate::record::Recorder>>,
+) -> anyhow::Result<()> {
+    let mut server = McpServer::new(core, docs);
+    if let Some(r) = recorder {
+        server = server.with_recorder(r);
+    }
+    let (read, write) = rmcp::transport::io::stdio_pipes();
+    stdio::serve(server, read, write, crate::mcp::wire::MAX_MESSAGE_BYTES).await
+}
