@@ -504,7 +504,7 @@ fn a_tool_the_server_lacks_is_tool_not_found_in_the_console_and_its_plans() {
     let source = Arc::new(structs_console::mcp::client::RemoteSource(remote.clone()));
     let core = Core::builder(source, registry)
         .clock(WallClock::Fixed(wall()))
-        .forwarding()
+        .forwarded()
         .build()
         .unwrap();
     let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote);

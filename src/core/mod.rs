@@ -114,7 +114,7 @@ struct Inner {
     feed: Option<Arc<dyn EventFeed>>,
     /// The tools are another server's: it attaches references, shapes and stores its
     /// own results.
-    forwarding: bool,
+    forwarded: bool,
     /// This core as the tools a plan calls, made once: a weak handle, so the core does
     /// not keep itself alive.
     caller: Caller,
@@ -192,7 +192,7 @@ pub struct CoreBuilder {
     handles: HandleConfig,
     handle_store: Option<Arc<dyn HandleStore>>,
     feed: Option<Arc<dyn EventFeed>>,
-    forwarding: bool,
+    forwarded: bool,
 }
 
 impl CoreBuilder {
@@ -231,8 +231,8 @@ impl CoreBuilder {
     /// against the server's schema here, then answered there, progress and
     /// cancellation included. References, shaping and handles are the server's
     /// business.
-    pub fn forwarding(mut self) -> CoreBuilder {
-        self.forwarding = true;
+    pub fn forwarded(mut self) -> CoreBuilder {
+        self.forwarded = true;
         self
     }
 
@@ -274,7 +274,7 @@ impl CoreBuilder {
                 subscriptions: Arc::new(Subscriptions::new()),
                 work: Arc::default(),
                 feed: self.feed,
-                forwarding: self.forwarding,
+                forwarded: self.forwarded,
                 caller: Arc::new(SelfCaller(weak.clone())),
             }),
         })
@@ -299,13 +299,13 @@ impl Core {
             handles: HandleConfig::default(),
             handle_store: None,
             feed: None,
-            forwarding: false,
+            forwarded: false,
         }
     }
 
-    /// Whether the tools are another server's (`--connect`).
-    pub fn is_forwarding(&self) -> bool {
-        self.inner.forwarding
+    /// Whether the tools are another server's (`--connect`), each call forwarded there.
+    pub fn is_forwarded(&self) -> bool {
+        self.inner.forwarded
     }
 
     /// Calls a tool by name. `args` may be `null` (no arguments) or an object.
@@ -335,7 +335,7 @@ impl Core {
         let mut args = if args.is_null() { json!({}) } else { args };
         check_size(&args)?;
         registered.prepare(&mut args)?;
-        if self.inner.forwarding {
+        if self.inner.forwarded {
             // The server attaches references, shapes and stores its own results.
             return ctx
                 .scope((registered.handler())(
@@ -573,7 +573,7 @@ impl crate::plan::Dispatch for Core {
     }
 
     fn handles(&self) -> Option<Arc<Handles>> {
-        (!self.inner.forwarding).then(|| self.inner.handles.clone())
+        (!self.inner.forwarded).then(|| self.inner.handles.clone())
     }
 
     fn wall(&self) -> WallClock {

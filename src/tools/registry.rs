@@ -122,7 +122,7 @@ pub struct RegisteredTool {
     /// the tool reads.
     aliases: Vec<(&'static str, &'static str)>,
     /// Another server's tool: its arguments are forwarded as given.
-    remote: bool,
+    forwarded: bool,
 }
 
 /// What every local tool's input schema says of `null`.
@@ -137,11 +137,6 @@ impl RegisteredTool {
         &self.handler
     }
 
-    /// Another server's tool, forwarded there.
-    pub fn is_forwarded(&self) -> bool {
-        self.remote
-    }
-
     /// Readies `args` for the tool ([`RegisteredTool::normalize`]) and checks them
     /// against its schema.
     pub fn prepare(&self, args: &mut Value) -> Result<(), ToolError> {
@@ -154,7 +149,7 @@ impl RegisteredTool {
     /// (at any depth the schema describes). Runs before the schema check, for calls
     /// and for plan validation alike.
     fn normalize(&self, args: &mut Value) -> Result<(), ToolError> {
-        if self.remote {
+        if self.forwarded {
             return Ok(());
         }
         for &(alias, name) in &self.aliases {
@@ -275,7 +270,7 @@ impl Registry {
                 schema,
                 handler,
                 aliases: Vec::new(),
-                remote: false,
+                forwarded: false,
             },
         );
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -356,7 +351,7 @@ impl Registry {
                 schema,
                 handler,
                 aliases: Vec::new(),
-                remote: true,
+                forwarded: true,
             },
         );
     }

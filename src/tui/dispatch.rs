@@ -14,6 +14,7 @@ use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
 use crate::record::{Recorded, Recorder};
+use crate::tui::pane::Owner;
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -23,6 +24,8 @@ pub(crate) struct RequestId(u64);
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub id: RequestId,
+    /// Who made the call: the reply goes to them alone.
+    pub owner: Owner,
     pub result: Result<Value, ToolError>,
 }
 
@@ -58,15 +61,21 @@ impl Dispatcher {
 
     /// Starts `tool` with `args` and returns at once. Exactly one [`Reply`] with the
     /// returned id will arrive, even if the tool panics (the core reports that as an error).
-    pub fn call(&mut self, tool: &str, args: Value) -> RequestId {
-        self.spawn(tool, args, CallContext::new())
+    pub fn call(&mut self, owner: Owner, tool: &str, args: Value) -> RequestId {
+        self.spawn(owner, tool, args, CallContext::new())
     }
 
     /// [`Dispatcher::call`] with a call context, for long calls: the caller keeps a
     /// clone to cancel the call, and the context's progress sink receives the tool's
     /// reports. Such calls do not count as loading.
-    pub fn call_with(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
-        let id = self.spawn(tool, args, ctx);
+    pub fn call_with(
+        &mut self,
+        owner: Owner,
+        tool: &str,
+        args: Value,
+        ctx: CallContext,
+    ) -> RequestId {
+        let id = self.spawn(owner, tool, args, ctx);
         self.background.insert(id);
         id
     }
@@ -74,7 +83,7 @@ impl Dispatcher {
     /// Runs `task` on the runtime as a long background job (a plan's run) and answers
     /// with its outcome like a call. Exactly one [`Reply`] comes back, even if the task
     /// panics (then as `TOOL_EXECUTION_FAILED`). It does not count as loading.
-    pub fn spawn_task<F>(&mut self, task: F) -> RequestId
+    pub fn spawn_task<F>(&mut self, owner: Owner, task: F) -> RequestId
     where
         F: std::future::Future<Output = Result<Value, ToolError>> + Send + 'static,
     {
@@ -92,12 +101,12 @@ impl Dispatcher {
                     format!("the console's background task ended unexpectedly: {e}"),
                 )),
             };
-            let _ = sender.send(Reply { id, result });
+            let _ = sender.send(Reply { id, owner, result });
         });
         id
     }
 
-    fn spawn(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
+    fn spawn(&mut self, owner: Owner, tool: &str, args: Value, ctx: CallContext) -> RequestId {
         self.next_id += 1;
         let id = RequestId(self.next_id);
         self.pending += 1;
@@ -109,7 +118,7 @@ impl Dispatcher {
             // one reply comes back for every call.
             let result = calls.call(&tool, args, ctx).await;
             // The console may have closed meanwhile; then nobody wants the result.
-            let _ = sender.send(Reply { id, result });
+            let _ = sender.send(Reply { id, owner, result });
         });
         id
     }

@@ -16,9 +16,9 @@
 
 pub mod app;
 pub mod clipboard;
-mod component;
 mod dispatch;
 pub mod keymap;
+mod pane;
 mod panes;
 mod tab;
 pub mod theme;

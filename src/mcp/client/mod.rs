@@ -479,6 +479,12 @@ impl Remote {
         self.tools.iter().any(|t| t.name == name)
     }
 
+    /// Whether the server is a structs-console, by the name it gives itself in its
+    /// `serverInfo` (so its tools are the Structs catalog, and the Structs tabs work).
+    pub fn is_structs(&self) -> bool {
+        self.info["serverInfo"]["name"] == crate::mcp::wire::SERVER_NAME
+    }
+
     /// The server's `initialize` answer as JSON (name, version, protocol version,
     /// capabilities, instructions).
     pub fn server_info(&self) -> &Value {
@@ -626,7 +632,7 @@ pub fn attached_core(remote: Arc<Remote>, wall: crate::clock::WallClock) -> crat
     let source = Arc::new(RemoteSource(remote));
     crate::core::Core::builder(source, registry)
         .clock(wall)
-        .forwarding()
+        .forwarded()
         .build()
         .expect("the default settings are valid")
 }

@@ -505,7 +505,7 @@ impl ServerHandler for McpServer {
                 .build(),
         )
         .with_server_info(
-            Implementation::new("structs-console", env!("CARGO_PKG_VERSION"))
+            Implementation::new(crate::mcp::wire::SERVER_NAME, env!("CARGO_PKG_VERSION"))
                 .with_title("Structs console"),
         )
         .with_instructions(INSTRUCTIONS)

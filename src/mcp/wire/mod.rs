@@ -16,6 +16,10 @@ use crate::error::{ErrorCode, ToolError};
 /// arguments are small; a plan with many steps is the biggest thing an agent sends).
 pub const MAX_MESSAGE_BYTES: usize = 4 * 1024 * 1024;
 
+/// The name this project's server gives itself in `serverInfo`: a console attached
+/// to a server of that name knows its tools are the Structs catalog.
+pub const SERVER_NAME: &str = "structs-console";
+
 /// The `_meta` key under which the server sends a progress report's own figures (the
 /// proof-of-work search's hash rate, for one), so a console attached over MCP draws
 /// what a local one does.

@@ -6,24 +6,25 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 
-use super::App;
-use crate::tui::component::wrap_words;
+use super::{App, Layer};
 use crate::tui::keymap::{Command, Context, Hint};
 use crate::tui::tab::Tab;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets;
+use crate::tui::widgets::text::wrap_words;
 
 impl App {
     /// The hints of the focused area, then the global keys. The help hint comes
     /// separately: it is always drawn, since help lists everything the bar leaves out.
     fn hints(&mut self) -> (Vec<Hint>, Vec<Hint>) {
-        if self.help {
-            let mut hints = self.keymap.hints(Context::Help, &[Command::Close], false);
-            hints.extend(self.keymap.hints(Context::Global, &[Command::Quit], true));
+        let keymap = &self.desk.keymap;
+        if self.layers.last() == Some(&Layer::Help) {
+            let mut hints = keymap.hints(Context::Help, &[Command::Close], false);
+            hints.extend(keymap.hints(Context::Global, &[Command::Quit], true));
             return (hints, Vec::new());
         }
-        if self.source.is_open() {
-            let hints = self.keymap.hints(
+        if self.layers.last() == Some(&Layer::Source) {
+            let hints = keymap.hints(
                 self.source.context(),
                 &self.source.commands(),
                 self.source.captures_text(),
@@ -36,12 +37,13 @@ impl App {
         let mut hints = if needs_structs {
             Vec::new()
         } else {
-            self.keymap.hints(context, &commands, text)
+            self.desk.keymap.hints(context, &commands, text)
         };
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
         global.extend([Command::Quit, Command::ToggleEvents]);
-        hints.extend(self.keymap.hints(Context::Global, &global, text));
+        hints.extend(self.desk.keymap.hints(Context::Global, &global, text));
         let help = self
+            .desk
             .keymap
             .hints(Context::Global, &[Command::ToggleHelp], text);
         (hints, help)
@@ -85,9 +87,9 @@ impl App {
         let context = self.panes.of(self.tab).context();
         let mut sections = Vec::new();
         if context != Context::Global {
-            sections.push((context, self.keymap.help(context)));
+            sections.push((context, self.desk.keymap.help(context)));
         }
-        sections.push((Context::Global, self.keymap.help(Context::Global)));
+        sections.push((Context::Global, self.desk.keymap.help(Context::Global)));
         let key_width = sections
             .iter()
             .flat_map(|(_, lines)| lines.iter())

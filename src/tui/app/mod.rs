@@ -1,6 +1,13 @@
 //! The console's state and its frame: header, tabs, the pane on show, the status line
 //! and the key-hint bar.
+//!
+//! The app routes; the panes own their work. A key goes to the layer on top (help,
+//! the source dialog) or else to the pane on show, and the global keys get what the
+//! pane leaves. A tool call's reply goes to the pane (or layer) that made it. What a
+//! pane asks beyond itself (open a plan, show a call in Replay, start a proof-of-work
+//! job) it pushes as an [`Event`], which [`App::route`] carries out.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use crossterm::event::{KeyEvent, KeyEventKind};
@@ -13,11 +20,11 @@ use serde_json::json;
 use tokio::runtime::Handle;
 
 use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
-use super::component::{Ctx, EventState, Level, Pane, StatusLine, Ui, fit, wrapped_lines};
-use super::dispatch::{Dispatcher, Reply, RequestId};
+use super::dispatch::{Dispatcher, Reply};
 use super::keymap::{Command, Context, Keymap};
+use super::pane::{Desk, Event, EventState, Level, Owner, Pane, PowRequest, StatusLine, Ui};
 use super::panes::docs::DocsPane;
-use super::panes::entities::{EntitiesPane, PowRequest};
+use super::panes::entities::EntitiesPane;
 use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::live::LivePane;
@@ -25,9 +32,10 @@ use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
 use super::panes::replay::ReplayPane;
 use super::panes::server::ServerPane;
-use super::panes::source::{SourceDialog, Switched};
+use super::panes::source::SourceDialog;
 pub use super::tab::Tab;
 use super::theme::{Role, Theme};
+use super::widgets::text::{fit, wrapped_lines};
 use crate::core::Core;
 use crate::entity::EntityId;
 
@@ -44,15 +52,27 @@ pub const MIN_HEIGHT: u16 = 8;
 /// How long [`App::settle`] waits for any one tool result before giving up.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// The console. It reaches the game only through tool calls on its [`Core`] (and
-/// [`Core::status`] for the header); calls run on the tokio runtime and their results
-/// are applied by [`App::update`], so handling a key or drawing a frame never waits.
+/// What is drawn over the tabs and takes every key while it is up; the stack's last
+/// is on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Layer {
+    /// The source dialog (`S`).
+    Source,
+    /// The keys, all of them (`?`).
+    Help,
+}
+
+/// The console. It reaches the game only through tool calls, made through its
+/// dispatcher (and [`Core::status`] for the header); calls run on the tokio runtime and
+/// their results are applied by [`App::update`], so handling a key or drawing a frame
+/// never waits.
 pub struct App {
+    /// For the header's figures, the event log and the reference cache; never calls.
     core: Core,
     theme: Theme,
-    keymap: Keymap,
-    dispatcher: Dispatcher,
-    status: StatusLine,
+    /// What a pane is lent while it works: the dispatcher, the status line, the keymap
+    /// and the event queue.
+    desk: Desk,
     tab: Tab,
     /// The pane behind each tab.
     panes: Panes,
@@ -62,16 +82,16 @@ pub struct App {
     handles_listed_at: Option<std::time::Instant>,
     /// The live event log, under whichever tab is on show.
     events: EventLog,
-    help: bool,
+    /// Help and dialogs over the tabs, top last.
+    layers: Vec<Layer>,
     quit: bool,
-    /// Clock changes asked for and not answered yet.
-    clock_requests: Vec<RequestId>,
-    /// The source dialog (`S`).
+    /// The source dialog; on the stack while it is open.
     source: SourceDialog,
+    /// Whether the core serves the Structs catalog (the Structs tabs need it): a core
+    /// of its own always does; one attached with `--connect` when the server says it
+    /// is a structs-console.
+    structs: bool,
 }
-
-/// The tool whose presence marks a Structs server (the Structs tabs need it).
-const LIST_TOOL_MARK: &str = "structs_list_entities";
 
 impl App {
     /// A console on `core`, drawn with `theme`, running tool calls on `runtime`. It
@@ -85,8 +105,12 @@ impl App {
     /// server and its traffic, and opens first when the server is not a
     /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
+        self.structs = remote.is_structs();
         self.panes.server.attach(remote);
-        if self.core.tool_spec(LIST_TOOL_MARK).is_none() {
+        if self.structs {
+            let mut ctx = self.desk.lend(Owner::Pane(Tab::Entities));
+            self.panes.entities = EntitiesPane::new(true, &mut ctx);
+        } else {
             self.tab = Tab::Server;
         }
         self
@@ -109,30 +133,25 @@ impl App {
         runtime: Handle,
         recorder: Option<std::sync::Arc<crate::record::Recorder>>,
     ) -> App {
-        let keymap = Keymap::standard();
-        let mut dispatcher = Dispatcher::new(core.clone(), runtime, recorder);
-        let mut status = StatusLine::default();
-        let structs = core.tool_spec(LIST_TOOL_MARK).is_some();
-        let entities = EntitiesPane::new(
-            structs,
-            &mut Ctx {
-                dispatcher: &mut dispatcher,
-                status: &mut status,
-                keymap: &keymap,
-            },
-        );
+        let mut desk = Desk {
+            dispatcher: Dispatcher::new(core.clone(), runtime, recorder),
+            status: StatusLine::default(),
+            keymap: Keymap::standard(),
+            queue: VecDeque::new(),
+        };
+        // A forwarding core is known to be a Structs one only once its server is
+        // (`with_server`); until then nothing is asked of it.
+        let structs = !core.is_forwarded();
+        let entities = EntitiesPane::new(structs, &mut desk.lend(Owner::Pane(Tab::Entities)));
         let clipboard = SharedClipboard::new(Box::new(SystemClipboard::default()));
         let events = EventLog::new(core.events());
-        let plans = PlansPane::new(&*dispatcher.tools());
+        let plans = PlansPane::new(&*desk.dispatcher.tools());
         let server = ServerPane::new(&core);
-        let tab = Tab::Entities;
         App {
             core,
             theme,
-            keymap,
-            dispatcher,
-            status,
-            tab,
+            desk,
+            tab: Tab::Entities,
             panes: Panes {
                 entities,
                 handles: HandlesPane::new(Box::new(clipboard.clone())),
@@ -146,10 +165,10 @@ impl App {
             clipboard,
             handles_listed_at: None,
             events,
-            help: false,
+            layers: Vec::new(),
             quit: false,
-            clock_requests: Vec::new(),
             source: SourceDialog::new(None),
+            structs,
         }
     }
 
@@ -162,16 +181,11 @@ impl App {
 
     /// After a switch: answers cached from the old source are dropped and the entity
     /// list is read again from the new one.
-    fn after_switch(&mut self, switched: Switched) {
-        let Switched::To(text) = switched;
+    fn after_switch(&mut self, text: String) {
         self.core.reference_cache().clear();
-        let mut ctx = Ctx {
-            dispatcher: &mut self.dispatcher,
-            status: &mut self.status,
-            keymap: &self.keymap,
-        };
+        let mut ctx = self.desk.lend(Owner::Pane(Tab::Entities));
         self.panes.entities = EntitiesPane::new(true, &mut ctx);
-        self.status.info(format!("source: {text}"));
+        self.desk.status.info(format!("source: {text}"));
     }
 
     /// The console with another clipboard than the system's (tests use one that
@@ -200,7 +214,7 @@ impl App {
     /// under `label` and shows that tab. A plan that does not validate shows its
     /// problems there. Whatever ran in the pane before is cancelled.
     pub fn open_plan(&mut self, label: impl Into<String>, plan: serde_json::Value) {
-        let tools = self.dispatcher.tools();
+        let tools = self.desk.dispatcher.tools();
         self.panes.plans.open_plan(label.into(), plan, &*tools);
         self.tab = Tab::Plans;
     }
@@ -208,7 +222,9 @@ impl App {
     /// Opens a session log (`--record`) in the Replay pane and shows that tab. Its
     /// calls are indexed in the background; the first ones show at once.
     pub fn open_log(&mut self, path: &std::path::Path) -> std::io::Result<()> {
-        self.panes.replay.open(path, self.dispatcher.replayer())?;
+        self.panes
+            .replay
+            .open(path, self.desk.dispatcher.replayer())?;
         self.tab = Tab::Replay;
         Ok(())
     }
@@ -278,16 +294,11 @@ impl App {
     /// list is asked for again every few seconds (ages, expiry, handles other servers
     /// stored). The terminal loop calls this on every pass.
     pub fn tick(&mut self, now: std::time::Instant) {
-        {
-            // Waiting proof-of-work jobs start as the blocks bring their difficulty
-            // down, whichever tab is on show.
-            let mut ctx = Ctx {
-                dispatcher: &mut self.dispatcher,
-                status: &mut self.status,
-                keymap: &self.keymap,
-            };
-            self.panes.pow.tick(&mut ctx);
-        }
+        // Waiting proof-of-work jobs start as the blocks bring their difficulty
+        // down, whichever tab is on show.
+        self.panes
+            .pow
+            .tick(&mut self.desk.lend(Owner::Pane(Tab::Pow)));
         if self.tab != Tab::Handles {
             return;
         }
@@ -298,150 +309,83 @@ impl App {
             return;
         }
         self.handles_listed_at = Some(now);
-        let mut ctx = Ctx {
-            dispatcher: &mut self.dispatcher,
-            status: &mut self.status,
-            keymap: &self.keymap,
-        };
+        let mut ctx = self.desk.lend(Owner::Pane(Tab::Handles));
         self.panes.handles.refresh(&mut ctx);
     }
 
-    /// Handles one key event. Releases are ignored; the status line is cleared, so it
-    /// shows the outcome of this key.
+    /// Handles one key event: the layer on top takes it, else the pane on show, and
+    /// the global keys get what the pane leaves. Releases are ignored; the status line
+    /// is cleared, so it shows the outcome of this key.
     pub fn handle_key(&mut self, key: KeyEvent) {
         if key.kind == KeyEventKind::Release {
             return;
         }
-        self.status.clear();
-        if self.source.is_open() {
-            // Ctrl-C still quits; the dialog takes every other key.
-            if key
-                .modifiers
-                .contains(crossterm::event::KeyModifiers::CONTROL)
-                && key.code == crossterm::event::KeyCode::Char('c')
-            {
-                self.quit = true;
-                return;
+        self.desk.status.clear();
+        match self.layers.last().copied() {
+            Some(layer) => self.layer_key(layer, &key),
+            None => {
+                let consumed = self.pane_key(&key);
+                self.route();
+                if consumed == EventState::NotConsumed {
+                    self.global_key(&key);
+                }
             }
-            let mut ctx = Ctx {
-                dispatcher: &mut self.dispatcher,
-                status: &mut self.status,
-                keymap: &self.keymap,
-            };
-            self.source.handle_key(&key, &mut ctx);
-            if let Some(switched) = self.source.take_switched() {
-                self.after_switch(switched);
-            }
-            return;
         }
-        if self.help {
-            match self.keymap.command(Context::Help, &key) {
-                Some(Command::Close) => self.help = false,
+        self.route();
+    }
+
+    /// A key for the layer on top.
+    fn layer_key(&mut self, layer: Layer, key: &KeyEvent) {
+        match layer {
+            Layer::Help => match self.desk.keymap.command(Context::Help, key) {
+                Some(Command::Close) => {
+                    self.layers.pop();
+                }
                 _ => {
-                    if self.keymap.command(Context::Global, &key) == Some(Command::Quit) {
+                    if self.desk.keymap.command(Context::Global, key) == Some(Command::Quit) {
                         self.quit = true;
                     }
                 }
-            }
-            return;
-        }
-        let needs_structs = self.needs_structs();
-        let mut ctx = Ctx {
-            dispatcher: &mut self.dispatcher,
-            status: &mut self.status,
-            keymap: &self.keymap,
-        };
-        if self.tab == Tab::Entities && !needs_structs {
-            // Two of the Entities pane's commands reach the PoW pane: `w` starts a job
-            // there, and the action dialog takes the nonces its jobs found.
-            let offered = self.panes.entities.commands();
-            let bound: Vec<Command> = self
-                .keymap
-                .commands_for(self.panes.entities.context(), &key)
-                .collect();
-            let wanted = |command: Command| offered.contains(&command) && bound.contains(&command);
-            if wanted(Command::PowJob)
-                && let Some(request) = self.panes.entities.take_pow_request()
-            {
-                match request {
-                    PowRequest::Entity(id) => self.panes.pow.job_for(id, &mut ctx),
-                    PowRequest::Job(text) => {
-                        if let Err(e) = self.panes.pow.add_job(&text, &mut ctx) {
-                            ctx.status.error(e);
-                        }
-                    }
+            },
+            Layer::Source => {
+                // Ctrl-C still quits; the dialog takes every other key.
+                if key
+                    .modifiers
+                    .contains(crossterm::event::KeyModifiers::CONTROL)
+                    && key.code == crossterm::event::KeyCode::Char('c')
+                {
+                    self.quit = true;
+                    return;
                 }
-                self.tab = Tab::Pow;
-                return;
-            }
-            if wanted(Command::OpenActions) {
-                let proofs = self.panes.pow.found_proofs();
-                self.panes.entities.open_actions(&proofs, &mut ctx);
-                return;
+                self.source
+                    .handle_key(key, &mut self.desk.lend(Owner::Source));
+                self.drop_closed_layers();
             }
         }
-        let consumed = if needs_structs {
-            // The tab has nothing to act on: only the global keys work.
-            EventState::NotConsumed
-        } else {
-            self.panes.of(self.tab).handle_key(&key, &mut ctx)
-        };
-        // The Replay and Live panes hand a plan call to the Plans pane.
-        if let Some((label, plan)) = self
-            .panes
-            .replay
-            .take_plan_request()
-            .or_else(|| self.panes.live.take_plan_request())
-        {
-            self.open_plan(label, plan);
+    }
+
+    /// A dialog that closed itself (Esc, or done) leaves the stack.
+    fn drop_closed_layers(&mut self) {
+        let open = self.source.is_open();
+        self.layers.retain(|l| *l != Layer::Source || open);
+    }
+
+    /// A key for the pane on show. A Structs tab with no Structs server behind it has
+    /// nothing to act on: only the global keys work there.
+    fn pane_key(&mut self, key: &KeyEvent) -> EventState {
+        if self.needs_structs() {
+            return EventState::NotConsumed;
         }
-        // The Live pane hands a call to the Replay pane, in a session log.
-        if let Some(request) = self.panes.live.take_replay_request() {
-            match self.panes.replay.open_at(
-                &request.path,
-                self.dispatcher.replayer(),
-                request.session,
-                request.call,
-            ) {
-                Ok(()) => {
-                    self.tab = Tab::Replay;
-                    self.status.info(request.said);
-                }
-                Err(e) => self.status.error(format!(
-                    "cannot open {} in Replay: {e}",
-                    request.path.display()
-                )),
-            }
-        }
-        if consumed == EventState::Consumed {
-            return;
-        }
-        match self.keymap.command(Context::Global, &key) {
+        let mut ctx = self.desk.lend(Owner::Pane(self.tab));
+        self.panes.of(self.tab).handle_key(key, &mut ctx)
+    }
+
+    /// The keys that work on every tab.
+    fn global_key(&mut self, key: &KeyEvent) {
+        match self.desk.keymap.command(Context::Global, key) {
             Some(Command::Quit) => self.quit = true,
-            Some(Command::ToggleHelp) => self.help = true,
-            Some(Command::ShowTab(tab)) => {
-                if tab == Tab::Handles && self.tab != Tab::Handles {
-                    // What is live changes while the tab is away.
-                    self.handles_listed_at = Some(std::time::Instant::now());
-                    let mut ctx = Ctx {
-                        dispatcher: &mut self.dispatcher,
-                        status: &mut self.status,
-                        keymap: &self.keymap,
-                    };
-                    self.panes.handles.refresh(&mut ctx);
-                }
-                if tab == Tab::Docs {
-                    // The docs linked to what is selected in Entities.
-                    let entity = self.panes.entities.target().map(|id| id.to_string());
-                    let mut ctx = Ctx {
-                        dispatcher: &mut self.dispatcher,
-                        status: &mut self.status,
-                        keymap: &self.keymap,
-                    };
-                    self.panes.docs.show_entity(entity, &mut ctx);
-                }
-                self.tab = tab;
-            }
+            Some(Command::ToggleHelp) => self.layers.push(Layer::Help),
+            Some(Command::ShowTab(tab)) => self.show(tab),
             Some(Command::ToggleClock) => {
                 let action = if self.core.status().paused {
                     "resume"
@@ -454,37 +398,98 @@ impl App {
                 self.clock_call(json!({"action": "step", "blocks": blocks}));
             }
             Some(Command::ToggleEvents) => self.events.toggle(),
-            Some(Command::OpenSource) => self.source.open(self.core.status().name),
+            Some(Command::OpenSource) => {
+                self.source.open(self.core.status().name);
+                self.layers.push(Layer::Source);
+            }
             _ => {}
+        }
+    }
+
+    /// Shows `tab`: the Handles list is asked for again when it comes back (what is
+    /// live changed while it was away), and Docs shows the docs linked to what is
+    /// selected in Entities.
+    fn show(&mut self, tab: Tab) {
+        if tab == Tab::Handles && self.tab != Tab::Handles {
+            self.handles_listed_at = Some(std::time::Instant::now());
+            let mut ctx = self.desk.lend(Owner::Pane(Tab::Handles));
+            self.panes.handles.refresh(&mut ctx);
+        }
+        if tab == Tab::Docs {
+            let entity = self.panes.entities.target().map(|id| id.to_string());
+            let mut ctx = self.desk.lend(Owner::Pane(Tab::Docs));
+            self.panes.docs.show_entity(entity, &mut ctx);
+        }
+        self.tab = tab;
+    }
+
+    /// Carries out what the panes asked beyond themselves, in the order they asked.
+    fn route(&mut self) {
+        while let Some(event) = self.desk.queue.pop_front() {
+            match event {
+                Event::OpenPlan { label, plan } => self.open_plan(label, plan),
+                Event::OpenInReplay(request) => {
+                    let replayer = self.desk.dispatcher.replayer();
+                    let opened = self.panes.replay.open_at(
+                        &request.path,
+                        replayer,
+                        request.session,
+                        request.call,
+                    );
+                    match opened {
+                        Ok(()) => {
+                            self.tab = Tab::Replay;
+                            self.desk.status.info(request.said);
+                        }
+                        Err(e) => self.desk.status.error(format!(
+                            "cannot open {} in Replay: {e}",
+                            request.path.display()
+                        )),
+                    }
+                }
+                Event::StartPow(request) => {
+                    let mut ctx = self.desk.lend(Owner::Pane(Tab::Pow));
+                    match request {
+                        PowRequest::Entity(id) => self.panes.pow.job_for(id, &mut ctx),
+                        PowRequest::Job(text) => {
+                            if let Err(e) = self.panes.pow.add_job(&text, &mut ctx) {
+                                ctx.status.error(e);
+                            }
+                        }
+                    }
+                    self.tab = Tab::Pow;
+                }
+                Event::OpenActions => {
+                    let proofs = self.panes.pow.found_proofs();
+                    let mut ctx = self.desk.lend(Owner::Pane(Tab::Entities));
+                    self.panes.entities.open_actions(&proofs, &mut ctx);
+                }
+                Event::SourceSwitched(text) => self.after_switch(text),
+            }
         }
     }
 
     /// Asks the core to change the block clock; the header shows the new height once
     /// the answer is in, and the status line says what happened.
     fn clock_call(&mut self, args: serde_json::Value) {
-        let id = self.dispatcher.call(CLOCK_TOOL, args);
-        self.clock_requests.push(id);
+        self.desk.dispatcher.call(Owner::App, CLOCK_TOOL, args);
     }
 
-    /// Applies every tool result that has arrived, without waiting. Returns true when
-    /// there was any (the frame may have changed).
+    /// Applies every tool result that has arrived and whatever else the panes take in
+    /// without a key (feeds, indexing, a server's requests), without waiting. Returns
+    /// true when there was any (the frame may have changed).
     pub fn update(&mut self) -> bool {
         let mut any = false;
-        while let Some(reply) = self.dispatcher.try_next() {
+        while let Some(reply) = self.desk.dispatcher.try_next() {
             self.apply(&reply);
             any = true;
         }
-        let replayed = self.panes.replay.drain();
-        let watched = self.panes.live.drain();
-        for (ok, text) in self.panes.live.take_answers() {
-            if ok {
-                self.status.info(text);
-            } else {
-                self.status.error(text);
-            }
+        for tab in Tab::ALL {
+            let mut ctx = self.desk.lend(Owner::Pane(tab));
+            any |= self.panes.of(tab).poll(&mut ctx);
         }
-        let asked = self.panes.server.announce(&mut self.status);
-        self.events.drain() || any || replayed || asked || watched
+        self.route();
+        self.events.drain() || any
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
@@ -492,11 +497,11 @@ impl App {
     /// must not be called from inside the tokio runtime. Gives up, saying so on the
     /// status line, if the core does not answer within 10 seconds.
     pub fn settle(&mut self) {
-        while self.dispatcher.pending() > 0 {
-            match self.dispatcher.wait_next(SETTLE_TIMEOUT) {
+        while self.desk.dispatcher.pending() > 0 {
+            match self.desk.dispatcher.wait_next(SETTLE_TIMEOUT) {
                 Some(reply) => self.apply(&reply),
                 None => {
-                    self.status.error(format!(
+                    self.desk.status.error(format!(
                         "no answer from the core after {} s; gave up waiting",
                         SETTLE_TIMEOUT.as_secs()
                     ));
@@ -505,20 +510,21 @@ impl App {
             }
         }
         self.events.drain();
-        self.panes.replay.drain();
+        let mut ctx = self.desk.lend(Owner::Pane(Tab::Replay));
+        self.panes.replay.poll(&mut ctx);
+        self.route();
     }
 
+    /// Hands a reply to whoever made the call.
     fn apply(&mut self, reply: &Reply) {
-        if self.source.on_reply(reply) {
-            if let Some(switched) = self.source.take_switched() {
-                self.after_switch(switched);
+        match reply.owner {
+            Owner::Source => {
+                self.source
+                    .on_reply(reply, &mut self.desk.lend(Owner::Source));
+                self.drop_closed_layers();
             }
-            return;
-        }
-        if let Some(at) = self.clock_requests.iter().position(|id| *id == reply.id) {
-            self.clock_requests.swap_remove(at);
-            match &reply.result {
-                Ok(v) => self.status.info(format!(
+            Owner::App => match &reply.result {
+                Ok(v) => self.desk.status.info(format!(
                     "block {}{}",
                     v["height"],
                     if v["paused"] == true {
@@ -527,25 +533,16 @@ impl App {
                         ", clock running"
                     }
                 )),
-                Err(e) => self.status.tool_error("changing the block clock", e),
+                Err(e) => self.desk.status.tool_error("changing the block clock", e),
+            },
+            Owner::Pane(tab) => {
+                let mut ctx = self.desk.lend(Owner::Pane(tab));
+                // A reply the pane no longer wants answers a call that was superseded
+                // (a list page asked for again before it came); it is dropped.
+                let _wanted = self.panes.of(tab).on_reply(reply, &mut ctx);
             }
-            return;
         }
-        let mut ctx = Ctx {
-            dispatcher: &mut self.dispatcher,
-            status: &mut self.status,
-            keymap: &self.keymap,
-        };
-        // Results nobody claims answer calls that were superseded (a list page asked
-        // for again before it came); they are dropped.
-        let _claimed = self.panes.entities.on_reply(reply, &mut ctx)
-            || self.panes.handles.on_reply(reply, &mut ctx)
-            || self.panes.pow.on_reply(reply, &mut ctx)
-            || self.panes.plans.on_reply(reply, &mut ctx)
-            || self.panes.docs.on_reply(reply, &mut ctx)
-            || self.panes.replay.on_reply(reply, &mut ctx)
-            || self.panes.live.on_reply(reply, &mut ctx)
-            || self.panes.server.on_reply(reply, &mut ctx);
+        self.route();
     }
 
     /// True once the user has asked to quit.
@@ -560,12 +557,12 @@ impl App {
 
     /// How many tool calls the console has started.
     pub fn requests_sent(&self) -> u64 {
-        self.dispatcher.sent()
+        self.desk.dispatcher.sent()
     }
 
     /// How many tool calls have not answered yet.
     pub fn pending_requests(&self) -> usize {
-        self.dispatcher.pending()
+        self.desk.dispatcher.pending()
     }
 
     /// The ids on the Entities pane's page on show, in order.
@@ -586,13 +583,13 @@ impl App {
 
     /// The status line's text, if any.
     pub fn status_text(&self) -> Option<&str> {
-        self.status.message().map(|(_, text)| text)
+        self.desk.status.message().map(|(_, text)| text)
     }
 
     /// Whether the tab on show is a Structs tab while the core is another kind of MCP
     /// server's (attached with `--connect`): such a tab has nothing to show.
     fn needs_structs(&self) -> bool {
-        self.tab != Tab::Server && self.core.tool_spec(LIST_TOOL_MARK).is_none()
+        self.tab != Tab::Server && !self.structs
     }
 
     /// What a Structs tab says attached to a server that is not a Structs one.
@@ -644,7 +641,7 @@ impl App {
         self.render_tabs(rows.tabs, buf);
         let ui = Ui {
             theme: &self.theme,
-            keymap: &self.keymap,
+            keymap: &self.desk.keymap,
         };
         let [body, log] = Layout::vertical([
             Constraint::Min(0),
@@ -658,14 +655,18 @@ impl App {
         }
         self.events.render(log, buf, &ui);
         let info = self.core.status();
-        self.source.render(
-            rows.body,
-            buf,
-            &ui,
-            &format!("{} · {}", info.name, info.description),
-        );
-        if self.help {
-            self.render_help(rows.body, buf);
+        for layer in self.layers.clone() {
+            match layer {
+                Layer::Source => {
+                    let ui = Ui {
+                        theme: &self.theme,
+                        keymap: &self.desk.keymap,
+                    };
+                    let current = format!("{} · {}", info.name, info.description);
+                    self.source.render(rows.body, buf, &ui, &current);
+                }
+                Layer::Help => self.render_help(rows.body, buf),
+            }
         }
         self.render_status(rows.status, buf);
         self.render_hints(rows.hints, buf);
@@ -687,7 +688,7 @@ impl App {
         let name = Span::styled(" structs-console ", theme.style(Role::HeaderAccent));
         // A server that is not a Structs one has no chain, so no block height.
         let block = Span::styled(
-            if self.core.tool_spec(LIST_TOOL_MARK).is_some() {
+            if self.structs {
                 format!(" block {} ", info.block_height)
             } else {
                 String::new()
@@ -864,7 +865,7 @@ impl App {
     /// [`STATUS_LINES_MAX`], so that a long message (a refusal with its reason, a
     /// path) is read whole rather than cut at the edge.
     fn status_lines(&self, width: u16) -> u16 {
-        let Some((_, text)) = self.status.message() else {
+        let Some((_, text)) = self.desk.status.message() else {
             return 1;
         };
         let lines = wrapped_lines(&format!(" {text}"), usize::from(width.max(1)));
@@ -876,14 +877,14 @@ impl App {
             return;
         }
         let theme = &self.theme;
-        let line = match self.status.message() {
+        let line = match self.desk.status.message() {
             Some((Level::Error, text)) => {
                 Line::from(Span::styled(format!(" {text}"), theme.style(Role::Error)))
             }
             Some((Level::Info, text)) => {
                 Line::from(Span::styled(format!(" {text}"), theme.style(Role::Info)))
             }
-            None if self.dispatcher.loading() > 0 => {
+            None if self.desk.dispatcher.loading() > 0 => {
                 Line::from(Span::styled(" loading…", theme.style(Role::Muted)))
             }
             None => Line::default(),

@@ -25,10 +25,11 @@ use serde_json::{Map, Value, json};
 use crate::entity::struct_types::{struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
-use crate::tui::component::{Ctx, SELECTED_MARK, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
+use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::{self, area_block};
 
 const BUILD_TOOL: &str = "structs_action_build_struct";

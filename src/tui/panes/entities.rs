@@ -19,12 +19,12 @@ use super::entity_list::EntityList;
 use super::entity_tree::EntityTree;
 use super::reference_tree::ReferenceTree;
 use crate::entity::{EntityId, EntityKind};
-use crate::tui::component::SELECTED_MARK;
-use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::Reply;
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, Event, EventState, Pane, PowRequest, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::SELECTED_MARK;
 
 /// The kinds in the order the kinds list shows them: players first (what an agent
 /// plays as), then what players hold, then the energy economy, then addresses.
@@ -92,14 +92,6 @@ pub(crate) struct EntitiesPane {
     closed: Vec<ActionDialog>,
 }
 
-/// What `w` asks the PoW pane for.
-pub(crate) enum PowRequest {
-    /// A job for this entity (its build, or a fleet's raid prompt).
-    Entity(EntityId),
-    /// A job in the PoW prompt's words (`5-7 mine`), from the action dialog.
-    Job(String),
-}
-
 impl EntitiesPane {
     /// The pane, with the first kind's first page already asked for.
     /// The pane, asking for the first kind's entities when `load` (the core is a
@@ -147,7 +139,7 @@ impl EntitiesPane {
 
     /// What `w` starts a proof-of-work job for: the job the action dialog's answer
     /// calls for while it is open (which closes it), else the target.
-    pub fn take_pow_request(&mut self) -> Option<PowRequest> {
+    fn take_pow_request(&mut self) -> Option<PowRequest> {
         if let Some(dialog) = &self.dialog {
             let job = dialog.pow_job().map(PowRequest::Job);
             if job.is_some() {
@@ -552,6 +544,21 @@ impl EntitiesPane {
 
 impl Pane for EntitiesPane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        // Two commands reach the PoW tab: `w` starts a job there, and the action
+        // dialog takes the nonces its jobs found. They come first, whatever has focus.
+        let offered = self.commands();
+        let bound: Vec<Command> = ctx.keymap.commands_for(self.context(), key).collect();
+        let wanted = |command: Command| offered.contains(&command) && bound.contains(&command);
+        if wanted(Command::PowJob)
+            && let Some(request) = self.take_pow_request()
+        {
+            ctx.push(Event::StartPow(request));
+            return EventState::Consumed;
+        }
+        if wanted(Command::OpenActions) {
+            ctx.push(Event::OpenActions);
+            return EventState::Consumed;
+        }
         if self.dialog.is_some() {
             return self.dialog_key(key, ctx);
         }

@@ -12,10 +12,10 @@ use ratatui::widgets::{
 use serde_json::{Map, Value};
 
 use crate::entity::{EntityId, EntityKind};
-use crate::tui::component::SELECTED_MARK;
-use crate::tui::component::{Ctx, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
+use crate::tui::widgets::text::SELECTED_MARK;
 
 /// The tool behind the list.
 const LIST_TOOL: &str = "structs_list_entities";

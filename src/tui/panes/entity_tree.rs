@@ -19,9 +19,9 @@ use ratatui::widgets::Block;
 use serde_json::{Value, json};
 
 use crate::entity::EntityId;
-use crate::tui::component::{Ctx, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
+use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
 

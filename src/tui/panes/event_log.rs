@@ -15,7 +15,7 @@ use tokio::sync::broadcast::Receiver;
 use tokio::sync::broadcast::error::TryRecvError;
 
 use crate::events::{EventBus, GameEvent};
-use crate::tui::component::Ui;
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
 

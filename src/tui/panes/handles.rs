@@ -37,12 +37,12 @@ use serde_json::{Map, Value, json};
 
 use super::entity_tree::{Fetched, Fields};
 use crate::tui::clipboard::Clipboard;
-use crate::tui::component::SELECTED_MARK;
-use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::tree::{Change, Node, TreeView};
 
 /// The tool that lists the live handles.

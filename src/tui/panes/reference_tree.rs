@@ -52,9 +52,9 @@ use super::entity_tree::{Fetched, Fields, QUERY_TOOL};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
 use crate::references::ENTRY_FIELDS;
-use crate::tui::component::{Ctx, Ui};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
+use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
 

@@ -11,12 +11,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::json;
 
-use super::super::component::{Ctx, EventState, SELECTED_MARK, Ui, dispatch};
 use super::super::dispatch::{Reply, RequestId};
 use super::super::keymap::{Command, Context};
 use super::super::theme::Role;
 use crate::source::GameSource;
 use crate::source::switch::Switcher;
+use crate::tui::pane::{Ctx, Event, EventState, Ui, dispatch};
+use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::{self, area_block};
 
 /// Where a connection attempt leaves its source until the dialog takes it.
@@ -24,13 +25,6 @@ type Connected = Arc<Mutex<Option<Arc<dyn GameSource>>>>;
 
 const DEFAULT_ENDPOINT: &str = "http://127.0.0.1:1317";
 const MAX_ENDPOINT_LEN: usize = 200;
-
-/// What the dialog did, for the app to follow up (reload the panes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Switched {
-    /// The source changed; the text describes it.
-    To(String),
-}
 
 pub(crate) struct SourceDialog {
     switcher: Option<Arc<Switcher>>,
@@ -41,7 +35,6 @@ pub(crate) struct SourceDialog {
     /// The connection attempt running, and where it leaves its source.
     pending: Option<(RequestId, Connected)>,
     error: Option<String>,
-    switched: Option<Switched>,
 }
 
 impl SourceDialog {
@@ -57,7 +50,6 @@ impl SourceDialog {
             endpoint,
             pending: None,
             error: None,
-            switched: None,
         }
     }
 
@@ -70,11 +62,6 @@ impl SourceDialog {
         self.open = true;
         self.error = None;
         self.choice = usize::from(current == "rest");
-    }
-
-    /// A switch that happened since the last call.
-    pub(crate) fn take_switched(&mut self) -> Option<Switched> {
-        self.switched.take()
     }
 
     pub(crate) fn context(&self) -> Context {
@@ -152,7 +139,7 @@ impl SourceDialog {
             }
             let info = switcher.to_sim();
             self.open = false;
-            self.switched = Some(Switched::To(format!(
+            ctx.push(Event::SourceSwitched(format!(
                 "{} · {}",
                 info.name, info.description
             )));
@@ -175,7 +162,7 @@ impl SourceDialog {
 
     /// The answer of a connection attempt: switches when it is the attempt still
     /// wanted (not closed with Esc meanwhile).
-    pub(crate) fn on_reply(&mut self, reply: &Reply) -> bool {
+    pub(crate) fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
         if self.pending.as_ref().map(|(id, _)| *id) != Some(reply.id) {
             return false;
         }
@@ -187,7 +174,7 @@ impl SourceDialog {
             (Ok(_), Some(source), Some(switcher)) => {
                 let info = switcher.use_source(source);
                 self.open = false;
-                self.switched = Some(Switched::To(format!(
+                ctx.push(Event::SourceSwitched(format!(
                     "{} · {} at block {}",
                     info.name, info.description, info.block_height
                 )));

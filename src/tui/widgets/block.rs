@@ -3,7 +3,7 @@
 use ratatui::text::Span;
 use ratatui::widgets::{Block, BorderType};
 
-use crate::tui::component::Ui;
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 
 /// A bordered area, its border brighter when focused.

@@ -3,7 +3,10 @@
 //! ([`textarea`]).
 
 pub(crate) mod block;
+pub(crate) mod cursor;
 pub(crate) mod popup;
+pub(crate) mod prompt;
+pub(crate) mod text;
 pub(crate) mod textarea;
 pub(crate) mod tree;
 

@@ -12,9 +12,10 @@ use ratatui::widgets::{Block, Paragraph, StatefulWidget, Widget};
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::entity::EntityId;
-use crate::tui::component::{SELECTED_MARK, Ui};
 use crate::tui::keymap::Command;
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
+use crate::tui::widgets::text::SELECTED_MARK;
 
 /// A node's name among its siblings. Prefixes keep names unique: `f:` a field of the
 /// entity's core object, `s:` another section of the entity (`gridAttributes`), `k:` a

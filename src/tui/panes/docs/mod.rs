@@ -11,11 +11,13 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::{Value, json};
 
-use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, SELECTED_MARK, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::SCROLLING;
+use crate::tui::widgets::text::SELECTED_MARK;
 
 mod markdown;
 

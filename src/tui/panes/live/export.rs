@@ -15,17 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::LivePane;
 use crate::record::live::{Live, Status};
-use crate::tui::component::Ctx;
-
-/// A call the Live tab asks the Replay tab to show: the log, the call's session id and
-/// number in it, and what to say once it is open.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct ReplayRequest {
-    pub path: PathBuf,
-    pub session: String,
-    pub call: u64,
-    pub said: String,
-}
+use crate::tui::pane::{Ctx, Event, ReplayRequest};
 
 impl LivePane {
     /// Asks the Replay pane to show the selected call: in the log the calls come from
@@ -63,12 +53,12 @@ impl LivePane {
                 }
             },
         };
-        self.replay_request = Some(ReplayRequest {
+        ctx.push(Event::OpenInReplay(ReplayRequest {
             path,
             session,
             call: number,
             said,
-        });
+        }));
     }
 
     /// The session log the calls come from: the log followed, or the file the server

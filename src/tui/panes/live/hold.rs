@@ -8,8 +8,9 @@ use serde_json::{Value, json};
 use super::LivePane;
 use crate::record::live::{Hold, LiveCall};
 use crate::tools::schema::ArgSchema;
-use crate::tui::component::{Ctx, EventState, typed_char};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState};
+use crate::tui::widgets::prompt::typed_char;
 use crate::tui::widgets::textarea::TextArea;
 
 /// What the editor's text is sent as.

@@ -28,19 +28,17 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::mcp::control::LOOK_EVERY;
 use crate::record::live::{Fed, Live, LiveCall};
-use crate::tui::component::{
-    Ctx, EventState, Pane, PromptKey, Ui, dispatch, path_prompt_key, typed_char,
-};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::panes::handles::Page;
+use crate::tui::widgets::prompt::{PromptKey, path_prompt_key, typed_char};
 
 mod detail;
 mod export;
 mod hold;
 mod render;
 
-pub(crate) use export::ReplayRequest;
 use hold::{EditKind, Editing};
 
 /// A call by its session's number and its own number in that session.
@@ -133,8 +131,6 @@ pub(crate) struct LivePane {
     reruns: HashMap<RequestId, CallKey>,
     rerun: Option<Rerun>,
     fetch: Option<HandleFetch>,
-    plan_request: Option<(String, Value)>,
-    replay_request: Option<ReplayRequest>,
     /// The session logs written for Replay.
     exports: export::Exports,
     /// Rows the list showed last frame (for paging).
@@ -163,8 +159,6 @@ impl LivePane {
             reruns: HashMap::new(),
             rerun: None,
             fetch: None,
-            plan_request: None,
-            replay_request: None,
             exports: export::Exports::default(),
             page: 10,
         }
@@ -217,11 +211,6 @@ impl LivePane {
             return Err("the endpoint has closed".into());
         }
         writeln!(stream, "{command}").map_err(|e| format!("cannot reach the endpoint: {e}"))
-    }
-
-    /// What the proxy answered to the commands sent, not shown yet: `(ok, what)`.
-    pub fn take_answers(&mut self) -> Vec<(bool, String)> {
-        std::mem::take(&mut self.live.answers)
     }
 
     /// Sends `command`, saying on the status line when it cannot go.
@@ -281,7 +270,7 @@ impl LivePane {
     }
 
     /// Folds in what the feed sent since the last update. True when anything came.
-    pub fn drain(&mut self) -> bool {
+    fn drain(&mut self) -> bool {
         let found = self.look_for_endpoint();
         let Some(feed) = &mut self.feed else {
             return found;
@@ -318,16 +307,6 @@ impl LivePane {
             self.refilter();
         }
         any
-    }
-
-    /// The plan call asked to open in the Plans pane, if any.
-    pub fn take_plan_request(&mut self) -> Option<(String, Value)> {
-        self.plan_request.take()
-    }
-
-    /// The call asked to open in the Replay pane, if any.
-    pub fn take_replay_request(&mut self) -> Option<ReplayRequest> {
-        self.replay_request.take()
     }
 
     /// Builds the selected call's trees again if it or what is known of it changed;
@@ -469,10 +448,10 @@ impl LivePane {
             ));
             return;
         }
-        self.plan_request = Some((
-            format!("live #{} call {}", call.session, call.call),
-            call.arguments.clone(),
-        ));
+        ctx.push(Event::OpenPlan {
+            label: format!("live #{} call {}", call.session, call.call),
+            plan: call.arguments.clone(),
+        });
     }
 
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
@@ -623,6 +602,19 @@ impl Pane for LivePane {
         );
         self.sync_detail();
         state
+    }
+
+    /// The feed's lines, and what the proxy answered to the commands sent.
+    fn poll(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        let any = self.drain();
+        for (ok, text) in std::mem::take(&mut self.live.answers) {
+            if ok {
+                ctx.status.info(text);
+            } else {
+                ctx.status.error(text);
+            }
+        }
+        any
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {

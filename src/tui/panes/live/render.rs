@@ -9,10 +9,11 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::{Focus, LivePane};
 use crate::record::live::{LiveCall, Status};
-use crate::tui::component::{SELECTED_MARK, Ui, fit, fit_pad, grouped};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad, grouped};
 
 /// The least height that shows the list above the selected call.
 const STACKED: u16 = 20;
@@ -375,7 +376,7 @@ impl LivePane {
         // A problem (a refusal with its reason) wraps to three rows, so it is read
         // whole; the text keeps at least two.
         let foot_h = editing.problem.as_ref().map_or(1, |p| {
-            let rows = crate::tui::component::wrapped_lines(
+            let rows = crate::tui::widgets::text::wrapped_lines(
                 &format!("✗ {p}"),
                 usize::from(inner.width.max(1)),
             )

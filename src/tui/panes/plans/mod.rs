@@ -57,13 +57,14 @@ use crate::plan::exec::{self, Counts, Run, Status};
 use crate::plan::file::{EXAMPLE, EXAMPLE_LABEL, FoundPlan, file_problem, plans_in, shipped_plans};
 use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};
-use crate::tui::component::{
-    self, Ctx, EventState, Pane, PromptKey, SELECTED_MARK, Ui, dispatch, fit,
-};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::prompt;
+use crate::tui::widgets::prompt::PromptKey;
+use crate::tui::widgets::text::{SELECTED_MARK, fit};
 use crate::tui::widgets::tree::{Change, TreeView};
 use params::*;
 use render::*;
@@ -618,7 +619,7 @@ impl PlansPane {
         let Some(text) = &mut self.prompt else {
             return EventState::NotConsumed;
         };
-        match component::path_prompt_key(text, key, ctx, Context::PlanPrompt) {
+        match prompt::path_prompt_key(text, key, ctx, Context::PlanPrompt) {
             PromptKey::Accept(typed) => {
                 self.prompt = None;
                 // An empty prompt opens the last file again.

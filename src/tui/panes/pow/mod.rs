@@ -26,9 +26,9 @@ use crate::context::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::clipboard::Clipboard;
-use crate::tui::component::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 
 mod render;
 

@@ -9,9 +9,10 @@ use serde_json::Value;
 
 use super::{PowPane, State, rate, span};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
-use crate::tui::component::{SELECTED_MARK, Ui};
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::SELECTED_MARK;
 
 impl PowPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {

@@ -24,10 +24,12 @@ use crate::record::Entry;
 use crate::record::diff::{Change, Ignore, diff};
 use crate::record::index::{Call, LogIndex};
 use crate::record::replay::{NotRerun, Replayer};
-use crate::tui::component::{self, Ctx, EventState, Pane, PromptKey, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
+use crate::tui::widgets::prompt;
+use crate::tui::widgets::prompt::PromptKey;
 
 mod render;
 
@@ -116,8 +118,6 @@ pub(crate) struct ReplayPane {
     top: usize,
     focus: Focus,
     detail_scroll: usize,
-    /// A plan call asked to open in the Plans pane: its label and plan.
-    plan_request: Option<(String, Value)>,
     /// Rows the list showed last frame (for paging).
     page: usize,
     ignore: Ignore,
@@ -143,7 +143,6 @@ impl ReplayPane {
             top: 0,
             focus: Focus::Calls,
             detail_scroll: 0,
-            plan_request: None,
             page: 10,
             ignore: Ignore::default(),
             prompt: None,
@@ -156,7 +155,7 @@ impl ReplayPane {
         let Some(text) = &mut self.prompt else {
             return EventState::NotConsumed;
         };
-        match component::path_prompt_key(text, key, ctx, Context::ReplayPrompt) {
+        match prompt::path_prompt_key(text, key, ctx, Context::ReplayPrompt) {
             PromptKey::Accept(path) => {
                 self.prompt = None;
                 if path.is_empty() {
@@ -268,13 +267,8 @@ impl ReplayPane {
         self.log.as_ref().is_none_or(|l| l.index.progress().done)
     }
 
-    /// The plan a key asked to open in the Plans pane.
-    pub fn take_plan_request(&mut self) -> Option<(String, Value)> {
-        self.plan_request.take()
-    }
-
     /// Takes the outcomes a run of every call sent. True when there were any.
-    pub fn drain(&mut self) -> bool {
+    fn drain(&mut self) -> bool {
         let found = self.find_pending();
         let Some(log) = &mut self.log else {
             return found;
@@ -401,10 +395,10 @@ impl ReplayPane {
             match log.index.entry(call.request) {
                 Ok(entry) => {
                     let plan = entry.arguments.unwrap_or(Value::Null);
-                    self.plan_request = Some((
-                        format!("{} line {}", log.file_name, call.request.line),
+                    ctx.push(Event::OpenPlan {
+                        label: format!("{} line {}", log.file_name, call.request.line),
                         plan,
-                    ));
+                    });
                 }
                 Err(e) => ctx.status.error(format!("cannot read the call back: {e}")),
             }
@@ -582,6 +576,11 @@ impl Pane for ReplayPane {
             Command::OpenInPlans => self.open_plan(ctx),
             _ => {}
         })
+    }
+
+    /// The outcomes a run of every call sent.
+    fn poll(&mut self, _: &mut Ctx<'_>) -> bool {
+        self.drain()
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {

@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::{Focus, ReplayPane, Verdict};
 use crate::record::diff::{Change, ChangeKind};
-use crate::tui::component::{SELECTED_MARK, Ui, fit_pad as fit, grouped, wrap_words};
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
+use crate::tui::widgets::text::{SELECTED_MARK, fit_pad as fit, grouped, wrap_words};
 
 impl ReplayPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {

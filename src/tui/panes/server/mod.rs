@@ -37,10 +37,11 @@ use crate::context::{CallContext, ProgressUpdate};
 use crate::core::Core;
 use crate::error::ToolError;
 use crate::mcp::client::{Remote, Which};
-use crate::tui::component::{Ctx, EventState, Pane, SCROLLING, Ui, dispatch};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
+use crate::tui::widgets::cursor::SCROLLING;
 
 mod browse;
 mod content;
@@ -234,7 +235,7 @@ impl ServerPane {
     /// Says on the status line when the server asks something of the console (a
     /// sampling or elicitation request), whichever tab is on show. True when the
     /// requests waiting changed, so the frame is drawn again.
-    pub fn announce(&mut self, status: &mut crate::tui::component::StatusLine) -> bool {
+    fn announce(&mut self, status: &mut crate::tui::pane::StatusLine) -> bool {
         let Some(remote) = &self.remote else {
             return false;
         };
@@ -596,6 +597,10 @@ impl Pane for ServerPane {
                 other => self.section_command(other, ctx),
             },
         )
+    }
+
+    fn poll(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.announce(ctx.status)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {

@@ -11,9 +11,10 @@ use super::content::{cut_rows, wrap_lines};
 use super::form::Field;
 use super::{Mode, Section, ServerPane, form_arguments, form_fields};
 use crate::mcp::client::Direction;
-use crate::tui::component::{SELECTED_MARK, Ui, fit};
+use crate::tui::pane::Ui;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::{SELECTED_MARK, fit};
 
 /// What a form's field rows show besides the name and the text.
 #[derive(Clone, Copy)]

@@ -18,11 +18,12 @@ use super::form::{Field, form_arguments, form_fields};
 use super::render::{Rows, field_row, name_width};
 use super::{Mode, Section, step};
 use crate::mcp::client::{AskKind, LOG_LEVELS, Remote, Reply as Answer, RootDir, Which};
-use crate::tui::component::{Ctx, SELECTED_MARK, Ui, fit};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
+use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::{SELECTED_MARK, fit};
 
 /// How many log messages the Log section keeps (the newest).
 const LOG_KEEP: usize = 1_000;

@@ -12,9 +12,9 @@ use super::content::{contents_lines, expand, prompt_lines, template_vars};
 use super::form::{Field, Kind, form_arguments};
 use super::{Mode, Section, step};
 use crate::mcp::client::{CompleteRef, Remote};
-use crate::tui::component::Ctx;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
+use crate::tui::pane::Ctx;
 use crate::tui::theme::Role;
 
 mod render;

@@ -13,9 +13,10 @@ use super::super::content::{expand, wrap_lines};
 use super::super::render::{Rows, field_row, name_width, wrap};
 use super::super::{Mode, Section};
 use super::{Browse, Listing, Target};
-use crate::tui::component::{SELECTED_MARK, Ui, fit};
+use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::text::{SELECTED_MARK, fit};
 
 impl Browse {
     pub fn render(
