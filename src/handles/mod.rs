@@ -344,7 +344,7 @@ fn shown_rows(summary: &Value) -> usize {
                     _ => 0,
                 }
             }
-            Value::Object(map) if page::is_record_map(map) => map.len(),
+            Value::Object(map) if shape::is_record_map(map) => map.len(),
             _ => 0,
         })
         .sum()

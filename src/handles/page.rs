@@ -10,8 +10,7 @@
 
 use serde_json::{Map, Value};
 
-use super::shape::{sample_arrays, truncate_strings};
-use crate::references::extract::own_id;
+use super::shape::{is_record_map, sample_arrays, truncate_strings};
 
 /// One row of a result.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,14 +40,6 @@ fn rows(result: &Value) -> Vec<Row<'_>> {
         }
     }
     out
-}
-
-/// A non-empty map whose every value is an entity record (the `references` map).
-pub fn is_record_map(map: &Map<String, Value>) -> bool {
-    !map.is_empty()
-        && map
-            .values()
-            .all(|v| v.as_object().is_some_and(|o| own_id(o).is_some()))
 }
 
 /// How many rows `result` pages over.

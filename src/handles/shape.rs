@@ -10,7 +10,6 @@
 
 use serde_json::{Map, Value};
 
-use super::page::is_record_map;
 use crate::entity::EntityKind;
 use crate::references::ENTRY_FIELDS;
 use crate::references::extract::own_id;
@@ -551,6 +550,15 @@ pub fn sample_record_maps(value: &mut Value, keep: usize) {
             *child = serde_json::json!({"sample": first, "total": total, "sampled": true});
         }
     }
+}
+
+/// A non-empty map whose every value is an entity record (the `references` map).
+pub fn is_record_map(map: &Map<String, Value>) -> bool {
+    !map.is_empty()
+        && map.values().all(|v| {
+            v.as_object()
+                .is_some_and(|o| crate::references::extract::own_id(o).is_some())
+        })
 }
 
 #[cfg(test)]

@@ -14,7 +14,18 @@ use crate::context::CallContext;
 use crate::core::Core;
 use crate::error::{ErrorCode, ToolError};
 use crate::record::{Recorded, Recorder};
-use crate::tui::pane::Owner;
+use crate::tui::tab::Tab;
+
+/// Who made a tool call, so that its reply goes straight back there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Owner {
+    /// The app itself (the block clock's keys).
+    App,
+    /// The source dialog.
+    Source,
+    /// The pane behind a tab.
+    Pane(Tab),
+}
 
 /// Names one tool call, so its result can be matched to whoever asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

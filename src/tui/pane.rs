@@ -7,9 +7,9 @@ use ratatui::layout::Rect;
 
 use serde_json::Value;
 
+pub(crate) use super::dispatch::Owner;
 use super::dispatch::{Dispatcher, Reply, RequestId};
 use super::keymap::{Command, Context, Keymap};
-use super::tab::Tab;
 use super::theme::Theme;
 use crate::context::CallContext;
 use crate::error::ToolError;
@@ -19,17 +19,6 @@ use crate::error::ToolError;
 pub(crate) enum EventState {
     Consumed,
     NotConsumed,
-}
-
-/// Who made a tool call, so that its reply goes straight back there.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Owner {
-    /// The app itself (the block clock's keys).
-    App,
-    /// The source dialog.
-    Source,
-    /// The pane behind a tab.
-    Pane(Tab),
 }
 
 /// What a pane asks of the app, or of another pane, pushed on the queue of the context
@@ -66,6 +55,17 @@ pub(crate) enum PowRequest {
     Entity(crate::entity::EntityId),
     /// A job in the PoW prompt's words (`5-7 mine`), from the action dialog.
     Job(String),
+}
+
+/// A nonce a finished proof-of-work job found: for which entity and which action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoundProof {
+    pub entity: crate::entity::EntityId,
+    /// The PoW tool's `action_type` (`struct_build_complete`, `ore_miner_complete`, ...).
+    pub action: String,
+    pub nonce: String,
+    /// The job's number in the PoW tab.
+    pub job: usize,
 }
 
 /// The dispatcher as one pane (or the app) holds it: every call it starts is tagged

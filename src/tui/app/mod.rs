@@ -25,21 +25,24 @@ use super::keymap::{Command, Context, Keymap};
 use super::pane::{Desk, Event, EventState, Level, Owner, Pane, PowRequest, StatusLine, Ui};
 use super::panes::docs::DocsPane;
 use super::panes::entities::EntitiesPane;
-use super::panes::event_log::EventLog;
 use super::panes::handles::{HandlesPane, REFRESH_EVERY};
 use super::panes::live::LivePane;
 use super::panes::plans::PlansPane;
 use super::panes::pow::PowPane;
 use super::panes::replay::ReplayPane;
 use super::panes::server::ServerPane;
-use super::panes::source::SourceDialog;
 pub use super::tab::Tab;
 use super::theme::{Role, Theme};
 use super::widgets::text::{fit, wrapped_lines};
 use crate::core::Core;
 use crate::entity::EntityId;
 
+mod event_log;
 mod help;
+mod source;
+
+use event_log::EventLog;
+use source::SourceDialog;
 
 /// The tool the clock keys call.
 const CLOCK_TOOL: &str = "structs_clock_control";

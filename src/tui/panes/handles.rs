@@ -33,23 +33,21 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{
     HighlightSpacing, Paragraph, Row, StatefulWidget, Table, TableState, Widget, Wrap,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::entity_tree::{Fetched, Fields};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::fields::{Fetched, Fields};
+use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
 use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::tree::{Change, Node, TreeView};
 
 /// The tool that lists the live handles.
 const LIST_TOOL: &str = "structs_handle_list";
-
-/// The tool that fetches a page of a handle's data.
-pub(crate) const FETCH_TOOL: &str = "structs_handle_fetch";
 
 /// The verbosities `v` steps through, starting from the whole data.
 const VERBOSITIES: [&str; 4] = ["raw", "detailed", "compact", "summary"];
@@ -139,50 +137,6 @@ impl Listing {
             store: v["store"].as_str().unwrap_or("?").to_string(),
             ttl_secs: v["ttl_secs"].as_u64().unwrap_or(0),
             at,
-        }
-    }
-}
-
-/// A fetched page of a handle's data (the Live tab shows one too).
-#[derive(Debug)]
-pub(crate) struct Page {
-    pub handle: String,
-    pub data: Value,
-    pub current: u64,
-    pub total_pages: u64,
-    pub total_rows: u64,
-    pub first_row: u64,
-    pub last_row: u64,
-    /// The page holds part of a row too large for one page.
-    pub cut: bool,
-    /// `raw`, `compact`, ... or `fields`.
-    verbosity: String,
-    /// Bytes of the page's data as JSON, and of the whole stored result.
-    bytes: usize,
-    whole_bytes: u64,
-}
-
-impl Page {
-    /// Reads a `structs_handle_fetch` answer.
-    pub(crate) fn parse(v: &Value) -> Page {
-        let info = &v["page_info"];
-        let data = v["data"].clone();
-        let bytes = serde_json::to_vec(&data).map_or(0, |b| b.len());
-        Page {
-            handle: v["handle"].as_str().unwrap_or("").to_string(),
-            current: info["current_page"].as_u64().unwrap_or(1),
-            total_pages: info["total_pages"].as_u64().unwrap_or(1),
-            total_rows: info["total"].as_u64().unwrap_or(0),
-            first_row: info["rows"][0].as_u64().unwrap_or(0),
-            last_row: info["rows"][1].as_u64().unwrap_or(0),
-            cut: info["cut"].as_bool().unwrap_or(false),
-            verbosity: v["metadata"]["verbosity"]
-                .as_str()
-                .unwrap_or("raw")
-                .to_string(),
-            bytes,
-            whole_bytes: v["metadata"]["size_bytes"].as_u64().unwrap_or(0),
-            data,
         }
     }
 }
@@ -858,17 +812,6 @@ impl Pane for HandlesPane {
             self.render_prompt(prompt, buf, ui);
         }
     }
-}
-
-/// The first key of a page's data holding a list or a map of records.
-pub(crate) fn first_collection(map: &Map<String, Value>) -> Option<&str> {
-    map.iter()
-        .find(|(_, v)| match v {
-            Value::Array(a) => !a.is_empty(),
-            Value::Object(o) => o.len() > 1,
-            _ => false,
-        })
-        .map(|(k, _)| k.as_str())
 }
 
 /// The selection as the tool takes it: paths without spaces, no empty ones.

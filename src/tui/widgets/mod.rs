@@ -1,11 +1,17 @@
-//! Drawing pieces several panes share: the bordered area ([`block`]), the box over a
-//! pane ([`popup`]), the tree ([`tree`]) and a text of several lines to edit
-//! ([`textarea`]).
+//! What several panes share, so that no tab reaches into another: the bordered area
+//! ([`block`]), the box over a pane ([`popup`]), the tree ([`tree`]) with the nodes of
+//! an entity's fields ([`fields`]) and the references tree ([`reference_tree`]), a
+//! handle's page ([`page`]), the cursor every list scrolls with ([`cursor`]), text
+//! fitted to columns ([`text`]), the path prompt ([`prompt`]) and a text of several
+//! lines to edit ([`textarea`]).
 
 pub(crate) mod block;
 pub(crate) mod cursor;
+pub(crate) mod fields;
+pub(crate) mod page;
 pub(crate) mod popup;
 pub(crate) mod prompt;
+pub(crate) mod reference_tree;
 pub(crate) mod text;
 pub(crate) mod textarea;
 pub(crate) mod tree;

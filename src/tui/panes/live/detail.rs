@@ -40,10 +40,10 @@ use crate::record::live::{LiveCall, Status};
 use crate::tui::dispatch::Reply;
 use crate::tui::keymap::Command;
 use crate::tui::pane::Ctx;
-use crate::tui::panes::entity_tree::{Fetched, Fields};
-use crate::tui::panes::handles::{FETCH_TOOL, Page, first_collection};
-use crate::tui::panes::reference_tree::ReferenceTree;
 use crate::tui::theme::Role;
+use crate::tui::widgets::fields::{Fetched, Fields};
+use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
+use crate::tui::widgets::reference_tree::ReferenceTree;
 use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
 
 /// How deep a lone branch under the answer opens by itself.

@@ -31,7 +31,7 @@ use crate::record::live::{Fed, Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
-use crate::tui::panes::handles::Page;
+use crate::tui::widgets::page::Page;
 use crate::tui::widgets::prompt::{PromptKey, path_prompt_key, typed_char};
 
 mod detail;

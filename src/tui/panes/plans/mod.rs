@@ -48,7 +48,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{List, ListItem, ListState, Paragraph, StatefulWidget, Widget};
 use serde_json::Value;
 
-use super::entity_tree::{Fetched, Fields};
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::plan::Dispatch;
@@ -62,6 +61,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 use crate::tui::widgets::text::{SELECTED_MARK, fit};

@@ -21,13 +21,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::ListState;
 use serde_json::{Value, json};
 
-use super::actions::FoundProof;
 use crate::context::{CallContext, ProgressUpdate};
 use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 
 mod render;

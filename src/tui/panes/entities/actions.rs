@@ -27,6 +27,7 @@ use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
+use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::text::SELECTED_MARK;
@@ -41,17 +42,6 @@ const MAX_FIELD_LEN: usize = 40;
 
 /// The widest the dialog is drawn.
 const MAX_WIDTH: u16 = 76;
-
-/// A nonce a finished proof-of-work job found: for which entity and which action.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct FoundProof {
-    pub entity: EntityId,
-    /// The PoW tool's `action_type` (`struct_build_complete`, `ore_miner_complete`, ...).
-    pub action: String,
-    pub nonce: String,
-    /// The job's number in the PoW tab.
-    pub job: usize,
-}
 
 /// What the dialog can do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

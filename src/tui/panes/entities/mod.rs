@@ -6,6 +6,10 @@
 //! under them. Which areas are drawn depends on the width and the focus; see
 //! [`EntitiesPane::columns`].
 
+mod actions;
+mod list;
+mod tree;
+
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -14,34 +18,17 @@ use ratatui::widgets::{
     HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget, Wrap,
 };
 
-use super::actions::{ActionDialog, FoundProof, Outcome};
-use super::entity_list::EntityList;
-use super::entity_tree::EntityTree;
-use super::reference_tree::ReferenceTree;
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::dispatch::Reply;
 use crate::tui::keymap::{Command, Context};
-use crate::tui::pane::{Ctx, Event, EventState, Pane, PowRequest, Ui, dispatch};
+use crate::tui::pane::{Ctx, Event, EventState, FoundProof, Pane, PowRequest, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::reference_tree::{KIND_ORDER, ReferenceTree};
 use crate::tui::widgets::text::SELECTED_MARK;
-
-/// The kinds in the order the kinds list shows them: players first (what an agent
-/// plays as), then what players hold, then the energy economy, then addresses.
-pub(crate) const KIND_ORDER: [EntityKind; 12] = [
-    EntityKind::Player,
-    EntityKind::Guild,
-    EntityKind::Planet,
-    EntityKind::Fleet,
-    EntityKind::Struct,
-    EntityKind::Reactor,
-    EntityKind::Substation,
-    EntityKind::Allocation,
-    EntityKind::Infusion,
-    EntityKind::Provider,
-    EntityKind::Agreement,
-    EntityKind::Address,
-];
+use actions::{ActionDialog, Outcome};
+use list::EntityList;
+use tree::EntityTree;
 
 /// Below this width only the focused area is drawn.
 const WIDE: u16 = 60;

@@ -47,8 +47,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Block;
 use serde_json::{Map, Value, json};
 
-use super::entities::KIND_ORDER;
-use super::entity_tree::{Fetched, Fields, QUERY_TOOL};
 use crate::entity::struct_types::struct_type;
 use crate::entity::{EntityId, EntityKind};
 use crate::references::ENTRY_FIELDS;
@@ -56,7 +54,25 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
+use crate::tui::widgets::fields::{Fetched, Fields, QUERY_TOOL};
 use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
+
+/// The kinds in the order the Entities tab's kinds list and the references tree show them: players first (what an agent
+/// plays as), then what players hold, then the energy economy, then addresses.
+pub(crate) const KIND_ORDER: [EntityKind; 12] = [
+    EntityKind::Player,
+    EntityKind::Guild,
+    EntityKind::Planet,
+    EntityKind::Fleet,
+    EntityKind::Struct,
+    EntityKind::Reactor,
+    EntityKind::Substation,
+    EntityKind::Allocation,
+    EntityKind::Infusion,
+    EntityKind::Provider,
+    EntityKind::Agreement,
+    EntityKind::Address,
+];
 
 /// One entry of the answer's `references`.
 #[derive(Debug)]
