@@ -41,6 +41,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
 use crate::tui::widgets::text::SELECTED_MARK;
@@ -246,16 +247,6 @@ impl HandlesPane {
         }
     }
 
-    fn move_by(&mut self, delta: isize) {
-        let len = self.rows().len();
-        if len == 0 {
-            return;
-        }
-        let at = self.table.selected().unwrap_or(0);
-        self.table
-            .select(Some(at.saturating_add_signed(delta).min(len - 1)));
-    }
-
     fn copy(&mut self, ctx: &mut Ctx<'_>) {
         let Some(page) = self.loaded_page() else {
             return;
@@ -312,10 +303,12 @@ impl HandlesPane {
                     self.fetch(handle, next, ctx);
                 }
             }
-            (Area::List, Command::Up) => self.move_by(-1),
-            (Area::List, Command::Down) => self.move_by(1),
-            (Area::List, Command::Top) => self.move_by(isize::MIN),
-            (Area::List, Command::Bottom) => self.move_by(isize::MAX),
+            (Area::List, command) if ROWS.contains(&command) => {
+                let at = self.table.selected().unwrap_or(0);
+                if let Some(row) = moved(command, at, self.rows().len(), 1) {
+                    self.table.select(Some(row));
+                }
+            }
             (Area::List, Command::Inspect) => {
                 if let Some(row) = self.selected_row() {
                     let handle = row.handle.clone();

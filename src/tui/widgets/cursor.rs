@@ -11,3 +11,126 @@ pub(crate) const SCROLLING: [Command; 6] = [
     Command::Top,
     Command::Bottom,
 ];
+
+/// The commands that move a selection a row or to an end, where paging means
+/// something else (the Entities list's next page is another page of the chain's).
+pub(crate) const ROWS: [Command; 4] = [Command::Up, Command::Down, Command::Top, Command::Bottom];
+
+/// The row a scrolling command ([`SCROLLING`]) moves a selection at `at` to, in a
+/// list of `len` rows showing `page` at a time; `None` for any other command, or an
+/// empty list. Lists drawn with ratatui's own state (which keeps the first row on
+/// show itself) move with this; the others keep a [`Cursor`].
+pub(crate) fn moved(command: Command, at: usize, len: usize, page: usize) -> Option<usize> {
+    let page = page.max(1);
+    let row = match command {
+        Command::Up => at.saturating_sub(1),
+        Command::Down => at.saturating_add(1),
+        Command::PrevPage => at.saturating_sub(page),
+        Command::NextPage => at.saturating_add(page),
+        Command::Top => 0,
+        Command::Bottom => usize::MAX,
+        _ => return None,
+    };
+    (len > 0).then(|| row.min(len - 1))
+}
+
+/// A selection in a list of rows and the first row on show. Every list the console
+/// scrolls keeps one, so the scrolling keys move every list the same way: one row,
+/// a page (the rows the list showed last frame), or to either end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Cursor {
+    /// The selected row.
+    pub selected: usize,
+    /// The first row on show.
+    pub top: usize,
+    /// The rows the list showed last frame.
+    pub page: usize,
+}
+
+impl Cursor {
+    /// The row a scrolling command ([`SCROLLING`]) moves the selection to in a list of
+    /// `len` rows; `None` for any other command, or an empty list.
+    pub fn target(&self, command: Command, len: usize) -> Option<usize> {
+        moved(command, self.selected, len, self.page)
+    }
+
+    /// Moves the selection by a scrolling command; false when `command` is not one
+    /// (or the list is empty), and nothing moved.
+    pub fn on(&mut self, command: Command, len: usize) -> bool {
+        match self.target(command, len) {
+            Some(row) => {
+                self.selected = row;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Before drawing `rows` rows: the first row on show, moved as little as keeps
+    /// the selection in view.
+    pub fn scroll(&mut self, rows: usize) -> usize {
+        self.page = rows;
+        if self.selected < self.top {
+            self.top = self.selected;
+        } else if self.selected >= self.top + rows {
+            self.top = self.selected + 1 - rows;
+        }
+        self.top
+    }
+
+    /// [`Cursor::scroll`] for a list of `len` rows that also never leaves rows empty
+    /// below its end while there are rows above (a list that shrinks, or a taller
+    /// frame, fills to the bottom).
+    pub fn scroll_filled(&mut self, rows: usize, len: usize) -> usize {
+        self.scroll(rows);
+        self.top = self.top.min(len.saturating_sub(rows));
+        self.top
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_keys_move_within_the_list_and_a_page_is_what_was_shown() {
+        let mut c = Cursor {
+            page: 10,
+            ..Cursor::default()
+        };
+        assert!(c.on(Command::Up, 5));
+        assert_eq!(c.selected, 0);
+        assert!(c.on(Command::NextPage, 25));
+        assert_eq!(c.selected, 10);
+        assert!(c.on(Command::Bottom, 25));
+        assert_eq!(c.selected, 24);
+        assert!(c.on(Command::Down, 25));
+        assert_eq!(c.selected, 24);
+        assert!(c.on(Command::PrevPage, 25));
+        assert_eq!(c.selected, 14);
+        assert!(c.on(Command::Top, 25));
+        assert_eq!(c.selected, 0);
+        assert!(!c.on(Command::Close, 25));
+        assert!(!c.on(Command::Down, 0));
+        assert_eq!(c.target(Command::Bottom, 0), None);
+    }
+
+    #[test]
+    fn scrolling_keeps_the_selection_in_view_and_fills_the_rows() {
+        let mut c = Cursor {
+            selected: 12,
+            ..Cursor::default()
+        };
+        assert_eq!(c.scroll(5), 8);
+        c.selected = 9;
+        assert_eq!(c.scroll(5), 8, "still in view: the top stays");
+        c.selected = 3;
+        assert_eq!(c.scroll(5), 3);
+        // A taller frame: the plain scroll keeps its top, the filled one fills.
+        c.top = 20;
+        c.selected = 22;
+        assert_eq!(c.scroll(5), 20);
+        assert_eq!(c.scroll_filled(5, 23), 18);
+        assert_eq!(c.page, 5);
+    }
+}

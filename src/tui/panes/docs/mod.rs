@@ -16,7 +16,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
-use crate::tui::widgets::cursor::SCROLLING;
+use crate::tui::widgets::cursor::{SCROLLING, moved};
 use crate::tui::widgets::text::SELECTED_MARK;
 
 mod markdown;
@@ -97,14 +97,9 @@ impl Pick {
     }
 
     fn step(&mut self, command: Command) {
-        let last = self.rows.len().saturating_sub(1);
-        self.at = match command {
-            Command::Up => self.at.saturating_sub(1),
-            Command::Down => (self.at + 1).min(last),
-            Command::Top => 0,
-            Command::Bottom => last,
-            _ => self.at,
-        };
+        if let Some(row) = moved(command, self.at, self.rows.len(), 1) {
+            self.at = row;
+        }
     }
 }
 
@@ -383,13 +378,8 @@ impl DocsPane {
             Command::Search => self.focus = Area::Search,
             Command::Up | Command::Down | Command::Top | Command::Bottom => {
                 if self.focus == Area::Doc {
-                    let last = self.doc_lines().saturating_sub(1);
-                    self.scroll = match command {
-                        Command::Up => self.scroll.saturating_sub(1),
-                        Command::Down => (self.scroll + 1).min(last),
-                        Command::Top => 0,
-                        _ => last,
-                    };
+                    let lines = self.doc_lines();
+                    self.scroll = moved(command, self.scroll, lines, 1).unwrap_or(0);
                 } else if let Some(pick) = self.pick() {
                     pick.step(command);
                 }

@@ -30,6 +30,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
+use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::{self, area_block};
 
@@ -295,7 +296,7 @@ impl ActionDialog {
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) -> Outcome {
         match (self.stage, command) {
             (_, Command::Close) => return Outcome::Close,
-            (Stage::Menu, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
+            (Stage::Menu, command) if ROWS.contains(&command) => {
                 move_in(&mut self.menu, self.offered.len(), command);
             }
             (Stage::Menu, Command::TakeAction) => {
@@ -304,7 +305,7 @@ impl ActionDialog {
                     self.choose(action);
                 }
             }
-            (Stage::Types, Command::Up | Command::Down | Command::Top | Command::Bottom) => {
+            (Stage::Types, command) if ROWS.contains(&command) => {
                 move_in(&mut self.types, struct_types().len(), command);
             }
             (Stage::Types | Stage::Form, Command::SendAction) => self.send(ctx),
@@ -778,17 +779,9 @@ fn wrap(text: &str, width: usize, indent: usize) -> Vec<String> {
 
 /// Moves a list's selection by a command.
 fn move_in(state: &mut ListState, len: usize, command: Command) {
-    if len == 0 {
-        return;
+    if let Some(to) = moved(command, state.selected().unwrap_or(0), len, 1) {
+        state.select(Some(to));
     }
-    let at = state.selected().unwrap_or(0);
-    let to = match command {
-        Command::Up => at.saturating_sub(1),
-        Command::Down => (at + 1).min(len - 1),
-        Command::Top => 0,
-        _ => len - 1,
-    };
-    state.select(Some(to));
 }
 
 fn capitalise(text: &str) -> String {

@@ -13,8 +13,10 @@ use serde_json::{Map, Value};
 
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::dispatch::{Reply, RequestId};
+use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
+use crate::tui::widgets::cursor::moved;
 use crate::tui::widgets::text::SELECTED_MARK;
 
 /// The tool behind the list.
@@ -243,21 +245,12 @@ impl EntityList {
     }
 
     /// Moves the selection by `delta` rows, staying on the page.
-    pub fn move_by(&mut self, delta: isize) {
+    /// Moves the selection by a scrolling command.
+    pub fn scroll(&mut self, command: Command) {
         let len = self.page().map_or(0, |p| p.rows.len());
-        if len == 0 {
-            return;
-        }
-        let current = self.state.selected().unwrap_or(0);
-        self.state
-            .select(Some(current.saturating_add_signed(delta).min(len - 1)));
-    }
-
-    /// Selects the first (`false`) or last (`true`) row.
-    pub fn select_end(&mut self, last: bool) {
-        let len = self.page().map_or(0, |p| p.rows.len());
-        if len > 0 {
-            self.state.select(Some(if last { len - 1 } else { 0 }));
+        let at = self.state.selected().unwrap_or(0);
+        if let Some(row) = moved(command, at, len, 1) {
+            self.state.select(Some(row));
         }
     }
 

@@ -24,6 +24,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, Event, EventState, FoundProof, Pane, PowRequest, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::reference_tree::{KIND_ORDER, ReferenceTree};
 use crate::tui::widgets::text::SELECTED_MARK;
 use actions::{ActionDialog, Outcome};
@@ -251,15 +252,13 @@ impl EntitiesPane {
                 self.filter.clear();
                 self.editing = true;
             }
-            (Area::Kinds, Command::Up) => self.select_kind(self.kind_index.saturating_sub(1), ctx),
-            (Area::Kinds, Command::Down) => self.select_kind(self.kind_index + 1, ctx),
-            (Area::Kinds, Command::Top) => self.select_kind(0, ctx),
-            (Area::Kinds, Command::Bottom) => self.select_kind(KIND_ORDER.len() - 1, ctx),
+            (Area::Kinds, command) if ROWS.contains(&command) => {
+                if let Some(row) = moved(command, self.kind_index, KIND_ORDER.len(), 1) {
+                    self.select_kind(row, ctx);
+                }
+            }
             (Area::Kinds, Command::ShowKind) => self.focus = Area::List,
-            (Area::List, Command::Up) => self.list.move_by(-1),
-            (Area::List, Command::Down) => self.list.move_by(1),
-            (Area::List, Command::Top) => self.list.select_end(false),
-            (Area::List, Command::Bottom) => self.list.select_end(true),
+            (Area::List, command) if ROWS.contains(&command) => self.list.scroll(command),
             (Area::List, Command::OpenEntity) => {
                 if let Some(row) = self.list.selected() {
                     // A list page holds the chain's core record only. It shows at

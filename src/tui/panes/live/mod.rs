@@ -31,6 +31,7 @@ use crate::record::live::{Fed, Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
+use crate::tui::widgets::cursor::{Cursor, SCROLLING};
 use crate::tui::widgets::page::Page;
 use crate::tui::widgets::prompt::{PromptKey, path_prompt_key, typed_char};
 
@@ -108,8 +109,8 @@ pub(crate) struct LivePane {
     rows: Vec<usize>,
     /// Calls let go by the model since the rows were made (they shift every index).
     seen_front: Option<(usize, u64)>,
-    selected: usize,
-    top: usize,
+    /// The selected row, the first on show, and the rows shown last frame.
+    cursor: Cursor,
     /// The selection stays on the newest call as calls come.
     follow: bool,
     focus: Focus,
@@ -133,8 +134,6 @@ pub(crate) struct LivePane {
     fetch: Option<HandleFetch>,
     /// The session logs written for Replay.
     exports: export::Exports,
-    /// Rows the list showed last frame (for paging).
-    page: usize,
 }
 
 impl LivePane {
@@ -144,8 +143,10 @@ impl LivePane {
             feed: None,
             rows: Vec::new(),
             seen_front: None,
-            selected: 0,
-            top: 0,
+            cursor: Cursor {
+                page: 10,
+                ..Cursor::default()
+            },
             follow: true,
             focus: Focus::Calls,
             detail: detail::Detail::default(),
@@ -160,7 +161,6 @@ impl LivePane {
             rerun: None,
             fetch: None,
             exports: export::Exports::default(),
-            page: 10,
         }
     }
 
@@ -314,7 +314,7 @@ impl LivePane {
     fn sync_detail(&mut self) {
         let call = self
             .rows
-            .get(self.selected)
+            .get(self.cursor.selected)
             .and_then(|i| self.live.calls().get(*i));
         self.detail
             .sync(call, self.rerun.as_ref(), self.fetch.as_ref());
@@ -381,9 +381,9 @@ impl LivePane {
             .collect();
         self.seen_front = calls.front().map(|c| (c.session, c.call));
         if self.follow || chosen.is_none() {
-            self.selected = self.rows.len().saturating_sub(1);
+            self.cursor.selected = self.rows.len().saturating_sub(1);
         } else if let Some(key) = chosen {
-            self.selected = self
+            self.cursor.selected = self
                 .rows
                 .iter()
                 .position(|i| {
@@ -396,7 +396,7 @@ impl LivePane {
 
     /// The (session, call) of the selected row, as the rows were made.
     fn selected_call_key(&self) -> Option<(usize, u64)> {
-        let i = *self.rows.get(self.selected)?;
+        let i = *self.rows.get(self.cursor.selected)?;
         // The rows index the calls as they were: when older ones were let go since,
         // the index is off by as many; find the call by its key instead.
         let calls = self.live.calls();
@@ -409,18 +409,16 @@ impl LivePane {
     }
 
     fn selected(&self) -> Option<(usize, &LiveCall)> {
-        let i = *self.rows.get(self.selected)?;
+        let i = *self.rows.get(self.cursor.selected)?;
         self.live.calls().get(i).map(|c| (i, c))
     }
 
-    fn move_by(&mut self, delta: isize) {
-        if self.rows.is_empty() {
-            return;
+    /// Moves the selection by a scrolling command.
+    fn scroll(&mut self, command: Command) {
+        if self.cursor.on(command, self.rows.len()) {
+            // Moving off the newest pauses following; coming back to it resumes.
+            self.follow = self.cursor.selected + 1 == self.rows.len();
         }
-        let last = self.rows.len() - 1;
-        self.selected = self.selected.saturating_add_signed(delta).min(last);
-        // Moving off the newest pauses following; coming back to it resumes.
-        self.follow = self.selected == last;
     }
 
     fn rerun(&mut self, ctx: &mut Ctx<'_>) {
@@ -524,7 +522,6 @@ impl Pane for LivePane {
         }
         self.sync_detail();
         let offered = self.commands();
-        let page = self.page.max(1) as isize;
         let in_tree = self.focus != Focus::Calls;
         let state = dispatch(
             key,
@@ -553,19 +550,14 @@ impl Pane for LivePane {
                         self.tree_command(step, ctx);
                     }
                 }
-                Command::Up => self.move_by(-1),
-                Command::Down => self.move_by(1),
-                Command::PrevPage => self.move_by(-page),
-                Command::NextPage => self.move_by(page),
-                Command::Top => self.move_by(isize::MIN / 2),
-                Command::Bottom => self.move_by(isize::MAX / 2),
+                command if SCROLLING.contains(&command) => self.scroll(command),
                 Command::FocusNext => self.focus_by(1),
                 Command::FocusPrev => self.focus_by(-1),
                 Command::Back => self.focus = Focus::Calls,
                 Command::ToggleFollow => {
                     self.follow = !self.follow;
                     if self.follow {
-                        self.selected = self.rows.len().saturating_sub(1);
+                        self.cursor.selected = self.rows.len().saturating_sub(1);
                     }
                 }
                 Command::StartFilter => self.filtering = true,

@@ -30,20 +30,6 @@ const REFERENCES_UNDER: u16 = 18;
 /// The width of the state column: a progress bar, or an error code (longer ones cut).
 const STATE_W: usize = 20;
 
-/// The first of `len` rows to show in a list `page` rows high so that row `selected`
-/// is on show and the page is as full as the rows allow: a list that got shorter (a
-/// filter typed, calls let go) scrolls back rather than showing its last rows alone.
-fn scroll_top(top: usize, selected: usize, page: usize, len: usize) -> usize {
-    let top = if selected < top {
-        selected
-    } else if selected >= top + page {
-        selected + 1 - page
-    } else {
-        top
-    };
-    top.min(len.saturating_sub(page))
-}
-
 /// A size in bytes as a person reads it.
 fn size(bytes: usize) -> String {
     match bytes {
@@ -283,8 +269,7 @@ impl LivePane {
             return;
         }
         let rows = usize::from(inner.height - 1);
-        self.page = rows;
-        self.top = scroll_top(self.top, self.selected, rows, self.rows.len());
+        self.cursor.scroll_filled(rows, self.rows.len());
         let width = usize::from(inner.width);
         let session_w = format!("#{}", self.live.sessions().len()).len();
         let narrow = width < 60;
@@ -310,12 +295,18 @@ impl LivePane {
         };
         buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
         let calls = self.live.calls();
-        for (k, index) in self.rows.iter().skip(self.top).take(rows).enumerate() {
+        for (k, index) in self
+            .rows
+            .iter()
+            .skip(self.cursor.top)
+            .take(rows)
+            .enumerate()
+        {
             let Some(call) = calls.get(*index) else {
                 continue;
             };
-            let row = self.top + k;
-            let chosen = row == self.selected;
+            let row = self.cursor.top + k;
+            let chosen = row == self.cursor.selected;
             let mark = if chosen { SELECTED_MARK } else { "  " };
             let mut text = format!(
                 "{mark}{:<session_w$} {} {}",

@@ -61,6 +61,7 @@ use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
@@ -366,10 +367,12 @@ impl PlansPane {
         if let Some(pick) = &mut self.pick {
             let len = pick.plans.len();
             match command {
-                Command::Up => pick.list.select_previous(),
-                Command::Down => pick.list.select_next(),
-                Command::Top => pick.list.select_first(),
-                Command::Bottom => pick.list.select(Some(len.saturating_sub(1))),
+                command if ROWS.contains(&command) => {
+                    let at = pick.list.selected().unwrap_or(0);
+                    if let Some(row) = moved(command, at, len, 1) {
+                        pick.list.select(Some(row));
+                    }
+                }
                 Command::OpenPlanCall => {
                     let at = pick.list.selected().unwrap_or(0).min(len.saturating_sub(1));
                     if let Some(pick) = self.pick.take()
@@ -467,10 +470,12 @@ impl PlansPane {
                 ctx.status
                     .info("new run: every step pending, breakpoints kept");
             }
-            (Area::Steps, Command::Up) => self.move_by(-1),
-            (Area::Steps, Command::Down) => self.move_by(1),
-            (Area::Steps, Command::Top) => self.move_by(isize::MIN),
-            (Area::Steps, Command::Bottom) => self.move_by(isize::MAX),
+            (Area::Steps, command) if ROWS.contains(&command) => {
+                let at = self.list.selected().unwrap_or(0);
+                if let Some(row) = moved(command, at, self.step_count(), 1) {
+                    self.list.select(Some(row));
+                }
+            }
             (Area::Result, command) => match self.view.run(command) {
                 Change::None => {}
                 Change::Reshaped => self.rebuild_result(),
@@ -481,16 +486,6 @@ impl PlansPane {
             },
             _ => {}
         }
-    }
-
-    fn move_by(&mut self, delta: isize) {
-        let len = self.step_count();
-        if len == 0 {
-            return;
-        }
-        let at = self.list.selected().unwrap_or(0);
-        self.list
-            .select(Some(at.saturating_add_signed(delta).min(len - 1)));
     }
 
     /// `s`: the selected step if it is ready, else the first ready one.

@@ -29,6 +29,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::widgets::cursor::{ROWS, moved};
 
 mod render;
 
@@ -521,15 +522,9 @@ impl Pane for PowPane {
                 Command::NewJob => self.prompt = Some(String::new()),
                 Command::CancelJob => self.cancel_selected(ctx),
                 Command::CopyProof => self.copy_selected(ctx),
-                Command::Up | Command::Down | Command::Top | Command::Bottom => {
-                    let n = self.jobs.len();
+                command if ROWS.contains(&command) => {
                     let at = self.list.selected().unwrap_or(0);
-                    let to = match command {
-                        Command::Up => at.saturating_sub(1),
-                        Command::Down => (at + 1).min(n.saturating_sub(1)),
-                        Command::Top => 0,
-                        _ => n.saturating_sub(1),
-                    };
+                    let to = moved(command, at, self.jobs.len(), 1).unwrap_or(0);
                     self.list.select(Some(to));
                 }
                 _ => {}

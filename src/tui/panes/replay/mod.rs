@@ -28,6 +28,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
+use crate::tui::widgets::cursor::{Cursor, SCROLLING};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 
@@ -114,12 +115,10 @@ enum Focus {
 /// The Replay pane.
 pub(crate) struct ReplayPane {
     log: Option<OpenLog>,
-    selected: usize,
-    top: usize,
+    /// The selected call, the first on show, and the rows shown last frame.
+    cursor: Cursor,
     focus: Focus,
     detail_scroll: usize,
-    /// Rows the list showed last frame (for paging).
-    page: usize,
     ignore: Ignore,
     /// The path being typed to open another log (`f`), when the prompt is open.
     prompt: Option<String>,
@@ -139,11 +138,12 @@ impl ReplayPane {
     pub fn new() -> ReplayPane {
         ReplayPane {
             log: None,
-            selected: 0,
-            top: 0,
+            cursor: Cursor {
+                page: 10,
+                ..Cursor::default()
+            },
             focus: Focus::Calls,
             detail_scroll: 0,
-            page: 10,
             ignore: Ignore::default(),
             prompt: None,
             pending: None,
@@ -202,8 +202,8 @@ impl ReplayPane {
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string()),
         });
-        self.selected = 0;
-        self.top = 0;
+        self.cursor.selected = 0;
+        self.cursor.top = 0;
         self.detail_scroll = 0;
         self.focus = Focus::Calls;
         self.pending = None;
@@ -292,13 +292,13 @@ impl ReplayPane {
         if n == 0 {
             return;
         }
-        self.selected = row.min(n - 1);
+        self.cursor.selected = row.min(n - 1);
         self.detail_scroll = 0;
     }
 
     /// Runs the selected call again.
     fn run_selected(&mut self, ctx: &mut Ctx<'_>) {
-        let row = self.selected;
+        let row = self.cursor.selected;
         let Some(log) = &mut self.log else { return };
         let Some((call, tool, session)) = log.index.call(row) else {
             return;
@@ -368,11 +368,13 @@ impl ReplayPane {
             .collect();
         rows.sort_unstable();
         let next = if forward {
-            rows.iter().find(|&&r| r > self.selected).or(rows.first())
+            rows.iter()
+                .find(|&&r| r > self.cursor.selected)
+                .or(rows.first())
         } else {
             rows.iter()
                 .rev()
-                .find(|&&r| r < self.selected)
+                .find(|&&r| r < self.cursor.selected)
                 .or(rows.last())
         };
         match next {
@@ -388,7 +390,7 @@ impl ReplayPane {
     /// Opens the selected plan call in the Plans pane, or goes to the next plan call.
     fn open_plan(&mut self, ctx: &mut Ctx<'_>) {
         let Some(log) = &self.log else { return };
-        let Some((call, tool, _)) = log.index.call(self.selected) else {
+        let Some((call, tool, _)) = log.index.call(self.cursor.selected) else {
             return;
         };
         if tool == PLAN_TOOL {
@@ -404,7 +406,7 @@ impl ReplayPane {
             }
             return;
         }
-        match log.index.next_of_tool(self.selected + 1, PLAN_TOOL) {
+        match log.index.next_of_tool(self.cursor.selected + 1, PLAN_TOOL) {
             Some(row) => {
                 self.select(row);
                 ctx.status
@@ -417,15 +419,19 @@ impl ReplayPane {
     /// Reads the selected call's lines back when the selection moved.
     fn load_shown(&mut self) {
         let Some(log) = &mut self.log else { return };
-        if log.shown.as_ref().is_some_and(|s| s.row == self.selected) {
+        if log
+            .shown
+            .as_ref()
+            .is_some_and(|s| s.row == self.cursor.selected)
+        {
             return;
         }
-        let Some((call, tool, session)) = log.index.call(self.selected) else {
+        let Some((call, tool, session)) = log.index.call(self.cursor.selected) else {
             log.shown = None;
             return;
         };
         let mut shown = Shown {
-            row: self.selected,
+            row: self.cursor.selected,
             call,
             tool,
             session,
@@ -555,12 +561,11 @@ impl Pane for ReplayPane {
                 self.detail_scroll = self.detail_scroll.saturating_sub(10)
             }
             Command::NextPage if self.focus == Focus::Detail => self.detail_scroll += 10,
-            Command::Up => self.select(self.selected.saturating_sub(1)),
-            Command::Down => self.select(self.selected + 1),
-            Command::Top => self.select(0),
-            Command::Bottom => self.select(usize::MAX),
-            Command::NextPage => self.select(self.selected + self.page.max(1)),
-            Command::PrevPage => self.select(self.selected.saturating_sub(self.page.max(1))),
+            command if SCROLLING.contains(&command) => {
+                if let Some(row) = self.cursor.target(command, self.calls()) {
+                    self.select(row);
+                }
+            }
             Command::FocusNext | Command::FocusPrev => {
                 self.focus = match self.focus {
                     Focus::Calls => Focus::Detail,

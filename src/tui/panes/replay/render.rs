@@ -98,12 +98,7 @@ impl ReplayPane {
             return;
         }
         let rows = usize::from(inner.height - 1);
-        self.page = rows;
-        if self.selected < self.top {
-            self.top = self.selected;
-        } else if self.selected >= self.top + rows {
-            self.top = self.selected + 1 - rows;
-        }
+        self.cursor.scroll(rows);
         let width = usize::from(inner.width);
         // # at ms tool rec again
         let num_w = grouped(p.calls.max(1)).len().max(1);
@@ -119,9 +114,13 @@ impl ReplayPane {
             "re-run"
         );
         buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
-        for (k, (call, tool, _session)) in log.index.window(self.top, rows).into_iter().enumerate()
+        for (k, (call, tool, _session)) in log
+            .index
+            .window(self.cursor.top, rows)
+            .into_iter()
+            .enumerate()
         {
-            let row = self.top + k;
+            let row = self.cursor.top + k;
             let at = call
                 .at_ms
                 .map_or("—".to_string(), |ms| format!("{:.3}", ms / 1e3));
@@ -140,7 +139,7 @@ impl ReplayPane {
                 Some(v) if v.total == 0 => ("same".to_string(), Role::Info),
                 Some(v) => (format!("≠ {}", v.total), Role::Prompt),
             };
-            let mark = if row == self.selected {
+            let mark = if row == self.cursor.selected {
                 SELECTED_MARK
             } else {
                 "  "
@@ -151,7 +150,7 @@ impl ReplayPane {
                 fit(tool.trim_start_matches("structs_"), tool_w),
             );
             let y = inner.y + 1 + k as u16;
-            let role = if row == self.selected {
+            let role = if row == self.cursor.selected {
                 if focused {
                     Role::Selected
                 } else {
@@ -164,7 +163,7 @@ impl ReplayPane {
             };
             buf.set_style(
                 Rect::new(inner.x, y, inner.width, 1),
-                theme.style(if row == self.selected {
+                theme.style(if row == self.cursor.selected {
                     role
                 } else {
                     Role::Base
@@ -172,7 +171,7 @@ impl ReplayPane {
             );
             let (x, _) = buf.set_stringn(inner.x, y, &text, width, theme.style(role));
             let left = width.saturating_sub(usize::from(x - inner.x));
-            let again_style = if row == self.selected {
+            let again_style = if row == self.cursor.selected {
                 theme.style(role)
             } else {
                 theme.style(again_role)

@@ -41,7 +41,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::SCROLLING;
+use crate::tui::widgets::cursor::{Cursor, SCROLLING};
 
 mod browse;
 mod content;
@@ -151,9 +151,8 @@ pub(crate) struct ServerPane {
     remote: Option<Arc<Remote>>,
     section: Section,
     mode: Mode,
-    /// The selected tool.
-    selected: usize,
-    tools_top: usize,
+    /// The selected tool and the first on show.
+    tool_list: Cursor,
     /// The form of the selected tool, and its selected field.
     fields: Vec<Field>,
     field: usize,
@@ -162,8 +161,7 @@ pub(crate) struct ServerPane {
     /// Every call made here, oldest first, and the one the answer view shows.
     history: VecDeque<Call>,
     showing: Option<RequestId>,
-    history_selected: usize,
-    history_top: usize,
+    history_list: Cursor,
     result_scroll: usize,
     /// Resources, templates and prompts.
     browse: Browse,
@@ -171,8 +169,7 @@ pub(crate) struct ServerPane {
     requests: Requests,
     /// The selected message of the notifications or traffic list, and whether it is
     /// shown whole under the list.
-    log_selected: usize,
-    log_top: usize,
+    log_list: Cursor,
     follow: bool,
     expanded: bool,
     /// Rows a list showed last frame (for paging).
@@ -209,20 +206,17 @@ impl ServerPane {
             remote: None,
             section: Section::Tools,
             mode: Mode::List,
-            selected: 0,
-            tools_top: 0,
+            tool_list: Cursor::default(),
             fields: Vec::new(),
             field: 0,
             form_tool: None,
             history: VecDeque::new(),
             showing: None,
-            history_selected: 0,
-            history_top: 0,
+            history_list: Cursor::default(),
             result_scroll: 0,
             browse: Browse::default(),
             requests: Requests::default(),
-            log_selected: 0,
-            log_top: 0,
+            log_list: Cursor::default(),
             follow: true,
             expanded: false,
             page: 10,
@@ -261,7 +255,7 @@ impl ServerPane {
     }
 
     fn open_form(&mut self) {
-        let Some(tool) = self.tools.get(self.selected) else {
+        let Some(tool) = self.tools.get(self.tool_list.selected) else {
             return;
         };
         if self.form_tool != Some(tool.name) || self.fields.is_empty() {
@@ -273,7 +267,7 @@ impl ServerPane {
     }
 
     fn send(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(tool) = self.tools.get(self.selected) else {
+        let Some(tool) = self.tools.get(self.tool_list.selected) else {
             return;
         };
         let args = match form_arguments(&self.fields) {
@@ -313,7 +307,7 @@ impl ServerPane {
         while self.history.len() > HISTORY_KEEP {
             self.history.pop_front();
         }
-        self.history_selected = self.history.len() - 1;
+        self.history_list.selected = self.history.len() - 1;
         self.showing = Some(id);
         self.result_scroll = 0;
     }
@@ -347,7 +341,7 @@ impl ServerPane {
     }
 
     fn rerun(&mut self, ctx: &mut Ctx<'_>) {
-        let Some(call) = self.history.get(self.history_selected) else {
+        let Some(call) = self.history.get(self.history_list.selected) else {
             return;
         };
         let (tool, args) = (call.tool, call.args.clone());
@@ -398,6 +392,46 @@ impl ServerPane {
         }
     }
 
+    /// A scrolling command: the tools, the history and the wire's lists move their
+    /// cursor; a form, an answer and the other sections move as they do.
+    fn scroll(&mut self, command: Command) {
+        let page = self.page;
+        let (list, len) = match (self.section, self.mode) {
+            (_, Mode::Result) | (Section::Tools, Mode::Form) => return self.scroll_other(command),
+            (Section::Tools, _) => (&mut self.tool_list, self.tools.len()),
+            (Section::History, _) => (&mut self.history_list, self.history.len()),
+            (Section::Notifications | Section::Traffic, _) => {
+                let len = self.log_len();
+                self.log_list.page = page;
+                self.log_list.on(command, len);
+                self.follow = match command {
+                    Command::Top => false,
+                    Command::Bottom => true,
+                    _ => len > 0 && self.log_list.selected == len - 1,
+                };
+                return;
+            }
+            _ => return self.scroll_other(command),
+        };
+        list.page = page;
+        list.on(command, len);
+    }
+
+    /// A scrolling command where no list cursor moves: by rows (a page is the rows
+    /// shown last frame) or to either end.
+    fn scroll_other(&mut self, command: Command) {
+        let page = isize::try_from(self.page.max(1)).unwrap_or(10);
+        match command {
+            Command::Up => self.move_by(-1),
+            Command::Down => self.move_by(1),
+            Command::PrevPage => self.move_by(-page),
+            Command::NextPage => self.move_by(page),
+            Command::Top => self.jump(false),
+            Command::Bottom => self.jump(true),
+            _ => {}
+        }
+    }
+
     fn move_by(&mut self, delta: isize) {
         let step = |at: usize, len: usize| step(at, delta, len);
         match (self.section, self.mode) {
@@ -405,15 +439,7 @@ impl ServerPane {
                 self.result_scroll = self.result_scroll.saturating_add_signed(delta);
             }
             (Section::Tools, Mode::Form) => self.field = step(self.field, self.fields.len()),
-            (Section::Tools, _) => self.selected = step(self.selected, self.tools.len()),
-            (Section::History, _) => {
-                self.history_selected = step(self.history_selected, self.history.len());
-            }
-            (Section::Notifications | Section::Traffic, _) => {
-                let len = self.log_len();
-                self.log_selected = step(self.log_selected, len);
-                self.follow = len > 0 && self.log_selected == len - 1;
-            }
+            (Section::Tools | Section::History | Section::Notifications | Section::Traffic, _) => {}
             (Section::Resources | Section::Prompts, Mode::Form) => self.browse.move_field(delta),
             (Section::Resources, _) => self.browse.move_resource(delta),
             (Section::Prompts, _) => self.browse.move_prompt(delta),
@@ -430,14 +456,6 @@ impl ServerPane {
         let delta = if end { isize::MAX / 2 } else { isize::MIN / 2 };
         match (self.section, self.mode) {
             (_, Mode::Result) => self.result_scroll = if end { usize::MAX / 2 } else { 0 },
-            (Section::Notifications | Section::Traffic, _) => {
-                self.log_selected = if end {
-                    self.log_len().saturating_sub(1)
-                } else {
-                    0
-                };
-                self.follow = end;
-            }
             _ => self.move_by(delta),
         }
     }
@@ -557,19 +575,13 @@ impl Pane for ServerPane {
             return EventState::Consumed;
         }
         let offered = self.commands();
-        let page = isize::try_from(self.page.max(1)).unwrap_or(10);
         dispatch(
             key,
             ctx,
             self.context(),
             &offered,
             |command, ctx| match command {
-                Command::Up => self.move_by(-1),
-                Command::Down => self.move_by(1),
-                Command::PrevPage => self.move_by(-page),
-                Command::NextPage => self.move_by(page),
-                Command::Top => self.jump(false),
-                Command::Bottom => self.jump(true),
+                command if SCROLLING.contains(&command) => self.scroll(command),
                 Command::OpenForm => self.open_form(),
                 Command::CallTool => self.send(ctx),
                 Command::EditCall => match self.section {
@@ -581,7 +593,7 @@ impl Pane for ServerPane {
                 },
                 Command::CancelCall => self.cancel_call(ctx),
                 Command::ShowCall => {
-                    if let Some(call) = self.history.get(self.history_selected) {
+                    if let Some(call) = self.history.get(self.history_list.selected) {
                         self.showing = Some(call.id);
                         self.result_scroll = 0;
                         self.mode = Mode::Result;

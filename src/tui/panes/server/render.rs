@@ -212,21 +212,17 @@ impl ServerPane {
         if self.mode == Mode::List {
             self.page = rows;
         }
-        if self.selected < self.tools_top {
-            self.tools_top = self.selected;
-        } else if self.selected >= self.tools_top + rows {
-            self.tools_top = self.selected + 1 - rows;
-        }
+        self.tool_list.scroll(rows);
         let width = usize::from(inner.width);
         for (k, tool) in self
             .tools
             .iter()
             .enumerate()
-            .skip(self.tools_top)
+            .skip(self.tool_list.top)
             .take(rows)
         {
-            let y = inner.y + (k - self.tools_top) as u16;
-            let selected = k == self.selected;
+            let y = inner.y + (k - self.tool_list.top) as u16;
+            let selected = k == self.tool_list.selected;
             let (mark, role) = match (selected, self.mode == Mode::List) {
                 (true, true) => (SELECTED_MARK, Role::Selected),
                 (true, false) => (SELECTED_MARK, Role::SelectedInactive),
@@ -245,7 +241,7 @@ impl ServerPane {
 
     pub(super) fn render_tool(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let Some(tool) = self.tools.get(self.selected) else {
+        let Some(tool) = self.tools.get(self.tool_list.selected) else {
             let block = area_block(ui, " Tool ", false);
             Paragraph::new(Span::styled(
                 "The server lists no tools.",
@@ -317,7 +313,10 @@ impl ServerPane {
 
     pub(super) fn render_form(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let name = self.tools.get(self.selected).map_or("", |t| t.name);
+        let name = self
+            .tools
+            .get(self.tool_list.selected)
+            .map_or("", |t| t.name);
         let block = area_block(ui, &format!(" Call {name} "), true);
         let inner = block.inner(area);
         block.render(area, buf);
@@ -552,17 +551,13 @@ impl ServerPane {
             );
             return;
         }
-        self.history_selected = self.history_selected.min(self.history.len() - 1);
-        if self.history_selected < self.history_top {
-            self.history_top = self.history_selected;
-        } else if self.history_selected >= self.history_top + rows {
-            self.history_top = self.history_selected + 1 - rows;
-        }
+        self.history_list.selected = self.history_list.selected.min(self.history.len() - 1);
+        self.history_list.scroll(rows);
         for (k, call) in self
             .history
             .iter()
             .enumerate()
-            .skip(self.history_top)
+            .skip(self.history_list.top)
             .take(rows)
         {
             let (mark, role) = match &call.answer {
@@ -573,7 +568,7 @@ impl ServerPane {
             let time = call.took.map_or_else(|| "running".to_string(), took);
             let text = format!(
                 "{}{mark} {:>9} {}  {}",
-                if k == self.history_selected {
+                if k == self.history_list.selected {
                     SELECTED_MARK
                 } else {
                     "  "
@@ -584,10 +579,10 @@ impl ServerPane {
             );
             buf.set_stringn(
                 inner.x,
-                inner.y + (k - self.history_top) as u16,
+                inner.y + (k - self.history_list.top) as u16,
                 format!("{:<width$}", fit(&text, width)),
                 width,
-                theme.style(if k == self.history_selected {
+                theme.style(if k == self.history_list.selected {
                     Role::Selected
                 } else {
                     role
@@ -605,8 +600,8 @@ impl ServerPane {
             "JSON-RPC traffic"
         };
         let len = self.log_len();
-        if self.follow || self.log_selected >= len {
-            self.log_selected = len.saturating_sub(1);
+        if self.follow || self.log_list.selected >= len {
+            self.log_list.selected = len.saturating_sub(1);
         }
         let (list_area, detail_area) = if self.expanded && area.height >= 10 {
             let [a, b] =
@@ -637,21 +632,16 @@ impl ServerPane {
             );
             return;
         }
-        if self.log_selected < self.log_top {
-            self.log_top = self.log_selected;
-        } else if self.log_selected >= self.log_top + rows {
-            self.log_top = self.log_selected + 1 - rows;
-        }
         // Never scrolled past a full window: the last rows fill the pane to its bottom
         // (the two views share the scroll, and one may be shorter than the other).
-        self.log_top = self.log_top.min(len.saturating_sub(rows));
+        self.log_list.scroll_filled(rows, len);
         let width = usize::from(inner.width);
         let (Some(remote), Some(which)) = (&self.remote, self.which()) else {
             return;
         };
-        let shown = remote.wire().window(which, self.log_top, rows);
+        let shown = remote.wire().window(which, self.log_list.top, rows);
         for (j, m) in shown.iter().enumerate() {
-            let k = self.log_top + j;
+            let k = self.log_list.top + j;
             let y = inner.y + j as u16;
             let arrow = match m.direction {
                 Direction::Sent => "→",
@@ -662,7 +652,7 @@ impl ServerPane {
                     .map_or(String::new(), |id| format!(" #{id}"));
             let text = format!(
                 "{}{:>6.3}s {arrow} {}{id}  {}",
-                if k == self.log_selected {
+                if k == self.log_list.selected {
                     SELECTED_MARK
                 } else {
                     "  "
@@ -671,7 +661,7 @@ impl ServerPane {
                 m.method,
                 m.text
             );
-            let role = if k == self.log_selected {
+            let role = if k == self.log_list.selected {
                 Role::Selected
             } else if m.method == "error" || m.method == "stderr" {
                 Role::Error
@@ -688,7 +678,7 @@ impl ServerPane {
                 theme.style(role),
             );
         }
-        let selected = remote.wire().window(which, self.log_selected, 1);
+        let selected = remote.wire().window(which, self.log_list.selected, 1);
         if let (Some(detail), Some(m)) = (detail_area, selected.first()) {
             let pretty = serde_json::from_str::<Value>(&m.text)
                 .ok()
