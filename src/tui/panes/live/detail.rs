@@ -272,7 +272,12 @@ impl LivePane {
             return;
         };
         let key = (call.session, call.call);
-        if self.feed.as_ref().is_some_and(|f| f.commands.is_some()) {
+        if self
+            .watch
+            .feed
+            .as_ref()
+            .is_some_and(|f| f.commands.is_some())
+        {
             let session = self
                 .live
                 .sessions()
@@ -280,7 +285,7 @@ impl LivePane {
                 .cloned()
                 .unwrap_or_default();
             let command = json!({"cmd": "fetch", "handle": handle, "page": 1, "session": session});
-            if let Err(why) = self.send(&command) {
+            if let Err(why) = self.watch.send(&command) {
                 ctx.status.error(why);
                 return;
             }

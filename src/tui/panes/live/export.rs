@@ -64,7 +64,7 @@ impl LivePane {
     /// The session log the calls come from: the log followed, or the file the server
     /// records to when its hello names it (`"record"`, an absolute path).
     fn source_log(&self) -> Option<PathBuf> {
-        let feed = self.feed.as_ref()?;
+        let feed = self.watch.feed.as_ref()?;
         if feed.commands.is_none() {
             return Some(feed.what.clone());
         }

@@ -14,10 +14,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, TryRecvError};
-use std::time::Instant;
 
 use crossterm::event::KeyEvent;
 use ratatui::buffer::Buffer;
@@ -26,8 +22,7 @@ use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::ToolError;
-use crate::mcp::control::LOOK_EVERY;
-use crate::record::live::{Fed, Live, LiveCall};
+use crate::record::live::{Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Context};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
@@ -37,9 +32,11 @@ use crate::tui::widgets::prompt::{PromptKey, path_prompt_key, typed_char};
 
 mod detail;
 mod export;
+mod feed;
 mod hold;
 mod render;
 
+use feed::Watch;
 use hold::{EditKind, Editing};
 
 /// A call by its session's number and its own number in that session.
@@ -61,23 +58,6 @@ enum Focus {
     Detail,
     /// The references its answer carries.
     References,
-}
-
-/// What is being watched, and the thread reading it.
-struct Feeding {
-    what: PathBuf,
-    rx: Receiver<Fed>,
-    stop: Arc<AtomicBool>,
-    /// Where commands go: a control endpoint takes them, a log does not.
-    commands: Option<crate::mcp::control::CommandStream>,
-    /// Why the feed ended, once it has.
-    ended: Option<String>,
-}
-
-impl Drop for Feeding {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-    }
 }
 
 /// A call run again on the console's core: which call, and its answer once in.
@@ -104,7 +84,8 @@ fn handle_of(call: &LiveCall) -> Option<&str> {
 /// The Live pane.
 pub(crate) struct LivePane {
     live: Live,
-    feed: Option<Feeding>,
+    /// What is watched, and the thread reading it.
+    watch: Watch,
     /// The rows on show (indexes into the kept calls), after the filter.
     rows: Vec<usize>,
     /// Calls let go by the model since the rows were made (they shift every index).
@@ -123,12 +104,8 @@ pub(crate) struct LivePane {
     filtering: bool,
     /// The endpoint being typed to watch another one, when the prompt is open.
     prompt: Option<String>,
-    /// Waiting for a live endpoint to appear: when it was last looked for.
-    waiting: Option<Instant>,
     /// The editor open on a held call.
     editing: Option<Editing>,
-    /// Watching whichever endpoint is newest, and the next when it ends.
-    newest: bool,
     reruns: HashMap<RequestId, CallKey>,
     rerun: Option<Rerun>,
     fetch: Option<HandleFetch>,
@@ -140,7 +117,7 @@ impl LivePane {
     pub fn new() -> LivePane {
         LivePane {
             live: Live::new(),
-            feed: None,
+            watch: Watch::default(),
             rows: Vec::new(),
             seen_front: None,
             cursor: Cursor {
@@ -154,9 +131,7 @@ impl LivePane {
             filter: String::new(),
             filtering: false,
             prompt: None,
-            waiting: None,
             editing: None,
-            newest: false,
             reruns: HashMap::new(),
             rerun: None,
             fetch: None,
@@ -167,9 +142,9 @@ impl LivePane {
     /// Starts watching `what` (a control endpoint or a session log), leaving whatever
     /// was watched before.
     pub fn watch(&mut self, what: &Path) -> anyhow::Result<()> {
-        let feeding = Self::open(what)?;
+        let watch = Watch::open(what)?;
         self.reset();
-        self.feed = Some(feeding);
+        self.watch = watch;
         Ok(())
     }
 
@@ -179,43 +154,12 @@ impl LivePane {
     /// run again is another session).
     pub fn watch_newest(&mut self) {
         self.reset();
-        self.newest = true;
-        self.waiting = Some(Instant::now() - LOOK_EVERY);
-    }
-
-    fn open(what: &Path) -> anyhow::Result<Feeding> {
-        let (tx, rx) = std::sync::mpsc::channel();
-        let stop = Arc::new(AtomicBool::new(false));
-        let opened = crate::mcp::control::open_feed(what, tx, stop.clone())?;
-        Ok(Feeding {
-            what: what.to_path_buf(),
-            rx,
-            stop,
-            commands: opened.commands,
-            ended: None,
-        })
-    }
-
-    /// Sends a command to the proxy behind the endpoint; its answer comes on the feed.
-    fn send(&mut self, command: &Value) -> Result<(), String> {
-        use std::io::Write;
-        let Some(feed) = &mut self.feed else {
-            return Err("watching nothing: w watches an endpoint".into());
-        };
-        let Some(stream) = &mut feed.commands else {
-            return Err(
-                "a session log takes no commands: watch a proxy's endpoint to hold calls".into(),
-            );
-        };
-        if feed.ended.is_some() {
-            return Err("the endpoint has closed".into());
-        }
-        writeln!(stream, "{command}").map_err(|e| format!("cannot reach the endpoint: {e}"))
+        self.watch = Watch::newest();
     }
 
     /// Sends `command`, saying on the status line when it cannot go.
     fn command(&mut self, command: Value, ctx: &mut Ctx<'_>) {
-        if let Err(why) = self.send(&command) {
+        if let Err(why) = self.watch.send(&command) {
             ctx.status.error(why);
         }
     }
@@ -229,29 +173,6 @@ impl LivePane {
             ..LivePane::new()
         };
         self.refilter();
-    }
-
-    /// Looks for a live endpoint when waiting for one, and watches it when found.
-    fn look_for_endpoint(&mut self) -> bool {
-        let Some(last) = self.waiting else {
-            return false;
-        };
-        if last.elapsed() < LOOK_EVERY {
-            return false;
-        }
-        self.waiting = Some(Instant::now());
-        let Some(found) = crate::mcp::control::live_endpoints().into_iter().next() else {
-            return false;
-        };
-        // An endpoint that closes between the look and the connect is looked for again.
-        match Self::open(&found) {
-            Ok(feeding) => {
-                self.feed = Some(feeding);
-                self.waiting = None;
-                true
-            }
-            Err(_) => false,
-        }
     }
 
     /// Test seam: folds in lines as if the feed had sent them.
@@ -271,37 +192,10 @@ impl LivePane {
 
     /// Folds in what the feed sent since the last update. True when anything came.
     fn drain(&mut self) -> bool {
-        let found = self.look_for_endpoint();
-        let Some(feed) = &mut self.feed else {
-            return found;
-        };
-        let mut any = false;
-        for _ in 0..LINES_PER_UPDATE {
-            match feed.rx.try_recv() {
-                Ok(Fed::Line(line)) => {
-                    self.live.line(&line);
-                    any = true;
-                }
-                Ok(Fed::Ended(why)) => {
-                    feed.ended = Some(why);
-                    if self.newest {
-                        self.waiting = Some(Instant::now());
-                    }
-                    any = true;
-                }
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => {
-                    if feed.ended.is_none() {
-                        feed.ended = Some("the feed stopped".into());
-                        if self.newest {
-                            self.waiting = Some(Instant::now());
-                        }
-                        any = true;
-                    }
-                    break;
-                }
-            }
-        }
+        let live = &mut self.live;
+        let any = self.watch.drain(LINES_PER_UPDATE, |line| {
+            live.line(line);
+        });
         if any {
             self.on_fetched_through();
             self.refilter();
@@ -711,7 +605,12 @@ impl Pane for LivePane {
                 Command::DropHeld,
             ]);
         }
-        if self.feed.as_ref().is_some_and(|f| f.commands.is_some()) {
+        if self
+            .watch
+            .feed
+            .as_ref()
+            .is_some_and(|f| f.commands.is_some())
+        {
             commands.extend([
                 Command::ToggleBreakpoint,
                 Command::ToggleAnswerBreakpoint,

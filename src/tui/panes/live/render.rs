@@ -159,7 +159,7 @@ impl LivePane {
     fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let focused = self.focus == Focus::Calls;
-        let what = match (&self.feed, &self.live.about) {
+        let what = match (&self.watch.feed, &self.live.about) {
             (_, Some(about)) => format!(
                 " Live · {} {} ",
                 about["server"].as_str().unwrap_or("server"),
@@ -170,9 +170,9 @@ impl LivePane {
         };
         let [running, _, failed, cancelled] = self.live.counts();
         let mut footer = vec![
-            if self.waiting.is_some() && self.feed.is_some() {
+            if self.watch.waiting.is_some() && self.watch.feed.is_some() {
                 "ended; waiting for the next endpoint".to_string()
-            } else if let Some(why) = self.feed.as_ref().and_then(|f| f.ended.as_ref()) {
+            } else if let Some(why) = self.watch.feed.as_ref().and_then(|f| f.ended.as_ref()) {
                 format!("ended: {why}")
             } else if self.follow {
                 "following".into()
@@ -246,12 +246,12 @@ impl LivePane {
         if self.live.calls().is_empty() || self.rows.is_empty() {
             let text = if !self.live.calls().is_empty() {
                 format!("No call matches the filter {:?}.", self.filter)
-            } else if self.waiting.is_some() {
+            } else if self.watch.waiting.is_some() {
                 format!(
                     "Waiting for a live endpoint in {}: an agent's host starting `structs-console proxy -- …`, or a server run with `--headless --control`.",
                     crate::mcp::control::default_dir().display()
                 )
-            } else if self.feed.is_none() {
+            } else if self.watch.feed.is_none() {
                 let key = ui
                     .keymap
                     .key_label(Context::Live, Command::OpenLog)
