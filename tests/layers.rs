@@ -1,6 +1,11 @@
 //! The layering rule, enforced: every `crate::` path in `src/` points down the layers
 //! (faces → assembly → call pipeline → tools → domain → leaves), or to a module listed
 //! after it in its own layer. ARCHITECTURE.md states the same rule and order.
+//!
+//! Below the top level, two rooms rules hold: no console tab (`src/tui/panes/X`) uses
+//! another tab, and none of the four MCP rooms (`src/mcp/{server,client,proxy,control}`)
+//! uses another room's modules (only the items at a room's root, its public face);
+//! `src/mcp/wire` uses no room at all.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -176,5 +181,268 @@ fn the_rule_catches_an_import_that_points_up() {
     assert_eq!(
         violations("plan", "use crate::newthing::X;"),
         vec!["plan uses newthing, which is in no layer"]
+    );
+}
+
+/// The module path of a file under `src/` (`tui/panes/live/mod.rs` is
+/// `["tui", "panes", "live"]`).
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    if let Some(last) = parts.pop() {
+        let stem = last.trim_end_matches(".rs");
+        if stem != "mod" {
+            parts.push(stem.to_string());
+        }
+    }
+    parts
+}
+
+/// Every path `text` names through `crate::`, `super::` or `self::`, made absolute
+/// from `here` (the naming file's module path). A group (`a::{b, c::d}`) gives one
+/// path per item; line comments are left out, and so is a file's inline test module
+/// (its `super` is not the file's).
+fn paths_used(here: &[String], text: &str) -> Vec<Vec<String>> {
+    let text = text.split("\n#[cfg(test)]\nmod ").next().unwrap_or(text);
+    let code: String = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut at = 0;
+    while at < code.len() {
+        let rest = &code[at..];
+        let starts = ["crate::", "super::", "self::"]
+            .iter()
+            .any(|p| rest.starts_with(p));
+        let boundary = at == 0
+            || !(bytes[at - 1].is_ascii_alphanumeric()
+                || bytes[at - 1] == b'_'
+                || bytes[at - 1] == b':');
+        if !(starts && boundary) {
+            at += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        }
+        // The path's segments, up to a group or the end of the path.
+        let mut segments = Vec::new();
+        let mut i = 0;
+        loop {
+            let name = ident_at(&rest[i..]);
+            if name.is_empty() {
+                break;
+            }
+            segments.push(name.to_string());
+            i += name.len();
+            if rest[i..].starts_with("::") {
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        let mut items: Vec<Vec<String>> = vec![Vec::new()];
+        if rest[i..].starts_with('{') {
+            items.clear();
+            let group = &rest[i + 1..];
+            let (mut depth, mut start) = (0, true);
+            for (k, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => break,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => start = true,
+                    c if start && (c.is_ascii_alphabetic() || c == '_') => {
+                        let item: Vec<String> = group[k..]
+                            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                            .next()
+                            .unwrap_or("")
+                            .split("::")
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_string)
+                            .collect();
+                        items.push(item);
+                        start = false;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        for item in items {
+            let mut full = segments.clone();
+            full.extend(item);
+            if let Some(path) = absolute(here, &full) {
+                out.push(path);
+            }
+        }
+        at += i.max(1);
+    }
+    out
+}
+
+/// `path` (starting with `crate`, `super` or `self`) made absolute from `here`.
+fn absolute(here: &[String], path: &[String]) -> Option<Vec<String>> {
+    let (first, rest) = path.split_first()?;
+    let mut base: Vec<String> = match first.as_str() {
+        "crate" => Vec::new(),
+        "self" => here.to_vec(),
+        "super" => here[..here.len().checked_sub(1)?].to_vec(),
+        _ => return None,
+    };
+    let mut rest = rest;
+    while let Some((s, more)) = rest.split_first() {
+        if s != "super" {
+            break;
+        }
+        base.pop()?;
+        rest = more;
+    }
+    base.extend(rest.iter().cloned());
+    Some(base)
+}
+
+/// The tab a module path is in, if any.
+fn tab_of(path: &[String]) -> Option<&str> {
+    match path {
+        [tui, panes, tab, ..] if tui == "tui" && panes == "panes" => Some(tab.as_str()),
+        _ => None,
+    }
+}
+
+const ROOMS: [&str; 4] = ["server", "client", "proxy", "control"];
+
+/// The MCP room (or `wire`) a module path is in, if any.
+fn room_of(path: &[String]) -> Option<&str> {
+    match path {
+        [mcp, room, ..] if mcp == "mcp" && (ROOMS.contains(&room.as_str()) || room == "wire") => {
+            Some(room.as_str())
+        }
+        _ => None,
+    }
+}
+
+/// What is wrong with the file at module path `here` using what `text` names, below
+/// the top level. `is_module(path)` says whether a path names a module (a file or a
+/// folder under `src/`), not an item.
+fn room_violations(
+    here: &[String],
+    text: &str,
+    is_module: &dyn Fn(&[String]) -> bool,
+) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for used in paths_used(here, text) {
+        if let (Some(mine), Some(theirs)) = (tab_of(here), tab_of(&used))
+            && mine != theirs
+        {
+            out.insert(format!("the {mine} tab uses the {theirs} tab"));
+        }
+        if let (Some(mine), Some(theirs)) = (room_of(here), room_of(&used))
+            && mine != theirs
+        {
+            if mine == "wire" {
+                out.insert(format!("wire uses the {theirs} room"));
+            } else if theirs != "wire" && used.len() > 3 && is_module(&used[..3]) {
+                out.insert(format!(
+                    "the {mine} room uses {theirs}::{}, a module of the {theirs} room",
+                    used[2]
+                ));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn no_tab_uses_another_and_no_mcp_room_reaches_into_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let is_module = |path: &[String]| {
+        let dir = path.iter().fold(src.clone(), |p, s| p.join(s));
+        dir.is_dir() || dir.with_extension("rs").is_file()
+    };
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let (mut problems, mut tabs, mut rooms) = (Vec::new(), 0, 0);
+    for path in files {
+        let rel = path.strip_prefix(&src).expect("under src");
+        let here = module_path(rel);
+        if tab_of(&here).is_some() {
+            tabs += 1;
+        }
+        if room_of(&here).is_some() {
+            rooms += 1;
+        }
+        let text = std::fs::read_to_string(&path).expect("read a source file");
+        for v in room_violations(&here, &text, &is_module) {
+            problems.push(format!("{}: {v}", rel.display()));
+        }
+    }
+    assert!(
+        tabs > 20 && rooms > 30,
+        "only {tabs} tab files and {rooms} MCP files were read"
+    );
+    assert!(
+        problems.is_empty(),
+        "imports against the rooms rule:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_rooms_rule_catches_a_tab_using_a_tab_and_a_room_reaching_into_a_room() {
+    let here = |p: &str| p.split('/').map(str::to_string).collect::<Vec<_>>();
+    let modules = |path: &[String]| path.join("/") == "mcp/server/stdio";
+    // A flat tab file reaching a sibling tab through `super`, and a folder tab's file
+    // through `crate::` in a group.
+    assert_eq!(
+        room_violations(
+            &here("tui/panes/handles"),
+            "use super::plans::Steps;",
+            &modules
+        ),
+        vec!["the handles tab uses the plans tab"]
+    );
+    assert_eq!(
+        room_violations(
+            &here("tui/panes/live/detail"),
+            "use crate::tui::{panes::handles::Page, widgets::page::Page};",
+            &modules
+        ),
+        vec!["the live tab uses the handles tab"]
+    );
+    // Within a tab, and the widgets every tab shares, are fine.
+    assert!(
+        room_violations(
+            &here("tui/panes/live/detail"),
+            "use super::super::live::feed::Watch;\nuse crate::tui::widgets::page::Page;",
+            &modules
+        )
+        .is_empty()
+    );
+    // A room's root items are its public face; its modules are not.
+    assert!(
+        room_violations(
+            &here("mcp/proxy/cli"),
+            "use crate::mcp::server::McpServer;",
+            &modules
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        room_violations(
+            &here("mcp/proxy/mod"),
+            "crate::mcp::server::stdio::serve(x)",
+            &modules
+        ),
+        vec!["the proxy room uses server::stdio, a module of the server room"]
+    );
+    assert_eq!(
+        room_violations(
+            &here("mcp/wire/http"),
+            "use crate::mcp::server::McpServer;",
+            &modules
+        ),
+        vec!["wire uses the server room"]
     );
 }
