@@ -4,7 +4,7 @@
 //! a key or tab that does not exist fails here.
 
 use structs_console::tui::Tab;
-use structs_console::tui::keymap::{Context, Keymap};
+use structs_console::tui::keymap::{Keymap, Scope};
 
 fn guide() -> String {
     std::fs::read_to_string(concat!(
@@ -54,9 +54,9 @@ fn keys_of(cell: &str) -> Vec<String> {
 #[test]
 fn the_console_guide_names_only_tabs_and_keys_that_exist() {
     let keymap = Keymap::standard();
-    let contexts = keymap.contexts();
+    let scopes = keymap.scopes();
     let in_tab = |tab: Option<Tab>, key: &str| {
-        contexts.iter().any(|&c| {
+        scopes.iter().any(|&c| {
             let own = c.tab();
             (own.is_none() || own == tab) && keymap.binds(c, key)
         })
@@ -152,16 +152,13 @@ fn the_console_guide_names_only_tabs_and_keys_that_exist() {
 
 #[test]
 fn every_context_belongs_to_a_tab_or_to_all() {
-    // A context of the keymap a tab does not own would be a key the guide cannot place.
+    // A scope of the keymap a tab does not own would be a key the guide cannot place.
     let keymap = Keymap::standard();
-    for context in keymap.contexts() {
-        if context.tab().is_none() {
+    for scope in keymap.scopes() {
+        if scope.tab().is_none() {
             assert!(
-                matches!(
-                    context,
-                    Context::Global | Context::Help | Context::SourceDialog
-                ),
-                "{context:?}"
+                matches!(scope, Scope::Global | Scope::Help | Scope::SourceDialog),
+                "{scope:?}"
             );
         }
     }

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 pub(crate) use super::dispatch::Owner;
 use super::dispatch::{Dispatcher, Reply, RequestId};
-use super::keymap::{Command, Context, Keymap};
+use super::keymap::{Command, Keymap, Scope};
 use super::theme::Theme;
 use crate::context::CallContext;
 use crate::error::ToolError;
@@ -21,7 +21,7 @@ pub(crate) enum EventState {
     NotConsumed,
 }
 
-/// What a pane asks of the app, or of another pane, pushed on the queue of the context
+/// What a pane asks of the app, or of another pane, pushed on the queue of the `Ctx`
 /// it was lent and routed by the app once the key or reply that caused it is handled.
 /// A pane never reaches another pane itself.
 #[derive(Debug)]
@@ -81,7 +81,7 @@ impl Calls<'_> {
         self.dispatcher.call(self.owner, tool, args)
     }
 
-    /// A long call with its own context (see [`Dispatcher::call_with`]).
+    /// A long call with its own call context (see [`Dispatcher::call_with`]).
     pub fn call_with(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
         self.dispatcher.call_with(self.owner, tool, args, ctx)
     }
@@ -125,7 +125,7 @@ pub(crate) struct Desk {
 }
 
 impl Desk {
-    /// The context `owner` handles a key, a reply or a tick with.
+    /// What `owner` handles a key, a reply or a tick with.
     pub fn lend(&mut self, owner: Owner) -> Ctx<'_> {
         Ctx {
             dispatcher: Calls {
@@ -182,8 +182,8 @@ pub(crate) trait Pane {
         false
     }
 
-    /// The keymap context of the focused area.
-    fn context(&self) -> Context;
+    /// The keymap scope of the focused area.
+    fn scope(&self) -> Scope;
 
     /// True while a text prompt takes typed characters, so plain-character global
     /// keys (`q`, `1`) do not apply.
@@ -198,17 +198,17 @@ pub(crate) trait Pane {
     fn render(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>);
 }
 
-/// Runs the first of `key`'s commands in `context` that the pane `offered` now, through
-/// `run`. A key bound in `context` is consumed even when none of its commands is
+/// Runs the first of `key`'s commands in `scope` that the pane `offered` now, through
+/// `run`. A key bound in `scope` is consumed even when none of its commands is
 /// available (it does nothing); a key not bound there is left to the global keys.
 pub(crate) fn dispatch(
     key: &KeyEvent,
     ctx: &mut Ctx<'_>,
-    context: Context,
+    scope: Scope,
     offered: &[Command],
     run: impl FnOnce(Command, &mut Ctx<'_>),
 ) -> EventState {
-    let mut bound = ctx.keymap.commands_for(context, key).peekable();
+    let mut bound = ctx.keymap.commands_for(scope, key).peekable();
     if bound.peek().is_none() {
         return EventState::NotConsumed;
     }

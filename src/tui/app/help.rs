@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Paragraph, Widget};
 
 use super::{App, Layer};
-use crate::tui::keymap::{Command, Context, Hint};
+use crate::tui::keymap::{Command, Hint, Scope};
 use crate::tui::tab::Tab;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets;
@@ -19,13 +19,13 @@ impl App {
     fn hints(&mut self) -> (Vec<Hint>, Vec<Hint>) {
         let keymap = &self.desk.keymap;
         if self.layers.last() == Some(&Layer::Help) {
-            let mut hints = keymap.hints(Context::Help, &[Command::Close], false);
-            hints.extend(keymap.hints(Context::Global, &[Command::Quit], true));
+            let mut hints = keymap.hints(Scope::Help, &[Command::Close], false);
+            hints.extend(keymap.hints(Scope::Global, &[Command::Quit], true));
             return (hints, Vec::new());
         }
         if self.layers.last() == Some(&Layer::Source) {
             let hints = keymap.hints(
-                self.source.context(),
+                self.source.scope(),
                 &self.source.commands(),
                 self.source.captures_text(),
             );
@@ -33,19 +33,19 @@ impl App {
         }
         let needs_structs = self.needs_structs();
         let pane = self.panes.of(self.tab);
-        let (context, commands, text) = (pane.context(), pane.commands(), pane.captures_text());
+        let (scope, commands, text) = (pane.scope(), pane.commands(), pane.captures_text());
         let mut hints = if needs_structs {
             Vec::new()
         } else {
-            self.desk.keymap.hints(context, &commands, text)
+            self.desk.keymap.hints(scope, &commands, text)
         };
         let mut global: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
         global.extend([Command::Quit, Command::ToggleEvents]);
-        hints.extend(self.desk.keymap.hints(Context::Global, &global, text));
+        hints.extend(self.desk.keymap.hints(Scope::Global, &global, text));
         let help = self
             .desk
             .keymap
-            .hints(Context::Global, &[Command::ToggleHelp], text);
+            .hints(Scope::Global, &[Command::ToggleHelp], text);
         (hints, help)
     }
 
@@ -84,12 +84,12 @@ impl App {
     /// over the pane.
     pub(super) fn render_help(&mut self, body: Rect, buf: &mut Buffer) {
         let theme = &self.theme;
-        let context = self.panes.of(self.tab).context();
+        let scope = self.panes.of(self.tab).scope();
         let mut sections = Vec::new();
-        if context != Context::Global {
-            sections.push((context, self.desk.keymap.help(context)));
+        if scope != Scope::Global {
+            sections.push((scope, self.desk.keymap.help(scope)));
         }
-        sections.push((Context::Global, self.desk.keymap.help(Context::Global)));
+        sections.push((Scope::Global, self.desk.keymap.help(Scope::Global)));
         let key_width = sections
             .iter()
             .flat_map(|(_, lines)| lines.iter())
@@ -103,15 +103,15 @@ impl App {
             .saturating_sub(key_width + 4)
             .max(12);
         let mut lines = Vec::new();
-        for (context, entries) in &sections {
+        for (scope, entries) in &sections {
             if !lines.is_empty() {
                 lines.push(Line::default());
             }
             lines.push(Line::from(Span::styled(
-                context.title().to_string(),
+                scope.title().to_string(),
                 theme.style(Role::Title),
             )));
-            if *context == Context::Filter {
+            if *scope == Scope::Filter {
                 lines.extend(help_line(
                     theme,
                     key_width,
@@ -120,7 +120,7 @@ impl App {
                     "Type the id, or its start",
                 ));
             }
-            if *context == Context::ActionForm {
+            if *scope == Scope::ActionForm {
                 lines.extend(help_line(
                     theme,
                     key_width,

@@ -21,7 +21,7 @@ use tokio::runtime::Handle;
 
 use super::clipboard::{Clipboard, SharedClipboard, SystemClipboard};
 use super::dispatch::{Dispatcher, Reply};
-use super::keymap::{Command, Context, Keymap};
+use super::keymap::{Command, Keymap, Scope};
 use super::pane::{Desk, Event, EventState, Level, Owner, Pane, PowRequest, StatusLine, Ui};
 use super::panes::docs::DocsPane;
 use super::panes::entities::EntitiesPane;
@@ -340,12 +340,12 @@ impl App {
     /// A key for the layer on top.
     fn layer_key(&mut self, layer: Layer, key: &KeyEvent) {
         match layer {
-            Layer::Help => match self.desk.keymap.command(Context::Help, key) {
+            Layer::Help => match self.desk.keymap.command(Scope::Help, key) {
                 Some(Command::Close) => {
                     self.layers.pop();
                 }
                 _ => {
-                    if self.desk.keymap.command(Context::Global, key) == Some(Command::Quit) {
+                    if self.desk.keymap.command(Scope::Global, key) == Some(Command::Quit) {
                         self.quit = true;
                     }
                 }
@@ -385,7 +385,7 @@ impl App {
 
     /// The keys that work on every tab.
     fn global_key(&mut self, key: &KeyEvent) {
-        match self.desk.keymap.command(Context::Global, key) {
+        match self.desk.keymap.command(Scope::Global, key) {
             Some(Command::Quit) => self.quit = true,
             Some(Command::ToggleHelp) => self.layers.push(Layer::Help),
             Some(Command::ShowTab(tab)) => self.show(tab),

@@ -12,7 +12,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::json;
 
 use super::super::dispatch::{Reply, RequestId};
-use super::super::keymap::{Command, Context};
+use super::super::keymap::{Command, Scope};
 use super::super::theme::Role;
 use crate::source::GameSource;
 use crate::source::switch::Switcher;
@@ -64,8 +64,8 @@ impl SourceDialog {
         self.choice = usize::from(current == "rest");
     }
 
-    pub(crate) fn context(&self) -> Context {
-        Context::SourceDialog
+    pub(crate) fn scope(&self) -> Scope {
+        Scope::SourceDialog
     }
 
     pub(crate) fn captures_text(&self) -> bool {
@@ -102,7 +102,7 @@ impl SourceDialog {
         dispatch(
             key,
             ctx,
-            Context::SourceDialog,
+            Scope::SourceDialog,
             &offered,
             |command, ctx| match command {
                 Command::Up => self.choice = 0,

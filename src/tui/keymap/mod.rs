@@ -1,7 +1,7 @@
 //! Named commands and the one keymap from keys to commands.
 //!
 //! Every action the console takes on a key is a [`Command`], and each command means
-//! one thing wherever it is bound. The keys are rows ([`rows::ROWS`]): a context, its
+//! one thing wherever it is bound. The keys are rows ([`rows::ROWS`]): a scope, its
 //! keys, the command, the hint bar's label and the help overlay's line, together.
 //! [`Keymap`] answers from those rows which command a key runs where, and draws the
 //! hint bar and the help overlay from them and from the commands a pane says it
@@ -18,7 +18,7 @@ use super::tab::Tab;
 
 /// Where a key is read: the focused area, or the console as a whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Context {
+pub enum Scope {
     /// Keys that work wherever the focused area does not use them.
     Global,
     /// The help overlay.
@@ -117,12 +117,12 @@ pub enum Context {
     ServerRootInput,
 }
 
-impl Context {
-    /// The tab this context belongs to, or `None` for the contexts every tab shares
-    /// (the global keys, help, the source dialog). Exhaustive, so a new context must
+impl Scope {
+    /// The tab this scope belongs to, or `None` for the scopes every tab shares
+    /// (the global keys, help, the source dialog). Exhaustive, so a new scope must
     /// be placed.
     pub fn tab(self) -> Option<Tab> {
-        use Context as X;
+        use Scope as X;
         Some(match self {
             X::Global | X::Help | X::SourceDialog => return None,
             X::Kinds
@@ -165,53 +165,53 @@ impl Context {
     /// A heading for the help overlay.
     pub fn title(self) -> &'static str {
         match self {
-            Context::Global => "Everywhere",
-            Context::Help => "Help",
-            Context::Kinds => "Kinds",
-            Context::List => "Entity list",
-            Context::Tree => "Entity tree",
-            Context::References => "References",
-            Context::Filter => "Id filter",
-            Context::Handles => "Handles",
-            Context::HandleData => "Handle data",
-            Context::Fields => "Field selection",
-            Context::Pow => "Proof-of-work jobs",
-            Context::PowPrompt => "New job",
-            Context::ActionMenu => "Actions",
-            Context::ActionTypes => "Build: struct type",
-            Context::ActionForm => "Action form",
-            Context::ActionResult => "Action result",
-            Context::Plans => "Plan steps",
-            Context::PlanResult => "Step result",
-            Context::PlanPrompt => "Open a plan",
-            Context::PlanPick => "Plan calls in the file",
-            Context::DocsSearch => "Docs search",
-            Context::DocsList => "Docs lists",
-            Context::DocsView => "Doc text",
-            Context::SourceDialog => "Source",
-            Context::Replay => "Recorded calls",
-            Context::ReplayDetail => "Recorded and fresh answers",
-            Context::ReplayPrompt => "Session log to open",
-            Context::Live => "Live calls",
-            Context::LiveDetail => "Live call: arguments and answer",
-            Context::LiveReferences => "Live call: the answer's references",
-            Context::LiveFilter => "Live filter",
-            Context::LivePrompt => "Endpoint or log to watch",
-            Context::LiveEdit => "Held call: the JSON to send",
-            Context::ServerTools => "Server tools",
-            Context::ServerForm => "Call form",
-            Context::ServerResult => "Call answer",
-            Context::ServerLog => "Notifications and traffic",
-            Context::ServerResources => "Resources and templates",
-            Context::ServerPrompts => "Prompts",
-            Context::ServerLogging => "Log level and messages",
-            Context::ServerRequests => "Requests from the server",
-            Context::ServerRoots => "Roots",
-            Context::ServerHistory => "Call history",
-            Context::ServerArgs => "Arguments",
-            Context::ServerElicit => "Elicitation form",
-            Context::ServerReply => "Sampling reply",
-            Context::ServerRootInput => "New root",
+            Scope::Global => "Everywhere",
+            Scope::Help => "Help",
+            Scope::Kinds => "Kinds",
+            Scope::List => "Entity list",
+            Scope::Tree => "Entity tree",
+            Scope::References => "References",
+            Scope::Filter => "Id filter",
+            Scope::Handles => "Handles",
+            Scope::HandleData => "Handle data",
+            Scope::Fields => "Field selection",
+            Scope::Pow => "Proof-of-work jobs",
+            Scope::PowPrompt => "New job",
+            Scope::ActionMenu => "Actions",
+            Scope::ActionTypes => "Build: struct type",
+            Scope::ActionForm => "Action form",
+            Scope::ActionResult => "Action result",
+            Scope::Plans => "Plan steps",
+            Scope::PlanResult => "Step result",
+            Scope::PlanPrompt => "Open a plan",
+            Scope::PlanPick => "Plan calls in the file",
+            Scope::DocsSearch => "Docs search",
+            Scope::DocsList => "Docs lists",
+            Scope::DocsView => "Doc text",
+            Scope::SourceDialog => "Source",
+            Scope::Replay => "Recorded calls",
+            Scope::ReplayDetail => "Recorded and fresh answers",
+            Scope::ReplayPrompt => "Session log to open",
+            Scope::Live => "Live calls",
+            Scope::LiveDetail => "Live call: arguments and answer",
+            Scope::LiveReferences => "Live call: the answer's references",
+            Scope::LiveFilter => "Live filter",
+            Scope::LivePrompt => "Endpoint or log to watch",
+            Scope::LiveEdit => "Held call: the JSON to send",
+            Scope::ServerTools => "Server tools",
+            Scope::ServerForm => "Call form",
+            Scope::ServerResult => "Call answer",
+            Scope::ServerLog => "Notifications and traffic",
+            Scope::ServerResources => "Resources and templates",
+            Scope::ServerPrompts => "Prompts",
+            Scope::ServerLogging => "Log level and messages",
+            Scope::ServerRequests => "Requests from the server",
+            Scope::ServerRoots => "Roots",
+            Scope::ServerHistory => "Call history",
+            Scope::ServerArgs => "Arguments",
+            Scope::ServerElicit => "Elicitation form",
+            Scope::ServerReply => "Sampling reply",
+            Scope::ServerRootInput => "New root",
         }
     }
 }
@@ -470,20 +470,20 @@ pub struct HelpLine {
     pub description: String,
 }
 
-/// One key of one context, as read from a row.
+/// One key of one scope, as read from a row.
 #[derive(Debug, Clone, Copy)]
 struct Binding {
-    context: Context,
+    scope: Scope,
     key: KeyBinding,
     command: Command,
     hint: &'static str,
     help: &'static str,
 }
 
-/// The key bindings of every context.
+/// The key bindings of every scope.
 #[derive(Debug, Clone)]
 pub struct Keymap {
-    /// Every row spread out, one binding per context and key, in row order.
+    /// Every row spread out, one binding per scope and key, in row order.
     bindings: Vec<Binding>,
 }
 
@@ -498,10 +498,10 @@ impl Keymap {
     pub fn standard() -> Keymap {
         let mut bindings = Vec::new();
         for row in rows::ROWS {
-            for &context in row.contexts {
+            for &scope in row.scopes {
                 for &key in row.keys {
                     bindings.push(Binding {
-                        context,
+                        scope,
                         key,
                         command: row.command,
                         hint: row.hint,
@@ -513,66 +513,66 @@ impl Keymap {
         Keymap { bindings }
     }
 
-    /// Every context that has bindings, in keymap order.
-    pub fn contexts(&self) -> Vec<Context> {
-        contexts_in_order(&self.bindings)
+    /// Every scope that has bindings, in keymap order.
+    pub fn scopes(&self) -> Vec<Scope> {
+        scopes_in_order(&self.bindings)
     }
 
     /// True when a key written `label` (as hints and help write it: `Enter`, `C-u`,
-    /// `j`) is bound in `context`.
-    pub fn binds(&self, context: Context, label: &str) -> bool {
+    /// `j`) is bound in `scope`.
+    pub fn binds(&self, scope: Scope, label: &str) -> bool {
         self.bindings
             .iter()
-            .any(|b| b.context == context && b.key.label() == label)
+            .any(|b| b.scope == scope && b.key.label() == label)
     }
 
-    /// The command `key` is bound to first in `context`, if any.
-    pub fn command(&self, context: Context, key: &KeyEvent) -> Option<Command> {
-        self.commands_for(context, key).next()
+    /// The command `key` is bound to first in `scope`, if any.
+    pub fn command(&self, scope: Scope, key: &KeyEvent) -> Option<Command> {
+        self.commands_for(scope, key).next()
     }
 
-    /// Every command `key` is bound to in `context`, in keymap order. A key may name
-    /// several commands of one context; the first that is available runs.
-    pub fn commands_for(&self, context: Context, key: &KeyEvent) -> impl Iterator<Item = Command> {
+    /// Every command `key` is bound to in `scope`, in keymap order. A key may name
+    /// several commands of one scope; the first that is available runs.
+    pub fn commands_for(&self, scope: Scope, key: &KeyEvent) -> impl Iterator<Item = Command> {
         self.bindings
             .iter()
-            .filter(move |b| b.context == context && b.key.matches(key))
+            .filter(move |b| b.scope == scope && b.key.matches(key))
             .map(|b| b.command)
     }
 
-    /// The keys bound to `command` in `context`, first (primary) key first.
-    pub fn keys(&self, context: Context, command: Command) -> impl Iterator<Item = KeyBinding> {
+    /// The keys bound to `command` in `scope`, first (primary) key first.
+    pub fn keys(&self, scope: Scope, command: Command) -> impl Iterator<Item = KeyBinding> {
         self.bindings
             .iter()
-            .filter(move |b| b.context == context && b.command == command)
+            .filter(move |b| b.scope == scope && b.command == command)
             .map(|b| b.key)
     }
 
-    /// The primary key of `command` in `context`, written for people (`Enter`).
-    pub fn key_label(&self, context: Context, command: Command) -> Option<String> {
-        self.keys(context, command).next().map(|k| k.label())
+    /// The primary key of `command` in `scope`, written for people (`Enter`).
+    pub fn key_label(&self, scope: Scope, command: Command) -> Option<String> {
+        self.keys(scope, command).next().map(|k| k.label())
     }
 
-    /// The hint bar's label of `command` in `context`; `None` when it has none there
+    /// The hint bar's label of `command` in `scope`; `None` when it has none there
     /// or is not bound there.
-    pub fn hint(&self, context: Context, command: Command) -> Option<&'static str> {
+    pub fn hint(&self, scope: Scope, command: Command) -> Option<&'static str> {
         self.bindings
             .iter()
-            .find(|b| b.context == context && b.command == command)
+            .find(|b| b.scope == scope && b.command == command)
             .map(|b| b.hint)
             .filter(|h| !h.is_empty())
     }
 
     /// The hint bar entries for `offered` commands, in order. With `text_input`, keys
     /// that would type a character are left out (a text prompt takes them).
-    pub fn hints(&self, context: Context, offered: &[Command], text_input: bool) -> Vec<Hint> {
+    pub fn hints(&self, scope: Scope, offered: &[Command], text_input: bool) -> Vec<Hint> {
         let mut groups: Vec<(&'static str, Vec<String>)> = Vec::new();
         for command in offered {
-            let Some(label) = self.hint(context, *command) else {
+            let Some(label) = self.hint(scope, *command) else {
                 continue;
             };
             let Some(key) = self
-                .keys(context, *command)
+                .keys(scope, *command)
                 .find(|k| !(text_input && k.is_plain_char()))
             else {
                 continue;
@@ -593,10 +593,10 @@ impl Keymap {
             .collect()
     }
 
-    /// Every binding of `context`, one line per help text, in keymap order.
-    pub fn help(&self, context: Context) -> Vec<HelpLine> {
+    /// Every binding of `scope`, one line per help text, in keymap order.
+    pub fn help(&self, scope: Scope) -> Vec<HelpLine> {
         let mut lines: Vec<(&'static str, Vec<String>)> = Vec::new();
-        for binding in self.bindings.iter().filter(|b| b.context == context) {
+        for binding in self.bindings.iter().filter(|b| b.scope == scope) {
             let key = binding.key.label();
             match lines.iter_mut().find(|(d, _)| *d == binding.help) {
                 Some((_, keys)) => keys.push(key),
@@ -613,12 +613,12 @@ impl Keymap {
     }
 }
 
-/// The contexts of `bindings`, each once, in the order they first appear.
-fn contexts_in_order(bindings: &[Binding]) -> Vec<Context> {
-    let mut out: Vec<Context> = Vec::new();
+/// The scopes of `bindings`, each once, in the order they first appear.
+fn scopes_in_order(bindings: &[Binding]) -> Vec<Scope> {
+    let mut out: Vec<Scope> = Vec::new();
     for b in bindings {
-        if !out.contains(&b.context) {
-            out.push(b.context);
+        if !out.contains(&b.scope) {
+            out.push(b.scope);
         }
     }
     out
@@ -657,11 +657,11 @@ mod tests {
         for (i, a) in keymap.bindings.iter().enumerate() {
             for b in &keymap.bindings[i + 1..] {
                 assert!(
-                    !(a.context == b.context && a.key == b.key && a.command == b.command),
+                    !(a.scope == b.scope && a.key == b.key && a.command == b.command),
                     "{} is bound to {:?} twice in {:?}",
                     a.key.label(),
                     a.command,
-                    a.context
+                    a.scope
                 );
             }
         }
@@ -669,30 +669,30 @@ mod tests {
 
     #[test]
     fn shared_keys_only_where_meant() {
-        // A key bound to several commands of one context must be one the pane
+        // A key bound to several commands of one scope must be one the pane
         // resolves by availability: only Left/h in the trees (Collapse, else Back).
         let keymap = Keymap::standard();
         for a in &keymap.bindings {
             let commands: Vec<Command> = keymap
                 .bindings
                 .iter()
-                .filter(|b| b.context == a.context && b.key == a.key)
+                .filter(|b| b.scope == a.scope && b.key == a.key)
                 .map(|b| b.command)
                 .collect();
             if commands.len() > 1 {
                 assert!(
                     matches!(
-                        a.context,
-                        Context::Tree
-                            | Context::References
-                            | Context::HandleData
-                            | Context::PlanResult
-                            | Context::LiveDetail
-                            | Context::LiveReferences
+                        a.scope,
+                        Scope::Tree
+                            | Scope::References
+                            | Scope::HandleData
+                            | Scope::PlanResult
+                            | Scope::LiveDetail
+                            | Scope::LiveReferences
                     ),
                     "{} in {:?}",
                     a.key.label(),
-                    a.context
+                    a.scope
                 );
                 assert_eq!(commands, [Command::Collapse, Command::Back]);
             }
@@ -704,23 +704,20 @@ mod tests {
         let keymap = Keymap::standard();
         let shifted_g = KeyEvent::new(KeyCode::Char('G'), KeyModifiers::SHIFT);
         assert_eq!(
-            keymap.command(Context::List, &shifted_g),
+            keymap.command(Scope::List, &shifted_g),
             Some(Command::Bottom)
         );
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(
-            keymap.command(Context::Global, &ctrl_c),
-            Some(Command::Quit)
-        );
+        assert_eq!(keymap.command(Scope::Global, &ctrl_c), Some(Command::Quit));
         let plain_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::NONE);
-        assert_eq!(keymap.command(Context::Global, &plain_c), None);
+        assert_eq!(keymap.command(Scope::Global, &plain_c), None);
     }
 
     #[test]
     fn hints_group_and_compact_keys() {
         let keymap = Keymap::standard();
         let hints = keymap.hints(
-            Context::List,
+            Scope::List,
             &[
                 Command::Up,
                 Command::Down,
@@ -735,21 +732,21 @@ mod tests {
             .collect();
         assert_eq!(text, ["↑↓ move", "n/p page"]);
         let tabs: Vec<Command> = Tab::ALL.into_iter().map(Command::ShowTab).collect();
-        let hints = keymap.hints(Context::Global, &tabs, false);
+        let hints = keymap.hints(Scope::Global, &tabs, false);
         assert_eq!(hints[0].keys, "1-8");
-        let quit = keymap.hints(Context::Global, &[Command::Quit], true);
+        let quit = keymap.hints(Scope::Global, &[Command::Quit], true);
         assert_eq!(quit[0].keys, "C-c");
     }
 
     #[test]
     fn a_command_has_one_hint_per_context() {
-        // The hint bar reads a command's label from its first row in the context; a
+        // The hint bar reads a command's label from its first row in the scope; a
         // second row saying otherwise would be a label no one sees.
         let keymap = Keymap::standard();
         for a in &keymap.bindings {
             for b in &keymap.bindings {
-                if a.context == b.context && a.command == b.command {
-                    assert_eq!(a.hint, b.hint, "{:?} in {:?}", a.command, a.context);
+                if a.scope == b.scope && a.command == b.command {
+                    assert_eq!(a.hint, b.hint, "{:?} in {:?}", a.command, a.scope);
                 }
             }
         }
@@ -760,7 +757,7 @@ mod tests {
         let keymap = Keymap::standard();
         for tab in Tab::ALL {
             let keys: Vec<String> = keymap
-                .keys(Context::Global, Command::ShowTab(tab))
+                .keys(Scope::Global, Command::ShowTab(tab))
                 .map(|k| k.label())
                 .collect();
             assert_eq!(keys, [tab.number().to_string()], "{tab:?}");

@@ -3,43 +3,43 @@
 //! else the keymap answers (which command a key runs, the hint bar, the help overlay,
 //! what `tests/docs_keys.rs` checks the console guide against) is read from here.
 //!
-//! A row may name several contexts when the keys, hint and help are the same in each.
-//! Order matters within a context: the help overlay lists its lines in row order, a
+//! A row may name several scopes when the keys, hint and help are the same in each.
+//! Order matters within a scope: the help overlay lists its lines in row order, a
 //! command's first key is the one hints and messages name, and a key bound to two
-//! commands of one context (Left in the trees: collapse, else back) tries them in row
+//! commands of one scope (Left in the trees: collapse, else back) tries them in row
 //! order.
 
 use crossterm::event::KeyCode;
 
 use super::key::KeyBinding;
-use super::{Command, Context};
+use super::{Command, Scope};
 use crate::tui::tab::Tab;
 
 /// One row of the keymap.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Row {
     /// Where the keys are read.
-    pub contexts: &'static [Context],
+    pub scopes: &'static [Scope],
     /// The keys, the first the one hints and messages name.
     pub keys: &'static [KeyBinding],
     pub command: Command,
     /// The hint bar's label; commands sharing a label share one hint (`↑↓ move`).
     /// Empty keeps the command out of the hint bar (it is still in help).
     pub hint: &'static str,
-    /// What the command does there, for the help overlay; rows of one context with
+    /// What the command does there, for the help overlay; rows of one scope with
     /// the same text share one help line (`+/>/]`).
     pub help: &'static str,
 }
 
 const fn row(
-    contexts: &'static [Context],
+    scopes: &'static [Scope],
     keys: &'static [KeyBinding],
     command: Command,
     hint: &'static str,
     help: &'static str,
 ) -> Row {
     Row {
-        contexts,
+        scopes,
         keys,
         command,
         hint,
@@ -82,18 +82,18 @@ const TREE_BACK: &[KeyBinding] = &[key(KeyCode::Esc), key(KeyCode::Left), ch('h'
 pub(crate) const SHOW_TAB_HELP: &str = "Show a tab by its number (Entities … Live)";
 
 use Command as C;
-use Context as X;
+use Scope as X;
 
-// The contexts that share rows.
-const ENTITY_AREAS: &[Context] = &[X::Kinds, X::List, X::Tree, X::References];
-const ENTITY_TREES: &[Context] = &[X::Tree, X::References];
-const ENTITY_PICKS: &[Context] = &[X::List, X::Tree, X::References];
-const HANDLE_AREAS: &[Context] = &[X::Handles, X::HandleData];
-const ACTION_LISTS: &[Context] = &[X::ActionMenu, X::ActionTypes];
-const REPLAY_AREAS: &[Context] = &[X::Replay, X::ReplayDetail];
-const LIVE_AREAS: &[Context] = &[X::Live, X::LiveDetail, X::LiveReferences];
-const LIVE_TREES: &[Context] = &[X::LiveDetail, X::LiveReferences];
-const SERVER_VIEWS: &[Context] = &[
+// The scopes that share rows.
+const ENTITY_AREAS: &[Scope] = &[X::Kinds, X::List, X::Tree, X::References];
+const ENTITY_TREES: &[Scope] = &[X::Tree, X::References];
+const ENTITY_PICKS: &[Scope] = &[X::List, X::Tree, X::References];
+const HANDLE_AREAS: &[Scope] = &[X::Handles, X::HandleData];
+const ACTION_LISTS: &[Scope] = &[X::ActionMenu, X::ActionTypes];
+const REPLAY_AREAS: &[Scope] = &[X::Replay, X::ReplayDetail];
+const LIVE_AREAS: &[Scope] = &[X::Live, X::LiveDetail, X::LiveReferences];
+const LIVE_TREES: &[Scope] = &[X::LiveDetail, X::LiveReferences];
+const SERVER_VIEWS: &[Scope] = &[
     X::ServerTools,
     X::ServerResult,
     X::ServerLog,
@@ -104,7 +104,7 @@ const SERVER_VIEWS: &[Context] = &[
     X::ServerRoots,
     X::ServerHistory,
 ];
-const SERVER_LISTS: &[Context] = &[
+const SERVER_LISTS: &[Scope] = &[
     X::ServerTools,
     X::ServerLog,
     X::ServerResources,
@@ -114,7 +114,7 @@ const SERVER_LISTS: &[Context] = &[
     X::ServerRoots,
     X::ServerHistory,
 ];
-const SERVER_SECTIONS: &[Context] = &[
+const SERVER_SECTIONS: &[Scope] = &[
     X::ServerResources,
     X::ServerPrompts,
     X::ServerLogging,
@@ -122,18 +122,18 @@ const SERVER_SECTIONS: &[Context] = &[
     X::ServerRoots,
     X::ServerHistory,
 ];
-const SERVER_PAGED: &[Context] = &[X::ServerResult, X::ServerLog];
-const SERVER_PAGES: &[Context] = &[X::ServerResources, X::ServerPrompts];
-const SERVER_TYPING: &[Context] = &[
+const SERVER_PAGED: &[Scope] = &[X::ServerResult, X::ServerLog];
+const SERVER_PAGES: &[Scope] = &[X::ServerResources, X::ServerPrompts];
+const SERVER_TYPING: &[Scope] = &[
     X::ServerForm,
     X::ServerArgs,
     X::ServerElicit,
     X::ServerReply,
     X::ServerRootInput,
 ];
-const SERVER_FORMS: &[Context] = &[X::ServerArgs, X::ServerElicit];
-const PLAN_AREAS: &[Context] = &[X::Plans, X::PlanResult];
-const DOCS_AREAS: &[Context] = &[X::DocsList, X::DocsView];
+const SERVER_FORMS: &[Scope] = &[X::ServerArgs, X::ServerElicit];
+const PLAN_AREAS: &[Scope] = &[X::Plans, X::PlanResult];
+const DOCS_AREAS: &[Scope] = &[X::DocsList, X::DocsView];
 
 /// Every key of the console.
 #[rustfmt::skip]
@@ -235,7 +235,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::PowPrompt], ESC, C::Close, "clear", "Close the prompt"),
     row(&[X::PowPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
 
-    // Entities: the action dialog on what is selected, one context per stage.
+    // Entities: the action dialog on what is selected, one scope per stage.
     row(ENTITY_PICKS, &[ch('a')], C::OpenActions, "actions", "Actions: build here, complete build, mine, attack this"),
     row(ACTION_LISTS, UP, C::Up, "move", "Move up"),
     row(ACTION_LISTS, DOWN, C::Down, "move", "Move down"),

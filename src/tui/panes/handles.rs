@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 
 use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
@@ -331,7 +331,7 @@ impl HandlesPane {
 
     /// Keys while the field prompt is open.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        match ctx.keymap.command(Context::Fields, key) {
+        match ctx.keymap.command(Scope::Fields, key) {
             Some(Command::ApplyFields) => {
                 self.editing = false;
                 let fields = normalise_fields(&self.draft);
@@ -654,7 +654,7 @@ impl HandlesPane {
         if self.page.is_none() {
             let key = ui
                 .keymap
-                .key_label(Context::Handles, Command::Inspect)
+                .key_label(Scope::Handles, Command::Inspect)
                 .unwrap_or_default();
             let text = if self.page_request.is_some() {
                 "loading…".to_string()
@@ -676,11 +676,11 @@ impl HandlesPane {
         let theme = ui.theme;
         let accept = ui
             .keymap
-            .key_label(Context::Fields, Command::ApplyFields)
+            .key_label(Scope::Fields, Command::ApplyFields)
             .unwrap_or_default();
         let cancel = ui
             .keymap
-            .key_label(Context::Fields, Command::DropFields)
+            .key_label(Scope::Fields, Command::DropFields)
             .unwrap_or_default();
         let note = if self.draft.trim().is_empty() {
             format!("   e.g. id,owner,gridAttributes.ore · {accept} with none shows all fields")
@@ -702,8 +702,8 @@ impl Pane for HandlesPane {
         if self.editing {
             return self.prompt_key(key, ctx);
         }
-        let (context, offered) = (self.context(), self.commands());
-        dispatch(key, ctx, context, &offered, |c, ctx| self.run(c, ctx))
+        let (scope, offered) = (self.scope(), self.commands());
+        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -723,13 +723,13 @@ impl Pane for HandlesPane {
         false
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if self.editing {
-            return Context::Fields;
+            return Scope::Fields;
         }
         match self.focus {
-            Area::List => Context::Handles,
-            Area::Data => Context::HandleData,
+            Area::List => Scope::Handles,
+            Area::Data => Scope::HandleData,
         }
     }
 

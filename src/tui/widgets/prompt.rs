@@ -3,7 +3,7 @@
 
 use crossterm::event::KeyEvent;
 
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::Ctx;
 
 /// The longest path a file prompt takes.
@@ -21,16 +21,16 @@ pub(crate) enum PromptKey {
     NotMine,
 }
 
-/// Edits `text` with `key` as a path prompt in `context` (Enter bound to the prompt's
+/// Edits `text` with `key` as a path prompt in `scope` (Enter bound to the prompt's
 /// open command, `OpenPlanFile` or `OpenLogFile`; `Close`, `EraseChar`, `ClearText`);
 /// other plain characters are typed, up to [`MAX_PATH_LEN`] bytes.
 pub(crate) fn path_prompt_key(
     text: &mut String,
     key: &KeyEvent,
     ctx: &mut Ctx<'_>,
-    context: Context,
+    scope: Scope,
 ) -> PromptKey {
-    match ctx.keymap.command(context, key) {
+    match ctx.keymap.command(scope, key) {
         Some(Command::OpenPlanFile | Command::OpenLogFile) => {
             PromptKey::Accept(text.trim().to_string())
         }

@@ -12,7 +12,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 use serde_json::{Value, json};
 
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
@@ -413,7 +413,7 @@ impl DocsPane {
     }
 
     fn search_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        match ctx.keymap.command(Context::DocsSearch, key) {
+        match ctx.keymap.command(Scope::DocsSearch, key) {
             Some(Command::ShowResults | Command::LeaveSearch) => self.focus = Area::Results,
             Some(Command::EraseChar) => {
                 self.query.pop();
@@ -640,8 +640,8 @@ impl Pane for DocsPane {
         if self.focus == Area::Search {
             return self.search_key(key, ctx);
         }
-        let (context, offered) = (self.context(), self.commands());
-        dispatch(key, ctx, context, &offered, |c, ctx| self.run(c, ctx))
+        let (scope, offered) = (self.scope(), self.commands());
+        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -666,11 +666,11 @@ impl Pane for DocsPane {
         false
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         match self.focus {
-            Area::Search => Context::DocsSearch,
-            Area::Doc => Context::DocsView,
-            Area::Results | Area::Links | Area::Entity => Context::DocsList,
+            Area::Search => Scope::DocsSearch,
+            Area::Doc => Scope::DocsView,
+            Area::Results | Area::Links | Area::Entity => Scope::DocsList,
         }
     }
 

@@ -26,7 +26,7 @@ use crate::entity::struct_types::{struct_type, struct_types};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::ToolError;
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
@@ -235,13 +235,13 @@ impl ActionDialog {
         }
     }
 
-    /// The keymap context of the stage.
-    pub fn context(&self) -> Context {
+    /// The keymap scope of the stage.
+    pub fn scope(&self) -> Scope {
         match self.stage {
-            Stage::Menu => Context::ActionMenu,
-            Stage::Types => Context::ActionTypes,
-            Stage::Form => Context::ActionForm,
-            Stage::Sending | Stage::Result => Context::ActionResult,
+            Stage::Menu => Scope::ActionMenu,
+            Stage::Types => Scope::ActionTypes,
+            Stage::Form => Scope::ActionForm,
+            Stage::Sending | Stage::Result => Scope::ActionResult,
         }
     }
 
@@ -604,7 +604,7 @@ impl ActionDialog {
                 lines.push(field("attacker", input));
                 let switch = ui
                     .keymap
-                    .key_label(Context::ActionForm, Command::CycleWeapon)
+                    .key_label(Scope::ActionForm, Command::CycleWeapon)
                     .unwrap_or_default();
                 lines.push(field(
                     "weapon",
@@ -654,7 +654,7 @@ impl ActionDialog {
         let (tool, args) = self.call();
         let send = ui
             .keymap
-            .key_label(self.context(), Command::SendAction)
+            .key_label(self.scope(), Command::SendAction)
             .unwrap_or_default();
         vec![
             (Role::Muted, format!("tool call · {send} sends"), 0),
@@ -690,7 +690,7 @@ impl ActionDialog {
                 if self.pow_job().is_some() {
                     let w = ui
                         .keymap
-                        .key_label(Context::ActionResult, Command::PowJob)
+                        .key_label(Scope::ActionResult, Command::PowJob)
                         .unwrap_or_default();
                     rows.push((
                         Role::Info,

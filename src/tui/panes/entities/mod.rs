@@ -20,7 +20,7 @@ use ratatui::widgets::{
 
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::dispatch::Reply;
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, Event, EventState, FoundProof, Pane, PowRequest, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
@@ -172,20 +172,20 @@ impl EntitiesPane {
         let Some(dialog) = &mut self.dialog else {
             return EventState::NotConsumed;
         };
-        let context = dialog.context();
+        let scope = dialog.scope();
         if dialog.captures_text()
             && let KeyCode::Char(c) = key.code
             && !key
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
-            && ctx.keymap.command(context, key).is_none()
+            && ctx.keymap.command(scope, key).is_none()
         {
             dialog.type_char(c, ctx);
             return EventState::Consumed;
         }
         let offered = dialog.commands();
         let mut outcome = Outcome::None;
-        let state = dispatch(key, ctx, context, &offered, |c, ctx| {
+        let state = dispatch(key, ctx, scope, &offered, |c, ctx| {
             outcome = dialog.run(c, ctx);
         });
         if outcome == Outcome::Close
@@ -305,7 +305,7 @@ impl EntitiesPane {
     /// Keys while the filter prompt is open: commands from the keymap, and the
     /// characters of an id.
     fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        match ctx.keymap.command(Context::Filter, key) {
+        match ctx.keymap.command(Scope::Filter, key) {
             Some(Command::KeepFilter) => self.accept_filter(ctx),
             Some(Command::DropFilter) => {
                 self.editing = false;
@@ -406,11 +406,11 @@ impl EntitiesPane {
             None => {
                 let open = ui
                     .keymap
-                    .key_label(Context::List, Command::OpenEntity)
+                    .key_label(Scope::List, Command::OpenEntity)
                     .unwrap_or_default();
                 let filter = ui
                     .keymap
-                    .key_label(Context::List, Command::StartFilter)
+                    .key_label(Scope::List, Command::StartFilter)
                     .unwrap_or_default();
                 let text = format!(
                     "No entity open. Select one in the list and press {open}, or press \
@@ -516,7 +516,7 @@ impl EntitiesPane {
         ];
         let accept = ui
             .keymap
-            .key_label(Context::Filter, Command::KeepFilter)
+            .key_label(Scope::Filter, Command::KeepFilter)
             .unwrap_or_default();
         let note = match EntityId::parse(&self.filter) {
             Ok(id) => format!("   {accept} opens {id}"),
@@ -533,7 +533,7 @@ impl Pane for EntitiesPane {
         // Two commands reach the PoW tab: `w` starts a job there, and the action
         // dialog takes the nonces its jobs found. They come first, whatever has focus.
         let offered = self.commands();
-        let bound: Vec<Command> = ctx.keymap.commands_for(self.context(), key).collect();
+        let bound: Vec<Command> = ctx.keymap.commands_for(self.scope(), key).collect();
         let wanted = |command: Command| offered.contains(&command) && bound.contains(&command);
         if wanted(Command::PowJob)
             && let Some(request) = self.take_pow_request()
@@ -551,8 +551,8 @@ impl Pane for EntitiesPane {
         if self.editing {
             return self.filter_key(key, ctx);
         }
-        let (context, offered) = (self.context(), self.commands());
-        dispatch(key, ctx, context, &offered, |c, ctx| self.run(c, ctx))
+        let (scope, offered) = (self.scope(), self.commands());
+        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -600,18 +600,18 @@ impl Pane for EntitiesPane {
             .is_some_and(|references| references.on_reply(reply, ctx))
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if let Some(dialog) = &self.dialog {
-            return dialog.context();
+            return dialog.scope();
         }
         if self.editing {
-            return Context::Filter;
+            return Scope::Filter;
         }
         match self.focus {
-            Area::Kinds => Context::Kinds,
-            Area::List => Context::List,
-            Area::Tree => Context::Tree,
-            Area::References => Context::References,
+            Area::Kinds => Scope::Kinds,
+            Area::List => Scope::List,
+            Area::Tree => Scope::Tree,
+            Area::References => Scope::References,
         }
     }
 
@@ -628,22 +628,22 @@ impl Pane for EntitiesPane {
             return dialog.commands();
         }
         let mut out = Vec::new();
-        match self.context() {
-            Context::Filter => {
+        match self.scope() {
+            Scope::Filter => {
                 out.extend([Command::KeepFilter, Command::DropFilter]);
                 if !self.filter.is_empty() {
                     out.push(Command::EraseChar);
                 }
                 return out;
             }
-            Context::Kinds => out.extend([
+            Scope::Kinds => out.extend([
                 Command::Up,
                 Command::Down,
                 Command::Top,
                 Command::Bottom,
                 Command::ShowKind,
             ]),
-            Context::List => {
+            Scope::List => {
                 if self.list.has_rows() {
                     out.extend([
                         Command::Up,
@@ -660,58 +660,58 @@ impl Pane for EntitiesPane {
                     out.push(Command::PrevPage);
                 }
             }
-            Context::Tree => {
+            Scope::Tree => {
                 if let Some(tree) = &self.tree {
                     tree.commands(&mut out);
                 }
             }
-            Context::References => {
+            Scope::References => {
                 if let Some(references) = &self.references {
                     references.commands(&mut out);
                 }
             }
-            Context::Global
-            | Context::Help
-            | Context::Handles
-            | Context::HandleData
-            | Context::Fields
-            | Context::Pow
-            | Context::PowPrompt
-            | Context::ActionMenu
-            | Context::ActionTypes
-            | Context::ActionForm
-            | Context::ActionResult
-            | Context::Plans
-            | Context::PlanResult
-            | Context::PlanPrompt
-            | Context::PlanPick
-            | Context::DocsSearch
-            | Context::DocsList
-            | Context::DocsView
-            | Context::SourceDialog
-            | Context::Replay
-            | Context::ReplayDetail
-            | Context::ReplayPrompt
-            | Context::Live
-            | Context::LiveDetail
-            | Context::LiveReferences
-            | Context::LiveFilter
-            | Context::LivePrompt
-            | Context::LiveEdit
-            | Context::ServerTools
-            | Context::ServerForm
-            | Context::ServerResult
-            | Context::ServerLog
-            | Context::ServerResources
-            | Context::ServerPrompts
-            | Context::ServerLogging
-            | Context::ServerRequests
-            | Context::ServerRoots
-            | Context::ServerHistory
-            | Context::ServerArgs
-            | Context::ServerElicit
-            | Context::ServerReply
-            | Context::ServerRootInput => {}
+            Scope::Global
+            | Scope::Help
+            | Scope::Handles
+            | Scope::HandleData
+            | Scope::Fields
+            | Scope::Pow
+            | Scope::PowPrompt
+            | Scope::ActionMenu
+            | Scope::ActionTypes
+            | Scope::ActionForm
+            | Scope::ActionResult
+            | Scope::Plans
+            | Scope::PlanResult
+            | Scope::PlanPrompt
+            | Scope::PlanPick
+            | Scope::DocsSearch
+            | Scope::DocsList
+            | Scope::DocsView
+            | Scope::SourceDialog
+            | Scope::Replay
+            | Scope::ReplayDetail
+            | Scope::ReplayPrompt
+            | Scope::Live
+            | Scope::LiveDetail
+            | Scope::LiveReferences
+            | Scope::LiveFilter
+            | Scope::LivePrompt
+            | Scope::LiveEdit
+            | Scope::ServerTools
+            | Scope::ServerForm
+            | Scope::ServerResult
+            | Scope::ServerLog
+            | Scope::ServerResources
+            | Scope::ServerPrompts
+            | Scope::ServerLogging
+            | Scope::ServerRequests
+            | Scope::ServerRoots
+            | Scope::ServerHistory
+            | Scope::ServerArgs
+            | Scope::ServerElicit
+            | Scope::ServerReply
+            | Scope::ServerRootInput => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::LivePane;
 use crate::record::live::{Hold, LiveCall};
 use crate::tools::schema::ArgSchema;
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState};
 use crate::tui::widgets::prompt::typed_char;
 use crate::tui::widgets::textarea::TextArea;
@@ -203,7 +203,7 @@ impl LivePane {
         let Some(editing) = &mut self.editing else {
             return EventState::NotConsumed;
         };
-        match ctx.keymap.command(Context::LiveEdit, key) {
+        match ctx.keymap.command(Scope::LiveEdit, key) {
             Some(Command::SendEdit) => self.send_edit(ctx),
             Some(Command::Back) => self.editing = None,
             Some(Command::Up) => editing.area.up(),

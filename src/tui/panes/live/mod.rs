@@ -24,7 +24,7 @@ use crate::context::CallContext;
 use crate::error::ToolError;
 use crate::record::live::{Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::widgets::cursor::{Cursor, SCROLLING};
 use crate::tui::widgets::page::Page;
@@ -350,7 +350,7 @@ impl LivePane {
         let Some(text) = &mut self.prompt else {
             return EventState::NotConsumed;
         };
-        match path_prompt_key(text, key, ctx, Context::LivePrompt) {
+        match path_prompt_key(text, key, ctx, Scope::LivePrompt) {
             PromptKey::Edited | PromptKey::NotMine => {}
             PromptKey::Cancel => self.prompt = None,
             PromptKey::Accept(typed) => {
@@ -374,7 +374,7 @@ impl LivePane {
     }
 
     fn filter_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        match ctx.keymap.command(Context::LiveFilter, key) {
+        match ctx.keymap.command(Scope::LiveFilter, key) {
             Some(Command::KeepFilter) => self.filtering = false,
             Some(Command::DropFilter) => {
                 self.filtering = false;
@@ -420,7 +420,7 @@ impl Pane for LivePane {
         let state = dispatch(
             key,
             ctx,
-            self.context(),
+            self.scope(),
             &offered,
             |command, ctx| match command {
                 Command::Up
@@ -539,18 +539,18 @@ impl Pane for LivePane {
         true
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if self.editing.is_some() {
-            Context::LiveEdit
+            Scope::LiveEdit
         } else if self.prompt.is_some() {
-            Context::LivePrompt
+            Scope::LivePrompt
         } else if self.filtering {
-            Context::LiveFilter
+            Scope::LiveFilter
         } else {
             match self.focus {
-                Focus::Calls => Context::Live,
-                Focus::Detail => Context::LiveDetail,
-                Focus::References => Context::LiveReferences,
+                Focus::Calls => Scope::Live,
+                Focus::Detail => Scope::LiveDetail,
+                Focus::References => Scope::LiveReferences,
             }
         }
     }

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::{Focus, LivePane};
 use crate::record::live::{LiveCall, Status};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
@@ -123,18 +123,18 @@ impl LivePane {
     /// The filter or endpoint prompt on the last line, when open; the rest.
     fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) -> Rect {
         let theme = ui.theme;
-        let (label, text, context, accept) = if let Some(text) = &self.prompt {
+        let (label, text, scope, accept) = if let Some(text) = &self.prompt {
             (
                 "watch (empty: the newest live endpoint): ",
                 text.as_str(),
-                Context::LivePrompt,
+                Scope::LivePrompt,
                 Command::OpenLogFile,
             )
         } else if self.filtering {
             (
                 "filter (#session, tool, status): ",
                 self.filter.as_str(),
-                Context::LiveFilter,
+                Scope::LiveFilter,
                 Command::KeepFilter,
             )
         } else {
@@ -145,7 +145,7 @@ impl LivePane {
         }
         let [main, line] =
             Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
-        let key = ui.keymap.key_label(context, accept).unwrap_or_default();
+        let key = ui.keymap.key_label(scope, accept).unwrap_or_default();
         Line::from(vec![
             Span::styled(label, theme.style(Role::Prompt)),
             Span::styled(text.to_string(), theme.style(Role::Value)),
@@ -254,7 +254,7 @@ impl LivePane {
             } else if self.watch.feed.is_none() {
                 let key = ui
                     .keymap
-                    .key_label(Context::Live, Command::OpenLog)
+                    .key_label(Scope::Live, Command::OpenLog)
                     .unwrap_or_default();
                 format!(
                     "Watching nothing. {key} watches a control endpoint (a proxy's socket) or a session log; so does `structs-console watch`."
@@ -362,7 +362,7 @@ impl LivePane {
         }
         let send = ui
             .keymap
-            .key_label(Context::LiveEdit, Command::SendEdit)
+            .key_label(Scope::LiveEdit, Command::SendEdit)
             .unwrap_or_default();
         // A problem (a refusal with its reason) wraps to three rows, so it is read
         // whole; the text keeps at least two.
@@ -490,7 +490,7 @@ impl LivePane {
             .iter()
             .filter_map(|(c, word)| {
                 ui.keymap
-                    .key_label(Context::LiveDetail, *c)
+                    .key_label(Scope::LiveDetail, *c)
                     .map(|k| format!("{k} {word}"))
             })
             .collect();
@@ -550,7 +550,7 @@ impl LivePane {
         {
             let key = ui
                 .keymap
-                .key_label(Context::LiveDetail, Command::Inspect)
+                .key_label(Scope::LiveDetail, Command::Inspect)
                 .unwrap_or_default();
             lines.push(Line::from(Span::styled(
                 format!("over 25 KB: stored whole under {handle}; {key} fetches it here"),
@@ -560,7 +560,7 @@ impl LivePane {
         if self.detail.references.is_some() && !references_shown {
             let key = ui
                 .keymap
-                .key_label(Context::LiveDetail, Command::FocusNext)
+                .key_label(Scope::LiveDetail, Command::FocusNext)
                 .unwrap_or_default();
             lines.push(Line::from(Span::styled(
                 format!("the answer carries references: their tree is the next area ({key})"),

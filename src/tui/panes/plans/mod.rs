@@ -57,7 +57,7 @@ use crate::plan::file::{EXAMPLE, EXAMPLE_LABEL, FoundPlan, file_problem, plans_i
 use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
@@ -443,7 +443,7 @@ impl PlansPane {
                 if set {
                     let go = ctx
                         .keymap
-                        .key_label(Context::Plans, Command::ContinuePlan)
+                        .key_label(Scope::Plans, Command::ContinuePlan)
                         .unwrap_or_default();
                     ctx.status
                         .info(format!("breakpoint on step {label}: {go} stops before it"));
@@ -614,7 +614,7 @@ impl PlansPane {
         let Some(text) = &mut self.prompt else {
             return EventState::NotConsumed;
         };
-        match prompt::path_prompt_key(text, key, ctx, Context::PlanPrompt) {
+        match prompt::path_prompt_key(text, key, ctx, Scope::PlanPrompt) {
             PromptKey::Accept(typed) => {
                 self.prompt = None;
                 // An empty prompt opens the last file again.
@@ -681,7 +681,7 @@ impl PlansPane {
         match (&driver.job, stopped_at) {
             (_, Some(i)) => {
                 self.list.select(Some(i));
-                let key = |c| ctx.keymap.key_label(Context::Plans, c).unwrap_or_default();
+                let key = |c| ctx.keymap.key_label(Scope::Plans, c).unwrap_or_default();
                 let (go, one) = (key(Command::ContinuePlan), key(Command::StepPlan));
                 ctx.status.info(format!(
                     "breakpoint: stopped before step {} · {go} continues, {one} runs it",
@@ -713,10 +713,8 @@ impl Pane for PlansPane {
         }
         // The run moves on its own: the result tree follows it before a key acts on it.
         self.refresh_result();
-        let (context, offered) = (self.context(), self.commands());
-        dispatch(key, ctx, context, &offered, |c, ctx| {
-            self.run_command(c, ctx)
-        })
+        let (scope, offered) = (self.scope(), self.commands());
+        dispatch(key, ctx, scope, &offered, |c, ctx| self.run_command(c, ctx))
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -733,16 +731,16 @@ impl Pane for PlansPane {
         false
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if self.prompt.is_some() {
-            return Context::PlanPrompt;
+            return Scope::PlanPrompt;
         }
         if self.pick.is_some() {
-            return Context::PlanPick;
+            return Scope::PlanPick;
         }
         match (self.focus, &self.doc) {
-            (Area::Result, Doc::Plan(_)) => Context::PlanResult,
-            _ => Context::Plans,
+            (Area::Result, Doc::Plan(_)) => Scope::PlanResult,
+            _ => Scope::Plans,
         }
     }
 

@@ -424,7 +424,7 @@ impl PlansPane {
         let text = self.prompt.clone().unwrap_or_default();
         let accept = ui
             .keymap
-            .key_label(Context::PlanPrompt, Command::OpenPlanFile)
+            .key_label(Scope::PlanPrompt, Command::OpenPlanFile)
             .unwrap_or_default();
         let note = if text.is_empty() && !self.last_path.is_empty() {
             format!("   {accept} opens {} again", self.last_path)
@@ -482,7 +482,7 @@ pub(super) fn render_problems(
     );
     let open = ui
         .keymap
-        .key_label(Context::Plans, Command::OpenPlan)
+        .key_label(Scope::Plans, Command::OpenPlan)
         .unwrap_or_default();
     let block = area_block(ui, &title, true);
     let inner = block.inner(area).width;

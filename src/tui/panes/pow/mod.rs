@@ -26,7 +26,7 @@ use crate::entity::{EntityId, EntityKind};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::widgets::cursor::{ROWS, moved};
@@ -480,7 +480,7 @@ impl Pane for PowPane {
         if self.prompt.is_some() {
             let offered = self.commands();
             if let KeyCode::Char(c) = key.code
-                && ctx.keymap.command(Context::PowPrompt, key).is_none()
+                && ctx.keymap.command(Scope::PowPrompt, key).is_none()
             {
                 if let Some(text) = &mut self.prompt
                     && text.chars().count() < MAX_PROMPT_LEN
@@ -492,7 +492,7 @@ impl Pane for PowPane {
             return dispatch(
                 key,
                 ctx,
-                Context::PowPrompt,
+                Scope::PowPrompt,
                 &offered,
                 |command, ctx| match command {
                     Command::PlanJob => {
@@ -516,7 +516,7 @@ impl Pane for PowPane {
         dispatch(
             key,
             ctx,
-            Context::Pow,
+            Scope::Pow,
             &offered,
             |command, ctx| match command {
                 Command::NewJob => self.prompt = Some(String::new()),
@@ -601,11 +601,11 @@ impl Pane for PowPane {
         true
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if self.prompt.is_some() {
-            Context::PowPrompt
+            Scope::PowPrompt
         } else {
-            Context::Pow
+            Scope::Pow
         }
     }
 

@@ -25,7 +25,7 @@ use crate::record::diff::{Change, Ignore, diff};
 use crate::record::index::{Call, LogIndex};
 use crate::record::replay::{NotRerun, Replayer};
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::cursor::{Cursor, SCROLLING};
@@ -155,7 +155,7 @@ impl ReplayPane {
         let Some(text) = &mut self.prompt else {
             return EventState::NotConsumed;
         };
-        match prompt::path_prompt_key(text, key, ctx, Context::ReplayPrompt) {
+        match prompt::path_prompt_key(text, key, ctx, Scope::ReplayPrompt) {
             PromptKey::Accept(path) => {
                 self.prompt = None;
                 if path.is_empty() {
@@ -550,9 +550,9 @@ impl Pane for ReplayPane {
         if self.prompt.is_some() {
             return self.prompt_key(key, ctx);
         }
-        let context = self.context();
+        let scope = self.scope();
         let offered = self.commands();
-        dispatch(key, ctx, context, &offered, |command, ctx| match command {
+        dispatch(key, ctx, scope, &offered, |command, ctx| match command {
             Command::Up if self.focus == Focus::Detail => {
                 self.detail_scroll = self.detail_scroll.saturating_sub(1)
             }
@@ -632,13 +632,13 @@ impl Pane for ReplayPane {
         false
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         if self.prompt.is_some() {
-            return Context::ReplayPrompt;
+            return Scope::ReplayPrompt;
         }
         match self.focus {
-            Focus::Calls => Context::Replay,
-            Focus::Detail => Context::ReplayDetail,
+            Focus::Calls => Scope::Replay,
+            Focus::Detail => Scope::ReplayDetail,
         }
     }
 
@@ -692,7 +692,7 @@ impl Pane for ReplayPane {
                 Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
             let accept = ui
                 .keymap
-                .key_label(Context::ReplayPrompt, Command::OpenLogFile)
+                .key_label(Scope::ReplayPrompt, Command::OpenLogFile)
                 .unwrap_or_default();
             Line::from(vec![
                 Span::styled(" open log › ", theme.style(Role::Prompt)),
@@ -724,7 +724,7 @@ impl Pane for ReplayPane {
                         "Record one with --record FILE (headless or in the console), then press \
                          {} here and type its path, or start with: structs-console replay FILE",
                         ui.keymap
-                            .key_label(Context::Replay, Command::OpenLog)
+                            .key_label(Scope::Replay, Command::OpenLog)
                             .unwrap_or_default()
                     ),
                     theme.style(Role::Muted),

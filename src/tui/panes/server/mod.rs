@@ -38,7 +38,7 @@ use crate::core::Core;
 use crate::error::ToolError;
 use crate::mcp::client::{Remote, Which};
 use crate::tui::dispatch::{Reply, RequestId};
-use crate::tui::keymap::{Command, Context};
+use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
 use crate::tui::widgets::cursor::{Cursor, SCROLLING};
@@ -578,7 +578,7 @@ impl Pane for ServerPane {
         dispatch(
             key,
             ctx,
-            self.context(),
+            self.scope(),
             &offered,
             |command, ctx| match command {
                 command if SCROLLING.contains(&command) => self.scroll(command),
@@ -647,23 +647,23 @@ impl Pane for ServerPane {
         true
     }
 
-    fn context(&self) -> Context {
+    fn scope(&self) -> Scope {
         match (self.section, self.mode) {
-            (Section::Tools, Mode::List) => Context::ServerTools,
-            (Section::Tools, Mode::Form) => Context::ServerForm,
-            (_, Mode::Result) => Context::ServerResult,
-            (Section::Notifications | Section::Traffic, _) => Context::ServerLog,
-            (Section::Resources | Section::Prompts, Mode::Form) => Context::ServerArgs,
-            (Section::Resources, _) => Context::ServerResources,
-            (Section::Prompts, _) => Context::ServerPrompts,
-            (Section::Log, _) => Context::ServerLogging,
-            (Section::Requests, Mode::Form) => Context::ServerElicit,
-            (Section::Requests, Mode::Input) => Context::ServerReply,
-            (Section::Requests, _) => Context::ServerRequests,
-            (Section::Roots, Mode::Input) => Context::ServerRootInput,
-            (Section::Roots, _) => Context::ServerRoots,
-            (Section::History, _) => Context::ServerHistory,
-            (Section::Tools, Mode::Input) => Context::ServerTools,
+            (Section::Tools, Mode::List) => Scope::ServerTools,
+            (Section::Tools, Mode::Form) => Scope::ServerForm,
+            (_, Mode::Result) => Scope::ServerResult,
+            (Section::Notifications | Section::Traffic, _) => Scope::ServerLog,
+            (Section::Resources | Section::Prompts, Mode::Form) => Scope::ServerArgs,
+            (Section::Resources, _) => Scope::ServerResources,
+            (Section::Prompts, _) => Scope::ServerPrompts,
+            (Section::Log, _) => Scope::ServerLogging,
+            (Section::Requests, Mode::Form) => Scope::ServerElicit,
+            (Section::Requests, Mode::Input) => Scope::ServerReply,
+            (Section::Requests, _) => Scope::ServerRequests,
+            (Section::Roots, Mode::Input) => Scope::ServerRootInput,
+            (Section::Roots, _) => Scope::ServerRoots,
+            (Section::History, _) => Scope::ServerHistory,
+            (Section::Tools, Mode::Input) => Scope::ServerTools,
         }
     }
 
