@@ -5,7 +5,7 @@
 //! the source dialog) or else to the pane on show, and the global keys get what the
 //! pane leaves. A tool call's reply goes to the pane (or layer) that made it. What a
 //! pane asks beyond itself (open a plan, show a call in Replay, start a proof-of-work
-//! job) it pushes as an [`Event`], which [`App::route`] carries out.
+//! job) it pushes as an `Event`, which `App::route` carries out.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -49,6 +49,20 @@ pub const MIN_HEIGHT: u16 = 8;
 
 /// How long [`App::settle`] waits for any one tool result before giving up.
 const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The order the panes take in what came without a key. The Server tab comes last:
+/// its notice that the server asks something shows once, so nothing may write the
+/// status line after it.
+const POLLED: [Tab; 8] = [
+    Tab::Entities,
+    Tab::Handles,
+    Tab::Plans,
+    Tab::Pow,
+    Tab::Docs,
+    Tab::Replay,
+    Tab::Live,
+    Tab::Server,
+];
 
 /// What is drawn over the tabs and takes every key while it is up; the stack's last
 /// is on top.
@@ -482,7 +496,7 @@ impl App {
             self.apply(&reply);
             any = true;
         }
-        for tab in Tab::ALL {
+        for tab in POLLED {
             let mut ctx = self.desk.lend(Owner::Pane(tab));
             any |= self.panes.of(tab).poll(&mut ctx);
         }

@@ -739,7 +739,7 @@ mod tests {
     }
 
     #[test]
-    fn a_command_has_one_hint_per_context() {
+    fn a_command_has_one_hint_per_scope() {
         // The hint bar reads a command's label from its first row in the scope; a
         // second row saying otherwise would be a label no one sees.
         let keymap = Keymap::standard();

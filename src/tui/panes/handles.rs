@@ -749,7 +749,7 @@ impl Pane for HandlesPane {
         match self.focus {
             Area::List => {
                 if self.rows().len() > 1 {
-                    out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+                    out.extend(ROWS);
                 }
                 if self.selected_row().is_some() {
                     out.push(Command::Inspect);

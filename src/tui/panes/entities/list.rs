@@ -244,7 +244,6 @@ impl EntityList {
         self.request(query, ctx);
     }
 
-    /// Moves the selection by `delta` rows, staying on the page.
     /// Moves the selection by a scrolling command.
     pub fn scroll(&mut self, command: Command) {
         let len = self.page().map_or(0, |p| p.rows.len());

@@ -149,7 +149,7 @@ impl LivePane {
     }
 
     /// Waits for an endpoint to answer in the default folder, and watches the newest
-    /// once one does (looked for on each update, every [`LOOK_EVERY`] at most). When
+    /// once one does (looked for on each update, every `LOOK_EVERY` at most). When
     /// it ends, the next one is waited for, its calls added to those seen (an agent
     /// run again is another session).
     pub fn watch_newest(&mut self) {

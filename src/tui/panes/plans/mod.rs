@@ -759,7 +759,7 @@ impl Pane for PlansPane {
         if let Some(pick) = &self.pick {
             let mut out = Vec::new();
             if pick.plans.len() > 1 {
-                out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+                out.extend(ROWS);
             }
             out.extend([Command::OpenPlanCall, Command::Close]);
             return out;
@@ -800,7 +800,7 @@ impl Pane for PlansPane {
             }
         }
         if self.focus == Area::Steps && self.step_count() > 1 {
-            out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+            out.extend(ROWS);
         }
         out.extend([Command::FocusNext, Command::FocusPrev]);
         out

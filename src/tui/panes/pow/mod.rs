@@ -619,7 +619,7 @@ impl Pane for PowPane {
         }
         let mut out = vec![Command::NewJob];
         if self.jobs.len() > 1 {
-            out.extend([Command::Up, Command::Down, Command::Top, Command::Bottom]);
+            out.extend(ROWS);
         }
         match self.selected().map(|j| &j.state) {
             Some(State::Planning | State::Waiting | State::Running) => out.push(Command::CancelJob),

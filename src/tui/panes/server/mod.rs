@@ -41,7 +41,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::{Cursor, SCROLLING};
+use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING};
 
 mod browse;
 mod content;
@@ -675,7 +675,7 @@ impl Pane for ServerPane {
         let typing = [Command::EraseChar, Command::ClearText, Command::Back];
         let mut commands = match (self.section, self.mode) {
             (Section::Tools, Mode::List) => {
-                let mut c = vec![Command::Up, Command::Down, Command::Top, Command::Bottom];
+                let mut c = ROWS.to_vec();
                 if !self.tools.is_empty() {
                     c.push(Command::OpenForm);
                 }

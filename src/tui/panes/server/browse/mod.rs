@@ -471,7 +471,7 @@ impl Browse {
             Target::Prompt { name } => CompleteRef::Prompt(name.clone()),
             Target::Template { uri_template, .. } => CompleteRef::Template(uri_template.clone()),
         };
-        let scope: serde_json::Map<String, Value> = form
+        let context: serde_json::Map<String, Value> = form
             .fields
             .iter()
             .enumerate()
@@ -481,7 +481,7 @@ impl Browse {
         let (argument, text, field) = (f.name.clone(), f.text.clone(), form.field);
         let r = remote.clone();
         let id = ctx.dispatcher.spawn_task(async move {
-            r.complete(&what, &argument, &text, Some(Value::Object(scope)))
+            r.complete(&what, &argument, &text, Some(Value::Object(context)))
                 .await
         });
         form.asked.insert(field, id);
