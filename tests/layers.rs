@@ -5,7 +5,8 @@
 //! Below the top level, two rooms rules hold: no console tab (`src/tui/panes/X`) uses
 //! another tab, and none of the four MCP rooms (`src/mcp/{server,client,proxy,control}`)
 //! uses another room's modules (only the items at a room's root, its public face);
-//! `src/mcp/wire` uses no room at all.
+//! `src/mcp/wire` uses no room at all. No two modules of one folder import each other,
+//! directly or around a loop.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -445,4 +446,121 @@ fn the_rooms_rule_catches_a_tab_using_a_tab_and_a_room_reaching_into_a_room() {
         ),
         vec!["wire uses the server room"]
     );
+}
+
+/// The import circles among sibling modules: for each folder, its modules (files and
+/// subfolders) that reach each other through `crate::`, `super::` or `self::` paths,
+/// directly or around a loop. Each circle is the folder and its modules, sorted.
+fn sibling_circles(src: &Path) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let is_module = |path: &[String]| {
+        let dir = path.iter().fold(src.to_path_buf(), |p, s| p.join(s));
+        dir.is_dir() || dir.with_extension("rs").is_file()
+    };
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    // folder -> module -> the sibling modules it uses
+    let mut graphs: BTreeMap<Vec<String>, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    for path in files {
+        let rel = path.strip_prefix(src).expect("under src");
+        let mut here = module_path(rel);
+        if here == ["lib"] || here == ["main"] {
+            here.clear();
+        }
+        let text = std::fs::read_to_string(&path).expect("read a source file");
+        for used in paths_used(&here, &text) {
+            // The longest prefix that names a module.
+            let Some(n) = (1..=used.len()).rev().find(|&n| is_module(&used[..n])) else {
+                continue;
+            };
+            let target = &used[..n];
+            let k = here.iter().zip(target).take_while(|(a, b)| a == b).count();
+            if k < here.len() && k < target.len() {
+                graphs
+                    .entry(here[..k].to_vec())
+                    .or_default()
+                    .entry(here[k].clone())
+                    .or_default()
+                    .insert(target[k].clone());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (folder, graph) in graphs {
+        // A module is in a circle when it reaches itself; the circle is every module
+        // that it reaches and that reaches it.
+        let reach = |from: &String| {
+            let mut seen = BTreeSet::new();
+            let mut todo = vec![from.clone()];
+            while let Some(m) = todo.pop() {
+                for next in graph.get(&m).into_iter().flatten() {
+                    if seen.insert(next.clone()) {
+                        todo.push(next.clone());
+                    }
+                }
+            }
+            seen
+        };
+        let mut circles = BTreeSet::new();
+        for m in graph.keys() {
+            let from_m = reach(m);
+            if from_m.contains(m) {
+                let circle: Vec<String> = from_m
+                    .iter()
+                    .filter(|o| reach(o).contains(m))
+                    .cloned()
+                    .collect();
+                circles.insert(circle);
+            }
+        }
+        for circle in circles {
+            let folder = if folder.is_empty() {
+                "crate".to_string()
+            } else {
+                folder.join("::")
+            };
+            out.push(format!("{folder}: {}", circle.join(" <-> ")));
+        }
+    }
+    out
+}
+
+/// `LAYERS_SRC=DIR` counts the circles of another tree's `src` (an older checkout, to
+/// compare), printing them; the assertion is about this one.
+#[test]
+fn no_two_sibling_modules_import_each_other() {
+    if let Some(other) = std::env::var_os("LAYERS_SRC") {
+        let circles = sibling_circles(Path::new(&other));
+        println!(
+            "{}: {} import circles\n{}",
+            Path::new(&other).display(),
+            circles.len(),
+            circles.join("\n")
+        );
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let circles = sibling_circles(&src);
+    println!("import circles among sibling modules: {}", circles.len());
+    assert!(
+        circles.is_empty(),
+        "import circles:\n{}",
+        circles.join("\n")
+    );
+}
+
+#[test]
+fn the_circle_rule_finds_a_circle() {
+    let dir = std::env::temp_dir().join(format!("structs-layers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("a")).expect("a folder");
+    let write = |p: &str, text: &str| std::fs::write(dir.join(p), text).expect("a file");
+    write("lib.rs", "mod a;");
+    write("a/mod.rs", "mod x; mod y; mod z;");
+    write("a/x.rs", "use super::y::Y;");
+    write("a/y.rs", "use crate::a::{z::Z};");
+    write("a/z.rs", "fn f() { super::x::f() }");
+    assert_eq!(sibling_circles(&dir), vec!["a: x <-> y <-> z"]);
+    write("a/z.rs", "");
+    assert!(sibling_circles(&dir).is_empty());
+    let _ = std::fs::remove_dir_all(&dir);
 }
