@@ -21,17 +21,28 @@ pub(crate) const ROWS: [Command; 4] = [Command::Up, Command::Down, Command::Top,
 /// empty list. Lists drawn with ratatui's own state (which keeps the first row on
 /// show itself) move with this; the others keep a [`Cursor`].
 pub(crate) fn moved(command: Command, at: usize, len: usize, page: usize) -> Option<usize> {
-    let page = page.max(1);
-    let row = match command {
-        Command::Up => at.saturating_sub(1),
-        Command::Down => at.saturating_add(1),
-        Command::PrevPage => at.saturating_sub(page),
-        Command::NextPage => at.saturating_add(page),
-        Command::Top => 0,
-        Command::Bottom => usize::MAX,
+    let page = isize::try_from(page.max(1)).unwrap_or(isize::MAX);
+    let delta = match command {
+        Command::Up => -1,
+        Command::Down => 1,
+        Command::PrevPage => -page,
+        Command::NextPage => page,
+        Command::Top => isize::MIN,
+        Command::Bottom => isize::MAX,
         _ => return None,
     };
-    (len > 0).then(|| row.min(len - 1))
+    (len > 0).then(|| step(at, delta, len))
+}
+
+/// A selection `at` moved by `delta` rows in a list of `len`, kept inside it (0 in an
+/// empty list). The lists whose moves come as a number of rows (the Server tab's forms
+/// and sections) take it directly.
+pub(crate) fn step(at: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        at.saturating_add_signed(delta).min(len - 1)
+    }
 }
 
 /// A selection in a list of rows and the first row on show. Every list the console

@@ -41,7 +41,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING};
+use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING, step};
 
 mod browse;
 mod content;
@@ -803,15 +803,6 @@ pub(super) fn since(wall: WallClock, start: chrono::DateTime<chrono::Utc>) -> Du
 
 fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
     e.to_json(&ctx.dispatcher.timestamp())
-}
-
-/// A selection `at` moved by `delta` in a list of `len`, kept inside it.
-fn step(at: usize, delta: isize, len: usize) -> usize {
-    if len == 0 {
-        0
-    } else {
-        at.saturating_add_signed(delta).min(len - 1)
-    }
 }
 
 #[cfg(test)]

@@ -16,13 +16,14 @@ use serde_json::Value;
 use super::content::wrap_line;
 use super::form::{Field, form_arguments, form_fields};
 use super::render::{Rows, field_row, name_width};
-use super::{Mode, Section, step};
+use super::{Mode, Section};
 use crate::mcp::client::{AskKind, LOG_LEVELS, Remote, Reply as Answer, RootDir, Which};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::step;
 use crate::tui::widgets::text::{SELECTED_MARK, fit};
 
 /// How many log messages the Log section keeps (the newest).

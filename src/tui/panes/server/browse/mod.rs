@@ -10,12 +10,13 @@ use serde_json::{Value, json};
 
 use super::content::{contents_lines, expand, prompt_lines, template_vars};
 use super::form::{Field, Kind, form_arguments};
-use super::{Mode, Section, step};
+use super::{Mode, Section};
 use crate::mcp::client::{CompleteRef, Remote};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
 use crate::tui::pane::Ctx;
 use crate::tui::theme::Role;
+use crate::tui::widgets::cursor::step;
 
 mod render;
 
