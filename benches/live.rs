@@ -61,7 +61,7 @@ fn lines(calls: u64) -> Vec<Vec<u8>> {
         r.response(
             call,
             "structs_query_player",
-            &Ok(answer(i)),
+            Ok(&answer(i)),
             Duration::from_micros(900),
             &info(),
         );
@@ -182,7 +182,7 @@ fn main() {
             r.response(
                 call,
                 "structs_query_player",
-                &Ok(answer(i)),
+                Ok(&answer(i)),
                 Duration::from_micros(900),
                 &info(),
             );

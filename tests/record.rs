@@ -246,7 +246,7 @@ fn a_call_whose_secret_the_log_does_not_hold_is_not_run_again() {
     r.response(
         call,
         tool,
-        &Ok(json!({"txhash": "AB"})),
+        Ok(&json!({"txhash": "AB"})),
         Duration::ZERO,
         &info,
     );

@@ -35,18 +35,9 @@ impl Recorded {
         args: Value,
         ctx: CallContext,
     ) -> Result<Value, ToolError> {
-        let Some(recorder) = &self.recorder else {
-            return self.core.call_with(tool, args, ctx).await;
-        };
-        let started = Instant::now();
-        let call = recorder.request(tool, &args, &self.core.status());
-        let result = self.core.call_with(tool, args, ctx).await;
-        let outcome = match &result {
-            Ok(v) => Ok(v.clone()),
-            Err(e) => Err(e.to_json(&self.core.timestamp())),
-        };
-        recorder.response(call, tool, &outcome, started.elapsed(), &self.core.status());
-        result
+        call_recorded(&self.core, self.recorder.as_deref(), tool, args, ctx)
+            .await
+            .map_err(|(error, _)| error)
     }
 
     /// Calls `tool` and records the call; a failure is the error's wire object, the
@@ -57,20 +48,9 @@ impl Recorded {
         args: Value,
         ctx: CallContext,
     ) -> Result<Value, Value> {
-        let started = Instant::now();
-        let call = self
-            .recorder
-            .as_ref()
-            .map(|r| r.request(tool, &args, &self.core.status()));
-        let result = self
-            .core
-            .call_with(tool, args, ctx)
+        call_recorded(&self.core, self.recorder.as_deref(), tool, args, ctx)
             .await
-            .map_err(|e| e.to_json(&self.core.timestamp()));
-        if let (Some(r), Some(call)) = (&self.recorder, call) {
-            r.response(call, tool, &result, started.elapsed(), &self.core.status());
-        }
-        result
+            .map_err(|(_, wire)| wire)
     }
 
     /// The source's name, height and clock, for headers and records.
@@ -82,6 +62,29 @@ impl Recorded {
     pub fn timestamp(&self) -> String {
         self.core.timestamp()
     }
+}
+
+/// Calls `tool` on `core` and, when there is a recorder, writes the request and the
+/// answer to it. A failure comes back as the tool's error and as its wire object, the
+/// one the log holds, so that whoever answers with it answers what was recorded.
+pub async fn call_recorded(
+    core: &Core,
+    recorder: Option<&Recorder>,
+    tool: &str,
+    args: Value,
+    ctx: CallContext,
+) -> Result<Value, (ToolError, Value)> {
+    let started = Instant::now();
+    let call = recorder.map(|r| r.request(tool, &args, &core.status()));
+    let result = core.call_with(tool, args, ctx).await.map_err(|error| {
+        let wire = error.to_json(&core.timestamp());
+        (error, wire)
+    });
+    if let (Some(r), Some(call)) = (recorder, call) {
+        let outcome = result.as_ref().map_err(|(_, wire)| wire);
+        r.response(call, tool, outcome, started.elapsed(), &core.status());
+    }
+    result
 }
 
 /// A plan's steps call through the recorder like any other call.

@@ -542,11 +542,11 @@ mod tests {
         assert_eq!((calls[0].session, calls[1].session), (1, 2));
 
         let error = json!({"error": {"code": "RATE_LIMIT_EXCEEDED", "message": "slow down"}});
-        b.response(two, "fails", &Err(error), Duration::from_millis(2), &info());
+        b.response(two, "fails", Err(&error), Duration::from_millis(2), &info());
         a.response(
             one,
             "slow",
-            &Ok(json!({"done": true})),
+            Ok(&json!({"done": true})),
             Duration::from_millis(5),
             &info(),
         );

@@ -38,7 +38,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::source::SourceInfo;
-pub use call::Recorded;
+pub use call::{Recorded, call_recorded};
 pub use feed::Feed;
 
 /// The log format's version, in every line.
@@ -215,7 +215,7 @@ impl Recorder {
         &self,
         call: u64,
         tool: &str,
-        outcome: &Result<Value, Value>,
+        outcome: Result<&Value, &Value>,
         took: Duration,
         source: &SourceInfo,
     ) {
@@ -228,7 +228,7 @@ impl Recorder {
         &self,
         call: u64,
         tool: &str,
-        outcome: &Result<Value, Value>,
+        outcome: Result<&Value, &Value>,
         took: Duration,
         source: &SourceInfo,
         injected: Option<&str>,
@@ -599,7 +599,7 @@ mod tests {
         r.response(
             call,
             "structs_query_entity",
-            &Ok(json!({"id": "1-1"})),
+            Ok(&json!({"id": "1-1"})),
             Duration::from_micros(1500),
             &info(),
         );
@@ -607,7 +607,7 @@ mod tests {
         r.response(
             call2,
             "structs_query_entity",
-            &Err(json!({"error": {"code": "VALIDATION_INVALID_FORMAT"}})),
+            Err(&json!({"error": {"code": "VALIDATION_INVALID_FORMAT"}})),
             Duration::ZERO,
             &info(),
         );
@@ -655,7 +655,7 @@ mod tests {
             paused: false,
         };
         let call = r.request("add", &json!({"a": 1}), &tap);
-        r.response(call, "add", &Ok(json!({"sum": 2})), Duration::ZERO, &tap);
+        r.response(call, "add", Ok(&json!({"sum": 2})), Duration::ZERO, &tap);
         let (entries, problems) = read(&path);
         assert!(problems.is_empty(), "{problems:?}");
         assert_eq!(entries.len(), 2);
@@ -681,7 +681,7 @@ mod tests {
         r.response(
             call,
             "structs_action_submit_transaction",
-            &Ok(json!({"txhash": "AB"})),
+            Ok(&json!({"txhash": "AB"})),
             Duration::ZERO,
             &info(),
         );
@@ -740,7 +740,7 @@ mod tests {
         r.response(
             call,
             "structs_list_players",
-            &Ok(json!({})),
+            Ok(&json!({})),
             Duration::ZERO,
             &info(),
         );

@@ -92,7 +92,7 @@ impl Tap {
                 recorder.response_injected(
                     p.call,
                     &p.tool,
-                    &Err(error),
+                    Err(&error),
                     p.started.elapsed(),
                     &self.source,
                     p.note.as_deref(),
@@ -143,7 +143,7 @@ impl Tap {
                     recorder.response_injected(
                         p.call,
                         &p.tool,
-                        &outcome,
+                        outcome.as_ref(),
                         p.started.elapsed(),
                         &self.source,
                         injected.or(p.note.as_deref()),
@@ -181,7 +181,7 @@ impl Tap {
             recorder.response_injected(
                 p.call,
                 &p.tool,
-                &Err(error),
+                Err(&error),
                 p.started.elapsed(),
                 &self.source,
                 Some(

@@ -356,8 +356,9 @@ impl McpServer {
             Some(_) => ctx,
             None => ctx.with_work(self.work.clone()),
         };
-        let calls = crate::record::Recorded::new(self.core.clone(), self.recorder.clone());
-        match calls.call_wire(name, args, ctx).await {
+        let recorder = self.recorder.as_deref();
+        let answer = crate::record::call_recorded(&self.core, recorder, name, args, ctx).await;
+        match answer.map_err(|(_, wire)| wire) {
             Ok(value) => {
                 let link = handle_link(&value);
                 let mut result = CallToolResult::structured(value);

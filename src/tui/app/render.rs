@@ -78,8 +78,8 @@ impl App {
         }
         self.events.render(log, buf, &ui);
         let info = self.core.status();
-        for layer in self.layers.clone() {
-            match layer {
+        for at in 0..self.layers.len() {
+            match self.layers[at] {
                 Layer::Source => {
                     let ui = Ui {
                         theme: &self.theme,
