@@ -1,7 +1,7 @@
-//! Tool calls off the draw loop: each call runs as a task on the tokio runtime and
-//! its result comes back over a channel, tagged with the id the call was given. The
-//! console never waits on the core; it applies whatever results have arrived before
-//! each frame.
+//! Tool calls off the draw loop: each call runs as a task on the tokio runtime,
+//! through the recorder, and its result comes back over a channel tagged with the id
+//! the call was given and the owner who made it. The console never waits on the core;
+//! it applies whatever results have arrived before each frame.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
