@@ -43,6 +43,9 @@ pub struct CallContext {
     work: Option<Arc<ClientWork>>,
     /// Where the call's log messages go; `None` drops them.
     log: Option<log::LogSink>,
+    /// True for a stateless (2026-07-28) request over HTTP: nothing of the caller
+    /// outlives the request, so what needs a session (a subscription) is refused.
+    sessionless: bool,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -233,6 +236,7 @@ impl CallContext {
             handles: None,
             work: None,
             log: None,
+            sessionless: self.sessionless,
         }
     }
 
@@ -246,6 +250,7 @@ impl CallContext {
             handles: self.handles.clone(),
             work: self.work.clone(),
             log: self.log.clone(),
+            sessionless: self.sessionless,
         }
     }
 
@@ -261,6 +266,17 @@ impl CallContext {
         if let Some(sink) = &self.log {
             sink(level, logger, data);
         }
+    }
+
+    /// Marks the call as one with no session behind it (a stateless request).
+    pub fn without_session(mut self) -> Self {
+        self.sessionless = true;
+        self
+    }
+
+    /// False for a stateless request, whose caller has nothing that outlives it.
+    pub fn has_session(&self) -> bool {
+        !self.sessionless
     }
 
     /// The client the call comes from counts its running work here.

@@ -74,10 +74,19 @@ pub fn register(registry: &mut Registry) {
     );
 }
 
-fn mine(env: &Env) -> std::sync::Arc<Subscriptions> {
-    CallContext::current()
-        .subscriptions()
-        .unwrap_or_else(|| env.subscriptions())
+/// The caller's subscriptions; a stateless request has none to keep them in.
+fn mine(env: &Env) -> Result<std::sync::Arc<Subscriptions>, ToolError> {
+    let ctx = CallContext::current();
+    if !ctx.has_session() {
+        return Err(ToolError::new(
+            ErrorCode::ValidationRequirementsNotMet,
+            "a stateless (2026-07-28) request has no session to keep a subscription in; \
+             open subscriptions/listen with resourceSubscriptions [\"structs://entities/{id}\"] \
+             and read the updates on that stream",
+        )
+        .with_extra("use", json!("subscriptions/listen")));
+    }
+    Ok(ctx.subscriptions().unwrap_or_else(|| env.subscriptions()))
 }
 
 async fn subscribe(env: Env, args: Value) -> Result<Value, ToolError> {
@@ -95,7 +104,7 @@ async fn subscribe(env: Env, args: Value) -> Result<Value, ToolError> {
             ),
         ));
     }
-    let sub = mine(&env).subscribe(id, env.timestamp(), "tool")?;
+    let sub = mine(&env)?.subscribe(id, env.timestamp(), "tool")?;
     let mut v = serde_json::to_value(&sub).unwrap_or_default();
     v["status"] = json!("active");
     v["message"] = json!(format!(
@@ -107,7 +116,7 @@ async fn subscribe(env: Env, args: Value) -> Result<Value, ToolError> {
 
 async fn unsubscribe(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = args["subscription_id"].as_str().unwrap_or_default();
-    let sub = mine(&env).unsubscribe(id)?;
+    let sub = mine(&env)?.unsubscribe(id)?;
     Ok(json!({
         "subscription_id": sub.subscription_id,
         "entity_id": sub.entity_id,
@@ -117,7 +126,7 @@ async fn unsubscribe(env: Env, args: Value) -> Result<Value, ToolError> {
 }
 
 async fn list(env: Env, _args: Value) -> Result<Value, ToolError> {
-    let subs = mine(&env).list();
+    let subs = mine(&env)?.list();
     Ok(json!({
         "subscriptions": subs,
         "total": subs.len(),

@@ -248,6 +248,9 @@ pub(super) struct Shared {
     pub roots: Mutex<Vec<RootDir>>,
     pub answers: Answers,
     pub protocol: ProtocolVersion,
+    /// The log level asked of a 2026-07-28 server: sent in every request's `_meta`,
+    /// the revision's replacement for `logging/setLevel`.
+    pub log_level: Mutex<Option<String>>,
 }
 
 /// The client side's handler.
@@ -547,6 +550,7 @@ mod tests {
             roots: Mutex::new(Vec::new()),
             answers: Answers::Operator,
             protocol: ProtocolVersion::V_2025_06_18,
+            log_level: Mutex::new(None),
         });
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let (server_reads, mut server_writes) = tokio::io::split(theirs);

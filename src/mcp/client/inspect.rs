@@ -24,6 +24,9 @@ use crate::error::{ErrorCode, ToolError};
 /// end would otherwise be read for ever).
 pub const MAX_PAGES: usize = 100;
 
+/// Where a 2026-07-28 request asks for log messages at a level.
+const LOG_LEVEL_META: &str = "io.modelcontextprotocol/logLevel";
+
 /// The log levels of `logging/setLevel`, least severe first.
 pub const LOG_LEVELS: [&str; 8] = [
     "debug",
@@ -97,6 +100,15 @@ impl Remote {
                 ));
             }
         };
+        let mut params = params;
+        if let Some(level) = lock(&self.shared.log_level).clone()
+            && let Some(object) = params.as_object_mut()
+        {
+            let meta = object.entry("_meta").or_insert_with(|| json!({}));
+            if let Some(meta) = meta.as_object_mut() {
+                meta.insert(LOG_LEVEL_META.into(), json!(level));
+            }
+        }
         let request: ClientRequest =
             serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
                 ToolError::field(
@@ -271,6 +283,11 @@ impl Remote {
                 format!("{level:?} is not one of {}", LOG_LEVELS.join(", ")),
             ));
         }
+        // 2026-07-28 has no session to keep a level in: every request asks for its own.
+        if self.protocol_version().as_str() >= "2026-07-28" {
+            *lock(&self.shared.log_level) = Some(level.to_string());
+            return Ok(json!({}));
+        }
         self.request(
             "logging/setLevel",
             json!({"level": level}),
@@ -285,6 +302,13 @@ impl Remote {
     ///
     /// As [`Remote::request`].
     pub async fn ping(&self) -> Result<Value, ToolError> {
+        // 2026-07-28 removed `ping`: any request shows the server is there, and
+        // `server/discover` is the one that does nothing else.
+        if self.protocol_version().as_str() >= "2026-07-28" {
+            self.request("server/discover", json!({}), CallContext::new())
+                .await?;
+            return Ok(json!({}));
+        }
         self.request("ping", json!({}), CallContext::new()).await
     }
 

@@ -272,6 +272,7 @@ impl Remote {
                 roots: Mutex::new(options.roots.clone()),
                 answers: options.answers.clone(),
                 protocol: version,
+                log_level: Mutex::new(None),
             });
             let listener = Listener {
                 shared: shared.clone(),

@@ -123,6 +123,7 @@ impl HttpServer {
                 }
             });
         }
+        let server = server.serving_http();
         let service =
             StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
         let app = axum::Router::new()

@@ -46,6 +46,8 @@ struct State {
     dropped: u64,
     /// The queue to the task that sends to the client; started with the first peer.
     sender: Option<mpsc::UnboundedSender<LoggingMessageNotificationParam>>,
+    /// That task.
+    task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl ClientLog {
@@ -57,6 +59,7 @@ impl ClientLog {
                 refilled: Instant::now(),
                 dropped: 0,
                 sender: None,
+                task: None,
             }),
             recorder,
         })
@@ -82,7 +85,7 @@ impl ClientLog {
         }
         let (tx, mut rx) = mpsc::unbounded_channel::<LoggingMessageNotificationParam>();
         let recorder = self.recorder.clone();
-        tokio::spawn(async move {
+        s.task = Some(tokio::spawn(async move {
             while let Some(param) = rx.recv().await {
                 if let Some(r) = &recorder {
                     r.notification(
@@ -95,8 +98,21 @@ impl ClientLog {
                     return;
                 }
             }
-        });
+        }));
         s.sender = Some(tx);
+    }
+
+    /// Sends what is queued and stops: for one request's log, whose messages go out on
+    /// its stream before its answer. Waits at most 2 s.
+    pub async fn drain(&self) {
+        let task = {
+            let mut s = self.lock();
+            s.sender = None;
+            s.task.take()
+        };
+        if let Some(task) = task {
+            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), task).await;
+        }
     }
 
     /// Sends a message if the client's level lets it through and the throttle has

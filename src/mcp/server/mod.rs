@@ -9,6 +9,7 @@ pub mod http;
 pub mod logging;
 pub mod prompts;
 pub mod sessions;
+pub mod stateless;
 pub mod stdio;
 pub mod strict;
 
@@ -71,6 +72,8 @@ pub struct McpServer {
     prompt_watcher: Arc<Watcher>,
     /// This client's log level, throttle and `notifications/message` sender.
     log: Arc<logging::ClientLog>,
+    /// Where a stateless (2026-07-28) request's state lives.
+    scope: stateless::Scope,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -101,6 +104,7 @@ impl McpServer {
             recorder: None,
             prompt_watcher: Arc::new(Watcher::default()),
             log: logging::ClientLog::new(None),
+            scope: stateless::Scope::Connection,
         }
     }
 
@@ -120,6 +124,47 @@ impl McpServer {
             prompts: self.prompts.clone(),
             prompt_watcher: Arc::new(Watcher::default()),
             log: logging::ClientLog::new(recorder),
+            scope: self.scope.clone(),
+        }
+    }
+
+    /// The server as HTTP serves it: a stateless request keeps nothing of its caller
+    /// past its answer, and every stateless request is recorded in one session of the
+    /// log. Call once, before [`McpServer::for_new_client`] makes the sessions.
+    pub fn serving_http(mut self) -> McpServer {
+        let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
+        self.scope = stateless::Scope::Shared { recorder };
+        self
+    }
+
+    /// Whose state `context`'s request uses: its session's, or for a stateless request
+    /// over HTTP its own (see [`stateless`]). A stateless request logs only at the level
+    /// its `_meta` asks for.
+    fn caller(&self, context: &RequestContext<RoleServer>) -> stateless::Caller {
+        if !stateless::is_stateless(context) {
+            self.log.connect(context.peer.clone());
+            return stateless::Caller {
+                handles: Some(self.handles.clone()),
+                subscriptions: self.subscriptions.clone(),
+                work: self.work.clone(),
+                recorder: self.recorder.clone(),
+                log: Some(self.log.clone()),
+                sessionless: false,
+            };
+        }
+        match &self.scope {
+            stateless::Scope::Shared { recorder } => stateless::Caller::sessionless(
+                recorder.clone(),
+                stateless::request_log(context, recorder.clone()),
+            ),
+            stateless::Scope::Connection => stateless::Caller {
+                handles: Some(self.handles.clone()),
+                subscriptions: self.subscriptions.clone(),
+                work: self.work.clone(),
+                recorder: self.recorder.clone(),
+                log: stateless::request_log(context, self.recorder.clone()),
+                sessionless: false,
+            },
         }
     }
 
@@ -336,14 +381,14 @@ impl McpServer {
         self.call_with(name, arguments, CallContext::new()).await
     }
 
-    /// [`McpServer::call`] with a context (progress and cancellation).
+    /// [`McpServer::call`] with a context (progress and cancellation), as this
+    /// server's session client.
     pub async fn call_with(
         &self,
         name: &str,
         arguments: Option<serde_json::Map<String, Value>>,
         ctx: CallContext,
     ) -> CallToolResult {
-        let args = arguments.map_or(Value::Null, Value::Object);
         let ctx = match ctx.subscriptions() {
             Some(_) => ctx,
             None => ctx.with_subscriptions(self.subscriptions.clone()),
@@ -356,7 +401,42 @@ impl McpServer {
             Some(_) => ctx,
             None => ctx.with_work(self.work.clone()),
         };
-        let recorder = self.recorder.as_deref();
+        self.call_recorded(self.recorder.as_deref(), name, arguments, ctx)
+            .await
+    }
+
+    /// One call as `caller` makes it: its subscriptions, handles, work and log.
+    async fn call_as(
+        &self,
+        caller: &stateless::Caller,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        mut ctx: CallContext,
+    ) -> CallToolResult {
+        ctx = ctx
+            .with_subscriptions(caller.subscriptions.clone())
+            .with_work(caller.work.clone());
+        if let Some(handles) = &caller.handles {
+            ctx = ctx.with_handles(handles.clone());
+        }
+        if let Some(log) = &caller.log {
+            ctx = ctx.with_log(log.sink());
+        }
+        if caller.sessionless {
+            ctx = ctx.without_session();
+        }
+        self.call_recorded(caller.recorder.as_deref(), name, arguments, ctx)
+            .await
+    }
+
+    async fn call_recorded(
+        &self,
+        recorder: Option<&crate::record::Recorder>,
+        name: &str,
+        arguments: Option<serde_json::Map<String, Value>>,
+        ctx: CallContext,
+    ) -> CallToolResult {
+        let args = arguments.map_or(Value::Null, Value::Object);
         let answer = crate::record::call_recorded(&self.core, recorder, name, args, ctx).await;
         match answer.map_err(|(_, wire)| wire) {
             Ok(value) => {
@@ -463,6 +543,23 @@ fn listed(spec: &ToolSpec) -> (Tool, bool) {
     (tool, follows)
 }
 
+/// A refused `resources/read` names the resource in its data (`data.uri`, SEP-2164),
+/// beside the project's error object.
+fn with_uri(mut error: McpError, uri: &str) -> McpError {
+    let mut data = match error.data.take() {
+        Some(Value::Object(map)) => map,
+        Some(other) => {
+            let mut map = serde_json::Map::new();
+            map.insert("detail".into(), other);
+            map
+        }
+        None => serde_json::Map::new(),
+    };
+    data.insert("uri".into(), Value::String(uri.to_string()));
+    error.data = Some(Value::Object(data));
+    error
+}
+
 /// The MIME type reference docs are served with.
 const DOC_MIME_TYPE: &str = "text/markdown";
 
@@ -512,22 +609,29 @@ impl ServerHandler for McpServer {
         .with_instructions(INSTRUCTIONS)
     }
 
-    /// The protocol versions with a session (`initialize`): subscriptions, the handle
-    /// list and the log's session belong to one client's session, which the stateless
-    /// 2026-07-28 protocol does not have. A newer client negotiates down to these.
+    /// Every revision rmcp knows: the ones with a session (`initialize`) and the
+    /// stateless 2026-07-28, told apart per request by its `_meta`.
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [ProtocolVersion]> {
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(
-            &ProtocolVersion::LATEST_WITH_INITIALIZE,
-        ))
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::V_2026_07_28))
     }
 
     async fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         strict::no_cursor("tools/list", request.as_ref())?;
-        Ok(ListToolsResult::with_all_items(self.tools()))
+        // The catalog is fixed for the process's life; another server's tools are not.
+        let hints = if self.core.is_forwarded() {
+            stateless::Hints::Volatile
+        } else {
+            stateless::Hints::Fixed
+        };
+        Ok(stateless::hint!(
+            &context,
+            ListToolsResult::with_all_items(self.tools()),
+            hints
+        ))
     }
 
     async fn list_prompts(
@@ -537,9 +641,15 @@ impl ServerHandler for McpServer {
     ) -> Result<ListPromptsResult, McpError> {
         // Listed first, so that the watcher starts from the docs this list was read from.
         let all = self.prompts.list().await?;
-        self.ensure_prompt_watcher(context.peer.clone());
-        Ok(ListPromptsResult::with_all_items(
-            all.iter().map(prompts::PromptSpec::to_mcp).collect(),
+        if !stateless::is_stateless(&context) {
+            self.ensure_prompt_watcher(context.peer.clone());
+        }
+        Ok(stateless::hint!(
+            &context,
+            ListPromptsResult::with_all_items(
+                all.iter().map(prompts::PromptSpec::to_mcp).collect(),
+            ),
+            stateless::Hints::Volatile
         ))
     }
 
@@ -550,7 +660,9 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         async {
             let result = self.prompts.get(&request.name, request.arguments).await;
-            self.ensure_prompt_watcher(context.peer.clone());
+            if !stateless::is_stateless(&context) {
+                self.ensure_prompt_watcher(context.peer.clone());
+            }
             let result = result?;
             Ok(result.into())
         }
@@ -585,7 +697,7 @@ impl ServerHandler for McpServer {
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
         strict::no_cursor("resources/list", request.as_ref())?;
         let now = self.core.now();
@@ -644,16 +756,21 @@ impl ServerHandler for McpServer {
                     .with_description(format!("{} doc: {}", doc.doc_type, doc.summary)),
             );
         }
-        Ok(ListResourcesResult::with_all_items(resources))
+        // Handles come and go with every call.
+        Ok(stateless::hint!(
+            &context,
+            ListResourcesResult::with_all_items(resources),
+            stateless::Hints::Volatile
+        ))
     }
 
     async fn list_resource_templates(
         &self,
         request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
         strict::no_cursor("resources/templates/list", request.as_ref())?;
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
+        let templates = ListResourceTemplatesResult::with_all_items(vec![
             ResourceTemplate::new(format!("{ENTITY_URI}{{id}}"), "entity").with_description(
                 "An entity in the chain's JSON shape; subscribe to be told when it changes",
             ),
@@ -669,28 +786,36 @@ impl ServerHandler for McpServer {
                 .with_description(
                     "A reference doc's Markdown body (structs_docs_search finds docs; structs_docs_get adds metadata and links)",
                 ),
-        ]))
+        ]);
+        Ok(stateless::hint!(
+            &context,
+            templates,
+            stateless::Hints::Fixed
+        ))
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        let context = &context;
         async {
             let schemas = Schemas::global();
             if let Some(text) = schemas.get(&request.uri) {
-                return Ok(ReadResourceResult::new(vec![
+                let read = ReadResourceResult::new(vec![
                     ResourceContents::text(text, request.uri.clone())
                         .with_mime_type(schemas::MIME_TYPE),
-                ])
-                .into());
+                ]);
+                return Ok(stateless::hint!(context, read, stateless::Hints::Fixed).into());
             }
             if let Some(id) = request.uri.strip_prefix(ENTITY_URI) {
-                return Ok(self.read_entity(&request.uri, id).await?.into());
+                let read = self.read_entity(&request.uri, id).await?;
+                return Ok(stateless::hint!(context, read, stateless::Hints::Block).into());
             }
             if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
-                return Ok(self.read_doc(&request.uri, id).await?.into());
+                let read = self.read_doc(&request.uri, id).await?;
+                return Ok(stateless::hint!(context, read, stateless::Hints::Volatile).into());
             }
             if request.uri.starts_with("structs://schemas/") {
                 return Err(McpError::resource_not_found(
@@ -702,10 +827,25 @@ impl ServerHandler for McpServer {
                     None,
                 ));
             }
-            Ok(self.read(&request.uri).await?.into())
+            let read = self.read(&request.uri).await?;
+            Ok(stateless::hint!(context, read, stateless::Hints::Volatile).into())
         }
         .await
-        .map_err(|e| strict::bounded("resources/read", e))
+        .map_err(|e| strict::bounded("resources/read", with_uri(e, &request.uri)))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(stateless::accepted(requested))
+    }
+
+    async fn listen(
+        &self,
+        subscription: rmcp::service::SubscriptionContext,
+    ) -> Result<(), McpError> {
+        stateless::listen(self, subscription).await
     }
 
     #[allow(deprecated)]
@@ -760,9 +900,11 @@ impl ServerHandler for McpServer {
         if self.core.tool_spec(&request.name).is_none() {
             return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
         }
-        self.ensure_watcher(context.peer.clone());
-        self.log.connect(context.peer.clone());
-        let mut ctx = CallContext::new().with_log(self.log.sink());
+        let caller = self.caller(&context);
+        if !caller.sessionless {
+            self.ensure_watcher(context.peer.clone());
+        }
+        let mut ctx = CallContext::new();
         // Progress reports go out as notifications/progress, in order, through one
         // forwarding task that ends when the call's context is gone.
         let mut forwarder = None;
@@ -772,7 +914,7 @@ impl ServerHandler for McpServer {
                 let _ = tx.send(u);
             });
             let peer = context.peer.clone();
-            let recorder = self.recorder.clone();
+            let recorder = caller.recorder.clone();
             forwarder = Some(tokio::spawn(async move {
                 while let Some(u) = rx.recv().await {
                     let mut param = ProgressNotificationParam::new(token.clone(), u.progress)
@@ -807,7 +949,15 @@ impl ServerHandler for McpServer {
             ct.cancelled().await;
             canceller.cancel();
         });
-        let result = self.call_with(&request.name, request.arguments, ctx).await;
+        let result = self
+            .call_as(&caller, &request.name, request.arguments, ctx)
+            .await;
+        if stateless::is_stateless(&context)
+            && let Some(log) = &caller.log
+        {
+            // A request's own log goes out on its stream, before its answer.
+            log.drain().await;
+        }
         watcher.abort();
         if let Some(forwarder) = forwarder {
             // Every report is sent before the result.

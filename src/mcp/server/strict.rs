@@ -10,6 +10,7 @@
 //! | a known method whose params do not fit it | `-32602`, saying what is wrong |
 //! | an unknown method whose params rmcp cannot read | `-32601` |
 //! | a notification or a response that cannot be read | none on stdio (JSON-RPC answers neither); HTTP 400 |
+//! | a 2026-07-28 request (its `_meta` names that revision) for a method the revision removed: `initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe` | `-32601`; HTTP 404 |
 //!
 //! Each answer goes under the request's id when the message holds one that can be read
 //! (for text that is not JSON, [`crate::mcp::wire::request_id`] looks for it), else under
@@ -29,7 +30,7 @@
 use crate::throttle::Every;
 
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientRequest, ErrorCode as RpcCode, ErrorData, JsonRpcMessage,
+    ClientJsonRpcMessage, ClientRequest, ErrorCode as RpcCode, ErrorData, GetMeta, JsonRpcMessage,
     PaginatedRequestParams, RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
@@ -68,22 +69,25 @@ pub enum Kind {
     InvalidParams,
     /// A notification or a response that cannot be read.
     Unreadable,
+    /// A stateless (2026-07-28) request for a method that revision removed.
+    Removed,
 }
 
 impl Kind {
-    const ALL: [Kind; 5] = [
+    const ALL: [Kind; 6] = [
         Kind::Parse,
         Kind::InvalidRequest,
         Kind::MethodNotFound,
         Kind::InvalidParams,
         Kind::Unreadable,
+        Kind::Removed,
     ];
 
     fn code(self) -> RpcCode {
         match self {
             Kind::Parse => RpcCode::PARSE_ERROR,
             Kind::InvalidRequest | Kind::Unreadable => RpcCode::INVALID_REQUEST,
-            Kind::MethodNotFound => RpcCode::METHOD_NOT_FOUND,
+            Kind::MethodNotFound | Kind::Removed => RpcCode::METHOD_NOT_FOUND,
             Kind::InvalidParams => RpcCode::INVALID_PARAMS,
         }
     }
@@ -96,6 +100,7 @@ impl Kind {
             Kind::MethodNotFound => "refused a request for a method this server does not have",
             Kind::InvalidParams => "refused a request whose params do not fit its method",
             Kind::Unreadable => "dropped a notification or response that cannot be read",
+            Kind::Removed => "refused a 2026-07-28 request for a method that revision removed",
         }
     }
 
@@ -146,6 +151,8 @@ impl Refusal {
     /// is 400, as the streamable HTTP transport asks of input the server cannot take.
     pub fn http_status(&self) -> u16 {
         match self.kind {
+            // The 2026-07-28 transport: a method the server does not serve is 404.
+            Kind::Removed => 404,
             Kind::InvalidParams | Kind::MethodNotFound if self.id.is_some() => 200,
             _ => 400,
         }
@@ -153,7 +160,7 @@ impl Refusal {
 
     /// Logs the refusal, at most once a minute for each kind.
     pub fn log(&self, transport: &'static str) {
-        static EVERY: [Every; 5] = [const { Every::new(LOG_EVERY) }; 5];
+        static EVERY: [Every; 6] = [const { Every::new(LOG_EVERY) }; 6];
         let Some(unlogged) = EVERY[self.kind.index()].ready() else {
             return;
         };
@@ -203,6 +210,12 @@ pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
 pub fn check(message: &[u8]) -> Verdict {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
     match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
+        Ok(JsonRpcMessage::Request(r))
+            if is_stateless(r.request.get_meta())
+                && let Some(refusal) = removed(r.request.method(), Some(r.id.clone())) =>
+        {
+            Verdict::Refuse(refusal)
+        }
         Ok(JsonRpcMessage::Request(r)) => match &r.request {
             // rmcp took a known method for a custom one: its params did not fit.
             ClientRequest::CustomRequest(c) if is_known(&c.method) => {
@@ -290,6 +303,15 @@ fn diagnose(message: &[u8]) -> Refusal {
                 )
                 .of(m);
             }
+            let version = value
+                .pointer("/params/_meta")
+                .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+                .and_then(Value::as_str);
+            if version.is_some_and(|v| v >= STATELESS)
+                && let Some(refusal) = removed(m, Some(read_id.clone()))
+            {
+                return refusal;
+            }
             if is_known(m) {
                 return bad_params(m, Some(read_id), &value);
             }
@@ -313,6 +335,54 @@ fn diagnose(message: &[u8]) -> Refusal {
             "the message names no method: a request needs one".into(),
         ),
     }
+}
+
+/// The first protocol revision without sessions.
+const STATELESS: &str = "2026-07-28";
+
+/// Where a 2026-07-28 request names its revision.
+const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Methods the 2026-07-28 revision removed: the handshake, `ping`, and what lived in a
+/// session (its log level, its resource subscriptions).
+pub const REMOVED_METHODS: [&str; 5] = [
+    "initialize",
+    "ping",
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// Whether a request's `_meta` names the stateless revision or a later one.
+pub fn is_stateless(meta: &rmcp::model::RequestMetaObject) -> bool {
+    meta.protocol_version()
+        .is_some_and(|v| v.as_str() >= STATELESS)
+}
+
+/// The refusal of a stateless request for a removed method, if `method` is one.
+fn removed(method: &str, id: Option<RequestId>) -> Option<Refusal> {
+    let replacement = match method {
+        "initialize" => {
+            "send each request with its own _meta; server/discover says what this server speaks"
+        }
+        "ping" => "any request shows that the server is there",
+        "logging/setLevel" => {
+            "ask for log messages per request with _meta's io.modelcontextprotocol/logLevel"
+        }
+        "resources/subscribe" | "resources/unsubscribe" => {
+            "open subscriptions/listen with resourceSubscriptions, and cancel it to stop"
+        }
+        _ => return None,
+    };
+    let error = ToolError::field(
+        ErrorCode::ValidationInvalidValue,
+        "method",
+        format!("2026-07-28 removed {method}: {replacement}"),
+    )
+    .with_message(format!(
+        "no method {method} in protocol 2026-07-28; {replacement}"
+    ));
+    Some(Refusal::new(Kind::Removed, id, error).of(method))
 }
 
 fn not_a_request(id: Option<RequestId>, field: &str, reason: String) -> Refusal {
@@ -523,6 +593,45 @@ mod tests {
             Verdict::Refuse(r) => r,
             Verdict::Pass => panic!("{text} passed"),
         }
+    }
+
+    /// A 2026-07-28 `_meta`, for the stateless cases.
+    const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+
+    #[test]
+    fn a_stateless_request_for_a_removed_method_is_404_and_method_not_found() {
+        for (method, params) in [
+            ("initialize", ""),
+            ("ping", ""),
+            ("logging/setLevel", r#""level":"info","#),
+            ("logging/setLevel", ""),
+            ("resources/subscribe", r#""uri":"structs://entities/1-1","#),
+            ("resources/unsubscribe", ""),
+        ] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"{method}","params":{{{params}{META}}}}}"#
+            );
+            let r = refused(&text);
+            assert_eq!(r.kind, Kind::Removed, "{text}");
+            assert_eq!(r.error.code, RpcCode::METHOD_NOT_FOUND, "{text}");
+            assert_eq!(r.http_status(), 404, "{text}");
+            assert_eq!(r.id, Some(RequestId::Number(7)));
+            assert!(r.error.message.contains(method), "{}", r.error.message);
+        }
+        // The same methods in a session are served as before.
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+        ] {
+            assert!(matches!(check(text.as_bytes()), Verdict::Pass), "{text}");
+        }
+        // A stateless request for a method it has is checked as any other.
+        let ok = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{{META}}}}}"#);
+        assert!(matches!(check(ok.as_bytes()), Verdict::Pass));
+        let bad = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":5,{META}}}}}"#
+        );
+        assert_eq!(refused(&bad).kind, Kind::InvalidParams);
     }
 
     #[test]

@@ -1,0 +1,413 @@
+//! The 2026-07-28 revision over HTTP, beside the session revisions on the same
+//! server: raw requests, so that what is checked is the wire itself (the status, the
+//! frames of the stream, the `_meta` of each notification).
+
+mod support;
+
+use serde_json::{Value, json};
+use support::mcp_http::Headless;
+
+const V2026: &str = "2026-07-28";
+
+/// A client for plain HTTP (reqwest asks for a TLS provider all the same).
+fn http() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
+}
+
+/// The `_meta` every 2026-07-28 request carries, with `extra` keys added.
+fn meta(extra: Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": V2026,
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless-test", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    if let (Some(m), Value::Object(extra)) = (meta.as_object_mut(), extra) {
+        m.extend(extra);
+    }
+    meta
+}
+
+/// The name header a method carries (SEP-2243).
+fn name_of(method: &str, params: &Value) -> Option<String> {
+    let key = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return None,
+    };
+    params[key].as_str().map(String::from)
+}
+
+/// Posts one stateless request and reads its answer: the status and every message of
+/// the body (one JSON body, or each `data:` of a stream).
+async fn post(url: &str, method: &str, mut params: Value, extra_meta: Value) -> (u16, Vec<Value>) {
+    params["_meta"] = meta(extra_meta);
+    let mut request = http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", V2026)
+        .header("mcp-method", method);
+    if let Some(name) = name_of(method, &params) {
+        request = request.header("mcp-name", name);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let response = request
+        .json(&body)
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let text = response.text().await.expect("a body");
+    (status, frames(&text))
+}
+
+fn frames(text: &str) -> Vec<Value> {
+    if let Ok(v) = serde_json::from_str::<Value>(text) {
+        return vec![v];
+    }
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str(d.trim()).ok())
+        .collect()
+}
+
+/// The answer among the frames (the message with an id).
+fn answer(frames: &[Value]) -> &Value {
+    frames
+        .iter()
+        .find(|f| f.get("id").is_some())
+        .unwrap_or_else(|| panic!("no answer in {frames:#?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_server_speaks_both_eras() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+
+    let (status, f) = post(&url, "server/discover", json!({}), json!({})).await;
+    assert_eq!(status, 200);
+    let discover = &answer(&f)["result"];
+    let versions = discover["supportedVersions"].as_array().unwrap();
+    for v in ["2025-11-25", V2026] {
+        assert!(versions.contains(&json!(v)), "{discover:#}");
+    }
+    assert_eq!(
+        discover["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "structs-console"
+    );
+    assert!(
+        discover["instructions"]
+            .as_str()
+            .unwrap()
+            .contains("Structs")
+    );
+
+    // A stateless call: resultType on the answer, and no session.
+    let (status, f) = post(
+        &url,
+        "tools/call",
+        json!({"name": "structs_validate_entity_id", "arguments": {"id": "1-1"}}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let result = &answer(&f)["result"];
+    assert_eq!(result["resultType"], "complete", "{result:#}");
+    assert_eq!(result["structuredContent"]["valid"], true);
+
+    // A session client still gets initialize, its version and its session.
+    let response = http()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "session-test", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    let session = response
+        .headers()
+        .get("mcp-session-id")
+        .map(|v| v.to_str().unwrap().to_string());
+    let f = frames(&response.text().await.unwrap());
+    assert_eq!(answer(&f)["result"]["protocolVersion"], "2025-11-25");
+    let session = session.expect("a session id");
+    // And the methods 2026-07-28 removed still work in it.
+    let set_level = http()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel",
+                      "params": {"level": "info"}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(set_level.status().as_u16(), 200);
+    let f = frames(&set_level.text().await.unwrap());
+    assert_eq!(answer(&f)["result"], json!({}), "{f:#?}");
+
+    // In a stateless request they are 404 and -32601, with the way forward.
+    for (method, params) in [
+        ("logging/setLevel", json!({"level": "info"})),
+        (
+            "resources/subscribe",
+            json!({"uri": "structs://entities/1-1"}),
+        ),
+        ("initialize", json!({})),
+    ] {
+        let (status, f) = post(&url, method, params, json!({})).await;
+        assert_eq!(status, 404, "{method}: {f:#?}");
+        let error = &answer(&f)["error"];
+        assert_eq!(error["code"], -32601, "{method}: {error:#}");
+        assert_eq!(answer(&f)["id"], 1);
+    }
+
+    // _meta without clientCapabilities is -32602 and HTTP 400.
+    let response = http()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", V2026)
+        .header("mcp-method", "tools/list")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {
+            "_meta": {"io.modelcontextprotocol/protocolVersion": V2026}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let f = frames(&response.text().await.unwrap());
+    assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn caching_hints_say_what_changes_and_how_often() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let hints = |f: &[Value]| {
+        let r = &answer(f)["result"];
+        (
+            r["ttlMs"].as_u64(),
+            r["cacheScope"].as_str().map(String::from),
+        )
+    };
+    let (_, f) = post(&url, "tools/list", json!({}), json!({})).await;
+    assert_eq!(
+        hints(&f),
+        (Some(3_600_000), Some("public".into())),
+        "the catalog is fixed"
+    );
+    let (_, f) = post(&url, "resources/templates/list", json!({}), json!({})).await;
+    assert_eq!(hints(&f), (Some(3_600_000), Some("public".into())));
+    let (_, f) = post(&url, "resources/list", json!({}), json!({})).await;
+    assert_eq!(
+        hints(&f),
+        (Some(0), Some("private".into())),
+        "handles come and go"
+    );
+    let (_, f) = post(&url, "prompts/list", json!({}), json!({})).await;
+    assert_eq!(
+        hints(&f),
+        (Some(0), Some("private".into())),
+        "docs can sync"
+    );
+    let (_, f) = post(
+        &url,
+        "resources/read",
+        json!({"uri": "structs://entities/1-1"}),
+        json!({}),
+    )
+    .await;
+    let (ttl, scope) = hints(&f);
+    assert_eq!(scope.as_deref(), Some("public"));
+    let block_ms = (structs_console::pow::schedule::BLOCK_SECONDS * 1000.0) as u64;
+    assert_eq!(ttl, Some(block_ms), "an entity moves with the blocks");
+
+    // A missing resource: -32602 with data.uri (SEP-2164), beside the project's error.
+    let (_, f) = post(
+        &url,
+        "resources/read",
+        json!({"uri": "structs://entities/1-999"}),
+        json!({}),
+    )
+    .await;
+    let error = &answer(&f)["error"];
+    assert_eq!(error["code"], -32602, "{error:#}");
+    assert_eq!(error["data"]["uri"], "structs://entities/1-999");
+    assert_eq!(error["data"]["error"]["code"], "RESOURCE_NOT_FOUND");
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_session_owned_a_stateless_request_gets_its_own_way() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let call = |tool: &'static str, args: Value, extra: Value| {
+        let url = url.clone();
+        async move {
+            let (_, f) = post(
+                &url,
+                "tools/call",
+                json!({"name": tool, "arguments": args}),
+                extra,
+            )
+            .await;
+            f
+        }
+    };
+    // The subscription tools say where subscriptions went.
+    let f = call(
+        "structs_subscription_subscribe",
+        json!({"entity_type": "player", "entity_id": "1-1"}),
+        json!({}),
+    )
+    .await;
+    let result = &answer(&f)["result"];
+    assert_eq!(result["isError"], true, "{result:#}");
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], "VALIDATION_REQUIREMENTS_NOT_MET");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("subscriptions/listen")
+    );
+
+    // The handle list is the store's.
+    let f = call("structs_handle_list", json!({}), json!({})).await;
+    assert_eq!(answer(&f)["result"]["structuredContent"]["scope"], "all");
+
+    // Log messages come only when the request asks, on its own stream, before its answer.
+    let prove = json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+                       "difficulty": 700, "block_start": 1, "age": 600});
+    let quiet = call("structs_calculate_proof_of_work", prove.clone(), json!({})).await;
+    assert!(
+        quiet.iter().all(|f| f["method"] != "notifications/message"),
+        "{quiet:#?}"
+    );
+    let chatty = call(
+        "structs_calculate_proof_of_work",
+        prove,
+        json!({"io.modelcontextprotocol/logLevel": "info"}),
+    )
+    .await;
+    let logged = chatty
+        .iter()
+        .position(|f| f["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("no log message: {chatty:#?}"));
+    let answered = chatty.iter().position(|f| f.get("id").is_some()).unwrap();
+    assert!(logged < answered, "{chatty:#?}");
+    assert_eq!(chatty[answered]["result"]["isError"], false);
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_carries_the_updates_of_the_entities_it_names() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    // An online struct of the demo world (a list gives each struct's core record;
+    // whether it is online is in its own record).
+    let (_, f) = post(
+        &url,
+        "tools/call",
+        json!({"name": "structs_list_entities",
+               "arguments": {"entity_type": "struct", "page_size": 30}}),
+        json!({}),
+    )
+    .await;
+    let listed = answer(&f)["result"]["structuredContent"]["structs"].clone();
+    let mut id = None;
+    for s in listed.as_array().unwrap_or_else(|| panic!("{f:#?}")) {
+        let candidate = s["Struct"]["id"].as_str().unwrap().to_string();
+        let (_, f) = post(
+            &url,
+            "tools/call",
+            json!({"name": "structs_query_struct", "arguments": {"struct_id": candidate}}),
+            json!({}),
+        )
+        .await;
+        let one = &answer(&f)["result"]["structuredContent"];
+        if one["struct"]["structAttributes"]["isOnline"] == true {
+            id = Some(candidate);
+            break;
+        }
+    }
+    let id = id.expect("an online struct in the demo world");
+    let uri = format!("structs://entities/{id}");
+
+    // Open the stream, naming the struct and an entity that is not one.
+    let listen = {
+        let url = url.clone();
+        let uri = uri.clone();
+        tokio::spawn(async move {
+            let mut params = json!({"notifications": {
+                "resourceSubscriptions": [uri, "structs://handles/x"],
+                "toolsListChanged": true}});
+            params["_meta"] = meta(json!({}));
+            let response = http()
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", V2026)
+                .header("mcp-method", "subscriptions/listen")
+                .json(&json!({"jsonrpc": "2.0", "id": "listen-1",
+                              "method": "subscriptions/listen", "params": params}))
+                .send()
+                .await
+                .unwrap();
+            let mut response = response;
+            let mut text = String::new();
+            let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+            while let Ok(Ok(Some(chunk))) =
+                tokio::time::timeout_at(deadline, response.chunk()).await
+            {
+                text.push_str(&String::from_utf8_lossy(&chunk));
+                if text.contains("notifications/resources/updated") {
+                    break;
+                }
+            }
+            frames(&text)
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let (_, f) = post(
+        &url,
+        "tools/call",
+        json!({"name": "structs_action_submit_transaction", "arguments": {"transaction": {"body": {
+            "messages": [{"@type": "/structs.structs.MsgStructDeactivate", "structId": id}]}}}}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(answer(&f)["result"]["isError"], false, "{f:#?}");
+    let stream = listen.await.unwrap();
+    let ack = &stream[0];
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{stream:#?}"
+    );
+    // Only what this server serves is acknowledged: the entity, not the handle, and no
+    // tool list changes (the catalog is fixed).
+    let accepted = &ack["params"]["notifications"];
+    assert_eq!(accepted["resourceSubscriptions"], json!([uri]), "{ack:#}");
+    assert!(accepted.get("toolsListChanged").is_none(), "{ack:#}");
+    let update = stream
+        .iter()
+        .find(|f| f["method"] == "notifications/resources/updated")
+        .unwrap_or_else(|| panic!("no update: {stream:#?}"));
+    assert_eq!(update["params"]["uri"], uri);
+    assert_eq!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "listen-1"
+    );
+    server.stop().await;
+}
