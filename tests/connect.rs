@@ -224,7 +224,7 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
     assert_eq!(app.tab(), Tab::Server);
     let frame = draw(&mut app, 160, 40);
     assert!(
-        frame.contains(" structs-console 0.1.0 · protocol 2025-11-25 · "),
+        frame.contains(" structs-console 0.1.0 · protocol 2026-07-28 · "),
         "{frame}"
     );
     let wide = draw(&mut app, 400, 40);
@@ -283,8 +283,8 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
     assert!(frame.contains("→ tools/call"), "{frame}");
     assert!(frame.contains("← response"), "{frame}");
     let messages = remote.wire().messages();
-    // The newest protocol is offered first (`server/discover`); this server speaks
-    // up to 2025-11-25, so the console falls back to that version's handshake.
+    // The newest protocol is offered first (`server/discover`), and this server
+    // speaks it: no handshake follows, and every request carries its own `_meta`.
     assert_eq!(messages[0].method, "server/discover");
     assert_eq!(messages[0].direction, Direction::Sent);
     assert!(
@@ -292,25 +292,25 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
         "{}",
         messages[0].text
     );
-    let init = messages
+    assert_eq!(messages[1].method, "response");
+    assert!(
+        messages[1].text.contains(r#""supportedVersions""#),
+        "{}",
+        messages[1].text
+    );
+    assert!(!messages.iter().any(|m| m.method == "initialize"));
+    assert_eq!(remote.protocol_version(), "2026-07-28");
+    let call = messages
         .iter()
-        .find(|m| m.method == "initialize")
-        .expect("the initialize handshake follows");
-    assert_eq!(init.direction, Direction::Sent);
+        .find(|m| m.method == "tools/call")
+        .expect("a call");
     assert!(
-        init.text.contains(r#""protocolVersion":"2025-11-25""#),
+        call.text
+            .contains(r#""io.modelcontextprotocol/protocolVersion":"2026-07-28""#)
+            && call.text.contains(r#""name":"structs-console""#),
         "{}",
-        init.text
+        call.text
     );
-    assert!(
-        init.text.contains(r#""name":"structs-console""#),
-        "{}",
-        init.text
-    );
-    assert_eq!(remote.protocol_version(), "2025-11-25");
-    // It says so with an error, on the same connection.
-    assert_eq!(messages[1].method, "error");
-    assert_eq!(messages[2].method, "initialize");
     assert!(
         messages
             .iter()

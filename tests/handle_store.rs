@@ -155,6 +155,32 @@ async fn suite(store: Arc<dyn HandleStore>) {
     }
     assert_eq!(s.list(t0).await.unwrap().len(), 41, "40 new and b");
     assert_eq!(get(s, c, t0).await, Err(Missing::Unknown));
+
+    // Records (the MCP server's tasks): kept, replaced, gone when their time runs out,
+    // and apart from the handles.
+    let short = std::time::Duration::from_millis(300);
+    let long = std::time::Duration::from_secs(60);
+    assert_eq!(s.get_record("task:a").await.unwrap(), None);
+    s.put_record("task:a", json!({"status": "working"}), long)
+        .await
+        .unwrap();
+    s.put_record("task:a", json!({"status": "completed"}), long)
+        .await
+        .unwrap();
+    s.put_record("task:b", json!(true), short).await.unwrap();
+    assert_eq!(
+        s.get_record("task:a").await.unwrap(),
+        Some(json!({"status": "completed"}))
+    );
+    assert_eq!(s.get_record("task:b").await.unwrap(), Some(json!(true)));
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(s.get_record("task:b").await.unwrap(), None, "past its time");
+    assert!(s.get_record("task:a").await.unwrap().is_some());
+    assert_eq!(
+        s.list(t0).await.unwrap().len(),
+        41,
+        "records are not handles"
+    );
 }
 
 #[tokio::test]

@@ -33,6 +33,7 @@ fn name_of(method: &str, params: &Value) -> Option<String> {
     let key = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return None,
     };
     params[key].as_str().map(String::from)
@@ -410,4 +411,326 @@ async fn a_listen_stream_carries_the_updates_of_the_entities_it_names() {
         "listen-1"
     );
     server.stop().await;
+}
+
+/// `_meta` keys declaring the Tasks extension.
+fn with_tasks() -> Value {
+    json!({"io.modelcontextprotocol/clientCapabilities": {
+        "extensions": {"io.modelcontextprotocol/tasks": {}}}})
+}
+
+/// Polls `tasks/get` until the task leaves `working`, at the interval it asks for.
+async fn settle(url: &str, id: &str) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let (status, f) = post(url, "tasks/get", json!({"taskId": id}), with_tasks()).await;
+        assert_eq!(status, 200, "{f:#?}");
+        let task = answer(&f)["result"].clone();
+        if task["status"] != "working" {
+            return task;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still working: {task:#}"
+        );
+        let wait = task["pollIntervalMs"].as_u64().unwrap_or(500);
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn long_work_is_a_task_for_a_client_that_declares_the_extension() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let (_, f) = post(&url, "server/discover", json!({}), json!({})).await;
+    let extensions = &answer(&f)["result"]["capabilities"]["extensions"];
+    assert!(
+        extensions.get("io.modelcontextprotocol/tasks").is_some(),
+        "{extensions:#}"
+    );
+
+    // A quick search, as a task: created, then completed with the proof in its result.
+    let quick = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 700, "block_start": 1, "age": 600}});
+    let (status, f) = post(&url, "tools/call", quick.clone(), with_tasks()).await;
+    assert_eq!(status, 200);
+    let created = &answer(&f)["result"];
+    assert_eq!(created["resultType"], "task", "{created:#}");
+    let task = created;
+    assert_eq!(task["status"], "working", "{created:#}");
+    assert_eq!(task["pollIntervalMs"], 500);
+    assert_eq!(task["ttlMs"], 600_000);
+    let id = task["taskId"].as_str().unwrap().to_string();
+    let done = settle(&url, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    let proof = &done["result"]["structuredContent"];
+    assert_eq!(proof["valid"], true, "{done:#}");
+    assert!(
+        proof["nonce"].is_number() || proof["nonce"].is_string(),
+        "{done:#}"
+    );
+    // Cancelling an ended task changes nothing.
+    let (status, f) = post(&url, "tasks/cancel", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(status, 200);
+    assert!(answer(&f).get("result").is_some(), "{f:#?}");
+    assert_eq!(settle(&url, &id).await["status"], "completed");
+
+    // A client that does not declare the extension gets the answer itself.
+    let (_, f) = post(&url, "tools/call", quick, json!({})).await;
+    let direct = &answer(&f)["result"];
+    assert_eq!(direct["resultType"], "complete", "{direct:#}");
+    assert_eq!(direct["structuredContent"]["valid"], true);
+    // ...and the task methods are refused it: -32021, HTTP 400.
+    let (status, f) = post(&url, "tasks/get", json!({"taskId": id}), json!({})).await;
+    assert_eq!(status, 400, "{f:#?}");
+    assert_eq!(answer(&f)["error"]["code"], -32021);
+
+    // A search too hard to end, cancelled: it stops, and says so.
+    let hard = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 100_000_000, "block_start": 1, "age": 1,
+        "max_iterations": 1_000_000_000_000u64}});
+    let (_, f) = post(&url, "tools/call", hard, with_tasks()).await;
+    let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let (status, f) = post(&url, "tasks/get", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(
+        (status, answer(&f)["result"]["status"].clone()),
+        (200, json!("working"))
+    );
+    let (status, _) = post(&url, "tasks/cancel", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(status, 200);
+    assert_eq!(settle(&url, &id).await["status"], "cancelled");
+
+    // A task nobody made: -32602.
+    for method in ["tasks/get", "tasks/cancel"] {
+        let (_, f) = post(
+            &url,
+            method,
+            json!({"taskId": "no-such-task"}),
+            with_tasks(),
+        )
+        .await;
+        assert_eq!(answer(&f)["error"]["code"], -32602, "{method}: {f:#?}");
+    }
+    server.stop().await;
+}
+
+/// A copy of the test docs with skills (the server writes links through to its docs
+/// folder, so it gets its own).
+fn skills_docs() -> std::path::PathBuf {
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/skills-docs");
+    let to = std::env::temp_dir().join(format!("structs-skills-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&to);
+    fn copy(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), target).unwrap();
+            }
+        }
+    }
+    copy(&from, &to);
+    to
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_docs_folders_skills_are_served_as_skills_and_files() {
+    let docs = skills_docs();
+    let server = Headless::start(&["--paused", "--docs", docs.to_str().unwrap()], &[]).await;
+    let url = server.url.clone();
+    let (_, f) = post(&url, "server/discover", json!({}), json!({})).await;
+    let skills =
+        &answer(&f)["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"];
+    assert_eq!(skills["directoryRead"], true, "{f:#?}");
+
+    let (_, f) = post(&url, "skills/list", json!({}), json!({})).await;
+    let listed = answer(&f)["result"]["skills"].as_array().unwrap().clone();
+    assert_eq!(listed.len(), 1, "{listed:#?}");
+    let skill = &listed[0];
+    let uri = "skill://structs-scouting/SKILL.md";
+    assert_eq!(skill["uri"], uri);
+    assert_eq!(skill["frontmatter"]["name"], "structs-scouting");
+    assert_eq!(
+        skill["frontmatter"]["level"], "core",
+        "every field, as written"
+    );
+    let files = skill["resources"].as_array().unwrap();
+    assert_eq!(files.len(), 2, "{skill:#}");
+
+    // Each file reads back as the manifest says: its size and its digest.
+    for file in files {
+        let file_uri = file["uri"].as_str().unwrap();
+        let (_, f) = post(&url, "resources/read", json!({"uri": file_uri}), json!({})).await;
+        let text = answer(&f)["result"]["contents"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{f:#?}"))
+            .to_string();
+        assert_eq!(file["size"], text.len(), "{file_uri}");
+        let digest = {
+            use sha2::Digest;
+            let hash = sha2::Sha256::digest(text.as_bytes());
+            format!(
+                "sha256:{}",
+                hash.iter().map(|b| format!("{b:02x}")).collect::<String>()
+            )
+        };
+        assert_eq!(file["digest"], digest, "{file_uri}");
+    }
+    let on_disk = std::fs::read_to_string(docs.join("skills/structs-scouting/SKILL.md")).unwrap();
+    let (_, f) = post(&url, "resources/read", json!({"uri": uri}), json!({})).await;
+    assert_eq!(
+        answer(&f)["result"]["contents"][0]["text"],
+        on_disk.as_str()
+    );
+
+    let (_, f) = post(&url, "skills/get", json!({"uri": uri}), json!({})).await;
+    assert_eq!(answer(&f)["result"]["skill"], *skill);
+    let (_, f) = post(
+        &url,
+        "skills/get",
+        json!({"uri": "skill://nothing-here/SKILL.md"}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
+
+    // A folder lists its files and its folders.
+    let (_, f) = post(
+        &url,
+        "resources/directory/read",
+        json!({"uri": "skill://structs-scouting/"}),
+        json!({}),
+    )
+    .await;
+    let children = answer(&f)["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let shown: Vec<(String, Option<String>)> = children
+        .iter()
+        .map(|c| {
+            (
+                c["uri"].as_str().unwrap().to_string(),
+                c["mimeType"].as_str().map(String::from),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            (
+                "skill://structs-scouting/SKILL.md".to_string(),
+                Some("text/markdown".into())
+            ),
+            (
+                "skill://structs-scouting/reference/".to_string(),
+                Some("inode/directory".into())
+            ),
+        ]
+    );
+    let (_, f) = post(
+        &url,
+        "resources/directory/read",
+        json!({"uri": uri}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        answer(&f)["error"]["code"],
+        -32602,
+        "a file is no folder: {f:#?}"
+    );
+
+    // The prompt that stands for the skill stays, for hosts without the extension.
+    let (_, f) = post(&url, "prompts/list", json!({}), json!({})).await;
+    let prompts: Vec<String> = answer(&f)["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        prompts.iter().any(|p| p.contains("scouting")),
+        "{prompts:?}"
+    );
+    server.stop().await;
+    let _ = std::fs::remove_dir_all(&docs);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_sharing_a_redis_answer_for_each_others_tasks() {
+    let Some(redis) = support::redis::RedisServer::start() else {
+        return;
+    };
+    let store = redis.url();
+    let args = [
+        "--paused",
+        "--world-size",
+        "200",
+        "--handle-store",
+        store.as_str(),
+    ];
+    let a = Headless::start(&args, &[]).await;
+    let b = Headless::start(&args, &[]).await;
+
+    // Started on one, finished and read through the other.
+    let quick = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 700, "block_start": 1, "age": 600}});
+    let (_, f) = post(&a.url, "tools/call", quick, with_tasks()).await;
+    let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+    let done = settle(&b.url, &id).await;
+    assert_eq!(done["status"], "completed", "{done:#}");
+    assert_eq!(done["result"]["structuredContent"]["valid"], true);
+
+    // Started on one, cancelled through the other: the one doing the work stops.
+    let hard = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 100_000_000, "block_start": 1, "age": 1,
+        "max_iterations": 1_000_000_000_000u64}});
+    let (_, f) = post(&a.url, "tools/call", hard, with_tasks()).await;
+    let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+    let (_, f) = post(&b.url, "tasks/get", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(answer(&f)["result"]["status"], "working");
+    let (status, _) = post(&b.url, "tasks/cancel", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(status, 200);
+    assert_eq!(settle(&a.url, &id).await["status"], "cancelled");
+
+    // A server that dies mid-task: its task is reported failed, with the reason, not
+    // left working for ever.
+    let hard = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 100_000_000, "block_start": 1, "age": 1,
+        "max_iterations": 1_000_000_000_000u64}});
+    let (_, f) = post(&a.url, "tools/call", hard, with_tasks()).await;
+    let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+    let mut a = a;
+    a.child.kill().await.unwrap();
+    let deadline = std::time::Instant::now()
+        + structs_console::mcp::server::tasks::STALE_AFTER
+        + std::time::Duration::from_secs(10);
+    let failed = loop {
+        let (_, f) = post(&b.url, "tasks/get", json!({"taskId": id}), with_tasks()).await;
+        let task = answer(&f)["result"].clone();
+        if task["status"] != "working" {
+            break task;
+        }
+        assert!(std::time::Instant::now() < deadline, "{task:#}");
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    };
+    assert_eq!(failed["status"], "failed", "{failed:#}");
+    assert!(
+        failed["statusMessage"]
+            .as_str()
+            .unwrap()
+            .contains("stopped"),
+        "{failed:#}"
+    );
+    b.stop().await;
 }

@@ -151,6 +151,9 @@ pub struct Doc {
     pub type_inferred: bool,
     /// The Markdown after the front matter.
     pub body: String,
+    /// What comes before the body (the front matter and its fences): the file is
+    /// `head` then `body`, byte for byte.
+    pub head: String,
     /// Size of the whole file in bytes.
     pub bytes: usize,
     digest: u64,
@@ -159,6 +162,11 @@ pub struct Doc {
 impl Doc {
     pub fn uri(&self) -> String {
         format!("{DOC_URI_PREFIX}{}", self.id)
+    }
+
+    /// The file's text as it was read.
+    pub fn text(&self) -> String {
+        format!("{}{}", self.head, self.body)
     }
 
     /// About how many tokens the doc costs in a model's context (4 bytes a token).

@@ -160,6 +160,7 @@ impl Parsed {
             doc_type,
             type_inferred,
             body: parts.body.to_string(),
+            head: text[..text.len() - parts.body.len()].to_string(),
             bytes: text.len(),
             digest: h.finish(),
         };

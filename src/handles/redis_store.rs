@@ -220,6 +220,10 @@ impl RedisStore {
         format!("{}:live", self.prefix)
     }
 
+    fn record_key(&self, key: &str) -> String {
+        format!("{}:record:{key}", self.prefix)
+    }
+
     /// Runs one Redis operation under the time limit, turning failures into
     /// `RESOURCE_UNAVAILABLE`.
     async fn run<T>(
@@ -479,6 +483,44 @@ impl HandleStore for RedisStore {
                 if n < 1000 {
                     return Ok(total);
                 }
+            }
+        })
+    }
+
+    fn put_record(
+        &self,
+        key: &str,
+        value: Value,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ToolError>> {
+        let key = self.record_key(key);
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let ms = ttl.as_millis().max(1) as u64;
+            self.run(
+                redis::cmd("SET")
+                    .arg(&key)
+                    .arg(value.to_string())
+                    .arg("PX")
+                    .arg(ms)
+                    .query_async::<()>(&mut c),
+            )
+            .await
+        })
+    }
+
+    fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>> {
+        let key = self.record_key(key);
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let text: Option<String> = self
+                .run(redis::cmd("GET").arg(&key).query_async(&mut c))
+                .await?;
+            match text {
+                None => Ok(None),
+                Some(text) => serde_json::from_str(&text)
+                    .map(Some)
+                    .map_err(|e| self.corrupt(&key, &e.to_string())),
             }
         })
     }

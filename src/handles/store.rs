@@ -126,7 +126,23 @@ pub trait HandleStore: Send + Sync {
 
     /// Drops what expired before `now`; returns how many.
     fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>>;
+
+    /// Keeps a small JSON record under `key` (the MCP server's tasks) for `ttl` of
+    /// real time from now, replacing what was there. Records live beside the handles
+    /// so that servers sharing a store share them.
+    fn put_record(
+        &self,
+        key: &str,
+        value: Value,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ToolError>>;
+
+    /// The record under `key`, if one is kept and its time has not run out.
+    fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>>;
 }
+
+/// Records the memory store keeps at most: past it, the one nearest its end goes.
+pub const MAX_RECORDS: usize = 10_000;
 
 /// How long an expired handle is still recognised as expired (rather than unknown).
 pub const EXPIRED_MEMORY: Duration = Duration::from_secs(3600);
@@ -145,6 +161,8 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
     limit: usize,
+    /// Records by key, each with when it runs out.
+    records: Mutex<HashMap<String, (Value, std::time::Instant)>>,
 }
 
 /// A result as the memory store holds it.
@@ -183,6 +201,7 @@ impl MemoryStore {
         MemoryStore {
             state: Mutex::new(MemoryState::default()),
             limit,
+            records: Mutex::default(),
         }
     }
 
@@ -351,6 +370,37 @@ impl HandleStore for MemoryStore {
         s.expired.retain(|_, at| *at + forget > now);
         s.evicted.retain(|_, at| *at + forget > now);
         Box::pin(async move { Ok(n) })
+    }
+
+    fn put_record(
+        &self,
+        key: &str,
+        value: Value,
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), ToolError>> {
+        let now = std::time::Instant::now();
+        let mut records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        records.retain(|_, (_, until)| *until > now);
+        if records.len() >= MAX_RECORDS && !records.contains_key(key) {
+            let soonest = records
+                .iter()
+                .min_by_key(|(_, (_, until))| *until)
+                .map(|(k, _)| k.clone());
+            if let Some(k) = soonest {
+                records.remove(&k);
+            }
+        }
+        records.insert(key.to_string(), (value, now + ttl));
+        Box::pin(async { Ok(()) })
+    }
+
+    fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>> {
+        let records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        let found = records
+            .get(key)
+            .filter(|(_, until)| *until > std::time::Instant::now())
+            .map(|(v, _)| v.clone());
+        Box::pin(async { Ok(found) })
     }
 }
 

@@ -9,9 +9,11 @@ pub mod http;
 pub mod logging;
 pub mod prompts;
 pub mod sessions;
+pub mod skills;
 pub mod stateless;
 pub mod stdio;
 pub mod strict;
+pub mod tasks;
 
 pub use stdio::serve as serve_lines;
 
@@ -74,6 +76,10 @@ pub struct McpServer {
     log: Arc<logging::ClientLog>,
     /// Where a stateless (2026-07-28) request's state lives.
     scope: stateless::Scope,
+    /// Long calls run as tasks, for clients that declare the extension.
+    tasks: Arc<tasks::Tasks>,
+    /// The docs' skills, served when the docs are a folder (which may hold them).
+    skills: Option<Arc<skills::Skills>>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -92,6 +98,8 @@ impl McpServer {
     /// A server for `core`, serving `docs` as resources.
     pub fn new(core: Core, docs: Arc<crate::docs::Docs>) -> McpServer {
         let tools = core.tools().map(listed).collect();
+        let tasks = tasks::Tasks::new(core.handle_store().clone());
+        let skills = matches!(docs.root(), crate::docs::Root::Dir(_)).then(Arc::default);
         McpServer {
             prompts: prompts::Prompts::new(core.clone(), docs.clone()),
             core,
@@ -105,6 +113,8 @@ impl McpServer {
             prompt_watcher: Arc::new(Watcher::default()),
             log: logging::ClientLog::new(None),
             scope: stateless::Scope::Connection,
+            tasks,
+            skills,
         }
     }
 
@@ -125,6 +135,8 @@ impl McpServer {
             prompt_watcher: Arc::new(Watcher::default()),
             log: logging::ClientLog::new(recorder),
             scope: self.scope.clone(),
+            tasks: self.tasks.clone(),
+            skills: self.skills.clone(),
         }
     }
 
@@ -296,6 +308,17 @@ impl McpServer {
                 }
             }
         }));
+    }
+
+    /// The skills of the docs as they are now.
+    async fn skill_catalog(&self) -> Result<Arc<skills::Catalog>, McpError> {
+        let Some(skills) = &self.skills else {
+            return Ok(Arc::default());
+        };
+        let snap = crate::tools::docs::snapshot(&self.docs)
+            .await
+            .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
+        Ok(skills.of(snap))
     }
 
     /// `resources/read` of `structs://docs/{doc_id}`: the doc's Markdown body (its
@@ -591,22 +614,25 @@ impl ServerHandler for McpServer {
     // Logging is deprecated in rmcp for a later protocol revision; see logging.rs.
     #[allow(deprecated)]
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
-            ServerCapabilities::builder()
-                .enable_tools()
-                .enable_resources()
-                .enable_resources_subscribe()
-                .enable_prompts()
-                .enable_prompts_list_changed()
-                .enable_completions()
-                .enable_logging()
-                .build(),
-        )
-        .with_server_info(
-            Implementation::new(crate::mcp::wire::SERVER_NAME, env!("CARGO_PKG_VERSION"))
-                .with_title("Structs console"),
-        )
-        .with_instructions(INSTRUCTIONS)
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_prompts()
+            .enable_prompts_list_changed()
+            .enable_completions()
+            .enable_logging()
+            .enable_tasks();
+        let capabilities = match self.skills {
+            Some(_) => capabilities.enable_skills_with_directory_read().build(),
+            None => capabilities.build(),
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(
+                Implementation::new(crate::mcp::wire::SERVER_NAME, env!("CARGO_PKG_VERSION"))
+                    .with_title("Structs console"),
+            )
+            .with_instructions(INSTRUCTIONS)
     }
 
     /// Every revision rmcp knows: the ones with a session (`initialize`) and the
@@ -744,6 +770,10 @@ impl ServerHandler for McpServer {
                     .with_description(description),
             );
         }
+        // The skills' SKILL.md files, where the docs have skills.
+        if self.skills.is_some() {
+            resources.extend(self.skill_catalog().await?.resources());
+        }
         // The reference docs, one resource each.
         let docs = crate::tools::docs::snapshot(&self.docs)
             .await
@@ -813,6 +843,20 @@ impl ServerHandler for McpServer {
                 let read = self.read_entity(&request.uri, id).await?;
                 return Ok(stateless::hint!(context, read, stateless::Hints::Block).into());
             }
+            if request.uri.starts_with(skills::SKILL_SCHEME) && self.skills.is_some() {
+                let catalog = self.skill_catalog().await?;
+                let Some(text) = catalog.file(&request.uri) else {
+                    return Err(McpError::resource_not_found(
+                        format!("no skill file {}", crate::error::quote(&request.uri)),
+                        None,
+                    ));
+                };
+                let read = ReadResourceResult::new(vec![
+                    ResourceContents::text(text.to_string(), request.uri.clone())
+                        .with_mime_type(DOC_MIME_TYPE),
+                ]);
+                return Ok(stateless::hint!(context, read, stateless::Hints::Volatile).into());
+            }
             if let Some(id) = request.uri.strip_prefix(crate::docs::DOC_URI_PREFIX) {
                 let read = self.read_doc(&request.uri, id).await?;
                 return Ok(stateless::hint!(context, read, stateless::Hints::Volatile).into());
@@ -832,6 +876,79 @@ impl ServerHandler for McpServer {
         }
         .await
         .map_err(|e| strict::bounded("resources/read", with_uri(e, &request.uri)))
+    }
+
+    async fn list_skills(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ListSkillsResult, McpError> {
+        strict::no_cursor("skills/list", request.as_ref())?;
+        let catalog = self.skill_catalog().await?;
+        let all = catalog.skills.iter().map(|s| s.skill.clone()).collect();
+        Ok(stateless::hint!(
+            &context,
+            rmcp::model::ListSkillsResult::with_all_items(all),
+            stateless::Hints::Volatile
+        ))
+    }
+
+    async fn get_skill(
+        &self,
+        request: rmcp::model::GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetSkillResult, McpError> {
+        let catalog = self.skill_catalog().await?;
+        let Some(skill) = catalog.get(&request.uri) else {
+            return Err(McpError::invalid_params(
+                format!("no skill at {}", crate::error::quote(&request.uri)),
+                Some(serde_json::json!({"uri": request.uri})),
+            ));
+        };
+        Ok(stateless::hint!(
+            &context,
+            rmcp::model::GetSkillResult::new(skill.clone()),
+            stateless::Hints::Volatile
+        ))
+    }
+
+    async fn read_resource_directory(
+        &self,
+        request: rmcp::model::ReadResourceDirectoryRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::ReadResourceDirectoryResult, McpError> {
+        let catalog = self.skill_catalog().await?;
+        let listed = catalog.directory(&request.uri)?;
+        Ok(stateless::hint!(
+            &context,
+            listed,
+            stateless::Hints::Volatile
+        ))
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, McpError> {
+        let task = self.tasks.get(&request.task_id).await?;
+        Ok(rmcp::model::GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.update(&request.task_id).await
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.tasks.cancel(&request.task_id).await
     }
 
     fn accepted_subscription_filter(
@@ -900,9 +1017,31 @@ impl ServerHandler for McpServer {
         if self.core.tool_spec(&request.name).is_none() {
             return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
         }
-        let caller = self.caller(&context);
+        let mut caller = self.caller(&context);
         if !caller.sessionless {
             self.ensure_watcher(context.peer.clone());
+        }
+        // Long work is a task for a client that declared the extension.
+        let declared = context
+            .client_capabilities()
+            .is_some_and(|caps| caps.supports_tasks());
+        if declared && tasks::TASK_TOOLS.contains(&&*request.name) {
+            // Nothing of the request outlives its answer: no log stream to write to.
+            caller.log = None;
+            let server = self.clone();
+            let name = request.name.to_string();
+            let started = self
+                .tasks
+                .start(&name.clone(), move |ctx| async move {
+                    server.call_as(&caller, &name, request.arguments, ctx).await
+                })
+                .await;
+            return Ok(match started {
+                Ok(task) => CallToolResponse::Task(task),
+                Err(error) => {
+                    CallToolResult::structured_error(error.to_json(&self.core.timestamp())).into()
+                }
+            });
         }
         let mut ctx = CallContext::new();
         // Progress reports go out as notifications/progress, in order, through one
