@@ -356,15 +356,9 @@ fn serve_rest(
 
 /// `--headless --http`: serves until Ctrl-C (or SIGTERM), then ends every session.
 async fn serve_http(
-    core: Core,
-    docs: Arc<structs_console::docs::Docs>,
-    recorder: Option<Arc<structs_console::record::Recorder>>,
+    server: structs_console::mcp::server::McpServer,
     options: structs_console::mcp::wire::http::HttpOptions,
 ) -> anyhow::Result<()> {
-    let mut server = structs_console::mcp::server::McpServer::new(core, docs);
-    if let Some(r) = recorder {
-        server = server.with_recorder(r);
-    }
     let http = structs_console::mcp::server::http::HttpServer::start(server, &options).await?;
     // The one line a script waits for: where to point a client.
     println!("serving MCP over HTTP at {}", http.url());
@@ -496,6 +490,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             None => None,
         };
+        let mut server =
+            structs_console::mcp::server::McpServer::new(core.clone(), services.docs.clone());
+        if let Some(r) = recorder {
+            server = server.with_recorder(r);
+        }
+        if cli.confirm_actions {
+            server = server.confirming().map_err(anyhow::Error::msg)?;
+        }
         if let Some(listen) = &cli.http {
             let options = structs_console::mcp::wire::http::HttpOptions {
                 listen: listen.clone(),
@@ -510,15 +512,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Default::default()
                 },
             };
-            runtime.block_on(serve_http(core, services.docs.clone(), recorder, options))?;
+            runtime.block_on(serve_http(server, options))?;
             return Ok(ExitCode::SUCCESS);
         }
-        tracing::info!(tools = core.tools().count(), source = %core.status().description, "serving MCP over stdio");
-        runtime.block_on(structs_console::mcp::server::serve_stdio(
-            core,
-            services.docs.clone(),
-            recorder,
-        ))?;
+        tracing::info!(tools = server.core().tools().count(), source = %server.core().status().description, "serving MCP over stdio");
+        runtime.block_on(structs_console::mcp::server::serve_stdio(server))?;
         return Ok(ExitCode::SUCCESS);
     }
     run_console(&cli, config, None)

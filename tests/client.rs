@@ -738,3 +738,44 @@ fn a_flood_of_the_servers_requests_leaves_the_answer_and_a_quiet_stderr() {
         );
     }
 }
+
+#[test]
+fn a_session_client_is_asked_to_confirm_by_elicitation() {
+    // --confirm-actions: a session (2025-11-25) client is asked with elicitation/create
+    // on its session; its answer decides. The client here declines or cancels, and
+    // the answer says which: so it was asked.
+    let confirming = format!("{BIN} --headless --paused --log-level warn --confirm-actions");
+    let tx = r#"{"transaction": {"body": {"messages": [
+        {"@type": "/structs.structs.MsgStructDeactivate", "structId": "5-1"}]}}}"#;
+    for (how, said) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let out = client_with(
+            &confirming,
+            &["--protocol-version", "2025-11-25", "--elicitation", how],
+            &["call", "structs_action_submit_transaction", "--args", tx],
+            None,
+        );
+        let (value, success) = answer(&out);
+        assert!(!success, "{value:#}");
+        let error = &value["structuredContent"]["error"];
+        assert_eq!(error["code"], "TOOL_CANCELLED", "{value:#}");
+        assert_eq!(error["details"]["confirmation"], said, "{value:#}");
+    }
+    // A read is not asked about.
+    let out = client_with(
+        &confirming,
+        &[
+            "--protocol-version",
+            "2025-11-25",
+            "--elicitation",
+            "decline",
+        ],
+        &[
+            "call",
+            "structs_query_struct",
+            "--args",
+            r#"{"struct_id": "5-1"}"#,
+        ],
+        None,
+    );
+    ok(&out);
+}

@@ -734,3 +734,199 @@ async fn servers_sharing_a_redis_answer_for_each_others_tasks() {
     );
     b.stop().await;
 }
+
+/// The first online struct of the demo world, read with stateless calls.
+async fn online_struct(url: &str) -> String {
+    let (_, f) = post(
+        url,
+        "tools/call",
+        json!({"name": "structs_list_entities",
+               "arguments": {"entity_type": "struct", "page_size": 30}}),
+        json!({}),
+    )
+    .await;
+    let listed = answer(&f)["result"]["structuredContent"]["structs"].clone();
+    for s in listed.as_array().unwrap_or_else(|| panic!("{f:#?}")) {
+        let id = s["Struct"]["id"].as_str().unwrap().to_string();
+        let (_, f) = post(
+            url,
+            "tools/call",
+            json!({"name": "structs_query_struct", "arguments": {"struct_id": id}}),
+            json!({}),
+        )
+        .await;
+        if answer(&f)["result"]["structuredContent"]["struct"]["structAttributes"]["isOnline"]
+            == true
+        {
+            return id;
+        }
+    }
+    panic!("no online struct in the demo world")
+}
+
+fn deactivate(id: &str) -> Value {
+    json!({"name": "structs_action_submit_transaction", "arguments": {"transaction": {"body": {
+        "messages": [{"@type": "/structs.structs.MsgStructDeactivate", "structId": id}]}}}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_confirm_actions_a_person_confirms_what_destroys_or_spends() {
+    let server = Headless::start(&["--paused", "--confirm-actions"], &[]).await;
+    let url = server.url.clone();
+    let elicits = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let id = online_struct(&url).await;
+
+    // What only reads is never asked about.
+    let (_, f) = post(
+        &url,
+        "tools/call",
+        json!({"name": "structs_query_struct", "arguments": {"struct_id": id}}),
+        elicits.clone(),
+    )
+    .await;
+    assert_eq!(answer(&f)["result"]["resultType"], "complete");
+
+    // A client that cannot be asked is told what it lacks.
+    let (status, f) = post(&url, "tools/call", deactivate(&id), json!({})).await;
+    assert_eq!(status, 400, "{f:#?}");
+    let error = &answer(&f)["error"];
+    assert_eq!(error["code"], -32021, "{error:#}");
+    assert!(
+        error["data"]["requiredCapabilities"]["elicitation"].is_object(),
+        "{error:#}"
+    );
+
+    // One that can is asked: one form, and a state to send back.
+    let (status, f) = post(&url, "tools/call", deactivate(&id), elicits.clone()).await;
+    assert_eq!(status, 200);
+    let asked = answer(&f)["result"].clone();
+    assert_eq!(asked["resultType"], "input_required", "{asked:#}");
+    let question = &asked["inputRequests"]["confirm"];
+    assert_eq!(question["method"], "elicitation/create", "{asked:#}");
+    assert_eq!(question["params"]["mode"], "form");
+    assert!(
+        question["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&id)
+    );
+    let state = asked["requestState"].as_str().unwrap().to_string();
+
+    let retry = |state: &str, responses: Value, call: Value| {
+        let mut call = call;
+        call["requestState"] = json!(state);
+        if !responses.is_null() {
+            call["inputResponses"] = responses;
+        }
+        let (url, elicits) = (url.clone(), elicits.clone());
+        async move { post(&url, "tools/call", call, elicits).await }
+    };
+    let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+
+    // A state altered, or sent back for other arguments, is refused.
+    let mut tampered = state.clone().into_bytes();
+    let last = tampered.len() - 1;
+    tampered[last] = if tampered[last] == b'A' { b'B' } else { b'A' };
+    let (_, f) = retry(
+        &String::from_utf8(tampered).unwrap(),
+        yes.clone(),
+        deactivate(&id),
+    )
+    .await;
+    assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
+    let (_, f) = retry(&state, yes.clone(), deactivate("5-99999")).await;
+    assert_eq!(
+        answer(&f)["error"]["code"],
+        -32602,
+        "bound to its arguments: {f:#?}"
+    );
+
+    // Sent back without the answer, the question is asked again.
+    let (_, f) = retry(&state, Value::Null, deactivate(&id)).await;
+    assert_eq!(
+        answer(&f)["result"]["resultType"],
+        "input_required",
+        "{f:#?}"
+    );
+
+    // A no is honoured: the struct stays online.
+    let no = json!({"confirm": {"action": "decline"}});
+    let (_, f) = retry(&state, no, deactivate(&id)).await;
+    let refused = &answer(&f)["result"];
+    assert_eq!(refused["isError"], true, "{refused:#}");
+    assert_eq!(
+        refused["structuredContent"]["error"]["code"],
+        "TOOL_CANCELLED"
+    );
+    assert_eq!(online_struct(&url).await, id, "nothing ran");
+
+    // A yes runs it.
+    let (_, f) = retry(&state, yes, deactivate(&id)).await;
+    let done = &answer(&f)["result"];
+    assert_eq!(done["resultType"], "complete", "{done:#}");
+    assert_eq!(done["isError"], false, "{done:#}");
+    let (_, f) = post(
+        &url,
+        "tools/call",
+        json!({"name": "structs_query_struct", "arguments": {"struct_id": id}}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        answer(&f)["result"]["structuredContent"]["struct"]["structAttributes"]["isOnline"],
+        false
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompts_missing_choice_is_asked_for_with_the_values_it_may_take() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let elicits = json!({"io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+
+    // A client that cannot be asked is told what is missing, as before.
+    let build = json!({"name": "plan-build", "arguments": {"planet_id": "2-1"}});
+    let (_, f) = post(&url, "prompts/get", build.clone(), json!({})).await;
+    let error = &answer(&f)["error"];
+    assert_eq!(error["code"], -32602, "{f:#?}");
+    assert!(error["message"].as_str().unwrap().contains("struct_type"));
+
+    // One that can is shown the struct types to choose from.
+    let (_, f) = post(&url, "prompts/get", build.clone(), elicits.clone()).await;
+    let asked = answer(&f)["result"].clone();
+    assert_eq!(asked["resultType"], "input_required", "{asked:#}");
+    let form = &asked["inputRequests"]["choose"]["params"]["requestedSchema"];
+    let values = form["properties"]["struct_type"]["enum"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(values.len() >= 10, "the struct types: {form:#}");
+    assert_eq!(
+        form["required"],
+        json!(["struct_type"]),
+        "planet_id was given"
+    );
+    let chosen = values[0].as_str().unwrap().to_string();
+
+    let state = asked["requestState"].as_str().unwrap();
+    let mut retry = build.clone();
+    retry["requestState"] = json!(state);
+    retry["inputResponses"] =
+        json!({"choose": {"action": "accept", "content": {"struct_type": chosen}}});
+    let (_, f) = post(&url, "prompts/get", retry, elicits.clone()).await;
+    let got = answer(&f)["result"].clone();
+    assert_eq!(got["resultType"], "complete", "{f:#?}");
+    assert!(
+        got["messages"].as_array().is_some_and(|m| !m.is_empty()),
+        "{got:#}"
+    );
+
+    // A person who does not choose: the prompt is refused, saying what it needs.
+    let mut retry = build;
+    retry["requestState"] = json!(state);
+    retry["inputResponses"] = json!({"choose": {"action": "decline"}});
+    let (_, f) = post(&url, "prompts/get", retry, elicits).await;
+    assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
+    server.stop().await;
+}

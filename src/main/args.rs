@@ -25,6 +25,13 @@ pub(crate) struct Cli {
     #[arg(long, value_name = "ADDR", requires = "headless")]
     pub(crate) http: Option<String>,
 
+    /// With --headless: ask the client's user to confirm every call that destroys or
+    /// spends (a transaction, an attack, a plan run) before it runs, by elicitation.
+    /// Servers sharing a balancer share the key that seals the question's state in
+    /// STRUCTS_CONSOLE_STATE_KEY.
+    #[arg(long, requires = "headless")]
+    pub(crate) confirm_actions: bool,
+
     /// Let --http bind an address that is not loopback. Needs a bearer token.
     #[arg(long, requires = "http")]
     pub(crate) http_allow_remote: bool,

@@ -194,6 +194,23 @@ fn ranked(candidates: impl IntoIterator<Item = String>, value: &str) -> Completi
 }
 
 /// At most [`MAX_VALUES`] of `values`, with the total and whether there are more.
+/// Every value a prompt's argument may take, when the completions list them all (an
+/// entity id has too many to list, free text none).
+pub async fn choices(
+    core: &Core,
+    docs: &std::sync::Arc<Docs>,
+    prompts: &Prompts,
+    prompt: &str,
+    argument: &str,
+) -> Option<Vec<String>> {
+    let request = CompleteRequestParams::new(
+        Reference::Prompt(rmcp::model::PromptReference::new(prompt)),
+        rmcp::model::ArgumentInfo::new(argument, ""),
+    );
+    let info = complete(core, docs, prompts, &request).await.ok()?;
+    (info.has_more != Some(true) && !info.values.is_empty()).then_some(info.values)
+}
+
 fn info(mut values: Vec<String>, total: u64) -> CompletionInfo {
     values.truncate(MAX_VALUES);
     let has_more = total > values.len() as u64;

@@ -4,6 +4,7 @@
 //! `tools/call`, through the recorder ([`crate::record::Recorded`]); it holds no game
 //! logic of its own. Every message is checked ([`strict`]) before rmcp reads it.
 
+pub mod ask;
 pub mod complete;
 pub mod http;
 pub mod logging;
@@ -79,6 +80,10 @@ pub struct McpServer {
     tasks: Arc<tasks::Tasks>,
     /// The docs' skills, served when the docs are a folder (which may hold them).
     skills: Option<Arc<skills::Skills>>,
+    /// How a person is asked (the sealing key of the question's state).
+    asker: Arc<ask::Asker>,
+    /// `--confirm-actions`: a person confirms every destructive call.
+    confirm_actions: bool,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -114,6 +119,8 @@ impl McpServer {
             scope: stateless::Scope::Connection,
             tasks,
             skills,
+            asker: Arc::new(ask::Asker::new()),
+            confirm_actions: false,
         }
     }
 
@@ -136,6 +143,8 @@ impl McpServer {
             scope: self.scope.clone(),
             tasks: self.tasks.clone(),
             skills: self.skills.clone(),
+            asker: self.asker.clone(),
+            confirm_actions: self.confirm_actions,
         }
     }
 
@@ -176,6 +185,75 @@ impl McpServer {
                 log: stateless::request_log(context, self.recorder.clone()),
                 sessionless: false,
             },
+        }
+    }
+
+    /// Asks a person to confirm every destructive call (`--confirm-actions`).
+    ///
+    /// # Errors
+    ///
+    /// A sealing key in [`ask::KEY_ENV`] too short to use.
+    pub fn confirming(mut self) -> Result<McpServer, String> {
+        self.asker = Arc::new(ask::Asker::from_env()?);
+        self.confirm_actions = true;
+        Ok(self)
+    }
+
+    /// A 2026-07-28 `prompts/get` left without a required argument, from a client that
+    /// can be asked: asks for it (or, the answer given, puts it into the arguments).
+    async fn ask_for_choices(
+        &self,
+        request: &mut GetPromptRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<GetPromptResponse>, McpError> {
+        let can_ask = stateless::is_stateless(context)
+            && context
+                .client_capabilities()
+                .is_some_and(|caps| caps.elicitation.is_some());
+        let Some(spec) = can_ask
+            .then_some(())
+            .and(self.prompts.spec(&request.name).await.ok())
+        else {
+            return Ok(None);
+        };
+        let given = request.arguments.clone().unwrap_or_default();
+        let blank = |v: Option<&Value>| {
+            v.is_none_or(|v| v.is_null() || v.as_str().is_some_and(|s| s.trim().is_empty()))
+        };
+        let mut missing = Vec::new();
+        for a in spec
+            .args
+            .iter()
+            .filter(|a| a.required && blank(given.get(&a.name)))
+        {
+            missing.push(ask::Missing {
+                name: a.name.clone(),
+                description: a.description.clone(),
+                values: complete::choices(
+                    &self.core,
+                    &self.docs,
+                    &self.prompts,
+                    &spec.name,
+                    &a.name,
+                )
+                .await,
+            });
+        }
+        if missing.is_empty() {
+            return Ok(None);
+        }
+        match self.asker.choose(
+            &request.name,
+            &given,
+            &missing,
+            request.request_state.as_deref(),
+            request.input_responses.as_ref(),
+        )? {
+            ask::Choice::Ready(args) => {
+                request.arguments = Some(args);
+                Ok(None)
+            }
+            ask::Choice::Ask(asked) => Ok(Some(GetPromptResponse::InputRequired(asked))),
         }
     }
 
@@ -497,6 +575,10 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         async {
+            let mut request = request;
+            if let Some(asked) = self.ask_for_choices(&mut request, &context).await? {
+                return Ok(asked);
+            }
             let result = self.prompts.get(&request.name, request.arguments).await;
             if !stateless::is_stateless(&context) {
                 self.ensure_prompt_watcher(context.peer.clone());
@@ -697,6 +779,37 @@ impl ServerHandler for McpServer {
         if self.core.tool_spec(&request.name).is_none() {
             return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
         }
+        // A person confirms what destroys or spends, when the operator asks for it.
+        let destructive = self
+            .core
+            .tool_spec(&request.name)
+            .is_some_and(|spec| spec.hints.destructive == Some(true));
+        if self.confirm_actions && destructive {
+            let asker = &self.asker;
+            let decision = if stateless::is_stateless(&context) {
+                asker.confirm_stateless(
+                    &context,
+                    &request.name,
+                    request.arguments.as_ref(),
+                    request.request_state.as_deref(),
+                    request.input_responses.as_ref(),
+                )?
+            } else {
+                asker
+                    .confirm_session(&context.peer, &request.name, request.arguments.as_ref())
+                    .await
+            };
+            match decision {
+                ask::Decision::Run => {}
+                ask::Decision::Answer(ask::Outcome::Ask(ask)) => {
+                    return Ok(CallToolResponse::InputRequired(ask));
+                }
+                ask::Decision::Answer(ask::Outcome::Refused(error)) => {
+                    let error = error.to_json(&self.core.timestamp());
+                    return Ok(CallToolResult::structured_error(error).into());
+                }
+            }
+        }
         let mut caller = self.caller(&context);
         if !caller.sessionless {
             self.ensure_watcher(context.peer.clone());
@@ -788,15 +901,7 @@ impl ServerHandler for McpServer {
 
 /// Serves the core over stdin/stdout until the client closes the connection, recording
 /// the exchanges when a recorder is given.
-pub async fn serve_stdio(
-    core: Core,
-    docs: Arc<crate::docs::Docs>,
-    recorder: Option<Arc<crate::record::Recorder>>,
-) -> anyhow::Result<()> {
-    let mut server = McpServer::new(core, docs);
-    if let Some(r) = recorder {
-        server = server.with_recorder(r);
-    }
+pub async fn serve_stdio(server: McpServer) -> anyhow::Result<()> {
     let (read, write) = rmcp::transport::io::stdio_pipes();
     stdio::serve(server, read, write, crate::mcp::wire::MAX_MESSAGE_BYTES).await
 }
