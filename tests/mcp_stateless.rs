@@ -503,6 +503,27 @@ async fn long_work_is_a_task_for_a_client_that_declares_the_extension() {
     assert_eq!(status, 200);
     assert_eq!(settle(&url, &id).await["status"], "cancelled");
 
+    // Its Mcp-Name may be left out (taken from the body), but not contradict it.
+    for (name, status) in [(None, 200), (Some("another-task"), 400)] {
+        let mut request = http()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", V2026)
+            .header("mcp-method", "tasks/get");
+        if let Some(name) = name {
+            request = request.header("mcp-name", name);
+        }
+        let mut params = json!({"taskId": id});
+        params["_meta"] = meta(with_tasks());
+        let response = request
+            .json(&json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": params}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status, "Mcp-Name {name:?}");
+    }
+
     // A task nobody made: -32602.
     for method in ["tasks/get", "tasks/cancel"] {
         let (_, f) = post(
@@ -517,32 +538,10 @@ async fn long_work_is_a_task_for_a_client_that_declares_the_extension() {
     server.stop().await;
 }
 
-/// A copy of the test docs with skills (the server writes links through to its docs
-/// folder, so it gets its own).
-fn skills_docs() -> std::path::PathBuf {
-    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/skills-docs");
-    let to = std::env::temp_dir().join(format!("structs-skills-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&to);
-    fn copy(from: &std::path::Path, to: &std::path::Path) {
-        std::fs::create_dir_all(to).unwrap();
-        for entry in std::fs::read_dir(from).unwrap() {
-            let entry = entry.unwrap();
-            let target = to.join(entry.file_name());
-            if entry.file_type().unwrap().is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), target).unwrap();
-            }
-        }
-    }
-    copy(&from, &to);
-    to
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_docs_folders_skills_are_served_as_skills_and_files() {
-    let docs = skills_docs();
-    let server = Headless::start(&["--paused", "--docs", docs.to_str().unwrap()], &[]).await;
+    let docs = support::docs::TempDocs::copy_of("skills-docs");
+    let server = Headless::start(&["--paused", "--docs", docs.root().to_str().unwrap()], &[]).await;
     let url = server.url.clone();
     let (_, f) = post(&url, "server/discover", json!({}), json!({})).await;
     let skills =
@@ -582,7 +581,7 @@ async fn a_docs_folders_skills_are_served_as_skills_and_files() {
         };
         assert_eq!(file["digest"], digest, "{file_uri}");
     }
-    let on_disk = std::fs::read_to_string(docs.join("skills/structs-scouting/SKILL.md")).unwrap();
+    let on_disk = docs.read("skills/structs-scouting/SKILL.md");
     let (_, f) = post(&url, "resources/read", json!({"uri": uri}), json!({})).await;
     assert_eq!(
         answer(&f)["result"]["contents"][0]["text"],
@@ -660,7 +659,6 @@ async fn a_docs_folders_skills_are_served_as_skills_and_files() {
         "{prompts:?}"
     );
     server.stop().await;
-    let _ = std::fs::remove_dir_all(&docs);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

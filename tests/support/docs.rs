@@ -30,6 +30,29 @@ impl TempDocs {
         docs
     }
 
+    /// A copy of the folder `tests/data/NAME` (a server writes links through to its
+    /// docs, so each test gets its own).
+    pub fn copy_of(name: &str) -> TempDocs {
+        let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        let docs = TempDocs::new(&[]);
+        fn copy(from: &Path, to: &Path) {
+            std::fs::create_dir_all(to).unwrap();
+            for entry in std::fs::read_dir(from).unwrap() {
+                let entry = entry.unwrap();
+                let target = to.join(entry.file_name());
+                if entry.file_type().unwrap().is_dir() {
+                    copy(&entry.path(), &target);
+                } else {
+                    std::fs::copy(entry.path(), target).unwrap();
+                }
+            }
+        }
+        copy(&from, &docs.dir);
+        docs
+    }
+
     pub fn write(&self, rel: &str, text: &str) {
         let path = self.dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

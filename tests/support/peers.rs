@@ -24,6 +24,7 @@ impl Peers {
         let peers = Peers { modules };
         if peers.node().is_file()
             && peers.conformance().is_file()
+            && peers.conformance_2026().is_file()
             && peers.inspector().is_file()
             && peers.mcpdo().is_file()
             && peers.python().is_file()
@@ -32,7 +33,7 @@ impl Peers {
             return Some(peers);
         }
         let note = format!(
-            "the MCP peers are not installed in {} (Node 22, @modelcontextprotocol/conformance, \
+            "the MCP peers are not installed in {} (Node 22, @modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12 (as conformance-2026), \
              @modelcontextprotocol/inspector, @modelcontextprotocol/server-everything, and the Python SDK in venv/); .ci/run installs them, or set STRUCTS_PEERS",
             peers.modules.display()
         );
@@ -50,6 +51,12 @@ impl Peers {
     pub fn conformance(&self) -> PathBuf {
         self.modules
             .join("@modelcontextprotocol/conformance/dist/index.js")
+    }
+
+    /// The suite's release for the 2026-07-28 revision, installed beside the other
+    /// under the name `conformance-2026`.
+    pub fn conformance_2026(&self) -> PathBuf {
+        self.modules.join("conformance-2026/dist/index.js")
     }
 
     pub fn inspector(&self) -> PathBuf {

@@ -214,6 +214,30 @@ async fn health_status(
     }))
 }
 
+/// A `tasks/get`, `tasks/update` or `tasks/cancel` without its `Mcp-Name` header gets
+/// one from the body's `taskId`. The header is there for what sits between client and
+/// server (SEP-2243); the official Python SDK sends it only for the methods it knows to
+/// name something (`tools/call`, `prompts/get`, `resources/read`), and this server
+/// reads the id from the body anyway. One that is sent is still checked against it.
+fn task_name_header(headers: &mut axum::http::HeaderMap, body: &[u8]) {
+    const NAME: &str = "mcp-name";
+    if headers.contains_key(NAME) || !body.windows(7).any(|w| w == b"\"tasks/") {
+        return;
+    }
+    let Ok(message) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return;
+    };
+    let method = message["method"].as_str().unwrap_or_default();
+    if !matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel") {
+        return;
+    }
+    if let Some(id) = message["params"]["taskId"].as_str()
+        && let Ok(value) = axum::http::HeaderValue::from_str(id)
+    {
+        headers.insert(NAME, value);
+    }
+}
+
 /// The strict check of a POST's message, before rmcp reads it (and before its own
 /// checks of the headers); and 204 for a DELETE rmcp answers 202 (clients take 200 or
 /// 204 for a session ended).
@@ -301,6 +325,8 @@ async fn check_message(request: Request, next: Next) -> Response {
             if bytes.starts_with(b"\xEF\xBB\xBF") {
                 bytes.drain(..3);
             }
+            let mut parts = parts;
+            task_name_header(&mut parts.headers, &bytes);
             next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
                 .await
         }

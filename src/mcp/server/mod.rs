@@ -779,12 +779,18 @@ impl ServerHandler for McpServer {
         if self.core.tool_spec(&request.name).is_none() {
             return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
         }
+        // Arguments a tool would refuse are answered at once: no one is asked to
+        // confirm them, and no task is made of them.
+        let runnable = {
+            let args = request.arguments.clone().map_or(Value::Null, Value::Object);
+            self.core.check_arguments(&request.name, &args).is_ok()
+        };
         // A person confirms what destroys or spends, when the operator asks for it.
         let destructive = self
             .core
             .tool_spec(&request.name)
             .is_some_and(|spec| spec.hints.destructive == Some(true));
-        if self.confirm_actions && destructive {
+        if self.confirm_actions && destructive && runnable {
             let asker = &self.asker;
             let decision = if stateless::is_stateless(&context) {
                 asker.confirm_stateless(
@@ -818,7 +824,7 @@ impl ServerHandler for McpServer {
         let declared = context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks());
-        if declared && tasks::TASK_TOOLS.contains(&&*request.name) {
+        if declared && runnable && tasks::TASK_TOOLS.contains(&&*request.name) {
             // Nothing of the request outlives its answer: no log stream to write to.
             caller.log = None;
             let server = self.clone();
