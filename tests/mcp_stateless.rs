@@ -928,3 +928,65 @@ async fn a_prompts_missing_choice_is_asked_for_with_the_values_it_may_take() {
     assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_guard_and_the_limits_hold_for_stateless_requests_too() {
+    let token = "stateless-test-token-0123456789";
+    let server = Headless::start(&["--paused"], &[("STRUCTS_CONSOLE_AUTH_TOKEN", token)]).await;
+    let url = server.url.clone();
+    let body = |method: &str| {
+        let mut params = json!({});
+        params["_meta"] = meta(json!({}));
+        json!({"jsonrpc": "2.0", "id": 5, "method": method, "params": params})
+    };
+    let request = || {
+        http()
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", V2026)
+            .header("mcp-method", "tools/list")
+    };
+    // No token: 400, the UNAUTHORIZED object, as for a session's request.
+    let response = request().json(&body("tools/list")).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let f = frames(&response.text().await.unwrap());
+    assert_eq!(
+        f[0]["error"]["data"]["error"]["code"], "UNAUTHORIZED",
+        "{f:#?}"
+    );
+    // A foreign Host: 403.
+    let response = request()
+        .header("authorization", format!("Bearer {token}"))
+        .header("host", "evil.example.com")
+        .json(&body("tools/list"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 403);
+    // Not JSON: -32700, 400.
+    let response = request()
+        .header("authorization", format!("Bearer {token}"))
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let f = frames(&response.text().await.unwrap());
+    assert_eq!(f[0]["error"]["code"], -32700, "{f:#?}");
+    // With the token, served.
+    let response = request()
+        .header("authorization", format!("Bearer {token}"))
+        .json(&body("tools/list"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let f = frames(&response.text().await.unwrap());
+    assert!(
+        answer(&f)["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| t.len() > 40)
+    );
+    server.stop().await;
+}

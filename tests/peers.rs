@@ -190,7 +190,9 @@ async fn the_2026_conformance_suite_passes_every_scenario_outside_its_baseline()
             .unwrap_or_else(|| panic!("scenario {name} ran"))
             .1
     };
-    let passed = |c: &Value| c["status"] == "SUCCESS";
+    // INFO is the suite saying what it saw (answers in JSON rather than a stream, which
+    // the transport lets a server choose), not a failure.
+    let passed = |c: &Value| c["status"] == "SUCCESS" || c["status"] == "INFO";
     for name in MUST_PASS_2026.iter().chain(&[
         "sep-2640-skills-directory",
         "sep-2640-skills-enumeration",

@@ -87,6 +87,10 @@ impl HttpServer {
         let mut config = StreamableHttpServerConfig::default()
             .with_cancellation_token(cancel.child_token())
             .with_max_request_body_bytes(MAX_BODY_BYTES)
+            // A stateless request answered in one message gets it as plain JSON; one
+            // whose answer comes after notifications (progress, its log) gets a stream.
+            // Sessions keep their streams whatever this says.
+            .with_json_response(true)
             .with_sse_keep_alive(Some(Duration::from_secs(15)));
         let guard = Guard::new(addr, options.token.as_deref());
         config = match guard.hosts() {
