@@ -204,13 +204,32 @@ impl Asker {
     }
 }
 
-/// What a state is sealed to: the tool and a digest of its arguments.
+/// What a state is sealed to: the tool and a digest of its arguments, their keys in
+/// order (a client may send the same arguments back with its keys in another order).
 fn binding(tool: &str, arguments: Option<&Map<String, Value>>) -> Vec<u8> {
-    let args = serde_json::to_vec(&arguments).unwrap_or_default();
+    let args = arguments.map(|a| canonical(&Value::Object(a.clone())));
+    let args = serde_json::to_vec(&args).unwrap_or_default();
     let mut bound = tool.as_bytes().to_vec();
     bound.push(0);
     bound.extend_from_slice(&Sha256::digest(&args));
     bound
+}
+
+/// `value` with every object's keys sorted.
+fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
 }
 
 /// The form a person is shown: what will run, and one yes-or-no.
@@ -398,4 +417,52 @@ fn names(missing: &[Missing]) -> String {
         .map(|m| m.name.as_str())
         .collect::<Vec<_>>()
         .join(" and ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(text: &str) -> Map<String, Value> {
+        serde_json::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn a_state_is_bound_to_its_tool_and_arguments_whatever_their_key_order() {
+        let a = args(r#"{"x": 1, "y": {"b": 2, "a": [1, {"d": 4, "c": 3}]}}"#);
+        let b = args(r#"{"y": {"a": [1, {"c": 3, "d": 4}], "b": 2}, "x": 1}"#);
+        assert_eq!(binding("t", Some(&a)), binding("t", Some(&b)));
+        assert_ne!(binding("t", Some(&a)), binding("u", Some(&a)));
+        let c = args(r#"{"x": 2, "y": {"b": 2, "a": [1, {"d": 4, "c": 3}]}}"#);
+        assert_ne!(binding("t", Some(&a)), binding("t", Some(&c)));
+        assert_ne!(binding("t", Some(&a)), binding("t", None));
+    }
+
+    #[test]
+    fn a_sealed_state_opens_only_for_its_binding() {
+        let asker = Asker::drawn();
+        let a = args(r#"{"x": 1}"#);
+        let asked = asker.ask("t", Some(&a), &binding("t", Some(&a)));
+        let state = asked.request_state.unwrap();
+        assert!(
+            asker
+                .codec
+                .open_with(&state, &binding("t", Some(&a)))
+                .is_ok()
+        );
+        let other = args(r#"{"x": 2}"#);
+        assert!(
+            asker
+                .codec
+                .open_with(&state, &binding("t", Some(&other)))
+                .is_err()
+        );
+        // Another process's key does not open it.
+        assert!(
+            Asker::drawn()
+                .codec
+                .open_with(&state, &binding("t", Some(&a)))
+                .is_err()
+        );
+    }
 }
