@@ -181,6 +181,24 @@ async fn suite(store: Arc<dyn HandleStore>) {
         41,
         "records are not handles"
     );
+    s.put_record("other:c", json!(1), long).await.unwrap();
+    let listed = s.list_records("task:", 100).await.unwrap();
+    assert_eq!(
+        listed,
+        vec![("task:a".to_string(), json!({"status": "completed"}))],
+        "by prefix, and only what is live"
+    );
+    for i in 0..20 {
+        s.put_record(&format!("task:n{i}"), json!(i), long)
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        s.list_records("task:", 5).await.unwrap().len(),
+        5,
+        "at most the limit"
+    );
+    assert_eq!(s.list_records("task:", 100).await.unwrap().len(), 21);
 }
 
 #[tokio::test]

@@ -509,6 +509,57 @@ impl HandleStore for RedisStore {
         })
     }
 
+    fn list_records(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<(String, Value)>, ToolError>> {
+        let pattern = format!("{}*", self.record_key(prefix));
+        let strip = self.record_key("");
+        Box::pin(async move {
+            let mut c = self.connection.clone();
+            let mut keys: Vec<String> = Vec::new();
+            let mut cursor: u64 = 0;
+            // SCAN walks the keys a batch at a time; a record made or dropped meanwhile
+            // may be missed or seen once more, which a listing can bear.
+            loop {
+                let (next, batch): (u64, Vec<String>) = self
+                    .run(
+                        redis::cmd("SCAN")
+                            .arg(cursor)
+                            .arg("MATCH")
+                            .arg(&pattern)
+                            .arg("COUNT")
+                            .arg(500)
+                            .query_async(&mut c),
+                    )
+                    .await?;
+                keys.extend(batch);
+                cursor = next;
+                if cursor == 0 || keys.len() >= limit {
+                    break;
+                }
+            }
+            keys.sort();
+            keys.dedup();
+            keys.truncate(limit);
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let texts: Vec<Option<String>> = self
+                .run(redis::cmd("MGET").arg(&keys).query_async(&mut c))
+                .await?;
+            Ok(keys
+                .into_iter()
+                .zip(texts)
+                .filter_map(|(k, t)| {
+                    let value = serde_json::from_str(&t?).ok()?;
+                    Some((k.strip_prefix(&strip).unwrap_or(&k).to_string(), value))
+                })
+                .collect())
+        })
+    }
+
     fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>> {
         let key = self.record_key(key);
         Box::pin(async move {

@@ -139,6 +139,14 @@ pub trait HandleStore: Send + Sync {
 
     /// The record under `key`, if one is kept and its time has not run out.
     fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>>;
+
+    /// Up to `limit` records whose keys start with `prefix`, with their keys, in no
+    /// particular order.
+    fn list_records(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<(String, Value)>, ToolError>>;
 }
 
 /// Records the memory store keeps at most: past it, the one nearest its end goes.
@@ -400,6 +408,22 @@ impl HandleStore for MemoryStore {
             .get(key)
             .filter(|(_, until)| *until > std::time::Instant::now())
             .map(|(v, _)| v.clone());
+        Box::pin(async { Ok(found) })
+    }
+
+    fn list_records(
+        &self,
+        prefix: &str,
+        limit: usize,
+    ) -> BoxFuture<'_, Result<Vec<(String, Value)>, ToolError>> {
+        let now = std::time::Instant::now();
+        let records = self.records.lock().unwrap_or_else(|e| e.into_inner());
+        let found: Vec<(String, Value)> = records
+            .iter()
+            .filter(|(k, (_, until))| k.starts_with(prefix) && *until > now)
+            .take(limit)
+            .map(|(k, (v, _))| (k.clone(), v.clone()))
+            .collect();
         Box::pin(async { Ok(found) })
     }
 }

@@ -56,13 +56,25 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// A `working` record not rewritten for this long belongs to a server that stopped.
 pub const STALE_AFTER: Duration = Duration::from_secs(15);
 
-/// The record key of a task, and of the flag asking it to stop.
+/// Where tasks' records start in the store: `task:{id}`, and `task:{id}:cancel` for
+/// the flag asking one to stop.
+const PREFIX: &str = "task:";
+const CANCEL_SUFFIX: &str = ":cancel";
+
 fn key(id: &str) -> String {
-    format!("task:{id}")
+    format!("{PREFIX}{id}")
 }
 
 fn cancel_key(id: &str) -> String {
-    format!("task:{id}:cancel")
+    format!("{PREFIX}{id}{CANCEL_SUFFIX}")
+}
+
+/// A task as a listing shows it.
+#[derive(Debug, Clone)]
+pub struct Listed {
+    /// The tool it runs.
+    pub tool: String,
+    pub task: DetailedTask,
 }
 
 /// The tasks this process runs, over the store every server sharing it reads.
@@ -129,8 +141,9 @@ impl Tasks {
             .with_ttl_ms(TTL.as_millis() as u64)
             .with_poll_interval_ms(POLL_INTERVAL_MS)
             .with_status_message(format!("{tool} is running"));
-        self.write(&DetailedTask::new(task.clone(), TaskPayload::Working))
+        self.write(tool, &DetailedTask::new(task.clone(), TaskPayload::Working))
             .await?;
+        let tool = tool.to_string();
         let ctx = CallContext::new();
         self.running().insert(id.clone(), ctx.canceller());
         let me = self.clone();
@@ -150,7 +163,7 @@ impl Tasks {
                         }
                         let mut alive = running.clone();
                         alive.last_updated_at = now();
-                        let _ = me.write(&DetailedTask::new(alive, TaskPayload::Working)).await;
+                        let _ = me.write(&tool, &DetailedTask::new(alive, TaskPayload::Working)).await;
                     }
                 }
             };
@@ -168,7 +181,7 @@ impl Tasks {
                     },
                 }
             };
-            if let Err(e) = me.write(&DetailedTask::new(done, payload)).await {
+            if let Err(e) = me.write(&tool, &DetailedTask::new(done, payload)).await {
                 tracing::warn!(task = %running.task_id, "a task's end could not be stored: {}", e.message);
             }
         });
@@ -184,8 +197,42 @@ impl Tasks {
         let Some(record) = self.store.get_record(&key(id)).await.map_err(unavailable)? else {
             return Err(unknown(id));
         };
-        let mut task = read(&record).ok_or_else(|| unknown(id))?;
-        if task.status() == TaskStatus::Working && !self.running().contains_key(id) {
+        let task = read(&record).ok_or_else(|| unknown(id))?;
+        let tool = record["tool"].as_str().unwrap_or_default();
+        Ok(self.judge(tool, task).await)
+    }
+
+    /// The tasks the store holds (up to `limit`), newest first, each with the tool it
+    /// runs: those of every server sharing the store.
+    ///
+    /// # Errors
+    ///
+    /// The store's, when it cannot be read.
+    pub async fn list(&self, limit: usize) -> Result<Vec<Listed>, ToolError> {
+        let records = self
+            .store
+            .list_records(PREFIX, limit.saturating_mul(2))
+            .await?;
+        let mut listed = Vec::new();
+        for (key, record) in records {
+            if key.ends_with(CANCEL_SUFFIX) {
+                continue;
+            }
+            let Some(task) = read(&record) else { continue };
+            let tool = record["tool"].as_str().unwrap_or_default().to_string();
+            let task = self.judge(&tool, task).await;
+            listed.push(Listed { tool, task });
+        }
+        listed.sort_by(|a, b| b.task.task.created_at.cmp(&a.task.task.created_at));
+        listed.truncate(limit);
+        Ok(listed)
+    }
+
+    /// A task as it is answered: one still `working` whose server has gone quiet is
+    /// `failed`, saying so (and is written so).
+    async fn judge(&self, tool: &str, mut task: DetailedTask) -> DetailedTask {
+        let id = task.task.task_id.clone();
+        if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
             let beat = chrono::DateTime::parse_from_rfc3339(&task.task.last_updated_at).ok();
             let stale = beat.is_none_or(|t| {
                 (chrono::Utc::now() - t.with_timezone(&chrono::Utc))
@@ -205,10 +252,10 @@ impl Tasks {
                         error: failure("the server running this task stopped"),
                     },
                 );
-                let _ = self.write(&task).await;
+                let _ = self.write(tool, &task).await;
             }
         }
-        Ok(task)
+        task
     }
 
     /// Asks a task to stop: at once when it runs here, else through the store for the
@@ -248,13 +295,15 @@ impl Tasks {
         matches!(self.store.get_record(&cancel_key(id)).await, Ok(Some(_)))
     }
 
-    async fn write(&self, task: &DetailedTask) -> Result<(), ToolError> {
-        let value = serde_json::to_value(task).map_err(|e| {
+    /// Writes a task's record: the task as `tasks/get` answers it, and its tool.
+    async fn write(&self, tool: &str, task: &DetailedTask) -> Result<(), ToolError> {
+        let mut value = serde_json::to_value(task).map_err(|e| {
             ToolError::new(
                 ErrorCode::ToolExecutionFailed,
                 format!("a task record: {e}"),
             )
         })?;
+        value["tool"] = json!(tool);
         self.store
             .put_record(&key(&task.task.task_id), value, TTL)
             .await
@@ -299,4 +348,75 @@ fn unknown(id: &str) -> McpError {
 
 fn unavailable(e: ToolError) -> McpError {
     McpError::internal_error(e.message.clone(), Some(e.to_json(&now())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handles::store::MemoryStore;
+
+    async fn until(tasks: &Tasks, id: &str, status: TaskStatus) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while tasks.get(id).await.unwrap().status() != status {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{id} never {status:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listing_shows_each_task_with_its_tool_newest_first() {
+        let tasks = Tasks::new(Arc::new(MemoryStore::default()));
+        let quick = tasks
+            .start("structs_plan_execute", |_| async {
+                CallToolResult::structured(json!({"ok": true}))
+            })
+            .await
+            .unwrap();
+        until(&tasks, &quick.task.task_id, TaskStatus::Completed).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        let slow = tasks
+            .start("structs_calculate_proof_of_work", |ctx| async move {
+                ctx.cancelled().await;
+                CallToolResult::structured(json!({"valid": false}))
+            })
+            .await
+            .unwrap();
+        let listed = tasks.list(10).await.unwrap();
+        let shown: Vec<(&str, &str, TaskStatus)> = listed
+            .iter()
+            .map(|l| {
+                (
+                    l.tool.as_str(),
+                    l.task.task.task_id.as_str(),
+                    l.task.status(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "structs_calculate_proof_of_work",
+                    slow.task.task_id.as_str(),
+                    TaskStatus::Working
+                ),
+                (
+                    "structs_plan_execute",
+                    quick.task.task_id.as_str(),
+                    TaskStatus::Completed
+                ),
+            ]
+        );
+        assert_eq!(tasks.running_now(), 1);
+        assert_eq!(tasks.list(1).await.unwrap().len(), 1, "at most the limit");
+
+        // Cancelled here: it says so, and its place is given back.
+        tasks.cancel(&slow.task.task_id).await.unwrap();
+        until(&tasks, &slow.task.task_id, TaskStatus::Cancelled).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(tasks.running_now(), 0);
+    }
 }
