@@ -17,58 +17,20 @@
 //!
 //! Run with `cargo bench --bench eras`.
 
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::AsyncBufReadExt;
+
+#[path = "support/server.rs"]
+#[allow(dead_code)]
+mod server;
+
+use server::Server;
 
 const WARMUP: Duration = Duration::from_secs(1);
 const MEASURE: Duration = Duration::from_secs(4);
 const IDLE_CLIENTS: usize = 2_000;
-
-struct Server {
-    child: tokio::process::Child,
-    pid: u32,
-    url: String,
-}
-
-impl Server {
-    async fn start() -> Server {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
-            .args(["--headless", "--paused", "--log-level", "error"])
-            .args(["--http", "127.0.0.1:0", "--http-max-sessions", "100000"])
-            .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("start the server");
-        let pid = child.id().expect("pid");
-        let mut lines = tokio::io::BufReader::new(child.stdout.take().unwrap()).lines();
-        let line = lines.next_line().await.unwrap().expect("a line");
-        let url = line
-            .strip_prefix("serving MCP over HTTP at ")
-            .expect("where it listens")
-            .to_string();
-        Server { child, pid, url }
-    }
-
-    fn rss_mb(&self) -> f64 {
-        let s = std::fs::read_to_string(format!("/proc/{}/status", self.pid)).unwrap_or_default();
-        s.lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / 1024.0
-    }
-
-    async fn stop(mut self) {
-        let _ = self.child.kill().await;
-    }
-}
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Era {
@@ -235,7 +197,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 /// also grows what the allocator keeps for the busiest moment; the second shows what
 /// each client leaves behind.
 async fn memory(era: Era) -> ([f64; 3], usize) {
-    let server = Server::start().await;
+    let server = Server::start(&["--http-max-sessions", "100000"]).await;
     let http = reqwest::Client::new();
     let warm = Client::open(http.clone(), &server.url, Era::Stateless).await;
     for n in 0..200 {
@@ -290,7 +252,7 @@ fn main() {
             MEASURE.as_secs(),
             WARMUP.as_secs()
         );
-        let server = Server::start().await;
+        let server = Server::start(&["--http-max-sessions", "100000"]).await;
         for clients in [8, 32] {
             let mut rates = [Vec::new(), Vec::new()];
             let mut p99s = [Vec::new(), Vec::new()];

@@ -73,6 +73,22 @@ fn frames(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// A stateless `resources/read` of `uri`.
+async fn read(url: &str, uri: &str) -> (u16, Vec<Value>) {
+    post(url, "resources/read", json!({"uri": uri}), json!({})).await
+}
+
+/// A stateless `tools/call` of `tool` with `arguments`.
+async fn call(url: &str, tool: &str, arguments: Value) -> (u16, Vec<Value>) {
+    post(
+        url,
+        "tools/call",
+        json!({"name": tool, "arguments": arguments}),
+        json!({}),
+    )
+    .await
+}
+
 /// The answer among the frames (the message with an id).
 fn answer(frames: &[Value]) -> &Value {
     frames
@@ -105,13 +121,7 @@ async fn one_server_speaks_both_eras() {
     );
 
     // A stateless call: resultType on the answer, and no session.
-    let (status, f) = post(
-        &url,
-        "tools/call",
-        json!({"name": "structs_validate_entity_id", "arguments": {"id": "1-1"}}),
-        json!({}),
-    )
-    .await;
+    let (status, f) = call(&url, "structs_validate_entity_id", json!({"id": "1-1"})).await;
     assert_eq!(status, 200);
     let result = &answer(&f)["result"];
     assert_eq!(result["resultType"], "complete", "{result:#}");
@@ -202,46 +212,28 @@ async fn caching_hints_say_what_changes_and_how_often() {
             r["cacheScope"].as_str().map(String::from),
         )
     };
-    let (_, f) = post(&url, "tools/list", json!({}), json!({})).await;
-    assert_eq!(
-        hints(&f),
-        (Some(3_600_000), Some("public".into())),
-        "the catalog is fixed"
-    );
-    let (_, f) = post(&url, "resources/templates/list", json!({}), json!({})).await;
-    assert_eq!(hints(&f), (Some(3_600_000), Some("public".into())));
-    let (_, f) = post(&url, "resources/list", json!({}), json!({})).await;
-    assert_eq!(
-        hints(&f),
-        (Some(0), Some("private".into())),
-        "handles come and go"
-    );
-    let (_, f) = post(&url, "prompts/list", json!({}), json!({})).await;
-    assert_eq!(
-        hints(&f),
-        (Some(0), Some("private".into())),
-        "docs can sync"
-    );
-    let (_, f) = post(
-        &url,
-        "resources/read",
-        json!({"uri": "structs://entities/1-1"}),
-        json!({}),
-    )
-    .await;
+    for (method, expected, why) in [
+        ("tools/list", (3_600_000, "public"), "the catalog is fixed"),
+        (
+            "resources/templates/list",
+            (3_600_000, "public"),
+            "so are the templates",
+        ),
+        ("resources/list", (0, "private"), "handles come and go"),
+        ("prompts/list", (0, "private"), "docs can sync"),
+    ] {
+        let (_, f) = post(&url, method, json!({}), json!({})).await;
+        let wanted = (Some(expected.0), Some(expected.1.to_string()));
+        assert_eq!(hints(&f), wanted, "{method}: {why}");
+    }
+    let (_, f) = read(&url, "structs://entities/1-1").await;
     let (ttl, scope) = hints(&f);
     assert_eq!(scope.as_deref(), Some("public"));
     let block_ms = (structs_console::pow::schedule::BLOCK_SECONDS * 1000.0) as u64;
     assert_eq!(ttl, Some(block_ms), "an entity moves with the blocks");
 
     // A missing resource: -32602 with data.uri (SEP-2164), beside the project's error.
-    let (_, f) = post(
-        &url,
-        "resources/read",
-        json!({"uri": "structs://entities/1-999"}),
-        json!({}),
-    )
-    .await;
+    let (_, f) = read(&url, "structs://entities/1-999").await;
     let error = &answer(&f)["error"];
     assert_eq!(error["code"], -32602, "{error:#}");
     assert_eq!(error["data"]["uri"], "structs://entities/1-999");
@@ -316,34 +308,7 @@ async fn what_a_session_owned_a_stateless_request_gets_its_own_way() {
 async fn a_listen_stream_carries_the_updates_of_the_entities_it_names() {
     let server = Headless::start(&["--paused"], &[]).await;
     let url = server.url.clone();
-    // An online struct of the demo world (a list gives each struct's core record;
-    // whether it is online is in its own record).
-    let (_, f) = post(
-        &url,
-        "tools/call",
-        json!({"name": "structs_list_entities",
-               "arguments": {"entity_type": "struct", "page_size": 30}}),
-        json!({}),
-    )
-    .await;
-    let listed = answer(&f)["result"]["structuredContent"]["structs"].clone();
-    let mut id = None;
-    for s in listed.as_array().unwrap_or_else(|| panic!("{f:#?}")) {
-        let candidate = s["Struct"]["id"].as_str().unwrap().to_string();
-        let (_, f) = post(
-            &url,
-            "tools/call",
-            json!({"name": "structs_query_struct", "arguments": {"struct_id": candidate}}),
-            json!({}),
-        )
-        .await;
-        let one = &answer(&f)["result"]["structuredContent"];
-        if one["struct"]["structAttributes"]["isOnline"] == true {
-            id = Some(candidate);
-            break;
-        }
-    }
-    let id = id.expect("an online struct in the demo world");
+    let id = online_struct(&url).await;
     let uri = format!("structs://entities/{id}");
 
     // Open the stream, naming the struct and an entity that is not one.
@@ -565,7 +530,7 @@ async fn a_docs_folders_skills_are_served_as_skills_and_files() {
     // Each file reads back as the manifest says: its size and its digest.
     for file in files {
         let file_uri = file["uri"].as_str().unwrap();
-        let (_, f) = post(&url, "resources/read", json!({"uri": file_uri}), json!({})).await;
+        let (_, f) = read(&url, file_uri).await;
         let text = answer(&f)["result"]["contents"][0]["text"]
             .as_str()
             .unwrap_or_else(|| panic!("{f:#?}"))
@@ -582,7 +547,7 @@ async fn a_docs_folders_skills_are_served_as_skills_and_files() {
         assert_eq!(file["digest"], digest, "{file_uri}");
     }
     let on_disk = docs.read("skills/structs-scouting/SKILL.md");
-    let (_, f) = post(&url, "resources/read", json!({"uri": uri}), json!({})).await;
+    let (_, f) = read(&url, uri).await;
     assert_eq!(
         answer(&f)["result"]["contents"][0]["text"],
         on_disk.as_str()
@@ -735,24 +700,16 @@ async fn servers_sharing_a_redis_answer_for_each_others_tasks() {
 
 /// The first online struct of the demo world, read with stateless calls.
 async fn online_struct(url: &str) -> String {
-    let (_, f) = post(
+    let (_, f) = call(
         url,
-        "tools/call",
-        json!({"name": "structs_list_entities",
-               "arguments": {"entity_type": "struct", "page_size": 30}}),
-        json!({}),
+        "structs_list_entities",
+        json!({"entity_type": "struct", "page_size": 30}),
     )
     .await;
     let listed = answer(&f)["result"]["structuredContent"]["structs"].clone();
     for s in listed.as_array().unwrap_or_else(|| panic!("{f:#?}")) {
         let id = s["Struct"]["id"].as_str().unwrap().to_string();
-        let (_, f) = post(
-            url,
-            "tools/call",
-            json!({"name": "structs_query_struct", "arguments": {"struct_id": id}}),
-            json!({}),
-        )
-        .await;
+        let (_, f) = call(url, "structs_query_struct", json!({"struct_id": id})).await;
         if answer(&f)["result"]["structuredContent"]["struct"]["structAttributes"]["isOnline"]
             == true
         {
@@ -863,13 +820,7 @@ async fn with_confirm_actions_a_person_confirms_what_destroys_or_spends() {
     let done = &answer(&f)["result"];
     assert_eq!(done["resultType"], "complete", "{done:#}");
     assert_eq!(done["isError"], false, "{done:#}");
-    let (_, f) = post(
-        &url,
-        "tools/call",
-        json!({"name": "structs_query_struct", "arguments": {"struct_id": id}}),
-        json!({}),
-    )
-    .await;
+    let (_, f) = call(&url, "structs_query_struct", json!({"struct_id": id})).await;
     assert_eq!(
         answer(&f)["result"]["structuredContent"]["struct"]["structAttributes"]["isOnline"],
         false

@@ -417,8 +417,12 @@ async fn the_inspector_cli_reads_tools_resources_prompts_and_completions_over_ht
 }
 
 /// The official Python SDK's client, run by tests/data/python_client.py.
-fn python_client(peers: &Peers, args: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/python_client.py");
+/// Runs `tests/data/SCRIPT` on the Python with the official SDK, with `args`, and
+/// reads the one JSON line it prints.
+fn run_python(peers: &Peers, script: &str, args: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(script);
     let out = std::process::Command::new(peers.python())
         .arg(script)
         .args(args)
@@ -428,6 +432,11 @@ fn python_client(peers: &Peers, args: &[&str]) -> Value {
     assert!(out.status.success(), "python client:\n{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", text(&out)));
+    report
+}
+
+fn python_client(peers: &Peers, args: &[&str]) -> Value {
+    let report = run_python(peers, "python_client.py", args);
     let caps: Vec<&str> = report["capabilities"]
         .as_array()
         .unwrap()
@@ -606,16 +615,7 @@ async fn a_missing_or_wrong_token_is_reported_as_such_by_the_python_sdk_and_the_
 /// a task run to its end, a listen stream updated by a transaction confirmed in the
 /// call's rounds, and no warning from the SDK.
 fn python_stateless(peers: &Peers, args: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/python_stateless.py");
-    let out = std::process::Command::new(peers.python())
-        .arg(script)
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run the Python client");
-    assert!(out.status.success(), "python client:\n{}", text(&out));
-    let report: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("no JSON ({e}):\n{}", text(&out)));
+    let report = run_python(peers, "python_stateless.py", args);
     assert_eq!(report["protocol"], "2026-07-28", "{report:#}");
     assert!(report["tools"].as_u64().unwrap() >= 50, "{report:#}");
     assert_eq!(report["failed"], serde_json::json!([]), "{report:#}");
