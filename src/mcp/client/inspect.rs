@@ -284,7 +284,7 @@ impl Remote {
             ));
         }
         // 2026-07-28 has no session to keep a level in: every request asks for its own.
-        if self.protocol_version().as_str() >= "2026-07-28" {
+        if self.stateless() {
             *lock(&self.shared.log_level) = Some(level.to_string());
             return Ok(json!({}));
         }
@@ -296,6 +296,12 @@ impl Remote {
         .await
     }
 
+    /// Whether the connection speaks the stateless revision (2026-07-28 or later),
+    /// which has no session to keep a log level in and no `ping`.
+    fn stateless(&self) -> bool {
+        self.protocol_version().as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
+    }
+
     /// `ping`.
     ///
     /// # Errors
@@ -304,7 +310,7 @@ impl Remote {
     pub async fn ping(&self) -> Result<Value, ToolError> {
         // 2026-07-28 removed `ping`: any request shows the server is there, and
         // `server/discover` is the one that does nothing else.
-        if self.protocol_version().as_str() >= "2026-07-28" {
+        if self.stateless() {
             self.request("server/discover", json!({}), CallContext::new())
                 .await?;
             return Ok(json!({}));

@@ -225,7 +225,13 @@ async fn health_status(
 /// reads the id from the body anyway. One that is sent is still checked against it.
 fn task_name_header(headers: &mut axum::http::HeaderMap, body: &[u8]) {
     const NAME: &str = "mcp-name";
-    if headers.contains_key(NAME) || !body.windows(7).any(|w| w == b"\"tasks/") {
+    // A 2026-07-28 request names its method in `Mcp-Method`: the body is read only for
+    // a task method's request that left its name out.
+    let task_method = headers
+        .get("mcp-method")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|m| m.starts_with("tasks/"));
+    if !task_method || headers.contains_key(NAME) {
         return;
     }
     let Ok(message) = serde_json::from_slice::<serde_json::Value>(body) else {

@@ -161,30 +161,27 @@ impl McpServer {
     /// over HTTP its own (see [`stateless`]). A stateless request logs only at the level
     /// its `_meta` asks for.
     fn caller(&self, context: &RequestContext<RoleServer>) -> stateless::Caller {
+        // This connection's or session's state, with the log given.
+        let own = |log| stateless::Caller {
+            handles: Some(self.handles.clone()),
+            subscriptions: self.subscriptions.clone(),
+            work: self.work.clone(),
+            recorder: self.recorder.clone(),
+            log,
+            sessionless: false,
+        };
         if !stateless::is_stateless(context) {
             self.log.connect(context.peer.clone());
-            return stateless::Caller {
-                handles: Some(self.handles.clone()),
-                subscriptions: self.subscriptions.clone(),
-                work: self.work.clone(),
-                recorder: self.recorder.clone(),
-                log: Some(self.log.clone()),
-                sessionless: false,
-            };
+            return own(Some(self.log.clone()));
         }
         match &self.scope {
             stateless::Scope::Shared { recorder } => stateless::Caller::sessionless(
                 recorder.clone(),
                 stateless::request_log(context, recorder.clone()),
             ),
-            stateless::Scope::Connection => stateless::Caller {
-                handles: Some(self.handles.clone()),
-                subscriptions: self.subscriptions.clone(),
-                work: self.work.clone(),
-                recorder: self.recorder.clone(),
-                log: stateless::request_log(context, self.recorder.clone()),
-                sessionless: false,
-            },
+            stateless::Scope::Connection => {
+                own(stateless::request_log(context, self.recorder.clone()))
+            }
         }
     }
 
@@ -210,10 +207,10 @@ impl McpServer {
             && context
                 .client_capabilities()
                 .is_some_and(|caps| caps.elicitation.is_some());
-        let Some(spec) = can_ask
-            .then_some(())
-            .and(self.prompts.spec(&request.name).await.ok())
-        else {
+        if !can_ask {
+            return Ok(None);
+        }
+        let Ok(spec) = self.prompts.spec(&request.name).await else {
             return Ok(None);
         };
         let given = request.arguments.clone().unwrap_or_default();
@@ -776,21 +773,19 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         // An unknown tool is a protocol error, not a tool's (the 2025-11-25 spec).
-        if self.core.tool_spec(&request.name).is_none() {
+        let Some(spec) = self.core.tool_spec(&request.name) else {
             return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
-        }
+        };
         // Arguments a tool would refuse are answered at once: no one is asked to
-        // confirm them, and no task is made of them.
-        let runnable = {
+        // confirm them, and no task is made of them. Checked only where that matters,
+        // since the call checks them again.
+        let runnable = || {
             let args = request.arguments.clone().map_or(Value::Null, Value::Object);
             self.core.check_arguments(&request.name, &args).is_ok()
         };
         // A person confirms what destroys or spends, when the operator asks for it.
-        let destructive = self
-            .core
-            .tool_spec(&request.name)
-            .is_some_and(|spec| spec.hints.destructive == Some(true));
-        if self.confirm_actions && destructive && runnable {
+        let destructive = spec.hints.destructive == Some(true);
+        if self.confirm_actions && destructive && runnable() {
             let asker = &self.asker;
             let decision = if stateless::is_stateless(&context) {
                 asker.confirm_stateless(
@@ -824,14 +819,15 @@ impl ServerHandler for McpServer {
         let declared = context
             .client_capabilities()
             .is_some_and(|caps| caps.supports_tasks());
-        if declared && runnable && tasks::TASK_TOOLS.contains(&&*request.name) {
+        if declared && tasks::TASK_TOOLS.contains(&&*request.name) && runnable() {
             // Nothing of the request outlives its answer: no log stream to write to.
             caller.log = None;
             let server = self.clone();
-            let name = request.name.to_string();
+            let tool = request.name.to_string();
+            let name = tool.clone();
             let started = self
                 .tasks
-                .start(&name.clone(), move |ctx| async move {
+                .start(&tool, move |ctx| async move {
                     server.call_as(&caller, &name, request.arguments, ctx).await
                 })
                 .await;

@@ -31,7 +31,7 @@ use crate::throttle::Every;
 
 use rmcp::model::{
     ClientJsonRpcMessage, ClientRequest, ErrorCode as RpcCode, ErrorData, GetMeta, JsonRpcMessage,
-    PaginatedRequestParams, RequestId, ServerJsonRpcMessage,
+    PaginatedRequestParams, ProtocolVersion, RequestId, ServerJsonRpcMessage,
 };
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -210,8 +210,10 @@ pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
 pub fn check(message: &[u8]) -> Verdict {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
     match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
+        // The method first: only five are removed, and reading `_meta` costs more.
         Ok(JsonRpcMessage::Request(r))
-            if is_stateless(r.request.get_meta())
+            if REMOVED_METHODS.contains(&r.request.method())
+                && is_stateless(r.request.get_meta())
                 && let Some(refusal) = removed(r.request.method(), Some(r.id.clone())) =>
         {
             Verdict::Refuse(refusal)
@@ -307,7 +309,7 @@ fn diagnose(message: &[u8]) -> Refusal {
                 .pointer("/params/_meta")
                 .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
                 .and_then(Value::as_str);
-            if version.is_some_and(|v| v >= STATELESS)
+            if version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
                 && let Some(refusal) = removed(m, Some(read_id.clone()))
             {
                 return refusal;
@@ -337,9 +339,6 @@ fn diagnose(message: &[u8]) -> Refusal {
     }
 }
 
-/// The first protocol revision without sessions.
-const STATELESS: &str = "2026-07-28";
-
 /// Where a 2026-07-28 request names its revision.
 const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -356,7 +355,7 @@ pub const REMOVED_METHODS: [&str; 5] = [
 /// Whether a request's `_meta` names the stateless revision or a later one.
 pub fn is_stateless(meta: &rmcp::model::RequestMetaObject) -> bool {
     meta.protocol_version()
-        .is_some_and(|v| v.as_str() >= STATELESS)
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// The refusal of a stateless request for a removed method, if `method` is one.
