@@ -673,6 +673,28 @@ async fn servers_sharing_a_redis_answer_for_each_others_tasks() {
         "max_iterations": 1_000_000_000_000u64}});
     let (_, f) = post(&a.url, "tools/call", hard, with_tasks()).await;
     let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+    // The catalog's task list on the other server shows all three, newest first, as
+    // the console's PoW tab does.
+    let (_, f) = call(
+        &b.url,
+        "structs_task_list",
+        json!({"tools": ["structs_calculate_proof_of_work"]}),
+    )
+    .await;
+    let listed = &answer(&f)["result"]["structuredContent"];
+    let statuses: Vec<&str> = listed["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        statuses,
+        ["working", "cancelled", "completed"],
+        "{listed:#}"
+    );
+    assert_eq!(listed["tasks"][0]["task_id"], id.as_str());
+    assert_eq!(listed["store"], "redis");
     let mut a = a;
     a.child.kill().await.unwrap();
     let deadline = std::time::Instant::now()

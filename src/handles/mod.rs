@@ -19,6 +19,7 @@ pub mod redis_store;
 pub mod shape;
 pub mod store;
 pub mod table;
+pub mod tasks;
 pub mod unmatched;
 
 use std::hash::{BuildHasher, Hasher};

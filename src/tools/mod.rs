@@ -17,6 +17,7 @@ pub mod registry;
 pub mod schema;
 pub mod schemas;
 pub mod subscription;
+pub mod tasks;
 pub mod validate;
 pub mod workflow;
 
@@ -48,6 +49,7 @@ pub fn register_all(registry: &mut Registry, docs: &Arc<Docs>, runs: &Arc<Runs>)
     calculate::register(registry);
     schemas::register(registry);
     subscription::register(registry);
+    tasks::register(registry);
     decision::register(registry);
     plan::register(registry);
     workflow::register(registry, runs);

@@ -21,6 +21,7 @@ mod references;
 mod replay;
 mod server;
 mod source;
+mod tasks;
 mod themes;
 
 use std::sync::Arc;

@@ -62,6 +62,9 @@ fn pow_job_waits_runs_when_the_blocks_bring_the_difficulty_down_and_cancels() {
         110,
         30,
     );
+    // The tab asks for the tasks MCP servers run (none here) when it is first ticked.
+    app.tick(std::time::Instant::now());
+    app.settle();
     // 300 blocks later the difficulty is 10 and the tick starts the search.
     runtime
         .block_on(core.call(

@@ -46,6 +46,7 @@ GOOD = {
     "structs_docs_get_index": {},
     "structs_docs_sync": {},
     "structs_handle_list": {},
+    "structs_task_list": {"limit": 5},
     "structs_workflow_list": {},
     "structs_subscription_list": None,  # a stateless request has no session: refused
     "structs_plan_validate": {

@@ -25,6 +25,7 @@ async fn every_tool_answers_as_its_output_schema_says() {
         .build()
         .unwrap();
     let count = core.tools().count();
+    let store = core.handle_store().clone();
     let (mut c, tools) = Checker::new(session(core, Arc::new(Docs::embedded())).await).await;
     assert_eq!(tools.len(), count, "every registered tool is listed");
     check_hints(&tools, false);
@@ -110,6 +111,61 @@ async fn every_tool_answers_as_its_output_schema_says() {
     .await;
     c.ok("structs_handle_list", json!({})).await;
     c.err("structs_handle_list", json!({"scope": "everyone"}))
+        .await;
+
+    // Tasks, as a server running them for Tasks clients keeps them in the store.
+    let tasks = structs_console::mcp::server::tasks::Tasks::new(store);
+    let ended = tasks
+        .start("structs_plan_execute", |_| async {
+            rmcp::model::CallToolResult::structured(json!({"status": "succeeded", "steps": []}))
+        })
+        .await
+        .unwrap()
+        .task
+        .task_id;
+    let working = tasks
+        .start("structs_calculate_proof_of_work", |ctx| async move {
+            ctx.cancelled().await;
+            rmcp::model::CallToolResult::structured(json!({"valid": false}))
+        })
+        .await
+        .unwrap()
+        .task
+        .task_id;
+    let mut listed = c.ok("structs_task_list", json!({})).await;
+    for _ in 0..200 {
+        if listed["tasks"][1]["status"] == "completed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        listed = c.ok("structs_task_list", json!({})).await;
+    }
+    assert_eq!(listed["total"], 2, "{listed}");
+    assert_eq!(listed["tasks"][0]["task_id"], working.as_str());
+    assert_eq!(listed["tasks"][1]["outcome"], "succeeded: 0 steps");
+    let pow = c
+        .ok(
+            "structs_task_list",
+            json!({"tools": ["structs_calculate_proof_of_work"], "limit": 1}),
+        )
+        .await;
+    assert_eq!(pow["tasks"].as_array().unwrap().len(), 1, "{pow}");
+    c.err("structs_task_list", json!({"limit": 0})).await;
+    let asked = c
+        .ok("structs_task_cancel", json!({"task_id": working}))
+        .await;
+    assert_eq!(
+        (&asked["asked"], &asked["status"]),
+        (&json!(true), &json!("working"))
+    );
+    let left = c.ok("structs_task_cancel", json!({"task_id": ended})).await;
+    assert_eq!(
+        (&left["asked"], &left["status"]),
+        (&json!(false), &json!("completed"))
+    );
+    c.err("structs_task_cancel", json!({"task_id": "ffff0000"}))
+        .await;
+    c.err("structs_task_cancel", json!({"task_id": "not hex"}))
         .await;
 
     // Validation.

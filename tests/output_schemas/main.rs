@@ -237,6 +237,9 @@ const EXPECTED: &[(&str, (bool, bool, bool))] = &[
     ("structs_calculate_", (true, false, true)),
     ("structs_decision_tree_", (true, false, true)),
     ("structs_handle_", (true, false, true)),
+    ("structs_task_list", (true, false, true)),
+    // Stopping a task ends its work for good.
+    ("structs_task_cancel", (false, true, true)),
     ("structs_plan_validate", (true, false, true)),
     ("structs_workflow_list", (true, false, true)),
     ("structs_workflow_monitor", (true, false, true)),
@@ -267,6 +270,8 @@ const LOCAL: &[&str] = &[
     "structs_docs_sync",
     "structs_handle_fetch",
     "structs_handle_list",
+    "structs_task_list",
+    "structs_task_cancel",
     "structs_subscription_unsubscribe",
     "structs_subscription_list",
     "structs_plan_validate",

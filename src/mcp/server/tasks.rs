@@ -7,9 +7,9 @@
 //! [`POLL_INTERVAL_MS`]), and may `tasks/cancel`. A client that does not declare it gets
 //! the answer itself, as before.
 //!
-//! A task is a record in the handle store's backend ([`crate::handles::store::HandleStore`]
-//! records: the process's memory, or Redis), so any server sharing that Redis answers
-//! `tasks/get` and `tasks/cancel` for it:
+//! A task is a record in the handle store's backend ([`crate::handles::tasks`]: the
+//! process's memory, or Redis), so any server sharing that Redis answers `tasks/get`
+//! and `tasks/cancel` for it, and the console's task tools list it:
 //! - the server running a task rewrites its record every [`HEARTBEAT`], and reads there
 //!   whether another server was asked to cancel it;
 //! - a record still `working` whose heartbeat is older than [`STALE_AFTER`] is answered
@@ -32,6 +32,8 @@ use serde_json::{Value, json};
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::store::HandleStore;
+pub use crate::handles::tasks::{STALE_AFTER, TTL};
+use crate::handles::tasks::{cancel_key, key};
 
 /// The tools whose calls become tasks for a client that declares the extension.
 pub const TASK_TOOLS: [&str; 3] = [
@@ -43,39 +45,11 @@ pub const TASK_TOOLS: [&str; 3] = [
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;
 
-/// How long a task is kept from its creation (its `ttlMs`): its result can be fetched
-/// until then.
-pub const TTL: Duration = Duration::from_secs(600);
-
 /// How often a client is asked to poll.
 pub const POLL_INTERVAL_MS: u64 = 500;
 
 /// How often a running task's record is rewritten, and a cancel asked elsewhere read.
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
-
-/// A `working` record not rewritten for this long belongs to a server that stopped.
-pub const STALE_AFTER: Duration = Duration::from_secs(15);
-
-/// Where tasks' records start in the store: `task:{id}`, and `task:{id}:cancel` for
-/// the flag asking one to stop.
-const PREFIX: &str = "task:";
-const CANCEL_SUFFIX: &str = ":cancel";
-
-fn key(id: &str) -> String {
-    format!("{PREFIX}{id}")
-}
-
-fn cancel_key(id: &str) -> String {
-    format!("{PREFIX}{id}{CANCEL_SUFFIX}")
-}
-
-/// A task as a listing shows it.
-#[derive(Debug, Clone)]
-pub struct Listed {
-    /// The tool it runs.
-    pub tool: String,
-    pub task: DetailedTask,
-}
 
 /// The tasks this process runs, over the store every server sharing it reads.
 pub struct Tasks {
@@ -202,50 +176,15 @@ impl Tasks {
         Ok(self.judge(tool, task).await)
     }
 
-    /// The tasks the store holds (up to `limit`), newest first, each with the tool it
-    /// runs: those of every server sharing the store.
-    ///
-    /// # Errors
-    ///
-    /// The store's, when it cannot be read.
-    pub async fn list(&self, limit: usize) -> Result<Vec<Listed>, ToolError> {
-        let records = self
-            .store
-            .list_records(PREFIX, limit.saturating_mul(2))
-            .await?;
-        let mut listed = Vec::new();
-        for (key, record) in records {
-            if key.ends_with(CANCEL_SUFFIX) {
-                continue;
-            }
-            let Some(task) = read(&record) else { continue };
-            let tool = record["tool"].as_str().unwrap_or_default().to_string();
-            let task = self.judge(&tool, task).await;
-            listed.push(Listed { tool, task });
-        }
-        listed.sort_by(|a, b| b.task.task.created_at.cmp(&a.task.task.created_at));
-        listed.truncate(limit);
-        Ok(listed)
-    }
-
     /// A task as it is answered: one still `working` whose server has gone quiet is
     /// `failed`, saying so (and is written so).
     async fn judge(&self, tool: &str, mut task: DetailedTask) -> DetailedTask {
         let id = task.task.task_id.clone();
         if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
-            let beat = chrono::DateTime::parse_from_rfc3339(&task.task.last_updated_at).ok();
-            let stale = beat.is_none_or(|t| {
-                (chrono::Utc::now() - t.with_timezone(&chrono::Utc))
-                    .to_std()
-                    .unwrap_or_default()
-                    > STALE_AFTER
-            });
-            if stale {
+            let record = serde_json::to_value(&task).unwrap_or_default();
+            if crate::handles::tasks::went_quiet(&record, chrono::Utc::now()) {
                 let mut failed = task.task.clone();
-                failed.status_message = Some(format!(
-                    "the server running this task stopped: no word from it for over {} s",
-                    STALE_AFTER.as_secs()
-                ));
+                failed.status_message = Some(crate::handles::tasks::quiet_message());
                 task = DetailedTask::new(
                     failed,
                     TaskPayload::Failed {
@@ -292,7 +231,7 @@ impl Tasks {
     }
 
     async fn cancel_asked(&self, id: &str) -> bool {
-        matches!(self.store.get_record(&cancel_key(id)).await, Ok(Some(_)))
+        crate::handles::tasks::cancel_asked(self.store.as_ref(), id).await
     }
 
     /// Writes a task's record: the task as `tasks/get` answers it, and its tool.
@@ -367,11 +306,12 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_listing_shows_each_task_with_its_tool_newest_first() {
-        let tasks = Tasks::new(Arc::new(MemoryStore::default()));
+    async fn the_store_lists_each_task_with_its_tool_newest_first() {
+        let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
+        let tasks = Tasks::new(store.clone());
         let quick = tasks
             .start("structs_plan_execute", |_| async {
-                CallToolResult::structured(json!({"ok": true}))
+                CallToolResult::structured(json!({"status": "succeeded", "steps": [{}]}))
             })
             .await
             .unwrap();
@@ -384,37 +324,45 @@ mod tests {
             })
             .await
             .unwrap();
-        let listed = tasks.list(10).await.unwrap();
-        let shown: Vec<(&str, &str, TaskStatus)> = listed
+        let now = chrono::Utc::now();
+        let (listed, total) = crate::handles::tasks::list(store.as_ref(), &[], 10, now)
+            .await
+            .unwrap();
+        let shown: Vec<(&str, &str, &str)> = listed
             .iter()
             .map(|l| {
                 (
-                    l.tool.as_str(),
-                    l.task.task.task_id.as_str(),
-                    l.task.status(),
+                    l["tool"].as_str().unwrap(),
+                    l["task_id"].as_str().unwrap(),
+                    l["status"].as_str().unwrap(),
                 )
             })
             .collect();
+        assert_eq!(total, 2);
         assert_eq!(
             shown,
             [
                 (
                     "structs_calculate_proof_of_work",
                     slow.task.task_id.as_str(),
-                    TaskStatus::Working
+                    "working"
                 ),
                 (
                     "structs_plan_execute",
                     quick.task.task_id.as_str(),
-                    TaskStatus::Completed
+                    "completed"
                 ),
             ]
         );
+        assert_eq!(listed[1]["outcome"], "succeeded: 1 step");
         assert_eq!(tasks.running_now(), 1);
-        assert_eq!(tasks.list(1).await.unwrap().len(), 1, "at most the limit");
 
-        // Cancelled here: it says so, and its place is given back.
-        tasks.cancel(&slow.task.task_id).await.unwrap();
+        // Asked to stop through the store (as the console or another server asks): the
+        // heartbeat reads the flag, it says so, and its place is given back.
+        let asked = crate::handles::tasks::ask_cancel(store.as_ref(), &slow.task.task_id, now)
+            .await
+            .unwrap();
+        assert_eq!(asked, crate::handles::tasks::Cancel::Asked);
         until(&tasks, &slow.task.task_id, TaskStatus::Cancelled).await;
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(tasks.running_now(), 0);

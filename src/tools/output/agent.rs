@@ -571,6 +571,57 @@ pub fn handle_list() -> Value {
     )
 }
 
+/// `structs_task_list`.
+pub fn task_list() -> Value {
+    let task = object(
+        &[
+            "task_id",
+            "tool",
+            "status",
+            "status_message",
+            "created_at",
+            "last_updated_at",
+            "ttl_ms",
+            "outcome",
+            "tool_error",
+        ],
+        json!({
+            "task_id": string(),
+            "tool": string(),
+            "status": one_of(&["working", "input_required", "completed", "failed", "cancelled", "unknown"]),
+            "status_message": nullable(string()),
+            "created_at": timestamp(),
+            "last_updated_at": timestamp(),
+            "ttl_ms": nullable(count()),
+            "outcome": about(nullable(string()), "How it ended, in one line; null while it runs."),
+            "tool_error": about(boolean(), "It completed with the tool's error result (isError)."),
+        }),
+    );
+    answer(
+        &["tasks", "total", "store", "ttl_secs", "timestamp"],
+        json!({
+            "tasks": about(array(task), "Newest first."),
+            "total": about(count(), "How many tasks matched, shown or not."),
+            "store": string(),
+            "ttl_secs": count(),
+            "timestamp": timestamp(),
+        }),
+    )
+}
+
+/// `structs_task_cancel`.
+pub fn task_cancel() -> Value {
+    answer(
+        &["task_id", "asked", "status", "timestamp"],
+        json!({
+            "task_id": string(),
+            "asked": about(boolean(), "Whether the task was asked to stop; false when it had already ended."),
+            "status": one_of(&["working", "completed", "failed", "cancelled"]),
+            "timestamp": timestamp(),
+        }),
+    )
+}
+
 fn subscription_id() -> Value {
     json!({"type": "string", "pattern": "^sub_[0-9]+$"})
 }

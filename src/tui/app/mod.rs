@@ -304,15 +304,27 @@ impl App {
 
     /// Work that comes with time rather than keys: while the Handles tab is on show, its
     /// list is asked for again every few seconds (ages, expiry, handles other servers
-    /// stored). The terminal loop calls this on every pass.
+    /// stored), and while the PoW or Plans tab is, the tasks MCP servers run. The
+    /// terminal loop calls this on every pass.
     pub fn tick(&mut self, now: std::time::Instant) {
         // Waiting proof-of-work jobs start as the blocks bring their difficulty
         // down, whichever tab is on show.
         self.panes
             .pow
             .tick(&mut self.desk.lend(Owner::Pane(Tab::Pow)));
-        if self.tab != Tab::Handles {
-            return;
+        match self.tab {
+            Tab::Pow => {
+                let mut ctx = self.desk.lend(Owner::Pane(Tab::Pow));
+                self.panes.pow.refresh_tasks(&mut ctx, now);
+                return;
+            }
+            Tab::Plans => {
+                let mut ctx = self.desk.lend(Owner::Pane(Tab::Plans));
+                self.panes.plans.refresh_tasks(&mut ctx, now);
+                return;
+            }
+            Tab::Handles => {}
+            _ => return,
         }
         if self
             .handles_listed_at

@@ -43,6 +43,8 @@ pub enum Scope {
     Pow,
     /// The new-job prompt of the PoW pane, which takes typed text.
     PowPrompt,
+    /// The PoW pane's list of the proof-of-work tasks MCP servers run.
+    PowTasks,
     /// The action dialog's list of what can be done to the entity.
     ActionMenu,
     /// The action dialog's list of struct types to build.
@@ -59,6 +61,8 @@ pub enum Scope {
     PlanPrompt,
     /// The plan calls found in an opened file, to choose one.
     PlanPick,
+    /// The Plans pane's list of the plan and workflow tasks MCP servers run.
+    PlanTasks,
     /// The Docs pane's search box, which takes typed text.
     DocsSearch,
     /// The Docs pane's lists: results, links, the docs of the selected entity.
@@ -135,8 +139,8 @@ impl Scope {
             | X::ActionForm
             | X::ActionResult => Tab::Entities,
             X::Handles | X::HandleData | X::Fields => Tab::Handles,
-            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick => Tab::Plans,
-            X::Pow | X::PowPrompt => Tab::Pow,
+            X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick | X::PlanTasks => Tab::Plans,
+            X::Pow | X::PowPrompt | X::PowTasks => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
             X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
             X::Live
@@ -177,6 +181,7 @@ impl Scope {
             Scope::Fields => "Field selection",
             Scope::Pow => "Proof-of-work jobs",
             Scope::PowPrompt => "New job",
+            Scope::PowTasks => "Proof-of-work tasks",
             Scope::ActionMenu => "Actions",
             Scope::ActionTypes => "Build: struct type",
             Scope::ActionForm => "Action form",
@@ -185,6 +190,7 @@ impl Scope {
             Scope::PlanResult => "Step result",
             Scope::PlanPrompt => "Open a plan",
             Scope::PlanPick => "Plan calls in the file",
+            Scope::PlanTasks => "Plan and workflow tasks",
             Scope::DocsSearch => "Docs search",
             Scope::DocsList => "Docs lists",
             Scope::DocsView => "Doc text",
@@ -307,6 +313,8 @@ pub enum Command {
     CancelJob,
     /// PoW: copy the selected job's proof.
     CopyProof,
+    /// PoW and Plans: ask the selected task to stop, wherever it runs.
+    CancelTask,
     /// Entities: start a proof-of-work job for the selected struct or fleet, or the
     /// one the action dialog's answer calls for.
     PowJob,

@@ -133,6 +133,7 @@ const SERVER_TYPING: &[Scope] = &[
 ];
 const SERVER_FORMS: &[Scope] = &[X::ServerArgs, X::ServerElicit];
 const PLAN_AREAS: &[Scope] = &[X::Plans, X::PlanResult];
+const TASK_LISTS: &[Scope] = &[X::PowTasks, X::PlanTasks];
 const DOCS_AREAS: &[Scope] = &[X::DocsList, X::DocsView];
 
 /// Every key of the console.
@@ -231,6 +232,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::Pow], &[ch('n')], C::NewJob, "new job", "New job: ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]"),
     row(&[X::Pow], &[ch('x')], C::CancelJob, "cancel job", "Cancel the selected job (stops its search)"),
     row(&[X::Pow], &[ch('c')], C::CopyProof, "copy", "Copy the found proof (input, nonce, hash) as JSON"),
+    row(&[X::Pow], TAB, C::FocusNext, "tasks", "Focus the tasks MCP servers run (shown when there are any)"),
     row(&[X::PowPrompt], ENTER, C::PlanJob, "done", "Plan the job; it starts when its difficulty is 10 or less"),
     row(&[X::PowPrompt], ESC, C::Close, "clear", "Close the prompt"),
     row(&[X::PowPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
@@ -401,9 +403,9 @@ pub(crate) const ROWS: &[Row] = &[
     row(PLAN_AREAS, &[ch('n')], C::RestartPlan, "new run", "New run: every step pending again, breakpoints kept"),
     row(PLAN_AREAS, &[ch('o')], C::OpenPlan, "open", "Open a plan file: a plan, a recorded structs_plan_execute call, or JSON Lines"),
     row(PLAN_AREAS, &[ch('w')], C::OpenWorkflow, "workflows", "Open a shipped workflow with its example inputs, or the example plan"),
-    row(PLAN_AREAS, TAB, C::FocusNext, "next area", "Focus the other area (steps, result)"),
+    row(PLAN_AREAS, TAB, C::FocusNext, "next area", "Focus the next area (steps, result, tasks)"),
     row(PLAN_AREAS, BACKTAB, C::FocusPrev, "", "Focus the previous area"),
-    row(&[X::Plans], FORWARD, C::FocusNext, "next area", "Focus the other area (steps, result)"),
+    row(&[X::Plans], FORWARD, C::FocusNext, "next area", "Focus the next area (steps, result, tasks)"),
     row(&[X::PlanResult], RIGHT, C::Expand, "expand", "Expand; a field naming an entity fetches it in place"),
     row(&[X::PlanResult], LEFT, C::Collapse, "collapse", "Collapse, or go to the parent field"),
     row(&[X::PlanResult], ENTER, C::Toggle, "open/close", "Expand or collapse"),
@@ -412,6 +414,15 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::PlanPrompt], ESC, C::Close, "close", "Close the prompt"),
     row(&[X::PlanPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
     row(&[X::PlanPrompt], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
+    // The tasks MCP servers run, under the PoW jobs and the plan's steps.
+    row(TASK_LISTS, UP, C::Up, "move", "Move up"),
+    row(TASK_LISTS, DOWN, C::Down, "move", "Move down"),
+    row(TASK_LISTS, TOP, C::Top, "", "Go to the first row"),
+    row(TASK_LISTS, BOTTOM, C::Bottom, "", "Go to the last row"),
+    row(TASK_LISTS, &[ch('x')], C::CancelTask, "cancel task", "Ask the selected task to stop, whichever server sharing the store runs it"),
+    row(TASK_LISTS, TAB, C::FocusNext, "next area", "Focus the next area"),
+    row(TASK_LISTS, BACKTAB, C::FocusPrev, "", "Focus the previous area"),
+    row(TASK_LISTS, ESC, C::Back, "back", "Back to the jobs or the steps"),
     row(&[X::PlanPick], UP, C::Up, "move", "Move up"),
     row(&[X::PlanPick], DOWN, C::Down, "move", "Move down"),
     row(&[X::PlanPick], TOP, C::Top, "", "Go to the first row"),

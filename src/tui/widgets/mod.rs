@@ -2,8 +2,8 @@
 //! ([`block`]), the box over a pane ([`popup`]), the tree ([`tree`]) with the nodes of
 //! an entity's fields ([`fields`]) and the references tree ([`reference_tree`]), a
 //! handle's page ([`page`]), the cursor every list scrolls with ([`cursor`]), text
-//! fitted to columns ([`text`]), the path prompt ([`prompt`]) and a text of several
-//! lines to edit ([`textarea`]).
+//! fitted to columns ([`text`]), the tasks MCP servers run ([`tasks`]), the path prompt
+//! ([`prompt`]) and a text of several lines to edit ([`textarea`]).
 
 pub(crate) mod block;
 pub(crate) mod cursor;
@@ -12,6 +12,7 @@ pub(crate) mod page;
 pub(crate) mod popup;
 pub(crate) mod prompt;
 pub(crate) mod reference_tree;
+pub(crate) mod tasks;
 pub(crate) mod text;
 pub(crate) mod textarea;
 pub(crate) mod tree;

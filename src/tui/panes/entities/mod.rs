@@ -685,6 +685,8 @@ impl Pane for EntitiesPane {
             | Scope::PlanResult
             | Scope::PlanPrompt
             | Scope::PlanPick
+            | Scope::PlanTasks
+            | Scope::PowTasks
             | Scope::DocsSearch
             | Scope::DocsList
             | Scope::DocsView

@@ -65,6 +65,7 @@ use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
+use crate::tui::widgets::tasks::TaskBoard;
 use crate::tui::widgets::text::{SELECTED_MARK, fit};
 use crate::tui::widgets::tree::{Change, TreeView};
 use params::*;
@@ -129,6 +130,8 @@ struct Pick {
 enum Area {
     Steps,
     Result,
+    /// The plan and workflow tasks MCP servers run.
+    Tasks,
 }
 
 /// What the result tree was built from; a change rebuilds it.
@@ -156,6 +159,8 @@ pub(crate) struct PlansPane {
     shown: Option<Shown>,
     /// Durations are left out of the frame (tests' reproducible frames).
     pinned_timing: bool,
+    /// The plan and workflow runs MCP servers run as tasks.
+    tasks: TaskBoard,
 }
 
 impl PlansPane {
@@ -177,6 +182,7 @@ impl PlansPane {
             fetched: Fetched::default(),
             shown: None,
             pinned_timing: false,
+            tasks: TaskBoard::new(&["structs_plan_execute", "structs_workflow_execute"]),
         };
         match serde_json::from_str::<Value>(EXAMPLE) {
             Ok(plan) => pane.open_plan(EXAMPLE_LABEL.into(), plan, tools),
@@ -363,6 +369,19 @@ impl PlansPane {
             .unwrap_or_else(|| i.to_string())
     }
 
+    /// Asks for the tasks again when it is time (the tab is on show).
+    pub fn refresh_tasks(&mut self, ctx: &mut Ctx<'_>, now: std::time::Instant) {
+        self.tasks.refresh(ctx, now);
+    }
+
+    /// The area with the focus: the tasks only while there are some.
+    fn area(&self) -> Area {
+        match self.focus {
+            Area::Tasks if self.tasks.is_empty() => Area::Steps,
+            focus => focus,
+        }
+    }
+
     fn run_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
         if let Some(pick) = &mut self.pick {
             let len = pick.plans.len();
@@ -387,7 +406,18 @@ impl PlansPane {
             }
             return;
         }
-        match (self.focus, command) {
+        if self.area() == Area::Tasks {
+            match command {
+                Command::CancelTask => self.tasks.cancel_selected(ctx),
+                Command::FocusNext | Command::Back => self.focus = Area::Steps,
+                Command::FocusPrev => self.focus = Area::Result,
+                command => {
+                    self.tasks.move_by(command);
+                }
+            }
+            return;
+        }
+        match (self.area(), command) {
             // The prompt starts empty (typing never lands after an old path); Enter on
             // it opens the last file again.
             (_, Command::OpenPlan) => self.prompt = Some(String::new()),
@@ -400,10 +430,18 @@ impl PlansPane {
                 ctx.status
                     .info("the shipped workflows, with their example inputs: choose one");
             }
-            (_, Command::FocusNext | Command::FocusPrev) => {
-                self.focus = match self.focus {
+            (focus, Command::FocusNext) => {
+                self.focus = match focus {
                     Area::Steps => Area::Result,
-                    Area::Result => Area::Steps,
+                    _ if !self.tasks.is_empty() => Area::Tasks,
+                    _ => Area::Steps,
+                };
+            }
+            (focus, Command::FocusPrev) => {
+                self.focus = match focus {
+                    Area::Steps if !self.tasks.is_empty() => Area::Tasks,
+                    Area::Steps => Area::Result,
+                    _ => Area::Steps,
                 };
             }
             (_, Command::Back) => self.focus = Area::Steps,
@@ -718,6 +756,9 @@ impl Pane for PlansPane {
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if self.tasks.on_reply(reply, ctx) {
+            return true;
+        }
         if self.driver.as_ref().is_some_and(|d| d.request == reply.id) {
             if let Some(driver) = self.driver.take() {
                 self.report_end(driver, &reply.result, ctx);
@@ -738,8 +779,9 @@ impl Pane for PlansPane {
         if self.pick.is_some() {
             return Scope::PlanPick;
         }
-        match (self.focus, &self.doc) {
+        match (self.area(), &self.doc) {
             (Area::Result, Doc::Plan(_)) => Scope::PlanResult,
+            (Area::Tasks, Doc::Plan(_)) => Scope::PlanTasks,
             _ => Scope::Plans,
         }
     }
@@ -769,8 +811,18 @@ impl Pane for PlansPane {
             out.extend([Command::OpenPlan, Command::OpenWorkflow]);
             return out;
         };
+        if self.area() == Area::Tasks {
+            if self.tasks.rows().len() > 1 {
+                out.extend(ROWS);
+            }
+            if self.tasks.can_cancel() {
+                out.push(Command::CancelTask);
+            }
+            out.extend([Command::FocusNext, Command::FocusPrev, Command::Back]);
+            return out;
+        }
         // In the result, its tree's keys come first; in the steps, the run's.
-        if self.focus == Area::Result {
+        if self.area() == Area::Result {
             self.view.commands(&mut out);
             out.push(Command::Back);
         }
@@ -799,7 +851,7 @@ impl Pane for PlansPane {
                 out.push(Command::RestartPlan);
             }
         }
-        if self.focus == Area::Steps && self.step_count() > 1 {
+        if self.area() == Area::Steps && self.step_count() > 1 {
             out.extend(ROWS);
         }
         out.extend([Command::FocusNext, Command::FocusPrev]);

@@ -18,13 +18,29 @@ impl PlansPane {
             let h = (steps + 2).clamp(4, area.height * 2 / 5);
             let [l, d] = Layout::vertical([Constraint::Length(h), Constraint::Min(0)]).areas(area);
             (l, d)
-        } else if self.focus == Area::Steps {
+        } else if self.area() != Area::Result {
             (area, Rect::default())
         } else {
             (Rect::default(), area)
         };
+        // The tasks MCP servers run go under the steps, when there are any and room.
+        let tasks_height = self.tasks.height();
+        let list = if !self.tasks.is_empty() && list.height >= tasks_height + 3 {
+            let [steps, tasks] =
+                Layout::vertical([Constraint::Min(3), Constraint::Length(tasks_height)])
+                    .areas(list);
+            let focused = self.area() == Area::Tasks && self.pick.is_none();
+            self.tasks.render_list(tasks, buf, ui, focused);
+            steps
+        } else {
+            list
+        };
         self.render_steps(list, buf, ui);
-        self.render_detail(detail, buf, ui);
+        if self.area() == Area::Tasks && !detail.is_empty() {
+            self.tasks.render_detail(detail, buf, ui);
+        } else {
+            self.render_detail(detail, buf, ui);
+        }
     }
 
     /// The steps' names, indented by level, and their tools without `structs_`.

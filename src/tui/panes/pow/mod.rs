@@ -12,6 +12,9 @@
 //!   (and a sparkline of it), best achieved difficulty, the required difficulty now, and
 //!   a gauge of expected progress (iterations against 16^difficulty).
 //! - `x` cancels the selected job; `c` copies a found proof (input, nonce, hash) as JSON.
+//! - Under the jobs, the proof-of-work tasks MCP servers run for their clients (the
+//!   Tasks extension), read from the handle store while the tab is on show
+//!   ([`TaskBoard`]); `Tab` focuses them, and `x` asks one to stop.
 
 use std::sync::{Arc, Mutex};
 
@@ -30,6 +33,7 @@ use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::widgets::cursor::{ROWS, moved};
+use crate::tui::widgets::tasks::TaskBoard;
 
 mod render;
 
@@ -149,6 +153,10 @@ pub(crate) struct PowPane {
     clock_paused: bool,
     /// A struct read for `w`, to find the work it is doing.
     work_lookup: Option<(RequestId, EntityId)>,
+    /// The proof-of-work tasks MCP servers run.
+    tasks: TaskBoard,
+    /// The tasks have the focus rather than the jobs.
+    on_tasks: bool,
 }
 
 impl PowPane {
@@ -162,7 +170,19 @@ impl PowPane {
             next_number: 1,
             clock_paused: false,
             work_lookup: None,
+            tasks: TaskBoard::new(&[SEARCH_TOOL]),
+            on_tasks: false,
         }
+    }
+
+    /// Asks for the tasks again when it is time (the tab is on show).
+    pub fn refresh_tasks(&mut self, ctx: &mut Ctx<'_>, now: std::time::Instant) {
+        self.tasks.refresh(ctx, now);
+    }
+
+    /// Whether the tasks area has the focus (there are tasks to show).
+    fn tasks_focused(&self) -> bool {
+        self.on_tasks && !self.tasks.is_empty()
     }
 
     fn selected(&self) -> Option<&Job> {
@@ -513,12 +533,30 @@ impl Pane for PowPane {
             );
         }
         let offered = self.commands();
+        if self.tasks_focused() {
+            return dispatch(
+                key,
+                ctx,
+                Scope::PowTasks,
+                &offered,
+                |command, ctx| match command {
+                    Command::CancelTask => self.tasks.cancel_selected(ctx),
+                    Command::FocusNext | Command::FocusPrev | Command::Back => {
+                        self.on_tasks = false
+                    }
+                    command => {
+                        self.tasks.move_by(command);
+                    }
+                },
+            );
+        }
         dispatch(
             key,
             ctx,
             Scope::Pow,
             &offered,
             |command, ctx| match command {
+                Command::FocusNext => self.on_tasks = true,
                 Command::NewJob => self.prompt = Some(String::new()),
                 Command::CancelJob => self.cancel_selected(ctx),
                 Command::CopyProof => self.copy_selected(ctx),
@@ -533,6 +571,9 @@ impl Pane for PowPane {
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if self.tasks.on_reply(reply, ctx) {
+            return true;
+        }
         if let Some((request, id)) = self.work_lookup
             && request == reply.id
         {
@@ -604,6 +645,8 @@ impl Pane for PowPane {
     fn scope(&self) -> Scope {
         if self.prompt.is_some() {
             Scope::PowPrompt
+        } else if self.tasks_focused() {
+            Scope::PowTasks
         } else {
             Scope::Pow
         }
@@ -617,9 +660,23 @@ impl Pane for PowPane {
         if self.prompt.is_some() {
             return vec![Command::PlanJob, Command::Close, Command::EraseChar];
         }
+        if self.tasks_focused() {
+            let mut out = Vec::new();
+            if self.tasks.rows().len() > 1 {
+                out.extend(ROWS);
+            }
+            if self.tasks.can_cancel() {
+                out.push(Command::CancelTask);
+            }
+            out.extend([Command::FocusNext, Command::Back]);
+            return out;
+        }
         let mut out = vec![Command::NewJob];
         if self.jobs.len() > 1 {
             out.extend(ROWS);
+        }
+        if !self.tasks.is_empty() {
+            out.push(Command::FocusNext);
         }
         match self.selected().map(|j| &j.state) {
             Some(State::Planning | State::Waiting | State::Running) => out.push(Command::CancelJob),
@@ -633,8 +690,22 @@ impl Pane for PowPane {
         let list_width = (area.width / 3).clamp(24.min(area.width), 36);
         let [left, right] =
             Layout::horizontal([Constraint::Length(list_width), Constraint::Min(0)]).areas(area);
-        self.render_list(left, buf, ui);
-        self.render_job(right, buf, ui);
+        if self.tasks.is_empty() {
+            self.render_list(left, buf, ui);
+            self.render_job(right, buf, ui);
+            return;
+        }
+        let [jobs, tasks] =
+            Layout::vertical([Constraint::Min(3), Constraint::Length(self.tasks.height())])
+                .areas(left);
+        let on_tasks = self.tasks_focused();
+        self.render_list(jobs, buf, ui);
+        self.tasks.render_list(tasks, buf, ui, on_tasks);
+        if on_tasks {
+            self.tasks.render_detail(right, buf, ui);
+        } else {
+            self.render_job(right, buf, ui);
+        }
     }
 }
 

@@ -18,7 +18,7 @@ impl PowPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let title = format!(" Jobs · {} ", self.jobs.len());
-        let block = area_block(ui, &title, true);
+        let block = area_block(ui, &title, !self.tasks_focused());
         if let Some(text) = &self.prompt {
             let inner = block.inner(area);
             block.render(area, buf);

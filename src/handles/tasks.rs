@@ -1,0 +1,358 @@
+//! Tasks' records, as the handle store keeps them.
+//!
+//! The MCP server runs long calls as tasks (the Tasks extension, in
+//! `mcp::server::tasks`) and keeps each as a record beside the result handles: the
+//! task as `tasks/get` answers it (`taskId`, `status`, `statusMessage`, `createdAt`,
+//! `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` or `error` once it ends)
+//! plus the `tool` it runs. Every server and console sharing the store reads the same
+//! records, so this module is where their shape, their keys and the rules for reading
+//! them live: the catalog's task tools read them here, and the server writes them.
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use super::store::HandleStore;
+use crate::error::{ErrorCode, ToolError};
+
+/// How long a task is kept from its creation (its `ttlMs`): its result can be fetched
+/// until then.
+pub const TTL: Duration = Duration::from_secs(600);
+
+/// A `working` record not rewritten for this long belongs to a server that stopped.
+pub const STALE_AFTER: Duration = Duration::from_secs(15);
+
+/// Where tasks' records start in the store: `task:{id}`, and `task:{id}:cancel` for
+/// the flag asking one to stop.
+pub const PREFIX: &str = "task:";
+const CANCEL_SUFFIX: &str = ":cancel";
+
+/// Most tasks one listing reads.
+pub const LIST_MAX: usize = 100;
+
+/// The key of task `id`'s record.
+pub fn key(id: &str) -> String {
+    format!("{PREFIX}{id}")
+}
+
+/// The key of the flag asking task `id` to stop, read by the server running it.
+pub fn cancel_key(id: &str) -> String {
+    format!("{PREFIX}{id}{CANCEL_SUFFIX}")
+}
+
+/// The statuses a task ends in.
+pub fn is_terminal(status: &str) -> bool {
+    matches!(status, "completed" | "failed" | "cancelled")
+}
+
+/// Whether a record still says `working` though its server has not rewritten it for
+/// over [`STALE_AFTER`]: that server stopped, and the task will never end.
+pub fn went_quiet(record: &Value, now: DateTime<Utc>) -> bool {
+    if record["status"] != "working" {
+        return false;
+    }
+    let beat = record["lastUpdatedAt"]
+        .as_str()
+        .and_then(|t| DateTime::parse_from_rfc3339(t).ok());
+    beat.is_none_or(|t| (now - t.with_timezone(&Utc)).to_std().unwrap_or_default() > STALE_AFTER)
+}
+
+/// What a stopped server's task is said to have ended with.
+pub fn quiet_message() -> String {
+    format!(
+        "the server running this task stopped: no word from it for over {} s",
+        STALE_AFTER.as_secs()
+    )
+}
+
+/// One task as a listing shows it: its fields, its tool, and one line on how it ended.
+pub fn summary(record: &Value, now: DateTime<Utc>) -> Value {
+    let quiet = went_quiet(record, now);
+    let status = if quiet {
+        "failed"
+    } else {
+        record["status"].as_str().unwrap_or("unknown")
+    };
+    let message = if quiet {
+        Some(quiet_message())
+    } else {
+        record["statusMessage"].as_str().map(str::to_string)
+    };
+    json!({
+        "task_id": record["taskId"],
+        "tool": record["tool"],
+        "status": status,
+        "status_message": message,
+        "created_at": record["createdAt"],
+        "last_updated_at": record["lastUpdatedAt"],
+        "ttl_ms": record["ttlMs"],
+        "outcome": outcome(record, quiet),
+        // A tool's refusal completes its task: the result says so.
+        "tool_error": !quiet && record["status"] == "completed" && record["result"]["isError"] == true,
+    })
+}
+
+/// How a task ended, in one line: a proof's nonce and hash, a run's status and step
+/// count, a tool error's message, a protocol error's; nothing while it runs.
+fn outcome(record: &Value, quiet: bool) -> Value {
+    if quiet {
+        return json!("the server running it stopped");
+    }
+    match record["status"].as_str() {
+        Some("failed") => json!(format!(
+            "error {}: {}",
+            record["error"]["code"],
+            record["error"]["message"].as_str().unwrap_or("")
+        )),
+        Some("cancelled") => json!("cancelled before it ended"),
+        Some("completed") => {
+            let result = &record["result"];
+            if result["isError"] == true {
+                let text = result["content"][0]["text"].as_str().unwrap_or("");
+                let parsed: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+                let error = match &result["structuredContent"] {
+                    Value::Null => &parsed,
+                    structured => structured,
+                };
+                let said = error["error"]["message"].as_str().unwrap_or(text);
+                return json!(format!("tool error: {}", first_line(said)));
+            }
+            let data = &result["structuredContent"];
+            let data = if data.is_null() { result } else { data };
+            json!(answer_line(data))
+        }
+        _ => Value::Null,
+    }
+}
+
+/// One line for a completed answer.
+fn answer_line(data: &Value) -> String {
+    if let Some(nonce) = data.get("nonce").filter(|n| !n.is_null()) {
+        let nonce = nonce
+            .as_str()
+            .map_or_else(|| nonce.to_string(), str::to_string);
+        return match data["hash"].as_str() {
+            Some(hash) => format!("proof found: nonce {nonce}, hash {hash}"),
+            None => format!("nonce {nonce}"),
+        };
+    }
+    if data.get("valid") == Some(&json!(false)) {
+        return "no proof found in the iterations given".into();
+    }
+    if let Some(steps) = data["steps"].as_array() {
+        let status = data["status"].as_str().unwrap_or("ended");
+        let n = steps.len();
+        return format!("{status}: {n} step{}", if n == 1 { "" } else { "s" });
+    }
+    if let Some(status) = data["status"].as_str() {
+        return status.to_string();
+    }
+    match data.as_object() {
+        Some(map) if !map.is_empty() => format!(
+            "answered: {}",
+            map.keys().take(6).cloned().collect::<Vec<_>>().join(", ")
+        ),
+        _ => "answered".into(),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let mut cut: String = line.chars().take(160).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    cut
+}
+
+/// Reads the tasks in `store`, newest first: the records of the tools named in `tools`
+/// (every tool when empty), at most `limit`. Answers the shown summaries and how many
+/// matched in all.
+///
+/// # Errors
+///
+/// The store's, when it cannot be read.
+pub async fn list(
+    store: &dyn HandleStore,
+    tools: &[String],
+    limit: usize,
+    now: DateTime<Utc>,
+) -> Result<(Vec<Value>, usize), ToolError> {
+    // Each task may have a cancel flag beside its record.
+    let records = store.list_records(PREFIX, LIST_MAX * 2).await?;
+    let mut found: Vec<Value> = records
+        .into_iter()
+        .filter(|(key, _)| !key.ends_with(CANCEL_SUFFIX))
+        .map(|(_, record)| record)
+        .filter(|r| r["taskId"].is_string())
+        .filter(|r| tools.is_empty() || tools.iter().any(|t| r["tool"] == t.as_str()))
+        .collect();
+    found.sort_by(|a, b| {
+        b["createdAt"]
+            .as_str()
+            .cmp(&a["createdAt"].as_str())
+            .then_with(|| a["taskId"].as_str().cmp(&b["taskId"].as_str()))
+    });
+    let total = found.len();
+    let shown = found.iter().take(limit).map(|r| summary(r, now)).collect();
+    Ok((shown, total))
+}
+
+/// What asking a task to stop did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cancel {
+    /// The flag is set; the server running it stops it within a heartbeat.
+    Asked,
+    /// It had already ended (with this status); nothing was changed.
+    Ended(&'static str),
+}
+
+/// Asks task `id` to stop, through the flag the server running it reads.
+///
+/// # Errors
+///
+/// `RESOURCE_NOT_FOUND` for a task the store does not hold; the store's own error when
+/// it cannot be read or written.
+pub async fn ask_cancel(
+    store: &dyn HandleStore,
+    id: &str,
+    now: DateTime<Utc>,
+) -> Result<Cancel, ToolError> {
+    let Some(record) = store.get_record(&key(id)).await? else {
+        return Err(ToolError::new(
+            ErrorCode::ResourceNotFound,
+            format!(
+                "no task {id:?} in the {} store: it was never made, or it is past its {} s",
+                store.name(),
+                TTL.as_secs()
+            ),
+        )
+        .with_extra("task_id", json!(id)));
+    };
+    if went_quiet(&record, now) {
+        return Ok(Cancel::Ended("failed"));
+    }
+    if let Some(status) = ["completed", "failed", "cancelled"]
+        .into_iter()
+        .find(|s| record["status"] == *s)
+    {
+        return Ok(Cancel::Ended(status));
+    }
+    store.put_record(&cancel_key(id), json!(true), TTL).await?;
+    Ok(Cancel::Asked)
+}
+
+/// Whether task `id` has been asked to stop.
+pub async fn cancel_asked(store: &dyn HandleStore, id: &str) -> bool {
+    matches!(store.get_record(&cancel_key(id)).await, Ok(Some(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::handles::store::MemoryStore;
+
+    fn record(id: &str, tool: &str, status: &str, at: &str) -> Value {
+        json!({"taskId": id, "tool": tool, "status": status, "createdAt": at,
+               "lastUpdatedAt": at, "ttlMs": 600000})
+    }
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn a_working_record_gone_quiet_reads_as_failed() {
+        let r = record("a", "t", "working", "2026-11-28T10:00:00Z");
+        assert!(!went_quiet(&r, at("2026-11-28T10:00:10Z")));
+        assert!(went_quiet(&r, at("2026-11-28T10:00:16Z")));
+        let s = summary(&r, at("2026-11-28T10:00:16Z"));
+        assert_eq!(s["status"], "failed");
+        assert!(s["status_message"].as_str().unwrap().contains("stopped"));
+        let done = record("b", "t", "completed", "2026-11-28T10:00:00Z");
+        assert!(!went_quiet(&done, at("2026-11-28T11:00:00Z")));
+    }
+
+    #[test]
+    fn outcomes_say_how_a_task_ended_in_one_line() {
+        let mut pow = record("a", "pow", "completed", "2026-11-28T10:00:00Z");
+        pow["result"] = json!({"structuredContent": {"nonce": "11578", "hash": "0000d9"}});
+        assert_eq!(
+            outcome(&pow, false),
+            json!("proof found: nonce 11578, hash 0000d9")
+        );
+        let mut run = record("b", "plan", "completed", "2026-11-28T10:00:00Z");
+        run["result"] =
+            json!({"structuredContent": {"status": "succeeded", "steps": [{}, {}, {}]}});
+        assert_eq!(outcome(&run, false), json!("succeeded: 3 steps"));
+        let mut refused = record("c", "plan", "completed", "2026-11-28T10:00:00Z");
+        refused["result"] = json!({"isError": true, "content": [{"type": "text",
+            "text": "{\"error\":{\"code\":\"VALIDATION_FAILED\",\"message\":\"no plan\"}}"}]});
+        assert_eq!(outcome(&refused, false), json!("tool error: no plan"));
+        refused["result"]["structuredContent"] =
+            json!({"error": {"code": "TOOL_CANCELLED", "message": "stopped\nat once"}});
+        assert_eq!(outcome(&refused, false), json!("tool error: stopped"));
+        let now = at("2026-11-28T10:00:01Z");
+        assert_eq!(summary(&refused, now)["tool_error"], true);
+        assert_eq!(summary(&run, now)["tool_error"], false);
+        let mut failed = record("d", "plan", "failed", "2026-11-28T10:00:00Z");
+        failed["error"] = json!({"code": -32603, "message": "boom"});
+        assert_eq!(outcome(&failed, false), json!("error -32603: boom"));
+        let working = record("e", "plan", "working", "2026-11-28T10:00:00Z");
+        assert_eq!(outcome(&working, false), Value::Null);
+    }
+
+    #[tokio::test]
+    async fn a_listing_filters_by_tool_and_shows_the_newest_first() {
+        let store = MemoryStore::default();
+        let ttl = Duration::from_secs(60);
+        for (id, tool, t) in [
+            ("a", "pow", "2026-11-28T10:00:01Z"),
+            ("b", "plan", "2026-11-28T10:00:02Z"),
+            ("c", "pow", "2026-11-28T10:00:03Z"),
+        ] {
+            store
+                .put_record(&key(id), record(id, tool, "working", t), ttl)
+                .await
+                .unwrap();
+        }
+        store
+            .put_record(&cancel_key("a"), json!(true), ttl)
+            .await
+            .unwrap();
+        let now = at("2026-11-28T10:00:04Z");
+        let (all, total) = list(&store, &[], 10, now).await.unwrap();
+        let ids: Vec<&str> = all.iter().map(|t| t["task_id"].as_str().unwrap()).collect();
+        assert_eq!((ids, total), (vec!["c", "b", "a"], 3));
+        let (pow, total) = list(&store, &["pow".to_string()], 1, now).await.unwrap();
+        assert_eq!((pow.len(), total), (1, 2));
+        assert_eq!(pow[0]["task_id"], "c");
+    }
+
+    #[tokio::test]
+    async fn cancelling_sets_the_flag_once_and_leaves_ended_tasks_alone() {
+        let store = MemoryStore::default();
+        let ttl = Duration::from_secs(60);
+        let t = "2026-11-28T10:00:00Z";
+        store
+            .put_record(&key("w"), record("w", "pow", "working", t), ttl)
+            .await
+            .unwrap();
+        store
+            .put_record(&key("d"), record("d", "pow", "completed", t), ttl)
+            .await
+            .unwrap();
+        let now = at("2026-11-28T10:00:05Z");
+        assert!(!cancel_asked(&store, "w").await);
+        assert_eq!(ask_cancel(&store, "w", now).await.unwrap(), Cancel::Asked);
+        assert!(cancel_asked(&store, "w").await);
+        assert_eq!(
+            ask_cancel(&store, "d", now).await.unwrap(),
+            Cancel::Ended("completed")
+        );
+        assert!(!cancel_asked(&store, "d").await);
+        let missing = ask_cancel(&store, "zz", now).await.unwrap_err();
+        assert_eq!(missing.code, ErrorCode::ResourceNotFound);
+    }
+}
