@@ -403,6 +403,100 @@ async fn settle(url: &str, id: &str) -> Value {
     }
 }
 
+/// Opens a `subscriptions/listen` stream with `notifications` and reads it until its
+/// text holds `until` (or 15 s pass): its frames.
+async fn listen_until(
+    url: &str,
+    notifications: Value,
+    extra_meta: Value,
+    until: &str,
+) -> Vec<Value> {
+    let params = json!({"notifications": notifications, "_meta": meta(extra_meta)});
+    let mut response = http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", V2026)
+        .header("mcp-method", "subscriptions/listen")
+        .json(&json!({"jsonrpc": "2.0", "id": "listen-tasks",
+                      "method": "subscriptions/listen", "params": params}))
+        .send()
+        .await
+        .unwrap();
+    let mut text = String::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(15);
+    while let Ok(Ok(Some(chunk))) = tokio::time::timeout_at(deadline, response.chunk()).await {
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if text.contains(until) {
+            break;
+        }
+    }
+    frames(&text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_carries_the_status_of_the_tasks_it_names() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let hard = json!({"name": "structs_calculate_proof_of_work", "arguments": {
+        "action_type": "struct_build_complete", "entity_id": "5-1",
+        "difficulty": 100_000_000, "block_start": 1, "age": 1,
+        "max_iterations": 1_000_000_000_000u64}});
+    let (_, f) = post(&url, "tools/call", hard, with_tasks()).await;
+    let id = answer(&f)["result"]["taskId"].as_str().unwrap().to_string();
+
+    // A client that does not declare the extension is refused task notifications.
+    let refused = listen_until(&url, json!({"taskIds": [id]}), json!({}), "\"error\"").await;
+    let error = refused
+        .iter()
+        .find(|f| f.get("error").is_some())
+        .unwrap_or_else(|| panic!("no error: {refused:#?}"));
+    assert_eq!(error["error"]["code"], -32021, "{error:#}");
+
+    // One that does hears the task's status at once, and again when it changes; an id
+    // the store does not know is not followed.
+    let listen = {
+        let (url, id) = (url.clone(), id.clone());
+        tokio::spawn(async move {
+            listen_until(
+                &url,
+                json!({"taskIds": [id, "ffff0000"]}),
+                with_tasks(),
+                "\"cancelled\"",
+            )
+            .await
+        })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let (status, _) = post(&url, "tasks/cancel", json!({"taskId": id}), with_tasks()).await;
+    assert_eq!(status, 200);
+    let stream = listen.await.unwrap();
+    assert_eq!(
+        stream[0]["method"], "notifications/subscriptions/acknowledged",
+        "{stream:#?}"
+    );
+    let said: Vec<(&str, &str)> = stream
+        .iter()
+        .filter(|f| f["method"] == "notifications/tasks")
+        .map(|f| {
+            assert_eq!(
+                f["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen-tasks",
+                "{f:#}"
+            );
+            (
+                f["params"]["taskId"].as_str().unwrap(),
+                f["params"]["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [(id.as_str(), "working"), (id.as_str(), "cancelled")],
+        "{stream:#?}"
+    );
+    server.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_work_is_a_task_for_a_client_that_declares_the_extension() {
     let server = Headless::start(&["--paused"], &[]).await;
@@ -962,4 +1056,69 @@ async fn the_guard_and_the_limits_hold_for_stateless_requests_too() {
             .is_some_and(|t| t.len() > 40)
     );
     server.stop().await;
+}
+
+/// Over stdio, the task ids of a listen request are read off its line: the stream
+/// carries the task's status as over HTTP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_stdio_a_listen_stream_carries_task_statuses_too() {
+    use structs_console::mcp::server::{McpServer, stdio};
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let (core, _) = support::sim::paused_core(structs_console::source::sim::WorldConfig::demo());
+    let server = McpServer::new(
+        core,
+        std::sync::Arc::new(structs_console::docs::Docs::embedded()),
+    );
+    let (client, server_end) = tokio::io::duplex(1 << 20);
+    let (read, write) = tokio::io::split(server_end);
+    tokio::spawn(stdio::serve(server, read, write, 1 << 20));
+    let (read, mut write) = tokio::io::split(client);
+    let mut lines = BufReader::new(read).lines();
+    let mut send = async |message: Value| {
+        let mut line = serde_json::to_vec(&message).unwrap();
+        line.push(b'\n');
+        write.write_all(&line).await.unwrap();
+    };
+    let with = |mut params: Value| {
+        params["_meta"] = meta(with_tasks());
+        params
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": with(json!({
+        "name": "structs_calculate_proof_of_work", "arguments": {
+            "action_type": "struct_build_complete", "entity_id": "5-1",
+            "difficulty": 100_000_000, "block_start": 1, "age": 1,
+            "max_iterations": 1_000_000_000_000u64}}))}),
+    )
+    .await;
+    let created: Value = serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+    let id = created["result"]["taskId"].as_str().unwrap().to_string();
+    send(
+        json!({"jsonrpc": "2.0", "id": "l", "method": "subscriptions/listen",
+                "params": with(json!({"notifications": {"taskIds": [id]}}))}),
+    )
+    .await;
+    let mut said = Vec::new();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(15);
+    while let Ok(Ok(Some(line))) = tokio::time::timeout_at(deadline, lines.next_line()).await {
+        let frame: Value = serde_json::from_str(&line).unwrap();
+        if frame["method"] != "notifications/tasks" {
+            continue;
+        }
+        assert_eq!(
+            frame["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "l"
+        );
+        said.push(frame["params"]["status"].as_str().unwrap().to_string());
+        match said.len() {
+            1 => {
+                send(json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/cancel",
+                            "params": with(json!({"taskId": id}))}))
+                .await
+            }
+            _ => break,
+        }
+    }
+    assert_eq!(said, ["working", "cancelled"]);
 }

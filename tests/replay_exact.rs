@@ -240,6 +240,11 @@ async fn session(agent: &mut Agent) {
     agent
         .call("structs_handle_list", json!({"scope": "all"}))
         .await;
+    // No client declares the Tasks extension here: no task to list, none to stop.
+    agent.call("structs_task_list", json!({"limit": 10})).await;
+    agent
+        .call("structs_task_cancel", json!({"task_id": "0123abcd"}))
+        .await;
     agent
         .call("structs_query_endpoints", json!({"entity_type": "struct"}))
         .await;

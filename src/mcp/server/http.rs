@@ -337,6 +337,11 @@ async fn check_message(request: Request, next: Next) -> Response {
             }
             let mut parts = parts;
             task_name_header(&mut parts.headers, &bytes);
+            // rmcp does not keep a listen request's task ids: they ride in the
+            // request's extensions to the stream's handler.
+            if let Some((_, tasks)) = super::listen::task_ids_of(&bytes) {
+                parts.extensions.insert(super::listen::ListenTaskIds(tasks));
+            }
             next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
                 .await
         }

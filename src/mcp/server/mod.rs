@@ -7,6 +7,7 @@
 pub mod ask;
 pub mod complete;
 pub mod http;
+pub mod listen;
 pub mod logging;
 pub mod prompts;
 pub mod resources;
@@ -82,6 +83,9 @@ pub struct McpServer {
     skills: Option<Arc<skills::Skills>>,
     /// How a person is asked (the sealing key of the question's state).
     asker: Arc<ask::Asker>,
+    /// The task ids of listen requests read off a stdio connection, until their
+    /// streams start.
+    pub(crate) pending_listens: Arc<listen::PendingListens>,
     /// `--confirm-actions`: a person confirms every destructive call.
     confirm_actions: bool,
 }
@@ -120,6 +124,7 @@ impl McpServer {
             tasks,
             skills,
             asker: Arc::new(ask::Asker::new()),
+            pending_listens: Arc::default(),
             confirm_actions: false,
         }
     }
@@ -144,6 +149,7 @@ impl McpServer {
             tasks: self.tasks.clone(),
             skills: self.skills.clone(),
             asker: self.asker.clone(),
+            pending_listens: self.pending_listens.clone(),
             confirm_actions: self.confirm_actions,
         }
     }
@@ -714,14 +720,14 @@ impl ServerHandler for McpServer {
         &self,
         requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        Some(stateless::accepted(requested))
+        Some(listen::accepted(requested))
     }
 
     async fn listen(
         &self,
         subscription: rmcp::service::SubscriptionContext,
     ) -> Result<(), McpError> {
-        stateless::listen(self, subscription).await
+        listen::listen(self, subscription).await
     }
 
     #[allow(deprecated)]

@@ -12,20 +12,20 @@
 //!   client, and its state serves both eras.
 //! - **its log level**: `_meta`'s `io.modelcontextprotocol/logLevel`, per request; no
 //!   level, no `notifications/message` ([`request_log`]).
-//! - **its subscriptions**: a `subscriptions/listen` stream with filters ([`listen`]);
+//! - **its subscriptions**: a `subscriptions/listen` stream with filters
+//!   ([`super::listen`]), which also carries the status of the tasks it names;
 //!   the subscription tools answer that a stateless request has no session to keep one.
 //! - **its caching hints**: true ones ([`Hints`]).
 
 use std::sync::Arc;
 
-use rmcp::model::{CacheScope, SubscriptionFilter};
-use rmcp::service::{RequestContext, SubscriptionContext};
-use rmcp::{ErrorData as McpError, RoleServer};
+use rmcp::RoleServer;
+use rmcp::model::CacheScope;
+use rmcp::service::RequestContext;
 
 use super::logging::{self, ClientLog};
 use crate::context::subscriptions::Subscriptions;
 use crate::context::{ClientHandles, ClientWork};
-use crate::entity::{ENTITY_URI, EntityId};
 use crate::record::Recorder;
 
 /// Whether `context`'s request is a 2026-07-28 one (its `_meta` names the revision).
@@ -125,98 +125,3 @@ macro_rules! hint {
     }};
 }
 pub(crate) use hint;
-
-/// What of a `subscriptions/listen` filter this server serves: prompt list changes
-/// (the docs' skills and playbooks are prompts) and updates of entities
-/// (`structs://entities/{id}`). The tool list changes only with an attached server,
-/// which this server does not follow, so it is never offered.
-pub fn accepted(requested: &SubscriptionFilter) -> SubscriptionFilter {
-    let mut filter = SubscriptionFilter::new();
-    filter.prompts_list_changed = requested.prompts_list_changed.filter(|on| *on);
-    filter.resource_subscriptions = requested.resource_subscriptions.as_ref().map(|uris| {
-        uris.iter()
-            .filter(|uri| entity_of(uri).is_some())
-            .cloned()
-            .collect()
-    });
-    filter
-}
-
-fn entity_of(uri: &str) -> Option<EntityId> {
-    EntityId::parse(uri.strip_prefix(ENTITY_URI)?).ok()
-}
-
-/// Runs one `subscriptions/listen` stream until the client cancels it or the server
-/// stops: each entity it names that a game event changed, once per event, and each
-/// change of the prompt list.
-pub async fn listen(
-    server: &super::McpServer,
-    subscription: SubscriptionContext,
-) -> Result<(), McpError> {
-    let accepted = subscription.accepted().clone();
-    let sink = subscription.sink().clone();
-    let recorder = server.recorder.clone();
-    let watched: std::collections::HashSet<EntityId> = accepted
-        .resource_subscriptions
-        .iter()
-        .flatten()
-        .filter_map(|uri| entity_of(uri))
-        .collect();
-    let mut events = (!watched.is_empty())
-        .then(|| server.core.events().map(|bus| bus.subscribe()))
-        .flatten();
-    let prompts = accepted.prompts_list_changed == Some(true);
-    let mut docs = server.docs.changes();
-    docs.mark_unchanged();
-    let listed = || -> Vec<(String, String)> {
-        super::prompts::catalog(server.docs.current().as_deref())
-            .into_iter()
-            .map(|p| (p.name, p.description))
-            .collect()
-    };
-    let mut last = listed();
-    let note = |method: &str, params: serde_json::Value| {
-        if let Some(r) = &recorder {
-            r.notification(method, params);
-        }
-    };
-    loop {
-        tokio::select! {
-            _ = subscription.cancelled() => return Ok(()),
-            event = async {
-                match events.as_mut() {
-                    Some(rx) => rx.recv().await,
-                    None => std::future::pending().await,
-                }
-            } => match event {
-                Ok(event) => {
-                    let mut sent = std::collections::HashSet::new();
-                    for id in event.changed {
-                        if watched.contains(&id) && sent.insert(id) {
-                            let uri = crate::entity::entity_uri(id);
-                            note("notifications/resources/updated", serde_json::json!({"uri": uri}));
-                            if sink.notify_resource_updated(uri).await.is_err() {
-                                return Ok(());
-                            }
-                        }
-                    }
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => events = None,
-            },
-            changed = docs.changed(), if prompts => {
-                if changed.is_err() {
-                    return Ok(());
-                }
-                let now = listed();
-                if now != last {
-                    last = now;
-                    note("notifications/prompts/list_changed", serde_json::Value::Null);
-                    if sink.notify_prompt_list_changed().await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-        }
-    }
-}

@@ -5,7 +5,9 @@
 //! own drops such a line after buffering 16 MB and answers nothing, so the caller would
 //! wait for ever. Each whole line then goes through [`super::strict::check`]: one rmcp
 //! cannot take (not JSON, not a request, params that do not fit) is answered here with
-//! its JSON-RPC error and not passed on; a blank line is skipped.
+//! its JSON-RPC error and not passed on; a blank line is skipped. A `subscriptions/listen`
+//! request's task ids, which rmcp does not keep, are read off its line on the way
+//! ([`super::listen::task_ids_of`]).
 
 use crate::throttle::{Every, WARN_EVERY};
 use std::pin::Pin;
@@ -20,6 +22,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::McpServer;
+use super::listen::PendingListens;
 use super::strict::{self, Refusal, Verdict};
 use crate::mcp::wire::{request_id, too_large_answer};
 
@@ -64,6 +67,8 @@ pub struct LimitedLines<R> {
     /// Whether each whole line is checked before it is passed on.
     strict: bool,
     reports: mpsc::UnboundedSender<Dropped>,
+    /// Where the task ids of listen requests go, when the server follows tasks.
+    listens: Option<std::sync::Arc<PendingListens>>,
 }
 
 impl<R> LimitedLines<R> {
@@ -79,6 +84,7 @@ impl<R> LimitedLines<R> {
             chunk: vec![0; CHUNK_BYTES].into_boxed_slice(),
             strict: false,
             reports,
+            listens: None,
         };
         (reader, rx)
     }
@@ -87,6 +93,12 @@ impl<R> LimitedLines<R> {
     /// and not passed on, and a blank line is skipped.
     pub fn strict(mut self) -> LimitedLines<R> {
         self.strict = true;
+        self
+    }
+
+    /// Keeps the task ids of each listen request passed on in `listens`.
+    pub fn listens(mut self, listens: std::sync::Arc<PendingListens>) -> LimitedLines<R> {
+        self.listens = Some(listens);
         self
     }
 
@@ -143,7 +155,13 @@ impl<R> LimitedLines<R> {
             // A blank line holds no message: skipped, as rmcp would.
             let verdict = (!line.iter().all(u8::is_ascii_whitespace)).then(|| strict::check(line));
             match verdict {
-                Some(Verdict::Pass) => {}
+                Some(Verdict::Pass) => {
+                    if let Some(listens) = &self.listens
+                        && let Some((id, tasks)) = super::listen::task_ids_of(line)
+                    {
+                        listens.put(&id, tasks);
+                    }
+                }
                 Some(Verdict::Refuse(r)) => {
                     let _ = self.reports.send(Dropped::Refused(r));
                     self.line.clear();
@@ -224,8 +242,9 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
+    let listens = server.pending_listens.clone();
     let service = server
-        .serve(StdioTransport::new(read, write, max))
+        .serve(StdioTransport::following(read, write, max, listens))
         .await
         .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
     service.waiting().await?;
@@ -257,7 +276,27 @@ where
 {
     pub fn new(read: R, write: W, max: usize) -> StdioTransport<R, W> {
         let (read, dropped) = LimitedLines::new(read, max);
-        let read = read.strict();
+        Self::over(read.strict(), dropped, write, max)
+    }
+
+    /// The transport of a server that follows tasks on listen streams: the task ids of
+    /// each listen request go to `listens`.
+    pub fn following(
+        read: R,
+        write: W,
+        max: usize,
+        listens: std::sync::Arc<PendingListens>,
+    ) -> StdioTransport<R, W> {
+        let (read, dropped) = LimitedLines::new(read, max);
+        Self::over(read.strict().listens(listens), dropped, write, max)
+    }
+
+    fn over(
+        read: LimitedLines<R>,
+        dropped: mpsc::UnboundedReceiver<Dropped>,
+        write: W,
+        max: usize,
+    ) -> StdioTransport<R, W> {
         StdioTransport {
             inner: AsyncRwTransport::new(read, write),
             dropped,
