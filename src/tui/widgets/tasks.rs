@@ -311,7 +311,12 @@ impl TaskBoard {
         }
         lines.push(field(
             "store",
-            format!("{} · {} tasks of these tools", self.store, self.total),
+            format!(
+                "{} · {} task{} of these tools",
+                self.store,
+                self.total,
+                if self.total == 1 { "" } else { "s" }
+            ),
             Role::Muted,
         ));
         if let Some(e) = &self.error {
