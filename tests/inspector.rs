@@ -587,3 +587,47 @@ fn our_own_server_in_every_section() {
     key(&mut app, KeyCode::Char('r'));
     until(&mut app, "History 2");
 }
+
+/// A 2026-era server written with the official Python SDK asks its question in a round
+/// (`input_required`): the question waits in Requests like one asked mid-call, the
+/// operator's answer goes back with the request sent again, and the call completes.
+#[test]
+fn a_question_asked_in_a_round_is_the_operators_to_answer() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let target = Target::Command(vec![
+        peers.python().display().to_string(),
+        format!(
+            "{}/tests/data/python_rounds_server.py",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to the Python server");
+    assert_eq!(remote.protocol_version(), "2026-07-28");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    tool_form(&mut app, &remote, "confirm_delete");
+    text(&mut app, "x");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Requests 1!");
+    section(&mut app, "Requests");
+    until(&mut app, "Delete x?");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, KeyCode::Tab, 5);
+    until(&mut app, "deleted x");
+    // The request went twice: the second time with the answer and the state.
+    let sent: Vec<String> = remote
+        .wire()
+        .messages()
+        .iter()
+        .filter(|m| m.direction == Direction::Sent && m.method == "tools/call")
+        .map(|m| m.text.clone())
+        .collect();
+    assert_eq!(sent.len(), 2, "{sent:#?}");
+    assert!(sent[1].contains("inputResponses") && sent[1].contains("requestState"));
+    assert!(sent[1].contains(r#""confirm":true"#), "{}", sent[1]);
+}

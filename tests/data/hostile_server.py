@@ -8,6 +8,7 @@ deep            answers tools/list nested 100,000 levels deep
 stderr-endless  writes to stderr without ever ending the line, then serves
 flood           after initialize, sends 40,000 elicitation requests while it serves
 sampling-flood  after initialize, sends 40,000 sampling requests while it serves
+ask-forever     answers every tools/call with input_required, asking again each round
 """
 import json
 import sys
@@ -86,6 +87,13 @@ for line in sys.stdin:
             out.flush()
         else:
             answer(id_, {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}]})
+    elif method == "tools/call" and mode == "ask-forever":
+        params = message.get("params") or {}
+        state = str(int(params.get("requestState") or 0) + 1)
+        answer(id_, {"resultType": "input_required", "requestState": state,
+                     "inputRequests": {"again": {"method": "elicitation/create", "params": {
+                         "mode": "form", "message": f"once more? ({state})", "requestedSchema": {
+                             "type": "object", "properties": {}}}}}})
     elif method == "prompts/list":
         continue
     elif method == "ping":

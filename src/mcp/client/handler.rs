@@ -276,23 +276,23 @@ pub fn client_info(protocol: ProtocolVersion) -> ClientInfo {
     ClientInfo::new(capabilities, me).with_protocol_version(protocol)
 }
 
-impl Listener {
+impl Shared {
     /// The answer to a request of the server's: the script's at once, or the
     /// operator's when they give it. A request the server cancels (`cancelled`) stops
     /// waiting, and its place in the queue is freed.
-    async fn ask(
+    pub(super) async fn ask(
         &self,
         kind: AskKind,
         params: Value,
-        cancelled: &tokio_util::sync::CancellationToken,
+        cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<Reply, ErrorData> {
-        match &self.shared.answers {
+        match &self.answers {
             Answers::Script(script) => Ok(scripted(script, kind, &params)),
-            Answers::Operator => match self.shared.asks.push(kind, params) {
+            Answers::Operator => match self.asks.push(kind, params) {
                 Some(reply) => tokio::select! {
                     reply = reply => reply
                         .map_err(|_| ErrorData::internal_error("the console closed", None)),
-                    () = cancelled.cancelled() => Err(ErrorData::internal_error(
+                    () = cancelled => Err(ErrorData::internal_error(
                         "the server cancelled the request",
                         None,
                     )),
@@ -305,6 +305,60 @@ impl Listener {
                 )),
             },
         }
+    }
+}
+
+impl Shared {
+    /// The answer to `sampling/createMessage` (its params as sent): the reply as a
+    /// `CreateMessageResult`, or the refusal's JSON-RPC error.
+    pub(super) async fn sample(
+        &self,
+        params: Value,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Value, ErrorData> {
+        match self.ask(AskKind::Sampling, params, cancelled).await? {
+            Reply::Sampled(text) => Ok(json!({
+                "model": OPERATOR_MODEL,
+                "stopReason": "endTurn",
+                "role": "assistant",
+                "content": {"type": "text", "text": text},
+            })),
+            _ => Err(ErrorData::new(
+                RpcCode(SAMPLING_REJECTED),
+                match self.answers {
+                    Answers::Script(_) => {
+                        "the client rejected the sampling request (no reply was given)"
+                    }
+                    Answers::Operator => "the operator rejected the sampling request",
+                },
+                None,
+            )),
+        }
+    }
+
+    /// The answer to `elicitation/create` (its params as sent), as an `ElicitResult`.
+    /// Only forms are declared: a server that asks for a URL anyway is told no.
+    pub(super) async fn elicit(
+        &self,
+        params: Value,
+        cancelled: impl std::future::Future<Output = ()>,
+    ) -> Result<Value, ErrorData> {
+        if params["mode"] == "url" {
+            return Ok(json!({"action": "decline"}));
+        }
+        Ok(
+            match self.ask(AskKind::Elicitation, params, cancelled).await? {
+                Reply::Accept(content) => json!({"action": "accept", "content": content}),
+                Reply::Cancel => json!({"action": "cancel"}),
+                _ => json!({"action": "decline"}),
+            },
+        )
+    }
+
+    /// The answer to `roots/list`: the roots offered now.
+    pub(super) fn roots(&self) -> Value {
+        let roots: Vec<Value> = lock(&self.roots).iter().map(RootDir::to_json).collect();
+        json!({ "roots": roots })
     }
 }
 
@@ -374,25 +428,8 @@ impl ClientHandler for Listener {
         context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, ErrorData> {
         let params = serde_json::to_value(&params).unwrap_or(Value::Null);
-        match self.ask(AskKind::Sampling, params, &context.ct).await? {
-            Reply::Sampled(text) => serde_json::from_value(json!({
-                "model": OPERATOR_MODEL,
-                "stopReason": "endTurn",
-                "role": "assistant",
-                "content": {"type": "text", "text": text},
-            }))
-            .map_err(|e| ErrorData::internal_error(e.to_string(), None)),
-            _ => Err(ErrorData::new(
-                RpcCode(SAMPLING_REJECTED),
-                match self.shared.answers {
-                    Answers::Script(_) => {
-                        "the client rejected the sampling request (no reply was given)"
-                    }
-                    Answers::Operator => "the operator rejected the sampling request",
-                },
-                None,
-            )),
-        }
+        let reply = self.shared.sample(params, context.ct.cancelled()).await?;
+        serde_json::from_value(reply).map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     async fn create_elicitation(
@@ -401,15 +438,7 @@ impl ClientHandler for Listener {
         context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, ErrorData> {
         let params = serde_json::to_value(&request).unwrap_or(Value::Null);
-        if params["mode"] == "url" {
-            // Only forms are declared; a server that asks for a URL anyway is told no.
-            return Ok(answer_of(&json!({"action": "decline"})));
-        }
-        let answer = match self.ask(AskKind::Elicitation, params, &context.ct).await? {
-            Reply::Accept(content) => json!({"action": "accept", "content": content}),
-            Reply::Cancel => json!({"action": "cancel"}),
-            _ => json!({"action": "decline"}),
-        };
+        let answer = self.shared.elicit(params, context.ct.cancelled()).await?;
         Ok(answer_of(&answer))
     }
 
@@ -417,11 +446,7 @@ impl ClientHandler for Listener {
         &self,
         _context: RequestContext<RoleClient>,
     ) -> Result<ListRootsResult, ErrorData> {
-        let roots: Vec<Value> = lock(&self.shared.roots)
-            .iter()
-            .map(RootDir::to_json)
-            .collect();
-        serde_json::from_value(json!({ "roots": roots }))
+        serde_json::from_value(self.shared.roots())
             .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 

@@ -74,16 +74,34 @@ impl CompleteRef {
 }
 
 impl Remote {
-    /// Sends request `method` with `params` and returns the server's result as JSON.
-    /// Progress reports go to `ctx`; cancelling `ctx` sends `notifications/cancelled`
-    /// and ends the request with `TOOL_CANCELLED`. A request that goes without an
-    /// answer or progress for the idle timeout is given up the same way.
+    /// Sends request `method` with `params` and returns the server's result as JSON,
+    /// after any rounds of input the server asks for ([`Remote::request_rounds`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::request_rounds`].
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Value,
+        ctx: CallContext,
+    ) -> Result<Value, ToolError> {
+        self.request_rounds(method, params, ctx)
+            .await
+            .map(|(answer, _)| answer)
+    }
+
+    /// Sends request `method` with `params` once and returns the server's result as
+    /// JSON, whatever it is (an `input_required` result included). Progress reports go
+    /// to `ctx`; cancelling `ctx` sends `notifications/cancelled` and ends the request
+    /// with `TOOL_CANCELLED`. A request that goes without an answer or progress for the
+    /// idle timeout is given up the same way.
     ///
     /// # Errors
     ///
     /// The server's JSON-RPC error (its code kept as `jsonrpc_code`), a timeout, a
     /// cancellation, or a connection that is gone.
-    pub async fn request(
+    pub async fn request_once(
         &self,
         method: &str,
         params: Value,

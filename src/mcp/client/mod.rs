@@ -26,6 +26,7 @@ mod child;
 mod handler;
 mod inspect;
 mod open;
+pub mod rounds;
 pub mod script;
 mod traffic;
 mod words;
@@ -214,6 +215,9 @@ pub struct Remote {
     status: Mutex<SourceInfo>,
     /// See [`CALL_IDLE_TIMEOUT`].
     idle_timeout: Duration,
+    /// The rounds of input requests answered since they were last taken
+    /// ([`Remote::take_rounds`]), newest last.
+    rounds: Mutex<Vec<Value>>,
 }
 
 impl Remote {
@@ -393,6 +397,7 @@ impl Remote {
                 paused: false,
             }),
             idle_timeout: options.idle_timeout,
+            rounds: Mutex::default(),
         });
         if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
@@ -420,7 +425,7 @@ impl Remote {
 
     /// The server as its refusals name it: the name it gave in its handshake (a
     /// command line can be long), else where it is.
-    fn server_name(&self) -> String {
+    pub(crate) fn server_name(&self) -> String {
         match self.info["serverInfo"]["name"].as_str() {
             Some(name) if !name.is_empty() => name.to_string(),
             _ => self.target.describe(),

@@ -6,7 +6,9 @@
 //! error format, `{"error": {"code": …}}`) or the result and exits 1. The caller's own
 //! mistakes (an option, JSON that is not, a session line that is no request) and a
 //! server that cannot be reached are said on stderr and exit 2, before anything is
-//! sent. `session` runs several requests in one session. With `--notifications` every
+//! sent. `session` runs several requests in one session. A 2026-07-28 server's rounds of
+//! input requests are answered by the flags, each reported on stderr as a JSON line
+//! ([`super::rounds`]). With `--notifications` every
 //! notification received (and a child's stderr lines) goes to stderr as JSON Lines.
 //! It is the same [`Remote`] the console's Server tab uses.
 
@@ -245,6 +247,7 @@ pub async fn run(args: ClientArgs, token: Option<String>) -> ExitCode {
         }
     };
     printed.flush(&remote);
+    say_rounds(&remote);
     remote.close().await;
     let (value, ok) = shown(outcome);
     // A session's answers are JSON Lines, its summary one more line.
@@ -283,6 +286,7 @@ async fn session(
     let (mut answered, mut failed) = (0, 0);
     for request in lines {
         let (value, ok) = shown(Box::pin(ask(remote, request, printed, ctx.clone())).await);
+        say_rounds(remote);
         answered += 1;
         failed += usize::from(!ok);
         say(&value.to_string());
@@ -336,6 +340,16 @@ fn say(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{text}").and_then(|()| out.flush());
+}
+
+/// Writes the rounds of input requests answered since the last time to stderr, one
+/// JSON line each: the server asked, the script answered, and the request went again.
+fn say_rounds(remote: &Remote) {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    for round in remote.take_rounds() {
+        let _ = writeln!(err, "{}", json!({ "input_required": round }));
+    }
 }
 
 fn pretty(v: &Value) -> String {

@@ -1,0 +1,271 @@
+//! `structs-console client` in rounds: a server that needs something of the client
+//! before it answers (a person's yes, a model's reply, the client's roots) asks for it
+//! with `input_required` under 2026-07-28, and the client answers each round by its
+//! flags and sends the request again. Checked against a 2026-era server written with
+//! the official Python SDK (tests/data/python_rounds_server.py), over stdio and HTTP;
+//! under 2025-11-25, where the same server asks mid-call; against the project's own
+//! server; and against one that never stops asking.
+
+mod support;
+
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use support::peers::Peers;
+
+const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
+
+fn server(peers: &Peers) -> String {
+    format!(
+        "{} {}/tests/data/python_rounds_server.py",
+        peers.python().display(),
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Runs `structs-console client OPTIONS --connect TARGET ARGS…`.
+fn client(target: &str, options: &[&str], args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("client")
+        .args(options)
+        .args(["--connect", target])
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run structs-console client")
+}
+
+/// The answer on stdout, whether it exited 0, and the rounds reported on stderr.
+fn outcome(out: &Output) -> (Value, bool, Vec<Value>) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let answer = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{text}\nstderr:\n{err}"));
+    let rounds = err
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v.get("input_required").cloned())
+        .collect();
+    (answer, out.status.success(), rounds)
+}
+
+fn text_of(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or("")
+}
+
+/// Each kind of input request, answered by the flags, over one transport.
+fn every_kind_is_answered(target: &str) {
+    let root = std::env::temp_dir();
+    let root = root.to_str().unwrap();
+    let yes = client(
+        target,
+        &["--elicitation", "accept-defaults"],
+        &["call", "confirm_delete", "--args", r#"{"name": "x"}"#],
+    );
+    let (answer, ok, rounds) = outcome(&yes);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "deleted x", "{answer:#}");
+    assert_eq!(rounds.len(), 1, "{rounds:#?}");
+    let round = &rounds[0];
+    assert_eq!(
+        (&round["method"], &round["round"]),
+        (&"tools/call".into(), &1.into())
+    );
+    let (key, asked) = round["inputRequests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    assert_eq!(asked["method"], "elicitation/create", "{round:#}");
+    assert_eq!(asked["params"]["message"], "Delete x?");
+    assert_eq!(
+        round["inputResponses"][key]["action"], "accept",
+        "{round:#}"
+    );
+    assert_eq!(round["inputResponses"][key]["content"]["confirm"], true);
+
+    // A no: the server's tool refuses, and the client says so.
+    let no = client(
+        target,
+        &[],
+        &["call", "confirm_delete", "--args", r#"{"name": "x"}"#],
+    );
+    let (answer, ok, rounds) = outcome(&no);
+    assert!(!ok && answer["isError"] == true, "{answer:#}");
+    assert!(text_of(&answer).contains("decline"), "{answer:#}");
+    assert_eq!(rounds.len(), 1);
+
+    let sampled = client(
+        target,
+        &["--sampling-reply", "short"],
+        &["call", "summarize", "--args", r#"{"text": "a long text"}"#],
+    );
+    let (answer, ok, rounds) = outcome(&sampled);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "summary: short");
+    let response = rounds[0]["inputResponses"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert_eq!(response["content"]["text"], "short", "{rounds:#?}");
+    assert_eq!(response["role"], "assistant");
+
+    // A sampling request the flags reject: the request is not sent again, and the
+    // error says why, naming the round.
+    let rejected = client(
+        target,
+        &[],
+        &["call", "summarize", "--args", r#"{"text": "t"}"#],
+    );
+    let (answer, ok, _) = outcome(&rejected);
+    assert!(!ok);
+    assert_eq!(
+        answer["error"]["code"], "TOOL_EXECUTION_FAILED",
+        "{answer:#}"
+    );
+    let said = answer["error"]["message"].as_str().unwrap();
+    assert!(
+        said.contains("not asked again") && said.contains("round 1"),
+        "{said}"
+    );
+
+    let roots = client(target, &["--root", root], &["call", "count_roots"]);
+    let (answer, ok, rounds) = outcome(&roots);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "1 roots");
+    let listed = rounds[0]["inputResponses"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap();
+    assert!(
+        listed["roots"][0]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with("file://")
+    );
+
+    // A tool that asks nothing takes no round.
+    let plain = client(
+        target,
+        &[],
+        &["call", "add", "--args", r#"{"a": 2, "b": 3}"#],
+    );
+    let (answer, ok, rounds) = outcome(&plain);
+    assert!(ok && rounds.is_empty(), "{answer:#} {rounds:#?}");
+    assert_eq!(text_of(&answer), "5");
+}
+
+#[test]
+fn the_python_sdks_2026_server_is_answered_in_rounds_over_stdio() {
+    let Some(peers) = Peers::find() else { return };
+    let target = server(&peers);
+    every_kind_is_answered(&target);
+    // Under 2025-11-25 the same server asks mid-call instead: the same answers, and
+    // no round.
+    let old = client(
+        &target,
+        &[
+            "--protocol-version",
+            "2025-11-25",
+            "--elicitation",
+            "accept-defaults",
+        ],
+        &["call", "confirm_delete", "--args", r#"{"name": "y"}"#],
+    );
+    let (answer, ok, rounds) = outcome(&old);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "deleted y");
+    assert!(rounds.is_empty(), "{rounds:#?}");
+}
+
+#[test]
+fn the_python_sdks_2026_server_is_answered_in_rounds_over_http() {
+    let Some(peers) = Peers::find() else { return };
+    let port = support::daemon::free_port();
+    let mut child = Command::new(peers.python())
+        .arg(format!(
+            "{}/tests/data/python_rounds_server.py",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .args(["http", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the Python server");
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the Python server never listened"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    every_kind_is_answered(&url);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn our_own_server_asks_to_confirm_in_a_round() {
+    let target = format!("{BIN} --headless --paused --log-level warn --confirm-actions");
+    let tx = r#"{"transaction": {"body": {"messages": [
+        {"@type": "/structs.structs.MsgStructDeactivate", "structId": "5-1"}]}}}"#;
+    let out = client(
+        &target,
+        &[],
+        &["call", "structs_action_submit_transaction", "--args", tx],
+    );
+    let (answer, ok, rounds) = outcome(&out);
+    assert!(!ok, "{answer:#}");
+    assert_eq!(
+        answer["structuredContent"]["error"]["code"], "TOOL_CANCELLED",
+        "{answer:#}"
+    );
+    assert_eq!(rounds.len(), 1, "{rounds:#?}");
+    assert_eq!(
+        rounds[0]["inputRequests"]["confirm"]["method"],
+        "elicitation/create"
+    );
+    assert_eq!(rounds[0]["inputResponses"]["confirm"]["action"], "decline");
+}
+
+#[test]
+fn a_server_that_never_stops_asking_is_given_up_after_the_cap() {
+    let target = format!(
+        "python3 {}/tests/data/hostile_server.py ask-forever",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = client(
+        &target,
+        &["--elicitation", "accept-defaults"],
+        &["call", "echo"],
+    );
+    let (answer, ok, rounds) = outcome(&out);
+    assert!(!ok);
+    assert_eq!(
+        answer["error"]["code"], "TOOL_EXECUTION_FAILED",
+        "{answer:#}"
+    );
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("after 8 rounds"),
+        "{answer:#}"
+    );
+    assert_eq!(answer["error"]["details"]["rounds"], 8);
+    assert_eq!(rounds.len(), 8);
+    // Each retry carried the state the server gave, as it came: the server counts
+    // with it.
+    assert_eq!(rounds[7]["round"], 8);
+    assert_eq!(
+        rounds[7]["inputRequests"]["again"]["params"]["message"],
+        "once more? (8)"
+    );
+}
