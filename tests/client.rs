@@ -116,7 +116,6 @@ fn names(list: &Value, key: &str, field: &str) -> Vec<String> {
 #[test]
 fn the_conformance_suites_client_scenarios_pass() {
     let Some(peers) = Peers::find() else { return };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance_client.sh");
     let runs: [(&str, Option<&str>); 5] = [
         ("initialize", None),
         ("initialize", Some("2025-06-18")),
@@ -125,43 +124,88 @@ fn the_conformance_suites_client_scenarios_pass() {
         ("sse-retry", None),
     ];
     for (scenario, protocol) in runs {
-        let dir = std::env::temp_dir().join(format!(
-            "structs-client-conformance-{}-{scenario}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut cmd = peers.command(&peers.conformance());
-        cmd.args(["client", "--command"])
-            .arg(format!("bash {}", script.display()))
-            .args(["--scenario", scenario, "-o"])
-            .arg(&dir)
-            .env("STRUCTS_CONSOLE_BIN", BIN);
-        match protocol {
-            Some(v) => cmd.env("CLIENT_PROTOCOL", v),
-            None => cmd.env_remove("CLIENT_PROTOCOL"),
-        };
-        let out = cmd.output().expect("run the conformance suite");
-        let log = format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let checks = checks_in(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
-        assert!(out.status.success(), "{scenario}:\n{log}");
-        let judged: Vec<&Value> = checks.iter().filter(|c| c["status"] != "INFO").collect();
-        assert!(!judged.is_empty(), "{scenario}: no checks\n{log}");
-        for check in judged {
-            assert_eq!(check["status"], "SUCCESS", "{scenario}: {check:#}\n{log}");
-        }
+        let checks = client_scenario(&peers, &peers.conformance(), scenario, protocol);
         if let Some(v) = protocol {
             let sent = checks
                 .iter()
                 .find(|c| c["id"] == "mcp-client-initialization")
                 .map(|c| c["details"]["protocolVersionSent"].clone());
-            assert_eq!(sent, Some(json!(v)), "{log}");
+            assert_eq!(sent, Some(json!(v)));
         }
     }
+}
+
+/// The 2026-07-28 suite's client scenarios that need no authorization server: a tool
+/// call, the `_meta` and headers of every request, and the rounds of a server that asks
+/// for input (the state echoed as it came, a new id for each retry, no state where none
+/// was given).
+#[test]
+fn the_2026_suites_client_scenarios_pass() {
+    let Some(peers) = Peers::find() else { return };
+    for scenario in [
+        "tools_call",
+        "request-metadata",
+        "sep-2322-client-request-state",
+    ] {
+        let checks = client_scenario(&peers, &peers.conformance_2026(), scenario, None);
+        if scenario == "sep-2322-client-request-state" {
+            let echoed = checks
+                .iter()
+                .find(|c| c["id"] == "sep-2322-client-request-state-echoed");
+            assert!(
+                echoed.is_some_and(|c| c["status"] == "SUCCESS"),
+                "{checks:#?}"
+            );
+        }
+    }
+}
+
+/// Runs one client scenario of the suite at `suite` against `structs-console client`
+/// (offering `protocol`, or the newest) and checks that every judged check passed: the
+/// checks.
+fn client_scenario(
+    peers: &Peers,
+    suite: &Path,
+    scenario: &str,
+    protocol: Option<&str>,
+) -> Vec<Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance_client.sh");
+    // The two suites share scenario names, and their tests run at once.
+    let era = if suite.to_string_lossy().contains("conformance-2026") {
+        "2026"
+    } else {
+        "2025"
+    };
+    let dir = std::env::temp_dir().join(format!(
+        "structs-client-conformance-{}-{era}-{scenario}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut cmd = peers.command(suite);
+    cmd.args(["client", "--command"])
+        .arg(format!("bash {}", script.display()))
+        .args(["--scenario", scenario, "-o"])
+        .arg(&dir)
+        .env("STRUCTS_CONSOLE_BIN", BIN);
+    match protocol {
+        Some(v) => cmd.env("CLIENT_PROTOCOL", v),
+        None => cmd.env_remove("CLIENT_PROTOCOL"),
+    };
+    let out = cmd.output().expect("run the conformance suite");
+    let log = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checks = checks_in(&dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(out.status.success(), "{scenario}:\n{log}");
+    let judged: Vec<&Value> = checks.iter().filter(|c| c["status"] != "INFO").collect();
+    assert!(!judged.is_empty(), "{scenario}: no checks\n{log}");
+    for check in judged {
+        assert_eq!(check["status"], "SUCCESS", "{scenario}: {check:#}\n{log}");
+    }
+    checks
 }
 
 /// Every `checks.json` under the suite's output folder.
