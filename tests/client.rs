@@ -586,6 +586,12 @@ fn our_own_server_over_stdio_through_the_fallback_and_a_pinned_version() {
     assert_eq!(info["serverInfo"]["name"], "structs-console");
     // The newest protocol is offered and taken: this server speaks 2026-07-28.
     assert_eq!(info["protocolVersion"], "2026-07-28");
+    // server/discover's word on the versions it speaks, which a session has not.
+    assert_eq!(info["supportedVersions"][0], "2024-11-05", "{info:#}");
+    assert_eq!(
+        info["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
     let pinned = ok(&client_with(
         &ours,
         &["--protocol-version", "2025-06-18"],
@@ -600,6 +606,7 @@ fn our_own_server_over_stdio_through_the_fallback_and_a_pinned_version() {
         None,
     ));
     assert_eq!(pinned["protocolVersion"], "2025-11-25");
+    assert!(pinned.get("supportedVersions").is_none(), "{pinned:#}");
     // `ping` works in both eras (2026-07-28 removed the method; the client asks
     // server/discover instead).
     for pin in [&[][..], &["--protocol-version", "2025-11-25"][..]] {

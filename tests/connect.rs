@@ -224,9 +224,13 @@ fn the_server_tab_lists_calls_and_shows_the_traffic() {
     assert_eq!(app.tab(), Tab::Server);
     let frame = draw(&mut app, 160, 40);
     assert!(
-        frame.contains(" structs-console 0.1.0 · protocol 2026-07-28 · "),
+        frame.contains(" structs-console 0.1.0 · protocol 2026-07-28 (stateless) · tasks · "),
         "{frame}"
     );
+    // What server/discover said beyond the handshake: every version it speaks.
+    let versions = &remote.server_info()["supportedVersions"];
+    assert_eq!(versions.as_array().map(Vec::len), Some(5), "{versions}");
+    assert_eq!(versions[4], "2026-07-28");
     let wide = draw(&mut app, 400, 40);
     assert!(wide.contains(" · attached to /"), "{wide}");
     // The server's prompts were listed at attach, and it completes.

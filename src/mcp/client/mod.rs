@@ -337,10 +337,27 @@ impl Remote {
                 wire.unread_reason()
             )
         })?;
-        let info = service
+        let mut info = service
             .peer_info()
             .and_then(|info| serde_json::to_value(&*info).ok())
             .unwrap_or(Value::Null);
+        // A stateless (2026-07-28) server said more in `server/discover` than the
+        // handshake keeps: the versions it speaks. Asked once more, within the time to
+        // attach; a server that does not answer still serves.
+        if info["protocolVersion"]
+            .as_str()
+            .is_some_and(|v| v >= ProtocolVersion::NO_INITIALIZE.as_str())
+        {
+            let asked = serde_json::from_value::<rmcp::model::ClientRequest>(
+                json!({"method": "server/discover", "params": {}}),
+            );
+            if let Ok(request) = asked
+                && let Ok(Ok(rmcp::model::ServerResult::DiscoverResult(found))) =
+                    tokio::time::timeout_at(deadline, peer.send_request(request)).await
+            {
+                info["supportedVersions"] = json!(found.supported_versions);
+            }
+        }
         // Prompts are listed once too, within what is left of the time to attach; a
         // server that fails to list them still serves its tools.
         let prompts = if info["capabilities"]["prompts"].is_object() {

@@ -154,8 +154,26 @@ impl ServerPane {
                     theme.style(Role::Text),
                 ));
                 if let Some(v) = info["protocolVersion"].as_str() {
+                    // A stateless server's handshake was `server/discover`.
+                    let era = if info["supportedVersions"].is_array() {
+                        " (stateless)"
+                    } else {
+                        ""
+                    };
                     spans.push(Span::styled(
-                        format!(" · protocol {v}"),
+                        format!(" · protocol {v}{era}"),
+                        theme.style(Role::Muted),
+                    ));
+                }
+                if let Some(extensions) = info["capabilities"]["extensions"].as_object()
+                    && !extensions.is_empty()
+                {
+                    let names: Vec<&str> = extensions
+                        .keys()
+                        .map(|k| k.rsplit('/').next().unwrap_or(k))
+                        .collect();
+                    spans.push(Span::styled(
+                        format!(" · {}", names.join(", ")),
                         theme.style(Role::Muted),
                     ));
                 }
