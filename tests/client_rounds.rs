@@ -1,10 +1,12 @@
-//! `structs-console client` in rounds: a server that needs something of the client
-//! before it answers (a person's yes, a model's reply, the client's roots) asks for it
-//! with `input_required` under 2026-07-28, and the client answers each round by its
-//! flags and sends the request again. Checked against a 2026-era server written with
-//! the official Python SDK (tests/data/python_rounds_server.py), over stdio and HTTP;
-//! under 2025-11-25, where the same server asks mid-call; against the project's own
-//! server; and against one that never stops asking.
+//! `structs-console client` in rounds and tasks. A server that needs something of the
+//! client before it answers (a person's yes, a model's reply, the client's roots) asks
+//! for it with `input_required` under 2026-07-28, and the client answers each round by
+//! its flags and sends the request again. Checked against a 2026-era server written
+//! with the official Python SDK (tests/data/python_rounds_server.py), over stdio and
+//! HTTP; under 2025-11-25, where the same server asks mid-call; against the project's
+//! own server; and against one that never stops asking. Long work a server answers as
+//! a task (the Tasks extension, which the client declares) is followed to its end,
+//! cancelled by an interrupt, and given the input it waits on.
 
 mod support;
 
@@ -268,4 +270,103 @@ fn a_server_that_never_stops_asking_is_given_up_after_the_cap() {
         rounds[7]["inputRequests"]["again"]["params"]["message"],
         "once more? (8)"
     );
+}
+
+/// The task lines reported on stderr: each status seen, and each answer given.
+fn task_lines(out: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v.get("task").cloned())
+        .collect()
+}
+
+const QUICK: &str = r#"{"action_type": "struct_build_complete", "entity_id": "5-1",
+    "difficulty": 700, "block_start": 1, "age": 600}"#;
+const HARD: &str = r#"{"action_type": "struct_build_complete", "entity_id": "5-1",
+    "difficulty": 100000000, "block_start": 1, "age": 1, "max_iterations": 1000000000000}"#;
+
+#[test]
+fn our_own_servers_long_work_is_a_task_followed_to_its_end() {
+    let target = format!("{BIN} --headless --paused --log-level warn");
+    let out = client(
+        &target,
+        &[],
+        &["call", "structs_calculate_proof_of_work", "--args", QUICK],
+    );
+    let (answer, ok, _) = outcome(&out);
+    assert!(ok, "{answer:#}");
+    assert_eq!(answer["structuredContent"]["valid"], true, "{answer:#}");
+    let lines = task_lines(&out);
+    let ends: Vec<&str> = lines
+        .iter()
+        .filter_map(|t| t["status"].as_str())
+        .filter(|s| *s != "working")
+        .collect();
+    // It may end before the first poll; it always says how it ended.
+    assert_eq!(ends, ["completed"], "{lines:#?}");
+    let first = &lines[0];
+    assert_eq!(first["method"], "tools/call");
+    assert_eq!(
+        first["taskId"].as_str().map(str::len),
+        Some(32),
+        "{first:#}"
+    );
+}
+
+#[test]
+fn an_interrupt_cancels_the_task_on_the_server() {
+    let target = format!("{BIN} --headless --paused --log-level warn");
+    let child = Command::new(BIN)
+        .args(["client", "--connect", &target])
+        .args(["call", "structs_calculate_proof_of_work", "--args", HARD])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    // SAFETY: signalling our own child by its pid.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let (answer, ok, _) = outcome(&out);
+    assert!(!ok);
+    assert_eq!(answer["error"]["code"], "TOOL_CANCELLED", "{answer:#}");
+    let statuses: Vec<String> = task_lines(&out)
+        .iter()
+        .filter_map(|t| t["status"].as_str().map(String::from))
+        .collect();
+    // The server said it stopped: the client waited for its word.
+    assert_eq!(statuses, ["working", "cancelled"], "{statuses:?}");
+}
+
+#[test]
+fn a_task_waiting_on_input_gets_it_through_tasks_update() {
+    let target = format!(
+        "python3 {}/tests/data/hostile_server.py task-input",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = client(
+        &target,
+        &["--elicitation", "accept-defaults"],
+        &["call", "echo"],
+    );
+    let (answer, ok, _) = outcome(&out);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "hello Ada");
+    let lines = task_lines(&out);
+    let answered: Vec<&Value> = lines
+        .iter()
+        .filter(|t| t.get("inputResponses").is_some())
+        .collect();
+    // Answered once, whatever the polls between the answer and the server taking it.
+    assert_eq!(answered.len(), 1, "{lines:#?}");
+    assert_eq!(
+        answered[0]["inputResponses"]["name"]["content"]["name"],
+        "Ada"
+    );
+    let statuses: Vec<&str> = lines.iter().filter_map(|t| t["status"].as_str()).collect();
+    assert_eq!(statuses, ["working", "input_required", "completed"]);
 }

@@ -9,6 +9,8 @@ stderr-endless  writes to stderr without ever ending the line, then serves
 flood           after initialize, sends 40,000 elicitation requests while it serves
 sampling-flood  after initialize, sends 40,000 sampling requests while it serves
 ask-forever     answers every tools/call with input_required, asking again each round
+task-input      answers tools/call with a task that waits on input until tasks/update
+                brings it, then completes with the answer it was given
 """
 import json
 import sys
@@ -19,6 +21,7 @@ out = sys.stdout
 
 
 lock = threading.Lock()
+given = None  # task-input: the name tasks/update brought
 
 
 def send(message):
@@ -94,6 +97,24 @@ for line in sys.stdin:
                      "inputRequests": {"again": {"method": "elicitation/create", "params": {
                          "mode": "form", "message": f"once more? ({state})", "requestedSchema": {
                              "type": "object", "properties": {}}}}}})
+    elif method == "tools/call" and mode == "task-input":
+        task = {"taskId": "t1", "status": "working", "createdAt": "2026-11-28T00:00:00Z",
+                "lastUpdatedAt": "2026-11-28T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 50}
+        answer(id_, dict(task, resultType="task"))
+    elif method == "tasks/get" and mode == "task-input":
+        base = {"taskId": "t1", "createdAt": "2026-11-28T00:00:00Z",
+                "lastUpdatedAt": "2026-11-28T00:00:01Z", "ttlMs": 60000, "pollIntervalMs": 50}
+        if given is None:
+            answer(id_, dict(base, resultType="complete", status="input_required", inputRequests={
+                "name": {"method": "elicitation/create", "params": {"mode": "form",
+                    "message": "your name?", "requestedSchema": {"type": "object",
+                        "properties": {"name": {"type": "string", "default": "Ada"}}}}}}))
+        else:
+            answer(id_, dict(base, resultType="complete", status="completed", result={
+                "content": [{"type": "text", "text": "hello " + given}], "isError": False}))
+    elif method == "tasks/update" and mode == "task-input":
+        given = message["params"]["inputResponses"]["name"]["content"]["name"]
+        answer(id_, {"resultType": "complete"})
     elif method == "prompts/list":
         continue
     elif method == "ping":

@@ -251,6 +251,8 @@ pub(super) struct Shared {
     /// The log level asked of a 2026-07-28 server: sent in every request's `_meta`,
     /// the revision's replacement for `logging/setLevel`.
     pub log_level: Mutex<Option<String>>,
+    /// Whether the client declares the Tasks extension (and so follows tasks).
+    pub tasks: bool,
 }
 
 /// The client side's handler.
@@ -419,7 +421,17 @@ fn empty_of(prop: &Value) -> Value {
 
 impl ClientHandler for Listener {
     fn get_info(&self) -> ClientInfo {
-        client_info(self.shared.protocol.clone())
+        let mut info = client_info(self.shared.protocol.clone());
+        if self.shared.tasks {
+            info.capabilities
+                .extensions
+                .get_or_insert_with(Default::default)
+                .insert(
+                    rmcp::model::TASKS_EXTENSION_ID.to_string(),
+                    Default::default(),
+                );
+        }
+        info
     }
 
     async fn create_message(
@@ -576,6 +588,7 @@ mod tests {
             answers: Answers::Operator,
             protocol: ProtocolVersion::V_2025_06_18,
             log_level: Mutex::new(None),
+            tasks: false,
         });
         let (ours, theirs) = tokio::io::duplex(1 << 20);
         let (server_reads, mut server_writes) = tokio::io::split(theirs);

@@ -28,6 +28,7 @@ mod inspect;
 mod open;
 pub mod rounds;
 pub mod script;
+pub mod tasks;
 mod traffic;
 mod words;
 
@@ -177,6 +178,10 @@ pub struct Options {
     /// How long attaching may take in all: the handshake, the tool list and the prompt
     /// list (see [`CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
+    /// Declare the Tasks extension: a server may then answer long work with a task,
+    /// which the client follows to its end ([`tasks`]). The console's panes leave it
+    /// off, so that a long search reports its progress as it runs.
+    pub tasks: bool,
     /// Against a Structs server, follow its block height (a call of
     /// `structs_query_block_height` at once, then one now and then) for the console's
     /// header. `client` does not: its request is the only call it makes.
@@ -195,6 +200,7 @@ impl Default for Options {
             roots: Vec::new(),
             answers: Answers::Operator,
             follow_height: true,
+            tasks: false,
         }
     }
 }
@@ -277,6 +283,7 @@ impl Remote {
                 answers: options.answers.clone(),
                 protocol: version,
                 log_level: Mutex::new(None),
+                tasks: options.tasks,
             });
             let listener = Listener {
                 shared: shared.clone(),

@@ -47,13 +47,15 @@ pub fn asks_for_input(result: &Value) -> bool {
 }
 
 impl Remote {
-    /// The rounds answered since the last time they were taken, oldest first, each as
-    /// [`Round::to_json`] says.
+    /// What happened along the requests since the last time it was taken, oldest
+    /// first: `{"input_required": …}` for each round ([`Round::to_json`]) and
+    /// `{"task": …}` for each status of a task followed ([`super::tasks`]).
     pub fn take_rounds(&self) -> Vec<Value> {
         std::mem::take(&mut *super::traffic::lock(&self.rounds))
     }
 
-    fn keep_round(&self, round: Value) {
+    /// Keeps one line of what happened along a request (a round, a task's status).
+    pub(super) fn keep_round(&self, round: Value) {
         let mut kept = super::traffic::lock(&self.rounds);
         if kept.len() == ROUNDS_KEPT {
             kept.remove(0);
@@ -81,6 +83,10 @@ impl Remote {
             let answer = self
                 .request_once(method, params.clone(), ctx.clone())
                 .await?;
+            if super::tasks::is_task(&answer) {
+                let result = self.follow_task(method, answer, &ctx).await?;
+                return Ok((result, rounds));
+            }
             if !asks_for_input(&answer) {
                 return Ok((answer, rounds));
             }
@@ -118,7 +124,7 @@ impl Remote {
                 }
             }
             let round = Round { asked, answered };
-            self.keep_round(round.to_json(method, rounds.len() + 1));
+            self.keep_round(json!({"input_required": round.to_json(method, rounds.len() + 1)}));
             rounds.push(round);
         }
     }

@@ -204,6 +204,7 @@ impl ClientArgs {
                 sampling,
             }),
             follow_height: false,
+            tasks: true,
         })
     }
 }
@@ -347,8 +348,8 @@ fn say(text: &str) {
 fn say_rounds(remote: &Remote) {
     use std::io::Write;
     let mut err = std::io::stderr().lock();
-    for round in remote.take_rounds() {
-        let _ = writeln!(err, "{}", json!({ "input_required": round }));
+    for line in remote.take_rounds() {
+        let _ = writeln!(err, "{line}");
     }
 }
 
