@@ -424,6 +424,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         file,
         check,
         ignore,
+        connect,
         ..
     }) = &cli.command
     {
@@ -431,15 +432,51 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             return run_console(&cli, config, Some(Opening::Log(file)));
         }
         let runtime = tokio::runtime::Runtime::new()?;
-        let services = build_core(&cli, config, &runtime, false)?;
         let mut rules = structs_console::record::diff::Ignore::default();
         for key in ignore {
             rules = rules.with(key);
         }
-        let core = services.core.clone();
+        // Against another server: its tools, reached through the console's client.
+        // (What the embedded core runs with lives as long as the check.)
+        let mut kept = None;
+        let (core, remote) = match connect {
+            Some(target) => {
+                let target = structs_console::mcp::client::Target::parse(target)
+                    .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
+                let options = structs_console::mcp::client::Options {
+                    token: cli.auth_token.clone(),
+                    follow_height: false,
+                    tasks: true,
+                    answers: structs_console::mcp::client::Answers::Script(
+                        structs_console::mcp::client::Script::default(),
+                    ),
+                    ..Default::default()
+                };
+                let remote = runtime
+                    .block_on(structs_console::mcp::client::Remote::connect_with_options(
+                        target, options,
+                    ))
+                    .map_err(|e| anyhow::anyhow!("cannot attach to the server: {e:#}"))?;
+                let core = structs_console::mcp::client::attached_core(
+                    remote.clone(),
+                    structs_console::clock::WallClock::System,
+                );
+                (core, Some(remote))
+            }
+            None => {
+                let services = build_core(&cli, config, &runtime, false)?;
+                let core = services.core.clone();
+                kept = Some(services);
+                (core, None)
+            }
+        };
         let report = runtime
             .block_on(structs_console::record::replay::check(&core, file, &rules))
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+        if let Some(remote) = &remote {
+            runtime.block_on(remote.close());
+        }
+        drop(kept);
         let info = core.status();
         print!(
             "{}",

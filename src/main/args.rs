@@ -330,6 +330,12 @@ pub(crate) enum Command {
         /// durations, hash rates, ages, hits); repeat or separate with commas.
         #[arg(long, value_name = "KEY", value_delimiter = ',')]
         ignore: Vec<String>,
+        /// Run the calls again against this MCP server instead of the embedded world: a
+        /// command line (started, spoken to over stdio) or an http(s) URL (with
+        /// --auth-token or STRUCTS_CONSOLE_AUTH_TOKEN). Input the server asks for is
+        /// declined.
+        #[arg(long, value_name = "TARGET", requires = "check")]
+        connect: Option<String>,
         #[command(flatten)]
         world: World,
     },

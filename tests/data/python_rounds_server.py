@@ -6,11 +6,13 @@ does in rounds (`input_required`) under 2026-07-28 and with requests mid-call un
 - `confirm_delete(name)`: asks for a yes (an elicitation form with `confirm`).
 - `summarize(text)`: asks the client's model for a summary (sampling).
 - `count_roots()`: asks for the client's roots.
-- `add(a, b)`: asks nothing.
+- `add(a, b)`: asks nothing; its sum is off by `ROUNDS_FIXTURE_SKEW` when set (a
+  deliberate change, for the replay tests to catch).
 
 Run: `python python_rounds_server.py stdio`, or `... http PORT` (streamable HTTP at /mcp).
 """
 
+import os
 import sys
 from typing import Annotated
 
@@ -63,7 +65,7 @@ def count_roots(roots: Annotated[ListRootsResult, Resolve(ask_roots)]) -> str:
 @app.tool()
 def add(a: int, b: int) -> int:
     """Adds two numbers."""
-    return a + b
+    return a + b + int(os.environ.get("ROUNDS_FIXTURE_SKEW", "0"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,131 @@
+//! `replay FILE --check --connect TARGET`: a session recorded through the tap in front
+//! of any MCP server runs again against that server, so the recording is a regression
+//! test of the server. Checked against a server written with the official Python SDK
+//! (the same server passes, a deliberate change to it is caught) and against the
+//! project's own server in both protocol eras.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use support::peers::Peers;
+
+const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("structs-replay-connect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// One call of `structs-console client`, made through the tap in front of `server`
+/// (a command line), recorded in `log`.
+fn call_through_the_tap(log: &Path, server: &str, options: &[&str], tool: &str, args: &str) {
+    let tapped = format!("{BIN} proxy --record {} -- {server}", log.display());
+    let out = Command::new(BIN)
+        .arg("client")
+        .args(options)
+        .args(["--connect", &tapped, "call", tool, "--args", args])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run the client");
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn replay(log: &Path, target: &str) -> Output {
+    Command::new(BIN)
+        .args(["replay"])
+        .arg(log)
+        .args(["--check", "--connect", target])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run replay")
+}
+
+fn said(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_recording_of_a_python_sdk_server_checks_it_and_catches_a_change() {
+    let Some(peers) = Peers::find() else { return };
+    let server = format!(
+        "{} {}/tests/data/python_rounds_server.py",
+        peers.python().display(),
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let log = scratch("python.jsonl");
+    for args in [r#"{"a": 1, "b": 2}"#, r#"{"a": 40, "b": 2}"#] {
+        call_through_the_tap(&log, &server, &[], "add", args);
+    }
+    let same = replay(&log, &server);
+    let text = said(&same);
+    assert!(same.status.success(), "{text}");
+    assert!(
+        text.contains("replayed 2 calls") && text.contains("2 the same, 0 different"),
+        "{text}"
+    );
+    assert!(text.contains("rounds-fixture"), "names the server: {text}");
+
+    // The same server with a bug: each sum off by one. Both calls differ, and say where.
+    let skewed = format!("env ROUNDS_FIXTURE_SKEW=1 {server}");
+    let changed = replay(&log, &skewed);
+    let text = said(&changed);
+    assert_eq!(changed.status.code(), Some(1), "{text}");
+    assert!(text.contains("0 the same, 2 different"), "{text}");
+    assert!(text.contains("add"), "{text}");
+}
+
+#[test]
+fn a_recording_of_our_own_server_checks_it_in_both_eras() {
+    let server = format!("{BIN} --headless --paused --log-level warn");
+    for (era, options) in [
+        ("2026", &[][..]),
+        ("2025", &["--protocol-version", "2025-11-25"][..]),
+    ] {
+        let log = scratch(&format!("ours-{era}.jsonl"));
+        call_through_the_tap(
+            &log,
+            &server,
+            options,
+            "structs_query_player",
+            r#"{"player_id": "1-1"}"#,
+        );
+        call_through_the_tap(
+            &log,
+            &server,
+            options,
+            "structs_query_struct_type",
+            r#"{"struct_type": 14}"#,
+        );
+        let out = replay(&log, &server);
+        let text = said(&out);
+        assert!(out.status.success(), "{era}: {text}");
+        assert!(text.contains("2 the same, 0 different"), "{era}: {text}");
+        // Another world is another answer.
+        let other = replay(&log, &format!("{server} --seed 7"));
+        assert_eq!(other.status.code(), Some(1), "{era}: {}", said(&other));
+    }
+}
+
+#[test]
+fn a_server_that_cannot_be_reached_is_said_plainly() {
+    let log = scratch("unreached.jsonl");
+    std::fs::write(&log, "").unwrap();
+    let out = replay(&log, "http://127.0.0.1:9/mcp");
+    assert!(!out.status.success());
+    let text = said(&out);
+    assert!(text.contains("cannot attach to the server"), "{text}");
+}
