@@ -658,6 +658,51 @@ fn our_own_server_over_stdio_through_the_fallback_and_a_pinned_version() {
     assert_eq!(answer(&out).0["error"]["code"], "VALIDATION_INVALID_FORMAT");
 }
 
+/// A 2026-07-28 server has no `resources/subscribe`: `subscribe` opens a
+/// `subscriptions/listen` stream naming the resource, and the update a transaction
+/// makes arrives on it. A resource the server does not watch is refused by name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2026_server_is_watched_through_a_listen_stream() {
+    let server = Headless::start(&["--paused"], &[]).await;
+    let url = server.url.clone();
+    let (watched, refused) = tokio::task::spawn_blocking(move || {
+        let watcher = Command::new(BIN)
+            .args(["client", "--connect", &url])
+            .args(["subscribe", "structs://entities/5-1", "--wait", "10"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(2500));
+        let tx = r#"{"transaction": {"body": {"messages": [
+            {"@type": "/structs.structs.MsgStructDeactivate", "structId": "5-1"}]}}}"#;
+        ok(&client(
+            &url,
+            &["call", "structs_action_submit_transaction", "--args", tx],
+        ));
+        let watched = watcher.wait_with_output().unwrap();
+        let refused = client(&url, &["subscribe", "structs://handles/x", "--wait", "1"]);
+        (watched, refused)
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+    let got = ok(&watched);
+    let update = &got["updates"][0];
+    assert_eq!(
+        update["method"], "notifications/resources/updated",
+        "{got:#}"
+    );
+    assert_eq!(update["params"]["uri"], "structs://entities/5-1");
+    assert!(
+        update["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"].is_number(),
+        "{got:#}"
+    );
+    let (said, success) = answer(&refused);
+    assert!(!success);
+    assert_eq!(said["error"]["code"], "RESOURCE_NOT_FOUND", "{said:#}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn our_own_server_over_http_with_its_token() {
     let token = "client-test-token-0123456789";

@@ -234,13 +234,19 @@ impl Remote {
             .await
     }
 
-    /// `resources/subscribe` (or `resources/unsubscribe` when `on` is false). Updates
-    /// arrive as `notifications/resources/updated` among the notifications.
+    /// `resources/subscribe` (or `resources/unsubscribe` when `on` is false); on a
+    /// 2026-07-28 server, a `subscriptions/listen` stream naming the resource (or its
+    /// end). Updates arrive as `notifications/resources/updated` among the
+    /// notifications.
     ///
     /// # Errors
     ///
     /// As [`Remote::request`].
     pub async fn subscribe(&self, uri: &str, on: bool) -> Result<Value, ToolError> {
+        // The 2026-07-28 revision watches through a listen stream.
+        if self.stateless() {
+            return self.listen_to(uri, on).await;
+        }
         let method = if on {
             "resources/subscribe"
         } else {

@@ -25,6 +25,7 @@ mod attached;
 mod child;
 mod handler;
 mod inspect;
+mod listen;
 mod open;
 pub mod rounds;
 pub mod script;
@@ -224,6 +225,9 @@ pub struct Remote {
     /// The rounds of input requests answered since they were last taken
     /// ([`Remote::take_rounds`]), newest last.
     rounds: Mutex<Vec<Value>>,
+    /// The listen streams watching resources on a 2026-07-28 server, by URI: each
+    /// stops when its token is cancelled.
+    listens: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
 }
 
 impl Remote {
@@ -422,6 +426,7 @@ impl Remote {
             }),
             idle_timeout: options.idle_timeout,
             rounds: Mutex::default(),
+            listens: Mutex::default(),
         });
         if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
@@ -565,7 +570,7 @@ impl Remote {
         outcome
     }
 
-    fn unreachable(&self, tool: &str, e: &ServiceError) -> ToolError {
+    pub(crate) fn unreachable(&self, tool: &str, e: &ServiceError) -> ToolError {
         match e {
             ServiceError::Timeout { timeout } => ToolError::new(
                 ErrorCode::ToolTimeout,
