@@ -470,8 +470,16 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 (core, None)
             }
         };
+        // A server asking for input is given what the recorded agent answered.
+        let answering = |given: Vec<serde_json::Value>| {
+            if let Some(remote) = &remote {
+                remote.answer_rounds_with(given);
+            }
+        };
         let report = runtime
-            .block_on(structs_console::record::replay::check(&core, file, &rules))
+            .block_on(structs_console::record::replay::check_answering(
+                &core, file, &rules, &answering,
+            ))
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
         if let Some(remote) = &remote {
             runtime.block_on(remote.close());

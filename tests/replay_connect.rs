@@ -129,3 +129,53 @@ fn a_server_that_cannot_be_reached_is_said_plainly() {
     let text = said(&out);
     assert!(text.contains("cannot attach to the server"), "{text}");
 }
+
+/// A call a 2026-07-28 server asks input for is one call in the tap's log, its round
+/// a line with what was asked and answered; replayed, the server's question gets the
+/// answer the agent gave, so the same server gives the same answer.
+#[test]
+fn a_call_in_rounds_is_one_call_in_the_log_and_replays_with_the_agents_answers() {
+    let Some(peers) = Peers::find() else { return };
+    let server = format!(
+        "{} {}/tests/data/python_rounds_server.py",
+        peers.python().display(),
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let log = scratch("rounds.jsonl");
+    call_through_the_tap(
+        &log,
+        &server,
+        &["--elicitation", "accept-defaults"],
+        "confirm_delete",
+        r#"{"name": "x"}"#,
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["request", "round", "response"], "{lines:#?}");
+    assert!(
+        lines.iter().all(|l| l["v"] == 2 && l["call"] == 1),
+        "{lines:#?}"
+    );
+    let round = &lines[1];
+    assert_eq!(round["round"], 1);
+    let (key, asked) = round["input_requests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    assert_eq!(asked["method"], "elicitation/create");
+    assert_eq!(round["input_responses"][key]["action"], "accept");
+    assert_eq!(lines[2]["result"]["result"], "deleted x", "{:#}", lines[2]);
+
+    // Replayed: the server asks again, and gets the agent's yes from the log.
+    let out = replay(&log, &server);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 the same, 0 different"), "{text}");
+    assert!(text.contains("1 round of input"), "{text}");
+}

@@ -331,9 +331,9 @@ pub(crate) enum Command {
         #[arg(long, value_name = "KEY", value_delimiter = ',')]
         ignore: Vec<String>,
         /// Run the calls again against this MCP server instead of the embedded world: a
-        /// command line (started, spoken to over stdio) or an http(s) URL (with
-        /// --auth-token or STRUCTS_CONSOLE_AUTH_TOKEN). Input the server asks for is
-        /// declined.
+        /// command line (started, spoken to over stdio) or an http(s) URL (sent the
+        /// token in STRUCTS_CONSOLE_AUTH_TOKEN, if set). Input the server asks for is
+        /// given the answers the log recorded, else declined.
         #[arg(long, value_name = "TARGET", requires = "check")]
         connect: Option<String>,
         #[command(flatten)]

@@ -285,6 +285,9 @@ impl LogIndex {
                             });
                         match head.kind {
                             Kind::Notification => counts.0 += 1,
+                            // A round belongs to its call, whose lines are the request
+                            // and the response.
+                            Kind::Round => {}
                             Kind::Request => {
                                 let tool_name = head.tool.as_deref().unwrap_or("?");
                                 let next_tool = tools.len() as u16;

@@ -85,6 +85,9 @@ pub struct LiveCall {
     pub injected: Option<String>,
     /// How the last hold of it ended (`continued`, `edited, continued`, …).
     pub released: Option<String>,
+    /// The rounds of input it went through: what the server asked and what the agent
+    /// answered, oldest first (`round` lines of a version 2 log).
+    pub rounds: Vec<Value>,
 }
 
 /// A call held at a breakpoint of the proxy.
@@ -265,6 +268,7 @@ impl Live {
                     held: None,
                     injected: None,
                     released: None,
+                    rounds: Vec::new(),
                 });
                 if self.calls.len() > LIVE_KEPT {
                     self.let_go();
@@ -297,6 +301,19 @@ impl Live {
                     } else {
                         json!({ "kept": format!("{bytes} bytes, over the {ANSWER_KEPT} kept") })
                     });
+                }
+            }
+            Kind::Round => {
+                let Some(index) = self.open.get(&(session, entry.call.unwrap_or(0))).copied()
+                else {
+                    return;
+                };
+                if let Some(call) = self.get_mut(index) {
+                    call.rounds.push(json!({
+                        "round": entry.round,
+                        "inputRequests": entry.input_requests,
+                        "inputResponses": entry.input_responses,
+                    }));
                 }
             }
             Kind::Notification => {

@@ -11,6 +11,18 @@
 //!
 //! A failed call's response has `error` (the tool's error object) instead of `result`.
 //!
+//! Version 2 adds one kind of line, `round`: a 2026-07-28 server asked for input before
+//! it would answer the call (`input_required`), and the client sent the call again with
+//! its answers. The call keeps its number across the rounds; each round's line holds
+//! what was asked and what was answered (`null` when the client never sent the call
+//! again):
+//!
+//! ```text
+//! {"v":2,…,"type":"round","call":1,"tool":"confirm_delete","round":1,"input_requests":{…},"input_responses":{…}}
+//! ```
+//!
+//! Version 1 logs read as before: they have no `round` lines.
+//!
 //! Writing: the file is opened for appending, so several servers (and runs) can share
 //! one log. Each line goes out in one write of the whole line and its newline, under a
 //! lock. A server that died mid-line leaves a torn last line; the next writer starts on
@@ -41,8 +53,8 @@ use crate::source::SourceInfo;
 pub use call::{Recorded, call_recorded};
 pub use feed::Feed;
 
-/// The log format's version, in every line.
-pub const VERSION: u64 = 1;
+/// The log format's version, in every line (2: `round` lines).
+pub const VERSION: u64 = 2;
 
 /// Appends one session's exchanges to a session log.
 pub struct Recorder {
@@ -251,6 +263,29 @@ impl Recorder {
         self.write(line);
     }
 
+    /// Records one round of input a call went through: what the server asked
+    /// (`input_requests`) and what the client answered when it sent the call again
+    /// (`None` when it never did).
+    pub fn round(
+        &self,
+        call: u64,
+        tool: &str,
+        round: u64,
+        input_requests: &Value,
+        input_responses: Option<&Value>,
+    ) {
+        let mut line = self.head("round");
+        line.insert("call".into(), json!(call));
+        line.insert("tool".into(), json!(tool));
+        line.insert("round".into(), json!(round));
+        line.insert("input_requests".into(), input_requests.clone());
+        let mut answered = input_responses.cloned().unwrap_or(Value::Null);
+        let mut hidden = Vec::new();
+        redact(&mut answered, "", &mut hidden);
+        line.insert("input_responses".into(), answered);
+        self.write(line);
+    }
+
     /// Records a notification the server sent (`notifications/progress`,
     /// `notifications/resources/updated`, ...).
     pub fn notification(&self, method: &str, params: Value) {
@@ -391,6 +426,8 @@ pub enum Kind {
     Request,
     Response,
     Notification,
+    /// A round of input a call went through (version 2).
+    Round,
 }
 
 /// One line of a session log.
@@ -436,6 +473,15 @@ pub struct Entry {
     /// fault rule, a breakpoint).
     #[serde(default)]
     pub injected: Option<String>,
+    /// On a round: its number in the call, from 1.
+    #[serde(default)]
+    pub round: Option<u64>,
+    /// On a round: what the server asked (`inputRequests`).
+    #[serde(default)]
+    pub input_requests: Option<Value>,
+    /// On a round: what the client answered (`inputResponses`), `null` when it did not.
+    #[serde(default)]
+    pub input_responses: Option<Value>,
 }
 
 impl Entry {

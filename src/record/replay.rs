@@ -54,6 +54,8 @@ pub struct Report {
     /// injected, a breakpoint's answer): `(tool, what was injected)`.
     pub injected: Vec<(String, String)>,
     pub notifications: u64,
+    /// Rounds of input the recorded calls went through (`round` lines).
+    pub rounds: u64,
     pub problems: Vec<Problem>,
     /// Log entries read (requests, responses, notifications): none means the file is
     /// no session log (empty, or something else), and there was nothing to check.
@@ -234,10 +236,28 @@ fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
 
 /// Runs every call of the log at `path` again on `core` and compares.
 pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result<Report> {
+    check_answering(core, path, ignore, &|_| {}).await
+}
+
+/// As [`check`], handing each call's recorded answers to the input its server asked
+/// for (the `input_responses` of its `round` lines, in order) to `answers` before the
+/// call runs again, so that a server asking the same gets the same.
+///
+/// # Errors
+///
+/// As [`check`].
+pub async fn check_answering(
+    core: &Core,
+    path: &Path,
+    ignore: &Ignore,
+    answers: &(dyn Fn(Vec<Value>) + Sync),
+) -> std::io::Result<Report> {
     let mut replayer = Replayer::new(Recorded::new(core.clone(), None));
     let mut report = Report::default();
     // Requests waiting for their response, by (session, call).
     let mut waiting: HashMap<(String, u64), (String, Value, Vec<String>)> = HashMap::new();
+    // What each waiting call's agent answered in its rounds.
+    let mut answered: HashMap<(String, u64), Vec<Value>> = HashMap::new();
     let mut reader = LogReader::open(path)?;
     while let Some(item) = reader.next() {
         let entry = match item? {
@@ -250,6 +270,17 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
         report.entries += 1;
         match entry.kind {
             Kind::Notification => report.notifications += 1,
+            Kind::Round => {
+                report.rounds += 1;
+                if let (Some(call), Some(given)) = (entry.call, entry.input_responses)
+                    && !given.is_null()
+                {
+                    answered
+                        .entry((entry.session, call))
+                        .or_default()
+                        .push(given);
+                }
+            }
             Kind::Request => {
                 if let (Some(call), Some(tool)) = (entry.call, entry.tool) {
                     let args = entry.arguments.unwrap_or(Value::Null);
@@ -275,6 +306,11 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     None => {}
                 }
                 let recorded = entry.answer();
+                answers(
+                    answered
+                        .remove(&(entry.session.clone(), call))
+                        .unwrap_or_default(),
+                );
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
                     .await;
@@ -346,6 +382,14 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
         report.notifications,
         if report.notifications == 1 { "" } else { "s" },
     );
+    if report.rounds > 0 {
+        let _ = writeln!(
+            out,
+            "  {} round{} of input the server asked for, answered as the agent answered",
+            report.rounds,
+            if report.rounds == 1 { "" } else { "s" }
+        );
+    }
     for (tool, hidden) in &report.redacted {
         let _ = writeln!(
             out,

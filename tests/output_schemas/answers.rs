@@ -123,6 +123,8 @@ async fn every_tool_answers_as_its_output_schema_says() {
         .unwrap()
         .task
         .task_id;
+    // Newest first is by creation time, to the millisecond.
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let working = tasks
         .start("structs_calculate_proof_of_work", |ctx| async move {
             ctx.cancelled().await;

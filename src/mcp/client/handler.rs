@@ -357,6 +357,42 @@ impl Shared {
         )
     }
 
+    /// Answers each of a round's input requests: its key with the result a server's own
+    /// request would have been answered with.
+    ///
+    /// # Errors
+    ///
+    /// Why one could not be answered.
+    pub(super) async fn fulfil(&self, asked: &Value, ctx: &CallContext) -> Result<Value, String> {
+        let Some(requests) = asked.as_object() else {
+            return Err(format!("its inputRequests are not an object: {asked}"));
+        };
+        let mut answered = serde_json::Map::new();
+        for (key, request) in requests {
+            let params = request["params"].clone();
+            let response = match request["method"].as_str() {
+                Some("elicitation/create") => {
+                    self.elicit(params, ctx.cancelled()).await.map_err(|e| {
+                        format!("the elicitation {key:?} was not answered: {}", e.message)
+                    })?
+                }
+                Some("sampling/createMessage") => self
+                    .sample(params, ctx.cancelled())
+                    .await
+                    .map_err(|e| format!("the sampling request {key:?}: {}", e.message))?,
+                Some("roots/list") => self.roots(),
+                other => {
+                    return Err(format!(
+                        "input request {key:?} asks for {}, which this client does not serve",
+                        other.map_or_else(|| "no method".to_string(), |m| format!("{m:?}"))
+                    ));
+                }
+            };
+            answered.insert(key.clone(), response);
+        }
+        Ok(Value::Object(answered))
+    }
+
     /// The answer to `roots/list`: the roots offered now.
     pub(super) fn roots(&self) -> Value {
         let roots: Vec<Value> = lock(&self.roots).iter().map(RootDir::to_json).collect();

@@ -10,10 +10,9 @@
 //! the call; the connection's handler answers those ([`super::handler`]) with the same
 //! answers.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::Remote;
-use super::handler::Shared;
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
 
@@ -52,6 +51,14 @@ impl Remote {
     /// `{"task": …}` for each status of a task followed ([`super::tasks`]).
     pub fn take_rounds(&self) -> Vec<Value> {
         std::mem::take(&mut *super::traffic::lock(&self.rounds))
+    }
+
+    /// Gives the next rounds these answers (each a round's `inputResponses`), in
+    /// order, instead of asking the script or the operator: how a replay answers what
+    /// the server asks with what the recorded agent answered. A round whose questions
+    /// the answers do not cover is asked as usual.
+    pub fn answer_rounds_with(&self, answers: Vec<Value>) {
+        *super::traffic::lock(&self.recorded_answers) = answers.into();
     }
 
     /// Keeps one line of what happened along a request (a round, a task's status).
@@ -102,7 +109,17 @@ impl Remote {
                 .with_extra("rounds", json!(MAX_ROUNDS)));
             }
             let asked = answer["inputRequests"].clone();
-            let answered = fulfil(&self.shared, &asked, &ctx).await.map_err(|why| {
+            let recorded = super::traffic::lock(&self.recorded_answers).pop_front();
+            let covered = |given: &Value| {
+                asked
+                    .as_object()
+                    .is_some_and(|a| a.keys().all(|k| given.get(k).is_some()))
+            };
+            let answered = match recorded.filter(covered) {
+                Some(given) => Ok(given),
+                None => self.shared.fulfil(&asked, &ctx).await,
+            };
+            let answered = answered.map_err(|why| {
                 ToolError::new(
                     ErrorCode::ToolExecutionFailed,
                     format!(
@@ -128,43 +145,4 @@ impl Remote {
             rounds.push(round);
         }
     }
-}
-
-/// Answers each of a round's input requests: its key with the result a server's own
-/// request would have been answered with.
-///
-/// # Errors
-///
-/// Why one could not be answered.
-pub(super) async fn fulfil(
-    shared: &Shared,
-    asked: &Value,
-    ctx: &CallContext,
-) -> Result<Value, String> {
-    let Some(requests) = asked.as_object() else {
-        return Err(format!("its inputRequests are not an object: {asked}"));
-    };
-    let mut answered = Map::new();
-    for (key, request) in requests {
-        let params = request["params"].clone();
-        let response = match request["method"].as_str() {
-            Some("elicitation/create") => shared
-                .elicit(params, ctx.cancelled())
-                .await
-                .map_err(|e| format!("the elicitation {key:?} was not answered: {}", e.message))?,
-            Some("sampling/createMessage") => shared
-                .sample(params, ctx.cancelled())
-                .await
-                .map_err(|e| format!("the sampling request {key:?}: {}", e.message))?,
-            Some("roots/list") => shared.roots(),
-            other => {
-                return Err(format!(
-                    "input request {key:?} asks for {}, which this client does not serve",
-                    other.map_or_else(|| "no method".to_string(), |m| format!("{m:?}"))
-                ));
-            }
-        };
-        answered.insert(key.clone(), response);
-    }
-    Ok(Value::Object(answered))
 }

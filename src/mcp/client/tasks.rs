@@ -103,14 +103,12 @@ impl Remote {
                     }
                     if let Some(keys) = asked.as_object().filter(|r| !r.is_empty()) {
                         answered_keys.extend(keys.keys().cloned());
-                        let answered = super::rounds::fulfil(&self.shared, &asked, ctx)
-                            .await
-                            .map_err(|why| {
-                                ToolError::new(
-                                    ErrorCode::ToolExecutionFailed,
-                                    format!("task {id} of {method} waits on input: {why}"),
-                                )
-                            })?;
+                        let answered = self.shared.fulfil(&asked, ctx).await.map_err(|why| {
+                            ToolError::new(
+                                ErrorCode::ToolExecutionFailed,
+                                format!("task {id} of {method} waits on input: {why}"),
+                            )
+                        })?;
                         self.keep_round(json!({"task": {"method": method, "taskId": id,
                             "inputRequests": asked, "inputResponses": answered}}));
                         self.request_once(

@@ -1,6 +1,12 @@
 //! The proxy's recording: the tool calls the host sends, the answers it gets (marked
 //! when they did not come from the server) and the server's notifications, written
 //! to the session log and the live feed in the format `--headless --record` writes.
+//!
+//! A 2026-07-28 server may answer a call `input_required`; the host then sends the
+//! call again, with a new id, its answers and the server's `requestState`. That is one
+//! call in the log: the retry is matched to the call by its state (or, without one, by
+//! its tool and arguments) and keeps its number, and each round is a `round` line with
+//! what was asked and what was answered.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -19,6 +25,26 @@ struct Pending {
     started: Instant,
     /// Why its answer is not the server's answer to the request recorded.
     note: Option<String>,
+    /// Its tool and arguments as one text: how a retry without a state is known.
+    asked: String,
+    /// The rounds of input it went through so far.
+    rounds: u64,
+}
+
+/// A call the server asked input for, waiting for the host to send it again.
+struct Waiting {
+    pending: Pending,
+    /// What the server asked (`inputRequests`).
+    asked: Value,
+}
+
+/// How a call waiting on its retry is found: by the state the server gave, or by its
+/// tool and arguments when it gave none.
+fn retry_key(state: Option<&Value>, asked: &str) -> String {
+    match state.and_then(Value::as_str) {
+        Some(state) => format!("state:{state}"),
+        None => format!("call:{asked}"),
+    }
 }
 
 /// Records what passes.
@@ -27,6 +53,8 @@ pub(crate) struct Tap {
     pub(super) source: SourceInfo,
     /// `tools/call` requests waiting for their answers, by their id as JSON text.
     pending: Mutex<HashMap<String, Pending>>,
+    /// Calls the server asked input for, by [`retry_key`].
+    waiting: Mutex<HashMap<String, Waiting>>,
 }
 
 impl Tap {
@@ -40,7 +68,12 @@ impl Tap {
                 paused: false,
             },
             pending: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// True when what passes is recorded now (a log file, or a watcher).
@@ -64,6 +97,25 @@ impl Tap {
                     .get("arguments")
                     .cloned()
                     .unwrap_or_else(|| json!({}));
+                let asked = format!("{tool} {arguments}");
+                // The call sent again with its answers: the same call, one round on.
+                if let Some(answers) = m["params"].get("inputResponses") {
+                    let key = retry_key(m["params"].get("requestState"), &asked);
+                    let found = self.waiting().remove(&key);
+                    if let Some(Waiting { mut pending, asked }) = found {
+                        pending.rounds += 1;
+                        recorder.round(
+                            pending.call,
+                            &pending.tool,
+                            pending.rounds,
+                            &asked,
+                            Some(answers),
+                        );
+                        let call = pending.call;
+                        self.lock().insert(id, pending);
+                        return Some(call);
+                    }
+                }
                 let token = m["params"]["_meta"].get("progressToken");
                 let call = recorder.request_tracked(&tool, &arguments, token, &self.source);
                 self.lock().insert(
@@ -73,6 +125,8 @@ impl Tap {
                         tool,
                         started: Instant::now(),
                         note: None,
+                        asked,
+                        rounds: 0,
                     },
                 );
                 Some(call)
@@ -133,6 +187,15 @@ impl Tap {
                     let Some(p) = self.lock().remove(&id) else {
                         continue;
                     };
+                    // Input asked for: the call goes on when the host sends it again.
+                    if let Some(result) = m.get("result")
+                        && result["resultType"] == "input_required"
+                    {
+                        let key = retry_key(result.get("requestState"), &p.asked);
+                        let asked = result["inputRequests"].clone();
+                        self.waiting().insert(key, Waiting { pending: p, asked });
+                        continue;
+                    }
                     let outcome = match (m.get("result"), m.get("error")) {
                         (Some(result), _) => tool_outcome(result),
                         (None, Some(error)) => Err(json!({ "error": error })),
@@ -172,7 +235,18 @@ impl Tap {
         let Some(recorder) = &self.recorder else {
             return;
         };
-        let waiting: Vec<Pending> = self.lock().drain().map(|(_, p)| p).collect();
+        let mut waiting: Vec<Pending> = self.lock().drain().map(|(_, p)| p).collect();
+        // A call whose input the host never gave: its last round, unanswered.
+        for (_, w) in self.waiting().drain() {
+            recorder.round(
+                w.pending.call,
+                &w.pending.tool,
+                w.pending.rounds + 1,
+                &w.asked,
+                None,
+            );
+            waiting.push(w.pending);
+        }
         for p in waiting {
             let error = json!({"error": {
                 "code": "TOOL_CANCELLED",

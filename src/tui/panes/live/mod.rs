@@ -654,6 +654,7 @@ mod tests {
             held: None,
             injected: None,
             released: None,
+            rounds: Vec::new(),
         }
     }
 
