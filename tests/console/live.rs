@@ -888,3 +888,43 @@ fn a_call_of_a_followed_log_opens_in_that_log() {
     assert!(frame.contains("RATE_LIMIT_EXCEEDED"), "{frame}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A call a 2026-07-28 server asked input for, fed as the tap writes it (a version 2
+/// log): one call, its round between its request and its answer, shown with what was
+/// asked and what the agent answered.
+#[test]
+fn a_call_in_rounds_shows_what_was_asked_and_answered() {
+    let (_rt, mut app) = console();
+    let lines = [
+        json!({"v": 2, "ts": "2026-11-28T09:00:01.000000Z", "session": "s-a", "seq": 1,
+            "type": "request", "call": 1, "tool": "confirm_delete",
+            "arguments": {"name": "x"}, "source": "proxy"}),
+        json!({"v": 2, "ts": "2026-11-28T09:00:02.000000Z", "session": "s-a", "seq": 2,
+            "type": "round", "call": 1, "tool": "confirm_delete", "round": 1,
+            "input_requests": {"ask_confirm": {"method": "elicitation/create",
+                "params": {"mode": "form", "message": "Delete x?",
+                    "requestedSchema": {"type": "object"}}}},
+            "input_responses": {"ask_confirm": {"action": "accept",
+                "content": {"confirm": true}}}}),
+        json!({"v": 2, "ts": "2026-11-28T09:00:03.000000Z", "session": "s-a", "seq": 3,
+            "type": "response", "call": 1, "tool": "confirm_delete", "duration_ms": 7.0,
+            "result": {"result": "deleted x"}, "source": "proxy"}),
+    ]
+    .map(line);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains(
+            r#"round 1: asked elicitation/create "Delete x?" · answered accept {"confirm":true}"#
+        ),
+        "{frame}"
+    );
+    snapshot(
+        "live_rounds_100x30",
+        "Live: one call that went through a round of input, what the server asked and what the agent answered, then its answer",
+        &mut app,
+        100,
+        30,
+    );
+}

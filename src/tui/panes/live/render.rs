@@ -528,6 +528,13 @@ impl LivePane {
                 theme.style(Role::Muted),
             )));
         }
+        // The rounds of input the server asked for before it answered (2026-07-28).
+        for round in &call.rounds {
+            lines.push(Line::from(Span::styled(
+                round_line(round),
+                theme.style(Role::Info),
+            )));
+        }
         if call.status == Status::Running
             && let Some(p) = &call.progress
         {
@@ -600,4 +607,40 @@ impl LivePane {
             .view
             .render(tree, buf, ui, Block::default(), focused);
     }
+}
+
+/// One round of input in a line: what the server asked, and what the agent answered.
+fn round_line(round: &serde_json::Value) -> String {
+    let asked: Vec<String> = round["inputRequests"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(_, r)| match r["params"]["message"].as_str() {
+            Some(message) => format!("{} {message:?}", r["method"].as_str().unwrap_or("?")),
+            None => r["method"].as_str().unwrap_or("?").to_string(),
+        })
+        .collect();
+    let answered: Vec<String> = match round["inputResponses"].as_object() {
+        None => vec!["nothing: the call was not sent again".into()],
+        Some(given) => given
+            .values()
+            .map(|a| match (a["action"].as_str(), &a["content"]) {
+                (Some(action), serde_json::Value::Null) => action.to_string(),
+                (Some(action), content) => format!("{action} {content}"),
+                (None, _) if a["roots"].is_array() => {
+                    format!("{} roots", a["roots"].as_array().map_or(0, Vec::len))
+                }
+                (None, _) => match a["content"]["text"].as_str() {
+                    Some(text) => format!("reply {text:?}"),
+                    None => a.to_string(),
+                },
+            })
+            .collect(),
+    };
+    format!(
+        "round {}: asked {} · answered {}",
+        round["round"].as_u64().unwrap_or(0),
+        asked.join(", "),
+        answered.join(", ")
+    )
 }
