@@ -160,6 +160,17 @@ fn a_call_in_rounds_is_one_call_in_the_log_and_replays_with_the_agents_answers()
         lines.iter().all(|l| l["v"] == 2 && l["call"] == 1),
         "{lines:#?}"
     );
+    // The request keeps the `_meta` the host sent: a 2026-07-28 client's every
+    // request says its version and capabilities.
+    let meta = &lines[0]["meta"];
+    assert_eq!(
+        meta["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+        "{meta:#}"
+    );
+    assert!(
+        meta["io.modelcontextprotocol/clientCapabilities"].is_object(),
+        "{meta:#}"
+    );
     let round = &lines[1];
     assert_eq!(round["round"], 1);
     let (key, asked) = round["input_requests"]

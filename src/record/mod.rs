@@ -21,7 +21,8 @@
 //! {"v":2,…,"type":"round","call":1,"tool":"confirm_delete","round":1,"input_requests":{…},"input_responses":{…}}
 //! ```
 //!
-//! Version 1 logs read as before: they have no `round` lines.
+//! Version 1 logs read as before: they have no `round` lines. A request line the tap
+//! writes also keeps the `_meta` the host sent with the call (`meta`).
 //!
 //! Writing: the file is opened for appending, so several servers (and runs) can share
 //! one log. Each line goes out in one write of the whole line and its newline, under a
@@ -203,6 +204,20 @@ impl Recorder {
         progress_token: Option<&Value>,
         source: &SourceInfo,
     ) -> u64 {
+        self.request_with_meta(tool, arguments, progress_token, None, source)
+    }
+
+    /// As [`Recorder::request_tracked`], keeping the `_meta` the client sent with the
+    /// call (its protocol version, its capabilities, its log level; a 2026-07-28 client
+    /// sends them on every request), secrets redacted as in the arguments.
+    pub fn request_with_meta(
+        &self,
+        tool: &str,
+        arguments: &Value,
+        progress_token: Option<&Value>,
+        meta: Option<&Value>,
+        source: &SourceInfo,
+    ) -> u64 {
         let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         let mut line = self.head("request");
         line.insert("call".into(), json!(call));
@@ -216,6 +231,12 @@ impl Recorder {
         }
         if let Some(token) = progress_token {
             line.insert("progress_token".into(), token.clone());
+        }
+        if let Some(meta) = meta.filter(|m| m.is_object()) {
+            let mut meta = meta.clone();
+            let mut secrets = Vec::new();
+            redact(&mut meta, "_meta", &mut secrets);
+            line.insert("meta".into(), meta);
         }
         stamp_source(&mut line, source);
         self.write(line);
@@ -466,6 +487,9 @@ pub struct Entry {
     /// The progress token the client gave a request, when it asked for progress.
     #[serde(default)]
     pub progress_token: Option<Value>,
+    /// The `_meta` the client sent with a request, as the tap saw it.
+    #[serde(default)]
+    pub meta: Option<Value>,
     /// The arguments a request's line holds without their values (secrets), by path.
     #[serde(default)]
     pub redacted: Vec<String>,

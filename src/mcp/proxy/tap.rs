@@ -117,7 +117,13 @@ impl Tap {
                     }
                 }
                 let token = m["params"]["_meta"].get("progressToken");
-                let call = recorder.request_tracked(&tool, &arguments, token, &self.source);
+                let call = recorder.request_with_meta(
+                    &tool,
+                    &arguments,
+                    token,
+                    m["params"].get("_meta"),
+                    &self.source,
+                );
                 self.lock().insert(
                     id,
                     Pending {
