@@ -139,7 +139,7 @@ async fn clients_have_their_own_sessions_and_the_recording_replays() {
         match entry.kind {
             Kind::Request => requests += 1,
             Kind::Response => responses += 1,
-            Kind::Notification | Kind::Round => {}
+            Kind::Notification | Kind::Round | Kind::Task => {}
         }
     }
     assert_eq!(sessions.len(), 2, "{sessions:?}");

@@ -190,3 +190,37 @@ fn a_call_in_rounds_is_one_call_in_the_log_and_replays_with_the_agents_answers()
     assert!(text.contains("1 the same, 0 different"), "{text}");
     assert!(text.contains("1 round of input"), "{text}");
 }
+
+/// A call the server ran as a task is one call in the tap's log: its task's statuses
+/// between its request and its response, the response the task's result; replayed,
+/// the client follows the task again to the same answer.
+#[test]
+fn a_call_run_as_a_task_is_one_call_in_the_log_and_replays() {
+    let server = format!("{BIN} --headless --paused --log-level warn");
+    let log = scratch("task.jsonl");
+    let plan = r#"{"steps": [{"tool": "structs_query_player", "params": {"player_id": "1-1"}}]}"#;
+    call_through_the_tap(&log, &server, &[], "structs_plan_execute", plan);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"request"), "{lines:#?}");
+    assert_eq!(kinds.last(), Some(&"response"), "{lines:#?}");
+    let statuses: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "task")
+        .map(|l| l["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses.first(), Some(&"working"), "{lines:#?}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{lines:#?}");
+    assert!(lines.iter().all(|l| l["call"] == 1), "one call: {lines:#?}");
+    let answer = &lines.last().unwrap()["result"];
+    assert_eq!(answer["steps"][0]["status"], "succeeded", "{answer:#}");
+
+    let out = replay(&log, &server);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("1 the same, 0 different"), "{text}");
+}

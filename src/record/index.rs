@@ -287,7 +287,7 @@ impl LogIndex {
                             Kind::Notification => counts.0 += 1,
                             // A round belongs to its call, whose lines are the request
                             // and the response.
-                            Kind::Round => {}
+                            Kind::Round | Kind::Task => {}
                             Kind::Request => {
                                 let tool_name = head.tool.as_deref().unwrap_or("?");
                                 let next_tool = tools.len() as u16;

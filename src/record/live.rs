@@ -85,8 +85,9 @@ pub struct LiveCall {
     pub injected: Option<String>,
     /// How the last hold of it ended (`continued`, `edited, continued`, …).
     pub released: Option<String>,
-    /// The rounds of input it went through: what the server asked and what the agent
-    /// answered, oldest first (`round` lines of a version 2 log).
+    /// The rounds of input it went through (what the server asked and what the agent
+    /// answered) and the statuses of the task it became, oldest first (`round` and
+    /// `task` lines of a version 2 log).
     pub rounds: Vec<Value>,
 }
 
@@ -301,6 +302,18 @@ impl Live {
                     } else {
                         json!({ "kept": format!("{bytes} bytes, over the {ANSWER_KEPT} kept") })
                     });
+                }
+            }
+            Kind::Task => {
+                let Some(index) = self.open.get(&(session, entry.call.unwrap_or(0))).copied()
+                else {
+                    return;
+                };
+                if let Some(call) = self.get_mut(index) {
+                    call.rounds.push(json!({
+                        "task": entry.task_id,
+                        "status": entry.status,
+                    }));
                 }
             }
             Kind::Round => {

@@ -21,6 +21,14 @@
 //! {"v":2,…,"type":"round","call":1,"tool":"confirm_delete","round":1,"input_requests":{…},"input_responses":{…}}
 //! ```
 //!
+//! A call a server ran as a task (the Tasks extension) is one call too: `task` lines
+//! between its request and its response say the task's id and each status it went
+//! through, and the response is the task's result:
+//!
+//! ```text
+//! {"v":2,…,"type":"task","call":2,"tool":"structs_plan_execute","task_id":"9f1c…","status":"working"}
+//! ```
+//!
 //! Version 1 logs read as before: they have no `round` lines. A request line the tap
 //! writes also keeps the `_meta` the host sent with the call (`meta`).
 //!
@@ -307,6 +315,17 @@ impl Recorder {
         self.write(line);
     }
 
+    /// Records what a call's task said of itself (the Tasks extension): its id and its
+    /// status, as the server made it or as the client polled it, each time it changed.
+    pub fn task(&self, call: u64, tool: &str, task_id: &str, status: &str) {
+        let mut line = self.head("task");
+        line.insert("call".into(), json!(call));
+        line.insert("tool".into(), json!(tool));
+        line.insert("task_id".into(), json!(task_id));
+        line.insert("status".into(), json!(status));
+        self.write(line);
+    }
+
     /// Records a notification the server sent (`notifications/progress`,
     /// `notifications/resources/updated`, ...).
     pub fn notification(&self, method: &str, params: Value) {
@@ -449,6 +468,8 @@ pub enum Kind {
     Notification,
     /// A round of input a call went through (version 2).
     Round,
+    /// A status of the task a call became (version 2).
+    Task,
 }
 
 /// One line of a session log.
@@ -506,6 +527,12 @@ pub struct Entry {
     /// On a round: what the client answered (`inputResponses`), `null` when it did not.
     #[serde(default)]
     pub input_responses: Option<Value>,
+    /// On a task line: the task's id.
+    #[serde(default)]
+    pub task_id: Option<String>,
+    /// On a task line: its status (`working`, `input_required`, `completed`, …).
+    #[serde(default)]
+    pub status: Option<String>,
 }
 
 impl Entry {

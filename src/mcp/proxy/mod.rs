@@ -223,7 +223,9 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             let escaped = mentions(&line, b"\\u");
             let look = ((mentions(&line, b"tools") || escaped)
                 && (recording || ruling || escaped || mentions(&line, b"tools/list")))
-                || ((mentions(&line, b"cancelled") || escaped) && (recording || ruling));
+                || ((mentions(&line, b"cancelled") || escaped) && (recording || ruling))
+                // A poll of a task a recorded call became.
+                || (recording && mentions(&line, b"tasks/"));
             let decision = if !look {
                 Decision::Pass
             } else {

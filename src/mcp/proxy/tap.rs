@@ -7,6 +7,11 @@
 //! call in the log: the retry is matched to the call by its state (or, without one, by
 //! its tool and arguments) and keeps its number, and each round is a `round` line with
 //! what was asked and what was answered.
+//!
+//! A call the server runs as a task (the Tasks extension: its answer is
+//! `resultType: "task"`) is one call too: the host's `tasks/get` polls of it are
+//! followed, each status it goes through is a `task` line, and its end is the call's
+//! response (the task's result, its error, or its cancellation).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -55,7 +60,16 @@ pub(crate) struct Tap {
     pending: Mutex<HashMap<String, Pending>>,
     /// Calls the server asked input for, by [`retry_key`].
     waiting: Mutex<HashMap<String, Waiting>>,
+    /// Calls that became tasks, by task id: the call, and the status last recorded.
+    tasks: Mutex<HashMap<String, (Pending, String)>>,
+    /// The host's `tasks/*` requests waiting for their answers: the task each names,
+    /// by the request's id.
+    polls: Mutex<HashMap<String, String>>,
 }
+
+/// Most calls followed as tasks (and polls of them) at once; past it, the oldest is
+/// let go, its call left without a response in the log.
+const TASKS_FOLLOWED: usize = 1024;
 
 impl Tap {
     pub(super) fn new(recorder: Option<Arc<Recorder>>, description: String) -> Tap {
@@ -69,7 +83,54 @@ impl Tap {
             },
             pending: Mutex::new(HashMap::new()),
             waiting: Mutex::new(HashMap::new()),
+            tasks: Mutex::new(HashMap::new()),
+            polls: Mutex::new(HashMap::new()),
         }
+    }
+
+    fn tasks(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Pending, String)>> {
+        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn polls(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.polls.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A task's word on itself (a `tasks/get` answer): a status line when it changed,
+    /// and the call's response when it ended.
+    fn task_said(&self, recorder: &Recorder, task_id: &str, task: &Value) {
+        let Some(status) = task["status"].as_str() else {
+            return;
+        };
+        let mut tasks = self.tasks();
+        let Some((p, last)) = tasks.get_mut(task_id) else {
+            return;
+        };
+        if last != status {
+            recorder.task(p.call, &p.tool, task_id, status);
+            *last = status.to_string();
+        }
+        let outcome = match status {
+            "completed" => tool_outcome(&task["result"]),
+            "failed" => Err(json!({"error": task["error"]})),
+            "cancelled" => Err(json!({"error": {
+                "code": "TOOL_CANCELLED",
+                "message": format!("the task {task_id} was cancelled"),
+            }})),
+            _ => return,
+        };
+        let Some((p, _)) = tasks.remove(task_id) else {
+            return;
+        };
+        drop(tasks);
+        recorder.response_injected(
+            p.call,
+            &p.tool,
+            outcome.as_ref(),
+            p.started.elapsed(),
+            &self.source,
+            p.note.as_deref(),
+        );
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
@@ -137,6 +198,18 @@ impl Tap {
                 );
                 Some(call)
             }
+            (Some("tasks/get" | "tasks/cancel" | "tasks/update"), Some(id)) => {
+                // A poll of a task the log follows: its answer is the task's word.
+                let task = m["params"]["taskId"].as_str()?.to_string();
+                if self.tasks().contains_key(&task) {
+                    let mut polls = self.polls();
+                    if polls.len() >= TASKS_FOLLOWED {
+                        polls.clear();
+                    }
+                    polls.insert(id, task);
+                }
+                None
+            }
             (Some("notifications/cancelled"), None) => {
                 // The host gave up on a call: the server need not answer it, so the
                 // log says it ended here.
@@ -190,9 +263,37 @@ impl Tap {
             let id = m.get("id").filter(|id| !id.is_null()).map(Value::to_string);
             match (m["method"].as_str(), id) {
                 (None, Some(id)) => {
+                    let polled = self.polls().remove(&id);
+                    if let Some(task) = polled {
+                        if let Some(result) = m.get("result")
+                            && result.get("status").is_some()
+                        {
+                            self.task_said(recorder, &task, result);
+                        }
+                        continue;
+                    }
                     let Some(p) = self.lock().remove(&id) else {
                         continue;
                     };
+                    // A task made for the call: the call goes on until the task ends.
+                    if let Some(result) = m.get("result")
+                        && result["resultType"] == "task"
+                        && let Some(task) = result["taskId"].as_str()
+                    {
+                        let status = result["status"].as_str().unwrap_or("working");
+                        recorder.task(p.call, &p.tool, task, status);
+                        let mut tasks = self.tasks();
+                        if tasks.len() >= TASKS_FOLLOWED
+                            && let Some(oldest) = tasks
+                                .iter()
+                                .min_by_key(|(_, (p, _))| p.started)
+                                .map(|(k, _)| k.clone())
+                        {
+                            tasks.remove(&oldest);
+                        }
+                        tasks.insert(task.to_string(), (p, status.to_string()));
+                        continue;
+                    }
                     // Input asked for: the call goes on when the host sends it again.
                     if let Some(result) = m.get("result")
                         && result["resultType"] == "input_required"
@@ -242,6 +343,11 @@ impl Tap {
             return;
         };
         let mut waiting: Vec<Pending> = self.lock().drain().map(|(_, p)| p).collect();
+        // A call whose task never ended while the host watched.
+        for (_, (p, _)) in self.tasks().drain() {
+            waiting.push(p);
+        }
+        self.polls().clear();
         // A call whose input the host never gave: its last round, unanswered.
         for (_, w) in self.waiting().drain() {
             recorder.round(

@@ -609,8 +609,16 @@ impl LivePane {
     }
 }
 
-/// One round of input in a line: what the server asked, and what the agent answered.
+/// One round of input in a line (what the server asked, and what the agent answered),
+/// or one status of the task the call became.
 fn round_line(round: &serde_json::Value) -> String {
+    if let Some(task) = round["task"].as_str() {
+        return format!(
+            "task {}: {}",
+            task.get(..8).unwrap_or(task),
+            round["status"].as_str().unwrap_or("?")
+        );
+    }
     let asked: Vec<String> = round["inputRequests"]
         .as_object()
         .into_iter()
