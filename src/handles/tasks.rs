@@ -41,11 +41,6 @@ pub fn cancel_key(id: &str) -> String {
     format!("{PREFIX}{id}{CANCEL_SUFFIX}")
 }
 
-/// The statuses a task ends in.
-pub fn is_terminal(status: &str) -> bool {
-    matches!(status, "completed" | "failed" | "cancelled")
-}
-
 /// Whether a record still says `working` though its server has not rewritten it for
 /// over [`STALE_AFTER`]: that server stopped, and the task will never end.
 pub fn went_quiet(record: &Value, now: DateTime<Utc>) -> bool {

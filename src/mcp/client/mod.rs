@@ -362,13 +362,9 @@ impl Remote {
             .as_str()
             .is_some_and(|v| v >= ProtocolVersion::NO_INITIALIZE.as_str())
         {
-            let asked = serde_json::from_value::<rmcp::model::ClientRequest>(
-                json!({"method": "server/discover", "params": {}}),
-            );
-            if let Ok(request) = asked
-                && let Ok(Ok(rmcp::model::ServerResult::DiscoverResult(found))) =
-                    tokio::time::timeout_at(deadline, peer.send_request(request)).await
-            {
+            // The library keeps the answer for as long as the server said it holds.
+            let asked = peer.discover(rmcp::model::RequestMetaObject::default());
+            if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, asked).await {
                 info["supportedVersions"] = json!(found.supported_versions);
             }
         }
