@@ -160,6 +160,29 @@ fn every_kind_is_answered(target: &str) {
     let (answer, ok, rounds) = outcome(&plain);
     assert!(ok && rounds.is_empty(), "{answer:#} {rounds:#?}");
     assert_eq!(text_of(&answer), "5");
+
+    // A tool the server runs as a task (the client declares the extension): the
+    // task's result is the answer, its statuses the lifecycle on stderr.
+    let task = client(
+        target,
+        &[],
+        &["call", "slow_square", "--args", r#"{"n": 4}"#],
+    );
+    let (answer, ok, _) = outcome(&task);
+    assert!(ok, "{answer:#}");
+    assert_eq!(text_of(&answer), "16", "{answer:#}");
+    let statuses: Vec<String> = task_lines(&task)
+        .iter()
+        .filter_map(|t| t["status"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        (
+            statuses.first().map(String::as_str),
+            statuses.last().map(String::as_str)
+        ),
+        (Some("working"), Some("completed")),
+        "{statuses:?}"
+    );
 }
 
 #[test]
@@ -369,4 +392,58 @@ fn a_task_waiting_on_input_gets_it_through_tasks_update() {
     );
     let statuses: Vec<&str> = lines.iter().filter_map(|t| t["status"].as_str()).collect();
     assert_eq!(statuses, ["working", "input_required", "completed"]);
+}
+
+/// Caching hints: an answer a 2026-07-28 server says stays fresh (our own server's
+/// template list, an hour) is answered again from the client's cache, and `client`
+/// says so on stderr; one it says not to keep (a docs read) is asked again.
+#[test]
+fn answers_the_server_says_stay_fresh_come_from_the_cache() {
+    let target = format!("{BIN} --headless --paused --log-level warn");
+    let out = Command::new(BIN)
+        .args(["client", "--connect", &target, "session", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"templates\ntemplates\nresources\nresources\n")?;
+            child.wait_with_output()
+        })
+        .expect("run a client session");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let answers: Vec<Value> = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    assert!(answers.len() >= 4, "{stdout}");
+    assert_eq!(answers[0], answers[1], "the cached answer is the answer");
+    assert!(
+        answers[0]["ttlMs"].as_u64().is_some_and(|t| t > 0),
+        "the hints show in the answer: {:#}",
+        answers[0]
+    );
+    let hits: Vec<Value> = stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v.get("cache").cloned())
+        .collect();
+    // The template list once from the cache; the resource list (not to be kept)
+    // asked both times.
+    assert_eq!(hits.len(), 1, "{stderr}");
+    assert_eq!(hits[0]["method"], "resources/templates/list");
+    assert_eq!(hits[0]["hit"], true);
+    assert_eq!(hits[0]["cacheScope"], "public");
+    assert!(
+        hits[0]["ttlMs"].as_u64().unwrap() > 3_500_000,
+        "{:#}",
+        hits[0]
+    );
 }

@@ -125,9 +125,29 @@ fn steady(frame: &str) -> String {
             );
             continue;
         }
-        *row = mask_times(row);
+        *row = mask_task_ids(&mask_times(row));
     }
     rows.join("\n")
+}
+
+/// A task's id (random) as the trail shows it, `task 0123abcd…`, masked.
+fn mask_task_ids(row: &str) -> String {
+    let mut out = String::new();
+    let mut rest = row;
+    while let Some(at) = rest.find("task ") {
+        let (before, after) = rest.split_at(at + 5);
+        out.push_str(before);
+        let id: String = after.chars().take(8).collect();
+        if id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit()) && after[8..].starts_with('…')
+        {
+            out.push_str("########");
+            rest = &after[8..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 fn snapshot(name: &str, description: &str, app: &mut App) {
@@ -633,4 +653,82 @@ fn a_question_asked_in_a_round_is_the_operators_to_answer() {
     assert_eq!(sent.len(), 2, "{sent:#?}");
     assert!(sent[1].contains("inputResponses") && sent[1].contains("requestState"));
     assert!(sent[1].contains(r#""confirm":true"#), "{}", sent[1]);
+    // The answer view shows the round: what was asked and what was answered.
+    let frame = until(
+        &mut app,
+        r#"round 1 · asked elicitation/create "Delete x?" · answered accept"#,
+    );
+    assert!(frame.contains(r#"{"confirm":true}"#), "{frame}");
+    assert!(frame.contains("confirm_delete · result"), "{frame}");
+    snapshot(
+        "round",
+        "A call answered in a round: the question the server asked, the operator's \
+         answer, then the tool's result",
+        &mut app,
+    );
+    // The History marks the call by its rounds.
+    section(&mut app, "History");
+    until(&mut app, "confirm_delete (1 round)");
+}
+
+/// The Server tab declares the Tasks extension for its calls: a Python SDK server runs
+/// `slow_square` as a task, the answer view follows its statuses to the result, the
+/// History marks it; `x` on a running task asks the server to cancel it.
+#[test]
+fn a_call_the_server_runs_as_a_task_is_followed_and_cancelled_with_x() {
+    let Some(peers) = Peers::find() else { return };
+    let rt = runtime();
+    let target = Target::Command(vec![
+        peers.python().display().to_string(),
+        format!(
+            "{}/tests/data/python_rounds_server.py",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to the Python server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    tool_form(&mut app, &remote, "slow_square");
+    text(&mut app, "7");
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "\"result\": 49");
+    assert!(
+        frame.contains("· working · slow_square is running"),
+        "{frame}"
+    );
+    assert!(frame.contains("· completed"), "{frame}");
+    let sent = |method: &str| {
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .filter(|m| m.direction == Direction::Sent && m.method == method)
+            .count()
+    };
+    assert!(sent("tasks/get") >= 1);
+    snapshot(
+        "task",
+        "A call the server ran as a task: each status polled, then the task's result",
+        &mut app,
+    );
+    section(&mut app, "History");
+    until(&mut app, "slow_square (task completed)");
+
+    // A long one, cancelled: the server is asked to stop the task and says it did.
+    tool_form(&mut app, &remote, "slow_square");
+    keys(&mut app, KeyCode::Backspace, 3);
+    text(&mut app, "3");
+    key(&mut app, KeyCode::Down);
+    text(&mut app, "30");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "· working ·");
+    key(&mut app, KeyCode::Char('x'));
+    let frame = until(&mut app, "TOOL_CANCELLED");
+    assert!(frame.contains("· cancelled"), "{frame}");
+    assert_eq!(sent("tasks/cancel"), 1);
+    section(&mut app, "History");
+    until(&mut app, "slow_square (task cancelled)");
 }

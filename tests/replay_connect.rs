@@ -70,11 +70,28 @@ fn a_recording_of_a_python_sdk_server_checks_it_and_catches_a_change() {
     for args in [r#"{"a": 1, "b": 2}"#, r#"{"a": 40, "b": 2}"#] {
         call_through_the_tap(&log, &server, &[], "add", args);
     }
+    // One the server runs as a task: one call in the log, its statuses as task lines.
+    call_through_the_tap(&log, &server, &[], "slow_square", r#"{"n": 6}"#);
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let statuses: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "task")
+        .map(|l| l["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses.first(), Some(&"working"), "{lines:#?}");
+    assert_eq!(statuses.last(), Some(&"completed"), "{lines:#?}");
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "response", "{last:#}");
+    assert_eq!(last["result"]["result"], 36, "{last:#}");
     let same = replay(&log, &server);
     let text = said(&same);
     assert!(same.status.success(), "{text}");
     assert!(
-        text.contains("replayed 2 calls") && text.contains("2 the same, 0 different"),
+        text.contains("replayed 3 calls") && text.contains("3 the same, 0 different"),
         "{text}"
     );
     assert!(text.contains("rounds-fixture"), "names the server: {text}");
@@ -84,8 +101,11 @@ fn a_recording_of_a_python_sdk_server_checks_it_and_catches_a_change() {
     let changed = replay(&log, &skewed);
     let text = said(&changed);
     assert_eq!(changed.status.code(), Some(1), "{text}");
-    assert!(text.contains("0 the same, 2 different"), "{text}");
-    assert!(text.contains("add"), "{text}");
+    assert!(text.contains("0 the same, 3 different"), "{text}");
+    assert!(
+        text.contains("add") && text.contains("slow_square"),
+        "{text}"
+    );
 }
 
 #[test]

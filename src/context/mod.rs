@@ -29,6 +29,9 @@ pub struct ProgressUpdate {
 
 type Sink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 
+/// Where a call's trail goes ([`CallContext::with_trail`]).
+type TrailSink = Arc<dyn Fn(Value) + Send + Sync>;
+
 /// The cancel flag and progress sink of one call. Cheap to clone; clones share both.
 #[derive(Clone, Default)]
 pub struct CallContext {
@@ -46,6 +49,8 @@ pub struct CallContext {
     /// True for a stateless (2026-07-28) request over HTTP: nothing of the caller
     /// outlives the request, so what needs a session (a subscription) is refused.
     sessionless: bool,
+    /// Where what happened along the call beyond progress goes; `None` keeps nothing.
+    trail: Option<TrailSink>,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -237,6 +242,7 @@ impl CallContext {
             work: None,
             log: None,
             sessionless: self.sessionless,
+            trail: None,
         }
     }
 
@@ -251,6 +257,7 @@ impl CallContext {
             work: self.work.clone(),
             log: self.log.clone(),
             sessionless: self.sessionless,
+            trail: None,
         }
     }
 
@@ -308,6 +315,28 @@ impl CallContext {
 
     pub fn handles(&self) -> Option<Arc<ClientHandles>> {
         self.handles.clone()
+    }
+
+    /// What happened along the call beyond its progress goes to `sink`, one JSON value
+    /// each: a call forwarded to another server reports each round of input the server
+    /// asked for, each status of the task it ran the call as, and an answer taken from
+    /// the cache. A caller that gives a trail follows the call's whole lifecycle, so a
+    /// server may run it as a task (the client declares the Tasks extension for it).
+    pub fn with_trail(mut self, sink: impl Fn(Value) + Send + Sync + 'static) -> Self {
+        self.trail = Some(Arc::new(sink));
+        self
+    }
+
+    /// Whether anyone follows the call's trail.
+    pub fn follows_trail(&self) -> bool {
+        self.trail.is_some()
+    }
+
+    /// Adds one event to the call's trail, if anyone follows it.
+    pub fn trail(&self, event: Value) {
+        if let Some(sink) = &self.trail {
+            sink(event);
+        }
     }
 
     /// Whether anyone listens to progress.

@@ -262,6 +262,11 @@ pub(super) struct Listener {
 
 /// The client's name, version and capabilities, as sent in `initialize`.
 pub fn client_info(protocol: ProtocolVersion) -> ClientInfo {
+    client_info_with(protocol, false)
+}
+
+/// [`client_info`], declaring the Tasks extension when `tasks` is true.
+pub fn client_info_with(protocol: ProtocolVersion, tasks: bool) -> ClientInfo {
     let mut me = Implementation::new("structs-console", env!("CARGO_PKG_VERSION"));
     me.title = Some("Structs Console".into());
     me.description =
@@ -275,6 +280,15 @@ pub fn client_info(protocol: ProtocolVersion) -> ClientInfo {
     capabilities.sampling = Some(SamplingCapability::default());
     capabilities.elicitation =
         Some(ElicitationCapability::new().with_form(FormElicitationCapability::new()));
+    if tasks {
+        capabilities
+            .extensions
+            .get_or_insert_with(Default::default)
+            .insert(
+                rmcp::model::TASKS_EXTENSION_ID.to_string(),
+                Default::default(),
+            );
+    }
     ClientInfo::new(capabilities, me).with_protocol_version(protocol)
 }
 
@@ -457,17 +471,7 @@ fn empty_of(prop: &Value) -> Value {
 
 impl ClientHandler for Listener {
     fn get_info(&self) -> ClientInfo {
-        let mut info = client_info(self.shared.protocol.clone());
-        if self.shared.tasks {
-            info.capabilities
-                .extensions
-                .get_or_insert_with(Default::default)
-                .insert(
-                    rmcp::model::TASKS_EXTENSION_ID.to_string(),
-                    Default::default(),
-                );
-        }
-        info
+        client_info_with(self.shared.protocol.clone(), self.shared.tasks)
     }
 
     async fn create_message(

@@ -12,6 +12,8 @@ use rmcp::model::{
     RootsListChangedNotification,
 };
 use rmcp::service::PeerRequestOptions;
+use std::time::Duration;
+
 use serde_json::{Value, json};
 
 use super::handler::RootDir;
@@ -86,9 +88,32 @@ impl Remote {
         params: Value,
         ctx: CallContext,
     ) -> Result<Value, ToolError> {
-        self.request_rounds(method, params, ctx)
-            .await
-            .map(|(answer, _)| answer)
+        // A list or a read the server said stays fresh is answered from the cache.
+        let key = super::cache::key(method, &params);
+        let changes = self.wire.changes();
+        if let Some(key) = &key
+            && let Some(hit) = self.cache.get(key, changes)
+        {
+            let left = u64::try_from(hit.left.as_millis()).unwrap_or(u64::MAX);
+            self.keep_round(
+                &ctx,
+                json!({"cache": {"method": method, "hit": true, "ttlMs": left,
+                                 "cacheScope": hit.scope}}),
+            );
+            return Ok(hit.answer);
+        }
+        let (answer, _) = self.request_rounds(method, params, ctx).await?;
+        if let Some(key) = key {
+            self.cache.put(key, &answer, changes);
+        }
+        Ok(answer)
+    }
+
+    /// How long the answer to `method` with `params` is still kept by the server's
+    /// caching hints, and its scope; `None` when it is not kept (or no longer).
+    pub fn cached_for(&self, method: &str, params: &Value) -> Option<(Duration, String)> {
+        let key = super::cache::key(method, params)?;
+        self.cache.left(&key, self.wire.changes())
     }
 
     /// Sends request `method` with `params` once and returns the server's result as
@@ -140,6 +165,15 @@ impl Remote {
             .send_cancellable_request(request, {
                 let mut options = PeerRequestOptions::with_timeout(self.idle_timeout);
                 options.reset_timeout_on_progress = true;
+                // A caller following the call's whole trail (the Server tab) follows a
+                // task too: this request declares the Tasks extension even where the
+                // connection does not (the other panes want a search's progress).
+                if ctx.follows_trail() && !self.shared.tasks && self.stateless() {
+                    let info = super::handler::client_info_with(self.shared.protocol.clone(), true);
+                    let mut meta = rmcp::model::RequestMetaObject::default();
+                    meta.set_client_capabilities(info.capabilities);
+                    options.meta = Some(meta);
+                }
                 options
             })
             .await
@@ -184,7 +218,29 @@ impl Remote {
     ///
     /// As [`Remote::request`], for any page; and when the pages do not end.
     pub async fn list_all(&self, method: &str, key: &str) -> Result<Vec<Value>, ToolError> {
+        self.list_whole(method, key).await.map(|list| {
+            match list {
+                Value::Object(mut o) => o.remove(key),
+                _ => None,
+            }
+            .and_then(|items| match items {
+                Value::Array(items) => Some(items),
+                _ => None,
+            })
+            .unwrap_or_default()
+        })
+    }
+
+    /// [`Remote::list_all`] as one list result, `{key: [every item]}`, with the caching
+    /// hints that hold for the whole: the shortest `ttlMs` of its pages, and `private`
+    /// when any page is (none when a page has none).
+    ///
+    /// # Errors
+    ///
+    /// As [`Remote::list_all`].
+    pub async fn list_whole(&self, method: &str, key: &str) -> Result<Value, ToolError> {
         let mut items = Vec::new();
+        let mut hints: Option<Option<(u64, String)>> = None;
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
             let params = match &cursor {
@@ -195,11 +251,31 @@ impl Remote {
             if let Some(list) = page[key].as_array() {
                 items.extend(list.iter().cloned());
             }
+            let these = super::cache::hints(&page).map(|(t, s)| (t, s.to_string()));
+            hints = Some(match (hints, these) {
+                (None, these) => these,
+                (Some(Some((t0, s0))), Some((t1, s1))) => Some((
+                    t0.min(t1),
+                    if s0 == "public" && s1 == "public" {
+                        s0
+                    } else {
+                        "private".into()
+                    },
+                )),
+                _ => None,
+            });
             match page["nextCursor"].as_str() {
                 Some(next) if !next.is_empty() && Some(next) != cursor.as_deref() => {
                     cursor = Some(next.to_string());
                 }
-                _ => return Ok(items),
+                _ => {
+                    let mut whole = json!({ key: items });
+                    if let Some(Some((ttl, scope))) = hints {
+                        whole["ttlMs"] = json!(ttl);
+                        whole["cacheScope"] = json!(scope);
+                    }
+                    return Ok(whole);
+                }
             }
         }
         Err(ToolError::new(

@@ -22,6 +22,7 @@ use crate::error::{ErrorCode, ToolError};
 use crate::source::SourceInfo;
 
 mod attached;
+mod cache;
 mod child;
 mod handler;
 mod inspect;
@@ -35,6 +36,7 @@ mod words;
 
 use crate::mcp::wire::{content_text, tool_outcome};
 pub use attached::{RemoteSource, attached_core, register_remote};
+pub use cache::{CACHE_KEEP, hints as cache_hints};
 pub use handler::{
     Answers, AskKind, Asks, ElicitPolicy, OPERATOR_MODEL, Reply, RootDir, SAMPLING_REJECTED,
     Script, client_info, defaults,
@@ -231,6 +233,8 @@ pub struct Remote {
     /// Answers to give the next rounds before asking anyone: what a recorded session's
     /// agent answered, when it is replayed ([`Remote::answer_rounds_with`]).
     recorded_answers: Mutex<std::collections::VecDeque<Value>>,
+    /// Answers kept by the server's caching hints ([`cache`]).
+    cache: cache::Cache,
 }
 
 impl Remote {
@@ -427,6 +431,7 @@ impl Remote {
             rounds: Mutex::default(),
             listens: Mutex::default(),
             recorded_answers: Mutex::default(),
+            cache: cache::Cache::default(),
         });
         if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote

@@ -61,8 +61,10 @@ impl Remote {
         *super::traffic::lock(&self.recorded_answers) = answers.into();
     }
 
-    /// Keeps one line of what happened along a request (a round, a task's status).
-    pub(super) fn keep_round(&self, round: Value) {
+    /// Keeps one line of what happened along a request (a round, a task's status), and
+    /// adds it to the call's trail.
+    pub(super) fn keep_round(&self, ctx: &CallContext, round: Value) {
+        ctx.trail(round.clone());
         let mut kept = super::traffic::lock(&self.rounds);
         if kept.len() == ROUNDS_KEPT {
             kept.remove(0);
@@ -141,7 +143,10 @@ impl Remote {
                 }
             }
             let round = Round { asked, answered };
-            self.keep_round(json!({"input_required": round.to_json(method, rounds.len() + 1)}));
+            self.keep_round(
+                &ctx,
+                json!({"input_required": round.to_json(method, rounds.len() + 1)}),
+            );
             rounds.push(round);
         }
     }

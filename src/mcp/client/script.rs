@@ -524,7 +524,7 @@ async fn ask(
     let ok = |v: Value| Ok((v, true));
     match request {
         Ask::Info => ok(remote.server_info().clone()),
-        Ask::Tools => ok(json!({"tools": remote.list_all("tools/list", "tools").await?})),
+        Ask::Tools => ok(remote.list_whole("tools/list", "tools").await?),
         Ask::Call { tool, args } => {
             let result = remote
                 .request("tools/call", json!({"name": tool, "arguments": args}), ctx)
@@ -540,14 +540,13 @@ async fn ask(
         }
         Ask::Resources { cursor } => match cursor {
             Some(c) => ok(remote.page("resources/list", Some(c)).await?),
-            None => ok(json!({"resources": remote.list_all("resources/list", "resources").await?})),
+            None => ok(remote.list_whole("resources/list", "resources").await?),
         },
         Ask::Templates { cursor } => match cursor {
             Some(c) => ok(remote.page("resources/templates/list", Some(c)).await?),
-            None => ok(json!({
-                "resourceTemplates":
-                    remote.list_all("resources/templates/list", "resourceTemplates").await?
-            })),
+            None => ok(remote
+                .list_whole("resources/templates/list", "resourceTemplates")
+                .await?),
         },
         Ask::Read { uri } => ok(remote.read_resource(uri).await?),
         Ask::Subscribe { uri, updates, wait } => {
@@ -566,7 +565,7 @@ async fn ask(
         }
         Ask::Prompts { cursor } => match cursor {
             Some(c) => ok(remote.page("prompts/list", Some(c)).await?),
-            None => ok(json!({"prompts": remote.list_all("prompts/list", "prompts").await?})),
+            None => ok(remote.list_whole("prompts/list", "prompts").await?),
         },
         Ask::Prompt { name, args } => ok(remote.get_prompt(name, args.clone()).await?),
         Ask::Complete {

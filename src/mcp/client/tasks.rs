@@ -65,9 +65,12 @@ impl Remote {
         loop {
             let status = task["status"].as_str().unwrap_or("").to_string();
             if status != said {
-                self.keep_round(json!({"task": {
+                self.keep_round(
+                    ctx,
+                    json!({"task": {
                     "method": method, "taskId": id, "status": status,
-                    "statusMessage": task["statusMessage"]}}));
+                    "statusMessage": task["statusMessage"]}}),
+                );
                 said = status.clone();
             }
             match status.as_str() {
@@ -109,8 +112,11 @@ impl Remote {
                                 format!("task {id} of {method} waits on input: {why}"),
                             )
                         })?;
-                        self.keep_round(json!({"task": {"method": method, "taskId": id,
-                            "inputRequests": asked, "inputResponses": answered}}));
+                        self.keep_round(
+                            ctx,
+                            json!({"task": {"method": method, "taskId": id,
+                            "inputRequests": asked, "inputResponses": answered}}),
+                        );
                         self.request_once(
                             "tasks/update",
                             json!({"taskId": id, "inputResponses": answered}),

@@ -73,6 +73,10 @@ pub struct Wire {
     notifications: Mutex<VecDeque<WireMessage>>,
     /// Every notification received, including those no longer kept.
     notified: AtomicU64,
+    /// The notifications received that say the server's lists or a resource changed
+    /// (`…/list_changed`, `notifications/resources/updated`): what invalidates the
+    /// answers kept by caching hints.
+    changed: AtomicU64,
     /// Why the last message the library dropped unread was not read.
     unread: Mutex<Option<String>>,
 }
@@ -117,6 +121,11 @@ impl Wire {
         *lock(&self.unread) = Some(why);
     }
 
+    /// How many notifications so far said the server's lists or a resource changed.
+    pub fn changes(&self) -> u64 {
+        self.changed.load(Ordering::Relaxed)
+    }
+
     /// `": "` and why the last message dropped unread was not read; empty when none
     /// was.
     pub fn unread_reason(&self) -> String {
@@ -150,6 +159,11 @@ impl Wire {
         let stderr = message.method == STDERR;
         if direction == Direction::Received && message.id.is_none() {
             self.notified.fetch_add(1, Ordering::Relaxed);
+            if message.method.ends_with("/list_changed")
+                || message.method == "notifications/resources/updated"
+            {
+                self.changed.fetch_add(1, Ordering::Relaxed);
+            }
             let mut kept = lock(&self.notifications);
             if kept.len() == WIRE_KEEP {
                 kept.pop_front();

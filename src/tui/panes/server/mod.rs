@@ -48,6 +48,7 @@ mod content;
 mod form;
 mod render;
 mod requests;
+mod trail;
 
 use browse::Browse;
 use form::{Field, form_arguments, form_fields};
@@ -141,6 +142,9 @@ pub(super) struct Call {
     cancel: CallContext,
     /// Whether `x` was pressed.
     cancelling: bool,
+    /// What happened along the call beyond progress ([`trail`]): the rounds of input
+    /// the server asked for, the statuses of the task it ran the call as.
+    trail: Arc<Mutex<Vec<Value>>>,
 }
 
 /// The Server pane.
@@ -289,9 +293,13 @@ impl ServerPane {
     fn call(&mut self, tool: &'static str, args: Value, ctx: &mut Ctx<'_>) {
         let progress: Arc<Mutex<Option<ProgressUpdate>>> = Arc::default();
         let sink = progress.clone();
-        let cancel = CallContext::new().with_progress(move |update| {
-            *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(update);
-        });
+        let trail: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let kept = trail.clone();
+        let cancel = CallContext::new()
+            .with_progress(move |update| {
+                *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(update);
+            })
+            .with_trail(move |event| kept.lock().unwrap_or_else(|e| e.into_inner()).push(event));
         let id = ctx.dispatcher.call_with(tool, args.clone(), cancel.clone());
         self.history.push_back(Call {
             tool,
@@ -303,6 +311,7 @@ impl ServerPane {
             progress,
             cancel,
             cancelling: false,
+            trail,
         });
         while self.history.len() > HISTORY_KEEP {
             self.history.pop_front();

@@ -413,21 +413,49 @@ impl ServerPane {
         let width = usize::from(inner.width);
         // The arguments whole where they fit in a few rows (a third of the pane at
         // most), the answer under them.
-        let mut head = cut_rows(&format!("arguments {}", call.args), width);
+        let mut head: Vec<(Role, String)> = cut_rows(&format!("arguments {}", call.args), width)
+            .into_iter()
+            .map(|row| (Role::Muted, row))
+            .collect();
         let most = usize::from(inner.height / 3).max(1);
         if head.len() > most {
             head.truncate(most);
-            let last = head.pop().unwrap_or_default();
-            head.push(fit(&format!("{last} …"), width));
+            let last = head.pop().map(|(_, row)| row).unwrap_or_default();
+            head.push((Role::Muted, fit(&format!("{last} …"), width)));
         }
-        for (k, row) in head.iter().enumerate() {
-            buf.set_stringn(
-                inner.x,
-                inner.y + k as u16,
-                row,
-                width,
-                theme.style(Role::Muted),
-            );
+        // Then the call's trail (its rounds, its task's statuses), the newest where
+        // they do not all fit.
+        let trail: Vec<(Role, String)> =
+            super::trail::trail_lines(&call.trail.lock().unwrap_or_else(|e| e.into_inner()))
+                .into_iter()
+                .flat_map(|(role, line)| {
+                    // A long line goes on indented under itself.
+                    wrap(&line, width.saturating_sub(2).max(8))
+                        .into_iter()
+                        .enumerate()
+                        .map(move |(k, row)| (role, if k == 0 { row } else { format!("  {row}") }))
+                })
+                .collect();
+        let has_trail = !trail.is_empty();
+        // At least the newest row, under a line saying how many are hidden.
+        let room = usize::from(inner.height / 2)
+            .saturating_sub(head.len())
+            .max(2);
+        let skipped = trail.len().saturating_sub(room);
+        if skipped > 0 {
+            head.push((Role::Muted, format!("… {} earlier", skipped + 1)));
+        }
+        head.extend(
+            trail
+                .into_iter()
+                .skip(if skipped > 0 { skipped + 1 } else { 0 }),
+        );
+        if has_trail && usize::from(inner.height) > head.len() + 2 {
+            // A rule between the call's story and its answer.
+            head.push((Role::Muted, "─".repeat(width.min(24))));
+        }
+        for (k, (role, row)) in head.iter().enumerate() {
+            buf.set_stringn(inner.x, inner.y + k as u16, row, width, theme.style(*role));
         }
         let top = inner.y + head.len() as u16;
         let left = inner.height - head.len() as u16;
@@ -584,8 +612,10 @@ impl ServerPane {
                 Some(Err(_)) => ("✗", Role::Error),
             };
             let time = call.took.map_or_else(|| "running".to_string(), took);
+            let trail =
+                super::trail::trail_mark(&call.trail.lock().unwrap_or_else(|e| e.into_inner()));
             let text = format!(
-                "{}{mark} {:>9} {}  {}",
+                "{}{mark} {:>9} {}{}  {}",
                 if k == self.history_list.selected {
                     SELECTED_MARK
                 } else {
@@ -593,6 +623,11 @@ impl ServerPane {
                 },
                 time,
                 call.tool,
+                if trail.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({trail})")
+                },
                 call.args
             );
             buf.set_stringn(

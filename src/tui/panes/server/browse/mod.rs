@@ -4,13 +4,14 @@
 //! gives, and subscriptions with their updates.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
 use super::content::{contents_lines, expand, prompt_lines, template_vars};
 use super::form::{Field, Kind, form_arguments};
 use super::{Mode, Section};
+use crate::context::CallContext;
 use crate::mcp::client::{CompleteRef, Remote};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::Command;
@@ -61,7 +62,8 @@ impl List {
 /// A request of this section's, waiting for its answer.
 enum Pending {
     Page(List),
-    Read(String),
+    /// A read, and the cache's word on its answer when it came from the cache.
+    Read(String, Arc<Mutex<Option<Value>>>),
     Subscribe(String, bool),
     Get(String),
     /// Completions for a field of the form. At most one is asked at a time per field:
@@ -405,14 +407,22 @@ impl Browse {
     fn read(&mut self, uri: String, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) {
         let r = remote.clone();
         let asked = uri.clone();
-        let id = ctx
-            .dispatcher
-            .spawn_task(async move { r.read_resource(&asked).await });
+        let hit: Arc<Mutex<Option<Value>>> = Arc::default();
+        let seen = hit.clone();
+        let id = ctx.dispatcher.spawn_task(async move {
+            let call = CallContext::new().with_trail(move |event| {
+                if let Some(cache) = event.get("cache") {
+                    *seen.lock().unwrap_or_else(|e| e.into_inner()) = Some(cache.clone());
+                }
+            });
+            r.request("resources/read", json!({"uri": asked}), call)
+                .await
+        });
         self.shown = Some(Shown {
             title: format!("read {uri}"),
             lines: None,
         });
-        self.pending.insert(id, Pending::Read(uri));
+        self.pending.insert(id, Pending::Read(uri, hit));
     }
 
     fn get(&mut self, name: String, args: Value, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) {
@@ -548,9 +558,24 @@ impl Browse {
                     }
                 }
             }
-            Pending::Read(uri) => {
+            Pending::Read(uri, hit) => {
                 let lines = match &reply.result {
-                    Ok(answer) => Ok(contents_lines(answer)),
+                    Ok(answer) => {
+                        // The caching hints: the answer reused, or how long the
+                        // server says it holds.
+                        let cache = hit.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        let note = cache.map(|c| super::trail::cache_line(&c)).or_else(|| {
+                            crate::mcp::client::cache_hints(answer).map(|(ttl, scope)| {
+                                super::trail::cache_line(
+                                    &json!({"ttlMs": ttl, "cacheScope": scope}),
+                                )
+                            })
+                        });
+                        let mut lines: Styled =
+                            note.into_iter().map(|n| (Role::Muted, n)).collect();
+                        lines.extend(contents_lines(answer));
+                        Ok(lines)
+                    }
                     Err(e) => {
                         ctx.status.tool_error(&format!("reading {uri}"), e);
                         Err(error_lines(e, ctx))
