@@ -666,3 +666,130 @@ async fn the_python_sdk_in_its_default_mode_speaks_2026_over_http() {
     // Over HTTP a stateless request has no session to keep a subscription in.
     assert_eq!(report["subscription_list"], true, "{report:#}");
 }
+
+/// A proxy in front of `upstream`, serving hosts over HTTP and recording to `log`; its
+/// URL. Killed when the returned child is.
+fn http_proxy(upstream: &str, log: &Path) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
+        .args(["proxy", "--upstream", upstream, "--http", "127.0.0.1:0"])
+        .args(["--no-control", "--log-level", "warn", "--record"])
+        .arg(log)
+        .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the proxy");
+    let mut first = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .expect("the proxy says where it listens");
+    let url = first
+        .trim()
+        .strip_prefix("proxying MCP over HTTP at ")
+        .unwrap_or_else(|| panic!("unexpected first line {first:?}"))
+        .to_string();
+    (child, url)
+}
+
+/// A 2026-07-28 host has no session: through `proxy --upstream URL --http`, each of its
+/// requests passes on its own. The official SDK's `Client` in its default mode does
+/// through the proxy all it does direct (every tool, a task, a listen stream, a round
+/// of elicitation), and the log keeps each call with the headers it came with, the
+/// round and the task each as one call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_in_its_default_mode_goes_through_the_http_proxy() {
+    let Some(peers) = Peers::find() else { return };
+    let server = Headless::start(&["--paused", "--confirm-actions"], &[]).await;
+    let log = std::env::temp_dir().join(format!(
+        "structs-stateless-proxy-{}.jsonl",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&log);
+    let (mut proxy, url) = http_proxy(&server.url, &log);
+    let report = tokio::task::spawn_blocking(move || python_stateless(&peers, &["http", &url]))
+        .await
+        .unwrap();
+    let _ = proxy.kill();
+    let _ = proxy.wait();
+    server.stop().await;
+    assert_eq!(report["subscription_list"], true, "{report:#}");
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let requests: Vec<&Value> = lines.iter().filter(|l| l["type"] == "request").collect();
+    assert!(requests.len() >= 50, "{} requests", requests.len());
+    // One session in the log for every stateless request.
+    let sessions: std::collections::HashSet<&str> =
+        lines.iter().filter_map(|l| l["session"].as_str()).collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    for r in &requests {
+        assert_eq!(r["headers"]["Mcp-Method"], "tools/call", "{r:#}");
+        assert_eq!(r["headers"]["Mcp-Name"], r["tool"], "{r:#}");
+        assert_eq!(r["headers"]["MCP-Protocol-Version"], "2026-07-28", "{r:#}");
+    }
+    // The proof-of-work search ran as a task: one call, its statuses, its result.
+    let task = lines
+        .iter()
+        .find(|l| l["type"] == "task")
+        .expect("a task line");
+    assert_eq!(task["tool"], "structs_calculate_proof_of_work", "{task:#}");
+    let call = &task["call"];
+    let of_call: Vec<&Value> = lines.iter().filter(|l| &l["call"] == call).collect();
+    assert_eq!(of_call[0]["type"], "request", "{of_call:#?}");
+    let statuses: Vec<&str> = of_call
+        .iter()
+        .filter(|l| l["type"] == "task")
+        .filter_map(|l| l["status"].as_str())
+        .collect();
+    assert_eq!(statuses.last(), Some(&"completed"), "{of_call:#?}");
+    let end = of_call.last().unwrap();
+    assert_eq!(end["type"], "response", "{of_call:#?}");
+    assert_eq!(end["result"]["valid"], true, "{end:#}");
+    // The transaction confirmed in a round: one call, its round answered.
+    // Each destructive call asked its confirmation in a round: still one call, with
+    // one request line, the round and the response.
+    let rounds: Vec<&Value> = lines.iter().filter(|l| l["type"] == "round").collect();
+    assert!(!rounds.is_empty());
+    for round in &rounds {
+        let of_call: Vec<&str> = lines
+            .iter()
+            .filter(|l| l["call"] == round["call"])
+            .filter_map(|l| l["type"].as_str())
+            .collect();
+        assert_eq!(of_call, ["request", "round", "response"], "{round:#}");
+        assert!(round["input_responses"].is_object(), "{round:#}");
+    }
+}
+
+/// A host on stdio reaches a 2026-07-28 server over HTTP through the bridge
+/// (`proxy --upstream URL`): each request goes with the headers its body says
+/// (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`), which the server checks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdk_in_its_default_mode_goes_through_the_stdio_bridge() {
+    let Some(peers) = Peers::find() else { return };
+    let server = Headless::start(&["--paused", "--confirm-actions"], &[]).await;
+    let url = server.url.clone();
+    let report = tokio::task::spawn_blocking(move || {
+        python_stateless(
+            &peers,
+            &[
+                "stdio",
+                env!("CARGO_BIN_EXE_structs-console"),
+                "proxy",
+                "--no-control",
+                "--log-level",
+                "warn",
+                "--upstream",
+                &url,
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    server.stop().await;
+    assert_eq!(report["subscription_list"], true, "{report:#}");
+}

@@ -212,18 +212,21 @@ impl Recorder {
         progress_token: Option<&Value>,
         source: &SourceInfo,
     ) -> u64 {
-        self.request_with_meta(tool, arguments, progress_token, None, source)
+        self.request_with_meta(tool, arguments, progress_token, None, None, source)
     }
 
     /// As [`Recorder::request_tracked`], keeping the `_meta` the client sent with the
     /// call (its protocol version, its capabilities, its log level; a 2026-07-28 client
-    /// sends them on every request), secrets redacted as in the arguments.
+    /// sends them on every request), secrets redacted as in the arguments; and the
+    /// revision's HTTP headers it came with (`Mcp-Method`, `Mcp-Name`,
+    /// `MCP-Protocol-Version`), when it came over HTTP.
     pub fn request_with_meta(
         &self,
         tool: &str,
         arguments: &Value,
         progress_token: Option<&Value>,
         meta: Option<&Value>,
+        headers: Option<&Value>,
         source: &SourceInfo,
     ) -> u64 {
         let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
@@ -245,6 +248,9 @@ impl Recorder {
             let mut secrets = Vec::new();
             redact(&mut meta, "_meta", &mut secrets);
             line.insert("meta".into(), meta);
+        }
+        if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
+            line.insert("headers".into(), headers.clone());
         }
         stamp_source(&mut line, source);
         self.write(line);
@@ -511,6 +517,10 @@ pub struct Entry {
     /// The `_meta` the client sent with a request, as the tap saw it.
     #[serde(default)]
     pub meta: Option<Value>,
+    /// The revision's HTTP headers a request came with (`Mcp-Method`, `Mcp-Name`,
+    /// `MCP-Protocol-Version`), as the tap's HTTP face saw them.
+    #[serde(default)]
+    pub headers: Option<Value>,
     /// The arguments a request's line holds without their values (secrets), by path.
     #[serde(default)]
     pub redacted: Vec<String>,

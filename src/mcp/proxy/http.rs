@@ -15,6 +15,16 @@
 //! session's GET stream, or, when none is open, to an open POST stream, or wait (at
 //! most [`WAITING_MAX`]) for a stream to open.
 //!
+//! A stateless host (2026-07-28: no `initialize`, no session id, its version in each
+//! request's `_meta`) has no session to pass. Each of its requests gets a passage of its
+//! own ([`Hub::passage`]): a link upstream and pumps that end with the request's stream,
+//! so that whatever the server sends on that stream (log messages, a listen stream's
+//! notifications) comes back on it alone. Every stateless request is recorded in one
+//! session of the log, beside the others, so that a call sent again with its answers
+//! or a task polled from another request is the same call. The revision's headers
+//! (`Mcp-Method`, `Mcp-Name`, `MCP-Protocol-Version`) go upstream as the host sent them,
+//! and into the log with the call ([`super::headers`]).
+//!
 //! Who may connect is the rule of `--headless --http` ([`crate::guard`]): loopback
 //! unless `--allow-remote` with a token; `Host` and `Origin` checked; the token, when
 //! set, on every request. Sessions are capped and end when idle, as `--http`'s do.
@@ -35,6 +45,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::broker::Board;
+use super::headers::HostHeaders;
 use super::{Options, PIPE_BYTES, Tap, Upstream, serve_commands, start};
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
@@ -87,6 +98,7 @@ pub async fn serve_http(
         max_sessions: options.sessions.max,
         idle: options.sessions.idle,
         sessions: Mutex::new(HashMap::new()),
+        stateless: std::sync::OnceLock::new(),
     });
     let stop = CancellationToken::new();
     {
@@ -127,6 +139,10 @@ pub async fn serve_http(
     for session in ending {
         session.close().await;
     }
+    // The stateless hosts' calls still in rounds or running as tasks end in the log.
+    if let Some(tap) = hub.stateless.get() {
+        tap.session_ended();
+    }
     let _ = tokio::time::timeout(super::STOP_DEADLINE, serving).await;
     Ok(())
 }
@@ -140,6 +156,9 @@ struct Hub {
     max_sessions: usize,
     idle: Duration,
     sessions: Mutex<HashMap<String, Arc<HostSession>>>,
+    /// The tap every stateless host's request is recorded beside (one session in the
+    /// log), made at the first.
+    stateless: std::sync::OnceLock<Arc<Tap>>,
 }
 
 impl Hub {
@@ -167,15 +186,21 @@ impl Hub {
         }
         let id = crate::guard::random_hex();
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
-        let tap = Arc::new(Tap::new(
-            recorder,
-            format!("{} (over HTTP)", self.upstream.shown()),
-        ));
+        let notes = Arc::new(HostHeaders::default());
+        let tap = Arc::new(
+            Tap::new(recorder, format!("{} (over HTTP)", self.upstream.shown()))
+                .with_headers(notes.clone()),
+        );
         let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
         let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
         let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);
         let (upstream_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
-        tokio::spawn(self.upstream.clone().run(upstream_reads, upstream_writes));
+        tokio::spawn(
+            self.upstream
+                .clone()
+                .with_notes(notes.clone())
+                .run(upstream_reads, upstream_writes),
+        );
         let running = start(
             (host_in, host_out),
             (server_out, server_in),
@@ -188,6 +213,8 @@ impl Hub {
             input: tokio::sync::Mutex::new(Some(input)),
             routes: Mutex::new(Routes::default()),
             last: Mutex::new(Instant::now()),
+            notes,
+            one_shot: false,
         });
         sessions.insert(id.clone(), session.clone());
         drop(sessions);
@@ -201,6 +228,51 @@ impl Hub {
             routed.routes().streams.clear();
         });
         Ok((id, session))
+    }
+
+    /// A passage for one request of a stateless (2026-07-28) host, which has no
+    /// session: its own link upstream and pumps, which end with the request's stream,
+    /// so that what the server sends on the request's stream (its log messages, a
+    /// listen stream's notifications) comes back on it alone. Its calls are recorded
+    /// beside every other stateless request's, one session in the log, so that a
+    /// retry with answers or a task's poll is the same call.
+    fn passage(self: &Arc<Self>, notes: Arc<HostHeaders>) -> Arc<HostSession> {
+        let root = self.stateless.get_or_init(|| {
+            let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
+            Arc::new(Tap::new(
+                recorder,
+                format!("{} (stateless hosts over HTTP)", self.upstream.shown()),
+            ))
+        });
+        let tap = Arc::new(root.beside(notes.clone()));
+        let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
+        let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
+        let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);
+        let (upstream_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
+        tokio::spawn(
+            self.upstream
+                .clone()
+                .with_notes(notes.clone())
+                .run(upstream_reads, upstream_writes),
+        );
+        let running = start(
+            (host_in, host_out),
+            (server_out, server_in),
+            &self.board,
+            tap,
+            self.hold_timeout,
+        );
+        tokio::spawn(running.finish(None));
+        let session = Arc::new(HostSession {
+            input: tokio::sync::Mutex::new(Some(input)),
+            routes: Mutex::new(Routes::default()),
+            last: Mutex::new(Instant::now()),
+            notes,
+            one_shot: true,
+        });
+        let routed = session.clone();
+        tokio::spawn(async move { routed.route_all(output).await });
+        session
     }
 
     /// Ends the sessions idle for longer than allowed.
@@ -266,6 +338,11 @@ struct HostSession {
     input: tokio::sync::Mutex<Option<DuplexStream>>,
     routes: Mutex<Routes>,
     last: Mutex<Instant>,
+    /// The headers each request of the host came with, for the tap and the link.
+    notes: Arc<HostHeaders>,
+    /// A stateless host's passage for one request ([`Hub::passage`]): it closes when
+    /// the request's stream ends.
+    one_shot: bool,
 }
 
 /// Where the session's messages for the host go.
@@ -427,6 +504,13 @@ impl Drop for StreamGuard {
             routes.listener = None;
         }
         drop(routes);
+        if self.session.one_shot {
+            // A stateless request's passage ends with its stream: the link upstream
+            // closes, and what the server still sends has no one to go to.
+            let session = self.session.clone();
+            tokio::spawn(async move { session.close().await });
+            return;
+        }
         // What came for this stream after its last answer (or after its host went
         // away) goes on another stream, or waits for one.
         self.rx.close();
@@ -547,15 +631,6 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
     let initialize = messages
         .iter()
         .any(|m| m["method"] == "initialize" && m.get("id").is_some_and(|id| !id.is_null()));
-    let (id, session) = match if initialize {
-        hub.open()
-    } else {
-        hub.find(&headers)
-    } {
-        Ok(found) => found,
-        Err(refused) => return refused.into_response(),
-    };
-    session.touch();
     let mut ids = Vec::new();
     let mut tokens = Vec::new();
     for m in messages {
@@ -568,6 +643,24 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
             }
         }
     }
+    // A stateless host (2026-07-28) sends no session id and no initialize: each of its
+    // requests has a passage of its own.
+    let stateless = !initialize && headers.get(SESSION).is_none() && is_stateless(&message);
+    let (id, session) = match if stateless {
+        let notes = Arc::new(HostHeaders::default());
+        Ok((String::new(), hub.passage(notes)))
+    } else if initialize {
+        hub.open()
+    } else {
+        hub.find(&headers)
+    } {
+        Ok(found) => found,
+        Err(refused) => return refused.into_response(),
+    };
+    session.touch();
+    for id in &ids {
+        session.notes.note(id, &headers);
+    }
     let stream = (!ids.is_empty()).then(|| session.open_stream(&ids, &tokens, false));
     // One message per line: a body on several lines is written again on one.
     let mut line = if text.contains(&b'\n') {
@@ -576,7 +669,12 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         text.to_vec()
     };
     line.push(b'\n');
-    if !session.send(&line).await {
+    let sent = session.send(&line).await;
+    if stateless && stream.is_none() {
+        // A notification: nothing comes back for it.
+        session.close().await;
+    }
+    if !sent {
         hub.lock().remove(&id);
         return rpc_refusal(
             StatusCode::NOT_FOUND,
@@ -589,6 +687,13 @@ async fn post(State(hub): State<Arc<Hub>>, headers: HeaderMap, body: Bytes) -> R
         Some(stream) => sse_response(event_stream(stream, ids), initialize.then_some(&id)),
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// Whether a message is of the stateless revision: its `_meta` names a protocol
+/// version (2026-07-28 sends it on every request), or it asks `server/discover`.
+fn is_stateless(message: &Value) -> bool {
+    message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"].is_string()
+        || message["method"] == "server/discover"
 }
 
 /// The session's stream of what the server sends outside requests.

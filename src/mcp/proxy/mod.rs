@@ -20,6 +20,7 @@
 mod answers;
 mod broker;
 pub mod cli;
+mod headers;
 mod http;
 pub mod rules;
 mod tap;

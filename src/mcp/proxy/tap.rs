@@ -58,13 +58,27 @@ pub(crate) struct Tap {
     pub(super) source: SourceInfo,
     /// `tools/call` requests waiting for their answers, by their id as JSON text.
     pending: Mutex<HashMap<String, Pending>>,
+    /// The calls followed past their request (rounds, tasks): this tap's own, or
+    /// shared with the taps beside it ([`Tap::beside`]).
+    followed: Arc<Followed>,
+    /// Whether the followed calls are this tap's to end when its session ends (false
+    /// for a tap beside another, which ends them).
+    owns_followed: bool,
+    /// The host's `tasks/*` requests waiting for their answers: the task each names,
+    /// by the request's id.
+    polls: Mutex<HashMap<String, String>>,
+    /// The HTTP headers each request came with, behind the HTTP face.
+    headers: Option<Arc<super::headers::HostHeaders>>,
+}
+
+/// The calls followed past the request that made them, which the next request may
+/// name from another connection (a stateless host's retry or poll).
+#[derive(Default)]
+struct Followed {
     /// Calls the server asked input for, by [`retry_key`].
     waiting: Mutex<HashMap<String, Waiting>>,
     /// Calls that became tasks, by task id: the call, and the status last recorded.
     tasks: Mutex<HashMap<String, (Pending, String)>>,
-    /// The host's `tasks/*` requests waiting for their answers: the task each names,
-    /// by the request's id.
-    polls: Mutex<HashMap<String, String>>,
 }
 
 /// Most calls followed as tasks (and polls of them) at once; past it, the oldest is
@@ -82,14 +96,41 @@ impl Tap {
                 paused: false,
             },
             pending: Mutex::new(HashMap::new()),
-            waiting: Mutex::new(HashMap::new()),
-            tasks: Mutex::new(HashMap::new()),
+            followed: Arc::default(),
+            owns_followed: true,
             polls: Mutex::new(HashMap::new()),
+            headers: None,
         }
     }
 
+    /// A tap for one request of a stateless host, beside this one: the same session
+    /// in the log, and the same calls followed past their requests (a call in rounds,
+    /// a task), so that the retry or the poll that comes on another request is the
+    /// same call; its own requests waiting for answers, and the headers in `notes`.
+    pub(super) fn beside(&self, notes: Arc<super::headers::HostHeaders>) -> Tap {
+        Tap {
+            recorder: self.recorder.clone(),
+            source: self.source.clone(),
+            pending: Mutex::new(HashMap::new()),
+            followed: self.followed.clone(),
+            owns_followed: false,
+            polls: Mutex::new(HashMap::new()),
+            headers: Some(notes),
+        }
+    }
+
+    /// The tap of an HTTP face: each call is recorded with the headers its request
+    /// came with, as noted in `notes`.
+    pub(super) fn with_headers(mut self, notes: Arc<super::headers::HostHeaders>) -> Tap {
+        self.headers = Some(notes);
+        self
+    }
+
     fn tasks(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Pending, String)>> {
-        self.tasks.lock().unwrap_or_else(|e| e.into_inner())
+        self.followed
+            .tasks
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     fn polls(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
@@ -134,7 +175,10 @@ impl Tap {
     }
 
     fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
-        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+        self.followed
+            .waiting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// True when what passes is recorded now (a log file, or a watcher).
@@ -178,11 +222,13 @@ impl Tap {
                     }
                 }
                 let token = m["params"]["_meta"].get("progressToken");
+                let headers = self.headers.as_ref().and_then(|h| h.peek(&id));
                 let call = recorder.request_with_meta(
                     &tool,
                     &arguments,
                     token,
                     m["params"].get("_meta"),
+                    headers.as_ref(),
                     &self.source,
                 );
                 self.lock().insert(
@@ -343,11 +389,15 @@ impl Tap {
             return;
         };
         let mut waiting: Vec<Pending> = self.lock().drain().map(|(_, p)| p).collect();
+        self.polls().clear();
+        if !self.owns_followed {
+            // The rounds and tasks go on: the tap this one is beside ends them.
+            return self.unanswered(recorder, waiting);
+        }
         // A call whose task never ended while the host watched.
         for (_, (p, _)) in self.tasks().drain() {
             waiting.push(p);
         }
-        self.polls().clear();
         // A call whose input the host never gave: its last round, unanswered.
         for (_, w) in self.waiting().drain() {
             recorder.round(
@@ -359,6 +409,11 @@ impl Tap {
             );
             waiting.push(w.pending);
         }
+        self.unanswered(recorder, waiting);
+    }
+
+    /// Ends in the log each call whose answer the agent never got.
+    fn unanswered(&self, recorder: &Recorder, waiting: Vec<Pending>) {
         for p in waiting {
             let error = json!({"error": {
                 "code": "TOOL_CANCELLED",

@@ -3,7 +3,9 @@
 //! do with a child over stdio.
 //!
 //! Each line the session sends the server is POSTed as it is, with the session id and
-//! protocol version the server gave and the upstream token, if any. What comes back
+//! protocol version the server gave and the upstream token, if any. A 2026-07-28
+//! request also carries the revision's headers: the ones its host sent (behind the
+//! HTTP face), else the ones its body says ([`super::headers`]). What comes back
 //! (a JSON body, or the events of a server-sent event stream) is written back as lines,
 //! one message per line: a message is passed byte for byte unless it spans several
 //! lines, when it is written again on one. Once the session is initialized, a GET
@@ -47,6 +49,9 @@ pub struct Upstream {
     shown: String,
     token: Option<String>,
     http: reqwest::Client,
+    /// The headers the HTTP face's host sent with each request, sent on as they came
+    /// ([`super::headers`]); `None` behind a stdio face.
+    notes: Option<Arc<super::headers::HostHeaders>>,
 }
 
 impl Upstream {
@@ -73,7 +78,15 @@ impl Upstream {
             shown,
             token,
             http,
+            notes: None,
         })
+    }
+
+    /// The same server, sending each request with the headers its host sent, as noted
+    /// in `notes`.
+    pub(super) fn with_notes(mut self, notes: Arc<super::headers::HostHeaders>) -> Upstream {
+        self.notes = Some(notes);
+        self
     }
 
     /// The URL as it may be shown: with any password replaced.
@@ -129,16 +142,28 @@ impl Upstream {
             let message: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
             let id = message.get("id").filter(|id| !id.is_null()).cloned();
             let method = message["method"].as_str();
+            // The revision's headers: the host's where it sent them, else the body's.
+            let headers = id
+                .as_ref()
+                .zip(link.up.notes.as_ref())
+                .and_then(|(id, notes)| notes.take(&id.to_string()))
+                .and_then(|v| match v {
+                    Value::Object(h) => Some(h),
+                    _ => None,
+                })
+                .unwrap_or_else(|| super::headers::from_body(&message));
             match (method, id) {
                 // Its answer names the session every later message carries.
                 (Some("initialize"), Some(id)) => {
-                    link.clone().post(body.to_vec(), Some(id), true).await
+                    link.clone()
+                        .post(body.to_vec(), headers, Some(id), true)
+                        .await
                 }
                 (Some(_), Some(id)) => {
-                    calls.spawn(link.clone().post(body.to_vec(), Some(id), false));
+                    calls.spawn(link.clone().post(body.to_vec(), headers, Some(id), false));
                 }
                 _ => {
-                    link.clone().post(body.to_vec(), None, true).await;
+                    link.clone().post(body.to_vec(), headers, None, true).await;
                     if method == Some("notifications/initialized") && listening.is_none() {
                         listening = Some(tokio::spawn(link.clone().listen()));
                     }
@@ -177,7 +202,17 @@ struct Link {
 }
 
 impl Link {
-    fn headers(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+    fn headers(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        self.headers_but(request, false)
+    }
+
+    /// [`Link::headers`], leaving out the session's protocol version when the request
+    /// says its own.
+    fn headers_but(
+        &self,
+        mut request: reqwest::RequestBuilder,
+        own_version: bool,
+    ) -> reqwest::RequestBuilder {
         if let Some(token) = &self.up.token {
             request = request.header(AUTHORIZATION, format!("Bearer {token}"));
         }
@@ -189,11 +224,14 @@ impl Link {
         {
             request = request.header(SESSION, session);
         }
-        if let Some(version) = self
-            .version
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
+        if let Some(version) = (!own_version)
+            .then(|| {
+                self.version
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .clone()
+            })
+            .flatten()
         {
             request = request.header(VERSION, version);
         }
@@ -243,13 +281,26 @@ impl Link {
 
     /// POSTs one message and passes on what comes back; a request (`id`) is answered
     /// whatever happens.
-    async fn post(self: Arc<Self>, body: Vec<u8>, id: Option<Value>, inline: bool) {
+    async fn post(
+        self: Arc<Self>,
+        body: Vec<u8>,
+        headers: serde_json::Map<String, Value>,
+        id: Option<Value>,
+        inline: bool,
+    ) {
         let batch = body.first() == Some(&b'[');
+        let own_version = headers.contains_key(super::headers::NAMES[2]);
         let mut request = self
-            .headers(self.up.http.post(&self.up.url))
+            .headers_but(self.up.http.post(&self.up.url), own_version)
             .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .body(body);
+            .header(ACCEPT, "application/json, text/event-stream");
+        for (name, value) in &headers {
+            if let Some(value) = value.as_str() {
+                // The request's own version over the session's.
+                request = request.header(name.as_str(), value);
+            }
+        }
+        let mut request = request.body(body);
         if inline {
             // The session's next message waits for this one: a stalled server must
             // not stall it for ever. (A call takes as long as it takes.)
