@@ -208,7 +208,12 @@ fn watch(cli: &Cli, endpoint: Option<&std::path::Path>, json: bool) -> anyhow::R
         return Ok(ExitCode::SUCCESS);
     }
     let config = load_config(cli)?;
-    run_console(cli, config, Some(Opening::Watch(endpoint)))
+    run_console(
+        cli,
+        config,
+        Some(Opening::Watch(endpoint)),
+        cli.connect.as_deref(),
+    )
 }
 
 /// The REST settings the command line describes, for any endpoint.
@@ -429,7 +434,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }) = &cli.command
     {
         if !*check {
-            return run_console(&cli, config, Some(Opening::Log(file)));
+            // `--connect`: the calls run again on that server, in the Replay tab.
+            let target = connect.as_deref().or(cli.connect.as_deref());
+            return run_console(&cli, config, Some(Opening::Log(file)), target);
         }
         let runtime = tokio::runtime::Runtime::new()?;
         let mut rules = structs_console::record::diff::Ignore::default();
@@ -564,11 +571,17 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         runtime.block_on(structs_console::mcp::server::serve_stdio(server))?;
         return Ok(ExitCode::SUCCESS);
     }
-    run_console(&cli, config, None)
+    run_console(&cli, config, None, cli.connect.as_deref())
 }
 
 /// The console, with a session log open in the Replay pane when one is given.
-fn run_console(cli: &Cli, config: Config, open: Option<Opening<'_>>) -> anyhow::Result<ExitCode> {
+/// The console on the embedded world, or attached to the server `connect` names.
+fn run_console(
+    cli: &Cli,
+    config: Config,
+    open: Option<Opening<'_>>,
+    connect: Option<&str>,
+) -> anyhow::Result<ExitCode> {
     if let Some(Opening::Log(path)) = open {
         std::fs::File::open(path)
             .map_err(|e| anyhow::anyhow!("cannot open the session log {}: {e}", path.display()))?;
@@ -595,7 +608,7 @@ fn run_console(cli: &Cli, config: Config, open: Option<Opening<'_>>) -> anyhow::
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
-    if let Some(spec) = &cli.connect {
+    if let Some(spec) = connect {
         let target = structs_console::mcp::client::Target::parse(spec)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
         eprintln!("structs-console: attaching to {}…", target.describe());

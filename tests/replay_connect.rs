@@ -244,3 +244,79 @@ fn a_call_run_as_a_task_is_one_call_in_the_log_and_replays() {
     assert!(out.status.success(), "{text}");
     assert!(text.contains("1 the same, 0 different"), "{text}");
 }
+
+/// The console's Replay tab, attached to a server (`replay FILE --connect TARGET`
+/// without `--check`), runs a recording again against that server: the server's
+/// question gets the agent's recorded answer, so no one is asked, and the same server
+/// gives the same answers; a changed one is caught in the tab.
+#[test]
+fn the_replay_tab_runs_a_recording_again_against_the_server_it_is_attached_to() {
+    use structs_console::mcp::client::{Options, Remote, Target};
+    use structs_console::tui::{App, Theme};
+
+    let Some(peers) = Peers::find() else { return };
+    let script = format!(
+        "{}/tests/data/python_rounds_server.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let server = format!("{} {script}", peers.python().display());
+    let log = scratch("tab.jsonl");
+    call_through_the_tap(
+        &log,
+        &server,
+        &["--elicitation", "accept-defaults"],
+        "confirm_delete",
+        r#"{"name": "x"}"#,
+    );
+    call_through_the_tap(&log, &server, &[], "add", r#"{"a": 2, "b": 2}"#);
+    for (skew, differ) in [("0", 0), ("1", 1)] {
+        let rt = support::console::runtime();
+        let target = Target::Command(vec![
+            "env".into(),
+            format!("ROUNDS_FIXTURE_SKEW={skew}"),
+            peers.python().display().to_string(),
+            script.clone(),
+        ]);
+        let remote = rt
+            .block_on(Remote::connect_with_options(target, Options::default()))
+            .expect("attach to the Python server");
+        let core = structs_console::mcp::client::attached_core(
+            remote.clone(),
+            structs_console::clock::WallClock::Fixed(support::console::wall()),
+        );
+        let mut app =
+            App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+        app.open_log(&log).expect("open the log");
+        app.settle_log();
+        app.handle_key(crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('a'),
+            crossterm::event::KeyModifiers::NONE,
+        ));
+        let start = std::time::Instant::now();
+        while app.replay_verdicts().0 < 2 {
+            app.update();
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "skew {skew}: the run did not end: {:?}\n{}",
+                app.replay_verdicts(),
+                support::console::draw(&mut app, 100, 30)
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        assert_eq!(app.replay_verdicts(), (2, differ), "skew {skew}");
+        // The question was answered from the log: the operator was asked nothing.
+        assert_eq!(remote.asks().count(), 0, "skew {skew}");
+        let sent: Vec<String> = remote
+            .wire()
+            .messages()
+            .iter()
+            .filter(|m| m.method == "tools/call")
+            .map(|m| m.text.clone())
+            .collect();
+        assert!(
+            sent.iter()
+                .any(|t| t.contains("inputResponses") && t.contains(r#""confirm":true"#)),
+            "skew {skew}: {sent:#?}"
+        );
+    }
+}

@@ -333,8 +333,9 @@ pub(crate) enum Command {
         /// Run the calls again against this MCP server instead of the embedded world: a
         /// command line (started, spoken to over stdio) or an http(s) URL (sent the
         /// token in STRUCTS_CONSOLE_AUTH_TOKEN, if set). Input the server asks for is
-        /// given the answers the log recorded, else declined.
-        #[arg(long, value_name = "TARGET", requires = "check")]
+        /// given the answers the log recorded (with --check, else declined; in the
+        /// Replay tab, else asked of the operator).
+        #[arg(long, value_name = "TARGET")]
         connect: Option<String>,
         #[command(flatten)]
         world: World,

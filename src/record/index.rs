@@ -220,6 +220,52 @@ impl LogIndex {
         serde_json::from_slice(&buf).map_err(std::io::Error::other)
     }
 
+    /// What the agent answered in each round of `call` (the `input_responses` of its
+    /// `round` lines, in order; a round never answered is left out): the lines
+    /// between its request and its response, read back from the file. A call with no
+    /// response yet has none.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read back.
+    pub fn answers_of(
+        &self,
+        call: &Call,
+        session: &str,
+    ) -> std::io::Result<Vec<serde_json::Value>> {
+        use std::io::{BufRead, Read, Seek, SeekFrom};
+        let Some(response) = call.response else {
+            return Ok(Vec::new());
+        };
+        let start = call.request.offset + u64::from(call.request.len);
+        let Some(between) = response.offset.checked_sub(start) else {
+            return Ok(Vec::new());
+        };
+        let mut file = std::fs::File::open(&self.path)?;
+        file.seek(SeekFrom::Start(start))?;
+        let lines = std::io::BufReader::new(file.take(between));
+        let mut answers = Vec::new();
+        for line in lines.split(b'\n') {
+            let line = line?;
+            // Only round lines are parsed whole.
+            const ROUND: &[u8] = b"\"type\":\"round\"";
+            if !line.windows(ROUND.len()).any(|w| w == ROUND) {
+                continue;
+            }
+            let Ok(entry) = serde_json::from_slice::<Entry>(&line) else {
+                continue;
+            };
+            if entry.kind == super::Kind::Round
+                && entry.session == session
+                && entry.call == Some(call.call)
+                && let Some(given) = entry.input_responses.filter(|v| !v.is_null())
+            {
+                answers.push(given);
+            }
+        }
+        Ok(answers)
+    }
+
     fn build(&self, file: std::fs::File) {
         let mut input = std::io::BufReader::with_capacity(1 << 16, file);
         let mut buf = Vec::new();

@@ -108,8 +108,13 @@ impl NotRerun {
 /// recorded is replaced, in the arguments of later calls, by the handle
 /// the fresh run made for the same call (in any session), so `structs_handle_fetch` of a recorded handle
 /// reads the fresh result.
+/// Takes a call's recorded answers to its server's questions ([`Replayer::answering`]).
+pub type Answering = Arc<dyn Fn(Vec<Value>) + Send + Sync>;
+
 pub struct Replayer {
     calls: Recorded,
+    /// Where a call's recorded answers go before it runs again ([`Replayer::answering`]).
+    answering: Option<Answering>,
     sessions: HashMap<String, Client>,
     /// Recorded handle → the fresh run's handle (across sessions: a client may fetch
     /// a handle another one made).
@@ -127,8 +132,24 @@ impl Replayer {
     pub fn new(calls: Recorded) -> Replayer {
         Replayer {
             calls,
+            answering: None,
             sessions: HashMap::new(),
             renamed: HashMap::new(),
+        }
+    }
+
+    /// Before each call runs again, [`Replayer::give_answers`] hands what the recorded
+    /// agent answered in the call's rounds to `answering` (the client of the server
+    /// the calls go to), so that a server asking the same gets the same.
+    pub fn answering(mut self, answering: Answering) -> Replayer {
+        self.answering = Some(answering);
+        self
+    }
+
+    /// The recorded answers of the call about to run again, for its server's rounds.
+    pub fn give_answers(&self, answers: Vec<Value>) {
+        if let Some(answering) = &self.answering {
+            answering(answers);
         }
     }
 

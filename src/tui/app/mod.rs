@@ -118,6 +118,13 @@ impl App {
     /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
         self.structs = remote.is_structs();
+        // A call replayed against the server gives its questions the agent's answers.
+        let answering = remote.clone();
+        self.desk
+            .dispatcher
+            .answer_replays_with(std::sync::Arc::new(move |given| {
+                answering.answer_rounds_with(given);
+            }));
         self.panes.server.attach(remote);
         if self.structs {
             let mut ctx = self.desk.lend(Owner::Pane(Tab::Entities));
@@ -611,9 +618,11 @@ impl App {
     }
 
     /// Whether the tab on show is a Structs tab while the core is another kind of MCP
-    /// server's (attached with `--connect`): such a tab has nothing to show.
+    /// server's (attached with `--connect`): such a tab has nothing to show. The
+    /// Server tab, the Replay tab (a recording of any server, run again against it) and
+    /// the Live tab (any tap's traffic) work with any server.
     fn needs_structs(&self) -> bool {
-        self.tab != Tab::Server && !self.structs
+        !matches!(self.tab, Tab::Server | Tab::Replay | Tab::Live) && !self.structs
     }
 }
 

@@ -488,7 +488,10 @@ async fn rerun(
         return Ok((recorded, Rerun::Skipped(why)));
     }
     let args = request.arguments.unwrap_or(Value::Null);
+    // What the agent answered in the call's rounds, for the server's questions.
+    let answers = index.answers_of(&call, session).map_err(unreadable)?;
     let mut replayer = replayer.lock().await;
+    replayer.give_answers(answers);
     let fresh = replayer.call(session, tool, args, recorded.as_ref()).await;
     Ok((recorded, Rerun::Fresh(fresh)))
 }
