@@ -848,3 +848,97 @@ fn a_watchers_fault_rules_leave_with_it_and_unfault_clears_them() {
     ));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A breakpoint holds a call in rounds too. A 2026-07-28 server (the official Python
+/// SDK's) asks for a yes before it deletes; the agent sends the call again with its
+/// answer, and the breakpoint holds that retry with what the server asked. An edited
+/// answer that does not fit the form the server asked for is refused, saying why; one
+/// that fits goes to the server in the agent's place, and the log marks the call.
+#[test]
+fn a_breakpoint_holds_a_round_and_an_edited_answer_must_fit_what_was_asked() {
+    let Some(peers) = support::peers::Peers::find() else {
+        return;
+    };
+    let dir = runtime_dir("round-holds");
+    let log = dir.join("rounds.jsonl");
+    let python = peers.python().display().to_string();
+    let script = format!(
+        "{}/tests/data/python_rounds_server.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let args = [
+        "proxy",
+        "--record",
+        log.to_str().unwrap(),
+        "--hold-timeout",
+        "30",
+        "--",
+        &python,
+        &script,
+    ];
+    let (mut agent, stderr) = Agent::start_stateless(&args, &dir);
+    let socket = socket_from(&stderr);
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "break", "tool": "confirm_delete"}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "agent", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    });
+    let call = |id: u64, extra: Value| {
+        let mut params = json!({"name": "confirm_delete", "arguments": {"name": "x"},
+            "_meta": meta.clone()});
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+    };
+    // The first time: held as any call, then the server asks.
+    agent.send(call(1, json!({})));
+    let (hold, event) = watcher.held();
+    assert!(event.get("round").is_none(), "{event}");
+    watcher.command(json!({"cmd": "continue", "hold": hold}));
+    let asked = answer(&agent, 1);
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    let requests = asked["result"]["inputRequests"].clone();
+    let (key, request) = requests.as_object().unwrap().iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+
+    // Sent again with the agent's yes: held with the round.
+    let yes = json!({key.clone(): {"action": "accept", "content": {"confirm": true}}});
+    agent.send(call(
+        2,
+        json!({"inputResponses": yes, "requestState": asked["result"]["requestState"]}),
+    ));
+    let (hold, event) = watcher.held();
+    assert_eq!(event["round"]["input_requests"], requests, "{event}");
+    assert_eq!(event["round"]["input_responses"], yes, "{event}");
+    let wrong = json!({key.clone(): {"action": "accept", "content": {"confirm": "yes"}}});
+    let refused = watcher.command(json!({"cmd": "edit", "hold": hold, "input_responses": wrong}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    let reason = refused["reason"].as_str().unwrap();
+    assert!(reason.contains("does not fit the form"), "{reason}");
+    let unasked = json!({"other": {"action": "decline"}});
+    let refused = watcher.command(json!({"cmd": "edit", "hold": hold, "input_responses": unasked}));
+    assert_eq!(refused["type"], "refused", "{refused}");
+    // A no, in the agent's place: the server keeps the thing.
+    let no = json!({key.clone(): {"action": "accept", "content": {"confirm": false}}});
+    let ack = watcher.command(json!({"cmd": "edit", "hold": hold, "input_responses": no}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = answer(&agent, 2);
+    assert_eq!(got["result"]["content"][0]["text"], "kept x", "{got}");
+    let status = agent.finish();
+    assert!(status.success(), "{status:?}");
+    let lines = log_lines(&log);
+    let response = lines
+        .iter()
+        .find(|l| l["type"] == "response")
+        .expect("the call's response");
+    assert!(
+        response["injected"]
+            .as_str()
+            .is_some_and(|i| i.contains("edited at a breakpoint")),
+        "{response:#}"
+    );
+}

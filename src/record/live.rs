@@ -107,6 +107,10 @@ pub struct Hold {
     /// the answer's place must fit.
     pub output_schema: Option<Value>,
     pub timeout_ms: u64,
+    /// For a call sent again with its answers (a round held): what the server asked
+    /// (`input_requests`, `null` when the proxy did not see it) and the answers the
+    /// agent gives (`input_responses`), which an edit changes.
+    pub round: Option<Value>,
 }
 
 /// Every call seen, and what the feed said about itself.
@@ -380,6 +384,7 @@ impl Live {
                 schema: value.get("schema").cloned(),
                 output_schema: value.get("output_schema").cloned(),
                 timeout_ms: value["timeout_ms"].as_u64().unwrap_or(0),
+                round: value.get("round").cloned().filter(|r| !r.is_null()),
             });
         } else {
             c.held = None;

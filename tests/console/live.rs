@@ -928,3 +928,59 @@ fn a_call_in_rounds_shows_what_was_asked_and_answered() {
         30,
     );
 }
+
+/// A call sent again with the agent's answers to the server's questions (a round), held:
+/// `e` edits the answers, and an answer that does not fit the form the server asked
+/// for is refused in the editor, before anything goes.
+#[test]
+fn a_held_round_edits_the_answers_checked_against_what_the_server_asked() {
+    let (_rt, mut app) = console();
+    let mut lines = two_sessions();
+    let asked = json!({"confirm": {"method": "elicitation/create", "params": {
+        "message": "Delete x?", "requestedSchema": {"type": "object",
+            "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}}}});
+    let given = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+    lines.push(line(json!({"v": 2, "ts": "2026-11-26T09:00:08.000000Z",
+        "session": "s-agent-a", "seq": 8, "type": "request", "call": 4,
+        "tool": "confirm_delete", "arguments": {"name": "x"}})));
+    lines.push(line(json!({"v": 2, "ts": "2026-11-26T09:00:08.100000Z",
+        "session": "s-agent-a", "seq": 9, "type": "round", "call": 4,
+        "tool": "confirm_delete", "round": 1, "input_requests": asked,
+        "input_responses": given})));
+    lines.push(line(
+        json!({"v": 2, "type": "held", "session": "s-agent-a", "call": 4,
+        "hold": 1, "way": "request", "tool": "confirm_delete",
+        "arguments": {"name": "x"}, "rule": 1, "timeout_ms": 60000,
+        "round": {"input_requests": asked, "input_responses": given}}),
+    ));
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("⏸ held (request)"), "{frame}");
+    press(&mut app, KeyCode::Char('e'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains("the answers to the server's questions"),
+        "{frame}"
+    );
+    assert!(frame.contains(r#""action": "accept""#), "{frame}");
+    // `true` becomes `"yes"`, which the form the server asked for refuses.
+    press_n(&mut app, KeyCode::Up, 3);
+    press(&mut app, KeyCode::End);
+    press_n(&mut app, KeyCode::Backspace, 4);
+    type_text(&mut app, "\"yes\"");
+    app.handle_key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('s'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains(r#""confirm": "yes""#), "{frame}");
+    assert!(frame.contains("does not fit the form"), "{frame}");
+    snapshot(
+        "live_held_round_100x30",
+        "Live: the answers of a held round being edited; the server's form refuses a string where it asked a yes or no",
+        &mut app,
+        100,
+        30,
+    );
+}

@@ -66,6 +66,22 @@ pub struct Agent {
 
 impl Agent {
     pub fn start(args: &[&str], runtime_dir: &Path) -> (Agent, Receiver<String>) {
+        let (mut agent, err) = Agent::start_stateless(args, runtime_dir);
+        agent.send(
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "a-test-agent", "version": "1"}}}),
+        );
+        agent.handshake = until(&agent.out, "the handshake", |v| v["id"] == 0)
+            .pop()
+            .unwrap_or_default();
+        agent.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        (agent, err)
+    }
+
+    /// An agent of the stateless revision (2026-07-28): no handshake; each request
+    /// says its version in its `_meta`.
+    pub fn start_stateless(args: &[&str], runtime_dir: &Path) -> (Agent, Receiver<String>) {
         let mut child = Command::new(BIN)
             .args(args)
             .env("XDG_RUNTIME_DIR", runtime_dir)
@@ -78,21 +94,12 @@ impl Agent {
         let stdin = child.stdin.take();
         let out: ChildStdout = child.stdout.take().unwrap();
         let err = lines_of(child.stderr.take().unwrap());
-        let mut agent = Agent {
+        let agent = Agent {
             child,
             stdin,
             out: lines_of(out),
             handshake: Value::Null,
         };
-        agent.send(
-            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "a-test-agent", "version": "1"}}}),
-        );
-        agent.handshake = until(&agent.out, "the handshake", |v| v["id"] == 0)
-            .pop()
-            .unwrap_or_default();
-        agent.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         (agent, err)
     }
 

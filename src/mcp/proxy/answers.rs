@@ -139,3 +139,124 @@ pub fn check_tool_result(result: &Value, output_schema: Option<&Value>) -> Resul
         )
     })
 }
+
+/// Checks the answers given to a round of a server's input requests (the
+/// `inputResponses` a call is sent again with, as an operator edits them at a
+/// breakpoint) against what the server asked (`inputRequests`): one answer for each
+/// request and none other, each of the shape its method answers; an accepted
+/// elicitation's content fits the form the server asked for (`requestedSchema`).
+///
+/// # Errors
+///
+/// When they do not, saying which answer and why.
+pub fn check_input_responses(asked: &Value, given: &Value) -> Result<(), String> {
+    let Some(given) = given.as_object() else {
+        return Err(format!(
+            "the answers are an object, one per question by its key, not {given}"
+        ));
+    };
+    let Some(asked) = asked.as_object() else {
+        return Ok(());
+    };
+    if let Some(extra) = given.keys().find(|k| !asked.contains_key(*k)) {
+        return Err(format!(
+            "{extra:?} answers nothing the server asked (it asked {})",
+            asked.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    for (key, request) in asked {
+        let Some(answer) = given.get(key) else {
+            return Err(format!("{key:?} is asked and not answered"));
+        };
+        check_one(request, answer).map_err(|why| format!("{key:?}: {why}"))?;
+    }
+    Ok(())
+}
+
+fn check_one(request: &Value, answer: &Value) -> Result<(), String> {
+    match request["method"].as_str() {
+        Some("elicitation/create") => {
+            let action = answer["action"].as_str().unwrap_or("");
+            if !matches!(action, "accept" | "decline" | "cancel") {
+                return Err(format!(
+                    "an elicitation is answered with \"action\": accept, decline or cancel, not {}",
+                    answer["action"]
+                ));
+            }
+            let schema = &request["params"]["requestedSchema"];
+            if action == "accept" && schema.is_object() {
+                let content = answer.get("content").cloned().unwrap_or(json!({}));
+                let compiled = crate::tools::schema::ArgSchema::compile(schema)
+                    .map_err(|e| format!("the form the server asked for is not a schema: {e}"))?;
+                compiled.check(&content).map_err(|e| {
+                    format!(
+                        "the content does not fit the form the server asked for: {} {}",
+                        e.code.as_str(),
+                        e.reason.as_deref().unwrap_or(&e.message)
+                    )
+                })?;
+            }
+            Ok(())
+        }
+        Some("sampling/createMessage") => {
+            if answer["role"] != "assistant" || !answer["content"].is_object() {
+                return Err(
+                    "a sampling request is answered with {\"role\": \"assistant\", \"content\": {\"type\": \"text\", \"text\": …}, \"model\": …}"
+                        .into(),
+                );
+            }
+            Ok(())
+        }
+        Some("roots/list") => match answer["roots"].as_array() {
+            Some(roots) if roots.iter().all(|r| r["uri"].is_string()) => Ok(()),
+            _ => Err(
+                "a roots request is answered with {\"roots\": [{\"uri\": \"file://…\"}]}".into(),
+            ),
+        },
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod round_tests {
+    use super::*;
+
+    #[test]
+    fn the_answers_to_a_round_are_checked_against_what_was_asked() {
+        let asked = json!({"confirm": {"method": "elicitation/create", "params": {
+            "message": "Delete x?", "requestedSchema": {"type": "object",
+                "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}}}});
+        let yes = json!({"confirm": {"action": "accept", "content": {"confirm": true}}});
+        assert_eq!(check_input_responses(&asked, &yes), Ok(()));
+        assert_eq!(
+            check_input_responses(&asked, &json!({"confirm": {"action": "decline"}})),
+            Ok(())
+        );
+        let wrong = json!({"confirm": {"action": "accept", "content": {"confirm": "yes"}}});
+        let why = check_input_responses(&asked, &wrong).unwrap_err();
+        assert!(why.contains("does not fit the form"), "{why}");
+        let missing = check_input_responses(&asked, &json!({})).unwrap_err();
+        assert!(missing.contains("not answered"), "{missing}");
+        let extra = json!({"confirm": {"action": "cancel"}, "other": {}});
+        assert!(
+            check_input_responses(&asked, &extra)
+                .unwrap_err()
+                .contains("answers nothing")
+        );
+        let bad = json!({"confirm": {"action": "maybe"}});
+        assert!(
+            check_input_responses(&asked, &bad)
+                .unwrap_err()
+                .contains("accept, decline or cancel")
+        );
+        let sample = json!({"s": {"method": "sampling/createMessage", "params": {}}});
+        assert!(check_input_responses(&sample, &json!({"s": {"role": "user"}})).is_err());
+        assert!(
+            check_input_responses(
+                &sample,
+                &json!({"s": {"role": "assistant", "content": {"type": "text", "text": "ok"}}})
+            )
+            .is_ok()
+        );
+    }
+}

@@ -100,6 +100,8 @@ enum Release {
     Continue,
     /// A request with these arguments; a response with this result.
     Edit(Value),
+    /// A call in rounds sent on with these answers to the server's questions.
+    EditRound(Value),
     Answer(Value),
     Error(Value),
     Drop,
@@ -141,6 +143,9 @@ struct Held {
     /// The request's id (JSON text).
     id: String,
     tool: String,
+    /// For a call sent again with its answers (a round): what the server had asked
+    /// (`null` when the broker did not see it ask).
+    round: Option<Value>,
 }
 
 #[derive(Default)]
@@ -156,6 +161,18 @@ struct State {
     /// The output schemas the tools listed declare, by tool.
     output_schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
+}
+
+/// The most questions kept for the calls' retries; past it, the oldest are forgotten.
+const ASKED_KEPT: usize = 1_000;
+
+/// How a call's retry with answers is known: by the state the server gave, or by its
+/// tool and arguments when it gave none.
+fn round_key(state: Option<&Value>, tool: &str, args: &Value) -> String {
+    match state.and_then(Value::as_str) {
+        Some(state) => format!("state:{state}"),
+        None => format!("call:{tool} {args}"),
+    }
 }
 
 /// The broker of one session, shared by its two pumps and the board's commands.
@@ -344,8 +361,14 @@ impl Broker {
             (held_by, fired, stale)
         };
         if let Some((rule, owner)) = held_by {
-            let held = json!({"type": "held", "way": "request", "call": number, "tool": tool,
+            let mut held = json!({"type": "held", "way": "request", "call": number, "tool": tool,
                 "arguments": args, "rule": rule});
+            // A call sent again with its answers: the round, with what was asked.
+            if let Some(given) = message["params"].get("inputResponses") {
+                let key = round_key(message["params"].get("requestState"), &tool, &args);
+                let asked = self.board.asked().remove(&key).unwrap_or(Value::Null);
+                held["round"] = json!({"input_requests": asked, "input_responses": given});
+            }
             self.hold(On::Request, id, owner, held, line.to_vec(), token);
             return Decision::Taken;
         }
@@ -450,6 +473,18 @@ impl Broker {
             let Some(call) = state.calls.remove(&key) else {
                 return Decision::Pass;
             };
+            if let Some(result) = message.get("result")
+                && result["resultType"] == "input_required"
+            {
+                let mut asked = self.board.asked();
+                if asked.len() >= ASKED_KEPT {
+                    asked.clear();
+                }
+                asked.insert(
+                    round_key(result.get("requestState"), &call.tool, &call.args),
+                    result["inputRequests"].clone(),
+                );
+            }
             let (keep, held_by) = {
                 let rules = self.board.rules();
                 let keep = rules.faults.as_ref().is_some_and(Faults::wants_answers);
@@ -578,6 +613,7 @@ impl Broker {
                     way,
                     id: id.to_string(),
                     tool: event["tool"].as_str().unwrap_or("").to_string(),
+                    round: event.get("round").map(|r| r["input_requests"].clone()),
                 },
             );
             n
@@ -655,6 +691,7 @@ impl Broker {
             (Release::SessionEnded, _) => "the session ended, continued",
             (Release::Cancelled, _) => "cancelled by the agent",
             (Release::Edit(_), _) => "edited, continued",
+            (Release::EditRound(_), _) => "answers edited, continued",
             (Release::Answer(_), _) => "answered",
             (Release::Error(_), _) => "answered with an error",
             (Release::Drop, _) => "dropped",
@@ -674,6 +711,20 @@ impl Broker {
                 self.send_host(line.to_vec(), None);
             }
             (Release::Cancelled, _) => {}
+            (Release::EditRound(given), _) => {
+                let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+                message["params"]["inputResponses"] = given.clone();
+                if let Some(tap) = &self.tap {
+                    tap.note(
+                        &id.to_string(),
+                        "the answers to the server's questions edited at a breakpoint",
+                    );
+                }
+                event["input_responses"] = given;
+                let mut bytes = message.to_string().into_bytes();
+                bytes.push(b'\n');
+                let _ = self.to_server.send(bytes);
+            }
             (Release::Edit(args), On::Request) => {
                 let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
                 message["params"]["arguments"] = args.clone();
@@ -754,11 +805,20 @@ impl Broker {
 
     /// A command on hold `hold`: `None` when this session does not hold it.
     fn release_command(&self, cmd: &str, hold: u64, body: &Value) -> Option<Result<Value, String>> {
-        let (way, tool) = {
+        let (way, tool, round) = {
             let state = self.lock();
             let held = state.holds.get(&hold)?;
-            (held.way, held.tool.clone())
+            (held.way, held.tool.clone(), held.round.clone())
         };
+        if let (Some(asked), Some(given)) = (round, body.get("input_responses"))
+            && cmd == "edit"
+        {
+            return Some(
+                super::answers::check_input_responses(&asked, given)
+                    .map_err(|why| format!("the answers do not fit what the server asked: {why}"))
+                    .and_then(|()| self.release_with(hold, Release::EditRound(given.clone()))),
+            );
+        }
         Some(self.release_as(cmd, hold, way, &tool, body))
     }
 
@@ -819,6 +879,11 @@ impl Broker {
                 Release::Error(wire)
             }
         };
+        self.release_with(hold, release)
+    }
+
+    /// Ends hold `hold` with `release`.
+    fn release_with(&self, hold: u64, release: Release) -> Result<Value, String> {
         let held = self
             .lock()
             .holds

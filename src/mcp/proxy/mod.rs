@@ -34,7 +34,7 @@ use serde_json::Value;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-pub use self::answers::check_tool_result;
+pub use self::answers::{check_input_responses, check_tool_result};
 use self::broker::{Board, Broker, Decision, Out};
 pub use self::http::serve_http;
 pub use self::rules::Faults;

@@ -26,9 +26,19 @@ pub(in crate::mcp::proxy) struct Board {
     rules: Mutex<Rules>,
     feed: Option<Feed>,
     pub(super) brokers: Mutex<Vec<Weak<Broker>>>,
+    /// What the server asked of the calls it answered `input_required`, by the key
+    /// their retry is known by: an edited answer is checked against it. On the board,
+    /// since a stateless host's retry may come through another session's broker.
+    pub(super) asked: Mutex<std::collections::HashMap<String, serde_json::Value>>,
 }
 
 impl Board {
+    pub(super) fn asked(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, serde_json::Value>> {
+        self.asked.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     pub(in crate::mcp::proxy) fn new(feed: Option<Feed>, faults: Option<Faults>) -> Arc<Board> {
         Arc::new(Board {
             rules: Mutex::new(Rules {
@@ -40,6 +50,7 @@ impl Board {
             }),
             feed,
             brokers: Mutex::new(Vec::new()),
+            asked: Mutex::default(),
         })
     }
 

@@ -22,6 +22,9 @@ pub(super) enum EditKind {
     Answer,
     /// An error object: code, message, details.
     Error,
+    /// The answers to the server's questions a call in rounds is sent again with,
+    /// checked against what the server asked.
+    Round,
 }
 
 /// The editor open on a held call.
@@ -32,6 +35,9 @@ pub(super) struct Editing {
     pub(super) schema: Option<Value>,
     /// The tool's output schema, which a result must fit (when the proxy knows it).
     pub(super) output_schema: Option<Value>,
+    /// What the server asked, for answers to a round (`null` when the proxy did not
+    /// see it ask).
+    pub(super) asked: Value,
     /// What the editor opened with.
     pub(super) original: Value,
     /// The call, as the editor's title names it.
@@ -107,7 +113,16 @@ impl LivePane {
         let Some((call, hold)) = self.selected_hold() else {
             return;
         };
+        // `e` on a held round edits its answers to the server's questions.
+        let kind = match (&hold.round, kind) {
+            (Some(_), EditKind::Arguments) if hold.way == "request" => EditKind::Round,
+            _ => kind,
+        };
         let start = match kind {
+            EditKind::Round => hold
+                .round
+                .as_ref()
+                .map_or_else(|| json!({}), |r| r["input_responses"].clone()),
             EditKind::Arguments if hold.way == "response" => {
                 hold.answer.clone().unwrap_or_else(|| json!({}))
             }
@@ -130,6 +145,10 @@ impl LivePane {
             on_response: hold.way == "response",
             schema: hold.schema.clone(),
             output_schema: hold.output_schema.clone(),
+            asked: hold
+                .round
+                .as_ref()
+                .map_or(Value::Null, |r| r["input_requests"].clone()),
             original: start,
             title: format!("#{} call {} · {}", call.session, call.call, call.tool),
             area: TextArea::new(&text),
@@ -182,6 +201,13 @@ impl LivePane {
                     "answer"
                 };
                 json!({"cmd": cmd, "hold": editing.hold, "result": value})
+            }
+            EditKind::Round => {
+                if let Err(why) = crate::mcp::proxy::check_input_responses(&editing.asked, &value) {
+                    editing.problem = Some(why);
+                    return;
+                }
+                json!({"cmd": "edit", "hold": editing.hold, "input_responses": value})
             }
             EditKind::Error => {
                 let code = value["code"].as_str().unwrap_or("");

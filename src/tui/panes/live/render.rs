@@ -348,6 +348,7 @@ impl LivePane {
             (super::EditKind::Answer, true) => "the answer to give the agent instead",
             (super::EditKind::Answer, false) => "the result to answer with",
             (super::EditKind::Error, _) => "the error to answer with",
+            (super::EditKind::Round, _) => "the answers to the server's questions",
         };
         let title = format!(" {} · {what} ", editing.title);
         let block = area_block(
