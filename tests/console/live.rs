@@ -984,3 +984,38 @@ fn a_held_round_edits_the_answers_checked_against_what_the_server_asked() {
         30,
     );
 }
+
+/// A call the server ran as a task, fed as the tap writes it: one call, its task's
+/// statuses between its request and its answer, the answer the task's result.
+#[test]
+fn a_call_run_as_a_task_shows_its_lifecycle() {
+    let (_rt, mut app) = console();
+    let lines = [
+        json!({"v": 2, "ts": "2026-11-28T09:00:01.000000Z", "session": "s-a", "seq": 1,
+            "type": "request", "call": 1, "tool": "slow_square",
+            "arguments": {"n": 7}, "source": "proxy"}),
+        json!({"v": 2, "ts": "2026-11-28T09:00:01.010000Z", "session": "s-a", "seq": 2,
+            "type": "task", "call": 1, "tool": "slow_square",
+            "task_id": "aa7f8cf3bcff4ed4acbe6fa252d7d2f3", "status": "working"}),
+        json!({"v": 2, "ts": "2026-11-28T09:00:01.320000Z", "session": "s-a", "seq": 3,
+            "type": "task", "call": 1, "tool": "slow_square",
+            "task_id": "aa7f8cf3bcff4ed4acbe6fa252d7d2f3", "status": "completed"}),
+        json!({"v": 2, "ts": "2026-11-28T09:00:01.321000Z", "session": "s-a", "seq": 4,
+            "type": "response", "call": 1, "tool": "slow_square", "duration_ms": 321.0,
+            "result": {"result": 49}, "source": "proxy"}),
+    ]
+    .map(line);
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("working"), "{frame}");
+    assert!(frame.contains("completed"), "{frame}");
+    assert!(frame.contains("49"), "{frame}");
+    snapshot(
+        "live_task_100x30",
+        "Live: one call the server ran as a task, each status the host polled, then the task's result",
+        &mut app,
+        100,
+        30,
+    );
+}
