@@ -26,6 +26,23 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     printf '%s\n' "call test_mrtr_echo_state" "call test_mrtr_no_state" \
       "call test_mrtr_unrelated" "call test_mrtr_no_result_type" |
       exec "$bin" client "${extra[@]}" --elicitation accept-defaults --connect "$url" session - ;;
+  http-standard-headers)
+    # A request of each kind whose headers the scenario checks, in one session.
+    printf '%s\n' "tools" "call test_headers" "call my-hyphenated-tool" "resources" \
+      "read 'file:///path/to/file%20name.txt'" "prompts" "prompt test_prompt" |
+      exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
+  json-schema-ref-no-deref)
+    # The tool list, whose schema points at a network $ref (the scenario's server
+    # serves nothing else): the client must not fetch it.
+    exec "$bin" client "${extra[@]}" --connect "$url" tools ;;
+  json-schema-2020-12-preservation)
+    # The focal tool's inputSchema, as the client received it, echoed back verbatim.
+    schema=$("$bin" client "${extra[@]}" --connect "$url" tools | python3 -c '
+import json, sys
+tools = json.load(sys.stdin)["tools"]
+focal = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")
+print(json.dumps({"schema": focal["inputSchema"]}))') || exit 1
+    exec "$bin" client "${extra[@]}" --connect "$url" call json_schema_echo --args "$schema" ;;
   *)
     echo "conformance_client.sh: no mapping for scenario '${MCP_CONFORMANCE_SCENARIO:-}'" >&2
     exit 2 ;;
