@@ -724,11 +724,60 @@ fn a_call_the_server_runs_as_a_task_is_followed_and_cancelled_with_x() {
     key(&mut app, KeyCode::Down);
     text(&mut app, "30");
     key(&mut app, KeyCode::Enter);
-    until(&mut app, "· working ·");
+    let frame = until(&mut app, "· working ·");
+    assert!(
+        frame.contains("x asks the server to stop the task (tasks/cancel)"),
+        "{frame}"
+    );
     key(&mut app, KeyCode::Char('x'));
     let frame = until(&mut app, "TOOL_CANCELLED");
     assert!(frame.contains("· cancelled"), "{frame}");
     assert_eq!(sent("tasks/cancel"), 1);
     section(&mut app, "History");
     until(&mut app, "slow_square (task cancelled)");
+}
+
+/// A task the server says waits on input: the question waits in Requests like any
+/// other, the operator's answer goes back through `tasks/update`, and the call's story
+/// shows the task waiting, the answer given, then its end.
+#[test]
+fn a_task_waiting_on_input_is_answered_by_the_operator() {
+    let rt = runtime();
+    let target = Target::Command(vec![
+        "python3".into(),
+        format!(
+            "{}/tests/data/hostile_server.py",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+        "task-input".into(),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to the server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    tool_form(&mut app, &remote, "echo");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Requests 1!");
+    section(&mut app, "Requests");
+    until(&mut app, "your name?");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    keys(&mut app, KeyCode::Tab, 5);
+    let frame = until(&mut app, "hello Ada");
+    assert!(frame.contains("· input_required"), "{frame}");
+    assert!(
+        frame.contains(r#"asked elicitation/create "your name?" · answered accept"#),
+        "{frame}"
+    );
+    assert!(frame.contains("(tasks/update)"), "{frame}");
+    assert!(frame.contains("· completed"), "{frame}");
+    let updates = remote
+        .wire()
+        .messages()
+        .iter()
+        .filter(|m| m.direction == Direction::Sent && m.method == "tasks/update")
+        .count();
+    assert_eq!(updates, 1);
 }

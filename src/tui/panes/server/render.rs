@@ -496,10 +496,21 @@ impl ServerPane {
                 theme.style(Role::Info),
             );
             if left > 1 {
+                let is_task = call
+                    .trail
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .iter()
+                    .any(|e| e.get("task").is_some());
+                let hint = if is_task {
+                    "x asks the server to stop the task (tasks/cancel)"
+                } else {
+                    "x cancels the call"
+                };
                 buf.set_stringn(
                     inner.x,
                     top + 1,
-                    fit("x cancels the call", width),
+                    fit(hint, width),
                     width,
                     theme.style(Role::Muted),
                 );
