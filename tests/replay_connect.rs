@@ -320,3 +320,87 @@ fn the_replay_tab_runs_a_recording_again_against_the_server_it_is_attached_to() 
         );
     }
 }
+
+/// The Python SDK's server over streamable HTTP: the agent's session recorded through
+/// the bridge (`proxy --upstream URL`, its stdio host's 2026-07-28 requests sent with
+/// the headers their bodies say), then replayed against the URL. A round and a task
+/// included; the same server passes, a changed one is caught.
+#[test]
+fn a_recording_of_a_python_sdk_server_over_http_checks_it_and_catches_a_change() {
+    let Some(peers) = Peers::find() else { return };
+    let serve = |skew: &str| {
+        let port = support::daemon::free_port();
+        let child = Command::new(peers.python())
+            .arg(format!(
+                "{}/tests/data/python_rounds_server.py",
+                env!("CARGO_MANIFEST_DIR")
+            ))
+            .args(["http", &port.to_string()])
+            .env("ROUNDS_FIXTURE_SKEW", skew)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the Python server");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the Python server never listened"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        (child, format!("http://127.0.0.1:{port}/mcp"))
+    };
+    let (mut same, url) = serve("0");
+    let log = scratch("python-http.jsonl");
+    let bridge = format!(
+        "{BIN} proxy --no-control --record {} --upstream {url}",
+        log.display()
+    );
+    for (options, tool, args) in [
+        (&[][..], "add", r#"{"a": 1, "b": 2}"#),
+        (
+            &["--elicitation", "accept-defaults"][..],
+            "confirm_delete",
+            r#"{"name": "x"}"#,
+        ),
+        (&[][..], "slow_square", r#"{"n": 3}"#),
+    ] {
+        let out = Command::new(BIN)
+            .arg("client")
+            .args(options)
+            .args(["--connect", &bridge, "call", tool, "--args", args])
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the client");
+        assert!(out.status.success(), "{tool}: {}", said(&out));
+    }
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The agent spoke 2026-07-28 through the bridge (without the revision's headers
+    // the server refused it, and the client fell back to 2025-11-25).
+    for request in lines.iter().filter(|l| l["type"] == "request") {
+        assert_eq!(
+            request["meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28",
+            "{request:#}"
+        );
+    }
+    assert!(lines.iter().any(|l| l["type"] == "round"), "{lines:#?}");
+    assert!(lines.iter().any(|l| l["type"] == "task"), "{lines:#?}");
+    let out = replay(&log, &url);
+    let text = said(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("3 the same, 0 different"), "{text}");
+    let (mut skewed, other) = serve("1");
+    let out = replay(&log, &other);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("1 the same, 2 different"), "{text}");
+    for child in [&mut same, &mut skewed] {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
