@@ -478,15 +478,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
         };
         // A server asking for input is given what the recorded agent answered.
-        let answering = |given: Vec<serde_json::Value>| {
-            if let Some(remote) = &remote {
-                remote.answer_rounds_with(given);
-            }
-        };
         let report = runtime
-            .block_on(structs_console::record::replay::check_answering(
-                &core, file, &rules, &answering,
-            ))
+            .block_on(structs_console::record::replay::check(&core, file, &rules))
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
         if let Some(remote) = &remote {
             runtime.block_on(remote.close());

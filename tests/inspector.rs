@@ -666,6 +666,11 @@ fn a_question_asked_in_a_round_is_the_operators_to_answer() {
          answer, then the tool's result",
         &mut app,
     );
+    // However small the terminal, the story and the answer share it.
+    for h in 6..=12 {
+        draw(&mut app, 40, h);
+        draw(&mut app, 24, h);
+    }
     // The History marks the call by its rounds.
     section(&mut app, "History");
     until(&mut app, "confirm_delete (1 round)");

@@ -51,6 +51,12 @@ pub struct CallContext {
     sessionless: bool,
     /// Where what happened along the call beyond progress goes; `None` keeps nothing.
     trail: Option<TrailSink>,
+    /// Whether the caller follows a task the call may become (a client declares the
+    /// Tasks extension for it).
+    follows_tasks: bool,
+    /// Answers given in advance to the rounds of input the call's server asks for, in
+    /// order: what a recorded agent answered, when its call is replayed.
+    answers: Option<Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>>,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -243,6 +249,8 @@ impl CallContext {
             log: None,
             sessionless: self.sessionless,
             trail: None,
+            follows_tasks: false,
+            answers: None,
         }
     }
 
@@ -258,6 +266,8 @@ impl CallContext {
             log: self.log.clone(),
             sessionless: self.sessionless,
             trail: None,
+            follows_tasks: false,
+            answers: None,
         }
     }
 
@@ -320,16 +330,40 @@ impl CallContext {
     /// What happened along the call beyond its progress goes to `sink`, one JSON value
     /// each: a call forwarded to another server reports each round of input the server
     /// asked for, each status of the task it ran the call as, and an answer taken from
-    /// the cache. A caller that gives a trail follows the call's whole lifecycle, so a
-    /// server may run it as a task (the client declares the Tasks extension for it).
+    /// the cache.
     pub fn with_trail(mut self, sink: impl Fn(Value) + Send + Sync + 'static) -> Self {
         self.trail = Some(Arc::new(sink));
         self
     }
 
-    /// Whether anyone follows the call's trail.
-    pub fn follows_trail(&self) -> bool {
-        self.trail.is_some()
+    /// The caller follows the call to its end even if the server runs it as a task (a
+    /// client forwarding it declares the Tasks extension for it).
+    pub fn following_tasks(mut self) -> Self {
+        self.follows_tasks = true;
+        self
+    }
+
+    /// Whether the caller follows a task the call may become.
+    pub fn follows_tasks(&self) -> bool {
+        self.follows_tasks
+    }
+
+    /// The rounds of input the call's server asks for get these answers first, in
+    /// order (each a round's `inputResponses`), before anyone is asked.
+    pub fn with_answers(mut self, answers: Vec<Value>) -> Self {
+        if !answers.is_empty() {
+            self.answers = Some(Arc::new(std::sync::Mutex::new(answers.into())));
+        }
+        self
+    }
+
+    /// The next answer given in advance for a round of input, if any is left.
+    pub fn next_answer(&self) -> Option<Value> {
+        self.answers
+            .as_ref()?
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
     }
 
     /// Adds one event to the call's trail, if anyone follows it.

@@ -108,13 +108,10 @@ impl NotRerun {
 /// recorded is replaced, in the arguments of later calls, by the handle
 /// the fresh run made for the same call (in any session), so `structs_handle_fetch` of a recorded handle
 /// reads the fresh result.
-/// Takes a call's recorded answers to its server's questions ([`Replayer::answering`]).
-pub type Answering = Arc<dyn Fn(Vec<Value>) + Send + Sync>;
-
 pub struct Replayer {
     calls: Recorded,
-    /// Where a call's recorded answers go before it runs again ([`Replayer::answering`]).
-    answering: Option<Answering>,
+    /// The recorded answers of the call about to run again ([`Replayer::give_answers`]).
+    answers: Vec<Value>,
     sessions: HashMap<String, Client>,
     /// Recorded handle → the fresh run's handle (across sessions: a client may fetch
     /// a handle another one made).
@@ -132,25 +129,17 @@ impl Replayer {
     pub fn new(calls: Recorded) -> Replayer {
         Replayer {
             calls,
-            answering: None,
+            answers: Vec::new(),
             sessions: HashMap::new(),
             renamed: HashMap::new(),
         }
     }
 
-    /// Before each call runs again, [`Replayer::give_answers`] hands what the recorded
-    /// agent answered in the call's rounds to `answering` (the client of the server
-    /// the calls go to), so that a server asking the same gets the same.
-    pub fn answering(mut self, answering: Answering) -> Replayer {
-        self.answering = Some(answering);
-        self
-    }
-
-    /// The recorded answers of the call about to run again, for its server's rounds.
-    pub fn give_answers(&self, answers: Vec<Value>) {
-        if let Some(answering) = &self.answering {
-            answering(answers);
-        }
+    /// What the recorded agent answered in the rounds of the next call run again: that
+    /// call carries them ([`CallContext::with_answers`]), so that a server asking the
+    /// same gets the same, and no other call can take them.
+    pub fn give_answers(&mut self, answers: Vec<Value>) {
+        self.answers = answers;
     }
 
     /// Calls `tool` with the recorded `args` as `session` did; `recorded` is the
@@ -170,7 +159,9 @@ impl Replayer {
         }
         let ctx = CallContext::new()
             .with_subscriptions(client.subscriptions.clone())
-            .with_handles(client.handles.clone());
+            .with_handles(client.handles.clone())
+            .with_answers(std::mem::take(&mut self.answers))
+            .following_tasks();
         let fresh = self
             .calls
             .call_wire(tool, args, ctx)
@@ -255,24 +246,11 @@ fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
     }
 }
 
-/// Runs every call of the log at `path` again on `core` and compares.
+/// Runs every call of the log at `path` again on `core` and compares. Each call runs
+/// with what its agent answered to the input its server asked for (the
+/// `input_responses` of its `round` lines, in order), so that a server asking the same
+/// gets the same.
 pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result<Report> {
-    check_answering(core, path, ignore, &|_| {}).await
-}
-
-/// As [`check`], handing each call's recorded answers to the input its server asked
-/// for (the `input_responses` of its `round` lines, in order) to `answers` before the
-/// call runs again, so that a server asking the same gets the same.
-///
-/// # Errors
-///
-/// As [`check`].
-pub async fn check_answering(
-    core: &Core,
-    path: &Path,
-    ignore: &Ignore,
-    answers: &(dyn Fn(Vec<Value>) + Sync),
-) -> std::io::Result<Report> {
     let mut replayer = Replayer::new(Recorded::new(core.clone(), None));
     let mut report = Report::default();
     // Requests waiting for their response, by (session, call).
@@ -329,7 +307,7 @@ pub async fn check_answering(
                     None => {}
                 }
                 let recorded = entry.answer();
-                answers(
+                replayer.give_answers(
                     answered
                         .remove(&(entry.session.clone(), call))
                         .unwrap_or_default(),

@@ -53,9 +53,6 @@ pub(crate) struct Dispatcher {
     /// Long calls (proof-of-work searches) among the pending ones: they run until
     /// done or cancelled, so they do not count as the console loading.
     background: std::collections::HashSet<RequestId>,
-    /// Where a replayed call's recorded answers to its server's questions go before
-    /// it runs again (the attached server's client); `None` on the embedded world.
-    answering: Option<crate::record::replay::Answering>,
 }
 
 impl Dispatcher {
@@ -70,7 +67,6 @@ impl Dispatcher {
             next_id: 0,
             pending: 0,
             background: std::collections::HashSet::new(),
-            answering: None,
         }
     }
 
@@ -145,17 +141,7 @@ impl Dispatcher {
 
     /// A replayer whose calls go through the recorder, like every call.
     pub fn replayer(&self) -> crate::record::replay::Replayer {
-        let replayer = crate::record::replay::Replayer::new(self.calls.clone());
-        match &self.answering {
-            Some(answering) => replayer.answering(answering.clone()),
-            None => replayer,
-        }
-    }
-
-    /// A replayed call's recorded answers to the questions its server asks go to
-    /// `answering` before it runs again.
-    pub fn answer_replays_with(&mut self, answering: crate::record::replay::Answering) {
-        self.answering = Some(answering);
+        crate::record::replay::Replayer::new(self.calls.clone())
     }
 
     /// The source's name, height and clock (the header's figures).

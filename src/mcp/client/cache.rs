@@ -59,7 +59,11 @@ pub(super) fn key(method: &str, params: &Value) -> Option<String> {
     if !CACHEABLE.contains(&method) {
         return None;
     }
-    let mut params = params.clone();
+    // No params and empty ones ask the same.
+    let mut params = match params {
+        Value::Null => Value::Object(serde_json::Map::new()),
+        p => p.clone(),
+    };
     if let Some(p) = params.as_object_mut() {
         p.remove("_meta");
     }
@@ -116,14 +120,6 @@ impl Cache {
                 changes,
             },
         );
-    }
-
-    /// How long the answer kept for `key` still holds, and its scope.
-    pub fn left(&self, key: &str, changes: u64) -> Option<(Duration, String)> {
-        let kept = lock(&self.kept);
-        let k = kept.get(key)?;
-        let now = Instant::now();
-        (k.until > now && k.changes == changes).then(|| (k.until - now, k.scope.clone()))
     }
 }
 

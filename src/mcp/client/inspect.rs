@@ -12,8 +12,6 @@ use rmcp::model::{
     RootsListChangedNotification,
 };
 use rmcp::service::PeerRequestOptions;
-use std::time::Duration;
-
 use serde_json::{Value, json};
 
 use super::handler::RootDir;
@@ -109,13 +107,6 @@ impl Remote {
         Ok(answer)
     }
 
-    /// How long the answer to `method` with `params` is still kept by the server's
-    /// caching hints, and its scope; `None` when it is not kept (or no longer).
-    pub fn cached_for(&self, method: &str, params: &Value) -> Option<(Duration, String)> {
-        let key = super::cache::key(method, params)?;
-        self.cache.left(&key, self.wire.changes())
-    }
-
     /// Sends request `method` with `params` once and returns the server's result as
     /// JSON, whatever it is (an `input_required` result included). Progress reports go
     /// to `ctx`; cancelling `ctx` sends `notifications/cancelled` and ends the request
@@ -168,7 +159,7 @@ impl Remote {
                 // A caller following the call's whole trail (the Server tab) follows a
                 // task too: this request declares the Tasks extension even where the
                 // connection does not (the other panes want a search's progress).
-                if ctx.follows_trail() && !self.shared.tasks && self.stateless() {
+                if ctx.follows_tasks() && !self.shared.tasks && self.stateless() {
                     let info = super::handler::client_info_with(self.shared.protocol.clone(), true);
                     let mut meta = rmcp::model::RequestMetaObject::default();
                     meta.set_client_capabilities(info.capabilities);

@@ -230,9 +230,6 @@ pub struct Remote {
     /// The listen streams watching resources on a 2026-07-28 server, by URI: each
     /// stops when its token is cancelled.
     listens: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
-    /// Answers to give the next rounds before asking anyone: what a recorded session's
-    /// agent answered, when it is replayed ([`Remote::answer_rounds_with`]).
-    recorded_answers: Mutex<std::collections::VecDeque<Value>>,
     /// Answers kept by the server's caching hints ([`cache`]).
     cache: cache::Cache,
 }
@@ -430,7 +427,6 @@ impl Remote {
             idle_timeout: options.idle_timeout,
             rounds: Mutex::default(),
             listens: Mutex::default(),
-            recorded_answers: Mutex::default(),
             cache: cache::Cache::default(),
         });
         if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {

@@ -53,14 +53,6 @@ impl Remote {
         std::mem::take(&mut *super::traffic::lock(&self.rounds))
     }
 
-    /// Gives the next rounds these answers (each a round's `inputResponses`), in
-    /// order, instead of asking the script or the operator: how a replay answers what
-    /// the server asks with what the recorded agent answered. A round whose questions
-    /// the answers do not cover is asked as usual.
-    pub fn answer_rounds_with(&self, answers: Vec<Value>) {
-        *super::traffic::lock(&self.recorded_answers) = answers.into();
-    }
-
     /// Keeps one line of what happened along a request (a round, a task's status), and
     /// adds it to the call's trail.
     pub(super) fn keep_round(&self, ctx: &CallContext, round: Value) {
@@ -111,7 +103,9 @@ impl Remote {
                 .with_extra("rounds", json!(MAX_ROUNDS)));
             }
             let asked = answer["inputRequests"].clone();
-            let recorded = super::traffic::lock(&self.recorded_answers).pop_front();
+            // Answers given with the call (a replay's, what the recorded agent
+            // answered) come first; a round they do not cover is asked as usual.
+            let recorded = ctx.next_answer();
             let covered = |given: &Value| {
                 asked
                     .as_object()

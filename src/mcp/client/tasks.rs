@@ -58,6 +58,15 @@ impl Remote {
                 ),
             ));
         };
+        // The polls declare the extension as the call did.
+        let follows = ctx.follows_tasks();
+        let poll = || {
+            if follows {
+                CallContext::new().following_tasks()
+            } else {
+                CallContext::new()
+            }
+        };
         let mut task = created;
         let mut said = String::new();
         let mut cancelled_at: Option<tokio::time::Instant> = None;
@@ -120,7 +129,7 @@ impl Remote {
                         self.request_once(
                             "tasks/update",
                             json!({"taskId": id, "inputResponses": answered}),
-                            CallContext::new(),
+                            poll(),
                         )
                         .await?;
                     }
@@ -135,7 +144,7 @@ impl Remote {
                 () = ctx.cancelled(), if cancelled_at.is_none() => {
                     cancelled_at = Some(tokio::time::Instant::now());
                     let _ = self
-                        .request_once("tasks/cancel", json!({"taskId": id}), CallContext::new())
+                        .request_once("tasks/cancel", json!({"taskId": id}), poll())
                         .await;
                 }
             }
@@ -151,7 +160,7 @@ impl Remote {
                 .with_extra("task_id", json!(id)));
             }
             task = self
-                .request_once("tasks/get", json!({"taskId": id}), CallContext::new())
+                .request_once("tasks/get", json!({"taskId": id}), poll())
                 .await?;
         }
     }

@@ -14,7 +14,7 @@
 //! and of the breakpoints (`"type": "breakpoints"`); answers that did not come from
 //! the server are logged with `injected` saying what gave them.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -152,14 +152,9 @@ struct Held {
 struct State {
     calls: HashMap<String, Call>,
     holds: HashMap<u64, Held>,
-    answers: HashMap<String, Value>,
-    answers_order: VecDeque<String>,
-    schemas: HashMap<String, Value>,
     /// The proxy's own requests to the server (for watchers), by id as JSON text:
     /// where their answers go.
     own: HashMap<String, oneshot::Sender<Value>>,
-    /// The output schemas the tools listed declare, by tool.
-    output_schemas: HashMap<String, Value>,
     list_requests: HashSet<String>,
 }
 
@@ -222,11 +217,11 @@ impl Broker {
             tap,
             taken: tokio::sync::watch::Sender::new(0),
         });
-        board
-            .brokers
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(Arc::downgrade(&broker));
+        let mut brokers = board.brokers.lock().unwrap_or_else(|e| e.into_inner());
+        // The sessions that ended go (a stateless host's passage ends with each request).
+        brokers.retain(|b| b.strong_count() > 0);
+        brokers.push(Arc::downgrade(&broker));
+        drop(brokers);
         broker
     }
 
@@ -341,7 +336,11 @@ impl Broker {
             };
             drop(rules);
             let stale = if fired.iter().any(|(_, f)| *f == Fault::Stale) {
-                state.answers.get(&answer_key(&tool, &args)).cloned()
+                self.board
+                    .learned()
+                    .answers
+                    .get(&answer_key(&tool, &args))
+                    .cloned()
             } else {
                 None
             };
@@ -366,7 +365,12 @@ impl Broker {
             // A call sent again with its answers: the round, with what was asked.
             if let Some(given) = message["params"].get("inputResponses") {
                 let key = round_key(message["params"].get("requestState"), &tool, &args);
-                let asked = self.board.asked().remove(&key).unwrap_or(Value::Null);
+                let asked = self
+                    .board
+                    .learned()
+                    .asked
+                    .remove(&key)
+                    .unwrap_or(Value::Null);
                 held["round"] = json!({"input_requests": asked, "input_responses": given});
             }
             self.hold(On::Request, id, owner, held, line.to_vec(), token);
@@ -450,21 +454,22 @@ impl Broker {
                 return Decision::Taken;
             }
             if state.list_requests.remove(&key) {
+                let mut learned = self.board.learned();
                 for tool in message["result"]["tools"].as_array().into_iter().flatten() {
                     let Some(name) = tool["name"].as_str() else {
                         continue;
                     };
                     if let Some(schema) = tool.get("inputSchema") {
-                        state.schemas.insert(name.to_string(), schema.clone());
+                        learned.schemas.insert(name.to_string(), schema.clone());
                     }
                     match tool.get("outputSchema").filter(|s| s.is_object()) {
                         Some(schema) => {
-                            state
+                            learned
                                 .output_schemas
                                 .insert(name.to_string(), schema.clone());
                         }
                         None => {
-                            state.output_schemas.remove(name);
+                            learned.output_schemas.remove(name);
                         }
                     }
                 }
@@ -476,7 +481,7 @@ impl Broker {
             if let Some(result) = message.get("result")
                 && result["resultType"] == "input_required"
             {
-                let mut asked = self.board.asked();
+                let asked = &mut self.board.learned().asked;
                 if asked.len() >= ASKED_KEPT {
                     asked.clear();
                 }
@@ -500,12 +505,13 @@ impl Broker {
                 && result["isError"] != true
             {
                 let k = answer_key(&call.tool, &call.args);
-                if state.answers.insert(k.clone(), result.clone()).is_none() {
-                    state.answers_order.push_back(k);
-                    if state.answers_order.len() > ANSWERS_KEPT
-                        && let Some(old) = state.answers_order.pop_front()
+                let mut learned = self.board.learned();
+                if learned.answers.insert(k.clone(), result.clone()).is_none() {
+                    learned.answers_order.push_back(k);
+                    if learned.answers_order.len() > ANSWERS_KEPT
+                        && let Some(old) = learned.answers_order.pop_front()
                     {
-                        state.answers.remove(&old);
+                        learned.answers.remove(&old);
                     }
                 }
             }
@@ -622,12 +628,12 @@ impl Broker {
         event["timeout_ms"] = json!(self.hold_timeout.as_millis() as u64);
         let tool = event["tool"].as_str().unwrap_or("").to_string();
         if way == On::Request
-            && let Some(schema) = self.lock().schemas.get(&tool).cloned()
+            && let Some(schema) = self.board.learned().schemas.get(&tool).cloned()
         {
             event["schema"] = schema;
         }
         // What an answer given in its place must fit: the agent's SDK checks it.
-        if let Some(schema) = self.lock().output_schemas.get(&tool).cloned() {
+        if let Some(schema) = self.board.learned().output_schemas.get(&tool).cloned() {
             event["output_schema"] = schema;
         }
         let holding = Holding {
@@ -839,7 +845,7 @@ impl Broker {
                     .filter(|a| a.is_object())
                     .cloned()
                     .ok_or("an edit gives the call's new \"arguments\", an object")?;
-                let schema = self.lock().schemas.get(tool).cloned();
+                let schema = self.board.learned().schemas.get(tool).cloned();
                 if let Some(schema) = schema
                     && let Ok(compiled) = ArgSchema::compile(&schema)
                     && let Err(e) = compiled.check(&args)
@@ -856,7 +862,7 @@ impl Broker {
                 let result = body.get("result").ok_or(
                     "give the \"result\" to answer with: the whole tool result, {\"content\": […], \"structuredContent\": {…}}",
                 )?;
-                let schema = self.lock().output_schemas.get(tool).cloned();
+                let schema = self.board.learned().output_schemas.get(tool).cloned();
                 check_tool_result(result, schema.as_ref())?;
                 if cmd == "edit" {
                     Release::Edit(result.clone())

@@ -21,8 +21,10 @@ use serde_json::{Map, Value};
 /// The headers of the revision, as the log names them.
 pub const NAMES: [&str; 3] = ["Mcp-Method", "Mcp-Name", "MCP-Protocol-Version"];
 
-/// The most requests whose headers wait for the link to send them; past it, the oldest
-/// are forgotten (their requests then go with the headers their bodies say).
+/// The most requests whose headers wait for the link to send them; past it, all are
+/// forgotten (those requests then go with the headers their bodies say). Headers of a
+/// request the proxy answers itself (a fault, a breakpoint) are never taken, and go
+/// this way.
 const KEPT: usize = 4096;
 
 /// Where a 2026-07-28 request names its protocol version.

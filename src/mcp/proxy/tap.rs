@@ -81,8 +81,9 @@ struct Followed {
     tasks: Mutex<HashMap<String, (Pending, String)>>,
 }
 
-/// Most calls followed as tasks (and polls of them) at once; past it, the oldest is
-/// let go, its call left without a response in the log.
+/// Most calls followed as tasks (and polls of them), and most calls waiting to be sent
+/// again with their answers, at once; past it, the oldest is let go (a call in rounds
+/// ends in the log, unanswered).
 const TASKS_FOLLOWED: usize = 1024;
 
 impl Tap {
@@ -346,7 +347,29 @@ impl Tap {
                     {
                         let key = retry_key(result.get("requestState"), &p.asked);
                         let asked = result["inputRequests"].clone();
-                        self.waiting().insert(key, Waiting { pending: p, asked });
+                        let let_go = {
+                            let mut waiting = self.waiting();
+                            // At the most followed, the oldest is let go.
+                            let oldest = (waiting.len() >= TASKS_FOLLOWED)
+                                .then(|| {
+                                    waiting
+                                        .iter()
+                                        .min_by_key(|(_, w)| w.pending.started)
+                                        .map(|(k, _)| k.clone())
+                                })
+                                .flatten()
+                                .and_then(|k| waiting.remove(&k));
+                            // The same call waiting already (the same tool and
+                            // arguments, no state): the one before was not sent again.
+                            let before = waiting.insert(key, Waiting { pending: p, asked });
+                            [
+                                oldest.map(|w| (w, "not followed any more: the tap follows at most 1024 calls in rounds")),
+                                before.map(|w| (w, "the same call was made again before this one was sent again")),
+                            ]
+                        };
+                        for (w, why) in let_go.into_iter().flatten() {
+                            self.never_sent_again(recorder, w, why);
+                        }
                         continue;
                     }
                     let outcome = match (m.get("result"), m.get("error")) {
@@ -412,6 +435,30 @@ impl Tap {
         self.unanswered(recorder, waiting);
     }
 
+    /// A call in rounds the tap stops following before the host sent it again: its last
+    /// round unanswered, and its end, in the log.
+    fn never_sent_again(&self, recorder: &Recorder, w: Waiting, why: &str) {
+        recorder.round(
+            w.pending.call,
+            &w.pending.tool,
+            w.pending.rounds + 1,
+            &w.asked,
+            None,
+        );
+        let error = json!({"error": {
+            "code": "TOOL_CANCELLED",
+            "message": "the agent did not send the call again with its answers",
+        }});
+        recorder.response_injected(
+            w.pending.call,
+            &w.pending.tool,
+            Err(&error),
+            w.pending.started.elapsed(),
+            &self.source,
+            Some(why),
+        );
+    }
+
     /// Ends in the log each call whose answer the agent never got.
     fn unanswered(&self, recorder: &Recorder, waiting: Vec<Pending>) {
         for p in waiting {
@@ -439,5 +486,58 @@ impl Tap {
     /// `notifications/cancelled`), which the log records, marked with `note`.
     pub(super) fn dropped(&self, id: &str, note: &str) {
         self.note(id, note);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The same call (no state) asked input for twice before the host sent it again:
+    /// the first ends in the log, unanswered and marked, and the second goes on.
+    #[test]
+    fn a_call_asked_again_before_its_retry_ends_the_one_before() {
+        let dir = std::env::temp_dir().join(format!("structs-tap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("twice.jsonl");
+        let _ = std::fs::remove_file(&path);
+        let recorder = Arc::new(Recorder::open(&path).unwrap());
+        let tap = Tap::new(Some(recorder), "test".into());
+        let asked = json!({"jsonrpc": "2.0", "result": {"resultType": "input_required",
+            "inputRequests": {"q": {"method": "elicitation/create", "params": {}}}}});
+        for id in [1, 2] {
+            tap.host_sent(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "t", "arguments": {"a": 1}}}));
+            let mut answer = asked.clone();
+            answer["id"] = json!(id);
+            tap.host_gets_message(&answer, None);
+        }
+        let lines: Vec<Value> = std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let kinds: Vec<(&str, u64)> = lines
+            .iter()
+            .map(|l| (l["type"].as_str().unwrap(), l["call"].as_u64().unwrap()))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                ("request", 1),
+                ("request", 2),
+                ("round", 1),
+                ("response", 1)
+            ],
+            "{lines:#?}"
+        );
+        let end = lines.last().unwrap();
+        assert!(
+            end["injected"]
+                .as_str()
+                .unwrap()
+                .contains("made again before"),
+            "{end:#}"
+        );
     }
 }

@@ -118,13 +118,6 @@ impl App {
     /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
         self.structs = remote.is_structs();
-        // A call replayed against the server gives its questions the agent's answers.
-        let answering = remote.clone();
-        self.desk
-            .dispatcher
-            .answer_replays_with(std::sync::Arc::new(move |given| {
-                answering.answer_rounds_with(given);
-            }));
         self.panes.server.attach(remote);
         if self.structs {
             let mut ctx = self.desk.lend(Owner::Pane(Tab::Entities));

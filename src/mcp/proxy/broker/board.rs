@@ -1,6 +1,7 @@
 //! The board: what the sessions of one proxy share (breakpoints, fault rules, the
 //! feed), and the watchers' commands that change it.
 
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 
 use serde_json::{Value, json};
@@ -26,17 +27,32 @@ pub(in crate::mcp::proxy) struct Board {
     rules: Mutex<Rules>,
     feed: Option<Feed>,
     pub(super) brokers: Mutex<Vec<Weak<Broker>>>,
+    /// What the brokers learned of the server, on the board since every session
+    /// passes to the same server, and a stateless host's requests each pass through a
+    /// broker of their own.
+    learned: Mutex<Learned>,
+}
+
+/// What the proxy learns of the server from what passes.
+#[derive(Default)]
+pub(in crate::mcp::proxy) struct Learned {
+    /// The input schemas of the tools listed, by tool.
+    pub schemas: HashMap<String, Value>,
+    /// The output schemas the tools listed declare, by tool.
+    pub output_schemas: HashMap<String, Value>,
+    /// The server's answers, for stale faults (the newest, by tool and arguments).
+    pub answers: HashMap<String, Value>,
+    pub answers_order: VecDeque<String>,
     /// What the server asked of the calls it answered `input_required`, by the key
-    /// their retry is known by: an edited answer is checked against it. On the board,
-    /// since a stateless host's retry may come through another session's broker.
-    pub(super) asked: Mutex<std::collections::HashMap<String, serde_json::Value>>,
+    /// their retry is known by: an edited answer is checked against it.
+    pub asked: HashMap<String, Value>,
 }
 
 impl Board {
-    pub(super) fn asked(
-        &self,
-    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, serde_json::Value>> {
-        self.asked.lock().unwrap_or_else(|e| e.into_inner())
+    /// What the brokers learned of the server. Taken after a broker's own state when
+    /// both are, never before.
+    pub(in crate::mcp::proxy) fn learned(&self) -> std::sync::MutexGuard<'_, Learned> {
+        self.learned.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(in crate::mcp::proxy) fn new(feed: Option<Feed>, faults: Option<Faults>) -> Arc<Board> {
@@ -50,7 +66,7 @@ impl Board {
             }),
             feed,
             brokers: Mutex::new(Vec::new()),
-            asked: Mutex::default(),
+            learned: Mutex::default(),
         })
     }
 

@@ -299,7 +299,8 @@ impl ServerPane {
             .with_progress(move |update| {
                 *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(update);
             })
-            .with_trail(move |event| kept.lock().unwrap_or_else(|e| e.into_inner()).push(event));
+            .with_trail(move |event| kept.lock().unwrap_or_else(|e| e.into_inner()).push(event))
+            .following_tasks();
         let id = ctx.dispatcher.call_with(tool, args.clone(), cancel.clone());
         self.history.push_back(Call {
             tool,
@@ -816,7 +817,38 @@ fn error_json(e: &ToolError, ctx: &Ctx<'_>) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::render::wrap;
+    use super::render::{trail_rows, wrap};
+    use crate::tui::theme::Role;
+
+    #[test]
+    fn a_trail_keeps_the_newest_whole_events_in_the_room_it_has() {
+        let event = |name: &str, rows: usize| -> Vec<(Role, String)> {
+            (0..rows)
+                .map(|k| (Role::Info, format!("{name}{k}")))
+                .collect()
+        };
+        let events = vec![event("a", 2), event("b", 2), event("c", 2)];
+        let text = |rows: Vec<(Role, String)>| rows.into_iter().map(|(_, r)| r).collect::<Vec<_>>();
+        assert_eq!(
+            text(trail_rows(&events, 6, 40)),
+            ["a0", "a1", "b0", "b1", "c0", "c1"]
+        );
+        assert_eq!(
+            text(trail_rows(&events, 3, 40)),
+            ["… 2 earlier", "c0", "c1"]
+        );
+        assert_eq!(
+            text(trail_rows(&events, 5, 40)),
+            ["… 1 earlier", "b0", "b1", "c0", "c1"]
+        );
+        // The newest alone does not fit: its first rows, cut.
+        assert_eq!(text(trail_rows(&[event("d", 4)], 3, 40)), ["d0", "d1 …"]);
+        assert_eq!(text(trail_rows(&events, 2, 40)), ["… 2 earlier", "c0 …"]);
+        assert!(trail_rows(&events, 0, 40).is_empty());
+        for room in 0..8 {
+            assert!(trail_rows(&events, room, 40).len() <= room, "room {room}");
+        }
+    }
 
     #[test]
     fn wrapping_breaks_between_words_and_inside_long_ones() {

@@ -423,34 +423,25 @@ impl ServerPane {
             let last = head.pop().map(|(_, row)| row).unwrap_or_default();
             head.push((Role::Muted, fit(&format!("{last} …"), width)));
         }
-        // Then the call's trail (its rounds, its task's statuses), the newest where
-        // they do not all fit.
-        let trail: Vec<(Role, String)> =
+        // Then the call's trail (its rounds, its task's statuses): each event whole, the
+        // newest where they do not all fit, always leaving a row for the answer.
+        let events: Vec<Vec<(Role, String)>> =
             super::trail::trail_lines(&call.trail.lock().unwrap_or_else(|e| e.into_inner()))
                 .into_iter()
-                .flat_map(|(role, line)| {
+                .map(|(role, line)| {
                     // A long line goes on indented under itself.
                     wrap(&line, width.saturating_sub(2).max(8))
                         .into_iter()
                         .enumerate()
-                        .map(move |(k, row)| (role, if k == 0 { row } else { format!("  {row}") }))
+                        .map(|(k, row)| (role, if k == 0 { row } else { format!("  {row}") }))
+                        .collect()
                 })
                 .collect();
-        let has_trail = !trail.is_empty();
-        // At least the newest row, under a line saying how many are hidden.
-        let room = usize::from(inner.height / 2)
-            .saturating_sub(head.len())
-            .max(2);
-        let skipped = trail.len().saturating_sub(room);
-        if skipped > 0 {
-            head.push((Role::Muted, format!("… {} earlier", skipped + 1)));
-        }
-        head.extend(
-            trail
-                .into_iter()
-                .skip(if skipped > 0 { skipped + 1 } else { 0 }),
-        );
-        if has_trail && usize::from(inner.height) > head.len() + 2 {
+        let rows = usize::from(inner.height);
+        let budget = rows.saturating_sub(head.len() + 1);
+        let room = (rows / 2).saturating_sub(head.len()).max(2).min(budget);
+        head.extend(trail_rows(&events, room, width));
+        if !events.is_empty() && rows > head.len() + 2 {
             // A rule between the call's story and its answer.
             head.push((Role::Muted, "─".repeat(width.min(24))));
         }
@@ -458,7 +449,10 @@ impl ServerPane {
             buf.set_stringn(inner.x, inner.y + k as u16, row, width, theme.style(*role));
         }
         let top = inner.y + head.len() as u16;
-        let left = inner.height - head.len() as u16;
+        let left = inner.height.saturating_sub(head.len() as u16);
+        if left == 0 {
+            return;
+        }
         let Some(answer) = &call.answer else {
             // Running: a gauge when the server said how much there is, else a spinner
             // with its message; and how to stop it.
@@ -758,4 +752,56 @@ impl ServerPane {
                 .render(detail, buf);
         }
     }
+}
+
+/// The rows of a call's trail events that fit in `room`: all of them when they fit,
+/// else the newest whole events under a line saying how many earlier ones are hidden
+/// (the newest alone cut to the room when even it does not fit).
+pub(super) fn trail_rows(
+    events: &[Vec<(Role, String)>],
+    room: usize,
+    width: usize,
+) -> Vec<(Role, String)> {
+    let total: usize = events.iter().map(Vec::len).sum();
+    if total <= room {
+        return events.iter().flatten().cloned().collect();
+    }
+    if room == 0 {
+        return Vec::new();
+    }
+    let mut free = room - 1;
+    let mut shown = 0;
+    for event in events.iter().rev() {
+        if event.len() > free {
+            break;
+        }
+        free -= event.len();
+        shown += 1;
+    }
+    let mut out = Vec::new();
+    let newest: Vec<(Role, String)> = if shown == 0 {
+        // Even the newest does not fit whole: its first rows.
+        shown = 1;
+        let mut cut: Vec<(Role, String)> = events
+            .last()
+            .map(|e| e.iter().take(room - 1).cloned().collect())
+            .unwrap_or_default();
+        if let Some((_, last)) = cut.last_mut() {
+            *last = fit(&format!("{last} …"), width);
+        }
+        cut
+    } else {
+        events[events.len() - shown..]
+            .iter()
+            .flatten()
+            .cloned()
+            .collect()
+    };
+    let hidden = events.len() - shown;
+    if hidden > 0 || newest.is_empty() {
+        out.push((Role::Muted, format!("… {hidden} earlier")));
+    }
+    out.extend(newest);
+    out.truncate(room);
+    out
 }
