@@ -24,7 +24,8 @@
 //! another `node_modules`); a peer that is not there is skipped, and the table says so.
 //! Linux only (it reads `/proc`).
 //!
-//! Run with `cargo bench --bench peers`.
+//! Run with `cargo bench --bench peers`; `PEERS_BENCH_ONLY=structs` runs one server
+//! alone (to profile it under the same load).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -683,7 +684,11 @@ fn main() {
             .and_then(|v| v.parse().ok())
             .unwrap_or(3.0),
     );
-    let (list, peers, missing) = peers();
+    let (mut list, peers, missing) = peers();
+    // One server alone (its name's start), to profile it under the same load.
+    if let Ok(only) = std::env::var("PEERS_BENCH_ONLY") {
+        list.retain(|p| p.name.starts_with(only.as_str()));
+    }
     for m in &missing {
         println!("skipped: {m}");
     }
