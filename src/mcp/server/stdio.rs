@@ -1,5 +1,5 @@
-//! The stdio face's transport: rmcp's line transport reading through [`LimitedLines`],
-//! which holds each incoming line until it is whole. A line over [`crate::mcp::wire::MAX_MESSAGE_BYTES`]
+//! The stdio face's transport: [`LimitedLines`] reads each incoming line whole and
+//! reads it once into the message rmcp takes; rmcp's line transport writes the answers. A line over [`crate::mcp::wire::MAX_MESSAGE_BYTES`]
 //! is dropped before anything parses it, and the client is answered with an error that
 //! names the limit (and the request's id, when its first bytes hold one). rmcp on its
 //! own drops such a line after buffering 16 MB and answers nothing, so the caller would
@@ -13,7 +13,7 @@ use crate::throttle::{Every, WARN_EVERY};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use rmcp::model::{RequestId, ServerJsonRpcMessage};
+use rmcp::model::{ClientJsonRpcMessage, RequestId, ServerJsonRpcMessage};
 use rmcp::service::RxJsonRpcMessage;
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -69,6 +69,13 @@ pub struct LimitedLines<R> {
     reports: mpsc::UnboundedSender<Dropped>,
     /// Where the task ids of listen requests go, when the server follows tasks.
     listens: Option<std::sync::Arc<PendingListens>>,
+    /// Whether each line that passes is kept as the message read ([`Self::parsing`])
+    /// instead of as bytes.
+    parsing: bool,
+    /// The messages read and passed, waiting to be taken ([`Self::poll_message`]).
+    messages: std::collections::VecDeque<ClientJsonRpcMessage>,
+    /// Whether the input ended.
+    ended: bool,
 }
 
 impl<R> LimitedLines<R> {
@@ -85,8 +92,20 @@ impl<R> LimitedLines<R> {
             strict: false,
             reports,
             listens: None,
+            parsing: false,
+            messages: std::collections::VecDeque::new(),
+            ended: false,
         };
         (reader, rx)
+    }
+
+    /// Checks each whole line as [`Self::strict`] does, and keeps what passes as the
+    /// message read, for [`Self::poll_message`]: each line is read once, not once for
+    /// the check and again by rmcp.
+    pub fn parsing(mut self) -> LimitedLines<R> {
+        self.strict = true;
+        self.parsing = true;
+        self
     }
 
     /// Checks each whole line with [`strict::check`]: a line it refuses is reported
@@ -153,6 +172,27 @@ impl<R> LimitedLines<R> {
         if self.strict {
             let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
             // A blank line holds no message: skipped, as rmcp would.
+            if self.parsing {
+                if line.iter().all(u8::is_ascii_whitespace) {
+                    self.line.clear();
+                    return;
+                }
+                match strict::parse(line) {
+                    Ok(message) => {
+                        if let Some(listens) = &self.listens
+                            && let Some((id, tasks)) = super::listen::task_ids_of(line)
+                        {
+                            listens.put(&id, tasks);
+                        }
+                        self.messages.push_back(message);
+                    }
+                    Err(r) => {
+                        let _ = self.reports.send(Dropped::Refused(r));
+                    }
+                }
+                self.line.clear();
+                return;
+            }
             let verdict = (!line.iter().all(u8::is_ascii_whitespace)).then(|| strict::check(line));
             match verdict {
                 Some(Verdict::Pass) => {
@@ -184,6 +224,45 @@ impl<R> LimitedLines<R> {
         self.line.clear();
         if newline {
             self.ready.push(b'\n');
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin> LimitedLines<R> {
+    /// The next message read and passed (in [`Self::parsing`] mode); `None` once the
+    /// input has ended (or cannot be read) and every message was taken. What it has
+    /// read stays here when the future polling it is dropped.
+    pub fn poll_message(&mut self, cx: &mut Context<'_>) -> Poll<Option<ClientJsonRpcMessage>> {
+        loop {
+            if let Some(message) = self.messages.pop_front() {
+                return Poll::Ready(Some(message));
+            }
+            if self.ended {
+                return Poll::Ready(None);
+            }
+            let mut chunk = ReadBuf::new(&mut self.chunk);
+            match Pin::new(&mut self.inner).poll_read(cx, &mut chunk) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(Err(e)) => {
+                    tracing::debug!("reading the client's messages failed: {e}");
+                    self.ended = true;
+                }
+                Poll::Ready(Ok(())) => {
+                    let n = chunk.filled().len();
+                    if n == 0 {
+                        // A last line without its newline is read as it is (or
+                        // reported, when it was too long).
+                        if self.dropping.is_some() || !self.line.is_empty() {
+                            self.end_line(false);
+                        }
+                        self.ended = true;
+                        continue;
+                    }
+                    let chunk = std::mem::take(&mut self.chunk);
+                    self.take(&chunk[..n]);
+                    self.chunk = chunk;
+                }
+            }
         }
     }
 }
@@ -251,14 +330,17 @@ where
     Ok(())
 }
 
-/// rmcp's line transport over a strict [`LimitedLines`] reader, answering each dropped
-/// line.
+/// The stdio transport: a [`LimitedLines`] reader that reads each line once into the
+/// message rmcp takes (checked on the way), and rmcp's line transport writing the
+/// answers; each dropped line answered.
 pub struct StdioTransport<R, W>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    inner: AsyncRwTransport<RoleServer, LimitedLines<R>, W>,
+    lines: LimitedLines<R>,
+    /// rmcp's line transport, for writing (it reads nothing).
+    inner: AsyncRwTransport<RoleServer, tokio::io::Empty, W>,
     dropped: mpsc::UnboundedReceiver<Dropped>,
     max: usize,
     /// The answer to a dropped line being written. It is kept here, not in
@@ -276,7 +358,7 @@ where
 {
     pub fn new(read: R, write: W, max: usize) -> StdioTransport<R, W> {
         let (read, dropped) = LimitedLines::new(read, max);
-        Self::over(read.strict(), dropped, write, max)
+        Self::over(read.parsing(), dropped, write, max)
     }
 
     /// The transport of a server that follows tasks on listen streams: the task ids of
@@ -288,7 +370,7 @@ where
         listens: std::sync::Arc<PendingListens>,
     ) -> StdioTransport<R, W> {
         let (read, dropped) = LimitedLines::new(read, max);
-        Self::over(read.strict().listens(listens), dropped, write, max)
+        Self::over(read.parsing().listens(listens), dropped, write, max)
     }
 
     fn over(
@@ -298,7 +380,8 @@ where
         max: usize,
     ) -> StdioTransport<R, W> {
         StdioTransport {
-            inner: AsyncRwTransport::new(read, write),
+            lines: read,
+            inner: AsyncRwTransport::new(tokio::io::empty(), write),
             dropped,
             max,
             sending: None,
@@ -351,11 +434,13 @@ where
             if !self.flush().await {
                 return None;
             }
+            let lines = &mut self.lines;
+            let next = std::future::poll_fn(|cx| lines.poll_message(cx));
             tokio::select! {
                 biased;
                 Some(dropped) = self.dropped.recv() => self.queue(&dropped),
-                // rmcp's receive keeps its place in a line when it is interrupted.
-                message = self.inner.receive() => {
+                // The reader keeps its place in a line when this is interrupted.
+                message = next => {
                     if message.is_none() {
                         // A dropped line just before the end is still answered.
                         while let Ok(dropped) = self.dropped.try_recv() {
@@ -381,6 +466,48 @@ mod tests {
     use super::*;
     use crate::mcp::wire::MAX_MESSAGE_BYTES;
     use tokio::io::AsyncReadExt;
+
+    /// Read once: lines across chunk edges come out as messages in order; a refused
+    /// line, an oversized one and a blank one do not; a last line without its newline
+    /// does.
+    #[tokio::test]
+    async fn parsing_reads_each_line_once_into_its_message() {
+        let call = |id: u64| {
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)
+        };
+        let input = format!(
+            "{}\n\n not json\n{}\n{}\n{}",
+            call(1),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","x":"{}"}}"#,
+                "y".repeat(300)
+            ),
+            call(2),
+            call(3)
+        );
+        let (client, mut server) = tokio::io::duplex(7);
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            server.write_all(input.as_bytes()).await.unwrap();
+        });
+        let (mut lines, mut reports) = LimitedLines::new(client, 200);
+        lines = lines.parsing();
+        let mut ids = Vec::new();
+        while let Some(message) = std::future::poll_fn(|cx| lines.poll_message(cx)).await {
+            match message {
+                rmcp::model::JsonRpcMessage::Request(r) => ids.push(r.id.to_string()),
+                other => panic!("not a request: {other:?}"),
+            }
+        }
+        writer.await.unwrap();
+        assert_eq!(ids, ["1", "2", "3"]);
+        drop(lines);
+        let mut dropped = Vec::new();
+        while let Some(d) = reports.recv().await {
+            dropped.push(matches!(d, Dropped::Oversized(_)));
+        }
+        assert_eq!(dropped, [false, true], "a refusal, then the oversized line");
+    }
 
     async fn read_all(input: &[u8], max: usize) -> (Vec<u8>, Vec<Oversized>) {
         let (out, dropped, refused) = read_checked(input, max, false).await;

@@ -208,6 +208,19 @@ pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
 /// What a message is, for one incoming message (a stdio line without its newline, an
 /// HTTP body).
 pub fn check(message: &[u8]) -> Verdict {
+    match parse(message) {
+        Ok(_) => Verdict::Pass,
+        Err(refusal) => Verdict::Refuse(refusal),
+    }
+}
+
+/// [`check`], keeping the message read when it passes: a transport that hands rmcp
+/// messages, not bytes, reads each line once.
+///
+/// # Errors
+///
+/// The refusal, as [`check`] gives it.
+pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Refusal> {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
     match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
         // The method first: only five are removed, and reading `_meta` costs more.
@@ -216,18 +229,18 @@ pub fn check(message: &[u8]) -> Verdict {
                 && is_stateless(r.request.get_meta())
                 && let Some(refusal) = removed(r.request.method(), Some(r.id.clone())) =>
         {
-            Verdict::Refuse(refusal)
+            Err(refusal)
         }
         Ok(JsonRpcMessage::Request(r)) => match &r.request {
             // rmcp took a known method for a custom one: its params did not fit.
             ClientRequest::CustomRequest(c) if is_known(&c.method) => {
                 let value = serde_json::from_slice::<Value>(message).unwrap_or_default();
-                Verdict::Refuse(bad_params(&c.method, Some(r.id.clone()), &value))
+                Err(bad_params(&c.method, Some(r.id.clone()), &value))
             }
-            _ => Verdict::Pass,
+            _ => Ok(JsonRpcMessage::Request(r)),
         },
-        Ok(_) => Verdict::Pass,
-        Err(_) => Verdict::Refuse(diagnose(message)),
+        Ok(other) => Ok(other),
+        Err(_) => Err(diagnose(message)),
     }
 }
 
