@@ -187,7 +187,7 @@ impl<R> LimitedLines<R> {
                         self.messages.push_back(message);
                     }
                     Err(r) => {
-                        let _ = self.reports.send(Dropped::Refused(r));
+                        let _ = self.reports.send(Dropped::Refused(*r));
                     }
                 }
                 self.line.clear();
@@ -475,16 +475,11 @@ mod tests {
         let call = |id: u64| {
             format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{}}}}"#)
         };
-        let input = format!(
-            "{}\n\n not json\n{}\n{}\n{}",
-            call(1),
-            format!(
-                r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","x":"{}"}}"#,
-                "y".repeat(300)
-            ),
-            call(2),
-            call(3)
+        let long = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/list","x":"{}"}}"#,
+            "y".repeat(300)
         );
+        let input = format!("{}\n\n not json\n{long}\n{}\n{}", call(1), call(2), call(3));
         let (client, mut server) = tokio::io::duplex(7);
         let writer = tokio::spawn(async move {
             use tokio::io::AsyncWriteExt;

@@ -210,7 +210,7 @@ pub fn bounded(method: &'static str, mut error: ErrorData) -> ErrorData {
 pub fn check(message: &[u8]) -> Verdict {
     match parse(message) {
         Ok(_) => Verdict::Pass,
-        Err(refusal) => Verdict::Refuse(refusal),
+        Err(refusal) => Verdict::Refuse(*refusal),
     }
 }
 
@@ -220,7 +220,7 @@ pub fn check(message: &[u8]) -> Verdict {
 /// # Errors
 ///
 /// The refusal, as [`check`] gives it.
-pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Refusal> {
+pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
     match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
         // The method first: only five are removed, and reading `_meta` costs more.
@@ -229,18 +229,18 @@ pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Refusal> {
                 && is_stateless(r.request.get_meta())
                 && let Some(refusal) = removed(r.request.method(), Some(r.id.clone())) =>
         {
-            Err(refusal)
+            Err(Box::new(refusal))
         }
         Ok(JsonRpcMessage::Request(r)) => match &r.request {
             // rmcp took a known method for a custom one: its params did not fit.
             ClientRequest::CustomRequest(c) if is_known(&c.method) => {
                 let value = serde_json::from_slice::<Value>(message).unwrap_or_default();
-                Err(bad_params(&c.method, Some(r.id.clone()), &value))
+                Err(Box::new(bad_params(&c.method, Some(r.id.clone()), &value)))
             }
             _ => Ok(JsonRpcMessage::Request(r)),
         },
         Ok(other) => Ok(other),
-        Err(_) => Err(diagnose(message)),
+        Err(_) => Err(Box::new(diagnose(message))),
     }
 }
 
