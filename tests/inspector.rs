@@ -562,6 +562,8 @@ fn our_own_server_in_every_section() {
     // Resources: the schemas and docs; a template's variable completed by the server.
     section(&mut app, "Resources");
     until(&mut app, "guild schema");
+    // The templates come after the resources: End goes to the last one listed.
+    until(&mut app, "templates 3");
     key(&mut app, KeyCode::End);
     key(&mut app, KeyCode::Enter);
     text(&mut app, "overv");

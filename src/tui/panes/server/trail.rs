@@ -92,6 +92,8 @@ pub(super) fn cache_line(cache: &Value) -> String {
     let ms = cache["ttlMs"].as_u64().unwrap_or(0);
     if cache["hit"] == true {
         format!("from the cache · {} left · {scope}", span(ms))
+    } else if ms == 0 {
+        format!("the server says not to keep it · {scope}")
     } else {
         format!("the server says keep it {} · {scope}", span(ms))
     }
@@ -194,7 +196,12 @@ mod tests {
         let hit = json!({"hit": true, "ttlMs": 3_540_000, "cacheScope": "public"});
         assert_eq!(cache_line(&hit), "from the cache · 59 min left · public");
         let fresh = json!({"hit": false, "ttlMs": 0, "cacheScope": "private"});
-        assert_eq!(cache_line(&fresh), "the server says keep it 0 ms · private");
+        assert_eq!(
+            cache_line(&fresh),
+            "the server says not to keep it · private"
+        );
+        let hour = json!({"hit": false, "ttlMs": 3_600_000, "cacheScope": "public"});
+        assert_eq!(cache_line(&hour), "the server says keep it 1 h · public");
         assert_eq!(trail_mark(&[json!({"cache": hit})]), "cached");
     }
 }
