@@ -39,6 +39,25 @@ fn attach(rt: &Runtime, peers: &Peers) -> (Arc<Remote>, App) {
     (remote, app)
 }
 
+/// The console attached to the 2026-era Python SDK server (tests/data/python_rounds_server.py),
+/// on the Server tab.
+fn attach_python(rt: &Runtime, peers: &Peers) -> (Arc<Remote>, App) {
+    let target = Target::Command(vec![
+        peers.python().display().to_string(),
+        format!(
+            "{}/tests/data/python_rounds_server.py",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to the Python server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    (remote, app)
+}
+
 /// A key, without waiting for the calls it starts (one may wait on the operator).
 fn key(app: &mut App, code: KeyCode) {
     app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
@@ -620,20 +639,8 @@ fn our_own_server_in_every_section() {
 fn a_question_asked_in_a_round_is_the_operators_to_answer() {
     let Some(peers) = Peers::find() else { return };
     let rt = runtime();
-    let target = Target::Command(vec![
-        peers.python().display().to_string(),
-        format!(
-            "{}/tests/data/python_rounds_server.py",
-            env!("CARGO_MANIFEST_DIR")
-        ),
-    ]);
-    let remote = rt
-        .block_on(Remote::connect_with_options(target, Options::default()))
-        .expect("attach to the Python server");
+    let (remote, mut app) = attach_python(&rt, &peers);
     assert_eq!(remote.protocol_version(), "2026-07-28");
-    let core =
-        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
     tool_form(&mut app, &remote, "confirm_delete");
     text(&mut app, "x");
     key(&mut app, KeyCode::Enter);
@@ -685,19 +692,7 @@ fn a_question_asked_in_a_round_is_the_operators_to_answer() {
 fn a_call_the_server_runs_as_a_task_is_followed_and_cancelled_with_x() {
     let Some(peers) = Peers::find() else { return };
     let rt = runtime();
-    let target = Target::Command(vec![
-        peers.python().display().to_string(),
-        format!(
-            "{}/tests/data/python_rounds_server.py",
-            env!("CARGO_MANIFEST_DIR")
-        ),
-    ]);
-    let remote = rt
-        .block_on(Remote::connect_with_options(target, Options::default()))
-        .expect("attach to the Python server");
-    let core =
-        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    let (remote, mut app) = attach_python(&rt, &peers);
     tool_form(&mut app, &remote, "slow_square");
     text(&mut app, "7");
     key(&mut app, KeyCode::Enter);

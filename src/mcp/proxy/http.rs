@@ -191,6 +191,30 @@ impl Hub {
             Tap::new(recorder, format!("{} (over HTTP)", self.upstream.shown()))
                 .with_headers(notes.clone()),
         );
+        let (session, output) = self.link(tap, notes, false);
+        sessions.insert(id.clone(), session.clone());
+        drop(sessions);
+        let (hub, routed, key) = (Arc::downgrade(self), session.clone(), id.clone());
+        tokio::spawn(async move {
+            routed.route_all(output).await;
+            // The server's side ended: so does the session, and its streams.
+            if let Some(hub) = hub.upgrade() {
+                hub.lock().remove(&key);
+            }
+            routed.routes().streams.clear();
+        });
+        Ok((id, session))
+    }
+
+    /// A host's way to the upstream server: its own link upstream (sending the
+    /// headers in `notes`), the pumps through `tap` and the board, and the host's end
+    /// of it, with the stream of what comes back for the host.
+    fn link(
+        &self,
+        tap: Arc<Tap>,
+        notes: Arc<HostHeaders>,
+        one_shot: bool,
+    ) -> (Arc<HostSession>, DuplexStream) {
         let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
         let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
         let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);
@@ -214,20 +238,9 @@ impl Hub {
             routes: Mutex::new(Routes::default()),
             last: Mutex::new(Instant::now()),
             notes,
-            one_shot: false,
+            one_shot,
         });
-        sessions.insert(id.clone(), session.clone());
-        drop(sessions);
-        let (hub, routed, key) = (Arc::downgrade(self), session.clone(), id.clone());
-        tokio::spawn(async move {
-            routed.route_all(output).await;
-            // The server's side ended: so does the session, and its streams.
-            if let Some(hub) = hub.upgrade() {
-                hub.lock().remove(&key);
-            }
-            routed.routes().streams.clear();
-        });
-        Ok((id, session))
+        (session, output)
     }
 
     /// A passage for one request of a stateless (2026-07-28) host, which has no
@@ -245,31 +258,7 @@ impl Hub {
             ))
         });
         let tap = Arc::new(root.beside(notes.clone()));
-        let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
-        let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
-        let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);
-        let (upstream_writes, server_out) = tokio::io::duplex(PIPE_BYTES);
-        tokio::spawn(
-            self.upstream
-                .clone()
-                .with_notes(notes.clone())
-                .run(upstream_reads, upstream_writes),
-        );
-        let running = start(
-            (host_in, host_out),
-            (server_out, server_in),
-            &self.board,
-            tap,
-            self.hold_timeout,
-        );
-        tokio::spawn(running.finish(None));
-        let session = Arc::new(HostSession {
-            input: tokio::sync::Mutex::new(Some(input)),
-            routes: Mutex::new(Routes::default()),
-            last: Mutex::new(Instant::now()),
-            notes,
-            one_shot: true,
-        });
+        let (session, output) = self.link(tap, notes, true);
         let routed = session.clone();
         tokio::spawn(async move { routed.route_all(output).await });
         session

@@ -445,38 +445,39 @@ impl Tap {
             &w.asked,
             None,
         );
-        let error = json!({"error": {
-            "code": "TOOL_CANCELLED",
-            "message": "the agent did not send the call again with its answers",
-        }});
+        self.cancelled(
+            recorder,
+            &w.pending,
+            "the agent did not send the call again with its answers",
+            why,
+        );
+    }
+
+    /// Ends `p` in the log as cancelled, saying why, marked with `note`.
+    fn cancelled(&self, recorder: &Recorder, p: &Pending, message: &str, note: &str) {
+        let error = json!({"error": {"code": "TOOL_CANCELLED", "message": message}});
         recorder.response_injected(
-            w.pending.call,
-            &w.pending.tool,
+            p.call,
+            &p.tool,
             Err(&error),
-            w.pending.started.elapsed(),
+            p.started.elapsed(),
             &self.source,
-            Some(why),
+            Some(note),
         );
     }
 
     /// Ends in the log each call whose answer the agent never got.
     fn unanswered(&self, recorder: &Recorder, waiting: Vec<Pending>) {
         for p in waiting {
-            let error = json!({"error": {
-                "code": "TOOL_CANCELLED",
-                "message": "the session ended before the agent got an answer",
-            }});
-            recorder.response_injected(
-                p.call,
-                &p.tool,
-                Err(&error),
-                p.started.elapsed(),
-                &self.source,
-                Some(
-                    p.note
-                        .as_deref()
-                        .unwrap_or("no answer before the session ended"),
-                ),
+            let note = p
+                .note
+                .clone()
+                .unwrap_or_else(|| "no answer before the session ended".into());
+            self.cancelled(
+                recorder,
+                &p,
+                "the session ended before the agent got an answer",
+                &note,
             );
         }
     }
