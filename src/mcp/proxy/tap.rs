@@ -422,15 +422,13 @@ impl Tap {
             waiting.push(p);
         }
         // A call whose input the host never gave: its last round, unanswered.
-        for (_, w) in self.waiting().drain() {
-            recorder.round(
-                w.pending.call,
-                &w.pending.tool,
-                w.pending.rounds + 1,
-                &w.asked,
-                None,
+        let never: Vec<Waiting> = self.waiting().drain().map(|(_, w)| w).collect();
+        for w in never {
+            self.never_sent_again(
+                recorder,
+                w,
+                "the session ended before the agent sent it again",
             );
-            waiting.push(w.pending);
         }
         self.unanswered(recorder, waiting);
     }
