@@ -158,16 +158,13 @@ struct State {
     list_requests: HashSet<String>,
 }
 
-/// The most questions kept for the calls' retries; past it, the oldest are forgotten.
+/// The most questions kept for the calls' retries; past it, all are forgotten.
 const ASKED_KEPT: usize = 1_000;
 
-/// How a call's retry with answers is known: by the state the server gave, or by its
-/// tool and arguments when it gave none.
+/// How a call's retry with answers is known: the tap's key ([`super::tap::retry_key`]),
+/// from its tool and arguments.
 fn round_key(state: Option<&Value>, tool: &str, args: &Value) -> String {
-    match state.and_then(Value::as_str) {
-        Some(state) => format!("state:{state}"),
-        None => format!("call:{tool} {args}"),
-    }
+    super::tap::retry_key(state, &format!("{tool} {args}"))
 }
 
 /// The broker of one session, shared by its two pumps and the board's commands.

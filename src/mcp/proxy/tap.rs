@@ -45,7 +45,7 @@ struct Waiting {
 
 /// How a call waiting on its retry is found: by the state the server gave, or by its
 /// tool and arguments when it gave none.
-fn retry_key(state: Option<&Value>, asked: &str) -> String {
+pub(super) fn retry_key(state: Option<&Value>, asked: &str) -> String {
     match state.and_then(Value::as_str) {
         Some(state) => format!("state:{state}"),
         None => format!("call:{asked}"),

@@ -23,7 +23,7 @@ use tokio::sync::mpsc;
 
 use super::McpServer;
 use super::listen::PendingListens;
-use super::strict::{self, Refusal, Verdict};
+use super::strict::{self, Refusal};
 use crate::mcp::wire::{request_id, too_large_answer};
 
 /// How much of a dropped line is kept to look for its request id.
@@ -172,42 +172,25 @@ impl<R> LimitedLines<R> {
         if self.strict {
             let line = self.line.strip_suffix(b"\r").unwrap_or(&self.line);
             // A blank line holds no message: skipped, as rmcp would.
-            if self.parsing {
-                if line.iter().all(u8::is_ascii_whitespace) {
-                    self.line.clear();
-                    return;
-                }
-                match strict::parse(line) {
-                    Ok(message) => {
-                        if let Some(listens) = &self.listens
-                            && let Some((id, tasks)) = super::listen::task_ids_of(line)
-                        {
-                            listens.put(&id, tasks);
-                        }
-                        self.messages.push_back(message);
-                    }
-                    Err(r) => {
-                        let _ = self.reports.send(Dropped::Refused(*r));
-                    }
-                }
+            if line.iter().all(u8::is_ascii_whitespace) {
                 self.line.clear();
                 return;
             }
-            let verdict = (!line.iter().all(u8::is_ascii_whitespace)).then(|| strict::check(line));
-            match verdict {
-                Some(Verdict::Pass) => {
+            match strict::parse(line) {
+                Ok(message) => {
                     if let Some(listens) = &self.listens
                         && let Some((id, tasks)) = super::listen::task_ids_of(line)
                     {
                         listens.put(&id, tasks);
                     }
+                    if self.parsing {
+                        self.messages.push_back(message);
+                        self.line.clear();
+                        return;
+                    }
                 }
-                Some(Verdict::Refuse(r)) => {
-                    let _ = self.reports.send(Dropped::Refused(r));
-                    self.line.clear();
-                    return;
-                }
-                None => {
+                Err(r) => {
+                    let _ = self.reports.send(Dropped::Refused(*r));
                     self.line.clear();
                     return;
                 }
