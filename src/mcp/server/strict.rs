@@ -222,7 +222,7 @@ pub fn check(message: &[u8]) -> Verdict {
 /// The refusal, as [`check`] gives it.
 pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
-    match serde_json::from_slice::<ClientJsonRpcMessage>(message) {
+    match crate::mcp::wire::read::client_message(message) {
         // The method first: only five are removed, and reading `_meta` costs more.
         Ok(JsonRpcMessage::Request(r))
             if REMOVED_METHODS.contains(&r.request.method())

@@ -1,11 +1,13 @@
 //! What every MCP room speaks (the server, the client, the proxy and the control feed):
 //! JSON-RPC framing and its size limits, request ids read from a message's first bytes,
 //! and the JSON-RPC error answers a message is refused with. The HTTP plumbing both HTTP
-//! faces share is in [`http`], their accept loop in [`listen`]. No room's own rules live
+//! faces share is in [`http`], their accept loop in [`listen`], and the fast reader of a
+//! client's message in [`read`]. No room's own rules live
 //! here, only what two rooms would otherwise each write.
 
 pub mod http;
 pub mod listen;
+pub mod read;
 
 use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage};
 use serde_json::{Value, json};
