@@ -5,6 +5,7 @@
 //! logic of its own. Every message is checked ([`strict`]) before rmcp reads it.
 
 pub mod ask;
+mod call;
 pub mod complete;
 pub mod http;
 pub mod listen;
@@ -26,10 +27,10 @@ use std::sync::Arc;
 use crate::throttle::{Every, WARN_EVERY};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -42,7 +43,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{CallContext, ClientHandles, ProgressUpdate};
+use crate::context::{CallContext, ClientHandles};
 use crate::core::Core;
 use crate::entity::entity_uri;
 use crate::tools::{Hints, ToolSpec};
@@ -423,53 +424,6 @@ impl McpServer {
         self.call_recorded(self.recorder.as_deref(), name, arguments, ctx)
             .await
     }
-
-    /// One call as `caller` makes it: its subscriptions, handles, work and log.
-    async fn call_as(
-        &self,
-        caller: &stateless::Caller,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-        mut ctx: CallContext,
-    ) -> CallToolResult {
-        ctx = ctx
-            .with_subscriptions(caller.subscriptions.clone())
-            .with_work(caller.work.clone());
-        if let Some(handles) = &caller.handles {
-            ctx = ctx.with_handles(handles.clone());
-        }
-        if let Some(log) = &caller.log {
-            ctx = ctx.with_log(log.sink());
-        }
-        if caller.sessionless {
-            ctx = ctx.without_session();
-        }
-        self.call_recorded(caller.recorder.as_deref(), name, arguments, ctx)
-            .await
-    }
-
-    async fn call_recorded(
-        &self,
-        recorder: Option<&crate::record::Recorder>,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-        ctx: CallContext,
-    ) -> CallToolResult {
-        let args = arguments.map_or(Value::Null, Value::Object);
-        let answer = crate::record::call_recorded(&self.core, recorder, name, args, ctx).await;
-        match answer.map_err(|(_, wire)| wire) {
-            Ok(value) => {
-                let link = resources::handle_link(&value);
-                let mut result = CallToolResult::structured(value);
-                // A partial result points at its stored whole, readable as a resource.
-                if let Some(link) = link {
-                    result.content.push(ContentBlock::resource_link(link));
-                }
-                result
-            }
-            Err(error) => CallToolResult::structured_error(error),
-        }
-    }
 }
 
 /// A tool as `tools/list` shows it: name, title, description, input and output
@@ -503,6 +457,9 @@ fn listed(spec: &ToolSpec) -> (Tool, bool) {
     (tool, follows)
 }
 
+/// rmcp runs each request as a task whose future is as large as the largest handler's,
+/// moved whole into the task: a handler that holds much across an await boxes it, so
+/// that a `tools/call` does not pay for the largest (`prompts/get`'s, 5 KB).
 impl ServerHandler for McpServer {
     // Logging is deprecated in rmcp for a later protocol revision; see logging.rs.
     #[allow(deprecated)]
@@ -577,7 +534,7 @@ impl ServerHandler for McpServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        async {
+        Box::pin(async {
             let mut request = request;
             if let Some(asked) = self.ask_for_choices(&mut request, &context).await? {
                 return Ok(asked);
@@ -588,7 +545,7 @@ impl ServerHandler for McpServer {
             }
             let result = result?;
             Ok(result.into())
-        }
+        })
         .await
         .map_err(|e| strict::bounded("prompts/get", e))
     }
@@ -609,10 +566,10 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        async {
+        Box::pin(async {
             let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
             Ok(CompleteResult::new(info))
-        }
+        })
         .await
         .map_err(|e| strict::bounded("completion/complete", e))
     }
@@ -640,7 +597,7 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        self.read_any(request, context).await
+        Box::pin(self.read_any(request, context)).await
     }
 
     async fn list_skills(
@@ -696,7 +653,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::GetTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, McpError> {
-        let task = self.tasks.get(&request.task_id).await?;
+        let task = Box::pin(self.tasks.get(&request.task_id)).await?;
         Ok(rmcp::model::GetTaskResult::new(task))
     }
 
@@ -705,7 +662,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::UpdateTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.update(&request.task_id).await
+        Box::pin(self.tasks.update(&request.task_id)).await
     }
 
     async fn cancel_task(
@@ -713,7 +670,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::CancelTaskParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        self.tasks.cancel(&request.task_id).await
+        Box::pin(self.tasks.cancel(&request.task_id)).await
     }
 
     fn accepted_subscription_filter(
@@ -727,7 +684,7 @@ impl ServerHandler for McpServer {
         &self,
         subscription: rmcp::service::SubscriptionContext,
     ) -> Result<(), McpError> {
-        listen::listen(self, subscription).await
+        Box::pin(listen::listen(self, subscription)).await
     }
 
     #[allow(deprecated)]
@@ -778,132 +735,8 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        // An unknown tool is a protocol error, not a tool's (the 2025-11-25 spec).
-        let Some(spec) = self.core.tool_spec(&request.name) else {
-            return Err(strict::unknown_tool(&self.core.unknown_tool(&request.name)));
-        };
-        // Arguments a tool would refuse are answered at once: no one is asked to
-        // confirm them, and no task is made of them. Checked only where that matters,
-        // since the call checks them again.
-        let runnable = || {
-            let args = request.arguments.clone().map_or(Value::Null, Value::Object);
-            self.core.check_arguments(&request.name, &args).is_ok()
-        };
-        // A person confirms what destroys or spends, when the operator asks for it.
-        let destructive = spec.hints.destructive == Some(true);
-        if self.confirm_actions && destructive && runnable() {
-            let asker = &self.asker;
-            let decision = if stateless::is_stateless(&context) {
-                asker.confirm_stateless(
-                    &context,
-                    &request.name,
-                    request.arguments.as_ref(),
-                    request.request_state.as_deref(),
-                    request.input_responses.as_ref(),
-                )?
-            } else {
-                asker
-                    .confirm_session(&context.peer, &request.name, request.arguments.as_ref())
-                    .await
-            };
-            match decision {
-                ask::Decision::Run => {}
-                ask::Decision::Answer(ask::Outcome::Ask(ask)) => {
-                    return Ok(CallToolResponse::InputRequired(ask));
-                }
-                ask::Decision::Answer(ask::Outcome::Refused(error)) => {
-                    let error = error.to_json(&self.core.timestamp());
-                    return Ok(CallToolResult::structured_error(error).into());
-                }
-            }
-        }
-        let mut caller = self.caller(&context);
-        if !caller.sessionless {
-            self.ensure_watcher(context.peer.clone());
-        }
-        // Long work is a task for a client that declared the extension.
-        let declared = context
-            .client_capabilities()
-            .is_some_and(|caps| caps.supports_tasks());
-        if declared && tasks::TASK_TOOLS.contains(&&*request.name) && runnable() {
-            // Nothing of the request outlives its answer: no log stream to write to.
-            caller.log = None;
-            let server = self.clone();
-            let tool = request.name.to_string();
-            let name = tool.clone();
-            let started = self
-                .tasks
-                .start(&tool, move |ctx| async move {
-                    server.call_as(&caller, &name, request.arguments, ctx).await
-                })
-                .await;
-            return Ok(match started {
-                Ok(task) => CallToolResponse::Task(task),
-                Err(error) => {
-                    CallToolResult::structured_error(error.to_json(&self.core.timestamp())).into()
-                }
-            });
-        }
-        let mut ctx = CallContext::new();
-        // Progress reports go out as notifications/progress, in order, through one
-        // forwarding task that ends when the call's context is gone.
-        let mut forwarder = None;
-        if let Some(token) = context.meta.get_progress_token() {
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<ProgressUpdate>();
-            ctx = ctx.with_progress(move |u| {
-                let _ = tx.send(u);
-            });
-            let peer = context.peer.clone();
-            let recorder = caller.recorder.clone();
-            forwarder = Some(tokio::spawn(async move {
-                while let Some(u) = rx.recv().await {
-                    let mut param = ProgressNotificationParam::new(token.clone(), u.progress)
-                        .with_message(u.message);
-                    if let Some(total) = u.total {
-                        param = param.with_total(total);
-                    }
-                    if !u.data.is_null() {
-                        // The tool's own figures, for a console attached over MCP.
-                        let mut meta = rmcp::model::NotificationMetaObject::new();
-                        meta.0
-                            .0
-                            .insert(crate::mcp::wire::PROGRESS_DATA_KEY.into(), u.data);
-                        param.meta = Some(meta);
-                    }
-                    if let Some(r) = &recorder {
-                        r.notification(
-                            "notifications/progress",
-                            serde_json::to_value(&param).unwrap_or_default(),
-                        );
-                    }
-                    if peer.notify_progress(param).await.is_err() {
-                        break;
-                    }
-                }
-            }));
-        }
-        // notifications/cancelled for this request stops the work.
-        let canceller = ctx.canceller();
-        let ct = context.ct.clone();
-        let watcher = tokio::spawn(async move {
-            ct.cancelled().await;
-            canceller.cancel();
-        });
-        let result = self
-            .call_as(&caller, &request.name, request.arguments, ctx)
-            .await;
-        if stateless::is_stateless(&context)
-            && let Some(log) = &caller.log
-        {
-            // A request's own log goes out on its stream, before its answer.
-            log.drain().await;
-        }
-        watcher.abort();
-        if let Some(forwarder) = forwarder {
-            // Every report is sent before the result.
-            let _ = tokio::time::timeout(std::time::Duration::from_secs(2), forwarder).await;
-        }
-        Ok(result.into())
+        // Boxed, as the impl's note says.
+        Box::pin(self.answer_call(request, context)).await
     }
 }
 
