@@ -249,7 +249,7 @@ impl LogIndex {
             let line = line?;
             // Only round lines are parsed whole.
             const ROUND: &[u8] = b"\"type\":\"round\"";
-            if !line.windows(ROUND.len()).any(|w| w == ROUND) {
+            if memchr::memmem::find(&line, ROUND).is_none() {
                 continue;
             }
             let Ok(entry) = serde_json::from_slice::<Entry>(&line) else {

@@ -137,7 +137,7 @@ impl Splitter {
 
 /// True when `needle` is somewhere in `line`.
 fn mentions(line: &[u8], needle: &[u8]) -> bool {
-    line.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(line, needle).is_some()
 }
 
 /// A stream read a chunk at a time and cut into pieces.

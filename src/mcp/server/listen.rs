@@ -70,9 +70,7 @@ impl PendingListens {
 /// a message that does not hold the method's name is not parsed.
 pub fn task_ids_of(message: &[u8]) -> Option<(Value, Vec<String>)> {
     const METHOD: &[u8] = b"subscriptions/listen";
-    if !message.windows(METHOD.len()).any(|w| w == METHOD) {
-        return None;
-    }
+    memchr::memmem::find(message, METHOD)?;
     let value: Value = serde_json::from_slice(message).ok()?;
     if value["method"] != "subscriptions/listen" {
         return None;
