@@ -507,7 +507,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         let runtime = if cli.http.is_some() {
             tokio::runtime::Runtime::new()?
         } else {
-            stdio_runtime()?
+            structs_console::mcp::wire::stdio_runtime()?
         };
         let services = build_core(&cli, config, &runtime, false)?;
         let core = services.core.clone();
@@ -569,18 +569,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     run_console(&cli, config, None, cli.connect.as_deref())
-}
-
-/// The runtime of the stdio face: one worker thread unless `TOKIO_WORKER_THREADS` says
-/// more. One client's requests arrive on one pipe; on a second worker each call crossed
-/// threads twice, and those wake-ups were half of a call's CPU (`benches/peers.rs`).
-/// Work that takes CPU (the proof-of-work search, the docs index) has threads of its own.
-fn stdio_runtime() -> std::io::Result<tokio::runtime::Runtime> {
-    let mut builder = tokio::runtime::Builder::new_multi_thread();
-    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
-        builder.worker_threads(1);
-    }
-    builder.enable_all().build()
 }
 
 /// The console, with a session log open in the Replay pane when one is given.

@@ -141,7 +141,12 @@ pub fn run(
         Some(up) => up.shown().to_string(),
         None => command.join(" "),
     };
-    let runtime = tokio::runtime::Runtime::new()?;
+    // A host over stdio is one client on one pipe; hosts over HTTP get a worker a core.
+    let runtime = if args.http.is_some() {
+        tokio::runtime::Runtime::new()?
+    } else {
+        crate::mcp::wire::stdio_runtime()?
+    };
     // The same server `--headless` is, in this process: no second process between the
     // agent and the core, and no pipes but the host's.
     let own = if args.embedded {

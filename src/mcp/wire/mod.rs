@@ -33,6 +33,24 @@ pub const PROGRESS_DATA_KEY: &str = "structs-console/data";
 /// kept.
 pub const PEER_LINE_MAX: usize = 16 * 1024 * 1024;
 
+/// The runtime of a face that serves one client over one pipe (the stdio server, and
+/// the tap before a host over stdio): one worker thread unless `TOKIO_WORKER_THREADS`
+/// says more. One client's messages arrive in order on one pipe; on a second worker
+/// each crossed threads twice, and those wake-ups cost the stdio server nearly half of
+/// a call's CPU, and the tap a tenth of its rate (`benches/peers.rs`). Work that takes
+/// CPU (the proof-of-work search, the docs index) has threads of its own.
+///
+/// # Errors
+///
+/// The runtime's, when the thread cannot be started.
+pub fn stdio_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        builder.worker_threads(1);
+    }
+    builder.enable_all().build()
+}
+
 /// The request id at the top level of a JSON object's first bytes, if they hold one
 /// whole: `{"jsonrpc":"2.0","id":7,"method":…` gives 7. Ids inside `params` are not
 /// the request's and are passed over.
