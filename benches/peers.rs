@@ -25,7 +25,10 @@
 //! Linux only (it reads `/proc`).
 //!
 //! Run with `cargo bench --bench peers`; `PEERS_BENCH_ONLY=structs` runs one server
-//! alone (to profile it under the same load).
+//! alone (to profile it under the same load). `PEERS_BENCH_BEFORE=PATH` adds an
+//! earlier build of this binary as one more server (and one more tap), so that a
+//! change is measured before and after in the same run. `PEERS_BENCH_PARTS` picks
+//! some of `stdio`, `http` and `tap` (all three by default).
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
@@ -43,8 +46,9 @@ const MEMORY_CALLS: usize = 10_000;
 /// Clock ticks per second of `/proc/PID/stat`'s times (Linux's `USER_HZ`).
 const TICKS: f64 = 100.0;
 
-/// The command that serves HTTP on a port, and the environment it needs.
-type HttpCommand = fn(&Peers, u16) -> (Vec<String>, Vec<(String, String)>);
+/// The command that serves HTTP on a port, and the environment it needs, from where
+/// the peers are and the server's stdio command.
+type HttpCommand = fn(&Peers, &[String], u16) -> (Vec<String>, Vec<(String, String)>);
 
 /// A server to compare: how to start it over stdio and over HTTP, and its cheapest
 /// call.
@@ -93,32 +97,31 @@ fn peers() -> (Vec<Peer>, Peers, Vec<String>) {
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/peers/node_modules"));
     let peers = Peers { modules };
-    let ours: Vec<String> = [BIN, "--headless", "--paused", "--log-level", "error"]
-        .map(String::from)
-        .to_vec();
-    let mut list = vec![Peer {
-        name: "structs-console",
-        stdio: ours,
-        http: |_, port| {
-            let words = [
-                BIN,
-                "--headless",
-                "--paused",
-                "--log-level",
-                "error",
-                "--http",
-            ]
+    let structs = |name: &'static str, bin: &str| Peer {
+        name,
+        stdio: [bin, "--headless", "--paused", "--log-level", "error"]
             .map(String::from)
-            .into_iter()
-            .chain([format!("127.0.0.1:{port}")])
-            .collect();
+            .to_vec(),
+        http: |_, stdio, port| {
+            let mut words = stdio.to_vec();
+            words.extend(["--http".to_string(), format!("127.0.0.1:{port}")]);
             (words, Vec::new())
         },
         tool: "structs_validate_entity_id",
         args: json!({"id": "1-11"}),
         speaks_2026: true,
-    }];
+    };
+    let mut list = vec![structs("structs-console", BIN)];
     let mut missing = Vec::new();
+    // An earlier build of this binary, for a before-and-after table in one run.
+    if let Some(before) = std::env::var_os("PEERS_BENCH_BEFORE") {
+        let before = before.to_string_lossy().into_owned();
+        if Path::new(&before).is_file() {
+            list.push(structs("structs-console (before)", &before));
+        } else {
+            missing.push(format!("the build before (no {before})"));
+        }
+    }
     if peers.node().is_file() && peers.everything().is_file() {
         list.push(Peer {
             name: "reference (Node)",
@@ -127,7 +130,7 @@ fn peers() -> (Vec<Peer>, Peers, Vec<String>) {
                 peers.everything().display().to_string(),
                 "stdio".into(),
             ],
-            http: |p, port| {
+            http: |p, _, port| {
                 (
                     vec![
                         p.node().display().to_string(),
@@ -151,7 +154,7 @@ fn peers() -> (Vec<Peer>, Peers, Vec<String>) {
         list.push(Peer {
             name: "Python SDK",
             stdio: vec![peers.python().display().to_string(), python_server()],
-            http: |p, port| {
+            http: |p, _, port| {
                 (
                     vec![
                         p.python().display().to_string(),
@@ -560,7 +563,7 @@ fn http_figures(
     figures: &mut Figures,
 ) {
     let port = free_port();
-    let (words, env) = (peer.http)(peers, port);
+    let (words, env) = (peer.http)(peers, &peer.stdio, port);
     let server = HttpServer::start(&words, &env, port);
     let mut total = 0;
     for clients in [8, 32] {
@@ -595,40 +598,55 @@ fn http_figures(
     figures.insert("http_rss_mb", rss_mb(server.child.id()));
 }
 
-/// The tap against the reference server direct: stdio with 8 in flight, and HTTP with
-/// 8 clients.
+/// The tap (`bin proxy`) against the reference server direct: stdio with 8 in flight,
+/// and HTTP with 8 clients.
 fn tap_figures(
+    bin: &str,
     reference: &Peer,
     peers: &Peers,
     secs: Duration,
     rt: &tokio::runtime::Runtime,
     figures: &mut Figures,
 ) {
-    let direct = {
-        let mut server = StdioServer::start(
-            &reference.stdio,
-            reference.tool,
-            reference.args.clone(),
-            false,
-        );
-        let (lat, took) = server.run(IN_FLIGHT, usize::MAX, Some(secs));
-        lat.len() as f64 / took.as_secs_f64()
-    };
-    let mut words = vec![BIN.to_string(), "proxy".into(), "--".into()];
+    // The server direct and through the tap, both started and warmed, then loaded in
+    // turns (six slices each): the machine's drift between two runs of seconds each
+    // was larger than the tap's cost.
+    let mut direct = StdioServer::start(
+        &reference.stdio,
+        reference.tool,
+        reference.args.clone(),
+        false,
+    );
+    let mut words = vec![bin.to_string(), "proxy".into(), "--".into()];
     words.extend(reference.stdio.iter().cloned());
     let mut tapped = StdioServer::start(&words, reference.tool, reference.args.clone(), false);
-    let cpu = cpu_seconds(tapped.pid());
-    let (lat, took) = tapped.run(IN_FLIGHT, usize::MAX, Some(secs));
-    let used = cpu_seconds(tapped.pid()) - cpu;
-    let rate = lat.len() as f64 / took.as_secs_f64();
-    figures.insert("tap_direct_rate", direct);
+    for server in [&mut direct, &mut tapped] {
+        server.run(IN_FLIGHT, 5_000, None);
+    }
+    let slice = secs / 6;
+    let (mut direct_calls, mut direct_time) = (0, Duration::ZERO);
+    let (mut tapped_calls, mut tapped_time, mut used) = (0, Duration::ZERO, 0.0);
+    for _ in 0..6 {
+        let (lat, took) = direct.run(IN_FLIGHT, usize::MAX, Some(slice));
+        direct_calls += lat.len();
+        direct_time += took;
+        let cpu = cpu_seconds(tapped.pid());
+        let (lat, took) = tapped.run(IN_FLIGHT, usize::MAX, Some(slice));
+        used += cpu_seconds(tapped.pid()) - cpu;
+        tapped_calls += lat.len();
+        tapped_time += took;
+    }
+    let direct_rate = direct_calls as f64 / direct_time.as_secs_f64();
+    let rate = tapped_calls as f64 / tapped_time.as_secs_f64();
+    figures.insert("tap_direct_rate", direct_rate);
     figures.insert("tap_rate", rate);
-    figures.insert("tap_ratio", rate / direct);
-    figures.insert("tap_cpu_us", used / lat.len().max(1) as f64 * 1e6);
+    figures.insert("tap_ratio", rate / direct_rate);
+    figures.insert("tap_cpu_us", used / tapped_calls.max(1) as f64 * 1e6);
+    drop(direct);
     drop(tapped);
 
     let port = free_port();
-    let (words, env) = (reference.http)(peers, port);
+    let (words, env) = (reference.http)(peers, &reference.stdio, port);
     let server = HttpServer::start(&words, &env, port);
     let direct = rt.block_on(http_load(
         &server.url,
@@ -640,7 +658,7 @@ fn tap_figures(
     let front = free_port();
     let proxy = HttpServer::start(
         &[
-            BIN.to_string(),
+            bin.to_string(),
             "proxy".into(),
             "--upstream".into(),
             server.url.clone(),
@@ -685,6 +703,11 @@ fn main() {
             .unwrap_or(3.0),
     );
     let (mut list, peers, missing) = peers();
+    let reference = list
+        .iter()
+        .find(|p| p.name.starts_with("reference"))
+        .cloned();
+    let parts = std::env::var("PEERS_BENCH_PARTS").unwrap_or_else(|_| "stdio,http,tap".into());
     // One server alone (its name's start), to profile it under the same load.
     if let Ok(only) = std::env::var("PEERS_BENCH_ONLY") {
         list.retain(|p| p.name.starts_with(only.as_str()));
@@ -704,10 +727,18 @@ fn main() {
         for peer in order {
             eprintln!("round {} · {}", round + 1, peer.name);
             let mut figures = Figures::new();
-            stdio_figures(peer, secs, &mut figures);
-            http_figures(peer, &peers, secs, &rt, &mut figures);
-            if peer.name.starts_with("reference") {
-                tap_figures(peer, &peers, secs, &rt, &mut figures);
+            if parts.contains("stdio") {
+                stdio_figures(peer, secs, &mut figures);
+            }
+            if parts.contains("http") {
+                http_figures(peer, &peers, secs, &rt, &mut figures);
+            }
+            // Each build of this binary as a tap in front of the reference server.
+            if parts.contains("tap")
+                && peer.name.starts_with("structs")
+                && let Some(reference) = &reference
+            {
+                tap_figures(&peer.stdio[0], reference, &peers, secs, &rt, &mut figures);
             }
             let kept = all.entry(peer.name).or_default();
             for (k, v) in figures {
@@ -729,61 +760,71 @@ fn main() {
         secs.as_secs_f64(),
         std::thread::available_parallelism().map_or(0, |n| n.get())
     );
+    // A row only for what was run (`PEERS_BENCH_PARTS`).
+    let ran = |key: &str| names.iter().any(|n| !m(n, key).is_nan());
     println!();
     println!("| | {} |", names.join(" | "));
     println!("|---|{}", "---|".repeat(names.len()));
-    println!(
-        "| HTTP, 8 clients: calls/s, p99 | {} |",
-        cell(&|n| format!("{:.0}, {:.1} ms", m(n, "http8_rate"), m(n, "http8_p99_ms")))
-    );
-    println!(
-        "| HTTP, 32 clients: calls/s, p99 | {} |",
-        cell(&|n| format!(
-            "{:.0}, {:.1} ms",
-            m(n, "http32_rate"),
-            m(n, "http32_p99_ms")
-        ))
-    );
-    println!(
-        "| stdio, one call at a time: calls/s, p50, p99 | {} |",
-        cell(&|n| format!(
-            "{:.0}, {:.0} µs, {:.0} µs",
-            m(n, "one_rate"),
-            m(n, "one_p50_us"),
-            m(n, "one_p99_us")
-        ))
-    );
-    println!(
-        "| stdio, 8 in flight (2025-11-25): calls/s, CPU a call | {} |",
-        cell(&|n| format!(
-            "{:.0}, {:.1} µs",
-            m(n, "flight_rate"),
-            m(n, "flight_cpu_us")
-        ))
-    );
-    println!(
-        "| stdio, 8 in flight (2026-07-28): calls/s, CPU a call | {} |",
-        cell(&|n| {
-            let r = m(n, "flight26_rate");
-            if r.is_nan() {
-                "—".to_string()
-            } else {
-                format!("{:.0}, {:.1} µs", r, m(n, "flight26_cpu_us"))
-            }
-        })
-    );
-    println!(
-        "| RSS after 10,000 calls (stdio / HTTP) | {} |",
-        cell(&|n| format!(
-            "{:.1} / {:.1} MB",
-            m(n, "stdio_rss_mb"),
-            m(n, "http_rss_mb")
-        ))
-    );
-    if let Some(reference) = names.iter().find(|n| n.starts_with("reference")) {
-        let r = *reference;
+    if ran("http8_rate") {
+        println!(
+            "| HTTP, 8 clients: calls/s, p99 | {} |",
+            cell(&|n| format!("{:.0}, {:.1} ms", m(n, "http8_rate"), m(n, "http8_p99_ms")))
+        );
+        println!(
+            "| HTTP, 32 clients: calls/s, p99 | {} |",
+            cell(&|n| format!(
+                "{:.0}, {:.1} ms",
+                m(n, "http32_rate"),
+                m(n, "http32_p99_ms")
+            ))
+        );
+    }
+    if ran("one_rate") {
+        println!(
+            "| stdio, one call at a time: calls/s, p50, p99 | {} |",
+            cell(&|n| format!(
+                "{:.0}, {:.0} µs, {:.0} µs",
+                m(n, "one_rate"),
+                m(n, "one_p50_us"),
+                m(n, "one_p99_us")
+            ))
+        );
+        println!(
+            "| stdio, 8 in flight (2025-11-25): calls/s, CPU a call | {} |",
+            cell(&|n| format!(
+                "{:.0}, {:.1} µs",
+                m(n, "flight_rate"),
+                m(n, "flight_cpu_us")
+            ))
+        );
+        println!(
+            "| stdio, 8 in flight (2026-07-28): calls/s, CPU a call | {} |",
+            cell(&|n| {
+                let r = m(n, "flight26_rate");
+                if r.is_nan() {
+                    "—".to_string()
+                } else {
+                    format!("{:.0}, {:.1} µs", r, m(n, "flight26_cpu_us"))
+                }
+            })
+        );
+    }
+    if ran("stdio_rss_mb") && ran("http_rss_mb") {
+        println!(
+            "| RSS after 10,000 calls (stdio / HTTP) | {} |",
+            cell(&|n| format!(
+                "{:.1} / {:.1} MB",
+                m(n, "stdio_rss_mb"),
+                m(n, "http_rss_mb")
+            ))
+        );
+    }
+    for r in names.iter().filter(|n| n.starts_with("structs")) {
+        if m(r, "tap_rate").is_nan() {
+            continue;
+        }
         println!();
-        println!("the tap, against the reference server:");
+        println!("the tap of {r}, against the reference server:");
         println!(
             "- stdio, 8 in flight: {:.0} calls/s through `proxy --` against {:.0} direct: **{:.2} of direct** (goal ≥ 0.9); the proxy's CPU {:.1} µs a call",
             m(r, "tap_rate"),
