@@ -363,12 +363,16 @@ fn serve_rest(
 async fn serve_http(
     server: structs_console::mcp::server::McpServer,
     options: structs_console::mcp::wire::http::HttpOptions,
+    drain: std::time::Duration,
 ) -> anyhow::Result<()> {
     let http = structs_console::mcp::server::http::HttpServer::start(server, &options).await?;
     // The one line a script waits for: where to point a client.
     println!("serving MCP over HTTP at {}", http.url());
-    let stop = http.stopper();
+    let (drainer, stop) = (http.drainer(), http.stopper());
     tokio::spawn(async move {
+        shutdown_signal().await;
+        tokio::spawn(drainer.drain(drain));
+        // A second signal does not wait for the drain.
         shutdown_signal().await;
         stop.cancel();
     });
@@ -561,7 +565,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ..Default::default()
                 },
             };
-            runtime.block_on(serve_http(server, options))?;
+            let drain = std::time::Duration::from_secs(cli.http_drain);
+            runtime.block_on(serve_http(server, options, drain))?;
             return Ok(ExitCode::SUCCESS);
         }
         tracing::info!(tools = server.core().tools().count(), source = %server.core().status().description, "serving MCP over stdio");

@@ -361,3 +361,47 @@ async fn a_repeated_warning_is_logged_once_with_its_count() {
     assert_eq!(full.len(), 1, "{full:#?}");
     let _ = std::fs::remove_file(&log);
 }
+
+/// `--http-drain`: on SIGTERM `/health` answers 503 "draining" at once, so that a load
+/// balancer takes the server out, while requests are still served; the server stops
+/// when the grace period ends, not before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_server_says_so_on_health_and_still_serves_until_it_stops() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let server = Headless::start(&["--paused", "--http-drain", "2"], &[]).await;
+    let health_url = server.url.replace("/mcp", "/health");
+    let before = reqwest::get(&health_url).await.expect("GET /health");
+    assert_eq!(before.status(), 200);
+    let pid = server.child.id().expect("pid");
+    let at = Instant::now();
+    let _ = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status();
+    // Draining: 503, and the status says why.
+    let mut seen = None;
+    while at.elapsed() < Duration::from_secs(1) {
+        let r = reqwest::get(&health_url).await.expect("GET /health");
+        if r.status() == 503 {
+            seen = Some(r.json::<Value>().await.expect("JSON"));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let seen = seen.expect("/health answered 503 within a second of SIGTERM");
+    assert_eq!(seen["status"], "draining", "{seen}");
+    // A client is still served while the server drains.
+    let (status, _, body) = initialize(&server.url).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(at.elapsed() < Duration::from_secs(2), "{:?}", at.elapsed());
+    let mut child = server.child;
+    let status = tokio::time::timeout(Duration::from_secs(9), child.wait())
+        .await
+        .expect("the server ends after its drain")
+        .expect("wait");
+    assert!(status.success(), "{status:?}");
+    assert!(
+        at.elapsed() >= Duration::from_secs(2),
+        "stopped before its 2 s drain: {:?}",
+        at.elapsed()
+    );
+}

@@ -54,6 +54,13 @@ pub(crate) struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub(crate) http_session_idle: u64,
 
+    /// With --http: on SIGTERM or Ctrl-C, keep serving this many seconds while /health
+    /// answers 503 "draining", so that a load balancer takes the server out before it
+    /// stops (0: stop at once).
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = 0,
+        value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub(crate) http_drain: u64,
+
     /// With --http: the bearer token every request must carry (`Authorization:
     /// Bearer TOKEN`), at least 16 characters; with --connect URL, the token sent to
     /// that server. Prefer the environment variable: a flag shows in the process list.

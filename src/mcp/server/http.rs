@@ -66,6 +66,8 @@ const INIT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct HttpServer {
     addr: SocketAddr,
     cancel: CancellationToken,
+    /// Cancelled when the server starts draining ([`Drain`]).
+    draining: CancellationToken,
     task: tokio::task::JoinHandle<std::io::Result<()>>,
 }
 
@@ -111,9 +113,11 @@ impl HttpServer {
         manager.session_config.init_timeout = Some(INIT_TIMEOUT);
         let sessions = Arc::new(manager);
         let tracker = Tracker::new(options.sessions);
+        let draining = CancellationToken::new();
         let health = Health {
             core: server.core().clone(),
             sessions: sessions.clone(),
+            draining: draining.clone(),
         };
         {
             let (tracker, sessions, stop) = (tracker.clone(), sessions.clone(), cancel.clone());
@@ -152,7 +156,12 @@ impl HttpServer {
             Ok(())
         });
         tracing::info!(%addr, path = PATH, auth = options.token.is_some(), "serving MCP over HTTP");
-        Ok(HttpServer { addr, cancel, task })
+        Ok(HttpServer {
+            addr,
+            cancel,
+            draining,
+            task,
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -182,6 +191,40 @@ impl HttpServer {
     pub fn stopper(&self) -> CancellationToken {
         self.cancel.clone()
     }
+
+    /// A handle that drains the server, then stops it (for a signal handler).
+    pub fn drainer(&self) -> Drain {
+        Drain {
+            draining: self.draining.clone(),
+            stop: self.cancel.clone(),
+        }
+    }
+}
+
+/// Takes a server out of a load balancer's rotation before it stops: `/health` answers
+/// 503 "draining" at once, every request is still served for the grace period, and
+/// then the server stops as [`HttpServer::stop`] does.
+pub struct Drain {
+    draining: CancellationToken,
+    stop: CancellationToken,
+}
+
+impl Drain {
+    /// Drains for `grace`, then stops.
+    pub async fn drain(self, grace: Duration) {
+        self.draining.cancel();
+        if !grace.is_zero() {
+            tracing::info!(
+                seconds = grace.as_secs_f64(),
+                "draining: /health answers 503 while requests are still served"
+            );
+            tokio::select! {
+                () = tokio::time::sleep(grace) => {}
+                () = self.stop.cancelled() => {}
+            }
+        }
+        self.stop.cancel();
+    }
 }
 
 /// Where monitors and load balancers ask whether the server is up.
@@ -192,19 +235,28 @@ pub const HEALTH_PATH: &str = "/health";
 struct Health {
     core: crate::core::Core,
     sessions: Arc<LocalSessionManager>,
+    draining: CancellationToken,
 }
 
 /// `GET /health`: a shallow status with no token and no player data: the version, the
 /// source, its block height and whether its clock is paused, the sessions open, and the
-/// proof-of-work pool: its threads, those hashing now and the searches running.
+/// proof-of-work pool: its threads, those hashing now and the searches running. While
+/// the server drains ([`Drain`]) the status is `draining` and the answer 503, so that a
+/// load balancer sends nothing new here.
 async fn health_status(
     axum::extract::State(h): axum::extract::State<Health>,
-) -> axum::Json<serde_json::Value> {
+) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
+    let draining = h.draining.is_cancelled();
     let status = h.core.status();
     let sessions = h.sessions.sessions.read().await.len();
     let pow = crate::pow::pool::Pool::global().stats();
-    axum::Json(serde_json::json!({
-        "status": "ok",
+    let code = if draining {
+        axum::http::StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        axum::http::StatusCode::OK
+    };
+    let body = axum::Json(serde_json::json!({
+        "status": if draining { "draining" } else { "ok" },
         "version": env!("CARGO_PKG_VERSION"),
         "source": status.name,
         "block_height": status.block_height,
@@ -215,7 +267,8 @@ async fn health_status(
             "hashing": pow.busy,
             "searches": pow.searches,
         },
-    }))
+    }));
+    (code, body)
 }
 
 /// A `tasks/get`, `tasks/update` or `tasks/cancel` without its `Mcp-Name` header gets
