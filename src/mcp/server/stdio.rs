@@ -1,6 +1,7 @@
 //! The stdio face's transport: [`LimitedLines`] reads each incoming line whole and
-//! reads it once into the message rmcp takes; rmcp's line transport writes the answers. A line over [`crate::mcp::wire::MAX_MESSAGE_BYTES`]
-//! is dropped before anything parses it, and the client is answered with an error that
+//! reads it once into the message rmcp takes; rmcp's line transport writes the
+//! answers. A line over [`crate::mcp::wire::MAX_MESSAGE_BYTES`] is dropped before
+//! anything parses it, and the client is answered with an error that
 //! names the limit (and the request's id, when its first bytes hold one). rmcp on its
 //! own drops such a line after buffering 16 MB and answers nothing, so the caller would
 //! wait for ever. Each whole line then goes through [`super::strict::check`]: one rmcp
@@ -339,11 +340,6 @@ where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
-    pub fn new(read: R, write: W, max: usize) -> StdioTransport<R, W> {
-        let (read, dropped) = LimitedLines::new(read, max);
-        Self::over(read.parsing(), dropped, write, max)
-    }
-
     /// The transport of a server that follows tasks on listen streams: the task ids of
     /// each listen request go to `listens`.
     pub fn following(
@@ -353,17 +349,8 @@ where
         listens: std::sync::Arc<PendingListens>,
     ) -> StdioTransport<R, W> {
         let (read, dropped) = LimitedLines::new(read, max);
-        Self::over(read.parsing().listens(listens), dropped, write, max)
-    }
-
-    fn over(
-        read: LimitedLines<R>,
-        dropped: mpsc::UnboundedReceiver<Dropped>,
-        write: W,
-        max: usize,
-    ) -> StdioTransport<R, W> {
         StdioTransport {
-            lines: read,
+            lines: read.parsing().listens(listens),
             inner: AsyncRwTransport::new(tokio::io::empty(), write),
             dropped,
             max,
