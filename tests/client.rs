@@ -884,3 +884,37 @@ fn a_session_client_is_asked_to_confirm_by_elicitation() {
     );
     ok(&out);
 }
+
+/// A 2025 session's first request waits until the server's stream to the client is
+/// open: a server that sends an elicitation there as soon as a call arrives, and drops
+/// what has no stream to go on, must not lose it to that race. The server here opens
+/// its stream half a second late and reports in its tool list whether the list came
+/// first.
+#[test]
+fn a_sessions_first_request_waits_for_its_stream_to_open() {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/slow_stream_server.py"
+    );
+    let mut server = Command::new("python3")
+        .arg(script)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start python3");
+    let mut port = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().expect("stdout")),
+        &mut port,
+    )
+    .expect("read the port");
+    let url = format!("http://127.0.0.1:{}/mcp", port.trim());
+    let out = client(&url, &["tools"]);
+    let _ = server.kill();
+    let _ = server.wait();
+    let tools = ok(&out);
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["stream-was-open"],
+        "{tools}"
+    );
+}

@@ -25,6 +25,7 @@ mod attached;
 mod cache;
 mod child;
 mod handler;
+mod http;
 mod inspect;
 mod listen;
 mod open;

@@ -10,7 +10,7 @@ use rmcp::{ClientLifecycleMode, ClientServiceExt as _, RoleClient};
 
 use super::handler::Listener;
 use super::traffic::{Logged, Wire};
-use super::{MAX_PAGES, Target, child};
+use super::{MAX_PAGES, Target, child, http};
 
 /// A handshake that failed, and whether trying another is pointless (the program
 /// cannot be started).
@@ -87,11 +87,16 @@ pub(super) async fn open(
             if let Some(token) = token {
                 config = config.auth_header(token.to_string());
             }
+            let client = http::Gated::new(reqwest::Client::new());
             let transport = Logged {
-                inner: StreamableHttpClientTransport::with_client(reqwest::Client::new(), config),
+                inner: StreamableHttpClientTransport::with_client(client.clone(), config),
                 wire: wire.clone(),
             };
-            listener.serve_with_lifecycle(transport, lifecycle).await
+            let served = listener.serve_with_lifecycle(transport, lifecycle).await;
+            if served.is_ok() {
+                client.stream_answered(http::STREAM_WAIT).await;
+            }
+            served
         }
     };
     // Any answer may be a server of another era turning the probe down (an HTTP
