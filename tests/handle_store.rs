@@ -385,6 +385,32 @@ async fn when_redis_goes_away_calls_say_so_and_the_server_keeps_serving() {
     assert_eq!(full["players"].as_array().unwrap().len(), 100);
 }
 
+/// Redis restarted between two calls (as an operator restarts it): the connection the
+/// store held is dead, and the next call finds that out, reconnects and succeeds, on
+/// its first try.
+#[tokio::test]
+async fn the_first_call_after_a_redis_restart_succeeds() {
+    let Some(mut redis) = RedisServer::start_persistent() else {
+        return;
+    };
+    let core = sim_core(Arc::new(
+        RedisStore::connect(&redis.url(), "first").await.unwrap(),
+    ));
+    let big = json!({"page_size": 100});
+    let v = core
+        .call_json("structs_list_players", big.clone())
+        .await
+        .unwrap();
+    let handle = v["result_handle"].as_str().unwrap().to_string();
+    redis.restart();
+    let fetched = core
+        .call_json("structs_handle_fetch", json!({"handle": handle}))
+        .await;
+    assert!(fetched.is_ok(), "{fetched:?}");
+    let stored = core.call_json("structs_list_players", big).await;
+    assert_eq!(stored.unwrap()["status"], "partial");
+}
+
 /// What "nothing already stored is lost" means for handles: Redis keeps them when it is
 /// run to persist its data (here an append-only file synced on every write), and the
 /// server finds them again once Redis is back, even after Redis was killed outright.

@@ -191,9 +191,8 @@ impl RedisStore {
             shown,
             parsed: Mutex::new(ParsedCache::default()),
         };
-        let mut c = store.connection.clone();
         store
-            .run(redis::cmd("PING").query_async::<String>(&mut c))
+            .query::<String>(&redis::cmd("PING"))
             .await
             .map_err(|e| e.message.clone())?;
         Ok(store)
@@ -224,19 +223,45 @@ impl RedisStore {
         format!("{}:record:{key}", self.prefix)
     }
 
-    /// Runs one Redis operation under the time limit, turning failures into
-    /// `RESOURCE_UNAVAILABLE`.
-    async fn run<T>(
+    /// Runs one command: [`RedisStore::run`].
+    async fn query<T: redis::FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, ToolError> {
+        self.run(|mut c| async move { cmd.query_async(&mut c).await })
+            .await
+    }
+
+    /// Runs one pipeline: [`RedisStore::run`].
+    async fn query_pipe<T: redis::FromRedisValue>(
         &self,
-        op: impl std::future::Future<Output = redis::RedisResult<T>>,
+        pipe: &redis::Pipeline,
     ) -> Result<T, ToolError> {
-        match tokio::time::timeout(OPERATION_TIMEOUT, op).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(self.unavailable(&e.to_string())),
-            Err(_) => Err(self.unavailable(&format!(
-                "no answer within {} s",
-                OPERATION_TIMEOUT.as_secs()
-            ))),
+        self.run(|mut c| async move { pipe.query_async(&mut c).await })
+            .await
+    }
+
+    /// Runs one Redis operation under the time limit, turning failures into
+    /// `RESOURCE_UNAVAILABLE`. An operation that finds its connection dropped (Redis
+    /// restarted since the last) runs once more on the connection the manager makes
+    /// anew, so the first call after a restart does not fail; every operation here may
+    /// run twice (writes set whole values).
+    async fn run<T, Fut>(&self, op: impl Fn(ConnectionManager) -> Fut) -> Result<T, ToolError>
+    where
+        Fut: std::future::Future<Output = redis::RedisResult<T>>,
+    {
+        let mut retried = false;
+        loop {
+            match tokio::time::timeout(OPERATION_TIMEOUT, op(self.connection.clone())).await {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(e)) if !retried && (e.is_connection_dropped() || e.is_io_error()) => {
+                    retried = true;
+                }
+                Ok(Err(e)) => return Err(self.unavailable(&e.to_string())),
+                Err(_) => {
+                    return Err(self.unavailable(&format!(
+                        "no answer within {} s",
+                        OPERATION_TIMEOUT.as_secs()
+                    )));
+                }
+            }
         }
     }
 
@@ -349,9 +374,8 @@ impl HandleStore for RedisStore {
                 .arg(millis(meta.expires))
                 .arg("hits")
                 .arg(meta.hits);
-            let mut c = self.connection.clone();
             let bytes = json_len;
-            self.run(put.query_async::<()>(&mut c)).await?;
+            self.query::<()>(&put).await?;
             let dropped = self.cache().put(&meta.handle, data, bytes);
             free_later(dropped);
             Ok(())
@@ -365,7 +389,6 @@ impl HandleStore for RedisStore {
     ) -> BoxFuture<'_, Result<Result<Stored, Missing>, ToolError>> {
         let handle = handle.to_string();
         Box::pin(async move {
-            let mut c = self.connection.clone();
             let cached = self.cache().get(&handle);
             let mut script = redis::cmd("EVAL");
             script
@@ -376,13 +399,13 @@ impl HandleStore for RedisStore {
                 .arg(millis(now));
             let (reply, json): (Option<Vec<Option<String>>>, Option<Vec<u8>>) = if cached.is_some()
             {
-                (self.run(script.query_async(&mut c)).await?, None)
+                (self.query(&script).await?, None)
             } else {
                 let mut pipe = redis::pipe();
                 pipe.add_command(script)
                     .cmd("GET")
                     .arg(self.data_key(&handle));
-                self.run(pipe.query_async(&mut c)).await?
+                self.query_pipe(&pipe).await?
             };
             let Some(fields) = reply else {
                 drop(self.cache().remove(&handle));
@@ -421,14 +444,12 @@ impl HandleStore for RedisStore {
 
     fn list(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<Vec<HandleMeta>, ToolError>> {
         Box::pin(async move {
-            let mut c = self.connection.clone();
             let handles: Vec<String> = self
-                .run(
+                .query(
                     redis::cmd("ZRANGEBYSCORE")
                         .arg(self.live_key())
                         .arg(format!("({}", millis(now)))
-                        .arg("+inf")
-                        .query_async(&mut c),
+                        .arg("+inf"),
                 )
                 .await?;
             if handles.is_empty() {
@@ -444,7 +465,7 @@ impl HandleStore for RedisStore {
                     .cmd("EXISTS")
                     .arg(self.data_key(h));
             }
-            let replies: Vec<redis::Value> = self.run(pipe.query_async(&mut c)).await?;
+            let replies: Vec<redis::Value> = self.query_pipe(&pipe).await?;
             let mut live: Vec<HandleMeta> = handles
                 .iter()
                 .zip(replies.chunks(2))
@@ -465,18 +486,16 @@ impl HandleStore for RedisStore {
 
     fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>> {
         Box::pin(async move {
-            let mut c = self.connection.clone();
             let mut total = 0;
             loop {
                 let n: usize = self
-                    .run(
+                    .query(
                         redis::cmd("EVAL")
                             .arg(CLEANUP_SCRIPT)
                             .arg(1)
                             .arg(self.live_key())
                             .arg(millis(now))
-                            .arg(format!("{}:data:", self.prefix))
-                            .query_async(&mut c),
+                            .arg(format!("{}:data:", self.prefix)),
                     )
                     .await?;
                 total += n;
@@ -495,15 +514,13 @@ impl HandleStore for RedisStore {
     ) -> BoxFuture<'_, Result<(), ToolError>> {
         let key = self.record_key(key);
         Box::pin(async move {
-            let mut c = self.connection.clone();
             let ms = ttl.as_millis().max(1) as u64;
-            self.run(
+            self.query::<()>(
                 redis::cmd("SET")
                     .arg(&key)
                     .arg(value.to_string())
                     .arg("PX")
-                    .arg(ms)
-                    .query_async::<()>(&mut c),
+                    .arg(ms),
             )
             .await
         })
@@ -517,21 +534,19 @@ impl HandleStore for RedisStore {
         let pattern = format!("{}*", self.record_key(prefix));
         let strip = self.record_key("");
         Box::pin(async move {
-            let mut c = self.connection.clone();
             let mut keys: Vec<String> = Vec::new();
             let mut cursor: u64 = 0;
             // SCAN walks the keys a batch at a time; a record made or dropped meanwhile
             // may be missed or seen once more, which a listing can bear.
             loop {
                 let (next, batch): (u64, Vec<String>) = self
-                    .run(
+                    .query(
                         redis::cmd("SCAN")
                             .arg(cursor)
                             .arg("MATCH")
                             .arg(&pattern)
                             .arg("COUNT")
-                            .arg(500)
-                            .query_async(&mut c),
+                            .arg(500),
                     )
                     .await?;
                 keys.extend(batch);
@@ -546,9 +561,7 @@ impl HandleStore for RedisStore {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
-            let texts: Vec<Option<String>> = self
-                .run(redis::cmd("MGET").arg(&keys).query_async(&mut c))
-                .await?;
+            let texts: Vec<Option<String>> = self.query(redis::cmd("MGET").arg(&keys)).await?;
             Ok(keys
                 .into_iter()
                 .zip(texts)
@@ -563,10 +576,7 @@ impl HandleStore for RedisStore {
     fn get_record(&self, key: &str) -> BoxFuture<'_, Result<Option<Value>, ToolError>> {
         let key = self.record_key(key);
         Box::pin(async move {
-            let mut c = self.connection.clone();
-            let text: Option<String> = self
-                .run(redis::cmd("GET").arg(&key).query_async(&mut c))
-                .await?;
+            let text: Option<String> = self.query(redis::cmd("GET").arg(&key)).await?;
             match text {
                 None => Ok(None),
                 Some(text) => serde_json::from_str(&text)
