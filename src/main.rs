@@ -301,16 +301,19 @@ fn build_core(
     if let Some(url) = &cli.events {
         // A weak reference: a source the console switched away from is not kept alive
         // (nor its height poller) by the feed.
-        let on_height: Option<Box<dyn Fn(u64) + Send + Sync>> = rest.as_ref().map(|r| {
+        let on_heard: Option<structs_console::nats::OnHeard> = rest.as_ref().map(|r| {
             let weak = Arc::downgrade(r);
-            Box::new(move |h| {
+            Box::new(move |heard: structs_console::nats::Heard<'_>| {
                 if let Some(r) = weak.upgrade() {
-                    r.set_height(h);
+                    match heard {
+                        structs_console::nats::Heard::Height(h) => r.set_height(h),
+                        structs_console::nats::Heard::Changed(ids) => r.forget(ids),
+                    }
                 }
-            }) as Box<dyn Fn(u64) + Send + Sync>
+            }) as structs_console::nats::OnHeard
         });
         let feed = runtime
-            .block_on(NatsFeed::connect(url, on_height))
+            .block_on(NatsFeed::connect(url, on_heard))
             .map_err(|e| anyhow::anyhow!("--events: {}", e.message))?;
         builder = builder.event_feed(feed);
     }
@@ -365,6 +368,7 @@ async fn serve_http(
     options: structs_console::mcp::wire::http::HttpOptions,
     drain: std::time::Duration,
 ) -> anyhow::Result<()> {
+    let tasks = server.tasks();
     let http = structs_console::mcp::server::http::HttpServer::start(server, &options).await?;
     // The one line a script waits for: where to point a client.
     println!("serving MCP over HTTP at {}", http.url());
@@ -376,7 +380,11 @@ async fn serve_http(
         shutdown_signal().await;
         stop.cancel();
     });
-    http.wait().await
+    let served = http.wait().await;
+    tasks
+        .shut_down(structs_console::mcp::server::tasks::SHUT_DOWN_WAIT)
+        .await;
+    served
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

@@ -94,6 +94,19 @@ async fn connect(url: &str, counters: Arc<Counters>) -> Result<async_nats::Clien
     Ok(client)
 }
 
+/// What the feed tells its source besides the events (the REST source keeps its cache
+/// true by it).
+pub enum Heard<'a> {
+    /// A new block height, from `consensus`.
+    Height(u64),
+    /// Entities a message says changed; told before the event is published, so that a
+    /// reader told of the change reads it fresh.
+    Changed(&'a [EntityId]),
+}
+
+/// A listener for [`Heard`].
+pub type OnHeard = Box<dyn Fn(Heard<'_>) + Send + Sync>;
+
 /// Events read from NATS.
 pub struct NatsFeed {
     url: String,
@@ -104,12 +117,10 @@ pub struct NatsFeed {
 }
 
 impl NatsFeed {
-    /// Connects and subscribes; `on_height` hears each new block height from
-    /// `consensus` (the REST source uses it to empty its cache on time).
-    pub async fn connect(
-        url: &str,
-        on_height: Option<Box<dyn Fn(u64) + Send + Sync>>,
-    ) -> Result<Arc<NatsFeed>, ToolError> {
+    /// Connects and subscribes; `on_heard` hears each new block height from
+    /// `consensus` and the entities each event changed (the REST source uses them to
+    /// drop what its cache holds on time).
+    pub async fn connect(url: &str, on_heard: Option<OnHeard>) -> Result<Arc<NatsFeed>, ToolError> {
         let counters = Arc::new(Counters::default());
         let client = connect(url, counters.clone()).await?;
         let mut subs = Vec::new();
@@ -145,8 +156,8 @@ impl NatsFeed {
                 if m.subject.as_str() == "consensus" {
                     if let Some(h) = payload.get("height").and_then(chain_int) {
                         c.height.fetch_max(h, Ordering::Relaxed);
-                        if let Some(f) = &on_height {
-                            f(h);
+                        if let Some(f) = &on_heard {
+                            f(Heard::Height(h));
                         }
                     }
                     continue;
@@ -154,6 +165,9 @@ impl NatsFeed {
                 match from_grass(m.subject.as_str(), &payload, known) {
                     Some(event) => {
                         c.events.fetch_add(1, Ordering::Relaxed);
+                        if let Some(f) = &on_heard {
+                            f(Heard::Changed(&event.changed));
+                        }
                         b.publish(event);
                     }
                     None => c.error(format!("no entity in a message on {}", m.subject)),

@@ -446,11 +446,12 @@ fn record_a_session(log: &Path) {
 /// The addresses a command names, made safe to run here: a node's REST address
 /// (`--endpoint`, wherever it is) becomes a stand-in node the test runs (this
 /// program's `serve-rest`), each other loopback port a free one (the same one for the
-/// same port), and a NATS address a real NATS server's. No test sends traffic off the
-/// machine.
+/// same port), and a NATS or Redis address a real server's. No test sends traffic off
+/// the machine.
 struct Addresses {
     ports: HashMap<String, u16>,
     nats: Option<String>,
+    redis: Option<String>,
     node: String,
 }
 
@@ -484,6 +485,11 @@ impl Addresses {
             && let Some(nats) = &self.nats
         {
             return nats.clone();
+        }
+        if scheme == "redis"
+            && let Some(redis) = &self.redis
+        {
+            return redis.clone();
         }
         if !is_loopback(host) || port.is_empty() {
             return arg.to_string();
@@ -519,6 +525,7 @@ fn every_command_line_in_the_docs_starts() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let nats = support::nats::NatsServer::start();
+    let redis = support::redis::RedisServer::start();
     // The stand-in node for every `--endpoint`.
     let node_port = support::daemon::free_port();
     let mut node = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
@@ -546,6 +553,7 @@ fn every_command_line_in_the_docs_starts() {
     let mut addresses = Addresses {
         ports: HashMap::new(),
         nats: nats.as_ref().map(|n| n.url()),
+        redis: redis.as_ref().map(|r| r.url()),
         node: format!("http://127.0.0.1:{node_port}"),
     };
     let mut total = 0;
@@ -558,6 +566,11 @@ fn every_command_line_in_the_docs_starts() {
             let uses_nats = args.iter().any(|a| a.starts_with("nats://"));
             if uses_nats && addresses.nats.is_none() {
                 eprintln!("note: no nats-server here; not starting `{}`", f.text);
+                continue;
+            }
+            let uses_redis = args.iter().any(|a| a.starts_with("redis://"));
+            if uses_redis && addresses.redis.is_none() {
+                eprintln!("note: no redis-server here; not starting `{}`", f.text);
                 continue;
             }
             total += 1;

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use structs_console::events::{EventFeed, GameEvent};
-use structs_console::nats::{NatsFeed, NatsPublisher};
+use structs_console::nats::{Heard, NatsFeed, NatsPublisher};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use support::nats::NatsServer;
 
@@ -98,10 +98,17 @@ async fn grass_messages_become_events_and_heights() {
         return;
     };
     let heights = Arc::new(Mutex::new(Vec::new()));
-    let h = heights.clone();
+    let changed = Arc::new(Mutex::new(Vec::new()));
+    let (h, c) = (heights.clone(), changed.clone());
     let feed = NatsFeed::connect(
         &nats.url(),
-        Some(Box::new(move |height| h.lock().unwrap().push(height))),
+        Some(Box::new(move |heard| match heard {
+            Heard::Height(height) => h.lock().unwrap().push(height),
+            Heard::Changed(ids) => c
+                .lock()
+                .unwrap()
+                .push(ids.iter().map(ToString::to_string).collect::<Vec<_>>()),
+        })),
     )
     .await
     .unwrap();
@@ -144,6 +151,12 @@ async fn grass_messages_become_events_and_heights() {
         ("ore", "1-4".into())
     );
     assert_eq!(*heights.lock().unwrap(), [4242]);
+    // The source heard what each event changed (a REST source's cache drops them).
+    let heard = changed.lock().unwrap().clone();
+    assert_eq!(heard.len(), 2, "{heard:?}");
+    assert_eq!(heard[0][0], "5-3");
+    assert!(heard[0].contains(&"1-1".to_string()), "{heard:?}");
+    assert_eq!(heard[1][0], "1-4");
     // The junk message counts as an error, and nothing else does.
     tokio::time::sleep(Duration::from_millis(100)).await;
     let h = feed.health();

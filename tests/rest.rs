@@ -583,6 +583,30 @@ async fn the_client_side_rate_limit_spaces_requests() {
     );
 }
 
+/// An event that names an entity drops it from the cache: the next read goes to the
+/// node, and the others still come from the cache.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entity_an_event_changed_is_read_fresh() {
+    let node = node().await;
+    let rest = RestSource::connect(config(&node.server.url()))
+        .await
+        .unwrap();
+    let (changed, kept) = (
+        EntityId::parse("1-5").unwrap(),
+        EntityId::parse("1-6").unwrap(),
+    );
+    for id in [changed, kept] {
+        rest.get(id).await.unwrap();
+    }
+    assert_eq!(rest.cache_stats(), (0, 2));
+    rest.forget(&[changed]);
+    for id in [changed, kept] {
+        rest.get(id).await.unwrap();
+    }
+    // 1-6 from the cache; 1-5 from the node.
+    assert_eq!(rest.cache_stats(), (1, 4));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reads_within_a_block_come_from_the_cache() {
     let node = node().await;

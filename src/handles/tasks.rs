@@ -4,7 +4,7 @@
 //! `mcp::server::tasks`) and keeps each as a record beside the result handles: the
 //! task as `tasks/get` answers it (`taskId`, `status`, `statusMessage`, `createdAt`,
 //! `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` or `error` once it ends)
-//! plus the `tool` it runs. Every server and console sharing the store reads the same
+//! plus the `tool` it runs and the `server` running it ([`this_server`]). Every server and console sharing the store reads the same
 //! records, so this module is where their shape, their keys and the rules for reading
 //! them live: the catalog's task tools read them here, and the server writes them.
 
@@ -53,10 +53,29 @@ pub fn went_quiet(record: &Value, now: DateTime<Utc>) -> bool {
     beat.is_none_or(|t| (now - t.with_timezone(&Utc)).to_std().unwrap_or_default() > STALE_AFTER)
 }
 
-/// What a stopped server's task is said to have ended with.
-pub fn quiet_message() -> String {
+/// This process as a task record names the server running it: `host:pid`.
+pub fn this_server() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|h| h.trim().to_string())
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "localhost".to_string());
+        format!("{host}:{}", std::process::id())
+    })
+}
+
+/// What a stopped server's task is said to have ended with; `server` as its record
+/// names it (empty for a record that does not).
+pub fn quiet_message(server: &str) -> String {
+    let which = if server.is_empty() {
+        String::new()
+    } else {
+        format!(" ({server})")
+    };
     format!(
-        "the server running this task stopped: no word from it for over {} s",
+        "the server running this task{which} stopped: no word from it for over {} s",
         STALE_AFTER.as_secs()
     )
 }
@@ -70,7 +89,7 @@ pub fn summary(record: &Value, now: DateTime<Utc>) -> Value {
         record["status"].as_str().unwrap_or("unknown")
     };
     let message = if quiet {
-        Some(quiet_message())
+        Some(quiet_message(record["server"].as_str().unwrap_or_default()))
     } else {
         record["statusMessage"].as_str().map(str::to_string)
     };
@@ -85,6 +104,7 @@ pub fn summary(record: &Value, now: DateTime<Utc>) -> Value {
         "outcome": outcome(record, quiet),
         // A tool's refusal completes its task: the result says so.
         "tool_error": !quiet && record["status"] == "completed" && record["result"]["isError"] == true,
+        "server": record["server"],
     })
 }
 

@@ -98,6 +98,11 @@ impl Daemon {
         panic!("{} would not start on any of 5 free ports", spec.program);
     }
 
+    /// The server's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     /// Kills the server (SIGKILL: it gets no chance to save anything it has not already
     /// written to its directory).
     pub fn stop(&mut self) {

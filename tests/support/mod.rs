@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod calls;
+pub mod cluster;
 pub mod console;
 pub mod daemon;
 pub mod docs;

@@ -273,6 +273,11 @@ impl McpServer {
         &self.core
     }
 
+    /// The tasks this server runs (shared by all its clients), to stop at shutdown.
+    pub fn tasks(&self) -> Arc<tasks::Tasks> {
+        self.tasks.clone()
+    }
+
     /// This client's log: its level, throttle and sender.
     pub fn client_log(&self) -> Arc<logging::ClientLog> {
         self.log.clone()

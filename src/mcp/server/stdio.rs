@@ -306,11 +306,15 @@ where
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let listens = server.pending_listens.clone();
+    let tasks = server.tasks();
     let service = server
         .serve(StdioTransport::following(read, write, max, listens))
         .await
         .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
     service.waiting().await?;
+    // Nobody is left to poll them, but a shared store's readers would wait out the
+    // staleness.
+    tasks.shut_down(super::tasks::SHUT_DOWN_WAIT).await;
     Ok(())
 }
 

@@ -15,11 +15,14 @@
 //! - a record still `working` whose heartbeat is older than [`STALE_AFTER`] is answered
 //!   `failed`, naming why: the server running it stopped.
 //!
+//! - a server that is shut down stops the tasks it still runs and records each as
+//!   `failed`, saying so ([`Tasks::shut_down`]), so no client waits out the staleness.
+//!
 //! This server's tasks never ask for input, so `tasks/update` is acknowledged and its
 //! responses ignored, as the extension asks for keys a task is not waiting on.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -45,6 +48,13 @@ pub const TASK_TOOLS: [&str; 3] = [
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;
 
+/// What a task still running when its server was shut down ended with.
+pub const SHUT_DOWN: &str =
+    "the server running this task was shut down before it ended; run it again";
+
+/// How long a shutdown waits for its tasks to record that they stopped.
+pub const SHUT_DOWN_WAIT: Duration = Duration::from_secs(2);
+
 /// How often a client is asked to poll.
 pub const POLL_INTERVAL_MS: u64 = 500;
 
@@ -57,6 +67,8 @@ pub struct Tasks {
     /// The tasks running here, by id: how to stop each.
     running: Mutex<HashMap<String, CallContext>>,
     count: AtomicUsize,
+    /// Set by [`Tasks::shut_down`]: a task stopped now failed, it was not cancelled.
+    shutting_down: AtomicBool,
 }
 
 impl Tasks {
@@ -65,6 +77,7 @@ impl Tasks {
             store,
             running: Mutex::default(),
             count: AtomicUsize::new(0),
+            shutting_down: AtomicBool::new(false),
         })
     }
 
@@ -145,7 +158,12 @@ impl Tasks {
             let mut done = running.clone();
             done.last_updated_at = now();
             done.status_message = None;
-            let payload = if ctx.is_cancelled() {
+            let payload = if ctx.is_cancelled() && me.shutting_down.load(Ordering::Acquire) {
+                done.status_message = Some(SHUT_DOWN.to_string());
+                TaskPayload::Failed {
+                    error: failure(SHUT_DOWN),
+                }
+            } else if ctx.is_cancelled() {
                 TaskPayload::Cancelled
             } else {
                 match serde_json::to_value(&result) {
@@ -162,6 +180,28 @@ impl Tasks {
         Ok(CreateTaskResult::new(task))
     }
 
+    /// Stops every task still running here, as the server shuts down: each is recorded
+    /// `failed` with [`SHUT_DOWN`] as its message. Waits at most `within` for them to
+    /// write that; a task that has not by then is left to be judged stale.
+    pub async fn shut_down(&self, within: Duration) {
+        self.shutting_down.store(true, Ordering::Release);
+        let running: Vec<CallContext> = self.running().values().cloned().collect();
+        if running.is_empty() {
+            return;
+        }
+        tracing::info!(
+            tasks = running.len(),
+            "stopping the tasks still running here"
+        );
+        for ctx in running {
+            ctx.cancel();
+        }
+        let deadline = tokio::time::Instant::now() + within;
+        while self.running_now() > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
     /// The task as `tasks/get` answers it.
     ///
     /// # Errors
@@ -173,25 +213,26 @@ impl Tasks {
         };
         let task = read(&record).ok_or_else(|| unknown(id))?;
         let tool = record["tool"].as_str().unwrap_or_default();
-        Ok(self.judge(tool, task).await)
+        let server = record["server"].as_str().unwrap_or_default();
+        Ok(self.judge(tool, server, task).await)
     }
 
     /// A task as it is answered: one still `working` whose server has gone quiet is
-    /// `failed`, saying so (and is written so).
-    async fn judge(&self, tool: &str, mut task: DetailedTask) -> DetailedTask {
+    /// `failed`, saying so (and is written so, still naming the server that ran it).
+    async fn judge(&self, tool: &str, server: &str, mut task: DetailedTask) -> DetailedTask {
         let id = task.task.task_id.clone();
         if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
             let record = serde_json::to_value(&task).unwrap_or_default();
             if crate::handles::tasks::went_quiet(&record, chrono::Utc::now()) {
                 let mut failed = task.task.clone();
-                failed.status_message = Some(crate::handles::tasks::quiet_message());
+                failed.status_message = Some(crate::handles::tasks::quiet_message(server));
                 task = DetailedTask::new(
                     failed,
                     TaskPayload::Failed {
                         error: failure("the server running this task stopped"),
                     },
                 );
-                let _ = self.write(tool, &task).await;
+                let _ = self.write_as(tool, server, &task).await;
             }
         }
         task
@@ -234,8 +275,20 @@ impl Tasks {
         crate::handles::tasks::cancel_asked(self.store.as_ref(), id).await
     }
 
-    /// Writes a task's record: the task as `tasks/get` answers it, and its tool.
+    /// Writes a task's record: the task as `tasks/get` answers it, its tool, and this
+    /// server.
     async fn write(&self, tool: &str, task: &DetailedTask) -> Result<(), ToolError> {
+        self.write_as(tool, crate::handles::tasks::this_server(), task)
+            .await
+    }
+
+    /// Writes a task's record as run by `server`.
+    async fn write_as(
+        &self,
+        tool: &str,
+        server: &str,
+        task: &DetailedTask,
+    ) -> Result<(), ToolError> {
         let mut value = serde_json::to_value(task).map_err(|e| {
             ToolError::new(
                 ErrorCode::ToolExecutionFailed,
@@ -243,6 +296,7 @@ impl Tasks {
             )
         })?;
         value["tool"] = json!(tool);
+        value["server"] = json!(server);
         self.store
             .put_record(&key(&task.task.task_id), value, TTL)
             .await
@@ -366,5 +420,26 @@ mod tests {
         until(&tasks, &slow.task.task_id, TaskStatus::Cancelled).await;
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(tasks.running_now(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_task_running_at_shutdown_is_recorded_failed_saying_so() {
+        let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
+        let tasks = Tasks::new(store.clone());
+        let slow = tasks
+            .start("structs_calculate_proof_of_work", |ctx| async move {
+                ctx.cancelled().await;
+                CallToolResult::structured(json!({"valid": false}))
+            })
+            .await
+            .unwrap();
+        let id = slow.task.task_id;
+        tasks.shut_down(SHUT_DOWN_WAIT).await;
+        assert_eq!(tasks.running_now(), 0);
+        // Another server reading the store sees the end, not a task still working.
+        let other = Tasks::new(store);
+        let task = other.get(&id).await.unwrap();
+        assert_eq!(task.status(), TaskStatus::Failed);
+        assert_eq!(task.task.status_message.as_deref(), Some(SHUT_DOWN));
     }
 }

@@ -2,7 +2,8 @@
 //! --endpoint URL`), or `serve-rest` run from another console.
 //!
 //! - One entity: `GET /structs/{kind}/{id}`, kept in a cache for the current block (a
-//!   new block empties it), so the repeated reads of an agent's session cost nothing.
+//!   new block empties it, and an event from `--events` drops the entities it
+//!   changed), so the repeated reads of an agent's session cost nothing.
 //! - Lists: `GET /structs/{kind}` with the chain's pagination (its `next_key` is the
 //!   page cursor). The chain has no owner, guild or prefix filter, so a filtered list
 //!   reads the kind's pages (1,000 records a request) and filters here; planets and
@@ -149,6 +150,15 @@ impl RestSource {
             self.cache_hits.load(Ordering::Relaxed),
             self.cache_reads.load(Ordering::Relaxed),
         )
+    }
+
+    /// Drops what the cache holds of `ids` (an event said they changed: a node's next
+    /// block, or `serve-rest`, which applies a transaction at once).
+    pub fn forget(&self, ids: &[EntityId]) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        for id in ids {
+            cache.remove(id);
+        }
     }
 
     /// Empties the entity cache (the next reads go to the node).

@@ -584,6 +584,7 @@ pub fn task_list() -> Value {
             "ttl_ms",
             "outcome",
             "tool_error",
+            "server",
         ],
         json!({
             "task_id": string(),
@@ -595,6 +596,7 @@ pub fn task_list() -> Value {
             "ttl_ms": nullable(count()),
             "outcome": about(nullable(string()), "How it ended, in one line; null while it runs."),
             "tool_error": about(boolean(), "It completed with the tool's error result (isError)."),
+            "server": about(nullable(string()), "The server process that runs or ran it (host:pid)."),
         }),
     );
     answer(
