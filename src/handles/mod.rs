@@ -15,6 +15,7 @@
 //! page under the limit; `structs_handle_list` lists the live handles.
 
 pub mod page;
+pub mod parsed;
 pub mod redis_store;
 pub mod shape;
 pub mod store;

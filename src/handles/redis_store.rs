@@ -26,7 +26,6 @@
 //! after Redis restarts; while Redis is away each call fails within a few seconds with
 //! `RESOURCE_UNAVAILABLE` and the rest of the server goes on serving.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -34,6 +33,7 @@ use chrono::{DateTime, TimeZone, Utc};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde_json::Value;
 
+use super::parsed::{ParsedCache, free_later};
 use super::store::{EXPIRED_MEMORY, HandleMeta, HandleStore, Missing, Stored};
 use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
@@ -101,60 +101,6 @@ pub struct RedisStore {
     /// never changes (every handle is new), so a page-by-page fetch reads and parses
     /// the whole result once, not once per page; the metadata still comes from Redis.
     parsed: Mutex<ParsedCache>,
-}
-
-/// How many bytes of results (as JSON) [`RedisStore`] keeps parsed in memory.
-const PARSED_CACHE_BYTES: usize = 32 << 20;
-
-/// Parsed results by handle, least recently used dropped first past a byte budget.
-#[derive(Default)]
-struct ParsedCache {
-    entries: HashMap<String, (Arc<Value>, usize, u64)>,
-    bytes: usize,
-    clock: u64,
-}
-
-impl ParsedCache {
-    fn get(&mut self, handle: &str) -> Option<Arc<Value>> {
-        self.clock += 1;
-        let clock = self.clock;
-        self.entries.get_mut(handle).map(|(data, _, used)| {
-            *used = clock;
-            Arc::clone(data)
-        })
-    }
-
-    /// Keeps `data`; returns what was dropped to make room, for the caller to free
-    /// outside the lock.
-    #[must_use]
-    fn put(&mut self, handle: &str, data: Arc<Value>, bytes: usize) -> Vec<Arc<Value>> {
-        let mut dropped: Vec<Arc<Value>> = self.remove(handle).into_iter().collect();
-        if bytes > PARSED_CACHE_BYTES / 4 {
-            return dropped;
-        }
-        self.clock += 1;
-        self.entries
-            .insert(handle.to_string(), (data, bytes, self.clock));
-        self.bytes += bytes;
-        while self.bytes > PARSED_CACHE_BYTES {
-            let Some(oldest) = self
-                .entries
-                .iter()
-                .min_by_key(|(_, (_, _, used))| *used)
-                .map(|(h, _)| h.clone())
-            else {
-                break;
-            };
-            dropped.extend(self.remove(&oldest));
-        }
-        dropped
-    }
-
-    fn remove(&mut self, handle: &str) -> Option<Arc<Value>> {
-        let (data, bytes, _) = self.entries.remove(handle)?;
-        self.bytes -= bytes;
-        Some(data)
-    }
 }
 
 impl RedisStore {
@@ -284,20 +230,6 @@ impl RedisStore {
                 self.shown
             ),
         )
-    }
-}
-
-/// Frees results dropped from the parsed cache off the caller's path: freeing a large
-/// parsed result takes as long as parsing it did.
-fn free_later(dropped: Vec<Arc<Value>>) {
-    if dropped.is_empty() {
-        return;
-    }
-    match tokio::runtime::Handle::try_current() {
-        Ok(runtime) => {
-            runtime.spawn_blocking(move || drop(dropped));
-        }
-        Err(_) => drop(dropped),
     }
 }
 
@@ -605,31 +537,6 @@ mod tests {
             without_credentials("redis://127.0.0.1"),
             "redis://127.0.0.1"
         );
-    }
-
-    #[test]
-    fn the_parsed_cache_drops_the_least_recently_used_past_its_budget() {
-        let quarter = PARSED_CACHE_BYTES / 4;
-        let mut cache = ParsedCache::default();
-        for h in ["a", "b", "c", "d"] {
-            assert!(cache.put(h, Arc::new(Value::from(h)), quarter).is_empty());
-        }
-        assert!(cache.get("a").is_some(), "a is now the most recently used");
-        let dropped = cache.put("e", Arc::new(Value::from("e")), quarter);
-        assert_eq!(dropped.len(), 1);
-        assert_eq!(*dropped[0], Value::from("b"));
-        assert!(cache.get("b").is_none());
-        assert_eq!(cache.bytes, PARSED_CACHE_BYTES);
-        // Too large to keep: not cached, and nothing else is dropped for it.
-        assert!(
-            cache
-                .put("huge", Arc::new(Value::Null), quarter + 1)
-                .is_empty()
-        );
-        assert!(cache.get("huge").is_none());
-        // Replacing an entry gives back the old one.
-        assert_eq!(cache.put("a", Arc::new(Value::Null), 1).len(), 1);
-        assert_eq!(cache.bytes, 3 * quarter + 1);
     }
 
     #[test]

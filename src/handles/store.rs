@@ -8,6 +8,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
+use super::parsed::{ParsedCache, free_later};
 use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
 
@@ -165,10 +166,13 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
 ///
 /// A result is held as its compact JSON text, not as a parsed `Value` (which takes
 /// several times its text's size in small allocations), so the limit is close to the
-/// memory the results really take; a fetch parses it again.
+/// memory the results really take. A fetch parses it, and the results fetched lately
+/// stay parsed ([`ParsedCache`]: an eighth of the limit, 32 MB at most), so reading a
+/// result page by page parses it once.
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
     limit: usize,
+    parsed: Mutex<ParsedCache>,
     /// Records by key, each with when it runs out.
     records: Mutex<HashMap<String, (Value, std::time::Instant)>>,
 }
@@ -209,8 +213,23 @@ impl MemoryStore {
         MemoryStore {
             state: Mutex::new(MemoryState::default()),
             limit,
+            parsed: Mutex::new(ParsedCache::with_budget(
+                (limit / 8).min(super::parsed::DEFAULT_BUDGET),
+            )),
             records: Mutex::default(),
         }
+    }
+
+    /// The result under `handle` (held as `json`), parsed: from the cache of results
+    /// fetched lately, or parsed now and kept there.
+    fn parsed(&self, handle: &str, json: &[u8]) -> Result<Arc<Value>, serde_json::Error> {
+        let cache = || self.parsed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(data) = cache().get(handle) {
+            return Ok(data);
+        }
+        let data = Arc::new(serde_json::from_slice::<Value>(json)?);
+        free_later(cache().put(handle, Arc::clone(&data), json.len()));
+        Ok(data)
     }
 
     /// The JSON size of the results held now.
@@ -312,6 +331,13 @@ impl HandleStore for MemoryStore {
             }
         };
         drop(data);
+        // A handle stored again (never done, but allowed) is not read back as before.
+        let old = self
+            .parsed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&meta.handle);
+        free_later(old.into_iter().collect());
         let mut s = self.lock();
         s.expired.remove(&meta.handle);
         s.evicted.remove(&meta.handle);
@@ -343,11 +369,8 @@ impl HandleStore for MemoryStore {
         drop(s);
         // Parsed outside the lock: other calls need not wait for it.
         let found = match found {
-            Ok((meta, json)) => match serde_json::from_slice::<Value>(&json) {
-                Ok(data) => Ok(Ok(Stored {
-                    meta,
-                    data: Arc::new(data),
-                })),
+            Ok((meta, json)) => match self.parsed(handle, &json) {
+                Ok(data) => Ok(Ok(Stored { meta, data })),
                 Err(e) => Err(ToolError::new(
                     ErrorCode::ToolExecutionFailed,
                     format!("the stored result under {handle:?} could not be read back: {e}"),
@@ -442,6 +465,29 @@ mod tests {
             expires: created + chrono::Duration::seconds(ttl),
             hits: 0,
         }
+    }
+
+    #[tokio::test]
+    async fn a_result_fetched_again_is_not_parsed_again_until_it_is_stored_anew() {
+        let t0: DateTime<Utc> = "2026-11-21T12:00:00Z".parse().unwrap();
+        let s = MemoryStore::default();
+        let data = serde_json::json!({"players": [{"id": "1-1"}, {"id": "1-2"}]});
+        s.put(meta("h", t0, 600), Arc::new(data.clone()))
+            .await
+            .unwrap();
+        let read = || async { s.get("h", t0).await.unwrap().unwrap().data };
+        let (first, second) = (read().await, read().await);
+        assert_eq!(*first, data);
+        assert!(
+            Arc::ptr_eq(&first, &second),
+            "the second fetch reads the parsed copy"
+        );
+        // Stored again under the same handle: the new data, not the cached copy.
+        let other = serde_json::json!({"players": []});
+        s.put(meta("h", t0, 600), Arc::new(other.clone()))
+            .await
+            .unwrap();
+        assert_eq!(*read().await, other);
     }
 
     #[tokio::test]

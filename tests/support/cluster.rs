@@ -193,6 +193,11 @@ impl Cluster {
         self.servers[i].child.as_ref().map(Child::id)
     }
 
+    /// The `serve-rest` the servers read (the node), its process id.
+    pub fn rest_pid(&self) -> u32 {
+        self.rest.id()
+    }
+
     /// HAProxy's process id, when the cluster is balanced.
     pub fn haproxy_pid(&self) -> Option<u32> {
         self.haproxy.as_ref().map(|(child, _)| child.id())
