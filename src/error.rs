@@ -343,7 +343,7 @@ impl ToolError {
             json!({ "error": Value::Object(error) })
         };
         let limit = RESPONSE_LIMIT;
-        let fits = |v: &Value| serde_json::to_vec(v).map_or(0, |b| b.len()) <= limit;
+        let fits = |v: &Value| crate::json::encoded_len(v) <= limit;
         let mut out = wire(&details);
         if fits(&out) {
             return out;

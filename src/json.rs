@@ -39,3 +39,37 @@ pub fn chain_str<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
     }
     at.as_str()
 }
+
+/// How many bytes `v` takes as compact JSON, counted as it is written out, with nothing
+/// kept: the size checks (the response limit, a page's budget) run on every answer.
+pub fn encoded_len(v: &Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    match serde_json::to_writer(&mut count, v) {
+        Ok(()) => count.0,
+        // Only a map with keys that are not strings fails, which a Value never has.
+        Err(_) => usize::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoded_len_is_the_length_of_the_json_text() {
+        let v = serde_json::json!({"a": [1, 2.5, null, true], "quote\"d": "line\nbreak ✓",
+                                   "nested": {"deep": [{"x": "\u{1}"}]}});
+        assert_eq!(encoded_len(&v), serde_json::to_vec(&v).unwrap().len());
+        assert_eq!(encoded_len(&Value::Null), 4);
+    }
+}

@@ -213,7 +213,7 @@ impl Request {
 }
 
 fn size_of(v: &Value) -> usize {
-    serde_json::to_vec(v).map_or(usize::MAX, |b| b.len())
+    crate::json::encoded_len(v)
 }
 
 /// The result-handle service of one core: its settings, its store, and when expired

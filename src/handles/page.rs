@@ -53,7 +53,7 @@ fn row_size(row: &Row<'_>) -> usize {
         Row::Entry(k, id, v) => (*k, id.len() + 3, *v),
     };
     // The value, its key and the punctuation around it.
-    serde_json::to_vec(v).map_or(0, |b| b.len()) + key.len() + extra + 6
+    crate::json::encoded_len(v) + key.len() + extra + 6
 }
 
 /// One page of a result.
@@ -130,7 +130,7 @@ pub fn page(result: &Value, page: usize, page_size: usize, budget: usize) -> Opt
     // A single row too big for a page: cut it down until it fits, and say so.
     let mut text = 2000;
     let mut items = 50;
-    while serde_json::to_vec(&data).map_or(0, |b| b.len()) > budget && text > 8 {
+    while crate::json::encoded_len(&data) > budget && text > 8 {
         truncate_strings(&mut data, text);
         sample_arrays(&mut data, items);
         text /= 2;

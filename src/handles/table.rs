@@ -114,12 +114,12 @@ pub fn rows_that_fit(items: &[Value], request: &Request, budget: usize) -> usize
                 .map(|(_, path)| {
                     path.iter()
                         .try_fold(&row, |v, k| v.get(k))
-                        .map_or(4, |v| serde_json::to_vec(v).map_or(0, |b| b.len()) + 1)
+                        .map_or(4, |v| crate::json::encoded_len(v) + 1)
                 })
                 .sum::<usize>()
                 + 2
         } else {
-            serde_json::to_vec(&row).map_or(0, |b| b.len()) + 1
+            crate::json::encoded_len(&row) + 1
         };
         used += bytes;
         if used > budget {
