@@ -348,6 +348,17 @@ mod tests {
     use super::*;
     use crate::handles::store::MemoryStore;
 
+    /// A proof-of-work task that runs until it is asked to stop.
+    async fn until_cancelled(tasks: &Arc<Tasks>) -> CreateTaskResult {
+        tasks
+            .start("structs_calculate_proof_of_work", |ctx| async move {
+                ctx.cancelled().await;
+                CallToolResult::structured(json!({"valid": false}))
+            })
+            .await
+            .unwrap()
+    }
+
     async fn until(tasks: &Tasks, id: &str, status: TaskStatus) {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while tasks.get(id).await.unwrap().status() != status {
@@ -371,13 +382,7 @@ mod tests {
             .unwrap();
         until(&tasks, &quick.task.task_id, TaskStatus::Completed).await;
         tokio::time::sleep(Duration::from_millis(5)).await;
-        let slow = tasks
-            .start("structs_calculate_proof_of_work", |ctx| async move {
-                ctx.cancelled().await;
-                CallToolResult::structured(json!({"valid": false}))
-            })
-            .await
-            .unwrap();
+        let slow = until_cancelled(&tasks).await;
         let now = chrono::Utc::now();
         let (listed, total) = crate::handles::tasks::list(store.as_ref(), &[], 10, now)
             .await
@@ -426,13 +431,7 @@ mod tests {
     async fn a_task_running_at_shutdown_is_recorded_failed_saying_so() {
         let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
         let tasks = Tasks::new(store.clone());
-        let slow = tasks
-            .start("structs_calculate_proof_of_work", |ctx| async move {
-                ctx.cancelled().await;
-                CallToolResult::structured(json!({"valid": false}))
-            })
-            .await
-            .unwrap();
+        let slow = until_cancelled(&tasks).await;
         let id = slow.task.task_id;
         tasks.shut_down(SHUT_DOWN_WAIT).await;
         assert_eq!(tasks.running_now(), 0);
