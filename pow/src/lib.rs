@@ -10,6 +10,8 @@
 //!   search.
 //! - [`schedule`]: when to start, given the difficulty range and a hash rate.
 
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod lanes;
 pub mod pool;
 pub mod schedule;

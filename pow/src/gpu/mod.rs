@@ -1,0 +1,390 @@
+//! The proof-of-work search on a GPU, through wgpu (Vulkan, Metal, DX12).
+//!
+//! [`Gpu::open`] takes the adapter wgpu prefers (a discrete GPU first) and builds the
+//! search kernel (`search.wgsl`). [`Gpu::scan`] hashes a range of nonces for one input
+//! prefix: the host compresses the whole blocks before the digits once, the kernel
+//! hashes the rest for every nonce and reports the best of each workgroup, and the host
+//! checks the best on the CPU before it is believed, so a wrong kernel cannot give a
+//! wrong answer.
+
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use crate::sha::{IV, expand, rounds};
+
+const SHADER: &str = include_str!("search.wgsl");
+
+/// Invocations in a workgroup (the kernel's `@workgroup_size`).
+const WORKGROUP: u64 = 64;
+
+/// Nonces one invocation hashes in a row.
+const PER_INVOCATION: u64 = 64;
+
+/// The most workgroups along one dimension of a dispatch.
+const MAX_GROUPS: u64 = 65_535;
+
+/// The most nonces one dispatch hashes: short enough that a dispatch never nears an
+/// operating system's GPU watchdog, long enough to keep the GPU busy.
+const DISPATCH: u64 = 1 << 22;
+
+/// The most digits the kernel prints (the low part of a nonce, below 10^9).
+const LOW_DIGITS: u32 = 9;
+
+/// A GPU, its device and the search kernel built for it.
+pub struct Gpu {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    pipeline: wgpu::ComputePipeline,
+    info: wgpu::AdapterInfo,
+}
+
+/// What a scan found: the best nonce of the range and its leading hex zeros.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Best {
+    pub nonce: u64,
+    pub achieved: u32,
+}
+
+/// Native wgpu futures are ready at once: one poll resolves them.
+fn block_on<F: Future>(f: F) -> F::Output {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut f = pin!(f);
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+        std::thread::yield_now();
+    }
+}
+
+impl Gpu {
+    /// The adapter wgpu prefers, with the kernel built; why not, when there is none or
+    /// its driver fails.
+    pub fn open() -> Result<Gpu, String> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::PRIMARY.with_env();
+        desc.flags = wgpu::InstanceFlags::empty();
+        let instance = wgpu::Instance::new(desc);
+        let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| format!("no GPU adapter: {e}"))?;
+        let info = adapter.get_info();
+        let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("proof-of-work"),
+            required_limits: wgpu::Limits::downlevel_defaults(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|e| format!("the GPU {} would not open: {e}", info.name))?;
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("search.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("search"),
+            layout: None,
+            module: &module,
+            entry_point: Some("main"),
+            compilation_options: wgpu::PipelineCompilationOptions::default(),
+            cache: None,
+        });
+        if let Some(e) = block_on(scope.pop()) {
+            return Err(format!(
+                "the search kernel does not build on {}: {e}",
+                info.name
+            ));
+        }
+        Ok(Gpu {
+            device,
+            queue,
+            pipeline,
+            info,
+        })
+    }
+
+    /// The adapter's name, its kind and its backend, as a person reads them.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.device_type, self.info.backend
+        )
+    }
+
+    /// Whether the adapter is a CPU (a software driver such as lavapipe).
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The best nonce of `start .. start + count` for `prefix` (the most leading hex
+    /// zeros, the smallest nonce on a tie), checked on the CPU. None for an empty range.
+    pub fn scan(&self, prefix: &[u8], start: u64, count: u64) -> Result<Option<Best>, String> {
+        let end = start.saturating_add(count);
+        let mut best: Option<Best> = None;
+        let mut n = start;
+        while n < end {
+            let (batch, len) = Batch::new(prefix, n, end);
+            let len = len.min(DISPATCH);
+            let found = self.run(&batch, len)?;
+            if let Some(f) = found
+                && best.is_none_or(|b| f.achieved > b.achieved)
+            {
+                best = Some(f);
+            }
+            n += len;
+        }
+        if let Some(b) = best {
+            let input = [prefix, b.nonce.to_string().as_bytes()].concat();
+            let digest = crate::sha::digest_one_block(&input).unwrap_or_else(|| digest_any(&input));
+            let achieved = crate::sha::leading_zero_nibbles(&digest);
+            if achieved != b.achieved {
+                return Err(format!(
+                    "the GPU said nonce {} has {} leading zeros; the CPU finds {achieved}",
+                    b.nonce, b.achieved
+                ));
+            }
+        }
+        Ok(best)
+    }
+
+    /// One dispatch: the best of the batch's `len` nonces.
+    fn run(&self, batch: &Batch, len: u64) -> Result<Option<Best>, String> {
+        let invocations = len.div_ceil(PER_INVOCATION);
+        let groups = invocations.div_ceil(WORKGROUP);
+        let (gx, gy) = (groups.min(MAX_GROUPS), groups.div_ceil(MAX_GROUPS));
+        let slots = gx * gy;
+        let uniform = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("batch"),
+            size: Batch::BYTES as u64,
+            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        self.queue
+            .write_buffer(&uniform, 0, &batch.bytes(len, PER_INVOCATION));
+        let out_size = slots * 8;
+        let out = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("best"),
+            size: out_size,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("readback"),
+            size: out_size,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &self.pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: out.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: None,
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&self.pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+        }
+        encoder.copy_buffer_to_buffer(&out, 0, &readback, 0, out_size);
+        let submitted = self.queue.submit([encoder.finish()]);
+        let (tx, rx) = std::sync::mpsc::channel();
+        readback.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(submitted),
+                timeout: None,
+            })
+            .map_err(|e| format!("the GPU did not finish: {e}"))?;
+        rx.recv()
+            .map_err(|e| format!("the GPU's answer was lost: {e}"))?
+            .map_err(|e| format!("the GPU's answer could not be read: {e}"))?;
+        let mut best: Option<Best> = None;
+        {
+            let view = readback
+                .get_mapped_range(..)
+                .map_err(|e| format!("the GPU's answer could not be read: {e}"))?;
+            for pair in view.chunks_exact(8) {
+                let achieved = u32::from_le_bytes([pair[0], pair[1], pair[2], pair[3]]);
+                let lo = u32::from_le_bytes([pair[4], pair[5], pair[6], pair[7]]);
+                if lo == u32::MAX {
+                    continue;
+                }
+                let nonce = batch.nonce(lo);
+                let better = best.is_none_or(|b| {
+                    achieved > b.achieved || (achieved == b.achieved && nonce < b.nonce)
+                });
+                if better {
+                    best = Some(Best { nonce, achieved });
+                }
+            }
+        }
+        readback.unmap();
+        Ok(best)
+    }
+}
+
+/// SHA-256 of any input (the check of a proof whose input is over one block).
+fn digest_any(input: &[u8]) -> [u32; 8] {
+    use sha2::Digest as _;
+    let bytes = sha2::Sha256::digest(input);
+    std::array::from_fn(|i| {
+        u32::from_be_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or([0; 4]))
+    })
+}
+
+/// One dispatch's input: the nonces from `first` that share their digits but the last
+/// `digits`, as the kernel reads them.
+struct Batch {
+    midstate: [u32; 8],
+    /// The message's last one or two blocks, big-endian words, zero where digits go.
+    tail: [u32; 32],
+    blocks: u32,
+    at: u32,
+    digits: u32,
+    lo_start: u32,
+    /// What the digits printed stand beside: the nonce is `high + lo`.
+    high: u64,
+}
+
+impl Batch {
+    const BYTES: usize = 192;
+
+    /// The batch from nonce `n`, and how many nonces (up to `end`) it covers: within
+    /// one count of digits and one high part.
+    fn new(prefix: &[u8], n: u64, end: u64) -> (Batch, u64) {
+        let width = decimal_width(n);
+        let (digits, high, stop) = if width <= LOW_DIGITS {
+            (width, 0, 10u64.pow(width))
+        } else {
+            let unit = 10u64.pow(LOW_DIGITS);
+            (LOW_DIGITS, n / unit * unit, (n / unit + 1) * unit)
+        };
+        let stop = stop.min(10u64.saturating_pow(width)).min(end);
+        let mut fixed = prefix.to_vec();
+        if high > 0 {
+            fixed.extend_from_slice((high / 10u64.pow(LOW_DIGITS)).to_string().as_bytes());
+        }
+        let whole = fixed.len() / 64;
+        let mut state = IV;
+        for block in fixed[..whole * 64].chunks_exact(64) {
+            let words: [u32; 16] = std::array::from_fn(|i| {
+                u32::from_be_bytes(block[i * 4..i * 4 + 4].try_into().unwrap_or([0; 4]))
+            });
+            let w = expand(&words);
+            let mut s = state;
+            rounds(&mut s, &w, 0, 64);
+            for i in 0..8 {
+                state[i] = state[i].wrapping_add(s[i]);
+            }
+        }
+        let rest = &fixed[whole * 64..];
+        let total_len = (fixed.len() + digits as usize) as u64;
+        let used = rest.len() + digits as usize;
+        let blocks = if used + 9 <= 64 { 1 } else { 2 };
+        let mut bytes = vec![0u8; blocks * 64];
+        bytes[..rest.len()].copy_from_slice(rest);
+        bytes[used] = 0x80;
+        let bits = total_len * 8;
+        bytes[blocks * 64 - 8..].copy_from_slice(&bits.to_be_bytes());
+        let mut tail = [0u32; 32];
+        for (i, word) in bytes.chunks_exact(4).enumerate() {
+            tail[i] = u32::from_be_bytes(word.try_into().unwrap_or([0; 4]));
+        }
+        let batch = Batch {
+            midstate: state,
+            tail,
+            blocks: blocks as u32,
+            at: rest.len() as u32,
+            digits,
+            lo_start: (n - high) as u32,
+            high,
+        };
+        (batch, stop - n)
+    }
+
+    fn nonce(&self, lo: u32) -> u64 {
+        self.high + u64::from(lo)
+    }
+
+    fn bytes(&self, count: u64, per: u64) -> Vec<u8> {
+        let mut words = Vec::with_capacity(Self::BYTES / 4);
+        words.extend_from_slice(&self.midstate);
+        words.extend_from_slice(&self.tail);
+        words.extend_from_slice(&[self.blocks, self.at, self.digits, self.lo_start]);
+        words.extend_from_slice(&[count as u32, per as u32, 0, 0]);
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+/// Decimal digits of `n` (1 for 0).
+fn decimal_width(n: u64) -> u32 {
+    n.checked_ilog10().map_or(1, |l| l + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The best of a range as the CPU finds it, one nonce at a time.
+    fn cpu_best(prefix: &[u8], start: u64, count: u64) -> Best {
+        let mut best = Best {
+            nonce: start,
+            achieved: 0,
+        };
+        let mut first = true;
+        for nonce in start..start + count {
+            let input = [prefix, nonce.to_string().as_bytes()].concat();
+            let achieved = crate::sha::leading_zero_nibbles(&digest_any(&input));
+            if first || achieved > best.achieved {
+                best = Best { nonce, achieved };
+                first = false;
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn the_gpu_finds_the_cpus_best_for_each_layout() {
+        let gpu = match Gpu::open() {
+            Ok(g) => g,
+            Err(why) => {
+                eprintln!("note: no GPU here ({why}); skipping");
+                return;
+            }
+        };
+        eprintln!("GPU: {}", gpu.describe());
+        let long = "5-1".repeat(25) + "BUILD120000NONCE";
+        for (prefix, start, count) in [
+            ("5-1BUILD1NONCE", 0u64, 3_000u64),       // 1..4 digits, one block
+            ("5-1BUILD1NONCE", 99_990, 30),           // across 10^5
+            ("5-1BUILD120000NONCE", 999_999_990, 30), // across 10^9: a high part appears
+            ("5-1BUILD120000NONCE", 123_456_789_000, 2_000), // 12 digits
+            (long.as_str(), 0, 2_000),                // the digits in a second block
+            ("5-1234567890BUILD120000NONCE12345678", 500, 2_000), // padding into a second block
+        ] {
+            let got = gpu.scan(prefix.as_bytes(), start, count).unwrap().unwrap();
+            let want = cpu_best(prefix.as_bytes(), start, count);
+            assert_eq!(got, want, "{prefix} from {start}, {count} nonces");
+        }
+    }
+}
