@@ -26,6 +26,13 @@ pub trait Job: Send + Sync + 'static {
     fn lanes(&self) -> usize;
     /// Called once, when the job has ended and no worker is on it any more.
     fn finished(&self);
+    /// Runs one piece on `gpu` (a pool made by [`Pool::with_gpu`]). False when there
+    /// are no more pieces, as [`Job::run_piece`].
+    #[cfg(feature = "gpu")]
+    fn run_gpu_piece(&self, gpu: &crate::gpu::Gpu) -> bool {
+        let _ = gpu;
+        false
+    }
 }
 
 /// Starts a thread; the pool's own uses `std::thread::Builder`, tests inject failures.
@@ -41,6 +48,9 @@ struct Inner {
     state: Mutex<State>,
     work: Condvar,
     spawn: Box<Spawner>,
+    /// The GPU every piece runs on, for a pool made by [`Pool::with_gpu`].
+    #[cfg(feature = "gpu")]
+    gpu: Option<Arc<crate::gpu::Gpu>>,
 }
 
 #[derive(Default)]
@@ -131,6 +141,24 @@ impl Pool {
                 state: Mutex::new(State::default()),
                 work: Condvar::new(),
                 spawn: Box::new(spawn),
+                #[cfg(feature = "gpu")]
+                gpu: None,
+            }),
+        }
+    }
+
+    /// A pool of one worker that runs every piece on `gpu`, searches taking turns.
+    #[cfg(feature = "gpu")]
+    pub fn with_gpu(gpu: Arc<crate::gpu::Gpu>) -> Pool {
+        Pool {
+            inner: Arc::new(Inner {
+                size: 1,
+                state: Mutex::new(State::default()),
+                work: Condvar::new(),
+                spawn: Box::new(|name, f| {
+                    std::thread::Builder::new().name(name).spawn(f).map(drop)
+                }),
+                gpu: Some(gpu),
             }),
         }
     }
@@ -309,9 +337,14 @@ impl Inner {
                 }
             };
             // A piece that panics ends its job, not the worker.
-            let more =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run_piece(slot)))
-                    .unwrap_or(false);
+            let more = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                #[cfg(feature = "gpu")]
+                if let Some(gpu) = &self.gpu {
+                    return job.run_gpu_piece(gpu);
+                }
+                job.run_piece(slot)
+            }))
+            .unwrap_or(false);
             self.lock().release(&job, slot, more);
             if !more {
                 // Room has opened (and a finished job may be waited on): wake the rest.

@@ -253,6 +253,11 @@ impl Job for Shared {
         piece(self, lane)
     }
 
+    #[cfg(feature = "gpu")]
+    fn run_gpu_piece(&self, gpu: &crate::gpu::Gpu) -> bool {
+        gpu_piece(self, gpu)
+    }
+
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
     }
@@ -381,6 +386,42 @@ fn piece(shared: &Shared, lane: usize) -> bool {
     to < end && !shared.stop.load(Ordering::Relaxed)
 }
 
+/// Hashes the next run of chunks on the GPU: as many as the GPU does in a piece's time
+/// ([`crate::gpu::Gpu::piece_nonces`]), so that searches still take turns and a cancel
+/// is heard between pieces. The best nonce of the run is looked at exactly, on the CPU.
+/// False when the search has nothing more to do, or the GPU failed.
+#[cfg(feature = "gpu")]
+fn gpu_piece(shared: &Shared, gpu: &crate::gpu::Gpu) -> bool {
+    let spec = &shared.spec;
+    let end = spec.start.saturating_add(spec.max_iterations);
+    if shared.stop.load(Ordering::Relaxed) {
+        return false;
+    }
+    let chunks = gpu.piece_nonces().div_ceil(CHUNK).max(1);
+    let first = shared.next_chunk.fetch_add(chunks, Ordering::Relaxed);
+    let from = spec.start.saturating_add(first.saturating_mul(CHUNK));
+    if from >= end {
+        return false;
+    }
+    let to = from.saturating_add(chunks.saturating_mul(CHUNK)).min(end);
+    match gpu.scan(spec.prefix.as_bytes(), from, to - from) {
+        Ok(best) => {
+            shared.hashed[0].0.fetch_add(to - from, Ordering::Relaxed);
+            if let Some(b) = best {
+                let input = format!("{}{}", spec.prefix, b.nonce);
+                let digest = digest_one_block(input.as_bytes())
+                    .unwrap_or_else(|| super::digest_words(input.as_bytes()));
+                consider(shared, b.nonce, digest);
+            }
+            to < end && !shared.stop.load(Ordering::Relaxed)
+        }
+        Err(why) => {
+            gpu.failed(&why);
+            false
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -502,5 +543,39 @@ mod tests {
         };
         assert!(hit.input.len() > 55);
         assert!(crate::check(&hit.input, &hit.hash, 2).valid());
+    }
+
+    /// A search on the GPU gives what one CPU thread gives over the same range: the
+    /// best nonce (the smallest on a tie) when nothing meets the difficulty, and a
+    /// proof that passes the chain's check when one does.
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn the_gpu_pool_searches_as_the_cpu_does() {
+        let gpu = match crate::gpu::Gpu::open() {
+            Ok(g) => std::sync::Arc::new(g),
+            Err(why) => {
+                eprintln!("note: no GPU here ({why}); skipping");
+                return;
+            }
+        };
+        let pool = Pool::with_gpu(gpu);
+        for prefix in ["5-42BUILD1280144NONCE", "9-3@2-8RAID5000NONCE"] {
+            // Unreachable: both run the whole range and keep the best.
+            let (cpu, cpu_progress) = Search::start(spec(prefix, 64, 60_000, 1)).unwrap().wait();
+            let (gpu, gpu_progress) = Search::start_in(&pool, spec(prefix, 64, 60_000, 1))
+                .unwrap()
+                .wait();
+            assert_eq!((cpu, gpu), (Outcome::Exhausted, Outcome::Exhausted));
+            assert_eq!(gpu_progress.iterations, 60_000);
+            assert_eq!(gpu_progress.best, cpu_progress.best, "{prefix}");
+            // Reachable: a proof the chain accepts.
+            let (found, _) = Search::start_in(&pool, spec(prefix, 3, 1_000_000, 1))
+                .unwrap()
+                .wait();
+            let Outcome::Found(hit) = found else {
+                panic!("{found:?}")
+            };
+            assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
+        }
     }
 }

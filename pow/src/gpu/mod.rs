@@ -37,7 +37,16 @@ pub struct Gpu {
     queue: wgpu::Queue,
     pipeline: wgpu::ComputePipeline,
     info: wgpu::AdapterInfo,
+    /// Nonces a piece hashes: grown or shrunk so that a piece takes about
+    /// [`PIECE_TIME`].
+    piece: std::sync::atomic::AtomicU64,
+    /// Why the GPU last failed, if it did.
+    failure: std::sync::Mutex<Option<String>>,
 }
+
+/// How long one piece should take: searches take turns and a cancel is heard at this
+/// pace.
+const PIECE_TIME: std::time::Duration = std::time::Duration::from_millis(30);
 
 /// What a scan found: the best nonce of the range and its leading hex zeros.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,7 +112,27 @@ impl Gpu {
             queue,
             pipeline,
             info,
+            piece: std::sync::atomic::AtomicU64::new(16_000),
+            failure: std::sync::Mutex::new(None),
         })
+    }
+
+    /// Nonces the next piece should hash.
+    pub fn piece_nonces(&self) -> u64 {
+        self.piece.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Notes that the GPU failed (the search ends; the caller may run it on the CPU).
+    pub fn failed(&self, why: &str) {
+        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_string());
+    }
+
+    /// Why the GPU last failed.
+    pub fn failure(&self) -> Option<String> {
+        self.failure
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The adapter's name, its kind and its backend, as a person reads them.
@@ -122,6 +151,7 @@ impl Gpu {
     /// The best nonce of `start .. start + count` for `prefix` (the most leading hex
     /// zeros, the smallest nonce on a tie), checked on the CPU. None for an empty range.
     pub fn scan(&self, prefix: &[u8], start: u64, count: u64) -> Result<Option<Best>, String> {
+        let began = std::time::Instant::now();
         let end = start.saturating_add(count);
         let mut best: Option<Best> = None;
         let mut n = start;
@@ -136,9 +166,11 @@ impl Gpu {
             }
             n += len;
         }
+        self.tune(count, began.elapsed());
         if let Some(b) = best {
             let input = [prefix, b.nonce.to_string().as_bytes()].concat();
-            let digest = crate::sha::digest_one_block(&input).unwrap_or_else(|| digest_any(&input));
+            let digest =
+                crate::sha::digest_one_block(&input).unwrap_or_else(|| crate::digest_words(&input));
             let achieved = crate::sha::leading_zero_nibbles(&digest);
             if achieved != b.achieved {
                 return Err(format!(
@@ -148,6 +180,25 @@ impl Gpu {
             }
         }
         Ok(best)
+    }
+
+    /// Grows or shrinks the piece towards [`PIECE_TIME`] from how long `count` nonces
+    /// took.
+    fn tune(&self, count: u64, took: std::time::Duration) {
+        use std::sync::atomic::Ordering;
+        let now = self.piece.load(Ordering::Relaxed);
+        if count < now {
+            return;
+        }
+        let next = if took < PIECE_TIME / 2 {
+            now.saturating_mul(2)
+        } else if took > PIECE_TIME * 2 {
+            now / 2
+        } else {
+            now
+        };
+        self.piece
+            .store(next.clamp(16_000, 1 << 34), Ordering::Relaxed);
     }
 
     /// One dispatch: the best of the batch's `len` nonces.
@@ -241,15 +292,6 @@ impl Gpu {
         readback.unmap();
         Ok(best)
     }
-}
-
-/// SHA-256 of any input (the check of a proof whose input is over one block).
-fn digest_any(input: &[u8]) -> [u32; 8] {
-    use sha2::Digest as _;
-    let bytes = sha2::Sha256::digest(input);
-    std::array::from_fn(|i| {
-        u32::from_be_bytes(bytes[i * 4..i * 4 + 4].try_into().unwrap_or([0; 4]))
-    })
 }
 
 /// One dispatch's input: the nonces from `first` that share their digits but the last
@@ -354,7 +396,7 @@ mod tests {
         let mut first = true;
         for nonce in start..start + count {
             let input = [prefix, nonce.to_string().as_bytes()].concat();
-            let achieved = crate::sha::leading_zero_nibbles(&digest_any(&input));
+            let achieved = crate::sha::leading_zero_nibbles(&crate::digest_words(&input));
             if first || achieved > best.achieved {
                 best = Best { nonce, achieved };
                 first = false;
