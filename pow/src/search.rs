@@ -578,4 +578,38 @@ mod tests {
             assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
         }
     }
+
+    /// On the GPU, a search cancelled mid-way stops within a few pieces; two searches
+    /// share the device, each getting pieces while the other runs, and both end.
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn gpu_searches_cancel_and_share_the_device() {
+        let gpu = match crate::gpu::Gpu::open() {
+            Ok(g) => std::sync::Arc::new(g),
+            Err(why) => {
+                eprintln!("note: no GPU here ({why}); skipping");
+                return;
+            }
+        };
+        let pool = Pool::with_gpu(gpu);
+        let long = Search::start_in(&pool, spec("5-1BUILD1NONCE", 64, u64::MAX / 4, 1)).unwrap();
+        let short = Search::start_in(&pool, spec("5-2BUILD1NONCE", 64, 200_000, 1)).unwrap();
+        // The short one ends while the long one runs: they took turns.
+        let (outcome, progress) = short.wait();
+        assert_eq!(outcome, Outcome::Exhausted);
+        assert_eq!(progress.iterations, 200_000);
+        let before = long.progress().iterations;
+        assert!(before > 0, "the long search got pieces too");
+        assert!(!long.is_finished());
+        let asked = Instant::now();
+        long.cancel();
+        let (outcome, progress) = long.wait();
+        assert_eq!(outcome, Outcome::Cancelled);
+        assert!(
+            asked.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            asked.elapsed()
+        );
+        assert!(progress.iterations >= before);
+    }
 }

@@ -429,4 +429,31 @@ mod tests {
             assert_eq!(got, want, "{prefix} from {start}, {count} nonces");
         }
     }
+
+    /// With the Vulkan loader given no driver (as on a machine with no GPU driver at
+    /// all), opening says why instead of failing any other way. Run in a child process
+    /// of this test binary, so that the setting touches no other test.
+    #[test]
+    fn with_no_driver_opening_says_why() {
+        if std::env::var_os("POW_GPU_CHILD").is_some() {
+            let why = Gpu::open().err().expect("no adapter without a driver");
+            assert!(why.starts_with("no GPU adapter"), "{why}");
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "gpu::tests::with_no_driver_opening_says_why",
+                "--nocapture",
+            ])
+            .env("POW_GPU_CHILD", "1")
+            .env("VK_ICD_FILENAMES", "/nonexistent.json")
+            .env("VK_DRIVER_FILES", "/nonexistent.json")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string()
+            + &String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{text}");
+        assert!(text.contains("1 passed"), "{text}");
+    }
 }
