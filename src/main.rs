@@ -412,6 +412,10 @@ async fn shutdown_signal() {
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     init_logging(&cli)?;
+    // Opened at the first search, not now.
+    if let Some(choice) = structs_pow::backend::Choice::parse(&cli.pow_backend) {
+        structs_pow::backend::configure(choice);
+    }
     if let Some(Command::ServeRest {
         listen,
         allow_remote,

@@ -9,7 +9,10 @@
 //! - [`pool`]: the process's hashing threads, one per core, shared in turn by every
 //!   search.
 //! - [`schedule`]: when to start, given the difficulty range and a hash rate.
+//! - [`backend`]: the CPU pool or a GPU (`gpu`, the feature of the same name), chosen
+//!   once at start.
 
+pub mod backend;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod lanes;

@@ -111,16 +111,30 @@ impl std::fmt::Display for NoWorkers {
 
 impl std::error::Error for NoWorkers {}
 
+static GLOBAL: OnceLock<Pool> = OnceLock::new();
+
 /// The cores this process may use (at least 1).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl Pool {
-    /// The pool every search uses unless given another: one worker per core.
+    /// The pool every search uses unless given another: on what
+    /// [`crate::backend::configure`] asked for, made at the first search.
     pub fn global() -> &'static Pool {
-        static POOL: OnceLock<Pool> = OnceLock::new();
-        POOL.get_or_init(|| Pool::new(cores()))
+        GLOBAL.get_or_init(crate::backend::global_pool)
+    }
+
+    /// Whether this pool hashes on a GPU.
+    pub fn on_gpu(&self) -> bool {
+        #[cfg(feature = "gpu")]
+        {
+            self.inner.gpu.is_some()
+        }
+        #[cfg(not(feature = "gpu"))]
+        {
+            false
+        }
     }
 
     /// A pool of at most `size` workers (at least 1).

@@ -54,6 +54,13 @@ pub(crate) struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub(crate) http_session_idle: u64,
 
+    /// What proof-of-work searches hash on: auto (a discrete GPU if there is one, else
+    /// the CPU), cpu, or gpu (the GPU wgpu prefers, a software one included; the CPU when
+    /// there is none, saying why).
+    #[arg(long, value_name = "BACKEND", default_value = "auto",
+        value_parser = ["auto", "cpu", "gpu"])]
+    pub(crate) pow_backend: String,
+
     /// With --http: on SIGTERM or Ctrl-C, keep serving this many seconds while /health
     /// answers 503 "draining", so that a load balancer takes the server out before it
     /// stops (0: stop at once).

@@ -415,7 +415,7 @@ fn update(p: &Progress, max: u64, current_block: u64) -> ProgressUpdate {
             "required_difficulty": p.required,
             "current_block": current_block,
             "threads": p.threads,
-            "kernel": p.kernel.name(),
+            "kernel": structs_pow::backend::kernel_name(p.kernel),
         }),
     }
 }
@@ -598,7 +598,7 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         "computation_time_ms": progress.elapsed.as_millis() as u64,
         "hashrate": progress.hashrate.round(),
         "threads": progress.threads,
-        "kernel": progress.kernel.name(),
+        "kernel": structs_pow::backend::kernel_name(progress.kernel),
     });
     let (level, said) = match &outcome {
         Outcome::Found(hit) => (Level::Info, format!("found nonce {}", hit.nonce)),

@@ -148,6 +148,11 @@ impl Gpu {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// Whether the adapter is a discrete GPU (what `--pow-backend auto` takes).
+    pub fn is_discrete(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::DiscreteGpu
+    }
+
     /// The best nonce of `start .. start + count` for `prefix` (the most leading hex
     /// zeros, the smallest nonce on a tie), checked on the CPU. None for an empty range.
     pub fn scan(&self, prefix: &[u8], start: u64, count: u64) -> Result<Option<Best>, String> {

@@ -263,6 +263,7 @@ async fn health_status(
         "paused": status.paused,
         "sessions": sessions,
         "proof_of_work": {
+            "engine": structs_pow::backend::engine(),
             "threads": pow.size,
             "hashing": pow.busy,
             "searches": pow.searches,

@@ -1,0 +1,147 @@
+//! What the process hashes on, chosen once at start (`--pow-backend`): the CPU pool, or
+//! a GPU through wgpu when this build has it and a GPU answers.
+//!
+//! [`choose`] opens the GPU when asked (or, for `auto`, to see whether it is a discrete
+//! one), falls back to the CPU pool with the reason when it cannot, and makes the pool
+//! it chose the one every search uses ([`crate::pool::Pool::global`]).
+
+use crate::pool::{Pool, cores};
+
+/// The backend asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    /// A discrete GPU when there is one, else the CPU.
+    Auto,
+    Cpu,
+    /// The GPU wgpu prefers, whatever its kind (a software driver included); the CPU
+    /// when there is none.
+    Gpu,
+}
+
+impl Choice {
+    pub fn parse(text: &str) -> Option<Choice> {
+        match text {
+            "auto" => Some(Choice::Auto),
+            "cpu" => Some(Choice::Cpu),
+            "gpu" => Some(Choice::Gpu),
+            _ => None,
+        }
+    }
+}
+
+/// What was chosen: the pool, what it hashes on, and why the GPU was not taken when it
+/// was asked for (or, for `auto`, looked at) and not taken.
+pub struct Chosen {
+    pub pool: Pool,
+    /// `cpu`, or `gpu: ADAPTER (KIND, BACKEND)`.
+    pub engine: String,
+    pub fallback: Option<String>,
+}
+
+static ASKED: std::sync::OnceLock<Choice> = std::sync::OnceLock::new();
+static ENGINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Says what the process's pool should hash on, before the first search; the GPU is
+/// opened when that search starts, not before. False when it was already said.
+pub fn configure(choice: Choice) -> bool {
+    ASKED.set(choice).is_ok()
+}
+
+/// The pool [`Pool::global`] makes on first use: what [`configure`] asked for (`auto`
+/// when nothing was), the reason logged once when the GPU could not be had.
+pub(crate) fn global_pool() -> Pool {
+    let asked = ASKED.get().copied().unwrap_or(Choice::Auto);
+    let chosen = choose(asked);
+    match (&chosen.fallback, asked) {
+        (Some(why), Choice::Gpu) => {
+            tracing::warn!("proof-of-work runs on the CPU: no GPU to run on ({why})");
+        }
+        (Some(why), _) => tracing::info!("proof-of-work runs on the CPU: {why}"),
+        (None, _) => tracing::info!(engine = %chosen.engine, "proof-of-work engine"),
+    }
+    let _ = ENGINE.set(chosen.engine);
+    chosen.pool
+}
+
+/// What searches hash on: `cpu`, or `gpu: ADAPTER (KIND, BACKEND)`; `cpu` until the
+/// first search has chosen.
+pub fn engine() -> &'static str {
+    ENGINE.get().map_or("cpu", String::as_str)
+}
+
+/// The name an answer gives for what ran a search: the GPU when the process hashes on
+/// one, else the CPU kernel.
+pub fn kernel_name(cpu: crate::Kernel) -> String {
+    match ENGINE.get() {
+        Some(gpu) if gpu.starts_with("gpu") => gpu.clone(),
+        _ => cpu.name().to_string(),
+    }
+}
+
+/// Opens what `choice` asks for; the CPU pool when the GPU cannot be had.
+pub fn choose(choice: Choice) -> Chosen {
+    let cpu = |fallback: Option<String>| Chosen {
+        pool: Pool::new(cores()),
+        engine: "cpu".to_string(),
+        fallback,
+    };
+    match choice {
+        Choice::Cpu => cpu(None),
+        Choice::Auto | Choice::Gpu => match open(choice) {
+            Ok(chosen) => chosen,
+            Err(why) => cpu(Some(why)),
+        },
+    }
+}
+
+#[cfg(feature = "gpu")]
+fn open(choice: Choice) -> Result<Chosen, String> {
+    let gpu = crate::gpu::Gpu::open()?;
+    if choice == Choice::Auto && !gpu.is_discrete() {
+        return Err(format!(
+            "the only GPU is {}, not a discrete one",
+            gpu.describe()
+        ));
+    }
+    let engine = format!("gpu: {}", gpu.describe());
+    Ok(Chosen {
+        pool: Pool::with_gpu(std::sync::Arc::new(gpu)),
+        engine,
+        fallback: None,
+    })
+}
+
+#[cfg(not(feature = "gpu"))]
+fn open(_: Choice) -> Result<Chosen, String> {
+    Err("this build has no GPU backend (built without the `gpu` feature)".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_cpu_is_taken_when_asked_and_when_the_gpu_cannot_be_had() {
+        let cpu = choose(Choice::Cpu);
+        assert_eq!((cpu.engine.as_str(), cpu.fallback), ("cpu", None));
+        assert!(!cpu.pool.on_gpu());
+        let gpu = choose(Choice::Gpu);
+        let auto = choose(Choice::Auto);
+        if let Some(why) = &gpu.fallback {
+            // No GPU here (or a build without the backend): the CPU, saying why.
+            assert_eq!(gpu.engine, "cpu");
+            assert!(!why.is_empty());
+            assert_eq!(auto.engine, "cpu");
+        } else {
+            assert!(gpu.pool.on_gpu(), "{}", gpu.engine);
+            assert!(gpu.engine.starts_with("gpu: "), "{}", gpu.engine);
+            // auto takes it only when it is a discrete GPU.
+            let discrete = gpu.engine.contains("DiscreteGpu");
+            assert_eq!(auto.pool.on_gpu(), discrete, "{}", auto.engine);
+            if !discrete {
+                let why = auto.fallback.as_deref().unwrap_or_default();
+                assert!(why.contains("not a discrete one"), "{why}");
+            }
+        }
+    }
+}
