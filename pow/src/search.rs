@@ -551,12 +551,8 @@ mod tests {
     #[cfg(feature = "gpu")]
     #[test]
     fn the_gpu_pool_searches_as_the_cpu_does() {
-        let gpu = match crate::gpu::Gpu::open() {
-            Ok(g) => std::sync::Arc::new(g),
-            Err(why) => {
-                eprintln!("note: no GPU here ({why}); skipping");
-                return;
-            }
+        let Some(gpu) = crate::gpu::for_test() else {
+            return;
         };
         let pool = Pool::with_gpu(gpu);
         for prefix in ["5-42BUILD1280144NONCE", "9-3@2-8RAID5000NONCE"] {
@@ -584,12 +580,8 @@ mod tests {
     #[cfg(feature = "gpu")]
     #[test]
     fn gpu_searches_cancel_and_share_the_device() {
-        let gpu = match crate::gpu::Gpu::open() {
-            Ok(g) => std::sync::Arc::new(g),
-            Err(why) => {
-                eprintln!("note: no GPU here ({why}); skipping");
-                return;
-            }
+        let Some(gpu) = crate::gpu::for_test() else {
+            return;
         };
         let pool = Pool::with_gpu(gpu);
         let long = Search::start_in(&pool, spec("5-1BUILD1NONCE", 64, u64::MAX / 4, 1)).unwrap();

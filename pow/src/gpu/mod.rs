@@ -388,6 +388,24 @@ fn decimal_width(n: u64) -> u32 {
     n.checked_ilog10().map_or(1, |l| l + 1)
 }
 
+/// The GPU for a test: None (with a note) where there is none, except under CI, which
+/// installs lavapipe and so must have one.
+#[cfg(test)]
+pub(crate) fn for_test() -> Option<std::sync::Arc<Gpu>> {
+    match Gpu::open() {
+        Ok(g) => Some(std::sync::Arc::new(g)),
+        Err(why) => {
+            let ci = std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0");
+            assert!(
+                !ci,
+                "CI needs a GPU for these tests (.ci/run installs lavapipe): {why}"
+            );
+            eprintln!("note: no GPU here ({why}); skipping");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,13 +430,7 @@ mod tests {
 
     #[test]
     fn the_gpu_finds_the_cpus_best_for_each_layout() {
-        let gpu = match Gpu::open() {
-            Ok(g) => g,
-            Err(why) => {
-                eprintln!("note: no GPU here ({why}); skipping");
-                return;
-            }
-        };
+        let Some(gpu) = for_test() else { return };
         eprintln!("GPU: {}", gpu.describe());
         let long = "5-1".repeat(25) + "BUILD120000NONCE";
         for (prefix, start, count) in [
