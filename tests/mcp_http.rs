@@ -357,8 +357,10 @@ async fn health_answers_without_the_token_and_counts_sessions() {
     let pow = before["proof_of_work"].as_object().unwrap();
     assert_eq!(
         pow.keys().collect::<Vec<_>>(),
-        ["threads", "hashing", "searches"]
+        ["engine", "threads", "hashing", "searches"]
     );
+    // No search has run: the engine is chosen at the first.
+    assert_eq!(pow["engine"], "cpu");
     assert!(pow["threads"].as_u64().unwrap() >= 1);
     // The MCP endpoint still wants the token.
     assert!(connect(&server.url, None).await.is_err());
