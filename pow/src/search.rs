@@ -416,7 +416,7 @@ fn gpu_piece(shared: &Shared, gpu: &crate::gpu::Gpu) -> bool {
             to < end && !shared.stop.load(Ordering::Relaxed)
         }
         Err(why) => {
-            gpu.failed(&why);
+            tracing::warn!("a proof-of-work search stopped: the GPU failed: {why}");
             false
         }
     }

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::daemon::{free_port, under_ci};
+use super::daemon::{find_program, free_port, under_ci};
 use super::nats::NatsServer;
 use super::redis::RedisServer;
 
@@ -70,11 +70,7 @@ impl Default for Setup {
 
 /// A program's path where it is installed, else None (a note, or a panic under CI).
 fn installed(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let found = std::env::split_paths(&path)
-        .chain(["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"].map(PathBuf::from))
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file());
+    let found = find_program(program);
     if found.is_none() {
         assert!(
             !under_ci(),

@@ -53,10 +53,16 @@ fn find_binary(spec: &Spec) -> Option<PathBuf> {
     if let Some(p) = std::env::var_os(spec.env) {
         return Some(PathBuf::from(p));
     }
+    find_program(spec.program)
+}
+
+/// A program's path: the first on `PATH`, or in the usual places (Debian puts some
+/// servers in `/usr/sbin`, off a user's `PATH`).
+pub fn find_program(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
-        .chain(["/usr/bin", "/usr/sbin", "/usr/local/bin"].map(PathBuf::from))
-        .map(|dir| dir.join(spec.program))
+        .chain(["/usr/bin", "/usr/sbin", "/usr/local/bin", "/usr/local/sbin"].map(PathBuf::from))
+        .map(|dir| dir.join(program))
         .find(|p| p.is_file())
 }
 

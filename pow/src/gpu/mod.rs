@@ -40,8 +40,6 @@ pub struct Gpu {
     /// Nonces a piece hashes: grown or shrunk so that a piece takes about
     /// [`PIECE_TIME`].
     piece: std::sync::atomic::AtomicU64,
-    /// Why the GPU last failed, if it did.
-    failure: std::sync::Mutex<Option<String>>,
 }
 
 /// How long one piece should take: searches take turns and a cancel is heard at this
@@ -113,7 +111,6 @@ impl Gpu {
             pipeline,
             info,
             piece: std::sync::atomic::AtomicU64::new(16_000),
-            failure: std::sync::Mutex::new(None),
         })
     }
 
@@ -122,30 +119,12 @@ impl Gpu {
         self.piece.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Notes that the GPU failed (the search ends; the caller may run it on the CPU).
-    pub fn failed(&self, why: &str) {
-        *self.failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.to_string());
-    }
-
-    /// Why the GPU last failed.
-    pub fn failure(&self) -> Option<String> {
-        self.failure
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-
     /// The adapter's name, its kind and its backend, as a person reads them.
     pub fn describe(&self) -> String {
         format!(
             "{} ({:?}, {:?})",
             self.info.name, self.info.device_type, self.info.backend
         )
-    }
-
-    /// Whether the adapter is a CPU (a software driver such as lavapipe).
-    pub fn is_software(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::Cpu
     }
 
     /// Whether the adapter is a discrete GPU (what `--pow-backend auto` takes).
