@@ -8,8 +8,13 @@
 //! - the search with the best kernel on 1 and on all threads, and the scaling ratio
 //!   (goal: at least 1.8x from 1 to 2 threads).
 //!
+//! - the GPU search (built with the default `gpu` feature), through the same pool as
+//!   the tools use: the adapter's name, M hashes/s and the ratio to the CPU pool of
+//!   this machine, measured in the same run.
+//!
 //! Run with `cargo bench --bench pow`. `POW_BENCH_SECONDS` sets how long each figure
-//! hashes (default 3).
+//! hashes (default 3). `POW_BENCH_GPU_TUNINGS=1` also measures the GPU kernel in each
+//! shape (workgroup size, digits counted per nonce), to tune the defaults.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -93,6 +98,9 @@ fn search(kernel: Kernel, threads: usize, from: u64, n: u64) -> u64 {
 }
 
 fn main() {
+    // The CPU figures are the CPU pool's, whatever GPU this machine has; the GPU is
+    // measured in a pool of its own.
+    structs_console::pow::backend::configure(structs_console::pow::backend::Choice::Cpu);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!(
         "proof-of-work figures ({cores} cores, {} s per figure, input {PREFIX}<9 digits>)",
@@ -180,4 +188,90 @@ fn main() {
         },
     );
     println!("  chosen    Kernel::best() = {}", Kernel::best().name());
+    gpu(all);
+}
+
+/// Hashes one long search in `pool`: a third of `seconds()` to let the GPU's pieces
+/// grow to their size (and the kernel for the layout be built), then `seconds()`
+/// measured. Hashes per second.
+#[cfg(feature = "gpu")]
+fn steady(pool: &structs_console::pow::pool::Pool) -> f64 {
+    let search = Search::start_in(
+        pool,
+        SearchSpec {
+            prefix: PREFIX.into(),
+            required: 64,
+            // Ten digits and more, as a long search reaches: one layout for 9 G nonces.
+            start: 1_000_000_000,
+            max_iterations: 1_000_000_000_000,
+            threads: 1,
+            kernel: Kernel::best(),
+        },
+    )
+    .expect("the GPU pool");
+    std::thread::sleep(Duration::from_secs_f64(seconds() / 3.0));
+    let began = Instant::now();
+    let before = search.progress().iterations;
+    while began.elapsed() < Duration::from_secs_f64(seconds()) && !search.is_finished() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let done = search.progress().iterations - before;
+    let took = began.elapsed();
+    search.cancel();
+    done as f64 / took.as_secs_f64()
+}
+
+#[cfg(feature = "gpu")]
+fn gpu(cpu_pool: f64) {
+    use std::sync::Arc;
+    use structs_console::pow::gpu::{Gpu, Tuning};
+    use structs_console::pow::pool::Pool;
+    let gpu = match Gpu::open() {
+        Ok(g) => Arc::new(g),
+        Err(why) => {
+            println!("  gpu       none: {why}");
+            return;
+        }
+    };
+    let name = gpu.describe();
+    let rate = steady(&Pool::with_gpu(gpu.clone()));
+    drop(gpu);
+    println!(
+        "  gpu       {name}: {:>9.2} M hashes/s = {:.2}x the CPU pool ({:.2} M/s)",
+        rate / 1e6,
+        rate / cpu_pool,
+        cpu_pool / 1e6
+    );
+    if std::env::var_os("POW_BENCH_GPU_TUNINGS").is_none() {
+        return;
+    }
+    let general = Tuning {
+        fast_from: u64::MAX,
+        ..Tuning::default()
+    };
+    let mut shapes = vec![("general kernel".to_string(), general)];
+    for inner in [1, 2, 3] {
+        for workgroup in [64, 128, 256] {
+            let t = Tuning {
+                workgroup,
+                inner,
+                fast_from: 0,
+            };
+            shapes.push((format!("fast, workgroup {workgroup:>3}, inner {inner}"), t));
+        }
+    }
+    for (label, tuning) in shapes {
+        match Gpu::open_tuned(tuning) {
+            Ok(g) => {
+                let rate = steady(&Pool::with_gpu(Arc::new(g)));
+                println!("  tuning    {label:<32} {:>9.2} M hashes/s", rate / 1e6);
+            }
+            Err(why) => println!("  tuning    {label:<32} failed: {why}"),
+        }
+    }
+}
+
+#[cfg(not(feature = "gpu"))]
+fn gpu(_: f64) {
+    println!("  gpu       this build has no GPU backend (built without the `gpu` feature)");
 }

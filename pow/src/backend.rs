@@ -35,11 +35,16 @@ pub struct Chosen {
     pub pool: Pool,
     /// `cpu`, or `gpu: ADAPTER (KIND, BACKEND)`.
     pub engine: String,
+    #[cfg(feature = "gpu")]
+    gpu: Option<std::sync::Arc<crate::gpu::Gpu>>,
     pub fallback: Option<String>,
 }
 
 static ASKED: std::sync::OnceLock<Choice> = std::sync::OnceLock::new();
 static ENGINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+/// The GPU the process's pool hashes on, when it does: asked whether it has failed.
+#[cfg(feature = "gpu")]
+static GPU: std::sync::OnceLock<std::sync::Arc<crate::gpu::Gpu>> = std::sync::OnceLock::new();
 
 /// Says what the process's pool should hash on, before the first search; the GPU is
 /// opened when that search starts, not before. False when it was already said.
@@ -60,18 +65,32 @@ pub(crate) fn global_pool() -> Pool {
         (None, _) => tracing::info!(engine = %chosen.engine, "proof-of-work engine"),
     }
     let _ = ENGINE.set(chosen.engine);
+    #[cfg(feature = "gpu")]
+    if let Some(gpu) = chosen.gpu {
+        let _ = GPU.set(gpu);
+    }
     chosen.pool
 }
 
-/// What searches hash on: `cpu`, or `gpu: ADAPTER (KIND, BACKEND)`; `cpu` until the
-/// first search has chosen.
-pub fn engine() -> &'static str {
-    ENGINE.get().map_or("cpu", String::as_str)
+/// What searches hash on: `cpu`, `gpu: ADAPTER (KIND, BACKEND)`, or, once that GPU
+/// has failed, `cpu (the GPU ADAPTER failed: WHY)`; `cpu` until the first search has
+/// chosen.
+pub fn engine() -> String {
+    #[cfg(feature = "gpu")]
+    if let Some(why) = GPU.get().and_then(|g| g.failed()) {
+        let adapter = GPU.get().map(|g| g.describe()).unwrap_or_default();
+        return format!("cpu (the GPU {adapter} failed: {why})");
+    }
+    ENGINE.get().map_or("cpu", String::as_str).to_string()
 }
 
 /// The name an answer gives for what ran a search: the GPU when the process hashes on
-/// one, else the CPU kernel.
+/// one (and it has not failed), else the CPU kernel.
 pub fn kernel_name(cpu: crate::Kernel) -> String {
+    #[cfg(feature = "gpu")]
+    if GPU.get().is_some_and(|g| g.failed().is_some()) {
+        return cpu.name().to_string();
+    }
     match ENGINE.get() {
         Some(gpu) if gpu.starts_with("gpu") => gpu.clone(),
         _ => cpu.name().to_string(),
@@ -84,6 +103,8 @@ pub fn choose(choice: Choice) -> Chosen {
         pool: Pool::new(cores()),
         engine: "cpu".to_string(),
         fallback,
+        #[cfg(feature = "gpu")]
+        gpu: None,
     };
     match choice {
         Choice::Cpu => cpu(None),
@@ -104,10 +125,12 @@ fn open(choice: Choice) -> Result<Chosen, String> {
         ));
     }
     let engine = format!("gpu: {}", gpu.describe());
+    let gpu = std::sync::Arc::new(gpu);
     Ok(Chosen {
-        pool: Pool::with_gpu(std::sync::Arc::new(gpu)),
+        pool: Pool::with_gpu(gpu.clone()),
         engine,
         fallback: None,
+        gpu: Some(gpu),
     })
 }
 

@@ -328,7 +328,6 @@ fn want(shared: &Shared) -> u32 {
 fn piece(shared: &Shared, lane: usize) -> bool {
     let spec = &shared.spec;
     let end = spec.start.saturating_add(spec.max_iterations);
-    let prefix = spec.prefix.as_bytes();
     if shared.stop.load(Ordering::Relaxed) {
         return false;
     }
@@ -338,6 +337,14 @@ fn piece(shared: &Shared, lane: usize) -> bool {
         return false;
     }
     let to = from.saturating_add(CHUNK).min(end);
+    hash_range(shared, lane, from, to) && to < end
+}
+
+/// Hashes `from .. to` on this thread, counting on `lane`. False when the search was
+/// stopped on the way.
+fn hash_range(shared: &Shared, lane: usize, from: u64, to: u64) -> bool {
+    let spec = &shared.spec;
+    let prefix = spec.prefix.as_bytes();
     let mut nonce = from;
     while nonce < to && !shared.stop.load(Ordering::Relaxed) {
         let hi = nonce / 1000;
@@ -383,13 +390,41 @@ fn piece(shared: &Shared, lane: usize) -> bool {
         }
         nonce = hi * 1000 + u64::from(lo_to);
     }
-    to < end && !shared.stop.load(Ordering::Relaxed)
+    !shared.stop.load(Ordering::Relaxed)
+}
+
+/// Hashes `from .. to` on every core, each thread a part; the calling thread does the
+/// part a thread could not be started for.
+#[cfg(feature = "gpu")]
+fn hash_range_on_cores(shared: &Shared, from: u64, to: u64) {
+    let parts = crate::pool::cores()
+        .min((to - from).div_ceil(CHUNK) as usize)
+        .max(1);
+    let step = (to - from).div_ceil(parts as u64);
+    std::thread::scope(|scope| {
+        for i in 0..parts as u64 {
+            let (a, b) = (from + i * step, (from + (i + 1) * step).min(to));
+            if a >= b {
+                continue;
+            }
+            let lane = i as usize % shared.hashed.len();
+            let spawned = std::thread::Builder::new()
+                .name("pow-fallback".into())
+                .spawn_scoped(scope, move || hash_range(shared, lane, a, b));
+            if spawned.is_err() {
+                hash_range(shared, lane, a, b);
+            }
+        }
+    });
 }
 
 /// Hashes the next run of chunks on the GPU: as many as the GPU does in a piece's time
 /// ([`crate::gpu::Gpu::piece_nonces`]), so that searches still take turns and a cancel
 /// is heard between pieces. The best nonce of the run is looked at exactly, on the CPU.
-/// False when the search has nothing more to do, or the GPU failed.
+///
+/// When the GPU fails, the run is hashed on the CPU's cores instead, and so is every
+/// later piece of every search: the failure is logged once, and the search goes on.
+/// False when the search has nothing more to do.
 #[cfg(feature = "gpu")]
 fn gpu_piece(shared: &Shared, gpu: &crate::gpu::Gpu) -> bool {
     let spec = &shared.spec;
@@ -397,29 +432,46 @@ fn gpu_piece(shared: &Shared, gpu: &crate::gpu::Gpu) -> bool {
     if shared.stop.load(Ordering::Relaxed) {
         return false;
     }
-    let chunks = gpu.piece_nonces().div_ceil(CHUNK).max(1);
+    let chunks = if gpu.failed().is_some() {
+        // A few chunks a core: a piece of a few milliseconds, as on the CPU pool.
+        4 * crate::pool::cores() as u64
+    } else {
+        gpu.piece_nonces().div_ceil(CHUNK).max(1)
+    };
     let first = shared.next_chunk.fetch_add(chunks, Ordering::Relaxed);
     let from = spec.start.saturating_add(first.saturating_mul(CHUNK));
     if from >= end {
         return false;
     }
     let to = from.saturating_add(chunks.saturating_mul(CHUNK)).min(end);
-    match gpu.scan(spec.prefix.as_bytes(), from, to - from) {
-        Ok(best) => {
-            shared.hashed[0].0.fetch_add(to - from, Ordering::Relaxed);
-            if let Some(b) = best {
-                let input = format!("{}{}", spec.prefix, b.nonce);
-                let digest = digest_one_block(input.as_bytes())
-                    .unwrap_or_else(|| super::digest_words(input.as_bytes()));
-                consider(shared, b.nonce, digest);
+    if gpu.failed().is_none() {
+        let scanned = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            gpu.scan(spec.prefix.as_bytes(), from, to - from)
+        }))
+        .unwrap_or_else(|_| Err("the GPU backend panicked".to_string()));
+        match scanned {
+            Ok(best) => {
+                shared.hashed[0].0.fetch_add(to - from, Ordering::Relaxed);
+                if let Some(b) = best {
+                    let input = format!("{}{}", spec.prefix, b.nonce);
+                    let digest = digest_one_block(input.as_bytes())
+                        .unwrap_or_else(|| super::digest_words(input.as_bytes()));
+                    consider(shared, b.nonce, digest);
+                }
+                return to < end && !shared.stop.load(Ordering::Relaxed);
             }
-            to < end && !shared.stop.load(Ordering::Relaxed)
-        }
-        Err(why) => {
-            tracing::warn!("a proof-of-work search stopped: the GPU failed: {why}");
-            false
+            Err(why) => {
+                if gpu.fail(&why) {
+                    tracing::warn!(
+                        "proof-of-work goes on on the CPU: the GPU {} failed: {why}",
+                        gpu.describe()
+                    );
+                }
+            }
         }
     }
+    hash_range_on_cores(shared, from, to);
+    to < end && !shared.stop.load(Ordering::Relaxed)
 }
 
 #[cfg(test)]
@@ -603,5 +655,41 @@ mod tests {
             asked.elapsed()
         );
         assert!(progress.iterations >= before);
+    }
+
+    /// A GPU that is lost mid-search (its device destroyed, as a driver reset does):
+    /// the piece it was on and every later one are hashed on the CPU, and the search
+    /// ends as one on the CPU does, with the same best.
+    #[cfg(feature = "gpu")]
+    #[test]
+    fn a_search_goes_on_on_the_cpu_when_the_gpu_is_lost() {
+        let Some(gpu) = crate::gpu::for_test() else {
+            return;
+        };
+        let pool = Pool::with_gpu(gpu.clone());
+        let prefix = "5-42BUILD1280144NONCE";
+        let (_, cpu_progress) = Search::start(spec(prefix, 64, 2_000_000, 1))
+            .unwrap()
+            .wait();
+        // Some pieces on the GPU first, then the device goes.
+        let search = Search::start_in(&pool, spec(prefix, 64, 2_000_000, 1)).unwrap();
+        while search.progress().iterations == 0 && !search.is_finished() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        gpu.lose();
+        let (outcome, progress) = search.wait();
+        assert_eq!(outcome, Outcome::Exhausted);
+        assert_eq!(progress.iterations, 2_000_000);
+        assert_eq!(progress.best, cpu_progress.best);
+        let why = gpu.failed().expect("the loss was noticed");
+        assert!(!why.is_empty());
+        // Later searches run on the CPU from the start.
+        let (found, _) = Search::start_in(&pool, spec(prefix, 3, 1_000_000, 1))
+            .unwrap()
+            .wait();
+        let Outcome::Found(hit) = found else {
+            panic!("{found:?}")
+        };
+        assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
     }
 }

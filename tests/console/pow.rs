@@ -126,6 +126,37 @@ fn pow_job_finds_a_proof_the_chain_accepts_and_copies_it() {
     assert!(check.valid(), "{check:?}");
 }
 
+/// A server that hashes on a GPU names the adapter in its answers; the job shows it
+/// where a CPU search shows its threads and kernel.
+#[test]
+fn a_job_on_a_gpu_shows_the_adapter() {
+    let (_runtime, mut app, _core, _) = pow_console();
+    new_job(
+        &mut app,
+        "5-42 build block_start=1280144 age=600 difficulty=700 threads=1",
+    );
+    app.settle();
+    app.pin_pow_progress(
+        0,
+        json!({"iterations": 16_000, "hashrate": 8_000_000.0, "elapsed_ms": 2,
+               "achieved_difficulty": 3, "difficulty": 3, "threads": 16,
+               "kernel": "gpu: NVIDIA H200 (DiscreteGpu, Vulkan)"}),
+    );
+    let frame = draw(&mut app, 110, 24);
+    assert!(
+        frame.contains("engine        GPU NVIDIA H200 (DiscreteGpu, Vulkan)"),
+        "{frame}"
+    );
+    assert!(!frame.contains("threads       16"), "{frame}");
+    snapshot(
+        "pow_done_gpu",
+        "A job found by a server hashing on a GPU: the engine row names the adapter instead of threads × kernel (figures pinned)",
+        &mut app,
+        110,
+        24,
+    );
+}
+
 #[test]
 fn w_on_a_struct_in_entities_starts_its_build_job() {
     let (_runtime, mut app, _core, _) = pow_console();

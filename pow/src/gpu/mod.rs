@@ -11,7 +11,14 @@ use std::future::Future;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
 use crate::sha::{IV, expand, rounds};
+
+mod kernel;
+
+use kernel::{Input, Layout};
 
 const SHADER: &str = include_str!("search.wgsl");
 
@@ -24,7 +31,7 @@ const PER_INVOCATION: u64 = 64;
 /// The most workgroups along one dimension of a dispatch.
 const MAX_GROUPS: u64 = 65_535;
 
-/// The most nonces one dispatch hashes: short enough that a dispatch never nears an
+/// The most nonces one dispatch of the general kernel hashes: short enough that a dispatch never nears an
 /// operating system's GPU watchdog, long enough to keep the GPU busy.
 const DISPATCH: u64 = 1 << 22;
 
@@ -37,6 +44,11 @@ pub struct Gpu {
     queue: wgpu::Queue,
     pipeline: wgpu::ComputePipeline,
     info: wgpu::AdapterInfo,
+    tuning: Tuning,
+    /// Why the GPU failed, once it has: searches then hash on the CPU.
+    failed: std::sync::OnceLock<String>,
+    /// The fast kernels built so far, one per layout of the message.
+    fast: Mutex<HashMap<Layout, Arc<wgpu::ComputePipeline>>>,
     /// Nonces a piece hashes: grown or shrunk so that a piece takes about
     /// [`PIECE_TIME`].
     piece: std::sync::atomic::AtomicU64,
@@ -45,6 +57,31 @@ pub struct Gpu {
 /// How long one piece should take: searches take turns and a cancel is heard at this
 /// pace.
 const PIECE_TIME: std::time::Duration = std::time::Duration::from_millis(30);
+
+/// How the search uses the GPU: the fast kernel's shape, and from what size a batch
+/// is worth building it for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tuning {
+    /// Invocations in a workgroup of the fast kernel.
+    pub workgroup: u32,
+    /// Last digits the fast kernel counts in loops: an invocation hashes `10^inner`
+    /// nonces (1 to 3).
+    pub inner: u32,
+    /// Batches of at least this many nonces run on a kernel built for their layout
+    /// (built once, then kept); smaller ones run on the general kernel, which is built
+    /// when the GPU is opened.
+    pub fast_from: u64,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            workgroup: 128,
+            inner: 2,
+            fast_from: 1 << 20,
+        }
+    }
+}
 
 /// What a scan found: the best nonce of the range and its leading hex zeros.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +106,16 @@ impl Gpu {
     /// The adapter wgpu prefers, with the kernel built; why not, when there is none or
     /// its driver fails.
     pub fn open() -> Result<Gpu, String> {
+        Gpu::open_tuned(Tuning::default())
+    }
+
+    /// [`Gpu::open`] with the search shaped by `tuning`.
+    pub fn open_tuned(tuning: Tuning) -> Result<Gpu, String> {
+        let tuning = Tuning {
+            workgroup: tuning.workgroup.clamp(1, 256),
+            inner: tuning.inner.clamp(1, 3),
+            ..tuning
+        };
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = wgpu::Backends::PRIMARY.with_env();
         desc.flags = wgpu::InstanceFlags::empty();
@@ -86,6 +133,11 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| format!("the GPU {} would not open: {e}", info.name))?;
+        // wgpu's default for an error no scope catches is a panic; scans catch their
+        // own errors, and anything else is logged.
+        device.on_uncaptured_error(Arc::new(|e| {
+            tracing::warn!("the proof-of-work GPU reported an error: {e}");
+        }));
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some("search.wgsl"),
@@ -110,8 +162,28 @@ impl Gpu {
             queue,
             pipeline,
             info,
+            tuning,
+            failed: std::sync::OnceLock::new(),
+            fast: Mutex::new(HashMap::new()),
             piece: std::sync::atomic::AtomicU64::new(16_000),
         })
+    }
+
+    /// Why the GPU failed, once a scan has failed on it.
+    pub fn failed(&self) -> Option<&str> {
+        self.failed.get().map(String::as_str)
+    }
+
+    /// Records that the GPU failed and why. True the first time (the caller logs it).
+    pub fn fail(&self, why: &str) -> bool {
+        self.failed.set(why.to_string()).is_ok()
+    }
+
+    /// Destroys the device, as a driver reset or an unplugged GPU would: every scan
+    /// after it fails.
+    #[cfg(test)]
+    pub(crate) fn lose(&self) {
+        self.device.destroy();
     }
 
     /// Nonces the next piece should hash.
@@ -141,7 +213,11 @@ impl Gpu {
         let mut n = start;
         while n < end {
             let (batch, len) = Batch::new(prefix, n, end);
-            let len = len.min(DISPATCH);
+            let len = if len >= self.tuning.fast_from {
+                len
+            } else {
+                len.min(DISPATCH)
+            };
             let found = self.run(&batch, len)?;
             if let Some(f) = found
                 && best.is_none_or(|b| f.achieved > b.achieved)
@@ -185,20 +261,100 @@ impl Gpu {
             .store(next.clamp(16_000, 1 << 34), Ordering::Relaxed);
     }
 
-    /// One dispatch: the best of the batch's `len` nonces.
+    /// The kernel built for `layout`, built now if it was not yet.
+    fn fast_kernel(&self, layout: &Layout) -> Result<Arc<wgpu::ComputePipeline>, String> {
+        let mut fast = self.fast.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = fast.get(layout) {
+            return Ok(p.clone());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("search (fast)"),
+                source: wgpu::ShaderSource::Wgsl(kernel::source(layout).into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some("search (fast)"),
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: wgpu::PipelineCompilationOptions::default(),
+                cache: None,
+            });
+        if let Some(e) = block_on(scope.pop()) {
+            return Err(format!(
+                "the fast search kernel for {layout:?} does not build on {}: {e}",
+                self.info.name
+            ));
+        }
+        let pipeline = Arc::new(pipeline);
+        fast.insert(*layout, pipeline.clone());
+        Ok(pipeline)
+    }
+
+    /// The best of the batch's `len` nonces: on the kernel built for the batch's layout
+    /// when the batch is large enough to be worth it, else on the general one.
     fn run(&self, batch: &Batch, len: u64) -> Result<Option<Best>, String> {
-        let invocations = len.div_ceil(PER_INVOCATION);
-        let groups = invocations.div_ceil(WORKGROUP);
+        if len >= self.tuning.fast_from {
+            let layout = Layout {
+                blocks: batch.blocks,
+                at: batch.at,
+                digits: batch.digits,
+                inner: self.tuning.inner.min(batch.digits),
+                workgroup: self.tuning.workgroup,
+            };
+            let pipeline = self.fast_kernel(&layout)?;
+            let lo = (batch.lo_start, batch.lo_start + len as u32);
+            let input = Input::new(&layout, batch.midstate, &batch.tail, lo);
+            let groups = input
+                .invocations(&layout)
+                .div_ceil(u64::from(layout.workgroup));
+            self.dispatch(&pipeline, &input.bytes(), groups, batch)
+        } else {
+            let groups = len.div_ceil(PER_INVOCATION).div_ceil(WORKGROUP);
+            let bytes = batch.bytes(len, PER_INVOCATION);
+            self.dispatch(&self.pipeline, &bytes, groups, batch)
+        }
+    }
+
+    /// One dispatch of `groups` workgroups of `pipeline` on `uniform`; the best of the
+    /// workgroups' bests.
+    fn dispatch(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        uniform: &[u8],
+        groups: u64,
+        batch: &Batch,
+    ) -> Result<Option<Best>, String> {
+        let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let found = self.dispatch_in_scope(pipeline, uniform, groups, batch);
+        let errors = [block_on(validation.pop()), block_on(memory.pop())];
+        if let Some(e) = errors.into_iter().flatten().next() {
+            return Err(format!("the GPU refused the search: {e}"));
+        }
+        found
+    }
+
+    fn dispatch_in_scope(
+        &self,
+        pipeline: &wgpu::ComputePipeline,
+        uniform: &[u8],
+        groups: u64,
+        batch: &Batch,
+    ) -> Result<Option<Best>, String> {
         let (gx, gy) = (groups.min(MAX_GROUPS), groups.div_ceil(MAX_GROUPS));
         let slots = gx * gy;
-        let uniform = self.device.create_buffer(&wgpu::BufferDescriptor {
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("batch"),
-            size: Batch::BYTES as u64,
+            size: uniform.len() as u64,
             usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        self.queue
-            .write_buffer(&uniform, 0, &batch.bytes(len, PER_INVOCATION));
+        self.queue.write_buffer(&buffer, 0, uniform);
         let out_size = slots * 8;
         let out = self.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("best"),
@@ -214,11 +370,11 @@ impl Gpu {
         });
         let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
-            layout: &self.pipeline.get_bind_group_layout(0),
+            layout: &pipeline.get_bind_group_layout(0),
             entries: &[
                 wgpu::BindGroupEntry {
                     binding: 0,
-                    resource: uniform.as_entire_binding(),
+                    resource: buffer.as_entire_binding(),
                 },
                 wgpu::BindGroupEntry {
                     binding: 1,
@@ -234,7 +390,7 @@ impl Gpu {
                 label: None,
                 timestamp_writes: None,
             });
-            pass.set_pipeline(&self.pipeline);
+            pass.set_pipeline(pipeline);
             pass.set_bind_group(0, &bind, &[]);
             pass.dispatch_workgroups(gx as u32, gy as u32, 1);
         }
@@ -407,22 +563,58 @@ mod tests {
         best
     }
 
-    #[test]
-    fn the_gpu_finds_the_cpus_best_for_each_layout() {
-        let Some(gpu) = for_test() else { return };
-        eprintln!("GPU: {}", gpu.describe());
+    /// Ranges that put the digits in each place the kernels handle.
+    fn layouts() -> Vec<(String, u64, u64)> {
         let long = "5-1".repeat(25) + "BUILD120000NONCE";
-        for (prefix, start, count) in [
+        [
             ("5-1BUILD1NONCE", 0u64, 3_000u64),       // 1..4 digits, one block
             ("5-1BUILD1NONCE", 99_990, 30),           // across 10^5
             ("5-1BUILD120000NONCE", 999_999_990, 30), // across 10^9: a high part appears
             ("5-1BUILD120000NONCE", 123_456_789_000, 2_000), // 12 digits
             (long.as_str(), 0, 2_000),                // the digits in a second block
             ("5-1234567890BUILD120000NONCE12345678", 500, 2_000), // padding into a second block
-        ] {
+            ("5-1234567890BUILD120000NONCE1234567890", 1_234_567, 2_345), // digits across blocks
+            ("5-42BUILD1280144NONCE", 100_000_123, 4_321), // the benchmark's input
+        ]
+        .into_iter()
+        .map(|(p, s, c)| (p.to_string(), s, c))
+        .collect()
+    }
+
+    fn finds_the_cpus_best(gpu: &Gpu) {
+        for (prefix, start, count) in layouts() {
             let got = gpu.scan(prefix.as_bytes(), start, count).unwrap().unwrap();
             let want = cpu_best(prefix.as_bytes(), start, count);
-            assert_eq!(got, want, "{prefix} from {start}, {count} nonces");
+            assert_eq!(
+                got, want,
+                "{prefix} from {start}, {count} nonces, {:?}",
+                gpu.tuning
+            );
+        }
+    }
+
+    #[test]
+    fn the_general_kernel_finds_the_cpus_best_for_each_layout() {
+        let Some(gpu) = for_test() else { return };
+        eprintln!("GPU: {}", gpu.describe());
+        finds_the_cpus_best(&gpu);
+    }
+
+    /// The kernels built for each layout, with one, two and three digits counted per
+    /// nonce and two workgroup sizes.
+    #[test]
+    fn the_fast_kernels_find_the_cpus_best_for_each_layout() {
+        if for_test().is_none() {
+            return;
+        }
+        for (inner, workgroup) in [(1, 64), (2, 128), (3, 32)] {
+            let gpu = Gpu::open_tuned(Tuning {
+                workgroup,
+                inner,
+                fast_from: 0,
+            })
+            .unwrap();
+            finds_the_cpus_best(&gpu);
         }
     }
 

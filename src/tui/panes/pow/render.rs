@@ -210,14 +210,16 @@ impl PowPane {
                         span(elapsed as f64 / 1000.0),
                     ),
                 ));
-                lines.push(field(
-                    "threads",
-                    format!(
-                        "{} × {}",
-                        last["threads"].as_u64().unwrap_or(0),
-                        last["kernel"].as_str().unwrap_or("?")
-                    ),
-                ));
+                // The server names what ran the search: a GPU adapter, or the CPU
+                // kernel on as many threads.
+                let kernel = last["kernel"].as_str().unwrap_or("?");
+                match kernel.strip_prefix("gpu: ") {
+                    Some(adapter) => lines.push(field("engine", format!("GPU {adapter}"))),
+                    None => lines.push(field(
+                        "threads",
+                        format!("{} × {kernel}", last["threads"].as_u64().unwrap_or(0)),
+                    )),
+                }
                 lines.push(field("best so far", format!("{best} of {d} leading zeros")));
                 if matches!(job.state, State::Running) {
                     gauge = Some(iterations as f64 / pow::expected_hashes(d));
