@@ -234,6 +234,13 @@ fn gpu(cpu_pool: f64) {
         }
     };
     let name = gpu.describe();
+    // The first scan of a layout builds its kernel; the second finds it built.
+    let timed = |start: u64| {
+        let began = Instant::now();
+        gpu.scan(PREFIX.as_bytes(), start, 1 << 16).expect("a scan");
+        began.elapsed()
+    };
+    let (first, again) = (timed(START), timed(START + (1 << 16)));
     let rate = steady(&Pool::with_gpu(gpu.clone()));
     drop(gpu);
     println!(
@@ -241,6 +248,12 @@ fn gpu(cpu_pool: f64) {
         rate / 1e6,
         rate / cpu_pool,
         cpu_pool / 1e6
+    );
+    println!(
+        "  gpu       building the kernel for a layout: {:.0} ms (a first scan {:.1} ms, the next {:.1} ms)",
+        first.saturating_sub(again).as_secs_f64() * 1e3,
+        first.as_secs_f64() * 1e3,
+        again.as_secs_f64() * 1e3
     );
     if std::env::var_os("POW_BENCH_GPU_TUNINGS").is_none() {
         return;

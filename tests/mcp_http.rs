@@ -371,3 +371,53 @@ async fn health_answers_without_the_token_and_counts_sessions() {
     client.cancel().await.unwrap();
     assert!(server.stop().await.success());
 }
+
+/// `--pow-backend gpu`: the server hashes on the GPU wgpu prefers (lavapipe in CI), and
+/// both the proof's `kernel` and `/health`'s engine name the adapter. The proof is one
+/// the chain accepts. Where there is no GPU at all (not CI), both say the CPU.
+#[cfg(feature = "gpu")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_on_the_gpu_names_the_adapter_in_proofs_and_health() {
+    let gpu = structs_console::pow::gpu::Gpu::open().map(|g| format!("gpu: {}", g.describe()));
+    let server = Headless::start(&["--paused", "--pow-backend", "gpu"], &[]).await;
+    let client = connect(&server.url, None).await.expect("connect");
+    // Difficulty 5 (age 480 of a range of 700): about a million hashes, past the
+    // smallest batches, so the layout's own kernel runs too.
+    let (proof, failed) = call(
+        &client,
+        "structs_calculate_proof_of_work",
+        json!({"action_type": "struct_build_complete", "entity_id": "5-1",
+               "difficulty": 700, "block_start": 1, "age": 480,
+               "max_iterations": 100_000_000u64}),
+    )
+    .await;
+    assert!(!failed, "{proof:#}");
+    assert_eq!(proof["difficulty"], 5, "{proof:#}");
+    let input = proof["input"].as_str().unwrap();
+    let check = structs_console::pow::check(input, proof["hash"].as_str().unwrap(), 5);
+    assert!(check.valid(), "{check:?}");
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let health: Value = reqwest::get(server.url.replace("/mcp", "/health"))
+        .await
+        .expect("GET /health")
+        .json()
+        .await
+        .expect("JSON");
+    let engine = &health["proof_of_work"]["engine"];
+    match gpu {
+        Ok(adapter) => {
+            assert_eq!(proof["kernel"], adapter, "{proof:#}");
+            assert_eq!(engine, &adapter);
+        }
+        Err(why) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI installs lavapipe: {why}"
+            );
+            assert_eq!(engine, "cpu");
+            assert!(!proof["kernel"].as_str().unwrap().starts_with("gpu"));
+        }
+    }
+    client.cancel().await.unwrap();
+    assert!(server.stop().await.success());
+}

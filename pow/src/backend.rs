@@ -117,13 +117,17 @@ pub fn choose(choice: Choice) -> Chosen {
 
 #[cfg(feature = "gpu")]
 fn open(choice: Choice) -> Result<Chosen, String> {
-    let gpu = crate::gpu::Gpu::open()?;
-    if choice == Choice::Auto && !gpu.is_discrete() {
-        return Err(format!(
-            "the only GPU is {}, not a discrete one",
-            gpu.describe()
-        ));
+    if choice == Choice::Auto {
+        // Looked at before a device is opened and a kernel built for it.
+        let info = crate::gpu::preferred_adapter()?;
+        if info.device_type != wgpu::DeviceType::DiscreteGpu {
+            return Err(format!(
+                "the only GPU is {}, not a discrete one",
+                crate::gpu::describe_adapter(&info)
+            ));
+        }
     }
+    let gpu = crate::gpu::Gpu::open()?;
     let engine = format!("gpu: {}", gpu.describe());
     let gpu = std::sync::Arc::new(gpu);
     Ok(Chosen {

@@ -54,6 +54,9 @@ pub struct Gpu {
     piece: std::sync::atomic::AtomicU64,
 }
 
+/// The fewest nonces a piece hashes (and the first piece's size).
+const MIN_PIECE: u64 = 16_000;
+
 /// How long one piece should take: searches take turns and a cancel is heard at this
 /// pace.
 const PIECE_TIME: std::time::Duration = std::time::Duration::from_millis(30);
@@ -75,10 +78,14 @@ pub struct Tuning {
 
 impl Default for Tuning {
     fn default() -> Self {
+        // The fast kernel is many times the general one's speed (90x on lavapipe), so
+        // every batch but the smallest (the nonces of up to four digits) is worth
+        // building it for. Below the first piece's size (16,000 nonces), or a slow GPU
+        // would never leave the general kernel.
         Tuning {
-            workgroup: 128,
+            workgroup: 64,
             inner: 2,
-            fast_from: 1 << 20,
+            fast_from: 10_000,
         }
     }
 }
@@ -102,6 +109,29 @@ fn block_on<F: Future>(f: F) -> F::Output {
     }
 }
 
+/// The adapter wgpu prefers, without opening it: what `--pow-backend auto` looks at
+/// before it pays for a device and a kernel.
+pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
+    Ok(preferred()?.get_info())
+}
+
+fn preferred() -> Result<wgpu::Adapter, String> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::PRIMARY.with_env();
+    desc.flags = wgpu::InstanceFlags::empty();
+    let instance = wgpu::Instance::new(desc);
+    block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+        power_preference: wgpu::PowerPreference::HighPerformance,
+        ..Default::default()
+    }))
+    .map_err(|e| format!("no GPU adapter: {e}"))
+}
+
+/// How a person reads an adapter: its name, kind and backend.
+pub fn describe_adapter(info: &wgpu::AdapterInfo) -> String {
+    format!("{} ({:?}, {:?})", info.name, info.device_type, info.backend)
+}
+
 impl Gpu {
     /// The adapter wgpu prefers, with the kernel built; why not, when there is none or
     /// its driver fails.
@@ -116,15 +146,7 @@ impl Gpu {
             inner: tuning.inner.clamp(1, 3),
             ..tuning
         };
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-        desc.backends = wgpu::Backends::PRIMARY.with_env();
-        desc.flags = wgpu::InstanceFlags::empty();
-        let instance = wgpu::Instance::new(desc);
-        let adapter = block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-            power_preference: wgpu::PowerPreference::HighPerformance,
-            ..Default::default()
-        }))
-        .map_err(|e| format!("no GPU adapter: {e}"))?;
+        let adapter = preferred()?;
         let info = adapter.get_info();
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("proof-of-work"),
@@ -165,7 +187,7 @@ impl Gpu {
             tuning,
             failed: std::sync::OnceLock::new(),
             fast: Mutex::new(HashMap::new()),
-            piece: std::sync::atomic::AtomicU64::new(16_000),
+            piece: std::sync::atomic::AtomicU64::new(MIN_PIECE),
         })
     }
 
@@ -193,15 +215,7 @@ impl Gpu {
 
     /// The adapter's name, its kind and its backend, as a person reads them.
     pub fn describe(&self) -> String {
-        format!(
-            "{} ({:?}, {:?})",
-            self.info.name, self.info.device_type, self.info.backend
-        )
-    }
-
-    /// Whether the adapter is a discrete GPU (what `--pow-backend auto` takes).
-    pub fn is_discrete(&self) -> bool {
-        self.info.device_type == wgpu::DeviceType::DiscreteGpu
+        describe_adapter(&self.info)
     }
 
     /// The best nonce of `start .. start + count` for `prefix` (the most leading hex
@@ -258,7 +272,7 @@ impl Gpu {
             now
         };
         self.piece
-            .store(next.clamp(16_000, 1 << 34), Ordering::Relaxed);
+            .store(next.clamp(MIN_PIECE, 1 << 34), Ordering::Relaxed);
     }
 
     /// The kernel built for `layout`, built now if it was not yet.
@@ -591,6 +605,14 @@ mod tests {
                 gpu.tuning
             );
         }
+    }
+
+    /// Pieces grow only when they are quick, and the general kernel is too slow for a
+    /// software GPU's pieces ever to grow: the fast kernel must start within the
+    /// smallest piece.
+    #[test]
+    fn the_fast_kernel_starts_within_the_smallest_piece() {
+        assert!(Tuning::default().fast_from < MIN_PIECE);
     }
 
     #[test]
