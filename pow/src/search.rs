@@ -597,6 +597,18 @@ mod tests {
         assert!(crate::check(&hit.input, &hit.hash, 2).valid());
     }
 
+    /// A search of `pool` at difficulty 3 finds a proof the chain accepts.
+    #[cfg(feature = "gpu")]
+    fn finds_a_valid_proof(pool: &Pool, prefix: &str) {
+        let (found, _) = Search::start_in(pool, spec(prefix, 3, 1_000_000, 1))
+            .unwrap()
+            .wait();
+        let Outcome::Found(hit) = found else {
+            panic!("{found:?}")
+        };
+        assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
+    }
+
     /// A search on the GPU gives what one CPU thread gives over the same range: the
     /// best nonce (the smallest on a tie) when nothing meets the difficulty, and a
     /// proof that passes the chain's check when one does.
@@ -617,13 +629,7 @@ mod tests {
             assert_eq!(gpu_progress.iterations, 60_000);
             assert_eq!(gpu_progress.best, cpu_progress.best, "{prefix}");
             // Reachable: a proof the chain accepts.
-            let (found, _) = Search::start_in(&pool, spec(prefix, 3, 1_000_000, 1))
-                .unwrap()
-                .wait();
-            let Outcome::Found(hit) = found else {
-                panic!("{found:?}")
-            };
-            assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
+            finds_a_valid_proof(&pool, prefix);
         }
     }
 
@@ -684,12 +690,6 @@ mod tests {
         let why = gpu.failed().expect("the loss was noticed");
         assert!(!why.is_empty());
         // Later searches run on the CPU from the start.
-        let (found, _) = Search::start_in(&pool, spec(prefix, 3, 1_000_000, 1))
-            .unwrap()
-            .wait();
-        let Outcome::Found(hit) = found else {
-            panic!("{found:?}")
-        };
-        assert!(crate::check(&hit.input, &hit.hash, 3).valid(), "{hit:?}");
+        finds_a_valid_proof(&pool, prefix);
     }
 }

@@ -160,25 +160,8 @@ impl Gpu {
         device.on_uncaptured_error(Arc::new(|e| {
             tracing::warn!("the proof-of-work GPU reported an error: {e}");
         }));
-        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("search.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(SHADER.into()),
-        });
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("search"),
-            layout: None,
-            module: &module,
-            entry_point: Some("main"),
-            compilation_options: wgpu::PipelineCompilationOptions::default(),
-            cache: None,
-        });
-        if let Some(e) = block_on(scope.pop()) {
-            return Err(format!(
-                "the search kernel does not build on {}: {e}",
-                info.name
-            ));
-        }
+        let pipeline = build(&device, "search", SHADER.into())
+            .map_err(|e| format!("the search kernel does not build on {}: {e}", info.name))?;
         Ok(Gpu {
             device,
             queue,
@@ -281,29 +264,13 @@ impl Gpu {
         if let Some(p) = fast.get(layout) {
             return Ok(p.clone());
         }
-        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("search (fast)"),
-                source: wgpu::ShaderSource::Wgsl(kernel::source(layout).into()),
-            });
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some("search (fast)"),
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: wgpu::PipelineCompilationOptions::default(),
-                cache: None,
-            });
-        if let Some(e) = block_on(scope.pop()) {
-            return Err(format!(
-                "the fast search kernel for {layout:?} does not build on {}: {e}",
-                self.info.name
-            ));
-        }
+        let pipeline =
+            build(&self.device, "search (fast)", kernel::source(layout)).map_err(|e| {
+                format!(
+                    "the fast search kernel for {layout:?} does not build on {}: {e}",
+                    self.info.name
+                )
+            })?;
         let pipeline = Arc::new(pipeline);
         fast.insert(*layout, pipeline.clone());
         Ok(pipeline)
@@ -326,26 +293,30 @@ impl Gpu {
             let groups = input
                 .invocations(&layout)
                 .div_ceil(u64::from(layout.workgroup));
-            self.dispatch(&pipeline, &input.bytes(), groups, batch)
+            let uniform = input.bytes();
+            self.dispatch(&Work {
+                pipeline: &pipeline,
+                uniform: &uniform,
+                groups,
+                batch,
+            })
         } else {
             let groups = len.div_ceil(PER_INVOCATION).div_ceil(WORKGROUP);
             let bytes = batch.bytes(len, PER_INVOCATION);
-            self.dispatch(&self.pipeline, &bytes, groups, batch)
+            self.dispatch(&Work {
+                pipeline: &self.pipeline,
+                uniform: &bytes,
+                groups,
+                batch,
+            })
         }
     }
 
-    /// One dispatch of `groups` workgroups of `pipeline` on `uniform`; the best of the
-    /// workgroups' bests.
-    fn dispatch(
-        &self,
-        pipeline: &wgpu::ComputePipeline,
-        uniform: &[u8],
-        groups: u64,
-        batch: &Batch,
-    ) -> Result<Option<Best>, String> {
+    /// One dispatch; the best of the workgroups' bests, or why the GPU refused it.
+    fn dispatch(&self, work: &Work<'_>) -> Result<Option<Best>, String> {
         let memory = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
         let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let found = self.dispatch_in_scope(pipeline, uniform, groups, batch);
+        let found = self.dispatch_in_scope(work);
         let errors = [block_on(validation.pop()), block_on(memory.pop())];
         if let Some(e) = errors.into_iter().flatten().next() {
             return Err(format!("the GPU refused the search: {e}"));
@@ -353,13 +324,13 @@ impl Gpu {
         found
     }
 
-    fn dispatch_in_scope(
-        &self,
-        pipeline: &wgpu::ComputePipeline,
-        uniform: &[u8],
-        groups: u64,
-        batch: &Batch,
-    ) -> Result<Option<Best>, String> {
+    fn dispatch_in_scope(&self, work: &Work<'_>) -> Result<Option<Best>, String> {
+        let Work {
+            pipeline,
+            uniform,
+            groups,
+            batch,
+        } = *work;
         let (gx, gy) = (groups.min(MAX_GROUPS), groups.div_ceil(MAX_GROUPS));
         let slots = gx * gy;
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
@@ -445,6 +416,40 @@ impl Gpu {
         }
         readback.unmap();
         Ok(best)
+    }
+}
+
+/// One dispatch: `groups` workgroups of `pipeline` on `uniform`, for `batch`.
+struct Work<'a> {
+    pipeline: &'a wgpu::ComputePipeline,
+    uniform: &'a [u8],
+    groups: u64,
+    batch: &'a Batch,
+}
+
+/// Builds the compute pipeline of WGSL `source`; the validation error when it does not
+/// build.
+fn build(
+    device: &wgpu::Device,
+    label: &str,
+    source: String,
+) -> Result<wgpu::ComputePipeline, wgpu::Error> {
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(label),
+        source: wgpu::ShaderSource::Wgsl(source.into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(label),
+        layout: None,
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: wgpu::PipelineCompilationOptions::default(),
+        cache: None,
+    });
+    match block_on(scope.pop()) {
+        Some(e) => Err(e),
+        None => Ok(pipeline),
     }
 }
 
