@@ -41,7 +41,6 @@ pub struct Chosen {
 }
 
 static ASKED: std::sync::OnceLock<Choice> = std::sync::OnceLock::new();
-static ENGINE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 /// The GPU the process's pool hashes on, when it does: asked whether it has failed.
 #[cfg(feature = "gpu")]
 static GPU: std::sync::OnceLock<std::sync::Arc<crate::gpu::Gpu>> = std::sync::OnceLock::new();
@@ -64,7 +63,6 @@ pub(crate) fn global_pool() -> Pool {
         (Some(why), _) => tracing::info!("proof-of-work runs on the CPU: {why}"),
         (None, _) => tracing::info!(engine = %chosen.engine, "proof-of-work engine"),
     }
-    let _ = ENGINE.set(chosen.engine);
     #[cfg(feature = "gpu")]
     if let Some(gpu) = chosen.gpu {
         let _ = GPU.set(gpu);
@@ -77,24 +75,25 @@ pub(crate) fn global_pool() -> Pool {
 /// chosen.
 pub fn engine() -> String {
     #[cfg(feature = "gpu")]
-    if let Some(why) = GPU.get().and_then(|g| g.failed()) {
-        let adapter = GPU.get().map(|g| g.describe()).unwrap_or_default();
-        return format!("cpu (the GPU {adapter} failed: {why})");
+    if let Some(gpu) = GPU.get() {
+        return match gpu.failed() {
+            Some(why) => format!("cpu (the GPU {} failed: {why})", gpu.describe()),
+            None => format!("gpu: {}", gpu.describe()),
+        };
     }
-    ENGINE.get().map_or("cpu", String::as_str).to_string()
+    "cpu".to_string()
 }
 
 /// The name an answer gives for what ran a search: the GPU when the process hashes on
 /// one (and it has not failed), else the CPU kernel.
 pub fn kernel_name(cpu: crate::Kernel) -> String {
     #[cfg(feature = "gpu")]
-    if GPU.get().is_some_and(|g| g.failed().is_some()) {
-        return cpu.name().to_string();
+    if let Some(gpu) = GPU.get()
+        && gpu.failed().is_none()
+    {
+        return format!("gpu: {}", gpu.describe());
     }
-    match ENGINE.get() {
-        Some(gpu) if gpu.starts_with("gpu") => gpu.clone(),
-        _ => cpu.name().to_string(),
-    }
+    cpu.name().to_string()
 }
 
 /// Opens what `choice` asks for; the CPU pool when the GPU cannot be had.
