@@ -1,11 +1,12 @@
 //! The proof-of-work search on a GPU, through wgpu (Vulkan, Metal, DX12).
 //!
 //! [`Gpu::open`] takes the adapter wgpu prefers (a discrete GPU first) and builds the
-//! search kernel (`search.wgsl`). [`Gpu::scan`] hashes a range of nonces for one input
-//! prefix: the host compresses the whole blocks before the digits once, the kernel
-//! hashes the rest for every nonce and reports the best of each workgroup, and the host
-//! checks the best on the CPU before it is believed, so a wrong kernel cannot give a
-//! wrong answer.
+//! general search kernel (`search.wgsl`). [`Gpu::scan`] hashes a range of nonces for
+//! one input prefix: the host compresses the whole blocks before the digits once, a
+//! kernel hashes the rest for every nonce and reports the best of each workgroup, and
+//! the host checks the best on the CPU before it is believed, so a wrong kernel cannot
+//! give a wrong answer. Batches of [`Tuning::fast_from`] nonces or more run on a kernel
+//! written for their layout (`kernel.rs`), built at its first use and kept.
 
 use std::future::Future;
 use std::pin::pin;
@@ -31,8 +32,9 @@ const PER_INVOCATION: u64 = 64;
 /// The most workgroups along one dimension of a dispatch.
 const MAX_GROUPS: u64 = 65_535;
 
-/// The most nonces one dispatch of the general kernel hashes: short enough that a dispatch never nears an
-/// operating system's GPU watchdog, long enough to keep the GPU busy.
+/// The most nonces one dispatch of the general kernel hashes: short enough that a
+/// dispatch never nears an operating system's GPU watchdog. The fast kernel's
+/// dispatches are a piece long, which is sized to about 30 ms.
 const DISPATCH: u64 = 1 << 22;
 
 /// The most digits the kernel prints (the low part of a nonce, below 10^9).
