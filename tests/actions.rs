@@ -107,7 +107,12 @@ fn a_build_goes_from_initiation_to_a_real_proof_and_comes_online() {
 
     // The struct exists, being built.
     let q = ok(&core, "structs_query_struct", json!({"struct_id": sid}));
-    assert_eq!(q["struct"]["structAttributes"]["status"], "materialized");
+    assert_eq!(
+        q["struct"]["structAttributes"]["status"], "1",
+        "materialized"
+    );
+    assert_eq!(q["derived"]["status"], "materialized");
+    assert_eq!(q["derived"]["status_flags"], json!(["materialized"]));
 
     // Too early: the proof is refused, and says why.
     let e = refused(
@@ -134,7 +139,12 @@ fn a_build_goes_from_initiation_to_a_real_proof_and_comes_online() {
     assert_eq!(v["status"], "completed");
     assert_eq!(v["online"], true);
     let q = ok(&core, "structs_query_struct", json!({"struct_id": sid}));
-    assert_eq!(q["struct"]["structAttributes"]["status"], "online");
+    assert_eq!(
+        q["struct"]["structAttributes"]["status"], "7",
+        "materialized, built, online"
+    );
+    assert_eq!(q["derived"]["status"], "online");
+    assert_eq!(q["struct"]["structAttributes"]["isOnline"], true);
     src.with_world(|w| assert_eq!(w.check_integrity(), Vec::<String>::new()));
 }
 

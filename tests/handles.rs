@@ -100,7 +100,7 @@ async fn verbosity_caps_the_fields_of_every_record() {
     )
     .await;
     let p = &v["player"]["Player"];
-    for f in ["id", "username", "guildId", "planetId", "fleetId"] {
+    for f in ["id", "name", "guildId", "planetId", "fleetId"] {
         assert!(p.get(f).is_some(), "{f} in {v}");
     }
 }
@@ -119,7 +119,7 @@ async fn fields_select_nested_paths_on_any_tool() {
     assert_eq!(planet["Planet"]["id"], "2-1");
     assert!(planet["Planet"]["owner"].is_string());
     assert_eq!(planet["gridAttributes"].as_object().unwrap().len(), 1);
-    assert_eq!(planet["planetAttributes"].as_object().unwrap().len(), 4);
+    assert_eq!(planet["planetAttributes"].as_object().unwrap().len(), 11);
     // On a result without records, fields pick top-level fields.
     let v = ok(
         &core,
@@ -248,7 +248,7 @@ async fn fetch_shapes_pages_with_fields_and_verbosity() {
     let p = ok(
         &core,
         "structs_handle_fetch",
-        json!({"handle": handle, "fields": "username", "page_size": 100}),
+        json!({"handle": handle, "fields": "name", "page_size": 100}),
     )
     .await;
     let players = p["data"]["players"].as_array().unwrap();
@@ -258,7 +258,7 @@ async fn fetch_shapes_pages_with_fields_and_verbosity() {
     assert_eq!(p["data"]["entity_type"], "player");
     assert_eq!(
         players[0],
-        json!({"Player": {"id": "1-1", "username": players[0]["Player"]["username"]}})
+        json!({"Player": {"id": "1-1", "name": players[0]["Player"]["name"]}})
     );
     assert_eq!(p["metadata"]["verbosity"], "fields");
     let p = ok(
@@ -294,7 +294,7 @@ async fn fields_that_name_nothing_are_reported_with_the_kinds_fields() {
         .filter_map(Value::as_str)
         .collect();
     assert!(
-        fields.contains(&"username") && fields.contains(&"guildId"),
+        fields.contains(&"name") && fields.contains(&"guildId"),
         "{fields:?}"
     );
     // A list's planets are the chain's core records: no gridAttributes.
@@ -333,12 +333,12 @@ async fn fields_that_name_nothing_are_reported_with_the_kinds_fields() {
     );
     // A result over the limit names them in its envelope's metadata.
     let players: Vec<Value> = (1..=400)
-        .map(|i| json!({"Player": {"id": format!("1-{i}"), "username": "x".repeat(60)}}))
+        .map(|i| json!({"Player": {"id": format!("1-{i}"), "name": "x".repeat(60)}}))
         .collect();
     let v = ok(
         &core,
         "structs_test_echo",
-        json!({"data": {"players": players}, "fields": "id,username,nosuch"}),
+        json!({"data": {"players": players}, "fields": "id,name,nosuch"}),
     )
     .await;
     assert!(
@@ -494,7 +494,7 @@ fn arb_json() -> impl Strategy<Value = Value> {
         "[a-z0-9 é-]{0,40}".prop_map(Value::String),
         (0usize..20_000).prop_map(|n| Value::String("x".repeat(n))),
         (1u64..50).prop_map(
-            |i| json!({"Player": {"id": format!("1-{i}"), "username": "u".repeat(i as usize * 40)}})
+            |i| json!({"Player": {"id": format!("1-{i}"), "name": "u".repeat(i as usize * 40)}})
         ),
     ];
     leaf.prop_recursive(4, 400, 40, |inner| {

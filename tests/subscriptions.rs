@@ -124,7 +124,10 @@ async fn changes_to_subscribed_entities_arrive_as_resource_updates() {
         other => panic!("{other:?}"),
     };
     let entity: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(entity["structAttributes"]["status"], "built");
+    assert_eq!(
+        entity["structAttributes"]["status"], "3",
+        "materialized and built, no longer online"
+    );
 
     // Unsubscribed (both ways): later changes send nothing.
     call(

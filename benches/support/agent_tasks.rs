@@ -267,7 +267,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     json!({"player_id": "1-3"}),
                     D2,
                     json!({"reference_types": ["planet", "fleet", "guild", "player"],
-                        "fields": "planetId,fleetId,guildId,Planet.maxOre,Fleet.status,Guild.owner,Player.username"}),
+                        "fields": "planetId,fleetId,guildId,Planet.maxOre,Fleet.status,Guild.owner,Player.name"}),
                 )
                 .await;
             let p = &p["player"]["Player"];
@@ -275,7 +275,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
             let fleet = core_of(&a.entity(&s(&p["fleetId"])).await);
             let guild = core_of(&a.entity(&s(&p["guildId"])).await);
             let owner = core_of(&a.entity(&s(&guild["owner"])).await);
-            json!([planet["maxOre"], fleet["status"], owner["username"]])
+            json!([planet["maxOre"], fleet["status"], owner["name"]])
         }
         1 => {
             let planet_id = a.busiest_planet().await;
@@ -302,15 +302,15 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     json!({"fleet_id": "9-2"}),
                     D2,
                     json!({"reference_types": ["planet", "player", "struct"],
-                        "fields": "Fleet.status,planetId,commandStruct,Planet.owner,Player.username,structAttributes.health"}),
+                        "fields": "Fleet.status,Fleet.locationId,commandStruct,Planet.owner,Player.name,structAttributes.health"}),
                 )
                 .await;
             let f = &v["fleet"]["Fleet"];
             let mut out = vec![f["status"].clone()];
-            if let Some(pid) = f["planetId"].as_str().filter(|x| !x.is_empty()) {
+            if let Some(pid) = f["locationId"].as_str().filter(|x| !x.is_empty()) {
                 let planet = core_of(&a.entity(pid).await);
                 let owner = core_of(&a.entity(&s(&planet["owner"])).await);
-                out.push(owner["username"].clone());
+                out.push(owner["name"].clone());
             }
             let ship = a.entity(&s(&f["commandStruct"])).await;
             out.push(ship["structAttributes"]["health"].clone());
@@ -322,7 +322,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     "structs_query_guild",
                     json!({"guild_id": "0-1"}),
                     D1,
-                    json!({"fields": "Guild.owner,primaryReactorId,entrySubstationId,Player.username,Reactor.guildId,Substation.gridAttributes.connectionCount"}),
+                    json!({"fields": "Guild.owner,primaryReactorId,entrySubstationId,Player.name,Reactor.guildId,Substation.gridAttributes.connectionCount"}),
                 )
                 .await;
             let g = &v["guild"]["Guild"];
@@ -330,7 +330,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
             let reactor = core_of(&a.entity(&s(&g["primaryReactorId"])).await);
             let sub = a.entity(&s(&g["entrySubstationId"])).await;
             json!([
-                owner["username"],
+                owner["name"],
                 reactor["guildId"],
                 sub["gridAttributes"]["connectionCount"]
             ])
@@ -341,13 +341,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     "structs_list_planets",
                     json!({"page_size": 10}),
                     PRIMARY,
-                    json!({"fields": "Planet.owner,Player.username"}),
+                    json!({"fields": "Planet.owner,Player.name"}),
                 )
                 .await;
             let mut names = Vec::new();
             for p in v["planets"].as_array().unwrap() {
                 let owner = core_of(&a.entity(&s(&p["Planet"]["owner"])).await);
-                names.push(owner["username"].clone());
+                names.push(owner["name"].clone());
             }
             json!(names)
         }
@@ -359,13 +359,13 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     json!({"struct_id": sid}),
                     D2,
                     json!({"reference_types": ["planet", "fleet", "player"],
-                        "fields": "Struct.locationType,Struct.locationId,Planet.owner,Fleet.owner,Player.username"}),
+                        "fields": "Struct.locationType,Struct.locationId,Planet.owner,Fleet.owner,Player.name"}),
                 )
                 .await;
             let st = &v["struct"]["Struct"];
             let location = core_of(&a.entity(&s(&st["locationId"])).await);
             let owner = core_of(&a.entity(&s(&location["owner"])).await);
-            json!([st["locationType"], owner["username"]])
+            json!([st["locationType"], owner["name"]])
         }
         6 => {
             let v = a
@@ -374,7 +374,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     json!({"player_id": "1-5"}),
                     D2,
                     json!({"reference_types": ["substation", "player"],
-                        "fields": "substationId,Substation.owner,Substation.gridAttributes.capacity,Player.username"}),
+                        "fields": "substationId,Substation.owner,Substation.gridAttributes.capacity,Player.name"}),
                 )
                 .await;
             let sub_id = s(&v["player"]["Player"]["substationId"]);
@@ -383,7 +383,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
             }
             let sub = a.entity(&sub_id).await;
             let owner = core_of(&a.entity(&s(&sub["Substation"]["owner"])).await);
-            json!([owner["username"], sub["gridAttributes"]["capacity"]])
+            json!([owner["name"], sub["gridAttributes"]["capacity"]])
         }
         7 => {
             let id = a.first("agreement", 0).await;
@@ -393,12 +393,12 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     json!({"id": id}),
                     D2,
                     json!({"reference_types": ["provider", "player"],
-                        "fields": "providerId,consumerId,Provider.substationId,Player.guildId"}),
+                        "fields": "providerId,Agreement.owner,Provider.substationId,Player.guildId"}),
                 )
                 .await;
             let ag = core_of(&v["entity"]);
             let provider = core_of(&a.entity(&s(&ag["providerId"])).await);
-            let consumer = core_of(&a.entity(&s(&ag["consumerId"])).await);
+            let consumer = core_of(&a.entity(&s(&ag["owner"])).await);
             json!([provider["substationId"], consumer["guildId"]])
         }
         8 => {
@@ -408,7 +408,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
                     "structs_query_entity",
                     json!({"id": id}),
                     D1,
-                    json!({"fields": "sourceObjectId,destinationId,controller,Player.username"}),
+                    json!({"fields": "sourceObjectId,destinationId,controller,Player.name"}),
                 )
                 .await;
             let al = core_of(&v["entity"]);
@@ -418,7 +418,7 @@ pub async fn run(i: usize, a: &mut Agent) -> Value {
             json!([
                 core_of(&source)["id"],
                 core_of(&dest)["id"],
-                controller["username"]
+                controller["name"]
             ])
         }
         9 => {

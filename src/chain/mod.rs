@@ -6,6 +6,8 @@
 //! A transaction is either the chain's `{"body": {"messages": [...]}}` or the shorter
 //! `{"messages": [...]}`; a single message object is accepted too.
 
+pub mod tx;
+
 use serde_json::{Map, Value};
 
 use crate::entity::struct_types::{Ambit, struct_type, struct_types};
@@ -30,6 +32,16 @@ impl WeaponChoice {
         }
     }
 
+    /// The name the chain reads in `MsgStructAttack.weaponSystem` (`techWeaponSystem`).
+    pub fn chain_name(self) -> &'static str {
+        match self {
+            WeaponChoice::Primary => tx::WEAPON_SYSTEM[0],
+            WeaponChoice::Secondary => tx::WEAPON_SYSTEM[1],
+        }
+    }
+
+    /// `primaryWeapon`, as the chain names it; `primary` and `1` (and the same for the
+    /// secondary) are taken too.
     pub fn parse(text: &str) -> Option<WeaponChoice> {
         match text.to_ascii_lowercase().as_str() {
             "primary" | "primaryweapon" | "1" => Some(WeaponChoice::Primary),
@@ -145,42 +157,6 @@ pub const APPLIED: &[&str] = &[
     "MsgPlanetRaidComplete",
 ];
 
-/// Messages the chain has that the sim does not apply (validation knows them, so an
-/// agent is told "not simulated" rather than "unknown type").
-pub const KNOWN_NOT_APPLIED: &[&str] = &[
-    "MsgReactorInfuse",
-    "MsgReactorDefuse",
-    "MsgReactorBeginMigration",
-    "MsgReactorCancelDefusion",
-    "MsgAllocationCreate",
-    "MsgAllocationUpdate",
-    "MsgAllocationDelete",
-    "MsgAllocationTransfer",
-    "MsgSubstationAllocationConnect",
-    "MsgSubstationCreate",
-    "MsgSubstationPlayerConnect",
-    "MsgProviderCreate",
-    "MsgAgreementOpen",
-    "MsgStructGeneratorInfuse",
-    "MsgGuildCreate",
-    "MsgGuildMembershipJoin",
-    "MsgGuildMembershipKick",
-    "MsgGuildMembershipJoinProxy",
-    "MsgGuildBankMint",
-    "MsgGuildBankRedeem",
-    "MsgPlayerUpdateName",
-    "MsgPlayerUpdatePfp",
-    "MsgGuildUpdateName",
-    "MsgPlanetUpdateName",
-    "MsgStructDeactivateBatch",
-    "MsgStructTrash",
-    "MsgStructStealthActivate",
-    "MsgStructStealthDeactivate",
-    "MsgStructMove",
-    "MsgStructBuildCancel",
-    "MsgPlayerSend",
-];
-
 /// One requirement of an action and whether it holds.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Requirement {
@@ -266,6 +242,31 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
         ToolError::field(ErrorCode::ValidationWrongType, path, "must be an object")
     })?;
     let f = Fields { obj, path };
+    // Every field is one of the message's in tx.proto, or a documented alias.
+    let defined = if name == "MsgStructBuild" {
+        tx::definition("MsgStructBuildInitiate")
+    } else {
+        tx::definition(name)
+    };
+    if let Some(def) = defined.filter(|_| APPLIED.contains(&name)) {
+        for key in obj.keys() {
+            // The older build message names the type `structType` (its alias).
+            let own =
+                def.field(key).is_some() && !(name == "MsgStructBuild" && key == "structTypeId");
+            if key == "@type" || own || tx::alias(name, key).is_some() {
+                continue;
+            }
+            let fields: Vec<&str> = def.fields.iter().map(|f| f.name).collect();
+            return Err(f.err(
+                ErrorCode::ValidationInvalidValue,
+                key,
+                format!(
+                    "is not a field of {name}: the chain's message has {}",
+                    fields.join(", ")
+                ),
+            ));
+        }
+    }
     let signer = Signer {
         creator: f.opt_str("creator")?.map(str::to_string),
         player: f.opt_id("playerId", EntityKind::Player)?,
@@ -357,7 +358,7 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
             nonce: f.nonce()?,
             proof: f.proof()?,
         },
-        other if KNOWN_NOT_APPLIED.contains(&other) => {
+        other if tx::CHAIN_MESSAGES.contains(&other) => {
             return Err(ToolError::field(
                 ErrorCode::ValidationInvalidValue,
                 format!("{path}.@type"),
@@ -400,7 +401,8 @@ pub fn to_json(msg: &Msg, creator: &str) -> Value {
                 m["operatingAmbit"] = json!(a.name());
             }
             if let Some(s) = slot {
-                m["slot"] = json!(s);
+                // A uint64, so a string.
+                m["slot"] = json!(s.to_string());
             }
             m
         }
@@ -434,8 +436,9 @@ pub fn to_json(msg: &Msg, creator: &str) -> Value {
             weapon,
         } => json!({
             "operatingStructId": sid(strct),
-            "targetStructId": targets.iter().map(sid).collect::<Vec<_>>().join(","),
-            "weaponSystem": weapon.name(),
+            // A repeated field: one id a target.
+            "targetStructId": targets.iter().map(sid).collect::<Vec<_>>(),
+            "weaponSystem": weapon.chain_name(),
         }),
         Msg::StructDefenseSet {
             defender,
@@ -447,14 +450,12 @@ pub fn to_json(msg: &Msg, creator: &str) -> Value {
         }
         Msg::PlanetRaidComplete {
             fleet,
-            planet,
             nonce,
             proof,
+            ..
         } => {
+            // The chain raids the planet the fleet is at: the message names no planet.
             let mut m = json!({"fleetId": format!("9-{fleet}"), "nonce": nonce});
-            if let Some(p) = planet {
-                m["planetId"] = json!(format!("2-{p}"));
-            }
             if let Some(p) = proof {
                 m["proof"] = json!(p);
             }
@@ -779,6 +780,132 @@ mod tests {
         // What to_json writes, parse reads back.
         let back = parse(&to_json(&second.msg, "structs1x"), "m").unwrap();
         assert_eq!(back.msg, second.msg);
+    }
+
+    /// One message of each kind the sim applies.
+    fn every_kind() -> Vec<Msg> {
+        vec![
+            Msg::PlanetExplore { player: 2 },
+            Msg::StructBuildInitiate {
+                player: 1,
+                struct_type: 14,
+                ambit: Some(Ambit::Land),
+                slot: Some(2),
+                location: None,
+            },
+            Msg::StructBuildComplete {
+                strct: 4,
+                nonce: "77".into(),
+                proof: Some("00ab".into()),
+            },
+            Msg::StructActivate { strct: 4 },
+            Msg::StructDeactivate { strct: 4 },
+            Msg::StructOreMinerComplete {
+                strct: 4,
+                nonce: "1".into(),
+                proof: None,
+            },
+            Msg::StructOreRefineryComplete {
+                strct: 4,
+                nonce: "1".into(),
+                proof: None,
+            },
+            Msg::StructAttack {
+                strct: 1,
+                targets: vec![7, 8],
+                weapon: WeaponChoice::Primary,
+            },
+            Msg::StructDefenseSet {
+                defender: 3,
+                protected: 1,
+            },
+            Msg::StructDefenseClear { defender: 3 },
+            Msg::FleetMove {
+                fleet: 1,
+                destination: 9,
+            },
+            Msg::PlanetRaidComplete {
+                fleet: 1,
+                planet: Some(9),
+                nonce: "5".into(),
+                proof: None,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_message_built_is_the_chains_to_the_field() {
+        for msg in every_kind() {
+            let v = to_json(&msg, "structs1x");
+            let problems = tx::check(&v).expect("a defined message");
+            assert!(problems.is_empty(), "{v}: {problems:?}");
+            let back = parse(&v, "m").unwrap();
+            assert_eq!(back.msg.type_name(), msg.type_name(), "{v}");
+        }
+        let attack = to_json(&every_kind()[7], "structs1x");
+        assert_eq!(attack["targetStructId"], json!(["5-7", "5-8"]));
+        assert_eq!(attack["weaponSystem"], "primaryWeapon");
+        let build = to_json(&every_kind()[1], "structs1x");
+        assert_eq!(
+            (&build["structTypeId"], &build["slot"]),
+            (&json!("14"), &json!("2"))
+        );
+        let raid = to_json(&every_kind()[11], "structs1x");
+        assert!(
+            raid.get("planetId").is_none(),
+            "the chain's raid names no planet: {raid}"
+        );
+    }
+
+    #[test]
+    fn a_field_the_chain_lacks_is_refused_and_an_alias_is_taken() {
+        let e = parse(
+            &json!({"@type": "/structs.structs.MsgFleetMove", "creator": "structs1x",
+                    "fleetId": "9-1", "destinationLocationId": "2-3", "destinationId": "2-3"}),
+            "m",
+        )
+        .unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationInvalidValue);
+        assert!(e.message.contains("m.destinationId"), "{}", e.message);
+        assert!(
+            e.message
+                .contains("creator, fleetId, destinationLocationId"),
+            "{}",
+            e.message
+        );
+        // The older build message's structTypeId is not its field (structType is).
+        let e = parse(
+            &json!({"@type": "/structs.structs.MsgStructBuild", "creator": "structs1x",
+                    "structTypeId": "14"}),
+            "m",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("m.structTypeId"), "{}", e.message);
+        // Aliases are read, and written back in the chain's form.
+        let m = parse(
+            &json!({"@type": "/structs.structs.MsgStructAttack", "creator": "structs1x",
+                    "structId": "5-1", "targetStructIds": ["5-2"], "weaponSystem": "primaryWeapon",
+                    "playerId": "1-1"}),
+            "m",
+        )
+        .unwrap();
+        let out = to_json(&m.msg, "structs1x");
+        assert_eq!(out["operatingStructId"], "5-1");
+        assert_eq!(out["targetStructId"], json!(["5-2"]));
+        assert!(
+            out.get("structId").is_none() && out.get("playerId").is_none(),
+            "{out}"
+        );
+        // Every alias names a message the chain or this project knows.
+        for a in tx::ALIASES {
+            assert!(
+                a.message == "*"
+                    || tx::CHAIN_MESSAGES.contains(&a.message)
+                    || APPLIED.contains(&a.message),
+                "{}",
+                a.message
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! that name them. Pure data, no I/O.
 
 pub mod order;
+pub mod records;
 pub mod struct_types;
 
 use std::fmt;

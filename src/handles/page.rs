@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn pages_merge_back_into_the_result_exactly() {
         let players: Vec<Value> = (1..=45)
-            .map(|i| json!({"Player": {"id": format!("1-{i}"), "username": "x".repeat(i * 10)}}))
+            .map(|i| json!({"Player": {"id": format!("1-{i}"), "name": "x".repeat(i * 10)}}))
             .collect();
         let refs: Map<String, Value> = (1..=7)
             .map(|i| (format!("2-{i}"), json!({"reference_type": "planet", "id": format!("2-{i}"), "Planet": {"id": format!("2-{i}")}})))

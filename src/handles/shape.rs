@@ -74,6 +74,7 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
     match kind {
         EntityKind::Guild => &[
             "id",
+            "name",
             "owner",
             "primaryReactorId",
             "entrySubstationId",
@@ -83,15 +84,14 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
         ],
         EntityKind::Player => &[
             "id",
-            "username",
+            "name",
             "guildId",
             "planetId",
             "fleetId",
             "substationId",
             "guildRank",
             "gridAttributes.ore",
-            "playerInventory.rocks.ore",
-            "playerInventory.balances",
+            "playerInventory.rocks.amount",
             "gridAttributes.capacity",
             "gridAttributes.load",
             "gridAttributes.structsLoad",
@@ -109,6 +109,8 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
             "land",
             "water",
             "planetAttributes.planetaryShield",
+            // Most planets and substations are never named: their names come last.
+            "name",
         ],
         EntityKind::Reactor => &[
             "id",
@@ -127,6 +129,7 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
             "gridAttributes.load",
             "gridAttributes.connectionCount",
             "gridAttributes.connectionCapacity",
+            "name",
         ],
         EntityKind::Struct => &[
             "id",
@@ -138,7 +141,7 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
             "operatingAmbit",
             "slot",
             "structAttributes.health",
-            "structAttributes.maxHealth",
+            "structAttributes.isDestroyed",
             "structAttributes.isBuilt",
             "structAttributes.isOnline",
         ],
@@ -149,10 +152,8 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
             "destinationId",
             "controller",
             "gridAttributes.power",
-            "locked",
         ],
         EntityKind::Infusion => &[
-            "id",
             "playerId",
             "destinationId",
             "destinationType",
@@ -161,12 +162,13 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
             "ratio",
             "commission",
         ],
-        EntityKind::Address => &["id", "address", "playerId", "permissions"],
+        EntityKind::Address => &["address", "playerId", "permissions"],
         EntityKind::Fleet => &[
             "id",
             "owner",
             "status",
-            "planetId",
+            "locationType",
+            "locationId",
             "commandStruct",
             "space",
             "air",
@@ -187,7 +189,7 @@ fn priorities(kind: EntityKind) -> &'static [&'static str] {
         EntityKind::Agreement => &[
             "id",
             "providerId",
-            "consumerId",
+            "owner",
             "allocationId",
             "capacity",
             "startBlock",
@@ -471,6 +473,21 @@ fn visit(value: &mut Value, selection: &Selection, fits: u16, shaped: &mut Shape
         Value::Object(obj) => {
             if let Some(id) = record_id(obj) {
                 let kept = match selection {
+                    // A reference of a kind the paths name nothing of is the id and the
+                    // reference's own fields (its kind, status, where it came from): the
+                    // references are what would make a lean answer heavy.
+                    Selection::Fields { otherwise, .. }
+                        if fits & (1 << id.kind.code()) == 0
+                            && obj.contains_key("reference_type") =>
+                    {
+                        shape_record(
+                            obj,
+                            &Selection::Fields {
+                                paths: vec!["id".into()],
+                                otherwise: *otherwise,
+                            },
+                        )
+                    }
                     Selection::Fields { otherwise, .. } if fits & (1 << id.kind.code()) == 0 => {
                         shape_record(obj, &Selection::Verbosity(*otherwise))
                     }
@@ -570,11 +587,23 @@ mod tests {
         json!({
             "Player": {"id": "1-1", "index": "1", "guildId": "0-1", "substationId": "4-1",
                        "creator": "structs1x", "primaryAddress": "structs1x", "planetId": "2-1",
-                       "fleetId": "9-1", "guildRank": "1", "username": "nova", "pfp": ""},
+                       "fleetId": "9-1", "guildRank": "1", "name": "nova", "pfp": ""},
             "gridAttributes": {"ore": "3", "fuel": "0", "capacity": "7", "load": "0",
                                "structsLoad": "6", "power": "0", "lastAction": "9", "nonce": "1"},
-            "playerInventory": {"rocks": {"ore": "1"}, "balances": [{"denom": "ualpha", "amount": "5"}]}
+            "playerInventory": {"rocks": {"denom": "ualpha", "amount": "5"}}
         })
+    }
+
+    #[test]
+    fn every_kinds_useful_fields_are_the_chains() {
+        for kind in EntityKind::ALL {
+            for path in priorities(kind) {
+                assert!(
+                    crate::entity::records::has_path(kind, path),
+                    "{kind}'s lean view names {path}, which the chain's {kind} lacks"
+                );
+            }
+        }
     }
 
     fn count(v: &Value) -> usize {
@@ -589,15 +618,15 @@ mod tests {
         assert_eq!(count(&v), 5);
         assert_eq!(
             v,
-            json!({"Player": {"id": "1-1", "guildId": "0-1", "planetId": "2-1", "fleetId": "9-1", "username": "nova"}})
+            json!({"Player": {"id": "1-1", "guildId": "0-1", "planetId": "2-1", "fleetId": "9-1", "name": "nova"}})
         );
         let mut v = player();
         shape(&mut v, &Selection::Verbosity(Verbosity::Compact));
         assert_eq!(count(&v), 15);
         assert_eq!(v["gridAttributes"]["ore"], "3");
         assert_eq!(
-            v["playerInventory"]["balances"][0]["amount"], "5",
-            "an array is one field"
+            v["playerInventory"]["rocks"]["amount"], "5",
+            "the player's alpha is among its most useful fields"
         );
         let mut v = player();
         shape(&mut v, &Selection::Verbosity(Verbosity::Raw));
@@ -609,14 +638,14 @@ mod tests {
         let mut v = player();
         shape(
             &mut v,
-            &Selection::fields("username, Player.planetId,gridAttributes.ore,playerInventory"),
+            &Selection::fields("name, Player.planetId,gridAttributes.ore,playerInventory"),
         );
         assert_eq!(
             v,
             json!({
-                "Player": {"id": "1-1", "planetId": "2-1", "username": "nova"},
+                "Player": {"id": "1-1", "planetId": "2-1", "name": "nova"},
                 "gridAttributes": {"ore": "3"},
-                "playerInventory": {"rocks": {"ore": "1"}, "balances": [{"denom": "ualpha", "amount": "5"}]}
+                "playerInventory": {"rocks": {"denom": "ualpha", "amount": "5"}}
             })
         );
         // A prefix of a name is not a path: `grid` selects nothing of a player, so the
@@ -640,12 +669,12 @@ mod tests {
                                        "space": ["5-1"], "creator": "c"}});
         let mut v =
             json!({"player": player(), "references": {"0-1": guild.clone(), "2-1": planet}});
-        // `planet.maxOre` (any case) is for planets only; `username` fits players; nothing
+        // `planet.maxOre` (any case) is for planets only; `name` fits players; nothing
         // fits the guild, which keeps its summary fields instead of only its id.
-        shape(&mut v, &Selection::fields("username,planet.maxOre"));
+        shape(&mut v, &Selection::fields("name,planet.maxOre"));
         assert_eq!(
             v["player"],
-            json!({"Player": {"id": "1-1", "username": "nova"}})
+            json!({"Player": {"id": "1-1", "name": "nova"}})
         );
         assert_eq!(
             v["references"]["2-1"],
@@ -657,18 +686,35 @@ mod tests {
         assert_ne!(g, json!({"Guild": {"id": "0-1"}}));
         // Naming the kind's id is asking for that kind's id only.
         let mut v = json!({"references": {"0-1": guild}});
-        shape(&mut v, &Selection::fields("username,Guild.id"));
+        shape(&mut v, &Selection::fields("name,Guild.id"));
         assert_eq!(v["references"]["0-1"], json!({"Guild": {"id": "0-1"}}));
+    }
+
+    #[test]
+    fn a_reference_of_a_kind_the_fields_name_nothing_of_is_its_id_and_kind() {
+        let entry = json!({"reference_type": "guild", "Guild": {"id": "0-1", "owner": "1-1",
+                           "endpoint": "x", "entryRank": "2"}});
+        let guilds = json!([{"Guild": {"id": "0-2", "owner": "1-2", "endpoint": "y"}}]);
+        let mut v = json!({"player": player(), "guilds": guilds,
+                           "references": {"0-1": entry}});
+        shape(&mut v, &Selection::fields("name,planetId"));
+        assert_eq!(
+            v["references"]["0-1"],
+            json!({"reference_type": "guild", "Guild": {"id": "0-1"}})
+        );
+        // The answer's own records of such a kind keep their summary.
+        assert_eq!(v["guilds"][0]["Guild"]["owner"], "1-2", "{v}");
+        assert_eq!(v["player"]["Player"]["planetId"], "2-1");
     }
 
     #[test]
     fn an_answer_that_names_its_entity_beside_the_record_shapes_the_record() {
         // structs_query_entity's shape: the id, the kind and the record.
         let mut v = json!({"id": "1-1", "type": "player", "entity": player()});
-        shape(&mut v, &Selection::fields("username"));
+        shape(&mut v, &Selection::fields("name"));
         assert_eq!(
             v["entity"],
-            json!({"Player": {"id": "1-1", "username": "nova"}})
+            json!({"Player": {"id": "1-1", "name": "nova"}})
         );
         assert_eq!(v["type"], "player");
     }

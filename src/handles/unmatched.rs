@@ -194,7 +194,7 @@ mod tests {
         json!({"entity_type": "planet", "planets": [
             {"Planet": {"id": "2-1", "owner": "1-1", "maxOre": "5", "status": "active", "creator": "c"}},
             {"Planet": {"id": "2-2", "owner": "1-2", "maxOre": "7", "status": "active", "creator": "c"}}
-        ], "references": {"1-1": {"reference_type": "player", "id": "1-1", "Player": {"id": "1-1", "username": "nova", "owner": "x"}}}})
+        ], "references": {"1-1": {"reference_type": "player", "id": "1-1", "Player": {"id": "1-1", "name": "nova", "owner": "x"}}}})
     }
 
     #[test]

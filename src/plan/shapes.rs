@@ -66,7 +66,19 @@ pub fn check_step_path(r: &Reference) -> Result<(), String> {
 pub fn known_fields(tool: &str, params: &Value) -> Option<Vec<String>> {
     let own = |v: &[&str]| Some(v.iter().map(|s| s.to_string()).collect::<Vec<_>>());
     match tool {
-        "structs_query_entity" => own(&["id", "type", "type_code", "entity", "timestamp"]),
+        "structs_query_entity" => {
+            let mut f = own(&["id", "type", "type_code", "entity", "timestamp"])?;
+            // A struct's answer adds its status in words beside the record; an id
+            // given by a reference may be one.
+            let id = params.get("id").and_then(Value::as_str);
+            let kind = id
+                .and_then(|t| crate::entity::EntityId::parse(t).ok())
+                .map(|i| i.kind);
+            if kind.is_none_or(|k| k == EntityKind::Struct) {
+                f.push("derived".into());
+            }
+            Some(f)
+        }
         "structs_query_block_height" | "structs_clock_control" => own(&[
             "height",
             "paused",
@@ -91,7 +103,11 @@ pub fn known_fields(tool: &str, params: &Value) -> Option<Vec<String>> {
         _ => {
             if let Some(rest) = tool.strip_prefix("structs_query_") {
                 let kind = EntityKind::ALL.iter().find(|k| k.name() == rest)?;
-                return Some(vec![kind.name().to_string(), "timestamp".to_string()]);
+                let mut f = vec![kind.name().to_string(), "timestamp".to_string()];
+                if *kind == EntityKind::Struct {
+                    f.push("derived".into());
+                }
+                return Some(f);
             }
             if let Some(rest) = tool.strip_prefix("structs_list_") {
                 let kind = EntityKind::ALL.iter().find(|k| k.plural() == rest)?;

@@ -48,6 +48,7 @@ pub mod feed;
 pub mod index;
 pub mod live;
 pub mod replay;
+pub mod shapes;
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -62,8 +63,13 @@ use crate::source::SourceInfo;
 pub use call::{Recorded, call_recorded};
 pub use feed::Feed;
 
-/// The log format's version, in every line (2: `round` lines).
-pub const VERSION: u64 = 2;
+/// The log format's version, in every line (2: `round` lines; 3: answers in the
+/// chain's own shapes, `entity::records`).
+pub const VERSION: u64 = 3;
+
+/// The first version whose answers are in the chain's own shapes: an older line's
+/// answer is read through [`shapes`] before it is compared.
+pub const SHAPES_VERSION: u64 = 3;
 
 /// Appends one session's exchanges to a session log.
 pub struct Recorder {

@@ -14,7 +14,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::diff::{Change, Ignore, diff};
+use super::diff::{Change, Ignore};
+use super::shapes::{ShapeChange, compare};
 use super::{Kind, LogReader, Problem};
 use crate::context::subscriptions::Subscriptions;
 use crate::context::{CallContext, ClientHandles};
@@ -60,6 +61,11 @@ pub struct Report {
     /// Log entries read (requests, responses, notifications): none means the file is
     /// no session log (empty, or something else), and there was nothing to check.
     pub entries: u64,
+    /// The changes of shape recorded answers were read through (an older recording),
+    /// each with how many calls showed it.
+    pub shape: std::collections::BTreeMap<ShapeChange, u64>,
+    /// Calls whose recorded answer was read through a change of shape.
+    pub shaped_calls: u64,
 }
 
 impl Report {
@@ -316,7 +322,13 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     .call(&entry.session, &tool, args, Some(&recorded))
                     .await;
                 report.calls += 1;
-                let (changes, total) = diff(&recorded, &fresh, ignore, CHANGES_KEPT);
+                let older = entry.v < super::SHAPES_VERSION;
+                let compared = compare(&recorded, &fresh, ignore, CHANGES_KEPT, older);
+                for change in &compared.shape {
+                    *report.shape.entry(change).or_default() += 1;
+                }
+                report.shaped_calls += u64::from(!compared.shape.is_empty());
+                let (changes, total) = (compared.changes, compared.total);
                 if total == 0 {
                     report.same += 1;
                 } else {
@@ -383,6 +395,17 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
         report.notifications,
         if report.notifications == 1 { "" } else { "s" },
     );
+    if !report.shape.is_empty() {
+        let calls = report.shaped_calls;
+        let _ = writeln!(
+            out,
+            "  recorded in older chain shapes ({calls} call{} read in today's; not differences):",
+            if calls == 1 { "" } else { "s" }
+        );
+        for change in report.shape.keys() {
+            let _ = writeln!(out, "    {change}");
+        }
+    }
     if report.rounds > 0 {
         let _ = writeln!(
             out,

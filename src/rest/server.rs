@@ -42,12 +42,14 @@ use serde_json::{Map, Value, json};
 use tokio::net::TcpListener;
 
 use super::faults::{Faults, inject};
+use crate::entity::records;
 use crate::entity::struct_types::struct_types;
 use crate::entity::{EntityId, EntityKind};
 use crate::guard::{Access, Check, Exposure, Guard, Refusal};
 use crate::source::GameSource;
 use crate::source::rest::wire::{
-    DEFAULT_LIMIT, NOT_FOUND_MESSAGE, error_body, id_of_key, key_of, lex_next, lex_seek, list_key,
+    DEFAULT_LIMIT, HEIGHT_HEADER, NOT_FOUND_MESSAGE, error_body, id_of_key, key_of, lex_next,
+    lex_seek, list_key,
 };
 use crate::source::sim::{SimSource, World};
 
@@ -82,9 +84,28 @@ pub fn router(sim: Arc<SimSource>, faults: Faults, guard: Guard) -> Router {
         .route("/structs/{a}/{b}", get(one_route))
         .route("/structs/{a}/{b}/{c}", get(three_route))
         .fallback(not_implemented)
+        .layer(axum::middleware::from_fn_with_state(
+            sim.clone(),
+            height_header,
+        ))
         .layer(axum::middleware::from_fn_with_state(faults, inject))
         .layer(axum::middleware::from_fn_with_state(guard, check_request))
         .with_state(App { sim })
+}
+
+/// The block height an answer was read at, in the header a node's gateway sets
+/// ([`HEIGHT_HEADER`]); on every answer past the guard, errors too.
+async fn height_header(
+    State(sim): State<Arc<SimSource>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let height = sim.info().block_height;
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(HEIGHT_HEADER, axum::http::HeaderValue::from(height));
+    response
 }
 
 /// Host, Origin, token, then the body's type: a refusal is a node's error body.
@@ -263,18 +284,24 @@ async fn one_route(
     Path((a, b)): Path<(String, String)>,
     Query(q): Query<HashMap<String, String>>,
 ) -> Response {
-    let by = |kind: EntityKind, field: &'static str| {
-        let value = b.clone();
-        app.sim
-            .with_world(|w| list(w, kind, Some((field, value.as_str())), &q))
+    let by = |kind: EntityKind, field: &'static str, counting: Counting| {
+        let filter = Filter {
+            field,
+            value: b.as_str(),
+            counting,
+        };
+        app.sim.with_world(|w| list(w, kind, Some(filter), &q))
     };
+    use Counting::{Matches, Store};
     match a.as_str() {
-        "planet_by_player" => return by(EntityKind::Planet, "owner"),
-        "address_by_player" => return by(EntityKind::Address, "playerId"),
-        "allocation_by_source" => return by(EntityKind::Allocation, "sourceObjectId"),
-        "allocation_by_destination" => return by(EntityKind::Allocation, "destinationId"),
-        "agreement_by_provider" => return by(EntityKind::Agreement, "providerId"),
-        "infusion_by_destination" => return by(EntityKind::Infusion, "destinationId"),
+        "planet_by_player" => return by(EntityKind::Planet, "owner", Store),
+        "address_by_player" => return by(EntityKind::Address, "playerId", Store),
+        "allocation_by_source" => return by(EntityKind::Allocation, "sourceObjectId", Matches),
+        "allocation_by_destination" => {
+            return by(EntityKind::Allocation, "destinationId", Matches);
+        }
+        "agreement_by_provider" => return by(EntityKind::Agreement, "providerId", Matches),
+        "infusion_by_destination" => return by(EntityKind::Infusion, "destinationId", Matches),
         "fleet_by_index" => {
             let Ok(index) = b.parse::<u64>() else {
                 return bad_request(&format!(
@@ -296,6 +323,7 @@ async fn one_route(
     if kind == EntityKind::Address && !b.starts_with("8-") {
         return address_by_text(&app, &b);
     }
+    // The sim's own `7-N` and `8-N` (no node has them) read the record they name.
     match EntityId::parse(&b) {
         Ok(id) if id.kind == kind => one(&app, id, kind),
         _ => not_found(),
@@ -340,22 +368,29 @@ fn address_by_text(app: &App, address: &str) -> Response {
     });
     json_response(
         StatusCode::OK,
-        found.unwrap_or_else(|| json!({"address": address, "playerId": "1-0", "permissions": "0"})),
+        found.unwrap_or_else(|| {
+            records::ADDRESS.record([("address", json!(address)), ("playerId", json!("1-0"))])
+        }),
     )
 }
 
-/// A struct type with the chain's string integers.
+/// A struct type as the chain writes it: the `StructType` record, integers as strings,
+/// the fields the embedded table lacks at their defaults.
 fn struct_type_json(raw: &Value) -> Value {
-    match raw {
-        Value::Number(n) => Value::String(n.to_string()),
-        Value::Object(o) => Value::Object(
-            o.iter()
-                .map(|(k, v)| (k.clone(), struct_type_json(v)))
-                .collect(),
-        ),
-        Value::Array(a) => Value::Array(a.iter().map(struct_type_json).collect()),
-        other => other.clone(),
-    }
+    let Some(fields) = raw.as_object() else {
+        return records::STRUCT_TYPE.defaults();
+    };
+    let set = records::STRUCT_TYPE.fields.iter().filter_map(|f| {
+        let v = fields.get(f.name)?;
+        Some((
+            f.name,
+            match v {
+                Value::Number(n) => Value::String(n.to_string()),
+                other => other.clone(),
+            },
+        ))
+    });
+    records::STRUCT_TYPE.record(set)
 }
 
 fn struct_type_one(id: &str) -> Response {
@@ -447,67 +482,133 @@ fn page_request(q: &HashMap<String, String>) -> Result<PageRequest, String> {
     })
 }
 
-/// One page of `kind`, optionally only the records whose `field` is `value`.
+/// How a `_by_` route reads its records, as the node's keeper does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Counting {
+    /// An index of the matches (`allocation_by_source`, `infusion_by_destination`, …):
+    /// the page, the offset and the total count matches only.
+    Matches,
+    /// The whole store, filtered as it is read (`planet_by_player`,
+    /// `address_by_player`): every record read counts toward the page's limit and
+    /// offset, only the matches are answered, and the total is the store's.
+    Store,
+}
+
+/// A list's filter: the records whose `field` is `value`, counted as the route does.
+struct Filter<'a> {
+    field: &'static str,
+    value: &'a str,
+    counting: Counting,
+}
+
+/// The records of `kind` in the order the node keeps them, each as its store key and
+/// the sim's index. Kinds with ids walk the ids' byte order without rendering; an
+/// infusion's key is `destinationId/address` (under one destination, the address),
+/// an address record's the address.
+fn store_order(
+    w: &World,
+    kind: EntityKind,
+    within_destination: bool,
+) -> Box<dyn Iterator<Item = (String, u64)> + '_> {
+    if !records::has_id(kind) {
+        return Box::new(w.keyed_order(kind, within_destination).into_iter());
+    }
+    let count = w.count(kind);
+    Box::new(
+        std::iter::successors((count > 0).then_some(1), move |&i| lex_next(i, count))
+            .map(move |i| (EntityId::new(kind, i).to_string(), i)),
+    )
+}
+
+/// One page of `kind`, optionally only the records a filter keeps.
 fn list(
     w: &World,
     kind: EntityKind,
-    filter: Option<(&str, &str)>,
+    filter: Option<Filter<'_>>,
     q: &HashMap<String, String>,
 ) -> Response {
     let p = match page_request(q) {
         Ok(p) => p,
         Err(message) => return bad_request(&message),
     };
-    let count = w.count(kind);
+    let key = match &p.key {
+        None => None,
+        Some(k) => match id_of_key(k) {
+            Some(key) => Some(key),
+            None => return bad_request("invalid request: pagination.key is not base64"),
+        },
+    };
     let bare = |i: u64| -> Option<Value> {
         let v = w.render(EntityId::new(kind, i))?;
         kind.core_object(&v).cloned()
     };
-    let matches = |v: &Value| filter.is_none_or(|(field, value)| v[field] == value);
-    // The start of the walk: at the key (inclusive), else the first record.
-    let start = match &p.key {
-        None => (count > 0).then_some(1),
-        Some(k) => match id_of_key(k) {
-            Some(id) => lex_seek(kind, &id, count),
-            None => return bad_request("invalid request: pagination.key is not base64"),
-        },
-    };
-    let mut order: Box<dyn Iterator<Item = u64>> =
-        Box::new(std::iter::successors(start, |&i| lex_next(i, count)));
-    if p.reverse {
-        let mut all: Vec<u64> =
-            std::iter::successors((count > 0).then_some(1), |&i| lex_next(i, count)).collect();
-        all.reverse();
-        if let Some(k) = &p.key {
-            let id = id_of_key(k).unwrap_or_default();
-            all.retain(|&i| EntityId::new(kind, i).to_string() <= id);
+    let within_destination = filter
+        .as_ref()
+        .is_some_and(|f| kind == EntityKind::Infusion && f.field == "destinationId");
+    // Whether the record at `i` passes the filter, read from the record's JSON.
+    let matches = |i: u64, v: Option<&Value>| -> bool {
+        let Some(f) = &filter else { return true };
+        match v {
+            Some(v) => v[f.field] == f.value,
+            None => bare(i).is_some_and(|v| v[f.field] == f.value),
         }
-        order = Box::new(all.into_iter());
-    }
+    };
+    let counts_all = filter
+        .as_ref()
+        .is_some_and(|f| f.counting == Counting::Store);
+    let mut order: Vec<(String, u64)> = Vec::new();
+    let walk: Box<dyn Iterator<Item = (String, u64)> + '_> = if p.reverse {
+        order.extend(store_order(w, kind, within_destination));
+        order.reverse();
+        if let Some(k) = &key {
+            order.retain(|(key, _)| key <= k);
+        }
+        Box::new(order.into_iter())
+    } else {
+        // A page starts at its key, inclusive.
+        match (&key, kind) {
+            (Some(k), EntityKind::Infusion | EntityKind::Address) => Box::new(
+                store_order(w, kind, within_destination).skip_while(move |(key, _)| key < k),
+            ),
+            (Some(k), _) => {
+                let count = w.count(kind);
+                Box::new(
+                    std::iter::successors(lex_seek(kind, k, count), move |&i| lex_next(i, count))
+                        .map(move |i| (EntityId::new(kind, i).to_string(), i)),
+                )
+            }
+            (None, _) => store_order(w, kind, within_destination),
+        }
+    };
     let mut items = Vec::new();
+    let mut read = 0usize;
     let mut skipped = 0u64;
     let mut next_key = Value::Null;
-    for i in order {
-        let Some(v) = bare(i) else { continue };
-        if !matches(&v) {
+    for (key, i) in walk {
+        let v = if filter.is_some() { bare(i) } else { None };
+        let hit = matches(i, v.as_ref());
+        if !hit && !counts_all {
             continue;
         }
         if skipped < p.offset {
             skipped += 1;
             continue;
         }
-        if items.len() == p.limit {
-            next_key = Value::String(key_of(&EntityId::new(kind, i).to_string()));
+        if read == p.limit {
+            next_key = Value::String(key_of(&key));
             break;
         }
-        items.push(v);
+        read += 1;
+        if hit && let Some(v) = v.or_else(|| bare(i)) {
+            items.push(v);
+        }
     }
     let total = if p.key.is_none() && p.count_total {
-        match filter {
-            None => count,
-            Some(_) => (1..=count)
-                .filter(|&i| bare(i).is_some_and(|v| matches(&v)))
-                .count() as u64,
+        match &filter {
+            Some(f) if f.counting == Counting::Matches => {
+                (1..=w.count(kind)).filter(|&i| matches(i, None)).count() as u64
+            }
+            _ => w.count(kind),
         }
     } else {
         0
@@ -518,5 +619,9 @@ fn list(
         "pagination".into(),
         json!({"next_key": next_key, "total": total.to_string()}),
     );
+    if records::list_has_status(kind) {
+        // The chain's answer has the field; the node never fills it.
+        out.insert("status".into(), json!([]));
+    }
     json_response(StatusCode::OK, Value::Object(out))
 }

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{fetch, id_arg, id_schema};
 use crate::entity::EntityKind;
+use crate::entity::records::StructStatus;
 use crate::entity::struct_types::struct_type;
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
@@ -177,19 +178,45 @@ async fn query_typed(
 ) -> Result<Value, ToolError> {
     let id = id_arg(&args, field, Some(kind))?;
     let entity = fetch(&env, id, field).await?;
-    Ok(json!({ kind.name(): entity, "timestamp": env.timestamp() }))
+    let mut out = json!({ kind.name(): entity, "timestamp": env.timestamp() });
+    if let Some(derived) = struct_derived(kind, &out[kind.name()]) {
+        out["derived"] = derived;
+    }
+    Ok(out)
+}
+
+/// A struct's status in words and its type's max health, beside its record (see
+/// `output::game::struct_derived`); `None` for other kinds.
+fn struct_derived(kind: EntityKind, entity: &Value) -> Option<Value> {
+    if kind != EntityKind::Struct {
+        return None;
+    }
+    let status = StructStatus::of(&entity["structAttributes"])?;
+    let max_health = crate::json::chain_u64(entity, &["Struct", "type"])
+        .and_then(|t| u8::try_from(t).ok())
+        .and_then(struct_type)
+        .map(|t| t.max_health);
+    Some(json!({
+        "status": status.word(),
+        "status_flags": status.flags(),
+        "max_health": max_health,
+    }))
 }
 
 async fn query_entity(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = id_arg(&args, "id", None)?;
     let entity = fetch(&env, id, "id").await?;
-    Ok(json!({
+    let mut out = json!({
         "id": id.to_string(),
         "type": id.kind.name(),
         "type_code": id.kind.code(),
         "entity": entity,
         "timestamp": env.timestamp(),
-    }))
+    });
+    if let Some(derived) = struct_derived(id.kind, &out["entity"]) {
+        out["derived"] = derived;
+    }
+    Ok(out)
 }
 
 async fn query_struct_type(env: Env, args: Value) -> Result<Value, ToolError> {

@@ -374,7 +374,7 @@ mod tests {
         let s = Schemas::global();
         let errors = s.validate(
             EntityKind::Address,
-            &json!({"id": "8-1", "address": "structs1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
+            &json!({"address": "structs1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq",
                     "playerId": "2-1", "permissions": 7}),
         );
         let paths: Vec<&str> = errors.iter().map(|e| e.instance_path.as_str()).collect();

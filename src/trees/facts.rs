@@ -17,6 +17,7 @@ use super::catalog::{describe, requirement_needs};
 
 use super::{Condition, TemplateRef};
 use crate::chain::{self, Assume, Requirement};
+use crate::entity::records::StructStatus;
 use crate::entity::struct_types::{StructType, struct_type};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::parse_id;
@@ -74,19 +75,27 @@ pub fn type_of(st: &Value) -> u8 {
     n(st, &["Struct", "type"]) as u8
 }
 
+/// A struct's status bits (`structAttributes.status`, or the flags beside it).
+pub fn status_of(st: &Value) -> StructStatus {
+    StructStatus::of(&st["structAttributes"]).unwrap_or(StructStatus(0))
+}
+
 pub fn is_built(st: &Value) -> bool {
-    st["structAttributes"]["isBuilt"].as_bool().unwrap_or(false)
+    status_of(st).has(StructStatus::BUILT)
 }
 
 pub fn is_online(st: &Value) -> bool {
-    st["structAttributes"]["isOnline"]
-        .as_bool()
-        .unwrap_or(false)
-        && !is_destroyed(st)
+    let status = status_of(st);
+    status.has(StructStatus::ONLINE) && !status.has(StructStatus::DESTROYED)
 }
 
 pub fn is_destroyed(st: &Value) -> bool {
-    s(st, &["structAttributes", "status"]) == "destroyed"
+    status_of(st).has(StructStatus::DESTROYED)
+}
+
+/// Where a fleet is: its `locationId` (a planet, for the fleets the game moves).
+pub fn fleet_location(fleet: &Value) -> &str {
+    s(fleet, &["Fleet", "locationId"])
 }
 
 /// The slot ids of a planet or fleet (`key` is `Planet` or `Fleet`), row by row.
@@ -496,7 +505,7 @@ impl Engine {
             (true, Some(b)) => b,
             _ => {
                 s(&fleet, &["Fleet", "status"]) == "onStation"
-                    && s(&fleet, &["Fleet", "planetId"]) == planet_id
+                    && fleet_location(&fleet) == planet_id
             }
         };
         if !home {
@@ -584,13 +593,13 @@ impl Engine {
                 if let Some(alpha) = self.state.get("alpha_ualpha").and_then(Value::as_u64) {
                     return Ok(known_because(alpha, "as the state says"));
                 }
-                let alpha = p["playerInventory"]["balances"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .find(|b| b["denom"] == "ualpha")
-                    .and_then(|b| chain_u64(b, &["amount"]))
-                    .unwrap_or(0);
+                // `playerInventory.rocks` is one coin, the player's alpha.
+                let rocks = &p["playerInventory"]["rocks"];
+                let alpha = if rocks["denom"] == "ualpha" {
+                    chain_u64(rocks, &["amount"]).unwrap_or(0)
+                } else {
+                    0
+                };
                 known(alpha)
             }
             "player.address" => known(s(&p, &["Player", "primaryAddress"])),
@@ -652,7 +661,7 @@ impl Engine {
                 Some(b) => known_because(b, "as the state says"),
                 None => {
                     let status = s(&fleet, &["Fleet", "status"]);
-                    let at = s(&fleet, &["Fleet", "planetId"]);
+                    let at = fleet_location(&fleet);
                     let home = s(&p, &["Player", "planetId"]);
                     known_because(
                         status == "onStation" && at == home,
@@ -669,10 +678,9 @@ impl Engine {
             "fleet.command_ship_online" => match self.assume.command_ship_online {
                 Some(b) => known_because(b, "as the state says"),
                 None => match cmd {
-                    Some((id, v)) => known_because(
-                        is_online(&v),
-                        format!("{id} is {}", s(&v, &["structAttributes", "status"])),
-                    ),
+                    Some((id, v)) => {
+                        known_because(is_online(&v), format!("{id} is {}", status_of(&v).word()))
+                    }
                     None => known_because(false, format!("{fleet_id} has no command ship")),
                 },
             },
@@ -694,7 +702,7 @@ impl Engine {
             "fleet.at_target" => {
                 let target = self.state_str("target_planet_id").unwrap_or("").to_string();
                 let status = s(&fleet, &["Fleet", "status"]);
-                let at = s(&fleet, &["Fleet", "planetId"]);
+                let at = fleet_location(&fleet);
                 known_because(
                     status == "away" && at == target,
                     format!(

@@ -310,10 +310,33 @@ pub(super) fn validate_action(a: &Action, inputs: &BTreeSet<&str>) -> Vec<String
             None => problems.push("a message needs its @type".into()),
             Some(t) => {
                 let name = t.strip_prefix(crate::chain::TYPE_PREFIX).unwrap_or(t);
-                if !crate::chain::APPLIED.contains(&name)
-                    && !crate::chain::KNOWN_NOT_APPLIED.contains(&name)
-                {
+                if !crate::chain::tx::CHAIN_MESSAGES.contains(&name) {
                     problems.push(format!("message type {t} is not a Structs message"));
+                }
+                // A message a tree recommends is written as the chain reads it: its
+                // fields are tx.proto's, a uint64 a string (templates fill the rest).
+                match crate::chain::tx::definition(name) {
+                    None => problems.push(format!(
+                        "message type {t} has no field list here (chain::tx): a tree cannot recommend it"
+                    )),
+                    Some(def) => {
+                        for (key, value) in m.as_object().into_iter().flatten() {
+                            match def.field(key) {
+                                None if key != "@type" => problems.push(format!(
+                                    "{key} is not a field of {name} in tx.proto"
+                                )),
+                                Some(f)
+                                    if matches!(f.ty, crate::entity::records::Ty::U64)
+                                        && !value.is_string() =>
+                                {
+                                    problems.push(format!(
+                                        "{name}.{key} is a uint64, written as a string"
+                                    ));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
                 }
                 if !t.starts_with(crate::chain::TYPE_PREFIX) {
                     problems.push(format!(

@@ -185,7 +185,7 @@ fn field_selection_and_verbosity_shape_the_fetched_page() {
     press(&mut app, KeyCode::Enter);
 
     press(&mut app, KeyCode::Char('f'));
-    type_text(&mut app, "id,username, guildId");
+    type_text(&mut app, "id,name, guildId");
     snapshot_handles(
         "handles_fields_prompt_120x30",
         "The field prompt of the Handles pane, a selection typed",
@@ -194,8 +194,8 @@ fn field_selection_and_verbosity_shape_the_fetched_page() {
         (120, 30),
     );
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.status_text(), Some("fields id,username,guildId"));
-    assert!(draw(&mut app, 120, 30).contains("fields id,username,guildId ·"));
+    assert_eq!(app.status_text(), Some("fields id,name,guildId"));
+    assert!(draw(&mut app, 120, 30).contains("fields id,name,guildId ·"));
 
     // What the pane shows (and copies) is exactly what the tool returns.
     press(&mut app, KeyCode::Char('c'));
@@ -203,7 +203,7 @@ fn field_selection_and_verbosity_shape_the_fetched_page() {
     let expected = runtime
         .block_on(core.call_json(
             "structs_handle_fetch",
-            json!({"handle": handle, "page": 1, "fields": "id,username,guildId"}),
+            json!({"handle": handle, "page": 1, "fields": "id,name,guildId"}),
         ))
         .unwrap();
     assert_eq!(copied, expected["data"]);

@@ -578,7 +578,7 @@ fn an_answers_references_show_as_a_tree_beside_it_and_open_from_the_answer() {
     let frame = draw(&mut app, 100, 30);
     assert!(frame.contains(" references in the answer "), "{frame}");
     assert!(frame.contains("4 resolved, 0 failed"), "{frame}");
-    assert!(frame.contains("0-2  ← guildId"), "{frame}");
+    assert!(frame.contains("0-2  Solar Accord  ← guildId"), "{frame}");
     // The answer's own node leaves the references to their tree.
     assert!(!frame.contains("references {"), "{frame}");
     snapshot(
@@ -634,7 +634,7 @@ fn an_answers_references_show_as_a_tree_beside_it_and_open_from_the_answer() {
     press(&mut app, KeyCode::Right);
     assert_eq!(app.requests_sent(), sent + 1, "player 1-2 fetched here");
     let frame = draw(&mut app, 100, 60);
-    assert!(frame.contains("username: fluxsmith2"), "{frame}");
+    assert!(frame.contains("name: fluxsmith2"), "{frame}");
 
     // Lean bookkeeping (primary references at summary verbosity): entries without a
     // status are resolved ones.

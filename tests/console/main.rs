@@ -21,6 +21,7 @@ mod references;
 mod replay;
 mod server;
 mod source;
+mod standin;
 mod tasks;
 mod themes;
 

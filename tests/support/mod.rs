@@ -14,4 +14,6 @@ pub mod mcp_http;
 pub mod nats;
 pub mod peers;
 pub mod redis;
+pub mod reference;
 pub mod sim;
+pub mod standin;

@@ -139,6 +139,8 @@ pub struct Client {
     pub config: RestConfig,
     limiter: RateLimiter,
     stats: Mutex<Stats>,
+    /// The highest block height an answer's header named (0 before any).
+    heard_height: std::sync::atomic::AtomicU64,
 }
 
 /// One failed attempt: the error it would end in, whether a retry may help, and how
@@ -168,6 +170,7 @@ impl Client {
             limiter: RateLimiter::new(config.rate_limit, config.rate_burst),
             config,
             stats: Mutex::new(Stats::default()),
+            heard_height: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -240,6 +243,12 @@ impl Client {
 
     /// Exponential backoff with jitter: `base * 2^attempt`, capped, then a random
     /// point in its upper half (so retries of many clients spread out).
+    /// The highest block height a node's answer named in its height header, when one
+    /// did (a node's gateway sends it with every answer).
+    pub fn heard_height(&self) -> Option<u64> {
+        Some(self.heard_height.load(std::sync::atomic::Ordering::Relaxed)).filter(|h| *h > 0)
+    }
+
     pub fn backoff(&self, attempt: u32) -> Duration {
         let exp = self
             .config
@@ -283,6 +292,15 @@ impl Client {
         let mut response = request.send().await.map_err(|e| unavailable(&e, false))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
+        if let Some(height) = response
+            .headers()
+            .get(super::wire::HEIGHT_HEADER)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.trim().parse::<u64>().ok())
+        {
+            self.heard_height
+                .fetch_max(height, std::sync::atomic::Ordering::Relaxed);
+        }
         let mut bytes = Vec::new();
         while let Some(chunk) = response.chunk().await.map_err(|e| unavailable(&e, true))? {
             if bytes.len() + chunk.len() > MAX_BODY {

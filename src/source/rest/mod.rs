@@ -29,6 +29,7 @@ pub use client::{Client, RateLimiter, Reply, RestConfig};
 
 use super::{BoxFuture, GameSource, ListQuery, Page, SourceHealth, SourceInfo, TxOutcome};
 use crate::chain::{Assume, Requirement, Signed};
+use crate::entity::records;
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::json::chain_int;
@@ -131,6 +132,17 @@ impl RestSource {
         Ok(height)
     }
 
+    /// Takes the height a node's answer named in its header when it is newer than the
+    /// one known: the block moved on, so what the cache holds is older than it.
+    fn adopt_heard_height(&self) {
+        if let Some(heard) = self.client.heard_height() {
+            let old = self.height.fetch_max(heard, Ordering::Relaxed);
+            if heard > old {
+                self.clear_cache();
+            }
+        }
+    }
+
     /// A height heard elsewhere (the NATS `consensus` subject), taken when it is newer
     /// but not implausibly far ahead of the node's (a garbled message cannot pin it; the
     /// next poll of the node has the last word anyway).
@@ -179,10 +191,12 @@ impl RestSource {
             self.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(v);
         }
-        let height = self.height.load(Ordering::Relaxed);
         let path = format!("/structs/{}/{id}", segment(id.kind));
         let value = match self.client.get(&path, &[]).await {
-            Ok(reply) => reply.found(),
+            Ok(reply) => {
+                self.adopt_heard_height();
+                reply.found()
+            }
             // The chain has no route for infusion ids (they are addressed by
             // destination and address): nothing by that id.
             Err(e)
@@ -197,6 +211,8 @@ impl RestSource {
         let value = value.filter(|v| {
             id.kind != EntityKind::Address || v["playerId"] != "1-0" && v["address"].is_string()
         });
+        // The height the answer was read at: the header's, where the node sent one.
+        let height = self.height.load(Ordering::Relaxed);
         // The record must be the one asked for (and of the kind asked for).
         let value = value.filter(|v| {
             id.kind
@@ -229,6 +245,7 @@ impl RestSource {
             None => query.push(("pagination.count_total", "true".to_string())),
         }
         let reply = self.client.get(path, &query).await?;
+        self.adopt_heard_height();
         let Reply::Found(v) = reply else {
             return Ok((Vec::new(), None, 0));
         };
@@ -354,7 +371,9 @@ impl RestSource {
         let matching: Vec<Value> = records
             .into_iter()
             .filter(|r| {
-                let id = r["id"].as_str().unwrap_or("");
+                // Kinds with no id (infusions, addresses) are known by their key.
+                let key = records::key_of(kind, r).unwrap_or_default();
+                let id = key.as_str();
                 if let Some(prefix) = &q.id_prefix
                     && !id.starts_with(prefix.as_str())
                 {
@@ -381,18 +400,16 @@ impl RestSource {
             })
             .collect();
         let total = matching.len() as u64;
+        let key = |r: &Value| records::key_of(kind, r);
         let start = match &q.after {
             None => 0,
             Some(after) => matching
                 .iter()
-                .position(|r| r["id"].as_str().is_some_and(|id| id >= after.as_str()))
+                .position(|r| key(r).is_some_and(|k| k.as_str() >= after.as_str()))
                 .unwrap_or(matching.len()),
         };
         let end = (start + q.page_size).min(matching.len());
-        let next_after = matching
-            .get(end)
-            .and_then(|r| r["id"].as_str())
-            .map(str::to_string);
+        let next_after = matching.get(end).and_then(key);
         Ok(Page {
             items: matching[start..end]
                 .iter()
@@ -454,14 +471,9 @@ fn wrap(kind: EntityKind, record: Value) -> Value {
 
 /// The player who owns or controls a record (a player owns itself).
 fn owner_of(kind: EntityKind, r: &Value) -> Option<String> {
-    let field = match kind {
-        EntityKind::Player => "id",
-        EntityKind::Allocation => "controller",
-        EntityKind::Infusion | EntityKind::Address => "playerId",
-        EntityKind::Agreement if r.get("consumerId").is_some() => "consumerId",
-        _ => "owner",
-    };
-    r.get(field).and_then(Value::as_str).map(str::to_string)
+    r.get(records::owner_field(kind))
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn unsigned(what: &str) -> ToolError {

@@ -16,6 +16,9 @@ use crate::entity::{EntityId, EntityKind};
 /// The chain's message for a missing object (`x/structs/types/errors.go`, code 1050).
 pub const NOT_FOUND_MESSAGE: &str = "codespace structs code 1050: object not found";
 
+/// The header a node's gateway puts the block height of an answer in.
+pub const HEIGHT_HEADER: &str = "grpc-metadata-x-cosmos-block-height";
+
 /// The page size a node uses when a request gives none.
 pub const DEFAULT_LIMIT: usize = 100;
 

@@ -212,6 +212,11 @@ impl SimSource {
         };
         let world = self.read();
         let count = world.count(q.kind);
+        // Infusions and addresses come in the order of their keys, as a node keeps
+        // them; every other kind in its ids' order.
+        let keyed = world.keyed_order(q.kind, false);
+        let keys: std::collections::HashMap<u64, String> =
+            keyed.iter().map(|(k, i)| (*i, k.clone())).collect();
         let matches = |index: u64, buf: &mut String| -> bool {
             let eid = EntityId::new(q.kind, index);
             if let Some(owner) = q.owner
@@ -226,7 +231,13 @@ impl SimSource {
             }
             if let Some(prefix) = &q.id_prefix {
                 buf.clear();
-                let _ = write!(buf, "{eid}");
+                match keys.get(&index) {
+                    // A kind without ids is known by its key.
+                    Some(key) => buf.push_str(key),
+                    None => {
+                        let _ = write!(buf, "{eid}");
+                    }
+                }
                 if !buf.starts_with(prefix.as_str()) {
                     return false;
                 }
@@ -237,17 +248,23 @@ impl SimSource {
         // render the page's matches after `after`. Unfiltered, every index matches, so
         // the walk starts after `after` and stops at the page's end.
         let unfiltered = q.owner.is_none() && q.guild.is_none() && q.id_prefix.is_none();
-        let first = match (unfiltered, after) {
+        let by_key = !keyed.is_empty();
+        let first = match (unfiltered && !by_key, after) {
             (true, Some(a)) => lex_next(a, count),
             _ => (count > 0).then_some(1),
         };
-        let mut passed = unfiltered || after.is_none();
+        let order: Box<dyn Iterator<Item = u64>> = if by_key {
+            Box::new(keyed.iter().map(|(_, i)| *i))
+        } else {
+            Box::new(std::iter::successors(first, |&i| lex_next(i, count)))
+        };
+        let mut passed = (unfiltered && !by_key) || after.is_none();
         let mut buf = String::new();
         let mut total = 0;
         let mut items = Vec::with_capacity(q.page_size.min(100));
         let mut last_returned = None;
         let mut next_after = None;
-        for index in std::iter::successors(first, |&i| lex_next(i, count)) {
+        for index in order {
             if !matches(index, &mut buf) {
                 continue;
             }
@@ -264,7 +281,7 @@ impl SimSource {
             } else if next_after.is_none() {
                 // Another match exists: the next page starts after the last one shown.
                 next_after = last_returned;
-                if unfiltered {
+                if unfiltered && !by_key {
                     break;
                 }
             }

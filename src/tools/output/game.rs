@@ -3,6 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::*;
+use crate::entity::records::StructStatus;
 
 fn kind_names() -> Value {
     let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.name()).collect();
@@ -11,10 +12,40 @@ fn kind_names() -> Value {
 
 /// `structs_query_player` and the other typed queries: `{kind: entity, timestamp}`.
 pub fn query_typed(kind: EntityKind) -> Value {
-    answer(
-        &[kind.name(), "timestamp"],
-        json!({kind.name(): about(entity(kind), &format!("The {kind} in the chain's shape.")),
-               "timestamp": timestamp()}),
+    let mut properties = json!({
+        kind.name(): about(entity(kind), &format!("The {kind} in the chain's shape.")),
+        "timestamp": timestamp(),
+    });
+    if kind == EntityKind::Struct {
+        properties["derived"] = struct_derived();
+    }
+    answer(&[kind.name(), "timestamp"], properties)
+}
+
+/// What a struct's answer says beside its chain record: the status bits in words and
+/// the max health its type gives it (the chain keeps it on the type, not the struct).
+fn struct_derived() -> Value {
+    about(
+        json!({
+            "type": "object",
+            "required": ["status", "status_flags", "max_health"],
+            "additionalProperties": false,
+            "properties": {
+                "status": about(
+                    one_of(&["destroyed", "online", "built", "materialized", "stateless"]),
+                    "structAttributes.status in one word: the strongest state set.",
+                ),
+                "status_flags": about(
+                    json!({"type": "array", "items": one_of(&StructStatus::NAMES.map(|(_, n)| n))}),
+                    "Every bit set in structAttributes.status, lowest first.",
+                ),
+                "max_health": about(
+                    json!({"type": ["integer", "null"], "minimum": 0}),
+                    "The struct type's maxHealth; null for a type this build does not know.",
+                ),
+            },
+        }),
+        "Read from the record, not part of it: the chain sends only the number.",
     )
 }
 
@@ -27,6 +58,7 @@ pub fn query_entity() -> Value {
             "type": about(kind_names(), "The entity's kind."),
             "type_code": {"type": "integer", "minimum": 0, "maximum": 11},
             "entity": any_entity(),
+            "derived": struct_derived(),
             "timestamp": timestamp(),
         }),
     )

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::{Value, json};
 
 use crate::entity::EntityId;
+use crate::entity::records::StructStatus;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::pane::Ctx;
 use crate::tui::theme::Role;
@@ -195,6 +196,26 @@ impl Fields<'_> {
                             (Role::Muted, format!(" {}", target.kind)),
                         ],
                         children,
+                    )
+                }
+                // A struct's status is the chain's bitmask: its words beside the number.
+                None if label == "status"
+                    && parent.last().is_some_and(|p| p == "s:structAttributes") =>
+                {
+                    let words = match StructStatus::of(&json!({ "status": text })) {
+                        Some(s) if s.0 == 0 => "  stateless".to_string(),
+                        Some(s) => format!("  {} ({})", s.word(), s.flags().join(", ")),
+                        None => String::new(),
+                    };
+                    Node::leaf(
+                        node_id.clone(),
+                        NodeKind::Leaf,
+                        vec![
+                            field.clone(),
+                            sep(),
+                            (Role::Value, text.clone()),
+                            (Role::Muted, words),
+                        ],
                     )
                 }
                 None => scalar(Role::Value, text.clone()),

@@ -15,7 +15,7 @@
 //! - Top-level nodes group the references by kind, in the kinds list's order
 //!   ([`KIND_ORDER`]), each with its count (and its failures).
 //! - Under a kind, one node per referenced entity in the answer's order (depth 1
-//!   first): its id, a name where the entity has one (a player's username, a struct's
+//!   first): its id, a name where the entity has one (a player's name, a struct's
 //!   type), where it was found (`← planetId of 1-1`), and `(depth 2)` for what was
 //!   reached through another reference. It expands into the entity's fields, drawn as
 //!   the entity tree draws them ([`Fields`]); a field naming an entity expands in turn,
@@ -120,7 +120,10 @@ impl Reference {
         let entity = self.outcome.as_ref().ok()?;
         let core = self.id.kind.core_object(entity)?;
         match self.id.kind {
-            EntityKind::Player => core["username"]
+            EntityKind::Player
+            | EntityKind::Guild
+            | EntityKind::Planet
+            | EntityKind::Substation => core["name"]
                 .as_str()
                 .filter(|s| !s.is_empty())
                 .map(str::to_string),

@@ -192,7 +192,7 @@ async fn brief(
     )
     .await?;
     let kind = id.kind;
-    let name = field(kind, &v["entity"], "username")
+    let name = field(kind, &v["entity"], "name")
         .map(|u| format!(" ({u})"))
         .unwrap_or_default();
     let refs = v["references"].as_object().cloned().unwrap_or_default();
@@ -799,7 +799,7 @@ async fn next(
     m.link(
         Resource::new(
             format!("{}{player_id}", crate::entity::ENTITY_URI),
-            field(EntityKind::Player, &player, "username").unwrap_or_else(|| player_id.to_string()),
+            field(EntityKind::Player, &player, "name").unwrap_or_else(|| player_id.to_string()),
         )
         .with_mime_type("application/json"),
     );

@@ -105,7 +105,7 @@ impl World {
                     Some(_) if p <= guild_count => 1,
                     Some(_) => 101,
                 },
-                username: format!("{head}{tail}{p}"),
+                name: format!("{head}{tail}{p}"),
                 grid: Grid {
                     last_action: height.saturating_sub(rng.random_range(0..900)),
                     ore: rng.random_range(0..6),
@@ -113,8 +113,12 @@ impl World {
                     ready: true,
                     ..Grid::default()
                 },
-                ore_rocks: rng.random_range(0..4),
-                alpha: rng.random_range(0..50) * UALPHA_PER_GRAM,
+                alpha: {
+                    // A draw the player once kept (ore in its inventory, which the chain
+                    // does not have), kept so that every seed still makes its world.
+                    let _: u64 = rng.random_range(0..4);
+                    rng.random_range(0..50) * UALPHA_PER_GRAM
+                },
             });
             let creator = w.addresses[(p - 1) as usize].address.clone();
             let max_ore = PLANET_STARTING_ORE;
@@ -284,7 +288,7 @@ impl World {
                 }
                 let capacity = rng.random_range(1..500) * 1_000;
                 w.allocations.push(Allocation {
-                    kind: "provider-agreement",
+                    kind: "providerAgreement",
                     source: EntityId::new(EntityKind::Provider, provider_index),
                     destination: EntityId::new(EntityKind::Player, consumer),
                     controller: p,

@@ -80,9 +80,10 @@ pub struct Player {
     pub fleet: u64,
     pub address: u64,
     pub guild_rank: u64,
-    pub username: String,
+    /// `Player.name` (the corpus and the web app call it the username).
+    pub name: String,
     pub grid: Grid,
-    pub ore_rocks: u64,
+    /// The player's alpha in ualpha (`playerInventory.rocks`); its ore is `grid.ore`.
     pub alpha: u64,
 }
 
@@ -170,16 +171,26 @@ impl Struct {
         }
     }
 
-    pub fn status(&self) -> &'static str {
-        if self.destroyed {
-            "destroyed"
-        } else if self.online {
-            "online"
-        } else if self.built {
-            "built"
-        } else {
-            "materialized"
+    /// `structAttributes.status`, the chain's bitmask: every struct is materialized,
+    /// and built, online and destroyed add their bits.
+    pub fn status_bits(&self) -> u64 {
+        use crate::entity::records::StructStatus as S;
+        let mut bits = S::MATERIALIZED;
+        if self.built {
+            bits |= S::BUILT;
         }
+        if self.online && !self.destroyed {
+            bits |= S::ONLINE;
+        }
+        if self.destroyed {
+            bits |= S::DESTROYED;
+        }
+        bits
+    }
+
+    /// The state in one word, for messages: destroyed, online, built or materialized.
+    pub fn status(&self) -> &'static str {
+        crate::entity::records::StructStatus(self.status_bits()).word()
     }
 }
 
@@ -426,7 +437,7 @@ impl World {
                 let f = &self.fleets[i];
                 out.push(("owner", EntityId::new(K::Player, f.owner)));
                 if let Some(p) = f.planet.or(f.away_at) {
-                    out.push(("planetId", EntityId::new(K::Planet, p)));
+                    out.push(("locationId", EntityId::new(K::Planet, p)));
                 }
                 if f.command_struct != 0 {
                     out.push(("commandStruct", EntityId::new(K::Struct, f.command_struct)));
@@ -441,7 +452,7 @@ impl World {
             K::Agreement => {
                 let a = &self.agreements[i];
                 out.push(("providerId", EntityId::new(K::Provider, a.provider)));
-                out.push(("consumerId", EntityId::new(K::Player, a.consumer)));
+                out.push(("owner", EntityId::new(K::Player, a.consumer)));
                 out.push(("allocationId", EntityId::new(K::Allocation, a.allocation)));
             }
         }

@@ -61,7 +61,11 @@ impl Query {
 /// One listed entity.
 #[derive(Debug, Clone)]
 pub(crate) struct Row {
-    pub id: EntityId,
+    /// The entity's id; `None` for the kinds the chain keeps without one (infusions,
+    /// addresses), which the row names by [`Row::key`].
+    pub id: Option<EntityId>,
+    /// What the row is known by: its id, or the record's key.
+    pub key: String,
     pub summary: String,
     /// The entity as the list returned it, so opening it needs no second call.
     pub entity: Value,
@@ -81,7 +85,7 @@ impl Page {
     fn id_width(&self) -> usize {
         self.rows
             .iter()
-            .map(|r| r.id.to_string().len())
+            .map(|r| r.key.chars().count())
             .max()
             .unwrap_or(0)
     }
@@ -196,7 +200,7 @@ impl EntityList {
     /// The ids on show, in order.
     pub fn ids(&self) -> Vec<EntityId> {
         self.page()
-            .map(|p| p.rows.iter().map(|r| r.id).collect())
+            .map(|p| p.rows.iter().filter_map(|r| r.id).collect())
             .unwrap_or_default()
     }
 
@@ -313,10 +317,7 @@ impl EntityList {
                     .iter()
                     .map(|row| {
                         ListItem::new(Line::from(vec![
-                            Span::styled(
-                                format!("{:<width$}  ", row.id.to_string()),
-                                theme.style(Role::Text),
-                            ),
+                            Span::styled(format!("{:<width$}  ", row.key), theme.style(Role::Text)),
                             Span::styled(row.summary.clone(), theme.style(Role::Muted)),
                         ]))
                     })
@@ -385,9 +386,14 @@ fn parse_rows(kind: EntityKind, answer: &Value) -> Vec<Row> {
         .iter()
         .filter_map(|entity| {
             let core = kind.core_object(entity)?;
-            let id = EntityId::parse(core.get("id")?.as_str()?).ok()?;
+            let key = crate::entity::records::key_of(kind, entity)?;
+            let id = EntityId::parse(&key).ok().filter(|id| id.kind == kind);
+            if id.is_none() && crate::entity::records::has_id(kind) {
+                return None;
+            }
             Some(Row {
                 id,
+                key,
                 summary: summary(kind, core),
                 entity: entity.clone(),
             })
@@ -399,13 +405,13 @@ fn parse_rows(kind: EntityKind, answer: &Value) -> Vec<Row> {
 fn summary(kind: EntityKind, core: &Value) -> String {
     use EntityKind as K;
     let fields: &[(&str, &str)] = match kind {
-        K::Player => &[("", "username"), ("guild", "guildId")],
-        K::Guild => &[("owner", "owner"), ("", "endpoint")],
+        K::Player => &[("", "name"), ("guild", "guildId")],
+        K::Guild => &[("", "name"), ("owner", "owner")],
         K::Planet => &[("owner", "owner"), ("", "status")],
-        K::Fleet => &[("owner", "owner"), ("", "status"), ("at", "planetId")],
+        K::Fleet => &[("owner", "owner"), ("", "status"), ("at", "locationId")],
         K::Struct => &[("type", "type"), ("owner", "owner"), ("", "operatingAmbit")],
         K::Reactor => &[("guild", "guildId"), ("owner", "owner")],
-        K::Substation => &[("owner", "owner")],
+        K::Substation => &[("", "name"), ("owner", "owner")],
         K::Allocation => &[
             ("", "type"),
             ("from", "sourceObjectId"),
@@ -414,7 +420,7 @@ fn summary(kind: EntityKind, core: &Value) -> String {
         K::Infusion => &[("player", "playerId"), ("into", "destinationId")],
         K::Address => &[("player", "playerId"), ("", "address")],
         K::Provider => &[("substation", "substationId"), ("owner", "owner")],
-        K::Agreement => &[("provider", "providerId"), ("consumer", "consumerId")],
+        K::Agreement => &[("provider", "providerId"), ("consumer", "owner")],
     };
     let mut parts = Vec::new();
     for (label, field) in fields {

@@ -113,7 +113,7 @@ impl EntitiesPane {
     pub fn target(&self) -> Option<EntityId> {
         match (self.focus, &self.tree) {
             (Area::Tree | Area::References, Some(tree)) => Some(tree.root()),
-            _ => self.list.selected().map(|r| r.id),
+            _ => self.list.selected().and_then(|r| r.id),
         }
     }
 
@@ -260,11 +260,14 @@ impl EntitiesPane {
             (Area::Kinds, Command::ShowKind) => self.focus = Area::List,
             (Area::List, command) if ROWS.contains(&command) => self.list.scroll(command),
             (Area::List, Command::OpenEntity) => {
-                if let Some(row) = self.list.selected() {
+                if let Some(row) = self.list.selected()
+                    && let Some(id) = row.id
+                {
+                    // An infusion or address has no id to open by: its row is all.
                     // A list page holds the chain's core record only. It shows at
                     // once; the references query made on opening answers the whole
                     // entity (grid attributes, inventory), which then replaces it.
-                    let tree = EntityTree::loaded(row.id, row.entity.clone());
+                    let tree = EntityTree::loaded(id, row.entity.clone());
                     self.open(tree, ctx);
                 }
             }

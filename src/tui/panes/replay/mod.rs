@@ -21,9 +21,10 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 use crate::record::Entry;
-use crate::record::diff::{Change, Ignore, diff};
+use crate::record::diff::{Change, Ignore};
 use crate::record::index::{Call, LogIndex};
 use crate::record::replay::{NotRerun, Replayer};
+use crate::record::shapes::{Compared, ShapeChange, compare};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
@@ -47,7 +48,9 @@ const PLAN_TOOL: &str = "structs_plan_execute";
 
 /// A call run again: its row, the recorded answer (when the log has one) and the
 /// fresh one, or why it was not run again.
-type Outcome = (usize, Option<Value>, Rerun);
+/// A row, its recorded answer (and whether it was recorded in older chain shapes:
+/// a log line before version 3), and what running it again gave.
+type Outcome = (usize, Option<(Value, bool)>, Rerun);
 
 /// What running a recorded call again gave.
 enum Rerun {
@@ -61,6 +64,8 @@ enum Rerun {
 struct Verdict {
     changes: Vec<Change>,
     total: usize,
+    /// The changes of shape an older recording was read through.
+    shape: Vec<ShapeChange>,
     skipped: Option<NotRerun>,
 }
 
@@ -470,7 +475,7 @@ async fn rerun(
     call: Call,
     tool: &str,
     session: &str,
-) -> Result<(Option<Value>, Rerun), ToolError> {
+) -> Result<(Option<(Value, bool)>, Rerun), ToolError> {
     let unreadable = |e: std::io::Error| {
         ToolError::new(
             ErrorCode::ResourceUnavailable,
@@ -482,7 +487,9 @@ async fn rerun(
         Some(span) => Some(index.entry(span).map_err(unreadable)?),
         None => None,
     };
-    let recorded = response.as_ref().map(Entry::answer);
+    let recorded = response
+        .as_ref()
+        .map(|r| (r.answer(), r.v < crate::record::SHAPES_VERSION));
     let injected = response.as_ref().and_then(|r| r.injected.as_deref());
     if let Some(why) = NotRerun::of(&request.redacted, injected) {
         return Ok((recorded, Rerun::Skipped(why)));
@@ -492,7 +499,9 @@ async fn rerun(
     let answers = index.answers_of(&call, session).map_err(unreadable)?;
     let mut replayer = replayer.lock().await;
     replayer.give_answers(answers);
-    let fresh = replayer.call(session, tool, args, recorded.as_ref()).await;
+    let fresh = replayer
+        .call(session, tool, args, recorded.as_ref().map(|(v, _)| v))
+        .await;
     Ok((recorded, Rerun::Fresh(fresh)))
 }
 
@@ -509,16 +518,23 @@ impl OpenLog {
 
     /// Keeps a fresh answer and its verdict against the recording, or why the call
     /// was not run again.
-    fn record(&mut self, row: usize, recorded: Option<&Value>, rerun: Rerun, ignore: &Ignore) {
+    fn record(
+        &mut self,
+        row: usize,
+        recorded: Option<&(Value, bool)>,
+        rerun: Rerun,
+        ignore: &Ignore,
+    ) {
         let (fresh, verdict) = match rerun {
             Rerun::Fresh(fresh) => {
-                let (changes, total) = match recorded {
-                    Some(r) => diff(r, &fresh, ignore, CHANGES_KEPT),
-                    None => (Vec::new(), 0),
+                let compared = match recorded {
+                    Some((r, older)) => compare(r, &fresh, ignore, CHANGES_KEPT, *older),
+                    None => Compared::default(),
                 };
                 let verdict = Verdict {
-                    changes,
-                    total,
+                    changes: compared.changes,
+                    total: compared.total,
+                    shape: compared.shape,
                     skipped: None,
                 };
                 (Some(fresh), verdict)
@@ -527,6 +543,7 @@ impl OpenLog {
                 let verdict = Verdict {
                     changes: Vec::new(),
                     total: 0,
+                    shape: Vec::new(),
                     skipped: Some(why),
                 };
                 (None, verdict)

@@ -302,10 +302,20 @@ impl ReplayPane {
                     top.push(Line::from(Span::styled(piece, theme.style(Role::Muted))));
                 }
             }
-            Some(v) if v.total == 0 => top.push(Line::from(Span::styled(
+            Some(v) if v.total == 0 && v.shape.is_empty() => top.push(Line::from(Span::styled(
                 "run again: the same answer as recorded (volatile fields aside)",
                 theme.style(Role::Info),
             ))),
+            Some(v) if v.total == 0 => {
+                // An older recording: the shapes changed, the game did not.
+                let text = format!(
+                    "run again: the same answer, recorded in older chain shapes ({})",
+                    v.shape.join("; ")
+                );
+                for piece in wrap_words(&text, usize::from(inner.width)) {
+                    top.push(Line::from(Span::styled(piece, theme.style(Role::Info))));
+                }
+            }
             Some(v) => {
                 top.push(Line::from(Span::styled(
                     format!(

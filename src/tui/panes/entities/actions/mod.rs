@@ -167,7 +167,7 @@ impl ActionDialog {
                 dialog.player = Some(id);
                 dialog.about = format!(
                     "for {id} ({}): planet types on {}, fleet types in its fleet",
-                    text("username"),
+                    text("name"),
                     text("planetId")
                 );
                 dialog.offered.push(Action::Build);
@@ -191,18 +191,21 @@ impl ActionDialog {
                 let type_id = text("type").parse::<u8>().ok();
                 let kind = type_id.and_then(struct_type);
                 dialog.player = owner();
-                let state = attributes["status"].as_str().unwrap_or("?");
+                let state = crate::entity::records::StructStatus::of(attributes)
+                    .map_or_else(|| "status unknown".to_string(), |s| s.describe());
                 dialog.about = format!(
                     "{} of {}, {state}",
                     kind.map_or("struct", |t| t.name.as_str()),
                     text("owner")
                 );
-                if attributes["isBuilt"] == false {
+                let built = crate::entity::records::StructStatus::of(attributes)
+                    .is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT));
+                if !built {
                     dialog.offered.push(Action::CompleteBuild);
                 }
                 let extractor =
                     kind.is_some_and(|t| t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0) > 0);
-                if extractor && attributes["isBuilt"] != false {
+                if extractor && built {
                     dialog.offered.push(Action::Mine);
                 }
                 dialog.offered.push(Action::Attack);
