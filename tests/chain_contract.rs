@@ -500,3 +500,82 @@ fn every_message_the_tools_build_or_take_is_tx_protos() {
         assert_eq!(ours, theirs, "{}", def.name);
     }
 }
+
+/// Where the docs show a chain record (a JSON example under its wrapper key), every
+/// field it shows is one of the chain's: an agent that learns from the docs learns the
+/// chain's names. Examples may leave fields out (a lean answer does).
+#[test]
+fn the_docs_examples_show_only_the_chains_fields() {
+    fn check(v: &Value, at: &str, problems: &mut Vec<String>, records_seen: &mut usize) {
+        match v {
+            Value::Object(obj) => {
+                for (key, value) in obj {
+                    let Some(kind) = EntityKind::from_rest_key(key) else {
+                        continue;
+                    };
+                    let Value::Object(record) = value else {
+                        continue;
+                    };
+                    *records_seen += 1;
+                    let answer = records::single_response(kind);
+                    // `"...": "..."` marks fields left out.
+                    let elided = |f: &str| f == "..." || f == "…";
+                    for field in record.keys().filter(|f| !elided(f)) {
+                        if records::record_of(kind).field(field).is_none() {
+                            problems.push(format!("{at}: {key}.{field} is not the chain's"));
+                        }
+                    }
+                    // The blocks beside the record: the answer's other messages.
+                    for (section, block) in obj.iter().filter(|(k, _)| *k != key) {
+                        let Some(Ty::Msg(message)) = answer.field(section).map(|f| f.ty) else {
+                            continue;
+                        };
+                        let fields = block.as_object().into_iter().flatten().map(|(k, _)| k);
+                        for field in fields.filter(|f| !elided(f)) {
+                            if message.field(field).is_none() {
+                                problems
+                                    .push(format!("{at}: {section}.{field} is not the chain's"));
+                            }
+                        }
+                    }
+                }
+                for value in obj.values() {
+                    check(value, at, problems, records_seen);
+                }
+            }
+            Value::Array(items) => items
+                .iter()
+                .for_each(|i| check(i, at, problems, records_seen)),
+            _ => {}
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![root.join("README.md")];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    let (mut problems, mut seen) = (Vec::new(), 0);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for block in text.split("```json\n").skip(1) {
+            let body = block.split("```").next().unwrap_or("");
+            if let Ok(v) = serde_json::from_str::<Value>(body) {
+                let at = file.strip_prefix(root).unwrap().display().to_string();
+                check(&v, &at, &mut problems, &mut seen);
+            }
+        }
+    }
+    assert!(
+        seen >= 10,
+        "only {seen} records found in the docs' examples"
+    );
+    assert!(problems.is_empty(), "{problems:#?}");
+}

@@ -174,7 +174,10 @@ pub struct Alias {
     pub why: &'static str,
 }
 
-/// Every alias the parser takes. README's transactions section lists the same.
+/// Every field alias the parser takes. It also takes a message's name alone as its
+/// `@type`, a JSON number for a `uint64`, an ambit's enum number, and the attack's
+/// targets as one comma-separated string; README's table of the chain's shapes lists
+/// them all.
 pub const ALIASES: &[Alias] = &[
     Alias {
         message: "MsgStructBuild",
