@@ -108,4 +108,11 @@ fn the_console_reads_a_node_that_answers_as_the_chain_does() {
         &mut app,
         &node,
     );
+    // Opening one says why it opens nowhere.
+    press(&mut app, KeyCode::Enter);
+    let status = app.status_text().unwrap_or_default();
+    assert!(
+        status.contains("infusions have no id on the chain"),
+        "{status}"
+    );
 }

@@ -261,9 +261,17 @@ impl EntitiesPane {
             (Area::List, command) if ROWS.contains(&command) => self.list.scroll(command),
             (Area::List, Command::OpenEntity) => {
                 if let Some(row) = self.list.selected()
-                    && let Some(id) = row.id
+                    && row.id.is_none()
                 {
                     // An infusion or address has no id to open by: its row is all.
+                    ctx.status.info(format!(
+                        "{}: {} have no id on the chain, so this one opens nowhere; its row is its record",
+                        row.key,
+                        self.kind().plural()
+                    ));
+                } else if let Some(row) = self.list.selected()
+                    && let Some(id) = row.id
+                {
                     // A list page holds the chain's core record only. It shows at
                     // once; the references query made on opening answers the whole
                     // entity (grid attributes, inventory), which then replaces it.
