@@ -50,7 +50,8 @@ fn write_log(
         let n = i as u64 + 1;
         let ts = format!("2026-11-21T10:00:{:02}.{:03}000Z", n / 2, (n * 137) % 1000);
         seq += 1;
-        let request = json!({"v": 1, "ts": ts, "session": "s-test-1", "seq": seq,
+        let v = structs_console::record::VERSION;
+        let request = json!({"v": v, "ts": ts, "session": "s-test-1", "seq": seq,
             "type": "request", "call": n, "tool": tool, "arguments": args,
             "source": "sim", "block_height": 120000});
         writeln!(out, "{request}").unwrap();
@@ -59,7 +60,7 @@ fn write_log(
             Ok(v) | Err(v) => tamper(i, v),
         }
         seq += 1;
-        let mut response = json!({"v": 1, "ts": ts, "session": "s-test-1", "seq": seq,
+        let mut response = json!({"v": v, "ts": ts, "session": "s-test-1", "seq": seq,
             "type": "response", "call": n, "tool": tool, "duration_ms": 1.25 * n as f64,
             "source": "sim", "block_height": 120000});
         match answer {
@@ -68,6 +69,25 @@ fn write_log(
         }
         writeln!(out, "{response}").unwrap();
     }
+}
+
+/// A log recorded before the chain's own shapes were followed runs again the same, and
+/// the call shown says which change of shape it was read through.
+#[test]
+fn an_older_log_runs_again_the_same_through_its_change_of_shape() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/older-shapes.jsonl");
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open the log");
+    app.settle_log();
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.replay_verdicts(), (11, 0));
+    let frame = draw(&mut app, 120, 36);
+    assert!(
+        frame.contains("the same answer, recorded in older chain shapes"),
+        "{frame}"
+    );
+    assert!(frame.contains("Player.username is Player.name"), "{frame}");
 }
 
 /// The Replay pane: the calls of a log with their timing; the selected call's
