@@ -369,6 +369,59 @@ mod tests {
         assert_eq!(s.get("structs://schemas/entities/ship.json"), None);
     }
 
+    /// The served schemas describe the records of `entity::records`, field for field:
+    /// the chain's records are defined there once, and the schemas say the same.
+    #[test]
+    fn every_schema_names_exactly_the_chains_fields() {
+        use crate::entity::records::{self, Ty};
+        let props = |schema: &Value| -> Vec<String> {
+            schema["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let names = |m: &records::Message| -> Vec<String> {
+            m.fields.iter().map(|f| f.name.to_string()).collect()
+        };
+        let formats: Value = serde_json::from_str(FORMATS).unwrap();
+        let resolve = |v: &Value| -> Value {
+            match v.get("$ref").and_then(Value::as_str) {
+                Some(r) if r.contains("formats.json#/definitions/") => {
+                    let name = r.rsplit('/').next().unwrap();
+                    formats["definitions"][name].clone()
+                }
+                _ => v.clone(),
+            }
+        };
+        for (kind, _, text) in ENTITIES {
+            let schema: Value = serde_json::from_str(text).unwrap();
+            let answer = records::single_response(kind);
+            let record = records::record_of(kind);
+            match kind.rest_key() {
+                None => assert_eq!(props(&schema), names(record), "{kind}"),
+                Some(key) => {
+                    assert_eq!(props(&schema["properties"][key]), names(record), "{kind}");
+                    // The blocks beside the record, and what each holds.
+                    let blocks: Vec<String> =
+                        answer.fields.iter().map(|f| f.name.to_string()).collect();
+                    assert_eq!(props(&schema), blocks, "{kind}'s answer");
+                    for field in answer.fields.iter().filter(|f| f.name != key) {
+                        if let Ty::Msg(m) = field.ty {
+                            let block = resolve(&schema["properties"][field.name]);
+                            assert_eq!(props(&block), names(m), "{kind}.{}", field.name);
+                            assert_eq!(
+                                block["required"].as_array().map_or(0, Vec::len),
+                                m.fields.len(),
+                                "{kind}.{}: every field required",
+                                field.name
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn references_resolve_offline_and_paths_are_pointers() {
         let s = Schemas::global();
