@@ -40,9 +40,10 @@ fn answer(i: u64) -> serde_json::Value {
         "creator": "structs1gzlyn2gk5ztpvg962c34k4s4mrfxm8pcpkhd8z",
         "primaryAddress": "structs1gzlyn2gk5ztpvg962c34k4s4mrfxm8pcpkhd8z",
         "planetId": "2-1", "fleetId": "9-1", "guildRank": "1", "name": "novaforge1",
-        "pfp": "", "logo": "", "ore": "1200", "load": "35", "capacity": "100"},
-        "playerAttributes": {"structsLoad": "35", "lastAction": "119970",
-            "nonce": "4", "ready": true, "allocations": ["1-1-0", "1-1-1"]}},
+        "pfp": "", "pfpClientRenderAttributes": ""},
+        "gridAttributes": {"ore": "1200", "load": "35", "capacity": "100",
+            "structsLoad": "35", "lastAction": "119970", "nonce": "4", "ready": "1"},
+        "playerInventory": {"rocks": {"denom": "ualpha", "amount": "4000000"}}},
         "references": {"entities": []}})
 }
 

@@ -252,7 +252,7 @@ fn openapi_type(api: &OpenApi, schema: &Value) -> String {
 
 fn table_type(ty: &Ty) -> String {
     match ty {
-        Ty::Str => "string".into(),
+        Ty::Str | Ty::Int | Ty::Dec => "string".into(),
         Ty::U64 => "string/uint64".into(),
         Ty::Bool => "boolean".into(),
         Ty::Bytes => "string/byte".into(),
@@ -361,6 +361,25 @@ async fn errors_are_the_nodes() {
             "{path} carries the height"
         );
     }
+    // What the paginator refuses, the keeper answers as an internal error.
+    let (status, _, body) = get(
+        &base,
+        "/structs/player?pagination.key=MS0x&pagination.offset=2",
+    )
+    .await;
+    assert_eq!(
+        (status, &body["code"]),
+        (500, &serde_json::json!(13)),
+        "{body}"
+    );
+    // Flags are read as Go reads them.
+    let (status, _, body) = get(
+        &base,
+        "/structs/player?pagination.limit=1&pagination.count_total=1",
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pagination"]["total"], "24");
     let (status, _, body) = get(&base, "/structs/no_such_route").await;
     assert_eq!(status, 501);
     assert_eq!(body["code"], 12);
@@ -470,8 +489,30 @@ fn tx_proto() -> Option<Vec<(String, Vec<ProtoField>)>> {
 fn every_message_the_tools_build_or_take_is_tx_protos() {
     use structs_console::chain::tx;
     let Some(proto) = tx_proto() else { return };
-    let names: Vec<&str> = proto.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, tx::CHAIN_MESSAGES, "the chain's message types");
+    // The messages the service takes: each rpc's request (comments left out).
+    let text = std::fs::read_to_string(
+        support::reference::structsd()
+            .unwrap()
+            .join("proto/structs/structs/tx.proto"),
+    )
+    .unwrap();
+    let served: Vec<String> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter_map(|l| l.strip_prefix("rpc "))
+        .filter_map(|l| {
+            let open = l.find('(')?;
+            let close = l.find(')')?;
+            Some(l[open + 1..close].trim().to_string())
+        })
+        .collect();
+    assert_eq!(served, tx::CHAIN_MESSAGES, "the chain's message types");
+    for name in &served {
+        assert!(
+            proto.iter().any(|(n, _)| n == name),
+            "{name} has no message"
+        );
+    }
     for def in tx::DEFINED {
         let (_, fields) = proto
             .iter()

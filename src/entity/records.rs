@@ -27,6 +27,11 @@ pub enum Ty {
     Bool,
     /// `bytes`, written in standard base64.
     Bytes,
+    /// A cosmos `Int` (a coin's amount): a decimal integer in a string, `"0"` when zero.
+    Int,
+    /// A cosmos `LegacyDec` (a commission, a penalty): a decimal with 18 places in a
+    /// string, `"0.000000000000000000"` when zero.
+    Dec,
     /// An enum, written by its value's name; the first name is the default (zero).
     Enum(&'static [&'static str]),
     /// A nested message.
@@ -40,7 +45,8 @@ impl Ty {
     pub fn default_value(&self) -> Value {
         match self {
             Ty::Str | Ty::Bytes => Value::String(String::new()),
-            Ty::U64 => Value::String("0".into()),
+            Ty::U64 | Ty::Int => Value::String("0".into()),
+            Ty::Dec => Value::String("0.000000000000000000".into()),
             Ty::Bool => Value::Bool(false),
             Ty::Enum(names) => Value::String(names[0].into()),
             Ty::Msg(m) => m.defaults(),
@@ -57,6 +63,11 @@ impl Ty {
             (Ty::Str | Ty::Bytes, Value::String(_)) | (Ty::Bool, Value::Bool(_)) => {}
             (Ty::U64, Value::String(s)) if s.parse::<u64>().is_ok() => {}
             (Ty::U64, _) => wrong(out, "a uint64 as a decimal string"),
+            (Ty::Int, Value::String(s))
+                if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {}
+            (Ty::Int, _) => wrong(out, "an integer as a decimal string"),
+            (Ty::Dec, Value::String(s)) if is_decimal(s) => {}
+            (Ty::Dec, _) => wrong(out, "a decimal as a string"),
             (Ty::Enum(names), Value::String(s)) if names.contains(&s.as_str()) => {}
             (Ty::Enum(names), _) => wrong(out, &format!("one of {}", names.join("|"))),
             (Ty::Msg(m), Value::Object(_)) => m.check_at(v, at, out),
@@ -71,6 +82,15 @@ impl Ty {
             (Ty::List(_), _) => wrong(out, "an array"),
         }
     }
+}
+
+/// `0.04`, `12`, `0.100000000000000000`: digits, at most one point between digits.
+fn is_decimal(s: &str) -> bool {
+    let (int, frac) = s.split_once('.').unwrap_or((s, "0"));
+    !int.is_empty()
+        && !frac.is_empty()
+        && int.bytes().all(|b| b.is_ascii_digit())
+        && frac.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn short(v: &Value) -> String {
@@ -210,7 +230,7 @@ const WEAPON_CONTROL: &[&str] = &["noWeaponControl", "guided", "unguided"];
 /// `cosmos.base.v1beta1.Coin`.
 pub static COIN: Message = Message {
     name: "Coin",
-    fields: &[f("denom", Ty::Str), f("amount", Ty::Str)],
+    fields: &[f("denom", Ty::Str), f("amount", Ty::Int)],
 };
 
 /// `GridAttributes`: what the chain keeps of an object's power grid.
@@ -345,7 +365,7 @@ pub static REACTOR: Message = Message {
         f("id", Ty::Str),
         f("validator", Ty::Str),
         f("guildId", Ty::Str),
-        f("defaultCommission", Ty::Str),
+        f("defaultCommission", Ty::Dec),
         f("rawAddress", Ty::Bytes),
         f("owner", Ty::Str),
     ],
@@ -419,7 +439,7 @@ pub static INFUSION: Message = Message {
         f("destinationId", Ty::Str),
         f("fuel", Ty::U64),
         f("power", Ty::U64),
-        f("commission", Ty::Str),
+        f("commission", Ty::Dec),
         f("playerId", Ty::Str),
         f("address", Ty::Str),
         f("ratio", Ty::U64),
@@ -472,8 +492,8 @@ pub static PROVIDER: Message = Message {
         f("capacityMaximum", Ty::U64),
         f("durationMinimum", Ty::U64),
         f("durationMaximum", Ty::U64),
-        f("providerCancellationPenalty", Ty::Str),
-        f("consumerCancellationPenalty", Ty::Str),
+        f("providerCancellationPenalty", Ty::Dec),
+        f("consumerCancellationPenalty", Ty::Dec),
         f("creator", Ty::Str),
         f("owner", Ty::Str),
     ],
@@ -768,6 +788,34 @@ pub fn key_of(kind: EntityKind, record: &Value) -> Option<String> {
     }
 }
 
+/// The kind of record a JSON object is, for the kinds with no id, which nothing else
+/// names: an infusion under its wrapper key or bare, a bare address record. Kinds with
+/// ids are known by them (`references::extract::own_id`).
+pub fn idless_kind(obj: &serde_json::Map<String, Value>) -> Option<EntityKind> {
+    if obj.get("Infusion").is_some_and(Value::is_object) {
+        return Some(EntityKind::Infusion);
+    }
+    let has = |k: &str| obj.contains_key(k);
+    if obj.contains_key("id") {
+        return None;
+    }
+    if has("destinationId") && has("address") && has("playerId") && has("fuel") {
+        return Some(EntityKind::Infusion);
+    }
+    (has("address") && has("playerId") && obj.keys().all(|k| ADDRESS.field(k).is_some()))
+        .then_some(EntityKind::Address)
+}
+
+/// The fields a record is known by, which shaping always keeps: its `id`, an
+/// infusion's destination and address, an address record's address.
+pub fn key_fields(kind: EntityKind) -> &'static [&'static str] {
+    match kind {
+        EntityKind::Infusion => &["destinationId", "address"],
+        EntityKind::Address => &["address"],
+        _ => &["id"],
+    }
+}
+
 /// The player a record belongs to: the owner, a player itself, an allocation's
 /// controller, the player of an infusion or address.
 pub fn owner_field(kind: EntityKind) -> &'static str {
@@ -898,7 +946,7 @@ mod tests {
         assert_eq!(v["Player"]["name"], "");
         assert_eq!(
             v["playerInventory"]["rocks"],
-            json!({"denom": "", "amount": ""})
+            json!({"denom": "", "amount": "0"})
         );
         assert_eq!(v["gridAttributes"]["ready"], "0");
         let s = single_response(EntityKind::Struct).defaults();

@@ -32,7 +32,6 @@ use serde_json::{Map, Value, json};
 
 use crate::clock::WallClock;
 use crate::error::ToolError;
-use crate::references::extract::own_id;
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
 use store::HandleMeta;
 
@@ -310,8 +309,8 @@ impl Handles {
 /// The kind of the first record in a result, for the handle's name.
 fn entity_of(v: &Value) -> Option<&'static str> {
     match v {
-        Value::Object(obj) => own_id(obj)
-            .map(|id| id.kind.name())
+        Value::Object(obj) => shape::kind_of_record(obj)
+            .map(|kind| kind.name())
             .or_else(|| obj.values().find_map(entity_of)),
         Value::Array(items) => items.iter().find_map(entity_of),
         _ => None,

@@ -329,11 +329,23 @@ fn is_meta(name: &str, json_path: &[String]) -> bool {
     json_path.len() == 1 && (ENTRY_FIELDS.contains(&name) || name == "id")
 }
 
+/// The kind of record `obj` is: by its own id, or, for the kinds with no id
+/// (infusions, addresses), by its fields.
+pub(super) fn kind_of_record(obj: &Map<String, Value>) -> Option<EntityKind> {
+    own_id(obj)
+        .map(|id| id.kind)
+        .or_else(|| crate::entity::records::idless_kind(obj))
+}
+
 /// Shapes one record: which leaves survive.
 fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize {
-    let Some(id) = own_id(record) else { return 0 };
-    let wrapper = id.kind.rest_key().filter(|k| record.contains_key(*k));
-    let qualifier = id.kind.rest_key();
+    let Some(kind) = kind_of_record(record) else {
+        return 0;
+    };
+    let wrapper = kind.rest_key().filter(|k| record.contains_key(*k));
+    let qualifier = kind.rest_key();
+    // What the record is known by stays, so a shaped record still says which it is.
+    let keys = crate::entity::records::key_fields(kind);
     let all = leaves(record, wrapper);
     let chosen: Vec<Vec<String>> = match selection {
         Selection::Verbosity(v) => {
@@ -344,7 +356,7 @@ fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize
             // in the record's order, up to the level's count.
             let mut taken: Vec<bool> = all.iter().map(|(n, p)| is_meta(n, p)).collect();
             let mut keep: Vec<usize> = (0..all.len()).filter(|&i| taken[i]).collect();
-            let ranked = priorities(id.kind)
+            let ranked = priorities(kind)
                 .iter()
                 .filter_map(|p| all.iter().position(|(name, _)| name == p))
                 .chain(0..all.len());
@@ -364,9 +376,10 @@ fn shape_record(record: &mut Map<String, Value>, selection: &Selection) -> usize
         }
         Selection::Fields { paths, .. } => all
             .iter()
-            // The id always stays, so a shaped record still says which entity it is.
             .filter(|(name, json_path)| {
-                name == "id" || is_meta(name, json_path) || selected(name, qualifier, paths)
+                keys.contains(&name.as_str())
+                    || is_meta(name, json_path)
+                    || selected(name, qualifier, paths)
             })
             .map(|(_, p)| p.clone())
             .collect(),
@@ -427,13 +440,21 @@ pub(super) fn holds_an_empty_list(obj: &Map<String, Value>) -> bool {
 /// The entity `obj` is a record of, unless it only wraps that record: an answer
 /// about an entity (`structs_query_entity`: `{"id", "type", "entity": {...}}`) names the
 /// id beside the record, which is then the record to shape.
-pub(super) fn record_id(obj: &Map<String, Value>) -> Option<crate::entity::EntityId> {
-    let id = own_id(obj)?;
-    let wrapper = id.kind.rest_key();
-    let wraps = obj
-        .iter()
-        .any(|(k, v)| Some(k.as_str()) != wrapper && v.as_object().and_then(own_id) == Some(id));
-    (!wraps).then_some(id)
+pub(super) fn record_id(obj: &Map<String, Value>) -> Option<EntityKind> {
+    let kind = kind_of_record(obj)?;
+    let wrapper = kind.rest_key();
+    let id = own_id(obj);
+    let wraps = obj.iter().any(|(k, v)| {
+        Some(k.as_str()) != wrapper
+            && v.as_object().is_some_and(|o| match id {
+                Some(id) => {
+                    own_id(o) == Some(id)
+                        || (o.get("id").is_none() && kind_of_record(o) == Some(kind))
+                }
+                None => kind_of_record(o) == Some(kind),
+            })
+    });
+    (!wraps).then_some(kind)
 }
 
 /// Sets the bit of each kind (by code) that `paths` fit: some record of that kind in
@@ -442,11 +463,11 @@ pub(super) fn record_id(obj: &Map<String, Value>) -> Option<crate::entity::Entit
 fn kinds_fitted(value: &Value, paths: &[String], fits: &mut u16) {
     match value {
         Value::Object(obj) => {
-            if let Some(id) = record_id(obj) {
-                let bit = 1u16 << id.kind.code();
+            if let Some(kind) = record_id(obj) {
+                let bit = 1u16 << kind.code();
                 if *fits & bit == 0 {
-                    let wrapper = id.kind.rest_key().filter(|k| obj.contains_key(*k));
-                    let qualifier = id.kind.rest_key();
+                    let wrapper = kind.rest_key().filter(|k| obj.contains_key(*k));
+                    let qualifier = kind.rest_key();
                     let names_id = qualifier
                         .is_some_and(|w| paths.iter().any(|p| unqualified(p, w) == Some("id")));
                     let fitted = names_id
@@ -471,14 +492,13 @@ fn kinds_fitted(value: &Value, paths: &[String], fits: &mut u16) {
 fn visit(value: &mut Value, selection: &Selection, fits: u16, shaped: &mut Shaped) {
     match value {
         Value::Object(obj) => {
-            if let Some(id) = record_id(obj) {
+            if let Some(kind) = record_id(obj) {
                 let kept = match selection {
                     // A reference of a kind the paths name nothing of is the id and the
                     // reference's own fields (its kind, status, where it came from): the
                     // references are what would make a lean answer heavy.
                     Selection::Fields { otherwise, .. }
-                        if fits & (1 << id.kind.code()) == 0
-                            && obj.contains_key("reference_type") =>
+                        if fits & (1 << kind.code()) == 0 && obj.contains_key("reference_type") =>
                     {
                         shape_record(
                             obj,
@@ -488,7 +508,7 @@ fn visit(value: &mut Value, selection: &Selection, fits: u16, shaped: &mut Shape
                             },
                         )
                     }
-                    Selection::Fields { otherwise, .. } if fits & (1 << id.kind.code()) == 0 => {
+                    Selection::Fields { otherwise, .. } if fits & (1 << kind.code()) == 0 => {
                         shape_record(obj, &Selection::Verbosity(*otherwise))
                     }
                     _ => shape_record(obj, selection),
@@ -572,10 +592,9 @@ pub fn sample_record_maps(value: &mut Value, keep: usize) {
 /// A non-empty map whose every value is an entity record (the `references` map).
 pub fn is_record_map(map: &Map<String, Value>) -> bool {
     !map.is_empty()
-        && map.values().all(|v| {
-            v.as_object()
-                .is_some_and(|o| crate::references::extract::own_id(o).is_some())
-        })
+        && map
+            .values()
+            .all(|v| v.as_object().is_some_and(|o| kind_of_record(o).is_some()))
 }
 
 #[cfg(test)]
@@ -705,6 +724,38 @@ mod tests {
         // The answer's own records of such a kind keep their summary.
         assert_eq!(v["guilds"][0]["Guild"]["owner"], "1-2", "{v}");
         assert_eq!(v["player"]["Player"]["planetId"], "2-1");
+    }
+
+    #[test]
+    fn records_without_ids_are_shaped_and_keep_their_keys() {
+        let infusion = json!({"Infusion": {"destinationType": "reactor", "destinationId": "3-1",
+            "fuel": "5", "power": "5", "commission": "0.04", "playerId": "1-1",
+            "address": "structs1a", "ratio": "1", "defusing": "0"}});
+        let address = json!({"address": "structs1a", "playerId": "1-1", "permissions": "7"});
+        let mut v = json!({"infusions": [infusion.clone()], "addresses": [address.clone()]});
+        let s = shape(&mut v, &Selection::fields("fuel,permissions"));
+        assert_eq!(s.records, 2);
+        assert_eq!(
+            v["infusions"][0],
+            json!({"Infusion": {"destinationId": "3-1", "fuel": "5", "address": "structs1a"}})
+        );
+        assert_eq!(
+            v["addresses"][0],
+            json!({"address": "structs1a", "permissions": "7"})
+        );
+        let mut v = json!({"infusions": [infusion]});
+        shape(&mut v, &Selection::Verbosity(Verbosity::Summary));
+        assert_eq!(
+            v["infusions"][0]["Infusion"].as_object().unwrap().len(),
+            5,
+            "{v}"
+        );
+        // The query of one names its id beside the record: the record is shaped.
+        let mut v = json!({"id": "7-1", "type": "infusion", "entity": {"Infusion": {
+            "destinationId": "3-1", "address": "structs1a", "fuel": "5", "playerId": "1-1"}}});
+        shape(&mut v, &Selection::fields("fuel"));
+        assert_eq!(v["type"], "infusion");
+        assert!(v["entity"]["Infusion"].get("playerId").is_none(), "{v}");
     }
 
     #[test]

@@ -4,8 +4,8 @@
 use serde_json::Value;
 
 use super::Request;
+use super::shape::kind_of_record;
 use super::shape::{leaves, shape};
-use crate::references::extract::own_id;
 
 /// The key a tabulated list is answered under ([`tabulate`]).
 pub const TABLE_KEY: &str = "table";
@@ -42,7 +42,7 @@ pub fn tabulate(value: &mut Value) {
         } else {
             items
                 .iter()
-                .all(|item| item.as_object().and_then(own_id).is_some())
+                .all(|item| item.as_object().and_then(kind_of_record).is_some())
         };
         records.then(|| k.clone())
     });
@@ -57,8 +57,10 @@ pub fn tabulate(value: &mut Value) {
         let Value::Object(record) = item else {
             continue;
         };
-        let Some(id) = own_id(&record) else { continue };
-        let wrapper = id.kind.rest_key().filter(|k| record.contains_key(*k));
+        let Some(kind) = kind_of_record(&record) else {
+            continue;
+        };
+        let wrapper = kind.rest_key().filter(|k| record.contains_key(*k));
         let names = leaves(&record, wrapper);
         let whole = Value::Object(record);
         let mut row = Vec::with_capacity(names.len());
@@ -106,8 +108,8 @@ pub fn rows_that_fit(items: &[Value], request: &Request, budget: usize) -> usize
             let Value::Object(record) = &row else {
                 return n.max(1);
             };
-            let wrapper = own_id(record)
-                .and_then(|id| id.kind.rest_key())
+            let wrapper = kind_of_record(record)
+                .and_then(|kind| kind.rest_key())
                 .filter(|k| record.contains_key(*k));
             leaves(record, wrapper)
                 .iter()

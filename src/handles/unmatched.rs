@@ -121,7 +121,7 @@ pub fn unmatched_fields(value: &Value, selection: &Selection) -> Option<Value> {
 fn collect_fields(value: &Value, asked: &[&String], primary: bool, kinds: &mut Vec<KindFields>) {
     match value {
         Value::Object(obj) => {
-            let Some(id) = record_id(obj) else {
+            let Some(kind) = record_id(obj) else {
                 for (k, child) in obj {
                     // The top-level `references` map holds what the answer mentions,
                     // not what it answers.
@@ -129,11 +129,11 @@ fn collect_fields(value: &Value, asked: &[&String], primary: bool, kinds: &mut V
                 }
                 return;
             };
-            let at = match kinds.iter().position(|k| k.kind == id.kind) {
+            let at = match kinds.iter().position(|k| k.kind == kind) {
                 Some(at) => at,
                 None => {
                     kinds.push(KindFields {
-                        kind: id.kind,
+                        kind,
                         primary,
                         names: Vec::new(),
                         seen: Default::default(),
@@ -144,8 +144,8 @@ fn collect_fields(value: &Value, asked: &[&String], primary: bool, kinds: &mut V
             };
             let entry = &mut kinds[at];
             entry.primary |= primary;
-            let wrapper = id.kind.rest_key().filter(|k| obj.contains_key(*k));
-            let qualifier = id.kind.rest_key();
+            let wrapper = kind.rest_key().filter(|k| obj.contains_key(*k));
+            let qualifier = kind.rest_key();
             for (name, json_path) in leaves(obj, wrapper) {
                 if json_path.len() == 1 && ENTRY_FIELDS.contains(&name.as_str()) {
                     continue;

@@ -105,17 +105,9 @@ fn upgrade_object(obj: &mut Map<String, Value>, found: &mut Vec<ShapeChange>) {
                 .is_some_and(|s| s.parse::<u64>().is_err())
             && let Some(status) = StructStatus::of(&Value::Object(attributes.clone()))
         {
+            // The flags the record had stay as they were; those it lacked are today's
+            // additions, which the comparison leaves out.
             attributes.insert("status".into(), json!(status.0.to_string()));
-            for (bit, name) in [
-                (StructStatus::MATERIALIZED, "isMaterialized"),
-                (StructStatus::BUILT, "isBuilt"),
-                (StructStatus::ONLINE, "isOnline"),
-                (StructStatus::HIDDEN, "isHidden"),
-                (StructStatus::DESTROYED, "isDestroyed"),
-                (StructStatus::LOCKED, "isLocked"),
-            ] {
-                attributes.insert(name.into(), json!(status.has(bit)));
-            }
             note(found, STATUS);
         }
         if attributes.remove("maxHealth").is_some() {
@@ -147,8 +139,6 @@ fn upgrade_object(obj: &mut Map<String, Value>, found: &mut Vec<ShapeChange>) {
     }
     // A bare address record (a list's item, or the answer to one address).
     if obj.contains_key("address")
-        && obj.contains_key("playerId")
-        && obj.contains_key("permissions")
         && obj
             .get("id")
             .and_then(Value::as_str)
@@ -305,7 +295,6 @@ mod tests {
         });
         let shape = upgrade(&mut v);
         assert_eq!(v["struct"]["structAttributes"]["status"], "35");
-        assert_eq!(v["struct"]["structAttributes"]["isDestroyed"], true);
         assert!(v["struct"]["structAttributes"].get("maxHealth").is_none());
         assert_eq!(v["fleet"]["Fleet"]["locationId"], "2-4");
         assert_eq!(v["fleet"]["Fleet"]["locationType"], "planet");

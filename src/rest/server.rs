@@ -84,11 +84,11 @@ pub fn router(sim: Arc<SimSource>, faults: Faults, guard: Guard) -> Router {
         .route("/structs/{a}/{b}", get(one_route))
         .route("/structs/{a}/{b}/{c}", get(three_route))
         .fallback(not_implemented)
+        .layer(axum::middleware::from_fn_with_state(faults, inject))
         .layer(axum::middleware::from_fn_with_state(
             sim.clone(),
             height_header,
         ))
-        .layer(axum::middleware::from_fn_with_state(faults, inject))
         .layer(axum::middleware::from_fn_with_state(guard, check_request))
         .with_state(App { sim })
 }
@@ -439,6 +439,9 @@ struct PageRequest {
     reverse: bool,
 }
 
+/// What cosmos-sdk's paginator says to a page asked for by key and offset at once.
+const BOTH_KEY_AND_OFFSET: &str = "invalid request, either offset or key is expected, got both";
+
 fn page_request(q: &HashMap<String, String>) -> Result<PageRequest, String> {
     let num = |name: &str| -> Result<Option<u64>, String> {
         match q.get(name) {
@@ -449,10 +452,12 @@ fn page_request(q: &HashMap<String, String>) -> Result<PageRequest, String> {
             }),
         }
     };
+    // Go's strconv.ParseBool, as the gateway reads a flag.
     let flag = |name: &str| -> Result<bool, String> {
         match q.get(name).map(String::as_str) {
-            None | Some("") | Some("false") => Ok(false),
-            Some("true") => Ok(true),
+            None | Some("") => Ok(false),
+            Some("1" | "t" | "T" | "TRUE" | "true" | "True") => Ok(true),
+            Some("0" | "f" | "F" | "FALSE" | "false" | "False") => Ok(false),
             Some(t) => Err(format!(
                 "type mismatch, parameter: {name}, error: strconv.ParseBool: parsing {t:?}: invalid syntax"
             )),
@@ -461,7 +466,7 @@ fn page_request(q: &HashMap<String, String>) -> Result<PageRequest, String> {
     let key = q.get("pagination.key").filter(|k| !k.is_empty()).cloned();
     let offset = num("pagination.offset")?;
     if key.is_some() && offset.is_some_and(|o| o > 0) {
-        return Err("invalid request, either offset or key is expected, got both".into());
+        return Err(BOTH_KEY_AND_OFFSET.into());
     }
     let limit = num("pagination.limit")?.unwrap_or(0);
     let mut count_total = flag("pagination.count_total")?;
@@ -529,6 +534,10 @@ fn list(
 ) -> Response {
     let p = match page_request(q) {
         Ok(p) => p,
+        // The keeper wraps what its paginator refuses as an internal error.
+        Err(message) if message == BOTH_KEY_AND_OFFSET => {
+            return json_response(StatusCode::INTERNAL_SERVER_ERROR, error_body(13, &message));
+        }
         Err(message) => return bad_request(&message),
     };
     let key = match &p.key {

@@ -466,7 +466,11 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     )
     .await?;
     let planet_ore = chain_u64(&planet, &["gridAttributes", "ore"]).unwrap_or(0);
-    let online = e["structAttributes"]["isOnline"] == true;
+    let online =
+        crate::entity::records::StructStatus::of(&e["structAttributes"]).is_some_and(|s| {
+            s.has(crate::entity::records::StructStatus::ONLINE)
+                && !s.has(crate::entity::records::StructStatus::DESTROYED)
+        });
     let start = chain_u64(&e, &["structAttributes", "blockStartOreMine"]).unwrap_or(0);
     let height = env.status().block_height;
     let base = json!({

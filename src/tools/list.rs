@@ -151,7 +151,7 @@ pub fn register(registry: &mut Registry) {
     props.insert(
         "id_prefix".into(),
         json!({"type": "string", "maxLength": 48,
-               "description": "Only entities whose id starts with this text, e.g. \"1-1\"."}),
+               "description": "Only entities whose id starts with this text, e.g. \"1-1\"; infusions and addresses, which have no id on the chain, by their key (\"3-1/structs1…\", an address)."}),
     );
     registry.add(
         ToolSpec {

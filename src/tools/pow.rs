@@ -315,7 +315,8 @@ async fn resolve(
                 let field = action.start_field();
                 if purpose == Purpose::Find
                     && action == Action::StructBuild
-                    && v["structAttributes"]["isBuilt"] == true
+                    && crate::entity::records::StructStatus::of(&v["structAttributes"])
+                        .is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT))
                 {
                     return Err(invalid(
                         "entity_id",

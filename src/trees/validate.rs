@@ -333,6 +333,24 @@ pub(super) fn validate_action(a: &Action, inputs: &BTreeSet<&str>) -> Vec<String
                                         "{name}.{key} is a uint64, written as a string"
                                     ));
                                 }
+                                Some(f)
+                                    if matches!(f.ty, crate::entity::records::Ty::List(_))
+                                        && !value.is_array() =>
+                                {
+                                    problems.push(format!(
+                                        "{name}.{key} is repeated, written as an array"
+                                    ));
+                                }
+                                _ if key == "weaponSystem"
+                                    && !value.as_str().is_some_and(|w| {
+                                        crate::chain::tx::WEAPON_SYSTEM.contains(&w)
+                                    }) =>
+                                {
+                                    problems.push(format!(
+                                        "{name}.weaponSystem is one of {}",
+                                        crate::chain::tx::WEAPON_SYSTEM.join(", ")
+                                    ));
+                                }
                                 _ => {}
                             }
                         }

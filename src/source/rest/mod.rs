@@ -191,6 +191,9 @@ impl RestSource {
             self.cache_hits.fetch_add(1, Ordering::Relaxed);
             return Ok(v);
         }
+        // The height known when the request left: an answer cached under it is
+        // dropped by the next block, even one that arrives while this is in flight.
+        let height = self.height.load(Ordering::Relaxed);
         let path = format!("/structs/{}/{id}", segment(id.kind));
         let value = match self.client.get(&path, &[]).await {
             Ok(reply) => {
@@ -211,8 +214,6 @@ impl RestSource {
         let value = value.filter(|v| {
             id.kind != EntityKind::Address || v["playerId"] != "1-0" && v["address"].is_string()
         });
-        // The height the answer was read at: the header's, where the node sent one.
-        let height = self.height.load(Ordering::Relaxed);
         // The record must be the one asked for (and of the kind asked for).
         let value = value.filter(|v| {
             id.kind

@@ -386,7 +386,8 @@ async fn pow(
     let body = entity(core, struct_id).await?;
     // Unless told, the work is the build while it is not built, else what its type
     // does (mining or refining).
-    let built = body["structAttributes"]["isBuilt"] == true;
+    let built = crate::entity::records::StructStatus::of(&body["structAttributes"])
+        .is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT));
     let kind = crate::json::chain_u64(&body, &["Struct", "type"])
         .and_then(|t| u8::try_from(t).ok())
         .and_then(crate::entity::struct_types::struct_type);

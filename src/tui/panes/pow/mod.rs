@@ -434,7 +434,9 @@ fn work_of(record: &Value) -> Result<&'static str, String> {
             .and_then(|s| s.parse::<u64>().ok())
             .is_some_and(|b| b > 0)
     };
-    if attrs["isBuilt"] == false {
+    let status = crate::entity::records::StructStatus::of(attrs);
+    let built = status.is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT));
+    if !built {
         return Ok("build");
     }
     if started("blockStartOreMine") {
@@ -444,8 +446,8 @@ fn work_of(record: &Value) -> Result<&'static str, String> {
         return Ok("refine");
     }
     Err(format!(
-        "is built ({}) and has no mining or refining cycle under way: no proof to find",
-        attrs["status"].as_str().unwrap_or("status unknown")
+        "is {} and has no mining or refining cycle under way: no proof to find",
+        status.map_or_else(|| "built".to_string(), |s| s.describe())
     ))
 }
 
