@@ -548,7 +548,7 @@ fn list(
         },
     };
     let bare = |i: u64| -> Option<Value> {
-        let v = w.render(EntityId::new(kind, i))?;
+        let v = w.render_listed(EntityId::new(kind, i))?;
         kind.core_object(&v).cloned()
     };
     let within_destination = filter

@@ -274,7 +274,7 @@ impl SimSource {
                 continue;
             }
             if items.len() < q.page_size {
-                if let Some(v) = world.render(EntityId::new(q.kind, index)) {
+                if let Some(v) = world.render_listed(EntityId::new(q.kind, index)) {
                     items.push(list_item(q.kind, v));
                     last_returned = Some(index);
                 }
