@@ -36,22 +36,7 @@ fn scratch(name: &str) -> PathBuf {
     log
 }
 
-/// `structs-console replay LOG --check ARGS`: its exit code and what it printed.
-fn replay(log: &Path, extra: &[&str]) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
-        .arg("replay")
-        .arg(log)
-        .arg("--check")
-        .args(extra)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
-}
+use support::replay::check as replay;
 
 /// The log replays with no difference five times over, and differs in another world.
 fn replays_exactly(log: &Path, calls: usize) {

@@ -7,23 +7,13 @@
 //! renderer wrote them (`tests/data/age_log.py` made it from a recording, following
 //! that renderer's code).
 
+mod support;
+
 use std::path::Path;
 
 fn replay(extra: &[&str]) -> (i32, String) {
     let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/older-shapes.jsonl");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_structs-console"))
-        .arg("replay")
-        .arg(&log)
-        .arg("--check")
-        .args(extra)
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.code().unwrap_or(-1), text)
+    support::replay::check(&log, extra)
 }
 
 #[test]

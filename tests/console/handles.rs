@@ -32,14 +32,7 @@ fn snapshot_handles(name: &str, description: &str, app: &mut App, core: &Core, s
             .unwrap();
         frame = frame.replace(hash, &format!("hash{:04}", i + 1));
     }
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-        description => description,
-    }, {
-        insta::assert_snapshot!(name, frame);
-    });
+    crate::snapshot_frame(name, description, frame);
 }
 
 /// A machine without a clipboard.

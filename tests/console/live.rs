@@ -732,14 +732,7 @@ fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() 
     assert!(frame.contains("[0] 1-1 player"), "{frame}");
     let shot = |name: &str, description: &str, app: &mut App, width: u16, height: u16| {
         let frame = masked(&draw(app, width, height), &handle);
-        insta::with_settings!({
-            snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-            prepend_module_to_snapshot => false,
-            omit_expression => true,
-            description => description,
-        }, {
-            insta::assert_snapshot!(name, frame);
-        });
+        crate::snapshot_frame(name, description, frame);
     };
     shot(
         "live_handle_100x30",

@@ -77,7 +77,12 @@ fn sim() -> SimSource {
 
 /// Compares the frame with `snapshots/{name}.snap`.
 fn snapshot(name: &str, description: &str, app: &mut App, width: u16, height: u16) {
-    let frame = draw(app, width, height);
+    snapshot_frame(name, description, draw(app, width, height));
+}
+
+/// Compares a frame already drawn (and made steady where it differs from run to run)
+/// with `snapshots/{name}.snap`.
+fn snapshot_frame(name: &str, description: &str, frame: String) {
     insta::with_settings!({
         snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
         prepend_module_to_snapshot => false,

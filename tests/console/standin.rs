@@ -31,15 +31,7 @@ fn steady_frame(app: &mut App, node: &StandIn) -> String {
 }
 
 fn snapshot_steady(name: &str, description: &str, app: &mut App, node: &StandIn) {
-    let frame = steady_frame(app, node);
-    insta::with_settings!({
-        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-        prepend_module_to_snapshot => false,
-        omit_expression => true,
-        description => description,
-    }, {
-        insta::assert_snapshot!(name, frame);
-    });
+    snapshot_frame(name, description, steady_frame(app, node));
 }
 
 /// A console over the REST source reading the stand-in; the node lives as long as the

@@ -15,5 +15,6 @@ pub mod nats;
 pub mod peers;
 pub mod redis;
 pub mod reference;
+pub mod replay;
 pub mod sim;
 pub mod standin;
