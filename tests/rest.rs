@@ -640,6 +640,29 @@ async fn reads_within_a_block_come_from_the_cache() {
     );
 }
 
+/// The height header of a node's answer moves the source to a new block at once,
+/// without waiting for its poll of `/blockheight`, and the block's cache goes with it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answers_height_header_moves_the_source_to_its_block() {
+    let node = node().await;
+    // `config` polls the height once an hour: only the header can tell of a new block.
+    let rest = rest(&node).await;
+    let (a, b) = (
+        EntityId::parse("1-5").unwrap(),
+        EntityId::parse("1-6").unwrap(),
+    );
+    rest.get(a).await.unwrap();
+    let start = rest.info().block_height;
+    node.sim.clock().step(3);
+    // A read of another entity goes to the node, and its answer names the new block.
+    rest.get(b).await.unwrap();
+    assert_eq!(rest.info().block_height, start + 3);
+    // What was cached at the old block is read again.
+    let before = node.server.faults.requests();
+    rest.get(a).await.unwrap();
+    assert_eq!(node.server.faults.requests() - before, 1, "1-5 read again");
+}
+
 /// The binaries end to end: `serve-rest` on a free port, and a headless server reading
 /// it with `--source rest`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
