@@ -547,8 +547,9 @@ fn list(
             None => return bad_request("invalid request: pagination.key is not base64"),
         },
     };
+    let lister = w.lister();
     let bare = |i: u64| -> Option<Value> {
-        let v = w.render_listed(EntityId::new(kind, i))?;
+        let v = lister.render(EntityId::new(kind, i))?;
         kind.core_object(&v).cloned()
     };
     let within_destination = filter

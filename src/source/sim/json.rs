@@ -4,6 +4,8 @@
 //! it. What the sim keeps beyond the chain (a fleet in transit, an allocation's lock)
 //! stays inside it.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -77,6 +79,25 @@ fn raw_address(validator: &str) -> Value {
     Value::String(base64::engine::general_purpose::STANDARD.encode(&digest[..20]))
 }
 
+/// The records of one list, rendered as the list holds them ([`World::render_listed`]),
+/// with the planets' queues of fleets found once for the whole list.
+pub struct Lister<'a> {
+    world: &'a World,
+    queues: std::cell::OnceCell<HashMap<u64, Vec<u64>>>,
+}
+
+impl Lister<'_> {
+    pub fn render(&self, eid: EntityId) -> Option<Value> {
+        let queues = matches!(eid.kind, EntityKind::Planet | EntityKind::Fleet)
+            .then(|| self.queues.get_or_init(|| self.world.location_queues()));
+        let v = self.world.render_as(eid, false, queues)?;
+        Some(match eid.kind.rest_key() {
+            Some(key) => json!({ key: v.get(key)? }),
+            None => v,
+        })
+    }
+}
+
 impl World {
     /// The records of a kind the chain keeps without ids (infusions, addresses), each
     /// as its store key and the sim's index, in the store's order (the keys' bytes): an
@@ -114,21 +135,58 @@ impl World {
     /// does not exist. Infusions and addresses have no id on the chain: the sim's
     /// `7-N` and `8-N` name its records, and their JSON carries none.
     pub fn render(&self, eid: EntityId) -> Option<Value> {
-        self.render_as(eid, true)
+        self.render_as(eid, true, None)
     }
 
     /// The entity as a list holds it: its record alone, under its kind's key (an
     /// address record bare), without the blocks a read of one adds; cheaper, since a
-    /// struct's defenders are found by a scan of every struct.
+    /// struct's defenders are found by a scan of every struct. A list of many is
+    /// rendered through [`World::lister`], which finds the planets' queues once.
     pub fn render_listed(&self, eid: EntityId) -> Option<Value> {
-        let v = self.render_as(eid, false)?;
-        Some(match eid.kind.rest_key() {
-            Some(key) => json!({ key: v.get(key)? }),
-            None => v,
-        })
+        self.lister().render(eid)
     }
 
-    fn render_as(&self, eid: EntityId, whole: bool) -> Option<Value> {
+    /// Renders the records of one list, the planets' queues of fleets found once.
+    pub fn lister(&self) -> Lister<'_> {
+        Lister {
+            world: self,
+            queues: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The fleets visiting each planet, first in line first (by arrival): the chain's
+    /// location lists (`Planet.locationListStart`…`Last`, linked through each
+    /// fleet's `locationListForward`, towards the planet, and `…Backward`).
+    pub fn location_queues(&self) -> HashMap<u64, Vec<u64>> {
+        let mut at: HashMap<u64, Vec<(u64, u64)>> = HashMap::new();
+        for (i, f) in self.fleets.iter().enumerate() {
+            if let Some(planet) = f.away_at {
+                at.entry(planet)
+                    .or_default()
+                    .push((f.arrived, i as u64 + 1));
+            }
+        }
+        at.into_iter()
+            .map(|(planet, mut fleets)| {
+                fleets.sort_unstable();
+                (planet, fleets.into_iter().map(|(_, f)| f).collect())
+            })
+            .collect()
+    }
+
+    fn render_as(
+        &self,
+        eid: EntityId,
+        whole: bool,
+        queues: Option<&HashMap<u64, Vec<u64>>>,
+    ) -> Option<Value> {
+        // The queue at a planet: from the list's, or found now for one record.
+        let queue = |planet: u64| -> Vec<u64> {
+            match queues {
+                Some(q) => q.get(&planet).cloned().unwrap_or_default(),
+                None => self.raiders_at(planet),
+            }
+        };
         use EntityKind as K;
         if !self.exists(eid) {
             return None;
@@ -187,6 +245,11 @@ impl World {
                     ("owner", id(K::Player, p.owner)),
                     ("status", json!(p.status)),
                 ];
+                let line = queue(eid.index);
+                if let (Some(first), Some(last)) = (line.first(), line.last()) {
+                    fields.push(("locationListStart", id(K::Fleet, *first)));
+                    fields.push(("locationListLast", id(K::Fleet, *last)));
+                }
                 fields.extend(slot_fields(&p.slots));
                 json!({
                     "Planet": records::PLANET.record(fields),
@@ -331,6 +394,18 @@ impl World {
                         opt_id(K::Struct, Some(f.command_struct).filter(|c| *c != 0)),
                     ),
                 ];
+                // Its neighbours in the line at the planet it visits.
+                if let Some(planet) = f.away_at {
+                    let line = queue(planet);
+                    if let Some(pos) = line.iter().position(|x| *x == eid.index) {
+                        if let Some(ahead) = pos.checked_sub(1).and_then(|p| line.get(p)) {
+                            fields.push(("locationListForward", id(K::Fleet, *ahead)));
+                        }
+                        if let Some(behind) = line.get(pos + 1) {
+                            fields.push(("locationListBackward", id(K::Fleet, *behind)));
+                        }
+                    }
+                }
                 fields.extend(slot_fields(&f.slots));
                 json!({ "Fleet": records::FLEET.record(fields) })
             }
@@ -440,6 +515,45 @@ mod tests {
                     None => assert_eq!(listed, full, "{eid}"),
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_fleets_at_a_planet_are_its_location_list_in_order_of_arrival() {
+        let mut w = World::generate(WorldConfig::demo());
+        // Fleets 9-3, 9-5 and 9-4 arrive at planet 2-1 in that order.
+        for (fleet, arrived) in [(3, 100), (5, 200), (4, 300)] {
+            let f = &mut w.fleets[fleet - 1];
+            f.planet = None;
+            f.away_at = Some(1);
+            f.arrived = arrived;
+        }
+        let planet = w.render(EntityId::parse("2-1").unwrap()).unwrap();
+        assert_eq!(planet["Planet"]["locationListStart"], "9-3");
+        assert_eq!(planet["Planet"]["locationListLast"], "9-4");
+        let fleet = |id: &str| w.render(EntityId::parse(id).unwrap()).unwrap()["Fleet"].clone();
+        let links = |f: Value| {
+            (
+                f["locationListForward"].clone(),
+                f["locationListBackward"].clone(),
+            )
+        };
+        assert_eq!(links(fleet("9-3")), (json!(""), json!("9-5")));
+        assert_eq!(links(fleet("9-5")), (json!("9-3"), json!("9-4")));
+        assert_eq!(links(fleet("9-4")), (json!("9-5"), json!("")));
+        assert_eq!(fleet("9-5")["status"], "away");
+        // A planet no one visits has an empty line; a list shows what a read shows.
+        let other = w.render(EntityId::parse("2-2").unwrap()).unwrap();
+        assert_eq!(other["Planet"]["locationListStart"], "");
+        let lister = w.lister();
+        for id in ["2-1", "9-3", "9-5", "9-4"] {
+            let eid = EntityId::parse(id).unwrap();
+            let key = eid.kind.rest_key().unwrap();
+            assert_eq!(
+                lister.render(eid).unwrap()[key],
+                w.render(eid).unwrap()[key],
+                "{id}"
+            );
         }
     }
 

@@ -211,6 +211,7 @@ impl SimSource {
             })?),
         };
         let world = self.read();
+        let lister = world.lister();
         let count = world.count(q.kind);
         // Infusions and addresses come in the order of their keys, as a node keeps
         // them; every other kind in its ids' order.
@@ -274,7 +275,7 @@ impl SimSource {
                 continue;
             }
             if items.len() < q.page_size {
-                if let Some(v) = world.render_listed(EntityId::new(q.kind, index)) {
+                if let Some(v) = lister.render(EntityId::new(q.kind, index)) {
                     items.push(list_item(q.kind, v));
                     last_returned = Some(index);
                 }
