@@ -453,6 +453,61 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
     assert!(stderr.contains("notifications/progress"), "{stderr}");
 }
 
+/// Ctrl-C in a terminal signals the whole foreground process group. The server the
+/// client started is in a group of its own, so the interrupt reaches only the client:
+/// it cancels the call (`TOOL_CANCELLED`, not a transport that closed under it) and
+/// then stops the server.
+#[test]
+fn an_interrupt_to_the_terminals_group_cancels_the_call_and_stops_the_server() {
+    use std::os::unix::process::CommandExt;
+    // A mark on the server's command line, to find it among the processes.
+    let mark = format!("{}", 900_000 + std::process::id() % 99_999);
+    let server = format!("{BIN} --headless --paused --seed {mark}");
+    let child = Command::new(BIN)
+        .args(["client", "--connect", &server, "call"])
+        .args([
+            "structs_calculate_proof_of_work",
+            "--args",
+            r#"{"action_type": "struct_build_complete", "entity_id": "5-1", "block_start": 10, "age": 1, "difficulty": 700, "max_iterations": 1000000000000}"#,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        // The client leads a group, as a shell's foreground job does.
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let group = child.id() as i32;
+    let running = |mark: &str| {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .any(|c| {
+                let c = String::from_utf8_lossy(&c).replace('\0', " ");
+                c.contains("--headless") && c.contains(mark)
+            })
+    };
+    let started = Instant::now();
+    while !running(&mark) && started.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(running(&mark), "the server started");
+    // Time for the search to be under way.
+    std::thread::sleep(Duration::from_millis(2500));
+    // SAFETY: signalling the group our child leads, as the terminal would.
+    unsafe {
+        libc::killpg(group, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let (value, success) = answer(&out);
+    assert!(!success);
+    assert_eq!(value["error"]["code"], "TOOL_CANCELLED", "{value:#}");
+    let gone = Instant::now();
+    while running(&mark) && gone.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!running(&mark), "the server was stopped");
+}
+
 #[test]
 fn a_session_runs_several_requests_in_one_connection() {
     let Some(peers) = Peers::find() else { return };

@@ -157,10 +157,14 @@ impl ChildTransport {
         mut command: tokio::process::Command,
         wire: &Arc<Wire>,
     ) -> std::io::Result<ChildTransport> {
+        // A process group of its own: the terminal's Ctrl-C reaches only this process,
+        // which cancels its call and then stops the child, rather than the child dying
+        // under the call.
         let mut child = command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()?;
         let stdin = child.stdin.take().expect("piped stdin");

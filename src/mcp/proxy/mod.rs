@@ -498,11 +498,14 @@ pub async fn run_stdio(command: &[String], options: Options) -> anyhow::Result<E
     let Some((program, args)) = command.split_first() else {
         anyhow::bail!("proxy needs the server's command after --");
     };
+    // Its own process group: a Ctrl-C in the host's terminal reaches the proxy, which
+    // answers what is pending and stops the server, not the server under a call.
     let mut child = tokio::process::Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
+        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| anyhow::anyhow!("cannot start {program:?}: {e}"))?;
