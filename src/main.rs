@@ -647,7 +647,18 @@ fn run_console(
             structs_console::clock::WallClock::System,
         );
         let recorder = open_recorder(cli)?;
-        structs_console::tui::run(core, theme, &runtime, None, recorder, open, Some(remote))?;
+        structs_console::tui::run(
+            core,
+            theme,
+            &runtime,
+            structs_console::tui::Setup {
+                recorder,
+                open,
+                attached: Some(remote),
+                log_file: cli.log_file.as_deref(),
+                ..Default::default()
+            },
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
     let services = build_core(cli, config, &runtime, true)?;
@@ -665,10 +676,13 @@ fn run_console(
         services.core.clone(),
         theme,
         &runtime,
-        switcher,
-        recorder,
-        open,
-        None,
+        structs_console::tui::Setup {
+            switcher,
+            recorder,
+            open,
+            attached: None,
+            log_file: cli.log_file.as_deref(),
+        },
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -20,6 +20,7 @@ mod dispatch;
 pub mod keymap;
 mod pane;
 mod panes;
+pub mod stderr;
 mod tab;
 pub mod theme;
 mod widgets;
@@ -62,15 +63,14 @@ pub enum Opening<'a> {
 /// # Errors
 ///
 /// When the terminal cannot be set up, drawn to, or read from.
-pub fn run(
-    core: Core,
-    theme: Theme,
-    runtime: &Runtime,
-    switcher: Option<crate::source::switch::Switcher>,
-    recorder: Option<std::sync::Arc<crate::record::Recorder>>,
-    open: Option<Opening<'_>>,
-    attached: Option<std::sync::Arc<crate::mcp::client::Remote>>,
-) -> anyhow::Result<()> {
+pub fn run(core: Core, theme: Theme, runtime: &Runtime, setup: Setup<'_>) -> anyhow::Result<()> {
+    let Setup {
+        switcher,
+        recorder,
+        open,
+        attached,
+        log_file,
+    } = setup;
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
         Err(e) => {
@@ -80,6 +80,18 @@ pub fn run(
         }
     };
     let _restore = RestoreOnDrop;
+    // From here the terminal is the console's alone: fd 2 goes to the log file, or is
+    // kept for the status line. A panic puts it back before its message is printed
+    // (the hook ratatui set, which restores the terminal, runs after).
+    let capture = stderr::Capture::start(log_file).ok();
+    if capture.is_some() {
+        let after = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            stderr::restore_now();
+            after(info);
+        }));
+    }
+    let _capture = CaptureOnDrop(capture);
     let mut app = match recorder {
         Some(recorder) => App::recording(core, theme, runtime.handle().clone(), recorder),
         None => App::new(core, theme, runtime.handle().clone()),
@@ -89,6 +101,9 @@ pub fn run(
     }
     if let Some(remote) = attached {
         app = app.with_server(remote);
+    }
+    if let Some(capture) = &_capture.0 {
+        app = app.with_stderr(capture.lines());
     }
     // Without a system clipboard (a server, SSH without X), copies go through the
     // terminal itself: an OSC 52 sequence on the output the console draws on.
@@ -125,6 +140,32 @@ pub fn run(
             if let Event::Key(key) = event::read().context("cannot read terminal events")? {
                 app.handle_key(key);
             }
+        }
+    }
+}
+
+/// What the console starts with besides its core: all optional.
+#[derive(Default)]
+pub struct Setup<'a> {
+    /// Switches the source from the source dialog.
+    pub switcher: Option<crate::source::switch::Switcher>,
+    /// Records every call the console makes (`--record`).
+    pub recorder: Option<std::sync::Arc<crate::record::Recorder>>,
+    /// A session log or a feed to open at start.
+    pub open: Option<Opening<'a>>,
+    /// The server `--connect` attached to.
+    pub attached: Option<std::sync::Arc<crate::mcp::client::Remote>>,
+    /// Where what is written to fd 2 goes while the console runs (`--log-file`).
+    pub log_file: Option<&'a std::path::Path>,
+}
+
+/// Gives fd 2 back when the console ends, letting the last lines reach the log file.
+struct CaptureOnDrop(Option<stderr::Capture>);
+
+impl Drop for CaptureOnDrop {
+    fn drop(&mut self) {
+        if let Some(capture) = self.0.take() {
+            capture.finish(std::time::Duration::from_millis(200));
         }
     }
 }

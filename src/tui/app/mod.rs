@@ -103,6 +103,12 @@ pub struct App {
     /// of its own always does; one attached with `--connect` when the server says it
     /// is a structs-console.
     structs: bool,
+    /// What arrived on fd 2 while the console owns the terminal, and how many lines of
+    /// it the status line has told of.
+    stderr: Option<(
+        std::sync::Arc<std::sync::Mutex<crate::tui::stderr::Lines>>,
+        u64,
+    )>,
 }
 
 impl App {
@@ -116,6 +122,16 @@ impl App {
     /// [`crate::mcp::client::attached_core`] forwards there: the Server tab shows the
     /// server and its traffic, and opens first when the server is not a
     /// structs-console (its tools are the news).
+    /// The lines a [`crate::tui::stderr::Capture`] takes from fd 2: the status line
+    /// tells of each new one, since nothing may write over the screen.
+    pub fn with_stderr(
+        mut self,
+        lines: std::sync::Arc<std::sync::Mutex<crate::tui::stderr::Lines>>,
+    ) -> App {
+        self.stderr = Some((lines, 0));
+        self
+    }
+
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
         self.structs = remote.is_structs();
         self.panes.server.attach(remote);
@@ -181,6 +197,7 @@ impl App {
             quit: false,
             source: SourceDialog::new(None),
             structs,
+            stderr: None,
         }
     }
 
@@ -513,7 +530,32 @@ impl App {
             any |= self.panes.of(tab).poll(&mut ctx);
         }
         self.route();
+        any |= self.tell_of_stderr();
         self.events.drain() || any
+    }
+
+    /// Says the latest line written to fd 2, when one arrived since the last frame.
+    fn tell_of_stderr(&mut self) -> bool {
+        let Some((lines, told)) = &mut self.stderr else {
+            return false;
+        };
+        let lines = lines.lock().unwrap_or_else(|e| e.into_inner());
+        let n = lines.total;
+        if n == *told {
+            return false;
+        }
+        *told = n;
+        let last: String = lines
+            .kept
+            .back()
+            .map(|l| l.chars().take(160).collect())
+            .unwrap_or_default();
+        drop(lines);
+        self.desk.status.info(format!(
+            "on stderr, kept off the screen ({n} line{}): {last}",
+            if n == 1 { "" } else { "s" }
+        ));
+        true
     }
 
     /// Waits until every tool call started so far, and any they lead to, has answered
