@@ -920,6 +920,33 @@ fn a_session_client_is_asked_to_confirm_by_elicitation() {
         assert_eq!(error["code"], "TOOL_CANCELLED", "{value:#}");
         assert_eq!(error["details"]["confirmation"], said, "{value:#}");
     }
+    // Answered by name: yes, and the transaction runs.
+    let out = client_with(
+        &confirming,
+        &[
+            "--protocol-version",
+            "2025-11-25",
+            "--answer",
+            "confirm=true",
+        ],
+        &["call", "structs_action_submit_transaction", "--args", tx],
+        None,
+    );
+    let (value, success) = answer(&out);
+    assert!(success, "{value:#}");
+    // An answer that is no NAME=VALUE is refused before anything is sent.
+    let out = client_with(
+        &confirming,
+        &["--answer", "confirm"],
+        &["call", "structs_action_submit_transaction", "--args", tx],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("NAME=VALUE"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     // A read is not asked about.
     let out = client_with(
         &confirming,

@@ -110,6 +110,9 @@ pub struct Script {
     pub elicitation: ElicitPolicy,
     /// `Some(text)` replies with the text; `None` rejects.
     pub sampling: Option<String>,
+    /// Answers to a form's fields by name (`--answer confirm=true`), each typed by the
+    /// form's schema. Any of them accepts the form, over its defaults.
+    pub fields: Vec<(String, String)>,
 }
 
 impl Default for Script {
@@ -119,6 +122,7 @@ impl Default for Script {
         Script {
             elicitation: ElicitPolicy::Decline,
             sampling: None,
+            fields: Vec::new(),
         }
     }
 }
@@ -421,12 +425,70 @@ fn scripted(script: &Script, kind: AskKind, params: &Value) -> Reply {
             .sampling
             .clone()
             .map_or(Reply::Reject, Reply::Sampled),
+        AskKind::Elicitation if !script.fields.is_empty() => {
+            match answered(&params["requestedSchema"], &script.fields) {
+                Ok(values) => Reply::Accept(values),
+                Err(why) => {
+                    // The form asks for something the answers cannot say: no one said
+                    // yes to it.
+                    eprintln!("structs-console client: declined the server's form: {why}");
+                    Reply::Decline
+                }
+            }
+        }
         AskKind::Elicitation => match script.elicitation {
             ElicitPolicy::AcceptDefaults => Reply::Accept(defaults(&params["requestedSchema"])),
             ElicitPolicy::Decline => Reply::Decline,
             ElicitPolicy::Cancel => Reply::Cancel,
         },
     }
+}
+
+/// A form's values: its defaults, and over them each answer by name, typed by the
+/// field's schema (`true`/`false` for a boolean, a number for an integer or number,
+/// one of an enum's values, text for a string).
+///
+/// # Errors
+///
+/// An answer to a field the form does not have, or one that is not of its type.
+pub fn answered(schema: &Value, answers: &[(String, String)]) -> Result<Value, String> {
+    let mut values = defaults(schema);
+    let props = schema["properties"].as_object();
+    for (name, text) in answers {
+        let Some(prop) = props.and_then(|p| p.get(name)) else {
+            let fields: Vec<&str> = props
+                .map(|p| p.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            return Err(format!(
+                "the form has no field {name:?} (its fields: {})",
+                fields.join(", ")
+            ));
+        };
+        let value = match prop["type"].as_str() {
+            Some("boolean") => match text.as_str() {
+                "true" => json!(true),
+                "false" => json!(false),
+                _ => return Err(format!("{name} is a boolean: true or false, not {text:?}")),
+            },
+            Some("integer") => text
+                .parse::<i64>()
+                .map(|n| json!(n))
+                .map_err(|_| format!("{name} is an integer, not {text:?}"))?,
+            Some("number") => text
+                .parse::<f64>()
+                .ok()
+                .and_then(|n| serde_json::Number::from_f64(n).map(Value::Number))
+                .ok_or_else(|| format!("{name} is a number, not {text:?}"))?,
+            _ => json!(text),
+        };
+        if let Some(allowed) = prop["enum"].as_array()
+            && !allowed.contains(&value)
+        {
+            return Err(format!("{name} is one of {allowed:?}, not {text:?}"));
+        }
+        values[name.as_str()] = value;
+    }
+    Ok(values)
 }
 
 /// A form's values with every field at its default. A required field without one gets
@@ -571,10 +633,45 @@ mod tests {
     }
 
     #[test]
+    fn answers_by_name_are_typed_by_the_form() {
+        let form = json!({"type": "object", "required": ["confirm"], "properties": {
+            "confirm": {"type": "boolean"}, "count": {"type": "integer", "default": 2},
+            "color": {"type": "string", "enum": ["red", "blue"]}}});
+        let say = |pairs: &[(&str, &str)]| {
+            let answers: Vec<(String, String)> = pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            answered(&form, &answers)
+        };
+        assert_eq!(
+            say(&[("confirm", "true")]).unwrap(),
+            json!({"confirm": true, "count": 2})
+        );
+        assert_eq!(
+            say(&[("confirm", "false"), ("count", "5"), ("color", "blue")]).unwrap(),
+            json!({"confirm": false, "count": 5, "color": "blue"})
+        );
+        assert!(
+            say(&[("confirm", "yes")])
+                .unwrap_err()
+                .contains("true or false")
+        );
+        assert!(say(&[("count", "x")]).unwrap_err().contains("an integer"));
+        assert!(say(&[("color", "green")]).unwrap_err().contains("one of"));
+        assert!(
+            say(&[("nope", "1")])
+                .unwrap_err()
+                .contains("its fields: confirm")
+        );
+    }
+
+    #[test]
     fn scripts_answer_by_their_policy() {
         let script = Script {
             elicitation: ElicitPolicy::AcceptDefaults,
             sampling: Some("hi".into()),
+            fields: Vec::new(),
         };
         let schema = json!({"requestedSchema": {"properties": {"a": {"default": 1}}}});
         assert_eq!(

@@ -54,6 +54,12 @@ pub struct ClientArgs {
           value_parser = ["accept-defaults", "decline", "cancel"])]
     pub elicitation: String,
 
+    /// Answer a field of the server's form by name, typed by the form's schema
+    /// (`--answer confirm=true`); repeatable. Any answer accepts the form, over its
+    /// defaults; a form without such a field, or a value not of its type, is declined.
+    #[arg(long = "answer", value_name = "NAME=VALUE")]
+    pub answers: Vec<String>,
+
     /// How to answer the server's `sampling/createMessage`: this text as the
     /// assistant's reply, or `reject` (the default) to refuse it.
     #[arg(long, value_name = "TEXT|reject", default_value = "reject")]
@@ -192,6 +198,18 @@ impl ClientArgs {
             _ => ElicitPolicy::Decline,
         };
         let sampling = (self.sampling_reply != "reject").then(|| self.sampling_reply.clone());
+        let fields = self
+            .answers
+            .iter()
+            .map(|a| match a.split_once('=') {
+                Some((name, value)) if !name.trim().is_empty() => {
+                    Ok((name.trim().to_string(), value.to_string()))
+                }
+                _ => Err(format!(
+                    "--answer {a:?}: write it NAME=VALUE, e.g. confirm=true"
+                )),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Options {
             token,
             idle_timeout: Duration::from_secs(self.timeout),
@@ -202,6 +220,7 @@ impl ClientArgs {
             answers: Answers::Script(Script {
                 elicitation,
                 sampling,
+                fields,
             }),
             follow_height: false,
             tasks: true,
