@@ -453,6 +453,37 @@ fn a_long_call_is_cancelled_by_an_interrupt_and_the_server_is_told() {
     assert!(stderr.contains("notifications/progress"), "{stderr}");
 }
 
+/// A prompt asked for without its arguments says how to give them; the server's
+/// question for them is answered by name.
+#[test]
+fn a_prompt_without_its_arguments_says_how_to_give_them() {
+    let server = format!("{BIN} --headless --paused --log-level warn");
+    let out = client_with(&server, &[], &["prompt", "next"], None);
+    let (value, success) = answer(&out);
+    assert!(!success, "{value:#}");
+    let message = value["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("needs player_id"), "{message}");
+    assert!(
+        message.contains("--args") && message.contains("--answer"),
+        "{message}"
+    );
+    let out = client_with(
+        &server,
+        &["--answer", "player_id=1-2"],
+        &["prompt", "next"],
+        None,
+    );
+    let (value, success) = answer(&out);
+    assert!(success, "{value:#}");
+    assert!(
+        value["description"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("1-2"),
+        "{value:#}"
+    );
+}
+
 /// Ctrl-C in a terminal signals the whole foreground process group. The server the
 /// client started is in a group of its own, so the interrupt reaches only the client:
 /// it cancels the call (`TOOL_CANCELLED`, not a transport that closed under it) and

@@ -586,7 +586,27 @@ async fn ask(
             Some(c) => ok(remote.page("prompts/list", Some(c)).await?),
             None => ok(remote.list_whole("prompts/list", "prompts").await?),
         },
-        Ask::Prompt { name, args } => ok(remote.get_prompt(name, args.clone()).await?),
+        Ask::Prompt { name, args } => match remote.get_prompt(name, args.clone()).await {
+            Ok(v) => ok(v),
+            // A prompt the server refused for its arguments: say how to give them.
+            Err(mut e) if e.extra.get("jsonrpc_code") == Some(&json!(-32602)) => {
+                let given = args.as_object().is_some_and(|a| !a.is_empty());
+                e.message.push_str(&if given {
+                    format!(
+                        " (the prompt's arguments: see `prompts`; \
+                         `complete prompt:{name} ARGUMENT VALUE` offers values)"
+                    )
+                } else {
+                    format!(
+                        " (give the prompt's arguments with --args '{{\"NAME\": \"VALUE\"}}', \
+                         or answer the server's question with --answer NAME=VALUE; `prompts` \
+                         lists {name}'s arguments)"
+                    )
+                });
+                Err(e)
+            }
+            Err(e) => Err(e),
+        },
         Ask::Complete {
             what,
             argument,
