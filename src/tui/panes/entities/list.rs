@@ -423,6 +423,14 @@ fn summary(kind: EntityKind, core: &Value) -> String {
         K::Agreement => &[("provider", "providerId"), ("consumer", "owner")],
     };
     let mut parts = Vec::new();
+    // A struct by its type's name first (`Ore Extractor`), the number after it.
+    if kind == K::Struct
+        && let Some(t) = crate::json::chain_int(&core["type"])
+            .and_then(|t| u8::try_from(t).ok())
+            .and_then(crate::entity::struct_types::struct_type)
+    {
+        parts.push(t.name.clone());
+    }
     for (label, field) in fields {
         let Some(value) = core.get(*field) else {
             continue;
