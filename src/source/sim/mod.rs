@@ -276,7 +276,7 @@ impl SimSource {
             }
             if items.len() < q.page_size {
                 if let Some(v) = lister.render(EntityId::new(q.kind, index)) {
-                    items.push(list_item(q.kind, v));
+                    items.push(v);
                     last_returned = Some(index);
                 }
             } else if next_after.is_none() {
@@ -343,23 +343,6 @@ fn ids_with_prefix(kind: EntityKind, count: u64, prefix: &str, limit: usize) -> 
         (lo, hi) = (l, h);
     }
     IdMatches { ids, total }
-}
-
-/// An entity as a list shows it, the way the chain's list routes do: the core object
-/// under its wrapper key, without the attribute blocks a query of one entity adds
-/// (`gridAttributes`, `planetAttributes`, `structAttributes`, …). A list from a node,
-/// from `serve-rest` and from the embedded world has one shape.
-fn list_item(kind: EntityKind, full: Value) -> Value {
-    match kind.rest_key() {
-        Some(key) => match full {
-            Value::Object(mut map) => match map.remove(key) {
-                Some(core) => serde_json::json!({ key: core }),
-                None => Value::Object(map),
-            },
-            other => other,
-        },
-        None => full,
-    }
 }
 
 impl GameSource for SimSource {
