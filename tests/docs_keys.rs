@@ -157,7 +157,10 @@ fn every_context_belongs_to_a_tab_or_to_all() {
     for scope in keymap.scopes() {
         if scope.tab().is_none() {
             assert!(
-                matches!(scope, Scope::Global | Scope::Help | Scope::SourceDialog),
+                matches!(
+                    scope,
+                    Scope::Global | Scope::Help | Scope::Logs | Scope::SourceDialog
+                ),
                 "{scope:?}"
             );
         }

@@ -208,3 +208,51 @@ fn a_path_prompt_stops_at_its_limit_and_says_so() {
         assert!(!status.contains("cannot open"), "{tab}: {status}");
     }
 }
+
+/// What arrives on stderr while the console runs is told on the status line and shown,
+/// newest last, by `L`; scrolling back reaches the older lines, and `Esc` closes.
+#[test]
+fn the_stderr_lines_are_told_and_shown_on_demand() {
+    use std::sync::{Arc, Mutex};
+    use structs_console::tui::stderr::Lines;
+    let (_rt, app) = console();
+    let lines = Arc::new(Mutex::new(Lines::default()));
+    let mut app = app.with_stderr(lines.clone());
+    assert!(!app.update() || !draw(&mut app, 100, 24).contains("on stderr"));
+    {
+        let mut l = lines.lock().unwrap();
+        for i in 1..=30 {
+            l.kept.push_back(format!("line {i}: a driver's warning"));
+        }
+        l.kept.push_back(format!(
+            "error: XDG_RUNTIME_DIR is invalid or not set in the environment. {}",
+            "x".repeat(200)
+        ));
+        l.total = 31;
+    }
+    assert!(app.update(), "a new stderr line is news");
+    let frame = draw(&mut app, 100, 24);
+    assert!(
+        frame.contains(
+            "on stderr, kept off the screen (31 lines, L shows them): error: XDG_RUNTIME_DIR"
+        ),
+        "{frame}"
+    );
+    press(&mut app, KeyCode::Char('L'));
+    snapshot(
+        "stderr_lines_100x24",
+        "L: the lines written to stderr while the console ran, newest at the bottom, each cut with … to the box",
+        &mut app,
+        100,
+        24,
+    );
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("line 30: a driver"), "{frame}");
+    assert!(!frame.contains("line 1: a driver"), "{frame}");
+    press(&mut app, KeyCode::Char('g'));
+    let frame = draw(&mut app, 100, 24);
+    assert!(frame.contains("line 1: a driver"), "{frame}");
+    assert!(!frame.contains("XDG_RUNTIME_DIR is invalid"), "{frame}");
+    press(&mut app, KeyCode::Esc);
+    assert!(!draw(&mut app, 100, 24).contains("Stderr ·"));
+}

@@ -23,6 +23,15 @@ impl App {
             hints.extend(keymap.hints(Scope::Global, &[Command::Quit], true));
             return (hints, Vec::new());
         }
+        if self.layers.last() == Some(&Layer::Logs) {
+            let mut hints = keymap.hints(
+                Scope::Logs,
+                &[Command::Close, Command::Up, Command::Down],
+                false,
+            );
+            hints.extend(keymap.hints(Scope::Global, &[Command::Quit], true));
+            return (hints, Vec::new());
+        }
         if self.layers.last() == Some(&Layer::Source) {
             let hints = keymap.hints(
                 self.source.scope(),

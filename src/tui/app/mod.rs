@@ -33,6 +33,7 @@ use crate::entity::EntityId;
 
 mod event_log;
 mod help;
+mod logs;
 mod render;
 mod source;
 
@@ -72,6 +73,8 @@ enum Layer {
     Source,
     /// The keys, all of them (`?`).
     Help,
+    /// The lines written to stderr while the console ran (`L`).
+    Logs,
 }
 
 /// The console. It reaches the game only through tool calls, made through its
@@ -109,6 +112,8 @@ pub struct App {
         std::sync::Arc<std::sync::Mutex<crate::tui::stderr::Lines>>,
         u64,
     )>,
+    /// How many lines the stderr box is scrolled back from the newest.
+    logs_back: usize,
 }
 
 impl App {
@@ -118,12 +123,9 @@ impl App {
         App::build(core, theme, runtime, None)
     }
 
-    /// The console attached to another MCP server (`--connect`), whose core
-    /// [`crate::mcp::client::attached_core`] forwards there: the Server tab shows the
-    /// server and its traffic, and opens first when the server is not a
-    /// structs-console (its tools are the news).
     /// The lines a [`crate::tui::stderr::Capture`] takes from fd 2: the status line
-    /// tells of each new one, since nothing may write over the screen.
+    /// tells of each new one, since nothing may write over the screen, and `L` shows
+    /// them.
     pub fn with_stderr(
         mut self,
         lines: std::sync::Arc<std::sync::Mutex<crate::tui::stderr::Lines>>,
@@ -132,6 +134,10 @@ impl App {
         self
     }
 
+    /// The console attached to another MCP server (`--connect`), whose core
+    /// [`crate::mcp::client::attached_core`] forwards there: the Server tab shows the
+    /// server and its traffic, and opens first when the server is not a
+    /// structs-console (its tools are the news).
     pub fn with_server(mut self, remote: std::sync::Arc<crate::mcp::client::Remote>) -> App {
         self.structs = remote.is_structs();
         self.panes.server.attach(remote);
@@ -198,6 +204,7 @@ impl App {
             source: SourceDialog::new(None),
             structs,
             stderr: None,
+            logs_back: 0,
         }
     }
 
@@ -388,6 +395,7 @@ impl App {
                     }
                 }
             },
+            Layer::Logs => self.logs_key(key),
             Layer::Source => {
                 // Ctrl-C still quits; the dialog takes every other key.
                 if key
@@ -426,6 +434,7 @@ impl App {
         match self.desk.keymap.command(Scope::Global, key) {
             Some(Command::Quit) => self.quit = true,
             Some(Command::ToggleHelp) => self.layers.push(Layer::Help),
+            Some(Command::ShowLogs) => self.open_logs(),
             Some(Command::ShowTab(tab)) => self.show(tab),
             Some(Command::ToggleClock) => {
                 let action = if self.core.status().paused {
@@ -552,7 +561,7 @@ impl App {
             .unwrap_or_default();
         drop(lines);
         self.desk.status.info(format!(
-            "on stderr, kept off the screen ({n} line{}): {last}",
+            "on stderr, kept off the screen ({n} line{}, L shows them): {last}",
             if n == 1 { "" } else { "s" }
         ));
         true

@@ -89,6 +89,7 @@ impl App {
                     self.source.render(rows.body, buf, &ui, &current);
                 }
                 Layer::Help => self.render_help(rows.body, buf),
+                Layer::Logs => self.render_logs(rows.body, buf),
             }
         }
         self.render_status(rows.status, buf);

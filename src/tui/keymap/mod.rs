@@ -23,6 +23,8 @@ pub enum Scope {
     Global,
     /// The help overlay.
     Help,
+    /// The lines written to stderr while the console ran, over the pane (`L`).
+    Logs,
     /// The list of entity kinds.
     Kinds,
     /// The page of entities of one kind.
@@ -128,7 +130,7 @@ impl Scope {
     pub fn tab(self) -> Option<Tab> {
         use Scope as X;
         Some(match self {
-            X::Global | X::Help | X::SourceDialog => return None,
+            X::Global | X::Help | X::Logs | X::SourceDialog => return None,
             X::Kinds
             | X::List
             | X::Tree
@@ -171,6 +173,7 @@ impl Scope {
         match self {
             Scope::Global => "Everywhere",
             Scope::Help => "Help",
+            Scope::Logs => "Stderr",
             Scope::Kinds => "Kinds",
             Scope::List => "Entity list",
             Scope::Tree => "Entity tree",
@@ -229,6 +232,8 @@ pub enum Command {
     Quit,
     /// Open or close the help overlay.
     ToggleHelp,
+    /// Show the lines written to stderr while the console ran.
+    ShowLogs,
     /// Close what is drawn over the pane: the help, a dialog, a prompt, a list to
     /// choose from.
     Close,

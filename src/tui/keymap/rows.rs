@@ -147,6 +147,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::Global], &[ch('>')], C::StepBlocks(10), "", "Step the block clock by 1, 10 or 100 blocks (sim source)"),
     row(&[X::Global], &[ch(']')], C::StepBlocks(100), "", "Step the block clock by 1, 10 or 100 blocks (sim source)"),
     row(&[X::Global], &[ch('e')], C::ToggleEvents, "events", "Show or hide the live event log (newest on top)"),
+    row(&[X::Global], &[ch('L')], C::ShowLogs, "", "Show what was written to stderr while the console ran (kept off the screen)"),
     row(&[X::Global], &[ch('S')], C::OpenSource, "source", "Switch the source: the embedded world or a REST node"),
 
     // The source dialog.
@@ -169,6 +170,13 @@ pub(crate) const ROWS: &[Row] = &[
 
     // The help overlay.
     row(&[X::Help], &[key(KeyCode::Esc), ch('?'), ch('q')], C::Close, "close", "Close this list"),
+
+    // The stderr lines.
+    row(&[X::Logs], &[key(KeyCode::Esc), ch('L'), ch('q')], C::Close, "close", "Close the lines"),
+    row(&[X::Logs], UP, C::Up, "scroll", "Scroll to older lines"),
+    row(&[X::Logs], DOWN, C::Down, "scroll", "Scroll to newer lines"),
+    row(&[X::Logs], TOP, C::Top, "", "Go to the oldest line kept"),
+    row(&[X::Logs], BOTTOM, C::Bottom, "", "Go to the newest line"),
 
     // Entities: kinds, list, entity tree and references.
     row(ENTITY_AREAS, UP, C::Up, "move", "Move up"),

@@ -683,6 +683,7 @@ impl Pane for EntitiesPane {
             }
             Scope::Global
             | Scope::Help
+            | Scope::Logs
             | Scope::Handles
             | Scope::HandleData
             | Scope::Fields
