@@ -632,6 +632,71 @@ fn our_own_server_in_every_section() {
     until(&mut app, "History 2");
 }
 
+/// Our own server under `--confirm-actions` asks the console to confirm an action the
+/// operator called from the Server tab. The question says which client asked; the
+/// form's yes-or-no shows what to type, holds a whole word, and Space says yes.
+#[test]
+fn the_operator_confirms_an_action_with_a_visible_yes() {
+    let rt = runtime();
+    let target = Target::Command(vec![
+        env!("CARGO_BIN_EXE_structs-console").to_string(),
+        "--headless".into(),
+        "--paused".into(),
+        "--confirm-actions".into(),
+        "--log-level".into(),
+        "warn".into(),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to our own server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    app.settle();
+    tool_form(&mut app, &remote, "structs_action_attack");
+    text(&mut app, "5-1");
+    key(&mut app, KeyCode::Down);
+    text(&mut app, "5-2");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Requests 1!");
+    section(&mut app, "Requests");
+    until(&mut app, "elicitation/create");
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "y or n (Space turns it over)");
+    assert!(
+        frame.contains("structs-console (the MCP client that made this call) asks to run"),
+        "{frame}"
+    );
+    key(&mut app, KeyCode::Char(' '));
+    until(&mut app, "true▏");
+    snapshot(
+        "confirm_action",
+        "A confirmation asked of the console: who asked, what runs, and the yes typed (Space)",
+        &mut app,
+    );
+    key(&mut app, KeyCode::Enter);
+    section(&mut app, "History");
+    key(&mut app, KeyCode::End);
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "structs_action_attack");
+    assert!(
+        !remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.text.contains("the person declined")),
+        "{frame}"
+    );
+    assert!(
+        remote
+            .wire()
+            .messages()
+            .iter()
+            .any(|m| m.text.contains(r#""confirm":true"#)),
+        "{frame}"
+    );
+}
+
 /// A 2026-era server written with the official Python SDK asks its question in a round
 /// (`input_required`): the question waits in Requests like one asked mid-call, the
 /// operator's answer goes back with the request sent again, and the call completes.

@@ -127,9 +127,11 @@ impl Asker {
             return Err(McpError::missing_required_client_capability(required));
         }
         let bound = binding(tool, arguments);
+        let who = context.client_info();
+        let who = who.as_ref().map(|c| c.name.as_str());
         let Some(state) = request_state else {
             return Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound),
+                self.ask(tool, arguments, &bound, who),
             )));
         };
         self.codec.open_with(state, &bound).map_err(|e| {
@@ -144,7 +146,7 @@ impl Asker {
         match responses.and_then(|r| r.get(CONFIRM_KEY)) {
             // Asked and not answered: ask again (SEP-2322).
             None => Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound),
+                self.ask(tool, arguments, &bound, who),
             ))),
             Some(answer) => Ok(decide(tool, answer)),
         }
@@ -158,13 +160,15 @@ impl Asker {
         tool: &str,
         arguments: Option<&Map<String, Value>>,
     ) -> Decision {
-        let declared = peer
-            .peer_info()
+        let info = peer.peer_info();
+        let declared = info
+            .as_ref()
             .is_some_and(|info| info.capabilities.elicitation.is_some());
         if !declared {
             return Decision::Answer(Outcome::Refused(cannot_ask(tool)));
         }
-        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form(tool, arguments))
+        let who = info.as_ref().map(|info| info.client_info.name.as_str());
+        let Ok(params) = serde_json::from_value::<ElicitRequestParams>(form(tool, arguments, who))
         else {
             return Decision::Answer(Outcome::Refused(cannot_ask(tool)));
         };
@@ -188,6 +192,7 @@ impl Asker {
         tool: &str,
         arguments: Option<&Map<String, Value>>,
         bound: &[u8],
+        who: Option<&str>,
     ) -> InputRequiredResult {
         let state = self.codec.seal_with(
             b"confirm",
@@ -195,7 +200,7 @@ impl Asker {
         );
         let request: InputRequest = serde_json::from_value(json!({
             "method": "elicitation/create",
-            "params": form(tool, arguments),
+            "params": form(tool, arguments, who),
         }))
         .expect("an elicitation request is an input request");
         let mut requests = InputRequests::new();
@@ -232,8 +237,29 @@ fn canonical(value: &Value) -> Value {
     }
 }
 
-/// The form a person is shown: what will run, and one yes-or-no.
-fn form(tool: &str, arguments: Option<&Map<String, Value>>) -> Value {
+/// The most characters of a client's name the question repeats.
+const NAME_CHARS: usize = 60;
+
+/// Who asks, in the question's words: the client that made the call, by the name it
+/// gave (`clientInfo.name`), since the server cannot tell whether an agent or a person
+/// at that client pressed for it.
+fn asker(name: Option<&str>) -> String {
+    let name: String = name
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(NAME_CHARS)
+        .collect();
+    let name = name.trim();
+    if name.is_empty() {
+        "The MCP client that made this call".to_string()
+    } else {
+        format!("{name} (the MCP client that made this call)")
+    }
+}
+
+/// The form a person is shown: who asks, what will run, and one yes-or-no.
+fn form(tool: &str, arguments: Option<&Map<String, Value>>, who: Option<&str>) -> Value {
     let args = arguments.map_or("{}".to_string(), |a| {
         let text = Value::Object(a.clone()).to_string();
         if text.len() > 400 {
@@ -245,7 +271,8 @@ fn form(tool: &str, arguments: Option<&Map<String, Value>>) -> Value {
     json!({
         "mode": "form",
         "message": format!(
-            "The agent asks to run {tool}, which changes the game and cannot be undone, with {args}. Run it?"
+            "{} asks to run {tool}, which changes the game and cannot be undone, with {args}. Run it?",
+            asker(who)
         ),
         "requestedSchema": {
             "type": "object",
@@ -439,10 +466,41 @@ mod tests {
     }
 
     #[test]
+    fn the_question_names_the_client_that_asked() {
+        let said = |who| form("structs_action_attack", None, who)["message"].clone();
+        assert!(said(Some("structs-console")).as_str().unwrap().starts_with(
+            "structs-console (the MCP client that made this call) asks to run structs_action_attack"
+        ));
+        assert!(
+            said(None)
+                .as_str()
+                .unwrap()
+                .starts_with("The MCP client that made this call asks to run")
+        );
+        let odd = "evil\u{1b}[2J".to_string() + &"x".repeat(100);
+        let text = said(Some(&odd)).as_str().unwrap().to_string();
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(
+            text.starts_with(&format!("evil[2J{}", "x".repeat(53))),
+            "{text}"
+        );
+        assert!(
+            !text.contains(&"x".repeat(54)),
+            "the name is cut at 60 characters"
+        );
+        assert!(
+            said(Some(" \n "))
+                .as_str()
+                .unwrap()
+                .starts_with("The MCP client")
+        );
+    }
+
+    #[test]
     fn a_sealed_state_opens_only_for_its_binding() {
         let asker = Asker::drawn();
         let a = args(r#"{"x": 1}"#);
-        let asked = asker.ask("t", Some(&a), &binding("t", Some(&a)));
+        let asked = asker.ask("t", Some(&a), &binding("t", Some(&a)), None);
         let state = asked.request_state.unwrap();
         assert!(
             asker

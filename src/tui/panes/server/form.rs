@@ -288,6 +288,29 @@ impl Field {
         about
     }
 
+    /// Takes a typed character. A boolean field holds a whole word, so what it holds
+    /// is always plain: `y`, `t` or `1` make it `true`, `n`, `f` or `0` make it
+    /// `false`, and Space turns it over (an empty one to `true`). Other fields append.
+    pub(super) fn type_char(&mut self, c: char) {
+        if self.kind != Kind::Boolean {
+            self.text.push(c);
+            return;
+        }
+        let now = self.value().ok().flatten();
+        self.text = match c.to_ascii_lowercase() {
+            'y' | 't' | '1' => "true".into(),
+            'n' | 'f' | '0' => "false".into(),
+            ' ' => (now != Some(Value::Bool(true))).to_string(),
+            _ => return,
+        };
+    }
+
+    /// What an empty field the cursor is on says to type, if anything.
+    pub(super) fn placeholder(&self) -> Option<&'static str> {
+        (self.kind == Kind::Boolean && self.text.is_empty())
+            .then_some("y or n (Space turns it over)")
+    }
+
     /// The field's value, `None` when empty (the argument is left out), or why the
     /// text is not a value of its kind.
     pub(super) fn value(&self) -> Result<Option<Value>, String> {
@@ -493,6 +516,35 @@ mod tests {
                 .unwrap_err()
                 .starts_with("not JSON")
         );
+    }
+
+    #[test]
+    fn a_boolean_field_holds_a_whole_word() {
+        let mut fields = form_fields(&json!({"properties": {"f": {"type": "boolean"}}}));
+        let f = &mut fields[0];
+        assert_eq!(f.placeholder(), Some("y or n (Space turns it over)"));
+        f.type_char(' ');
+        assert_eq!(
+            (f.text.as_str(), f.value()),
+            ("true", Ok(Some(json!(true))))
+        );
+        f.type_char(' ');
+        assert_eq!(
+            (f.text.as_str(), f.value()),
+            ("false", Ok(Some(json!(false))))
+        );
+        f.type_char('Y');
+        assert_eq!(f.text, "true");
+        f.type_char('x');
+        assert_eq!(f.text, "true", "a character that means neither is left out");
+        f.type_char('n');
+        assert_eq!(f.text, "false");
+        assert_eq!(f.placeholder(), None);
+        let mut text = form_fields(&json!({"properties": {"f": {"type": "string"}}}));
+        text[0].type_char('y');
+        text[0].type_char(' ');
+        assert_eq!(text[0].text, "y ");
+        assert_eq!(text[0].placeholder(), None);
     }
 
     #[test]

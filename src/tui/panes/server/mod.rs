@@ -529,7 +529,7 @@ impl ServerPane {
         match (self.section, self.mode) {
             (Section::Tools, Mode::Form) => {
                 if let Some(f) = self.fields.get_mut(self.field) {
-                    f.text.push(c);
+                    f.type_char(c);
                 }
             }
             (Section::Resources | Section::Prompts, Mode::Form) => {

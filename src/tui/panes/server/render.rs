@@ -78,6 +78,9 @@ pub(super) fn field_row(
         spans.push(Span::styled(f.text.clone(), theme.style(Role::Value)));
         if selected {
             spans.push(Span::styled("▏", theme.style(Role::Prompt)));
+            if let Some(hint) = f.placeholder() {
+                spans.push(Span::styled(hint, theme.style(Role::Muted)));
+            }
         }
     }
     if rows.errors

@@ -142,7 +142,7 @@ impl Requests {
             .is_some_and(|a| a.1 == AskKind::Elicitation)
         {
             if let Some(f) = self.fields.get_mut(self.field) {
-                f.text.push(c);
+                f.type_char(c);
             }
         } else if self.answering.is_some() {
             self.reply.push(c);
