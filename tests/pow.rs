@@ -567,3 +567,82 @@ async fn a_proof_in_parts_without_its_start_block_reads_it_from_the_struct() {
     assert_eq!(v["input"], input);
     assert_eq!(v["valid"], true, "{v}");
 }
+
+/// `structs_list_pow_work` finds a raid under way (a fleet away at a planet whose raid
+/// clock runs), and each piece of work it lists is one the search accepts: its
+/// `arguments`, given to `structs_calculate_proof_of_work`, find a proof the chain's
+/// check passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_work_listed_is_work_the_search_can_prove() {
+    let config = WorldConfig::demo();
+    let source = Arc::new(SimSource::new(
+        config,
+        BlockClock::paused(config.genesis_height),
+    ));
+    let height = config.genesis_height;
+    source.with_world_mut(|w| {
+        w.fleets[2].planet = None;
+        w.fleets[2].away_at = Some(8);
+        w.planets[7].block_start_raid = height - 400;
+    });
+    let fixed = "2026-11-21T12:00:00Z".parse().unwrap();
+    let core = structs_console::assembly::build_with_clock(source, WallClock::Fixed(fixed));
+    let raids = core
+        .call(
+            "structs_list_pow_work",
+            json!({"action_type": "planet_raid_complete"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(raids["total"], 1, "{raids}");
+    let raid = &raids["work"][0];
+    assert_eq!(
+        (&raid["entity_id"], &raid["planet_id"], &raid["type_name"]),
+        (&json!("9-3"), &json!("2-8"), &json!("Fleet")),
+        "{raid}"
+    );
+    assert_eq!(raid["block_start"], height - 400);
+    assert_eq!(raid["age"], 400);
+
+    let all = core
+        .call("structs_list_pow_work", json!({"limit": 200}))
+        .await
+        .unwrap();
+    let work = all["work"].as_array().unwrap();
+    assert_eq!(all["total"].as_u64(), Some(work.len() as u64));
+    let needs: Vec<u64> = work
+        .iter()
+        .map(|w| w["difficulty_now"].as_u64().unwrap())
+        .collect();
+    assert!(
+        needs.windows(2).all(|p| p[0] <= p[1]),
+        "easiest first: {needs:?}"
+    );
+    // Every kind is there, and the easiest of each proves.
+    for kind in [
+        "struct_build_complete",
+        "ore_miner_complete",
+        "ore_refinery_complete",
+        "planet_raid_complete",
+    ] {
+        let first = work
+            .iter()
+            .find(|w| w["action_type"] == kind)
+            .unwrap_or_else(|| panic!("no {kind} on the demo world"));
+        if first["difficulty_now"].as_u64().unwrap() > 5 {
+            continue;
+        }
+        let mut args = first["arguments"].clone();
+        args["max_iterations"] = json!(50_000_000u64);
+        let found = core
+            .call("structs_calculate_proof_of_work", args)
+            .await
+            .unwrap_or_else(|e| panic!("{kind} {first}: {e:?}"));
+        assert_eq!(found["valid"], true, "{found}");
+    }
+    let err = core
+        .call("structs_list_pow_work", json!({"player_id": "2-1"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code.as_str(), "VALIDATION_WRONG_ENTITY_TYPE", "{err:?}");
+}

@@ -12,6 +12,7 @@ pub mod list;
 pub mod output;
 pub mod plan;
 pub mod pow;
+pub mod pow_work;
 pub mod query;
 pub mod registry;
 pub mod schema;
@@ -45,6 +46,7 @@ pub fn register_all(registry: &mut Registry, docs: &Arc<Docs>, runs: &Arc<Runs>)
     endpoints::register(registry);
     handles::register(registry);
     pow::register(registry);
+    pow_work::register(registry);
     action::register(registry);
     calculate::register(registry);
     schemas::register(registry);

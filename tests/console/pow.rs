@@ -299,3 +299,76 @@ fn the_guides_pow_job_examples_plan_on_the_demo_world() {
         assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
     }
 }
+
+/// The tab lists the work the demo world has to prove, by type name and state, easiest
+/// first, read with `structs_list_pow_work`. The prompt's examples are the first of
+/// each kind, and each plans a job; `↓` fills the prompt in from the list.
+#[test]
+fn the_tab_offers_the_work_the_world_has_to_prove() {
+    let (runtime, mut app, core, _) = pow_console();
+    app.tick(std::time::Instant::now());
+    app.settle();
+    let frame = draw(&mut app, 120, 30);
+    assert!(frame.contains("Work to prove now"), "{frame}");
+    assert!(frame.contains("being built"), "{frame}");
+    snapshot(
+        "pow_offers",
+        "The PoW tab with no job: the work the demo world has to prove, easiest first, by type name and state",
+        &mut app,
+        120,
+        30,
+    );
+    let listed = runtime
+        .block_on(core.call("structs_list_pow_work", json!({"limit": 50})))
+        .unwrap();
+    let mut examples: Vec<String> = Vec::new();
+    let mut kinds = Vec::new();
+    for w in listed["work"].as_array().unwrap() {
+        let kind = w["action_type"].as_str().unwrap().to_string();
+        if kinds.contains(&kind) {
+            continue;
+        }
+        let entity = w["entity_id"].as_str().unwrap();
+        examples.push(match kind.as_str() {
+            "struct_build_complete" => entity.to_string(),
+            "ore_miner_complete" => format!("{entity} mine"),
+            "ore_refinery_complete" => format!("{entity} refine"),
+            _ => format!("{entity}@{} raid", w["planet_id"].as_str().unwrap()),
+        });
+        kinds.push(kind);
+    }
+    assert!(
+        kinds.len() >= 2,
+        "the demo world has builds and mining to prove: {kinds:?}"
+    );
+    press(&mut app, KeyCode::Char('n'));
+    let frame = draw(&mut app, 120, 30);
+    for example in &examples {
+        assert!(
+            frame.contains(&format!("· {example} ")),
+            "{example}: {frame}"
+        );
+    }
+    press(&mut app, KeyCode::Down);
+    snapshot(
+        "pow_offer_chosen",
+        "n then ↓: the prompt filled in with the easiest work on the list, marked there",
+        &mut app,
+        120,
+        30,
+    );
+    press(&mut app, KeyCode::Esc);
+    for example in &examples {
+        let (_runtime, mut app, _core, _) = pow_console();
+        new_job(&mut app, example);
+        app.settle();
+        let frame = draw(&mut app, 120, 30);
+        let status = app.status_text().unwrap_or_default().to_string();
+        assert!(
+            !frame.contains("failed") && !status.contains("error") && !status.contains("refused"),
+            "{example}: {status}\n{frame}"
+        );
+        let job = example.split_whitespace().next().unwrap();
+        assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
+    }
+}

@@ -266,6 +266,24 @@ async fn every_tool_answers_as_its_output_schema_says() {
     )
     .await;
     c.err("structs_calculate_pow_schedule", json!({})).await;
+    let work = c.ok("structs_list_pow_work", json!({"limit": 3})).await;
+    assert_eq!(work["work"].as_array().map(Vec::len), Some(3), "{work}");
+    let mining = c
+        .ok(
+            "structs_list_pow_work",
+            json!({"action_type": "ore_miner_complete", "player_id": "1-21"}),
+        )
+        .await;
+    assert!(
+        mining["work"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|w| w["action_type"] == "ore_miner_complete" && w["owner"] == "1-21"),
+        "{mining}"
+    );
+    c.err("structs_list_pow_work", json!({"action_type": "fly"}))
+        .await;
     c.err(
         "structs_calculate_proof_of_work",
         json!({"action_type": "struct_build_complete", "entity_id": "5-1"}),

@@ -362,6 +362,51 @@ pub fn pow_schedule() -> Value {
     )
 }
 
+/// `structs_list_pow_work`: the work a proof completes now, easiest first.
+pub fn pow_work() -> Value {
+    let item = object(
+        &[
+            "action_type",
+            "entity_id",
+            "type_name",
+            "state",
+            "block_start",
+            "age",
+            "difficulty_range",
+            "difficulty_now",
+            "arguments",
+        ],
+        json!({
+            "action_type": one_of(&["struct_build_complete", "ore_miner_complete",
+                                    "ore_refinery_complete", "planet_raid_complete"]),
+            "entity_id": about(string(), "The struct (5-N), or for a raid the fleet (9-N)."),
+            "planet_id": nullable(string()),
+            "struct_type": nullable(count()),
+            "type_name": about(string(), "The struct type's name, or Fleet for a raid."),
+            "owner": nullable(string()),
+            "state": about(string(), "being built; online, mining; online, refining; away at 2-N, raiding."),
+            "block_start": count(),
+            "age": count(),
+            "difficulty_range": count(),
+            "difficulty_now": difficulty(),
+            "arguments": about(
+                json!({"type": "object"}),
+                "What to pass to structs_calculate_proof_of_work for this work.",
+            ),
+        }),
+    );
+    answer(
+        &["work", "total", "current_block", "scanned", "complete"],
+        json!({
+            "work": array(item),
+            "total": about(count(), "Every piece of work found, before the limit."),
+            "current_block": count(),
+            "scanned": about(json!({"type": "object"}), "How many structs, planets and fleets were read."),
+            "complete": about(boolean(), "False when the world was larger than one answer reads (5,000 of a kind)."),
+        }),
+    )
+}
+
 /// What a decision-tree tool read the world with.
 fn state_and_height() -> [(&'static str, Value); 3] {
     [

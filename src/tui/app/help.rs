@@ -148,6 +148,16 @@ impl App {
                 ));
             }
         }
+        // A box taller than the pane ends saying how much it leaves out.
+        let room = usize::from(body.height).saturating_sub(2);
+        if lines.len() > room && room > 0 {
+            let left_out = lines.len() - (room - 1);
+            lines.truncate(room - 1);
+            lines.push(Line::from(Span::styled(
+                format!("  … {left_out} more lines: a taller terminal shows them"),
+                theme.style(Role::Muted),
+            )));
+        }
         let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
         let popup = widgets::popup(body, width, height.min(body.height), buf, theme);
         let block = Block::bordered()

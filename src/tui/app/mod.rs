@@ -340,6 +340,9 @@ impl App {
             Tab::Pow => {
                 let mut ctx = self.desk.lend(Owner::Pane(Tab::Pow));
                 self.panes.pow.refresh_tasks(&mut ctx, now);
+                if self.structs {
+                    self.panes.pow.refresh_offers(&mut ctx, now);
+                }
                 return;
             }
             Tab::Plans => {

@@ -147,7 +147,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::Global], &[ch('>')], C::StepBlocks(10), "", "Step the block clock by 1, 10 or 100 blocks (sim source)"),
     row(&[X::Global], &[ch(']')], C::StepBlocks(100), "", "Step the block clock by 1, 10 or 100 blocks (sim source)"),
     row(&[X::Global], &[ch('e')], C::ToggleEvents, "events", "Show or hide the live event log (newest on top)"),
-    row(&[X::Global], &[ch('L')], C::ShowLogs, "", "Show what was written to stderr while the console ran (kept off the screen)"),
+    row(&[X::Global], &[ch('L')], C::ShowLogs, "", "Show the stderr lines kept off the screen"),
     row(&[X::Global], &[ch('S')], C::OpenSource, "source", "Switch the source: the embedded world or a REST node"),
 
     // The source dialog.
@@ -244,6 +244,8 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::PowPrompt], ENTER, C::PlanJob, "done", "Plan the job; it starts when its difficulty is 10 or less"),
     row(&[X::PowPrompt], ESC, C::Close, "clear", "Close the prompt"),
     row(&[X::PowPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
+    row(&[X::PowPrompt], &[key(KeyCode::Up)], C::Up, "work", "Fill in the work above from the list of work to prove now"),
+    row(&[X::PowPrompt], &[key(KeyCode::Down)], C::Down, "work", "Fill in the work below from the list of work to prove now"),
 
     // Entities: the action dialog on what is selected, one scope per stage.
     row(ENTITY_PICKS, &[ch('a')], C::OpenActions, "actions", "Actions: build here, complete build, mine, attack this"),

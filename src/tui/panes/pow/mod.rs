@@ -39,6 +39,12 @@ mod render;
 
 const SCHEDULE_TOOL: &str = "structs_calculate_pow_schedule";
 const SEARCH_TOOL: &str = "structs_calculate_proof_of_work";
+/// The tool that lists the work a proof completes now.
+const WORK_TOOL: &str = "structs_list_pow_work";
+/// How many pieces of work the pane asks for.
+const WORK_LIMIT: u64 = 50;
+/// How often the work on offer is asked for again while the tab is on show.
+const WORK_EVERY: std::time::Duration = std::time::Duration::from_secs(15);
 /// A console job hashes until it finds a proof or is cancelled.
 const JOB_ITERATIONS: u64 = 1_000_000_000_000;
 /// Hash-rate samples kept for the sparkline.
@@ -68,6 +74,89 @@ enum State {
     /// The search stopped without a proof (message).
     Failed(String),
     Cancelled,
+}
+
+/// A piece of work the world offers: what the prompt takes for it, and what it is.
+#[derive(Debug, Clone)]
+pub(super) struct Offer {
+    /// In the prompt's words: `5-22`, `5-7 mine`, `9-3@2-8 raid`.
+    pub(super) text: String,
+    /// The word of its kind: build, mine, refine or raid.
+    pub(super) word: &'static str,
+    /// The struct type's name (or Fleet), its state and its owner.
+    pub(super) about: String,
+    /// The leading zeros a proof needs now.
+    pub(super) difficulty: u64,
+}
+
+/// The work on offer, as far as it is known.
+#[derive(Debug, Default)]
+pub(super) struct Offers {
+    pub(super) items: Vec<Offer>,
+    /// How many the world has in all (more than `items` past the limit).
+    pub(super) total: u64,
+    /// Why there is no list (the server has no such tool, the read failed).
+    pub(super) error: Option<String>,
+    /// The request in flight, and when the list was last asked for.
+    request: Option<RequestId>,
+    asked_at: Option<std::time::Instant>,
+    /// The offer the prompt was last filled from.
+    pub(super) at: Option<usize>,
+}
+
+impl Offers {
+    fn take_answer(&mut self, v: &Value) {
+        self.total = v["total"].as_u64().unwrap_or(0);
+        self.error = None;
+        self.items = v["work"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|w| {
+                let entity = w["entity_id"].as_str()?;
+                let word = match w["action_type"].as_str()? {
+                    "struct_build_complete" => "build",
+                    "ore_miner_complete" => "mine",
+                    "ore_refinery_complete" => "refine",
+                    "planet_raid_complete" => "raid",
+                    _ => return None,
+                };
+                let text = match (word, w["planet_id"].as_str()) {
+                    ("raid", Some(planet)) => format!("{entity}@{planet} raid"),
+                    ("build", _) => entity.to_string(),
+                    (word, _) => format!("{entity} {word}"),
+                };
+                let mut about = format!(
+                    "{} · {}",
+                    w["type_name"].as_str().unwrap_or("?"),
+                    w["state"].as_str().unwrap_or("?")
+                );
+                if let Some(owner) = w["owner"].as_str() {
+                    about.push_str(&format!(" · owner {owner}"));
+                }
+                Some(Offer {
+                    text,
+                    word,
+                    about,
+                    difficulty: w["difficulty_now"].as_u64().unwrap_or(64),
+                })
+            })
+            .collect();
+        self.at = self.at.filter(|i| *i < self.items.len());
+    }
+
+    /// Examples for the prompt: the first offer of each kind, in the prompt's words.
+    pub(super) fn examples(&self) -> Vec<&str> {
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for offer in &self.items {
+            if !seen.contains(&offer.word) {
+                seen.push(offer.word);
+                out.push(offer.text.as_str());
+            }
+        }
+        out
+    }
 }
 
 /// What the progress reports of a running job have said; written by the tool's task.
@@ -157,6 +246,8 @@ pub(crate) struct PowPane {
     tasks: TaskBoard,
     /// The tasks have the focus rather than the jobs.
     on_tasks: bool,
+    /// The work the world offers to prove.
+    offers: Offers,
 }
 
 impl PowPane {
@@ -172,7 +263,43 @@ impl PowPane {
             work_lookup: None,
             tasks: TaskBoard::new(&[SEARCH_TOOL]),
             on_tasks: false,
+            offers: Offers::default(),
         }
+    }
+
+    /// Asks for the work on offer when it is time: never asked, or asked
+    /// [`WORK_EVERY`] ago while the tab is on show.
+    pub fn refresh_offers(&mut self, ctx: &mut Ctx<'_>, now: std::time::Instant) {
+        let due = self
+            .offers
+            .asked_at
+            .is_none_or(|at| now.duration_since(at) >= WORK_EVERY);
+        if due && self.offers.request.is_none() {
+            self.ask_offers(ctx, now);
+        }
+    }
+
+    fn ask_offers(&mut self, ctx: &mut Ctx<'_>, now: std::time::Instant) {
+        self.offers.asked_at = Some(now);
+        self.offers.request = Some(
+            ctx.dispatcher
+                .call(WORK_TOOL, json!({ "limit": WORK_LIMIT })),
+        );
+    }
+
+    /// Fills the prompt from the offer `delta` rows away from the last one used.
+    fn choose_offer(&mut self, delta: isize) {
+        let n = self.offers.items.len();
+        if n == 0 {
+            return;
+        }
+        let at = match self.offers.at {
+            None if delta < 0 => n - 1,
+            None => 0,
+            Some(at) => at.saturating_add_signed(delta).min(n - 1),
+        };
+        self.offers.at = Some(at);
+        self.prompt = Some(self.offers.items[at].text.clone());
     }
 
     /// Asks for the tasks again when it is time (the tab is on show).
@@ -525,6 +652,8 @@ impl Pane for PowPane {
                         }
                     }
                     Command::Close => self.prompt = None,
+                    Command::Up => self.choose_offer(-1),
+                    Command::Down => self.choose_offer(1),
                     Command::EraseChar => {
                         if let Some(t) = &mut self.prompt {
                             t.pop();
@@ -559,7 +688,13 @@ impl Pane for PowPane {
             &offered,
             |command, ctx| match command {
                 Command::FocusNext => self.on_tasks = true,
-                Command::NewJob => self.prompt = Some(String::new()),
+                Command::NewJob => {
+                    self.prompt = Some(String::new());
+                    self.offers.at = None;
+                    if self.offers.request.is_none() {
+                        self.ask_offers(ctx, std::time::Instant::now());
+                    }
+                }
                 Command::CancelJob => self.cancel_selected(ctx),
                 Command::CopyProof => self.copy_selected(ctx),
                 command if ROWS.contains(&command) => {
@@ -574,6 +709,17 @@ impl Pane for PowPane {
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
         if self.tasks.on_reply(reply, ctx) {
+            return true;
+        }
+        if self.offers.request == Some(reply.id) {
+            self.offers.request = None;
+            match &reply.result {
+                Ok(v) => self.offers.take_answer(v),
+                Err(e) => {
+                    self.offers.items.clear();
+                    self.offers.error = Some(format!("{}: {}", e.code.as_str(), e.message));
+                }
+            }
             return true;
         }
         if let Some((request, id)) = self.work_lookup
@@ -660,7 +806,11 @@ impl Pane for PowPane {
 
     fn commands(&self) -> Vec<Command> {
         if self.prompt.is_some() {
-            return vec![Command::PlanJob, Command::Close, Command::EraseChar];
+            let mut out = vec![Command::PlanJob, Command::Close, Command::EraseChar];
+            if !self.offers.items.is_empty() {
+                out.extend([Command::Up, Command::Down]);
+            }
+            return out;
         }
         if self.tasks_focused() {
             let mut out = Vec::new();

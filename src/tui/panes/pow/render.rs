@@ -12,7 +12,7 @@ use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
-use crate::tui::widgets::text::SELECTED_MARK;
+use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad};
 
 impl PowPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
@@ -22,22 +22,27 @@ impl PowPane {
         if let Some(text) = &self.prompt {
             let inner = block.inner(area);
             block.render(area, buf);
-            Paragraph::new(vec![
-                Line::from(Span::styled("new job:", theme.style(Role::Muted))),
-                Line::from(vec![
-                    Span::styled(text.clone(), theme.style(Role::Prompt)),
-                    Span::styled("▏", theme.style(Role::Prompt)),
-                ]),
-                Line::default(),
-                Line::from(Span::styled(
-                    "ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]",
-                    theme.style(Role::Muted),
-                )),
-                Line::from(Span::styled(
-                    "e.g. 5-12 · 5-7 mine · 9-3@2-8 raid",
-                    theme.style(Role::Muted),
-                )),
-            ])
+            Paragraph::new(
+                vec![
+                    Line::from(Span::styled("new job:", theme.style(Role::Muted))),
+                    Line::from(vec![
+                        Span::styled(text.clone(), theme.style(Role::Prompt)),
+                        Span::styled("▏", theme.style(Role::Prompt)),
+                    ]),
+                    Line::default(),
+                    Line::from(Span::styled(
+                        "ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]",
+                        theme.style(Role::Muted),
+                    )),
+                ]
+                .into_iter()
+                .chain(
+                    self.example_lines()
+                        .into_iter()
+                        .map(|l| Line::from(Span::styled(l, theme.style(Role::Muted)))),
+                )
+                .collect::<Vec<_>>(),
+            )
             .wrap(Wrap { trim: true })
             .render(inner, buf);
             return;
@@ -82,15 +87,111 @@ impl PowPane {
         );
     }
 
+    /// The prompt's examples, one a line: the world's own work when it is known (the
+    /// first of each kind), else the syntax's.
+    fn example_lines(&self) -> Vec<String> {
+        let examples = self.offers.examples();
+        if !examples.is_empty() {
+            let mut out = vec!["e.g. (↑↓ fill in one):".to_string()];
+            out.extend(examples.iter().map(|e| format!("· {e}")));
+            return out;
+        }
+        let known = self.offers.error.is_none()
+            && self.offers.asked_at.is_some()
+            && self.offers.request.is_none();
+        let mut out = Vec::new();
+        if known {
+            out.push("no work to prove on this world now".to_string());
+        }
+        out.push("e.g. 5-N · 5-N mine · 9-N@2-N raid".to_string());
+        out
+    }
+
+    /// The work the world offers to prove, easiest first: shown while the prompt is
+    /// open or no job is selected.
+    fn render_offers(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
+        let offers = &self.offers;
+        let title = if offers.total > offers.items.len() as u64 {
+            format!(
+                " Work to prove now · the easiest {} of {} ",
+                offers.items.len(),
+                offers.total
+            )
+        } else if offers.items.is_empty() && (offers.asked_at.is_none() || offers.request.is_some())
+        {
+            " Work to prove now ".to_string()
+        } else {
+            format!(" Work to prove now · {} ", offers.items.len())
+        };
+        let block = area_block(ui, &title, false);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let width = usize::from(inner.width);
+        let mut lines = Vec::new();
+        if let Some(error) = &offers.error {
+            lines.push(Line::from(Span::styled(
+                fit(&format!("no list of the work: {error}"), width),
+                theme.style(Role::Error),
+            )));
+        } else if offers.items.is_empty() {
+            let text = if offers.request.is_some() || offers.asked_at.is_none() {
+                "reading the world…"
+            } else {
+                "Nothing on this world needs a proof now: no struct is being built, \
+                 mining or refining, and no raid is under way."
+            };
+            lines.push(Line::from(Span::styled(text, theme.style(Role::Muted))));
+        }
+        let text_width = offers
+            .items
+            .iter()
+            .map(|o| o.text.chars().count())
+            .max()
+            .unwrap_or(0)
+            .min(width / 2);
+        let skip = offers.at.map_or(0, |at| {
+            (at + 1).saturating_sub(usize::from(inner.height).saturating_sub(2))
+        });
+        for (i, offer) in offers.items.iter().enumerate().skip(skip) {
+            let chosen = self.prompt.is_some() && offers.at == Some(i);
+            let lead = if chosen { SELECTED_MARK } else { "  " };
+            let used = 2 + text_width + 2;
+            let tail = format!("{} · needs {} now", offer.about, zeros(offer.difficulty));
+            lines.push(Line::from(vec![
+                Span::styled(lead, theme.style(Role::Prompt)),
+                Span::styled(
+                    fit_pad(&offer.text, text_width),
+                    theme.style(if chosen { Role::Selected } else { Role::Value }),
+                ),
+                Span::raw("  "),
+                Span::styled(
+                    fit(&tail, width.saturating_sub(used)),
+                    theme.style(Role::Text),
+                ),
+            ]));
+        }
+        if !offers.items.is_empty() {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled(
+                if self.prompt.is_some() {
+                    "↑↓ fill in the prompt from this list; Enter plans the job"
+                } else {
+                    "n opens the prompt; ↑↓ there fill it in from this list"
+                },
+                theme.style(Role::Muted),
+            )));
+        }
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .render(inner, buf);
+    }
+
     pub(super) fn render_job(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let Some(job) = self.selected() else {
-            Paragraph::new(Span::styled(
-                "The selected job's plan and progress show here.",
-                theme.style(Role::Muted),
-            ))
-            .block(area_block(ui, " Job ", false))
-            .render(area, buf);
+        let job = self.selected().filter(|_| self.prompt.is_none());
+        let Some(job) = job else {
+            self.render_offers(area, buf, ui);
             return;
         };
         let block = area_block(ui, &format!(" Job {} · {} ", job.number, job.label), false);
@@ -328,4 +429,9 @@ impl PowPane {
         }
         Paragraph::new(rows).render(steps_area, buf);
     }
+}
+
+/// Leading zeros in words: `1 zero`, `8 zeros`.
+fn zeros(n: u64) -> String {
+    format!("{n} zero{}", if n == 1 { "" } else { "s" })
 }
