@@ -357,10 +357,20 @@ fn an_interrupt_cancels_the_task_on_the_server() {
     let (answer, ok, _) = outcome(&out);
     assert!(!ok);
     assert_eq!(answer["error"]["code"], "TOOL_CANCELLED", "{answer:#}");
-    let statuses: Vec<String> = task_lines(&out)
+    let lines = task_lines(&out);
+    let mut statuses: Vec<String> = lines
         .iter()
         .filter_map(|t| t["status"].as_str().map(String::from))
         .collect();
+    // While it worked, the search's progress came with its status, line by line.
+    assert!(
+        lines.iter().any(|t| t["status"] == "working"
+            && t["statusMessage"]
+                .as_str()
+                .is_some_and(|m| m.contains(" iterations, ") && m.contains(" MH/s"))),
+        "{lines:#?}"
+    );
+    statuses.dedup();
     // The server said it stopped: the client waited for its word.
     assert_eq!(statuses, ["working", "cancelled"], "{statuses:?}");
 }

@@ -942,3 +942,61 @@ fn a_breakpoint_holds_a_round_and_an_edited_answer_must_fit_what_was_asked() {
         "{response:#}"
     );
 }
+
+/// Under 2026-07-28 every answer carries a `resultType`; so does one the operator gives
+/// in the server's place (an error, a drop) and one a fault rule injects.
+#[test]
+fn answers_given_in_the_servers_place_follow_the_stateless_era() {
+    let dir = runtime_dir("era-holds");
+    let log = dir.join("era.jsonl");
+    let rules = json!({"rules": [{"tool": "structs_query_guild", "error": "RATE_LIMIT_EXCEEDED"}]});
+    let file = dir.join("faults.json");
+    std::fs::write(&file, rules.to_string()).unwrap();
+    let args = proxy_args(
+        log.to_str().unwrap(),
+        &["--hold-timeout", "30", "--faults", file.to_str().unwrap()],
+    );
+    let (mut agent, stderr) = Agent::start_stateless(&args, &dir);
+    let socket = socket_from(&stderr);
+    let mut watcher = Watcher::attach(&socket);
+    let ack = watcher.command(json!({"cmd": "break", "tool": "structs_query_player"}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let call = |id: u64, tool: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": tool, "arguments": args, "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "agent", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+    };
+    agent.send(call(1, "structs_query_player", json!({"player_id": "1-1"})));
+    let (hold, _) = watcher.held();
+    watcher.command(json!({"cmd": "continue", "hold": hold}));
+    let served = answer(&agent, 1);
+    assert_eq!(served["result"]["resultType"], "complete", "{served}");
+
+    agent.send(call(2, "structs_query_player", json!({"player_id": "1-1"})));
+    let (hold, _) = watcher.held();
+    let ack = watcher.command(json!({"cmd": "error", "hold": hold, "error": {
+        "code": "RATE_LIMIT_EXCEEDED", "message": "slow down"}}));
+    assert_eq!(ack["type"], "ack", "{ack}");
+    let got = answer(&agent, 2);
+    assert_eq!(got["result"]["isError"], true, "{got}");
+    assert_eq!(got["result"]["resultType"], "complete", "{got}");
+
+    agent.send(call(3, "structs_query_player", json!({"player_id": "1-1"})));
+    let (hold, _) = watcher.held();
+    watcher.command(json!({"cmd": "drop", "hold": hold}));
+    let got = answer(&agent, 3);
+    assert_eq!(got["result"]["resultType"], "complete", "{got}");
+
+    agent.send(call(4, "structs_query_guild", json!({"guild_id": "0-1"})));
+    let got = answer(&agent, 4);
+    assert_eq!(
+        got["result"]["structuredContent"]["error"]["code"], "RATE_LIMIT_EXCEEDED",
+        "{got}"
+    );
+    assert_eq!(got["result"]["resultType"], "complete", "{got}");
+    drop(watcher);
+    let status = agent.finish();
+    assert!(status.success(), "{status:?}");
+}

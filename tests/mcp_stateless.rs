@@ -558,6 +558,24 @@ async fn long_work_is_a_task_for_a_client_that_declares_the_extension() {
         (status, answer(&f)["result"]["status"].clone()),
         (200, json!("working"))
     );
+    // While it works, its status message is the search's progress: iterations, rate
+    // and best (written at the task's heartbeat, every second).
+    let mut said = String::new();
+    for _ in 0..30 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let (_, f) = post(&url, "tasks/get", json!({"taskId": id}), with_tasks()).await;
+        said = answer(&f)["result"]["statusMessage"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        if said.contains("iterations") {
+            break;
+        }
+    }
+    assert!(
+        said.contains(" of 1000000000000 iterations, ") && said.contains(" MH/s, best "),
+        "{said}"
+    );
     let (status, _) = post(&url, "tasks/cancel", json!({"taskId": id}), with_tasks()).await;
     assert_eq!(status, 200);
     assert_eq!(settle(&url, &id).await["status"], "cancelled");

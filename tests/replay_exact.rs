@@ -289,6 +289,13 @@ async fn session(agent: &mut Agent) {
             json!({"action_type": "struct_build_complete", "entity_id": "5-22", "hashrate": 1_000_000}),
         )
         .await;
+    // The work the world has to prove, with the structs named.
+    agent
+        .call(
+            "structs_list_pow_work",
+            json!({"limit": 5, "include_references": true}),
+        )
+        .await;
     // Planned at the hash rate this machine measures, which a replay gives back.
     agent
         .call(

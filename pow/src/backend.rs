@@ -38,9 +38,37 @@ pub struct Chosen {
     #[cfg(feature = "gpu")]
     gpu: Option<std::sync::Arc<crate::gpu::Gpu>>,
     pub fallback: Option<String>,
+    /// The GPU taken is the CPU under a GPU's interface (lavapipe and the like).
+    pub emulated: bool,
 }
 
 static ASKED: std::sync::OnceLock<Choice> = std::sync::OnceLock::new();
+/// What a person should know of the engine chosen: why `auto` left the GPU, why `gpu`
+/// found none, or that the GPU taken is the CPU under a GPU's interface.
+static NOTE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// What a person should know of the engine the searches hash on, once the first
+/// search has chosen it: `None` when there is nothing to say.
+pub fn note() -> Option<String> {
+    NOTE.get().cloned()
+}
+
+/// The note for what `asked` got: the fallback's reason, or the warning that the GPU
+/// taken is a CPU emulation.
+fn note_for(asked: Choice, chosen: &Chosen) -> Option<String> {
+    match (&chosen.fallback, asked) {
+        (Some(why), Choice::Gpu) => Some(format!(
+            "--pow-backend gpu found no GPU to run on, so the CPU hashes: {why}"
+        )),
+        (Some(why), _) => Some(format!("the CPU hashes, not the GPU: {why}")),
+        (None, _) if chosen.emulated => Some(format!(
+            "{} is a CPU emulation of a GPU: it is seldom faster than the CPU kernel \
+             (--pow-backend cpu, or auto, hashes on the CPU)",
+            chosen.engine.trim_start_matches("gpu: ")
+        )),
+        (None, _) => None,
+    }
+}
 /// The GPU the process's pool hashes on, when it does: asked whether it has failed.
 #[cfg(feature = "gpu")]
 static GPU: std::sync::OnceLock<std::sync::Arc<crate::gpu::Gpu>> = std::sync::OnceLock::new();
@@ -56,12 +84,16 @@ pub fn configure(choice: Choice) -> bool {
 pub(crate) fn global_pool() -> Pool {
     let asked = ASKED.get().copied().unwrap_or(Choice::Auto);
     let chosen = choose(asked);
-    match (&chosen.fallback, asked) {
-        (Some(why), Choice::Gpu) => {
-            tracing::warn!("proof-of-work runs on the CPU: no GPU to run on ({why})");
+    let note = note_for(asked, &chosen);
+    match (&note, asked, chosen.emulated) {
+        (Some(note), Choice::Gpu, _) | (Some(note), _, true) => {
+            tracing::warn!("proof-of-work: {note}");
         }
-        (Some(why), _) => tracing::info!("proof-of-work runs on the CPU: {why}"),
-        (None, _) => tracing::info!(engine = %chosen.engine, "proof-of-work engine"),
+        (Some(note), _, _) => tracing::info!("proof-of-work: {note}"),
+        (None, _, _) => tracing::info!(engine = %chosen.engine, "proof-of-work engine"),
+    }
+    if let Some(note) = note {
+        let _ = NOTE.set(note);
     }
     #[cfg(feature = "gpu")]
     if let Some(gpu) = chosen.gpu {
@@ -102,6 +134,7 @@ pub fn choose(choice: Choice) -> Chosen {
         pool: Pool::new(cores()),
         engine: "cpu".to_string(),
         fallback,
+        emulated: false,
         #[cfg(feature = "gpu")]
         gpu: None,
     };
@@ -128,11 +161,13 @@ fn open(choice: Choice) -> Result<Chosen, String> {
     }
     let gpu = crate::gpu::Gpu::open()?;
     let engine = format!("gpu: {}", gpu.describe());
+    let emulated = gpu.is_emulated();
     let gpu = std::sync::Arc::new(gpu);
     Ok(Chosen {
         pool: Pool::with_gpu(gpu.clone()),
         engine,
         fallback: None,
+        emulated,
         gpu: Some(gpu),
     })
 }
@@ -149,6 +184,7 @@ mod tests {
     #[test]
     fn the_cpu_is_taken_when_asked_and_when_the_gpu_cannot_be_had() {
         let cpu = choose(Choice::Cpu);
+        assert_eq!(note_for(Choice::Cpu, &cpu), None);
         assert_eq!((cpu.engine.as_str(), cpu.fallback), ("cpu", None));
         assert!(!cpu.pool.on_gpu());
         let gpu = choose(Choice::Gpu);
@@ -167,6 +203,20 @@ mod tests {
             if !discrete {
                 let why = auto.fallback.as_deref().unwrap_or_default();
                 assert!(why.contains("not a discrete one"), "{why}");
+                let note = note_for(Choice::Auto, &auto).unwrap_or_default();
+                assert!(
+                    note.starts_with("the CPU hashes, not the GPU: the only GPU is"),
+                    "{note}"
+                );
+            }
+            // A software GPU (lavapipe, as CI installs) is taken when asked for, with
+            // the warning that it is the CPU under another name.
+            if gpu.engine.contains("(Cpu,") {
+                assert!(gpu.emulated);
+                let note = note_for(Choice::Gpu, &gpu).unwrap_or_default();
+                assert!(note.contains("is a CPU emulation of a GPU"), "{note}");
+            } else {
+                assert!(!gpu.emulated);
             }
         }
     }

@@ -417,6 +417,9 @@ fn update(p: &Progress, max: u64, current_block: u64) -> ProgressUpdate {
             "current_block": current_block,
             "threads": p.threads,
             "kernel": structs_pow::backend::kernel_name(p.kernel),
+            // Why the search hashes where it does, when a person should know (auto
+            // left the GPU, or the GPU is a CPU emulation).
+            "engine_note": structs_pow::backend::note(),
         }),
     }
 }

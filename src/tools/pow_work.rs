@@ -52,7 +52,8 @@ pub fn register(registry: &mut Registry) {
                 },
                 "additionalProperties": false
             }),
-            references: Support::None,
+            // The structs, fleets, planets and owners named come along on request.
+            references: Support::List,
             shaping: Shaping::Own,
             title: "List the work a proof-of-work completes",
             hints: Hints::READ,

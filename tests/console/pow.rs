@@ -17,6 +17,9 @@ use crate::{Recorder, console, sim, snapshot};
 /// A console on the paused demo world that plans proof-of-work at a fixed 20 MH/s,
 /// with its core (to move the block clock) and a clipboard that records.
 fn pow_console() -> (Runtime, App, Core, Recorder) {
+    // The searches hash on the CPU, whatever GPU this machine has, so a frame names
+    // the same engine (and no note on why not the GPU) on every machine.
+    structs_console::pow::backend::configure(structs_console::pow::backend::Choice::Cpu);
     let runtime = runtime();
     let core =
         structs_console::assembly::build_with_clock(Arc::new(sim()), WallClock::Fixed(wall()));
@@ -78,11 +81,19 @@ fn pow_job_waits_runs_when_the_blocks_bring_the_difficulty_down_and_cancels() {
         0,
         json!({"iterations": 123_456_789u64, "hashrate": 19_800_000.0, "elapsed_ms": 6235,
                "best_achieved_difficulty": 7, "required_difficulty": 10, "threads": 2,
-               "kernel": "avx2x8", "rates": [18_000_000u64, 19_500_000u64, 19_900_000u64, 19_800_000u64, 20_100_000u64, 19_800_000u64]}),
+               "kernel": "avx2x8", "rates": [18_000_000u64, 19_500_000u64, 19_900_000u64, 19_800_000u64, 20_100_000u64, 19_800_000u64],
+               "engine_note": "the CPU hashes, not the GPU: the only GPU is llvmpipe (Cpu, Vulkan), not a discrete one"}),
+    );
+    // `auto` says on screen why the GPU was not used.
+    assert!(
+        draw(&mut app, 110, 30)
+            .contains("note: the CPU hashes, not the GPU: the only GPU is llvmpipe"),
+        "{}",
+        draw(&mut app, 110, 30)
     );
     snapshot(
         "pow_running",
-        "The job hashing at difficulty 10: iterations, rate, best so far, expected-progress gauge and hash-rate sparkline (figures pinned)",
+        "The job hashing at difficulty 10: iterations, rate, why not the GPU, best so far, the expected time and the share of a proof's hashes tried, and the hash-rate sparkline (figures pinned)",
         &mut app,
         110,
         30,
@@ -94,6 +105,11 @@ fn pow_job_waits_runs_when_the_blocks_bring_the_difficulty_down_and_cancels() {
         frame.contains("cancelled"),
         "{:?} {frame}",
         app.status_text()
+    );
+    assert_eq!(
+        app.status_text(),
+        Some("job 1 cancelled"),
+        "once the job shows cancelled, the status line no longer says cancelling"
     );
     assert_eq!(app.pending_requests(), 0);
 }

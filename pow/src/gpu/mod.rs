@@ -203,6 +203,12 @@ impl Gpu {
         describe_adapter(&self.info)
     }
 
+    /// Whether the device is the CPU itself under a GPU's interface (a software driver
+    /// such as Mesa's lavapipe): it hashes, but seldom faster than the CPU kernel.
+    pub fn is_emulated(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// The best nonce of `start .. start + count` for `prefix` (the most leading hex
     /// zeros, the smallest nonce on a tie), checked on the CPU. None for an empty range.
     pub fn scan(&self, prefix: &[u8], start: u64, count: u64) -> Result<Option<Best>, String> {

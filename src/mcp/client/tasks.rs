@@ -73,14 +73,17 @@ impl Remote {
         let mut answered_keys = std::collections::HashSet::new();
         loop {
             let status = task["status"].as_str().unwrap_or("").to_string();
-            if status != said {
+            // Each new status, and each new message while it works (a search's
+            // progress), is kept and told.
+            let now = format!("{status}\n{}", task["statusMessage"]);
+            if now != said {
                 self.keep_round(
                     ctx,
                     json!({"task": {
                     "method": method, "taskId": id, "status": status,
                     "statusMessage": task["statusMessage"]}}),
                 );
-                said = status.clone();
+                said = now;
             }
             match status.as_str() {
                 "completed" => return Ok(task["result"].clone()),

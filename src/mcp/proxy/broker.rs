@@ -123,6 +123,24 @@ struct Call {
     response_faults: Vec<(usize, Fault)>,
 }
 
+/// Whether a request names a protocol of the stateless era in its `_meta` (2026-07-28
+/// and later), whose results carry a `resultType`.
+fn stateless_request(message: &Value) -> bool {
+    message["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"]
+        .as_str()
+        .is_some_and(|v| v >= "2026-07-28")
+}
+
+/// A result the proxy gives in the server's place, in the era's shape: under
+/// 2026-07-28 a finished call says so (`resultType: "complete"`) unless the operator
+/// wrote another.
+fn in_era(mut result: Value, stateless: bool) -> Value {
+    if stateless && result.is_object() && result.get("resultType").is_none() {
+        result["resultType"] = json!("complete");
+    }
+    result
+}
+
 /// A held message, as its release needs it.
 struct Holding {
     way: On,
@@ -319,6 +337,7 @@ impl Broker {
             .cloned()
             .unwrap_or_else(|| json!({}));
         let token = message["params"]["_meta"].get("progressToken").cloned();
+        let stateless = stateless_request(message);
         let (held_by, fired, stale) = {
             let mut state = self.lock();
             let mut rules = self.board.rules();
@@ -389,12 +408,12 @@ impl Broker {
         // is one to give.
         let answer = fired.iter().find_map(|(n, f)| match f {
             Fault::Error(e) => Some((
-                tool_result(&error_answer(e), true),
+                in_era(tool_result(&error_answer(e), true), stateless),
                 format!("{} (rule {n})", f.describe()),
             )),
             Fault::Stale => stale
                 .clone()
-                .map(|r| (r, format!("{} (rule {n})", f.describe()))),
+                .map(|r| (in_era(r, stateless), format!("{} (rule {n})", f.describe()))),
             _ => None,
         });
         if let Some((result, note)) = answer {
@@ -700,6 +719,12 @@ impl Broker {
             (Release::Drop, _) => "dropped",
         };
         event["how"] = json!(how);
+        // The era of the call, from the request held or the server's answer held.
+        let original: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+        let stateless = match way {
+            On::Request => stateless_request(&original),
+            On::Response => original["result"].get("resultType").is_some(),
+        };
         match (release, way) {
             (
                 Release::Continue | Release::TimedOut | Release::OwnerLeft | Release::SessionEnded,
@@ -746,21 +771,24 @@ impl Broker {
             // it goes to the agent as given.
             (Release::Edit(result), On::Response) | (Release::Answer(result), On::Response) => {
                 self.send_host(
-                    response_line(id, &result),
+                    response_line(id, &in_era(result, stateless)),
                     Some("edited at a breakpoint".into()),
                 );
             }
             (Release::Answer(result), On::Request) => {
                 self.lock().calls.remove(&id.to_string());
                 self.send_host(
-                    response_line(id, &result),
+                    response_line(id, &in_era(result, stateless)),
                     Some("answered at a breakpoint".into()),
                 );
             }
             (Release::Error(error), _) => {
                 self.lock().calls.remove(&id.to_string());
                 self.send_host(
-                    response_line(id, &tool_result(&error_answer(&error), true)),
+                    response_line(
+                        id,
+                        &in_era(tool_result(&error_answer(&error), true), stateless),
+                    ),
                     Some(format!(
                         "error {} at a breakpoint",
                         error["error"]["code"].as_str().unwrap_or("?")
@@ -772,7 +800,10 @@ impl Broker {
                 let error = json!({"error": {"code": "TOOL_CANCELLED",
                     "message": "the operator dropped the call at a breakpoint"}});
                 self.send_host(
-                    response_line(id, &tool_result(&error_answer(&error), true)),
+                    response_line(
+                        id,
+                        &in_era(tool_result(&error_answer(&error), true), stateless),
+                    ),
                     Some("dropped at a breakpoint".into()),
                 );
             }
@@ -896,5 +927,26 @@ impl Broker {
             .send(release)
             .map_err(|_| format!("{hold} was released meanwhile"))?;
         Ok(json!({"hold": hold}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_given_in_the_servers_place_follows_the_era() {
+        let call = |version: &str| {
+            json!({"method": "tools/call", "params": {"name": "t",
+                "_meta": {"io.modelcontextprotocol/protocolVersion": version}}})
+        };
+        assert!(stateless_request(&call("2026-07-28")));
+        assert!(!stateless_request(&call("2025-11-25")));
+        assert!(!stateless_request(&json!({"params": {"name": "t"}})));
+        let error = tool_result(&json!({"error": {"code": "TOOL_CANCELLED"}}), true);
+        assert_eq!(in_era(error.clone(), true)["resultType"], "complete");
+        assert!(in_era(error, false).get("resultType").is_none());
+        let asked = json!({"resultType": "input_required"});
+        assert_eq!(in_era(asked, true)["resultType"], "input_required");
     }
 }

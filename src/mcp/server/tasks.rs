@@ -131,7 +131,16 @@ impl Tasks {
         self.write(tool, &DetailedTask::new(task.clone(), TaskPayload::Working))
             .await?;
         let tool = tool.to_string();
-        let ctx = CallContext::new();
+        // The work's latest progress (a search's iterations, rate and best) becomes
+        // the task's status message at the next heartbeat, so whoever polls the task
+        // sees how far it is.
+        let progress: Arc<Mutex<Option<String>>> = Arc::default();
+        let sink = progress.clone();
+        let ctx = CallContext::new().with_progress(move |u: crate::context::ProgressUpdate| {
+            if !u.message.is_empty() {
+                *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(u.message);
+            }
+        });
         self.running().insert(id.clone(), ctx.canceller());
         let me = self.clone();
         let running = task.clone();
@@ -150,6 +159,9 @@ impl Tasks {
                         }
                         let mut alive = running.clone();
                         alive.last_updated_at = now();
+                        if let Some(said) = progress.lock().unwrap_or_else(|e| e.into_inner()).clone() {
+                            alive.status_message = Some(said);
+                        }
                         let _ = me.write(&tool, &DetailedTask::new(alive, TaskPayload::Working)).await;
                     }
                 }

@@ -163,6 +163,9 @@ impl Offers {
 #[derive(Debug, Default)]
 struct Live {
     last: Option<Value>,
+    /// What the search said of its engine (why not the GPU, or that the GPU is a CPU
+    /// emulation); kept once said, since the final answer does not repeat it.
+    engine_note: Option<String>,
     rates: Vec<u64>,
     /// Figures set by a test to draw a fixed frame; real reports are then ignored.
     pinned: bool,
@@ -170,6 +173,9 @@ struct Live {
 
 impl Live {
     fn push(&mut self, data: Value) {
+        if let Some(note) = data["engine_note"].as_str() {
+            self.engine_note = Some(note.to_string());
+        }
         if let Some(r) = data["hashrate"].as_f64() {
             if self.rates.len() == RATE_SAMPLES {
                 self.rates.remove(0);
@@ -468,6 +474,7 @@ impl PowPane {
             for r in data["rates"].as_array().into_iter().flatten() {
                 live.rates.push(r.as_u64().unwrap_or(0));
             }
+            live.engine_note = data["engine_note"].as_str().map(str::to_string);
             live.last = Some(data);
             live.pinned = true;
         }
@@ -781,7 +788,11 @@ impl Pane for PowPane {
                 ));
                 job.state = State::Found(v.clone());
             }
-            Err(e) if e.code.as_str() == "TOOL_CANCELLED" => job.state = State::Cancelled,
+            Err(e) if e.code.as_str() == "TOOL_CANCELLED" => {
+                job.state = State::Cancelled;
+                // The status line said "cancelling"; it now says it is done.
+                ctx.status.info(format!("job {} cancelled", job.number));
+            }
             Err(e) => {
                 ctx.status.tool_error(&format!("job {}", job.number), e);
                 job.state = State::Failed(e.message.clone());

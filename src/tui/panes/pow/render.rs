@@ -321,14 +321,28 @@ impl PowPane {
                         format!("{} × {kernel}", last["threads"].as_u64().unwrap_or(0)),
                     )),
                 }
+                if let Some(note) = &live.engine_note {
+                    lines.push(Line::from(Span::styled(
+                        fit(&format!("note: {note}"), usize::from(inner.width)),
+                        theme.style(Role::Paused),
+                    )));
+                }
                 lines.push(field("best so far", format!("{best} of {d} leading zeros")));
                 if matches!(job.state, State::Running) {
                     gauge = Some(iterations as f64 / pow::expected_hashes(d));
+                    // The rate over the samples kept, so the figure does not jump
+                    // with each report. A search has no memory: from any moment, a
+                    // proof takes 16^d hashes on average, however many were tried.
+                    let steady = if live.rates.is_empty() {
+                        r
+                    } else {
+                        live.rates.iter().sum::<u64>() as f64 / live.rates.len() as f64
+                    };
                     lines.push(field(
                         "expected",
                         format!(
-                            "{} more at this rate",
-                            span(pow::expected_hashes(d) / r.max(1.0))
+                            "{} on average from now (a search has no memory)",
+                            span(pow::expected_hashes(d) / steady.max(1.0))
                         ),
                     ));
                 }
@@ -378,9 +392,15 @@ impl PowPane {
             Gauge::default()
                 .ratio(ratio.clamp(0.0, 1.0))
                 .label(if ratio < 0.01 {
-                    format!("{:.3}% of the expected hashes", ratio * 100.0)
+                    format!(
+                        "tried {:.3}% of the hashes a proof takes on average",
+                        ratio * 100.0
+                    )
                 } else {
-                    format!("{:.0}% of the expected hashes", (ratio * 100.0).min(999.0))
+                    format!(
+                        "tried {:.0}% of the hashes a proof takes on average",
+                        (ratio * 100.0).min(999.0)
+                    )
                 })
                 .gauge_style(theme.style(Role::Info))
                 .render(gauge_area, buf);
