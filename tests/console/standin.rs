@@ -81,7 +81,7 @@ fn the_console_reads_a_node_that_answers_as_the_chain_does() {
     press(&mut app, KeyCode::Right);
     let frame = draw(&mut app, 100, 30);
     assert!(
-        frame.contains("status: 35  destroyed (materialized, built, destroye"),
+        frame.contains("status: 35  destroyed (materialized, built, destroy…"),
         "{frame}"
     );
     snapshot_steady(

@@ -26,6 +26,34 @@ pub(crate) fn fit(text: &str, width: usize) -> String {
     out
 }
 
+/// `spans` cut to `width` columns: the span the edge falls in ends with `…`, and those
+/// after it are left out.
+pub(crate) fn fit_spans(
+    spans: Vec<ratatui::text::Span<'_>>,
+    width: usize,
+) -> Vec<ratatui::text::Span<'_>> {
+    let total: usize = spans.iter().map(ratatui::text::Span::width).sum();
+    if total <= width {
+        return spans;
+    }
+    let mut out = Vec::new();
+    let mut left = width;
+    for span in spans {
+        let w = span.width();
+        if w < left {
+            left -= w;
+            out.push(span);
+            continue;
+        }
+        out.push(ratatui::text::Span::styled(
+            fit(&span.content, left),
+            span.style,
+        ));
+        break;
+    }
+    out
+}
+
 /// How many rows `text` takes wrapped at word edges to `width` columns (a word wider
 /// than a row is broken), as a `Paragraph` wrapping without trimming draws it.
 pub(crate) fn wrapped_lines(text: &str, width: usize) -> usize {

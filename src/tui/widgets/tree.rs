@@ -87,22 +87,55 @@ impl Node {
         Node::note("error", Role::Error, message)
     }
 
-    fn to_item(&self, ui: &Ui<'_>) -> TreeItem<'static, NodeId> {
+    /// The widget's item for this node at `depth`, its text cut with `…` to what is
+    /// left of `width` after the selection mark, the indent and the open symbol.
+    fn to_item(&self, ui: &Ui<'_>, width: usize, depth: usize) -> TreeItem<'static, NodeId> {
+        let room = width.saturating_sub(2 + 2 * depth + 2);
         let line = Line::from(
-            self.spans
-                .iter()
-                .map(|(role, text)| Span::styled(text.clone(), ui.theme.style(*role)))
+            cut_spans(&self.spans, room)
+                .into_iter()
+                .map(|(role, text)| Span::styled(text, ui.theme.style(role)))
                 .collect::<Vec<_>>(),
         );
         let mut text = Text::from(line);
         if let Some((role, detail)) = &self.detail {
-            text.push_line(Span::styled(detail.clone(), ui.theme.style(*role)));
+            text.push_line(Span::styled(
+                crate::tui::widgets::text::fit(detail, room),
+                ui.theme.style(*role),
+            ));
         }
-        let children: Vec<_> = self.children.iter().map(|c| c.to_item(ui)).collect();
+        let children: Vec<_> = self
+            .children
+            .iter()
+            .map(|c| c.to_item(ui, width, depth + 1))
+            .collect();
         // Sibling ids are unique by construction (object keys, array indices).
         TreeItem::new(self.id.clone(), text.clone(), children)
             .unwrap_or_else(|_| TreeItem::new_leaf(self.id.clone(), text))
     }
+}
+
+/// `spans` cut to `width` columns: the span the edge falls in ends with `…`, and those
+/// after it are left out.
+fn cut_spans(spans: &[(Role, String)], width: usize) -> Vec<(Role, String)> {
+    let width_of = |t: &str| Span::raw(t).width();
+    let total: usize = spans.iter().map(|(_, t)| width_of(t)).sum();
+    if total <= width {
+        return spans.to_vec();
+    }
+    let mut out = Vec::new();
+    let mut left = width;
+    for (role, text) in spans {
+        let w = width_of(text);
+        if w < left {
+            out.push((*role, text.clone()));
+            left -= w;
+            continue;
+        }
+        out.push((*role, crate::tui::widgets::text::fit(text, left)));
+        break;
+    }
+    out
 }
 
 /// What a key did to a [`TreeView`], and so what its owner must do next.
@@ -123,8 +156,10 @@ pub(crate) enum Change {
 pub(crate) struct TreeView {
     state: TreeState<NodeId>,
     nodes: Vec<Node>,
-    /// The widget items, made from `nodes` when first drawn after a change.
+    /// The widget items, made from `nodes` when first drawn after a change (or at
+    /// another width: their text is cut to it), and that width.
     items: Option<Vec<TreeItem<'static, NodeId>>>,
+    items_width: u16,
     /// The selected node is drawn as the first row next time (it was just asked for).
     to_top: bool,
 }
@@ -313,8 +348,11 @@ impl TreeView {
         block: Block<'_>,
         focused: bool,
     ) {
-        if self.items.is_none() {
-            self.items = Some(self.nodes.iter().map(|n| n.to_item(ui)).collect());
+        let width = block.inner(area).width;
+        if self.items.is_none() || self.items_width != width {
+            let w = usize::from(width);
+            self.items = Some(self.nodes.iter().map(|n| n.to_item(ui, w, 0)).collect());
+            self.items_width = width;
         }
         let items = self.items.as_deref().unwrap_or_default();
         let highlight = if focused {

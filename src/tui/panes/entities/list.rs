@@ -22,8 +22,13 @@ use crate::tui::widgets::text::SELECTED_MARK;
 /// The tool behind the list.
 const LIST_TOOL: &str = "structs_list_entities";
 
-/// Entities per page.
+/// Entities per page until the list has been drawn; then as many as its height
+/// shows, within [`MIN_PAGE`] and [`MAX_PAGE`].
 pub(crate) const PAGE_SIZE: u64 = 20;
+/// The fewest entities a page asks for, however short the list.
+const MIN_PAGE: u64 = 5;
+/// The most a page asks for (the list tools' limit).
+const MAX_PAGE: u64 = 100;
 
 /// Which page of which list.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,21 +38,24 @@ struct Query {
     prefix: Option<String>,
     /// The key of every page from the first (`None`) to this one.
     keys: Vec<Option<String>>,
+    /// Entities per page: the keys hold for this size only.
+    size: u64,
 }
 
 impl Query {
-    fn first_page(kind: EntityKind, prefix: Option<String>) -> Query {
+    fn first_page(kind: EntityKind, prefix: Option<String>, size: u64) -> Query {
         Query {
             kind,
             prefix,
             keys: vec![None],
+            size,
         }
     }
 
     fn args(&self) -> Value {
         let mut args = Map::new();
         args.insert("entity_type".into(), self.kind.name().into());
-        args.insert("page_size".into(), PAGE_SIZE.into());
+        args.insert("page_size".into(), self.size.into());
         if let Some(Some(key)) = self.keys.last() {
             args.insert("page_key".into(), key.clone().into());
         }
@@ -106,6 +114,8 @@ pub(crate) struct EntityList {
     state: ListState,
     /// The row and scroll to keep when the pending answer is the page on show again.
     keep: Option<(usize, usize)>,
+    /// The rows the list showed when last drawn: the size of the pages it asks for.
+    fits: u64,
 }
 
 impl EntityList {
@@ -115,12 +125,35 @@ impl EntityList {
             shown: Shown::Nothing,
             state: ListState::default(),
             keep: None,
+            fits: PAGE_SIZE,
         }
+    }
+
+    /// Asks for the first page again, larger, when the list has grown taller than its
+    /// page and more entities wait on the next one: a list fills the height it has.
+    pub fn refit(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        if self.pending.is_some() {
+            return false;
+        }
+        let Some(page) = self.page() else {
+            return false;
+        };
+        let first = page.query.keys.len() == 1;
+        let more = page.next_key.is_some();
+        if !first || !more || self.fits <= page.query.size {
+            return false;
+        }
+        let mut query = page.query.clone();
+        query.size = self.fits;
+        let keep = (self.state.selected().unwrap_or(0), self.state.offset());
+        self.request(query, ctx);
+        self.keep = Some(keep);
+        true
     }
 
     /// Asks for the first page of `kind`, filtered by id `prefix`.
     pub fn load(&mut self, kind: EntityKind, prefix: Option<String>, ctx: &mut Ctx<'_>) {
-        self.request(Query::first_page(kind, prefix), ctx);
+        self.request(Query::first_page(kind, prefix, self.fits), ctx);
     }
 
     fn request(&mut self, query: Query, ctx: &mut Ctx<'_>) {
@@ -153,12 +186,18 @@ impl EntityList {
         };
         match &reply.result {
             Ok(answer) => {
-                let rows = parse_rows(query.kind, answer);
+                let mut rows = parse_rows(query.kind, answer);
                 let pagination = answer.get("pagination");
                 let next_key = pagination
                     .and_then(|p| p.get("next_key"))
                     .and_then(Value::as_str)
                     .map(str::to_string);
+                // The node lists in its keys' order, ids as text (1-1, 1-10, 1-2). A
+                // list read whole (one page) reads by number; one in pages keeps the
+                // node's order, the order its pages follow.
+                if query.keys.len() == 1 && next_key.is_none() {
+                    rows.sort_by_key(|r| r.id.map(|id| id.index));
+                }
                 let total = pagination
                     .and_then(|p| p.get("total"))
                     .and_then(Value::as_u64)
@@ -287,6 +326,7 @@ impl EntityList {
         focused: bool,
     ) {
         let theme = ui.theme;
+        self.fits = u64::from(area.height.saturating_sub(2)).clamp(MIN_PAGE, MAX_PAGE);
         let block = block.title(self.title(ui));
         match &self.shown {
             Shown::Nothing => Paragraph::new(Span::styled("loading…", theme.style(Role::Muted)))
@@ -353,7 +393,7 @@ impl EntityList {
             }
         }
         if let Some(page) = self.page() {
-            let pages = page.total.div_ceil(PAGE_SIZE).max(1);
+            let pages = page.total.div_ceil(page.query.size.max(1)).max(1);
             if pages > 1 {
                 let at = page.query.keys.len();
                 parts.push((Role::Muted, format!(" · page {at}/{pages}")));

@@ -470,11 +470,14 @@ impl EntitiesPane {
                 .content_width()
                 .clamp(MIN_LIST_WIDTH, (rest / 3).max(MIN_LIST_WIDTH));
             if main.width >= KINDS_WIDTH + list_width + TREES_WIDTH {
+                // The tree being read (or, from the list, the entity's own tree) is
+                // the wider of the two.
+                let (tree_share, references_share) = self.tree_shares();
                 let [kinds, list, tree, references] = Layout::horizontal([
                     Constraint::Length(KINDS_WIDTH),
                     Constraint::Length(list_width),
-                    Constraint::Fill(2),
-                    Constraint::Fill(3),
+                    Constraint::Fill(tree_share),
+                    Constraint::Fill(references_share),
                 ])
                 .areas(main);
                 return vec![
@@ -540,6 +543,10 @@ impl EntitiesPane {
 }
 
 impl Pane for EntitiesPane {
+    fn poll(&mut self, ctx: &mut Ctx<'_>) -> bool {
+        self.list.refit(ctx)
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         // Two commands reach the PoW tab: `w` starts a job there, and the action
         // dialog takes the nonces its jobs found. They come first, whatever has focus.

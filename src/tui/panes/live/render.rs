@@ -273,12 +273,26 @@ impl LivePane {
         let width = usize::from(inner.width);
         let session_w = format!("#{}", self.live.sessions().len()).len();
         let narrow = width < 60;
-        let state_w = if narrow { 11 } else { STATE_W };
-        let fixed = 2 + session_w + 1 + 1 + state_w + if narrow { 0 } else { 1 + 9 + 1 + 8 };
-        let tool_w = width.saturating_sub(fixed).max(4);
+        // The tool column takes what its longest name needs; the state column the
+        // rest (an error code is long), at least its own least width.
+        let state_least = if narrow { 11 } else { STATE_W };
+        let others = 2 + session_w + 1 + 1 + if narrow { 0 } else { 1 + 9 + 1 + 8 };
+        let calls = self.live.calls();
+        let tool_need = self
+            .rows
+            .iter()
+            .filter_map(|i| calls.get(*i))
+            .map(|c| c.tool.trim_start_matches("structs_").chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(4);
+        let tool_w = tool_need
+            .min(width.saturating_sub(others + state_least))
+            .max(4);
+        let state_w = width.saturating_sub(others + tool_w).max(state_least);
         let head = if narrow {
             format!(
-                "  {:<session_w$} {} {:<11}",
+                "  {:<session_w$} {} {:<state_w$}",
                 "s",
                 fit_pad("tool", tool_w),
                 "state"
@@ -294,7 +308,6 @@ impl LivePane {
             )
         };
         buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
-        let calls = self.live.calls();
         for (k, index) in self
             .rows
             .iter()

@@ -14,7 +14,7 @@ use crate::mcp::client::Direction;
 use crate::tui::pane::Ui;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
-use crate::tui::widgets::text::{SELECTED_MARK, fit};
+use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_spans};
 
 /// What a form's field rows show besides the name and the text.
 #[derive(Clone, Copy)]
@@ -214,7 +214,7 @@ impl ServerPane {
                 ));
             }
         }
-        Line::from(spans).render(area, buf);
+        Line::from(fit_spans(spans, usize::from(area.width))).render(area, buf);
     }
 
     pub(super) fn render_tools(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
