@@ -632,6 +632,87 @@ fn our_own_server_in_every_section() {
     until(&mut app, "History 2");
 }
 
+/// The traffic names what each message is about, hides the console's own polling on
+/// `h`, and keeps what `/` searches for; the tool list finds a tool by `/`.
+#[test]
+fn the_traffic_names_the_tool_hides_the_consoles_polling_and_filters() {
+    let rt = runtime();
+    let target = Target::Command(vec![
+        env!("CARGO_BIN_EXE_structs-console").to_string(),
+        "--headless".into(),
+        "--paused".into(),
+        "--log-level".into(),
+        "warn".into(),
+    ]);
+    let remote = rt
+        .block_on(Remote::connect_with_options(target, Options::default()))
+        .expect("attach to our own server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    app.settle();
+    // `/` in the tools finds one by a part of its name.
+    section(&mut app, "Tools");
+    key(&mut app, KeyCode::Char('/'));
+    text(&mut app, "pow_work");
+    let frame = until(&mut app, "search: pow_work");
+    assert!(frame.contains("› structs_list_pow_work"), "{frame}");
+    key(&mut app, KeyCode::Enter);
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "Call structs_list_pow_work");
+    key(&mut app, KeyCode::Enter);
+    until(&mut app, "\"work\"");
+    // The console polls the block height by itself every few seconds.
+    let start = Instant::now();
+    while !remote.wire().messages().iter().any(|m| m.background) {
+        assert!(start.elapsed() < Duration::from_secs(10), "no polling seen");
+        app.update();
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    section(&mut app, "Traffic");
+    let frame = until(&mut app, "tools/call structs_list_pow_work #");
+    assert!(
+        frame.contains("response structs_list_pow_work #"),
+        "{frame}"
+    );
+    let all = remote
+        .wire()
+        .kept(structs_console::mcp::client::Which::Messages);
+    key(&mut app, KeyCode::Char('h'));
+    let frame = until(&mut app, "the console's own polling hidden");
+    let own = remote
+        .wire()
+        .messages()
+        .iter()
+        .filter(|m| m.background)
+        .count();
+    assert!(own >= 2, "a poll and its answer");
+    assert!(
+        frame.contains(&format!("JSON-RPC traffic · {} of {all}", all - own))
+            || remote
+                .wire()
+                .kept(structs_console::mcp::client::Which::Messages)
+                > all,
+        "{frame}"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    text(&mut app, "pow_work");
+    key(&mut app, KeyCode::Enter);
+    let frame = until(&mut app, "search: pow_work");
+    assert!(frame.contains("JSON-RPC traffic · 2 of "), "{frame}");
+    assert!(!frame.contains("structs_query_block_height"), "{frame}");
+    // (No snapshot: the count of all messages grows with the polling.)
+    assert!(
+        frame.contains("→ tools/call structs_list_pow_work #")
+            && frame.contains("← response structs_list_pow_work #"),
+        "{frame}"
+    );
+    key(&mut app, KeyCode::Char('/'));
+    key(&mut app, KeyCode::Esc);
+    key(&mut app, KeyCode::Char('h'));
+    until(&mut app, "structs_query_block_height");
+}
+
 /// Our own server under `--confirm-actions` asks the console to confirm an action the
 /// operator called from the Server tab. The question says which client asked; the
 /// form's yes-or-no shows what to type, holds a whole word, and Space says yes.

@@ -54,6 +54,9 @@ pub struct CallContext {
     /// Whether the caller follows a task the call may become (a client declares the
     /// Tasks extension for it).
     follows_tasks: bool,
+    /// Made by the console by itself (its polling), not at anyone's asking: a server
+    /// tab's traffic can leave such calls out.
+    background: bool,
     /// Answers given in advance to the rounds of input the call's server asks for, in
     /// order: what a recorded agent answered, when its call is replayed.
     answers: Option<Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>>,
@@ -250,6 +253,7 @@ impl CallContext {
             sessionless: self.sessionless,
             trail: None,
             follows_tasks: false,
+            background: false,
             answers: None,
         }
     }
@@ -267,6 +271,7 @@ impl CallContext {
             sessionless: self.sessionless,
             trail: None,
             follows_tasks: false,
+            background: false,
             answers: None,
         }
     }
@@ -346,6 +351,18 @@ impl CallContext {
     /// Whether the caller follows a task the call may become.
     pub fn follows_tasks(&self) -> bool {
         self.follows_tasks
+    }
+
+    /// The call is the console's own polling (a list or the block height asked for
+    /// again), not something anyone asked for.
+    pub fn in_background(mut self) -> Self {
+        self.background = true;
+        self
+    }
+
+    /// Whether the call is the console's own polling.
+    pub fn is_background(&self) -> bool {
+        self.background
     }
 
     /// The rounds of input the call's server asks for get these answers first, in

@@ -76,6 +76,12 @@ impl Dispatcher {
         self.spawn(owner, tool, args, CallContext::new())
     }
 
+    /// [`Dispatcher::call`] for the console's own polling (a list asked for again):
+    /// marked so that a server tab's traffic can leave it out.
+    pub fn poll(&mut self, owner: Owner, tool: &str, args: Value) -> RequestId {
+        self.spawn(owner, tool, args, CallContext::new().in_background())
+    }
+
     /// [`Dispatcher::call`] with a call context, for long calls: the caller keeps a
     /// clone to cancel the call, and the context's progress sink receives the tool's
     /// reports. Such calls do not count as loading.

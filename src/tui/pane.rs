@@ -81,6 +81,11 @@ impl Calls<'_> {
         self.dispatcher.call(self.owner, tool, args)
     }
 
+    /// The console's own polling (see [`Dispatcher::poll`]).
+    pub fn poll(&mut self, tool: &str, args: Value) -> RequestId {
+        self.dispatcher.poll(self.owner, tool, args)
+    }
+
     /// A long call with its own call context (see [`Dispatcher::call_with`]).
     pub fn call_with(&mut self, tool: &str, args: Value, ctx: CallContext) -> RequestId {
         self.dispatcher.call_with(self.owner, tool, args, ctx)

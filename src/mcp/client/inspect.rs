@@ -143,6 +143,9 @@ impl Remote {
                 meta.insert(LOG_LEVEL_META.into(), json!(level));
             }
         }
+        if ctx.is_background() {
+            self.wire.expect_background(method, &params);
+        }
         let request: ClientRequest =
             serde_json::from_value(json!({"method": method, "params": params})).map_err(|e| {
                 ToolError::field(

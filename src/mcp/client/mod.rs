@@ -47,7 +47,7 @@ pub use inspect::{CompleteRef, LOG_LEVELS, MAX_PAGES};
 pub use open::MAX_LISTED;
 use open::{all_pages, open, page_params};
 use traffic::lock;
-pub use traffic::{Direction, Which, Wire, WireMessage};
+pub use traffic::{Direction, Filter, Which, Wire, WireMessage};
 pub(crate) use words::split_words;
 
 /// The method name a child's stderr lines are kept under, among the notifications.
@@ -670,7 +670,11 @@ async fn poll_status(remote: std::sync::Weak<Remote>) {
             return;
         }
         let _ = remote
-            .call(BLOCK_HEIGHT_TOOL, json!({}), CallContext::new())
+            .call(
+                BLOCK_HEIGHT_TOOL,
+                json!({}),
+                CallContext::new().in_background(),
+            )
             .await;
     }
 }

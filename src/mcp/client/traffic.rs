@@ -53,6 +53,12 @@ pub struct WireMessage {
     pub id: Option<String>,
     /// The message as compact JSON (cut at 256 KB).
     pub text: String,
+    /// What a request is about, and an answer answers: the tool or prompt by name, the
+    /// resource by URI, the task by id.
+    pub target: Option<String>,
+    /// A request the console made by itself (its polling: the block height, the task
+    /// and handle lists), or the answer to one.
+    pub background: bool,
 }
 
 impl WireMessage {
@@ -60,6 +66,89 @@ impl WireMessage {
     pub fn is_notification(&self) -> bool {
         self.id.is_none() && self.method.contains('/')
     }
+}
+
+/// Which messages a view of the traffic keeps.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Leave out the console's own polling.
+    pub hide_background: bool,
+    /// Keep only messages whose method, target or id holds this text, or whose JSON
+    /// does in its first [`FILTER_TEXT_READ`] bytes (case ignored); empty keeps all.
+    pub text: String,
+}
+
+/// How much of a message's JSON a text filter reads.
+pub const FILTER_TEXT_READ: usize = 4096;
+
+impl Filter {
+    pub fn is_empty(&self) -> bool {
+        !self.hide_background && self.text.is_empty()
+    }
+
+    pub fn keeps(&self, m: &WireMessage) -> bool {
+        if self.hide_background && m.background {
+            return false;
+        }
+        if self.text.is_empty() {
+            return true;
+        }
+        let wanted = self.text.to_lowercase();
+        let holds = |s: &str| s.to_lowercase().contains(&wanted);
+        if holds(&m.method)
+            || m.target.as_deref().is_some_and(holds)
+            || m.id.as_deref().is_some_and(holds)
+        {
+            return true;
+        }
+        let mut end = m.text.len().min(FILTER_TEXT_READ);
+        while !m.text.is_char_boundary(end) {
+            end -= 1;
+        }
+        holds(&m.text[..end])
+    }
+}
+
+/// The most requests whose targets are remembered for their answers.
+const TARGETS_KEPT: usize = 4096;
+
+/// A request as a key the console's own calls are known by: its method and its
+/// params with every object's keys sorted, `_meta` left out (the library adds its own).
+fn request_key(method: &str, params: &Value) -> String {
+    fn canonical(v: &Value) -> Value {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().filter(|k| *k != "_meta").collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), canonical(&map[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+            other => other.clone(),
+        }
+    }
+    format!("{method} {}", canonical(params))
+}
+
+/// What a request is about: the tool or prompt by name, the resource by URI, the task
+/// by id.
+fn target_of(method: &str, params: &Value) -> Option<String> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        m if m.starts_with("tasks/") => "taskId",
+        "completion/complete" => {
+            return params["ref"]["name"]
+                .as_str()
+                .or_else(|| params["ref"]["uri"].as_str())
+                .map(str::to_string);
+        }
+        _ => return None,
+    };
+    params[field].as_str().map(str::to_string)
 }
 
 /// The messages of one connection, the newest [`WIRE_KEEP`] of them, and the
@@ -79,6 +168,12 @@ pub struct Wire {
     changed: AtomicU64,
     /// Why the last message the library dropped unread was not read.
     unread: Mutex<Option<String>>,
+    /// The console's own requests about to be sent, by [`request_key`]: the next
+    /// message sent with such a key is marked background.
+    expected_background: Mutex<Vec<String>>,
+    /// The requests sent, by id: their targets, and whether the console made them by
+    /// itself (for their answers).
+    sent: Mutex<std::collections::HashMap<String, (Option<String>, bool)>>,
 }
 
 impl Wire {
@@ -110,7 +205,58 @@ impl Wire {
             None if value.get("error").is_some() => "error".into(),
             None => "response".into(),
         };
-        self.record(direction, method, id, text);
+        let (target, background) = self.label(direction, &method, id.as_deref(), value);
+        self.record_labelled(direction, method, id, text, target, background);
+    }
+
+    /// Says the console is about to send this request by itself (polling): it is
+    /// marked background on the wire, and so is its answer.
+    pub fn expect_background(&self, method: &str, params: &Value) {
+        let mut expected = lock(&self.expected_background);
+        if expected.len() >= 64 {
+            expected.remove(0);
+        }
+        expected.push(request_key(method, params));
+    }
+
+    /// A message's target and whether it is the console's own: a request's from its
+    /// params (and the marks [`Wire::expect_background`] left), an answer's from the
+    /// request it answers.
+    fn label(
+        &self,
+        direction: Direction,
+        method: &str,
+        id: Option<&str>,
+        value: &Value,
+    ) -> (Option<String>, bool) {
+        let params = value.get("params").unwrap_or(&Value::Null);
+        match (direction, id, value.get("method").is_some()) {
+            (Direction::Sent, Some(id), true) => {
+                let target = target_of(method, params);
+                let key = request_key(method, params);
+                let background = {
+                    let mut expected = lock(&self.expected_background);
+                    match expected.iter().position(|k| *k == key) {
+                        Some(at) => {
+                            expected.remove(at);
+                            true
+                        }
+                        None => false,
+                    }
+                };
+                let mut sent = lock(&self.sent);
+                if sent.len() >= TARGETS_KEPT {
+                    sent.clear();
+                }
+                sent.insert(id.to_string(), (target.clone(), background));
+                (target, background)
+            }
+            (Direction::Received, Some(id), false) => {
+                lock(&self.sent).remove(id).unwrap_or((None, false))
+            }
+            (_, _, true) => (target_of(method, params), false),
+            _ => (None, false),
+        }
     }
 
     /// A message came that the library drops unread: the traffic shows why, and an
@@ -141,6 +287,18 @@ impl Wire {
         id: Option<String>,
         text: String,
     ) {
+        self.record_labelled(direction, method, id, text, None, false);
+    }
+
+    fn record_labelled(
+        &self,
+        direction: Direction,
+        method: String,
+        id: Option<String>,
+        text: String,
+        target: Option<String>,
+        background: bool,
+    ) {
         let message = WireMessage {
             // Only protocol messages are numbered; a stderr line has no number.
             seq: if method == STDERR {
@@ -155,6 +313,8 @@ impl Wire {
             method,
             id,
             text,
+            target,
+            background,
         };
         let stderr = message.method == STDERR;
         if direction == Direction::Received && message.id.is_none() {
@@ -198,6 +358,34 @@ impl Wire {
     pub fn window(&self, which: Which, start: usize, n: usize) -> Vec<WireMessage> {
         lock(self.list(which))
             .iter()
+            .skip(start)
+            .take(n)
+            .cloned()
+            .collect()
+    }
+
+    /// How many of `which` the filter keeps.
+    pub fn kept_matching(&self, which: Which, filter: &Filter) -> usize {
+        if filter.is_empty() {
+            return self.kept(which);
+        }
+        lock(self.list(which))
+            .iter()
+            .filter(|m| filter.keeps(m))
+            .count()
+    }
+
+    /// Up to `n` of the messages the filter keeps, from the `start`th of them.
+    pub fn window_matching(
+        &self,
+        which: Which,
+        filter: &Filter,
+        start: usize,
+        n: usize,
+    ) -> Vec<WireMessage> {
+        lock(self.list(which))
+            .iter()
+            .filter(|m| filter.keeps(m))
             .skip(start)
             .take(n)
             .cloned()
@@ -261,5 +449,75 @@ where
 
     fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
         self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_message_names_its_target_and_the_consoles_own_calls_are_marked() {
+        let wire = Wire::new();
+        let params = json!({"name": "structs_query_block_height", "arguments": {}});
+        wire.expect_background("tools/call", &params);
+        // The library adds its own `_meta`; the mark is found all the same.
+        wire.push(
+            Direction::Sent,
+            &json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                    "params": {"arguments": {}, "name": "structs_query_block_height",
+                               "_meta": {"progressToken": 3}}}),
+        );
+        wire.push(
+            Direction::Sent,
+            &json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                    "params": {"name": "structs_query_block_height", "arguments": {}}}),
+        );
+        wire.push(
+            Direction::Sent,
+            &json!({"jsonrpc": "2.0", "id": 9, "method": "resources/read",
+                    "params": {"uri": "structs://docs/overview"}}),
+        );
+        wire.push(
+            Direction::Received,
+            &json!({"jsonrpc": "2.0", "id": 7, "result": {"content": []}}),
+        );
+        wire.push(
+            Direction::Received,
+            &json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32002, "message": "x"}}),
+        );
+        let m = wire.messages();
+        let seen: Vec<(&str, Option<&str>, bool)> = m
+            .iter()
+            .map(|m| (m.method.as_str(), m.target.as_deref(), m.background))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("tools/call", Some("structs_query_block_height"), true),
+                ("tools/call", Some("structs_query_block_height"), false),
+                ("resources/read", Some("structs://docs/overview"), false),
+                ("response", Some("structs_query_block_height"), true),
+                ("error", Some("structs://docs/overview"), false),
+            ]
+        );
+        let hide = Filter {
+            hide_background: true,
+            text: String::new(),
+        };
+        assert_eq!(wire.kept_matching(Which::Messages, &hide), 3);
+        let docs = Filter {
+            hide_background: false,
+            text: "DOCS/over".into(),
+        };
+        assert_eq!(wire.kept_matching(Which::Messages, &docs), 2);
+        let ids: Vec<Option<String>> = wire
+            .window_matching(Which::Messages, &hide, 1, 5)
+            .into_iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, [Some("9".to_string()), Some("9".to_string())]);
+        assert!(Filter::default().is_empty());
     }
 }

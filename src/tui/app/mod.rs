@@ -361,7 +361,7 @@ impl App {
         }
         self.handles_listed_at = Some(now);
         let mut ctx = self.desk.lend(Owner::Pane(Tab::Handles));
-        self.panes.handles.refresh(&mut ctx);
+        self.panes.handles.refresh_in_background(&mut ctx);
     }
 
     /// Handles one key event: the layer on top takes it, else the pane on show, and

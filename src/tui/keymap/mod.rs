@@ -121,6 +121,9 @@ pub enum Scope {
     ServerReply,
     /// A root's path, typed.
     ServerRootInput,
+    /// The Server tab's search: a tool's name, or the text the messages are filtered
+    /// by, typed.
+    ServerSearch,
 }
 
 impl Scope {
@@ -164,7 +167,8 @@ impl Scope {
             | X::ServerArgs
             | X::ServerElicit
             | X::ServerReply
-            | X::ServerRootInput => Tab::Server,
+            | X::ServerRootInput
+            | X::ServerSearch => Tab::Server,
         })
     }
 
@@ -221,6 +225,7 @@ impl Scope {
             Scope::ServerElicit => "Elicitation form",
             Scope::ServerReply => "Sampling reply",
             Scope::ServerRootInput => "New root",
+            Scope::ServerSearch => "Search",
         }
     }
 }
@@ -232,6 +237,8 @@ pub enum Command {
     Quit,
     /// Open or close the help overlay.
     ToggleHelp,
+    /// Hide or show the console's own polling in the Server tab's traffic.
+    ToggleOwnTraffic,
     /// Show the lines written to stderr while the console ran.
     ShowLogs,
     /// Close what is drawn over the pane: the help, a dialog, a prompt, a list to

@@ -139,7 +139,7 @@ impl TaskBoard {
         self.listed_at = Some(now);
         self.listing = Some(
             ctx.dispatcher
-                .call(LIST_TOOL, json!({"tools": self.tools, "limit": 50})),
+                .poll(LIST_TOOL, json!({"tools": self.tools, "limit": 50})),
         );
     }
 

@@ -732,7 +732,8 @@ impl Pane for EntitiesPane {
             | Scope::ServerArgs
             | Scope::ServerElicit
             | Scope::ServerReply
-            | Scope::ServerRootInput => {}
+            | Scope::ServerRootInput
+            | Scope::ServerSearch => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {

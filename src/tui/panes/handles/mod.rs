@@ -202,6 +202,13 @@ impl HandlesPane {
         }
     }
 
+    /// [`HandlesPane::refresh`] as the console's own polling, every few seconds.
+    pub fn refresh_in_background(&mut self, ctx: &mut Ctx<'_>) {
+        if self.list_request.is_none() {
+            self.list_request = Some(ctx.dispatcher.poll(LIST_TOOL, json!({"scope": "all"})));
+        }
+    }
+
     fn rows(&self) -> &[HandleRow] {
         match &self.listing {
             Some(Ok(listing)) => &listing.rows,

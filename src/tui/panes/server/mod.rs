@@ -36,7 +36,7 @@ use crate::clock::WallClock;
 use crate::context::{CallContext, ProgressUpdate};
 use crate::core::Core;
 use crate::error::ToolError;
-use crate::mcp::client::{Remote, Which};
+use crate::mcp::client::{Filter, Remote, Which};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
@@ -56,6 +56,8 @@ use requests::Requests;
 
 /// How many calls the history keeps (the newest).
 const HISTORY_KEEP: usize = 200;
+/// The longest search the Server tab takes.
+const MAX_SEARCH: usize = 96;
 
 /// A tool as the pane lists it.
 struct ToolInfo {
@@ -186,6 +188,13 @@ pub(crate) struct ServerPane {
     /// it (to answer the server's request that call made, say), shown again on coming
     /// back.
     tools_showing: Option<RequestId>,
+    /// A search is being typed (`/`): a tool's name in Tools, the messages' filter in
+    /// Notifications and Traffic.
+    searching: bool,
+    /// The tool name searched for last.
+    tool_search: String,
+    /// Which messages the notifications and traffic lists keep.
+    log_filter: Filter,
 }
 
 impl ServerPane {
@@ -227,6 +236,9 @@ impl ServerPane {
             tick: 0,
             asks_seen: 0,
             tools_showing: None,
+            searching: false,
+            tool_search: String::new(),
+            log_filter: Filter::default(),
         }
     }
 
@@ -370,8 +382,67 @@ impl ServerPane {
 
     fn log_len(&self) -> usize {
         match (&self.remote, self.which()) {
-            (Some(r), Some(which)) => r.wire().kept(which),
+            (Some(r), Some(which)) => r.wire().kept_matching(which, &self.log_filter),
             _ => 0,
+        }
+    }
+
+    /// A search's text changed: Tools selects the first tool whose name holds it;
+    /// the lists of messages start again from their newest.
+    fn searched(&mut self, status: &mut crate::tui::pane::StatusLine) {
+        if self.section == Section::Tools {
+            let wanted = self.tool_search.to_lowercase();
+            if wanted.is_empty() {
+                return;
+            }
+            match self
+                .tools
+                .iter()
+                .position(|t| t.name.to_lowercase().contains(&wanted))
+            {
+                Some(at) => self.tool_list.selected = at,
+                None => status.info(format!("no tool's name holds {:?}", self.tool_search)),
+            }
+        } else {
+            self.follow = true;
+        }
+    }
+
+    /// The text the search on show edits.
+    fn search_text(&mut self) -> &mut String {
+        if self.section == Section::Tools {
+            &mut self.tool_search
+        } else {
+            &mut self.log_filter.text
+        }
+    }
+
+    /// The search commands: open, keep, clear, and hiding the console's own calls.
+    fn search_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::StartFilter => {
+                self.searching = true;
+                self.search_text().clear();
+                if self.section != Section::Tools {
+                    self.follow = true;
+                }
+            }
+            Command::KeepFilter => self.searching = false,
+            Command::DropFilter => {
+                self.searching = false;
+                self.search_text().clear();
+                self.follow = true;
+            }
+            Command::ToggleOwnTraffic => {
+                self.log_filter.hide_background = !self.log_filter.hide_background;
+                self.follow = true;
+                ctx.status.info(if self.log_filter.hide_background {
+                    "the console's own polling is hidden (h shows it)"
+                } else {
+                    "the console's own polling is shown"
+                });
+            }
+            _ => {}
         }
     }
 
@@ -581,7 +652,14 @@ impl Pane for ServerPane {
                 .modifiers
                 .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
         {
-            self.type_char(c, ctx);
+            if self.searching {
+                if self.search_text().chars().count() < MAX_SEARCH {
+                    self.search_text().push(c);
+                }
+                self.searched(ctx.status);
+            } else {
+                self.type_char(c, ctx);
+            }
             return EventState::Consumed;
         }
         let offered = self.commands();
@@ -611,8 +689,20 @@ impl Pane for ServerPane {
                 }
                 Command::RerunCall => self.rerun(ctx),
                 Command::Back => self.back(),
+                Command::EraseChar | Command::ClearText if self.searching => {
+                    if command == Command::ClearText {
+                        self.search_text().clear();
+                    } else {
+                        self.search_text().pop();
+                    }
+                    self.searched(ctx.status);
+                }
                 Command::EraseChar => self.erase(false, ctx),
                 Command::ClearText => self.erase(true, ctx),
+                Command::StartFilter
+                | Command::KeepFilter
+                | Command::DropFilter
+                | Command::ToggleOwnTraffic => self.search_command(command, ctx),
                 Command::ToggleMessage => self.expanded = !self.expanded,
                 Command::FocusNext => self.next_section(true, ctx),
                 Command::FocusPrev => self.next_section(false, ctx),
@@ -658,6 +748,9 @@ impl Pane for ServerPane {
     }
 
     fn scope(&self) -> Scope {
+        if self.searching {
+            return Scope::ServerSearch;
+        }
         match (self.section, self.mode) {
             (Section::Tools, Mode::List) => Scope::ServerTools,
             (Section::Tools, Mode::Form) => Scope::ServerForm,
@@ -678,16 +771,24 @@ impl Pane for ServerPane {
     }
 
     fn captures_text(&self) -> bool {
-        matches!(self.mode, Mode::Form | Mode::Input)
+        self.searching || matches!(self.mode, Mode::Form | Mode::Input)
     }
 
     fn commands(&self) -> Vec<Command> {
+        if self.searching {
+            return vec![
+                Command::KeepFilter,
+                Command::DropFilter,
+                Command::EraseChar,
+                Command::ClearText,
+            ];
+        }
         let typing = [Command::EraseChar, Command::ClearText, Command::Back];
         let mut commands = match (self.section, self.mode) {
             (Section::Tools, Mode::List) => {
                 let mut c = ROWS.to_vec();
                 if !self.tools.is_empty() {
-                    c.push(Command::OpenForm);
+                    c.extend([Command::OpenForm, Command::StartFilter]);
                 }
                 c
             }
@@ -716,7 +817,16 @@ impl Pane for ServerPane {
                 c
             }
             (Section::Notifications | Section::Traffic, _) => {
-                [&SCROLLING[..], &[Command::ToggleMessage, Command::Back]].concat()
+                let mut c = [
+                    &SCROLLING[..],
+                    &[Command::ToggleMessage, Command::StartFilter],
+                ]
+                .concat();
+                if self.section == Section::Traffic {
+                    c.push(Command::ToggleOwnTraffic);
+                }
+                c.push(Command::Back);
+                c
             }
             (Section::History, _) => {
                 let mut c = vec![

@@ -219,11 +219,12 @@ impl ServerPane {
 
     pub(super) fn render_tools(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let block = area_block(
-            ui,
-            &format!(" Tools ({}) ", self.tools.len()),
-            self.mode == Mode::List,
-        );
+        let mut title = format!(" Tools ({})", self.tools.len());
+        if self.searching {
+            title.push_str(&format!(" · search: {}▏", self.tool_search));
+        }
+        title.push(' ');
+        let block = area_block(ui, &title, self.mode == Mode::List);
         let inner = block.inner(area);
         block.render(area, buf);
         let rows = usize::from(inner.height);
@@ -671,7 +672,23 @@ impl ServerPane {
         } else {
             (area, None)
         };
-        let block = area_block(ui, &format!(" {title} · {len} "), true);
+        let mut heading = format!(" {title} · {len}");
+        if let (Some(remote), Some(which)) = (&self.remote, self.which())
+            && !self.log_filter.is_empty()
+        {
+            heading.push_str(&format!(" of {}", remote.wire().kept(which)));
+        }
+        if self.log_filter.hide_background && !notifications {
+            heading.push_str(" · the console's own polling hidden");
+        }
+        if self.searching || !self.log_filter.text.is_empty() {
+            heading.push_str(&format!(" · search: {}", self.log_filter.text));
+            if self.searching {
+                heading.push('▏');
+            }
+        }
+        heading.push(' ');
+        let block = area_block(ui, &heading, true);
         let inner = block.inner(list_area);
         block.render(list_area, buf);
         let rows = usize::from(inner.height);
@@ -700,7 +717,9 @@ impl ServerPane {
         let (Some(remote), Some(which)) = (&self.remote, self.which()) else {
             return;
         };
-        let shown = remote.wire().window(which, self.log_list.top, rows);
+        let shown = remote
+            .wire()
+            .window_matching(which, &self.log_filter, self.log_list.top, rows);
         for (j, m) in shown.iter().enumerate() {
             let k = self.log_list.top + j;
             let y = inner.y + j as u16;
@@ -711,8 +730,13 @@ impl ServerPane {
             let id =
                 m.id.as_deref()
                     .map_or(String::new(), |id| format!(" #{id}"));
+            // What it is about: the tool, prompt, resource or task, an answer's too.
+            let target = m
+                .target
+                .as_deref()
+                .map_or(String::new(), |t| format!(" {t}"));
             let text = format!(
-                "{}{:>6.3}s {arrow} {}{id}  {}",
+                "{}{:>6.3}s {arrow} {}{target}{id}  {}",
                 if k == self.log_list.selected {
                     SELECTED_MARK
                 } else {
@@ -739,7 +763,10 @@ impl ServerPane {
                 theme.style(role),
             );
         }
-        let selected = remote.wire().window(which, self.log_list.selected, 1);
+        let selected =
+            remote
+                .wire()
+                .window_matching(which, &self.log_filter, self.log_list.selected, 1);
         if let (Some(detail), Some(m)) = (detail_area, selected.first()) {
             let pretty = serde_json::from_str::<Value>(&m.text)
                 .ok()
