@@ -118,6 +118,23 @@ fn a_tapped_session_is_recorded_and_replays() {
             .await
             .expect_err("no such player");
         assert_eq!(refused.code.as_str(), "RESOURCE_NOT_FOUND");
+        // Requests other than tool calls are recorded too.
+        remote
+            .request(
+                "prompts/get",
+                json!({"name": "brief", "arguments": {"entity_id": "1-1"}}),
+                CallContext::new(),
+            )
+            .await
+            .expect("a prompt through the proxy");
+        remote
+            .request(
+                "resources/read",
+                json!({"uri": "structs://docs/overview"}),
+                CallContext::new(),
+            )
+            .await
+            .expect("a resource through the proxy");
         remote.close().await;
     });
     drop(rt);
@@ -143,16 +160,54 @@ fn a_tapped_session_is_recorded_and_replays() {
             .any(|r| r["error"]["error"]["code"] == "RESOURCE_NOT_FOUND"),
         "{text}"
     );
-    // The log runs again against the same world, answer for answer.
+    // Every request is there: the handshake and lists the client made, the prompt
+    // and the resource, each with its answer.
+    let methods: Vec<&str> = lines
+        .iter()
+        .filter(|l| l["type"] == "request")
+        .filter_map(|l| l["method"].as_str())
+        .collect();
+    assert!(
+        methods.contains(&"server/discover") || methods.contains(&"initialize"),
+        "{methods:?}"
+    );
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "prompts/get",
+        "resources/read",
+    ] {
+        assert!(methods.contains(&method), "{method}: {methods:?}");
+    }
+    let prompt = lines
+        .iter()
+        .find(|l| l["type"] == "request" && l["method"] == "prompts/get")
+        .unwrap();
+    assert_eq!(prompt["tool"], "prompts/get brief", "{prompt}");
+    assert_eq!(
+        prompt["params"]["arguments"]["entity_id"], "1-1",
+        "{prompt}"
+    );
+    let answered = lines
+        .iter()
+        .find(|l| l["type"] == "response" && l["call"] == prompt["call"])
+        .expect("the prompt's answer");
+    assert!(answered["result"]["messages"].is_array(), "{answered}");
+    // The log runs again against the same world, answer for answer; the other
+    // requests are counted, not checked.
     let out = Command::new(BIN)
         .args(["replay", log.to_str().unwrap(), "--check", "--paused"])
         .output()
         .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
+        "{said}\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("other than tool calls, not checked") && said.contains("prompts/get 1"),
+        "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -67,8 +67,12 @@ pub struct LiveCall {
     pub session: usize,
     /// The call's number in its session, as recorded.
     pub call: u64,
+    /// The tool called, or for another request its label (`prompts/get next`).
     pub tool: String,
+    /// The tool's arguments, or another request's params.
     pub arguments: Value,
+    /// A request other than a tool call: its method.
+    pub method: Option<String>,
     /// When it was sent (the log's timestamp).
     pub ts: String,
     pub status: Status,
@@ -259,11 +263,16 @@ impl Live {
                     self.tokens.insert((session, token.to_string()), index);
                 }
                 self.open.insert((session, call), index);
+                let method = entry.other_method().map(str::to_string);
                 self.calls.push_back(LiveCall {
                     session,
                     call,
                     tool: entry.tool.unwrap_or_default(),
-                    arguments: entry.arguments.unwrap_or_else(|| json!({})),
+                    arguments: entry
+                        .arguments
+                        .or(entry.params)
+                        .unwrap_or_else(|| json!({})),
+                    method,
                     ts: entry.ts,
                     status: Status::Running,
                     progress: None,

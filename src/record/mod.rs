@@ -32,6 +32,17 @@
 //! Version 1 logs read as before: they have no `round` lines. A request line the tap
 //! writes also keeps the `_meta` the host sent with the call (`meta`).
 //!
+//! Version 4 records every request a tap sees, not only tool calls: a request other
+//! than `tools/call` has its `method` and its `params` (without `_meta`, secrets
+//! redacted), and `tool` names what it is about for a reader that shows one name
+//! (`prompts/get next`, `resources/read structs://docs/overview`, `tools/list`). Its
+//! response holds the JSON-RPC result, or the JSON-RPC error object. A replay checks
+//! tool calls and counts the rest:
+//!
+//! ```text
+//! {"v":4,…,"type":"request","call":3,"method":"prompts/get","tool":"prompts/get next","params":{"name":"next","arguments":{"player_id":"1-1"}}}
+//! ```
+//!
 //! Writing: the file is opened for appending, so several servers (and runs) can share
 //! one log. Each line goes out in one write of the whole line and its newline, under a
 //! lock. A server that died mid-line leaves a torn last line; the next writer starts on
@@ -64,8 +75,8 @@ pub use call::{Recorded, call_recorded};
 pub use feed::Feed;
 
 /// The log format's version, in every line (2: `round` lines; 3: answers in the
-/// chain's own shapes, `entity::records`).
-pub const VERSION: u64 = 3;
+/// chain's own shapes, `entity::records`; 4: requests other than tool calls).
+pub const VERSION: u64 = 4;
 
 /// The first version whose answers are in the chain's own shapes: an older line's
 /// answer is read through [`shapes`] before it is compared.
@@ -257,6 +268,44 @@ impl Recorder {
         }
         if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
             line.insert("headers".into(), headers.clone());
+        }
+        stamp_source(&mut line, source);
+        self.write(line);
+        call
+    }
+
+    /// Records a request other than a tool call (a prompt got, a resource read, a
+    /// list, a completion): its method, a label for it (`prompts/get next`), and its
+    /// params without `_meta`, secrets redacted. The number returned pairs it with
+    /// its response, which holds the JSON-RPC result or error object.
+    pub fn request_other(
+        &self,
+        method: &str,
+        label: &str,
+        params: &Value,
+        meta: Option<&Value>,
+        source: &SourceInfo,
+    ) -> u64 {
+        let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
+        let mut line = self.head("request");
+        line.insert("call".into(), json!(call));
+        line.insert("method".into(), json!(method));
+        line.insert("tool".into(), json!(label));
+        let mut params = params.clone();
+        if let Some(object) = params.as_object_mut() {
+            object.remove("_meta");
+        }
+        let mut hidden = Vec::new();
+        redact(&mut params, "", &mut hidden);
+        line.insert("params".into(), params);
+        if !hidden.is_empty() {
+            line.insert("redacted".into(), json!(hidden));
+        }
+        if let Some(meta) = meta.filter(|m| m.is_object()) {
+            let mut meta = meta.clone();
+            let mut secrets = Vec::new();
+            redact(&mut meta, "_meta", &mut secrets);
+            line.insert("meta".into(), meta);
         }
         stamp_source(&mut line, source);
         self.write(line);
@@ -552,6 +601,13 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// A request for something other than a tool call (version 4): its method.
+    pub fn other_method(&self) -> Option<&str> {
+        self.method
+            .as_deref()
+            .filter(|m| self.kind == Kind::Request && *m != "tools/call")
+    }
+
     /// A response's answer: its result, or its error object (`null` for other lines).
     pub fn answer(&self) -> Value {
         self.result

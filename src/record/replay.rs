@@ -66,6 +66,9 @@ pub struct Report {
     pub shape: std::collections::BTreeMap<ShapeChange, u64>,
     /// Calls whose recorded answer was read through a change of shape.
     pub shaped_calls: u64,
+    /// Requests other than tool calls (a tap records every request, log version 4),
+    /// counted by method: a replay checks tool calls only.
+    pub other: std::collections::BTreeMap<String, u64>,
 }
 
 impl Report {
@@ -84,6 +87,8 @@ pub enum NotRerun {
     Redacted(Vec<String>),
     /// The agent got an answer the proxy gave instead of the server: what gave it.
     Injected(String),
+    /// Not a tool call (a prompt got, a resource read, a list): its method.
+    NotATool(String),
 }
 
 impl NotRerun {
@@ -104,6 +109,9 @@ impl NotRerun {
             }
             NotRerun::Injected(what) => {
                 format!("the agent got an injected answer ({what}), not the server's")
+            }
+            NotRerun::NotATool(method) => {
+                format!("it is a {method} request, and a replay checks tool calls")
             }
         }
     }
@@ -263,6 +271,8 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
     let mut waiting: HashMap<(String, u64), (String, Value, Vec<String>)> = HashMap::new();
     // What each waiting call's agent answered in its rounds.
     let mut answered: HashMap<(String, u64), Vec<Value>> = HashMap::new();
+    // Requests other than tool calls: counted, their responses passed over.
+    let mut others: std::collections::HashSet<(String, u64)> = std::collections::HashSet::new();
     let mut reader = LogReader::open(path)?;
     while let Some(item) = reader.next() {
         let entry = match item? {
@@ -289,6 +299,13 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                 }
             }
             Kind::Request => {
+                if let Some(method) = entry.other_method() {
+                    *report.other.entry(method.to_string()).or_default() += 1;
+                    if let Some(call) = entry.call {
+                        others.insert((entry.session.clone(), call));
+                    }
+                    continue;
+                }
                 if let (Some(call), Some(tool)) = (entry.call, entry.tool) {
                     let args = entry.arguments.unwrap_or(Value::Null);
                     waiting.insert((entry.session, call), (tool, args, entry.redacted));
@@ -296,6 +313,9 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
             }
             Kind::Response => {
                 let Some(call) = entry.call else { continue };
+                if others.remove(&(entry.session.clone(), call)) {
+                    continue;
+                }
                 let Some((tool, args, redacted)) = waiting.remove(&(entry.session.clone(), call))
                 else {
                     report.orphans += 1;
@@ -310,6 +330,8 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                         report.injected.push((tool, what));
                         continue;
                     }
+                    // Other requests were passed over at their request line.
+                    Some(NotRerun::NotATool(_)) => continue,
                     None => {}
                 }
                 let recorded = entry.answer();
@@ -412,6 +434,20 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
             "  {} round{} of input the server asked for, answered as the agent answered",
             report.rounds,
             if report.rounds == 1 { "" } else { "s" }
+        );
+    }
+    if !report.other.is_empty() {
+        let n: u64 = report.other.values().sum();
+        let methods: Vec<String> = report
+            .other
+            .iter()
+            .map(|(method, count)| format!("{method} {count}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {n} request{} other than tool calls, not checked (a replay checks tool calls): {}",
+            if n == 1 { "" } else { "s" },
+            methods.join(", ")
         );
     }
     for (tool, hidden) in &report.redacted {

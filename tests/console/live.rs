@@ -1012,3 +1012,49 @@ fn a_call_run_as_a_task_shows_its_lifecycle() {
         30,
     );
 }
+
+/// A tap records every request (log version 4): a prompt got and a resource read show
+/// in Live beside the tool calls, by method and what they are about, with their params.
+#[test]
+fn requests_other_than_tool_calls_show_beside_the_calls() {
+    let (_rt, mut app) = console();
+    let lines = [
+        line(
+            json!({"v": 4, "ts": "2026-11-26T09:00:01.000000Z", "session": "s-a", "seq": 1,
+            "type": "request", "call": 1, "method": "prompts/get", "tool": "prompts/get brief",
+            "params": {"name": "brief", "arguments": {"entity_id": "1-1"}}, "source": "proxy"}),
+        ),
+        line(
+            json!({"v": 4, "session": "s-a", "seq": 2, "type": "response", "call": 1,
+            "tool": "prompts/get brief", "duration_ms": 2.0,
+            "result": {"messages": [{"role": "user", "content": {"type": "text", "text": "Brief 1-1"}}]}}),
+        ),
+        line(
+            json!({"v": 4, "ts": "2026-11-26T09:00:02.000000Z", "session": "s-a", "seq": 3,
+            "type": "request", "call": 2, "method": "resources/read",
+            "tool": "resources/read structs://docs/nowhere",
+            "params": {"uri": "structs://docs/nowhere"}, "source": "proxy"}),
+        ),
+        line(
+            json!({"v": 4, "session": "s-a", "seq": 4, "type": "response", "call": 2,
+            "tool": "resources/read structs://docs/nowhere", "duration_ms": 1.0,
+            "error": {"error": {"code": -32002, "message": "no such resource"}}}),
+        ),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    press(&mut app, KeyCode::Char('8'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("prompts/get brief"), "{frame}");
+    assert!(
+        frame.contains("resources/read structs://docs/nowhere"),
+        "{frame}"
+    );
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 100, 30);
+    assert!(
+        frame.contains("name: brief"),
+        "the params show as the arguments: {frame}"
+    );
+}

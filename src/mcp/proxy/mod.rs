@@ -217,16 +217,17 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                 }
                 Piece::Line(line) => line,
             };
-            // Only a tool call or list, or a cancellation, concerns them; and a tool
-            // list always (its schemas check edits at a breakpoint). A line with a
-            // `\u` escape may spell any method (`tool\u0073/call`): it is parsed, so
-            // no spelling of JSON gets a call past the tap.
+            // The tap records every request, so it reads every line while it records.
+            // Otherwise only a tool call or list, or a cancellation, concerns the
+            // broker; and a tool list always (its schemas check edits at a
+            // breakpoint). A line with a `\u` escape may spell any method
+            // (`tool\u0073/call`): it is parsed, so no spelling of JSON gets a call
+            // past the broker.
             let escaped = mentions(&line, b"\\u");
-            let look = ((mentions(&line, b"tools") || escaped)
-                && (recording || ruling || escaped || mentions(&line, b"tools/list")))
-                || ((mentions(&line, b"cancelled") || escaped) && (recording || ruling))
-                // A poll of a task a recorded call became.
-                || (recording && mentions(&line, b"tasks/"));
+            let look = recording
+                || ((mentions(&line, b"tools") || escaped)
+                    && (ruling || escaped || mentions(&line, b"tools/list")))
+                || ((mentions(&line, b"cancelled") || escaped) && ruling);
             let decision = if !look {
                 Decision::Pass
             } else {

@@ -34,6 +34,29 @@ struct Pending {
     asked: String,
     /// The rounds of input it went through so far.
     rounds: u64,
+    /// A request other than a tool call: its answer is recorded as the JSON-RPC
+    /// result or error it is, not read as a tool result.
+    other: bool,
+}
+
+/// A request other than a tool call as a log names it: its method and what it is about
+/// (`prompts/get next`, `resources/read structs://docs/overview`, `tools/list`).
+fn label_of(method: &str, params: &Value) -> String {
+    let about = match method {
+        "prompts/get" => params["name"].as_str(),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            params["uri"].as_str()
+        }
+        "completion/complete" => params["ref"]["name"]
+            .as_str()
+            .or_else(|| params["ref"]["uri"].as_str()),
+        m if m.starts_with("tasks/") => params["taskId"].as_str(),
+        _ => None,
+    };
+    match about {
+        Some(about) => format!("{method} {about}"),
+        None => method.to_string(),
+    }
 }
 
 /// A call the server asked input for, waiting for the host to send it again.
@@ -241,21 +264,50 @@ impl Tap {
                         note: None,
                         asked,
                         rounds: 0,
+                        other: false,
                     },
                 );
                 Some(call)
             }
-            (Some("tasks/get" | "tasks/cancel" | "tasks/update"), Some(id)) => {
+            (Some("tasks/get" | "tasks/cancel" | "tasks/update"), Some(id))
+                if m["params"]["taskId"]
+                    .as_str()
+                    .is_some_and(|task| self.tasks().contains_key(task)) =>
+            {
                 // A poll of a task the log follows: its answer is the task's word.
                 let task = m["params"]["taskId"].as_str()?.to_string();
-                if self.tasks().contains_key(&task) {
-                    let mut polls = self.polls();
-                    if polls.len() >= TASKS_FOLLOWED {
-                        polls.clear();
-                    }
-                    polls.insert(id, task);
+                let mut polls = self.polls();
+                if polls.len() >= TASKS_FOLLOWED {
+                    polls.clear();
                 }
+                polls.insert(id, task);
                 None
+            }
+            (Some(method), Some(id)) => {
+                // Every other request: a prompt got, a resource read, a list, a
+                // completion, a ping.
+                let params = m.get("params").cloned().unwrap_or_else(|| json!({}));
+                let label = label_of(method, &params);
+                let call = recorder.request_other(
+                    method,
+                    &label,
+                    &params,
+                    m["params"].get("_meta"),
+                    &self.source,
+                );
+                self.lock().insert(
+                    id,
+                    Pending {
+                        call,
+                        tool: label,
+                        started: Instant::now(),
+                        note: None,
+                        asked: String::new(),
+                        rounds: 0,
+                        other: true,
+                    },
+                );
+                Some(call)
             }
             (Some("notifications/cancelled"), None) => {
                 // The host gave up on a call: the server need not answer it, so the
@@ -322,6 +374,24 @@ impl Tap {
                     let Some(p) = self.lock().remove(&id) else {
                         continue;
                     };
+                    if p.other {
+                        let outcome = match (m.get("result"), m.get("error")) {
+                            (Some(result), _) => Ok(result.clone()),
+                            (None, Some(error)) => Err(json!({ "error": error })),
+                            (None, None) => Err(
+                                json!({"error": {"message": "an answer with neither result nor error"}}),
+                            ),
+                        };
+                        recorder.response_injected(
+                            p.call,
+                            &p.tool,
+                            outcome.as_ref(),
+                            p.started.elapsed(),
+                            &self.source,
+                            injected.or(p.note.as_deref()),
+                        );
+                        continue;
+                    }
                     // A task made for the call: the call goes on until the task ends.
                     if let Some(result) = m.get("result")
                         && result["resultType"] == "task"

@@ -174,7 +174,15 @@ fn write_calls(live: &Live, out: &mut impl Write) -> std::io::Result<usize> {
             line
         };
         let mut request = head("request", &call.ts, next(call.session));
-        request.insert("arguments".into(), call.arguments.clone());
+        match &call.method {
+            Some(method) => {
+                request.insert("method".into(), json!(method));
+                request.insert("params".into(), call.arguments.clone());
+            }
+            None => {
+                request.insert("arguments".into(), call.arguments.clone());
+            }
+        }
         writeln!(out, "{}", Value::Object(request))?;
         let Some(answer) = &call.answer else {
             continue;

@@ -645,6 +645,7 @@ mod tests {
             call: 1,
             tool: tool.into(),
             arguments: Value::Null,
+            method: None,
             ts: String::new(),
             status,
             progress: None,

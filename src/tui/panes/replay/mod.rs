@@ -491,6 +491,12 @@ async fn rerun(
         .as_ref()
         .map(|r| (r.answer(), r.v < crate::record::SHAPES_VERSION));
     let injected = response.as_ref().and_then(|r| r.injected.as_deref());
+    if let Some(method) = request.other_method() {
+        return Ok((
+            recorded,
+            Rerun::Skipped(NotRerun::NotATool(method.to_string())),
+        ));
+    }
     if let Some(why) = NotRerun::of(&request.redacted, injected) {
         return Ok((recorded, Rerun::Skipped(why)));
     }
