@@ -720,8 +720,18 @@ async fn the_python_sdk_in_its_default_mode_goes_through_the_http_proxy() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let requests: Vec<&Value> = lines.iter().filter(|l| l["type"] == "request").collect();
+    // The tool calls; the other requests (log version 4) carry their own method.
+    let requests: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "request" && l["method"].is_null())
+        .collect();
     assert!(requests.len() >= 50, "{} requests", requests.len());
+    for r in lines
+        .iter()
+        .filter(|l| l["type"] == "request" && !l["method"].is_null())
+    {
+        assert_eq!(r["headers"]["Mcp-Method"], r["method"], "{r:#}");
+    }
     // One session in the log for every stateless request.
     let sessions: std::collections::HashSet<&str> =
         lines.iter().filter_map(|l| l["session"].as_str()).collect();

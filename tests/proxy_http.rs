@@ -337,8 +337,19 @@ async fn several_agents_through_one_proxy_are_told_apart_by_session() {
     let start = Instant::now();
     let by_session = loop {
         let mut by_session: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        for line in log_lines(&log) {
-            if line["type"] == "response" {
+        let lines = log_lines(&log);
+        // The tool calls' answers (each host's handshake is in the log too).
+        let others: std::collections::HashSet<(String, u64)> = lines
+            .iter()
+            .filter(|l| l["type"] == "request" && !l["method"].is_null())
+            .filter_map(|l| Some((l["session"].as_str()?.to_string(), l["call"].as_u64()?)))
+            .collect();
+        for line in lines {
+            let key = (
+                line["session"].as_str().unwrap_or_default().to_string(),
+                line["call"].as_u64().unwrap_or(0),
+            );
+            if line["type"] == "response" && !others.contains(&key) {
                 by_session
                     .entry(line["session"].as_str().unwrap().to_string())
                     .or_default()

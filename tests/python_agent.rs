@@ -595,8 +595,16 @@ fn the_python_sdk_sends_and_gets_the_same_bytes_through_the_proxy_to_the_referen
 
     // The recording holds both calls, their answers, and the server's notification.
     let lines = log_lines(&log);
+    // The tool calls' lines: the SDK's other requests (its handshake, its lists) are
+    // logged too, with their method, and their answers share their numbers.
+    let others: std::collections::HashSet<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "request" && !l["method"].is_null())
+        .filter_map(|l| l["call"].as_u64())
+        .collect();
     let calls: Vec<(&str, &str, &Value)> = lines
         .iter()
+        .filter(|l| !l["call"].as_u64().is_some_and(|c| others.contains(&c)))
         .filter_map(|l| Some((l["type"].as_str()?, l["tool"].as_str()?, l)))
         .collect();
     assert_eq!(calls.len(), 4, "{lines:#?}");
@@ -744,9 +752,17 @@ fn hold_calls(peers: &Peers, dir: &Path, server: &[String], held: &Held) -> Path
     agent.finish();
 
     // The feed told of each release, and held nothing once the breakpoint was gone.
-    watcher.next("the fourth call's answer in the feed", |v| {
-        v["type"] == "response" && v["call"] == 4
-    });
+    // (The SDK's own requests, its tool list, are in the feed too.)
+    let answered = |seen: &[Value]| {
+        seen.iter()
+            .filter(|v| v["type"] == "response" && v["tool"] == held.tool)
+            .count()
+    };
+    while answered(&watcher.seen) < 4 {
+        watcher.next("a call's answer in the feed", |v| {
+            v["type"] == "response" && v["tool"] == held.tool
+        });
+    }
     assert_eq!(
         watcher.releases(),
         ["continued", "edited, continued", "answered with an error"]
@@ -756,12 +772,20 @@ fn hold_calls(peers: &Peers, dir: &Path, server: &[String], held: &Held) -> Path
 
     // The log marks the two answers the server did not give to the call it recorded.
     let lines = log_lines(&log);
-    let requests = lines.iter().filter(|l| l["type"] == "request").count();
-    assert_eq!(requests, 4, "{lines:#?}");
+    // The tool calls, in order (the SDK's other requests have numbers too).
+    let calls: Vec<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "request" && l["method"].is_null())
+        .filter_map(|l| l["call"].as_u64())
+        .collect();
+    assert_eq!(calls.len(), 4, "{lines:#?}");
     let injected: Vec<(u64, &str)> = lines
         .iter()
         .filter(|l| l["type"] == "response")
-        .filter_map(|l| Some((l["call"].as_u64()?, l["injected"].as_str()?)))
+        .filter_map(|l| {
+            let nth = calls.iter().position(|c| Some(*c) == l["call"].as_u64())? as u64 + 1;
+            Some((nth, l["injected"].as_str()?))
+        })
         .collect();
     assert_eq!(
         injected,
@@ -823,9 +847,15 @@ fn a_breakpoint_holds_the_reference_servers_calls_as_the_python_sdk_sees_it() {
         },
     );
     let lines = log_lines(&log);
+    // The second tool call's answer (the SDK's other requests have numbers too).
+    let second = lines
+        .iter()
+        .filter(|l| l["type"] == "request" && l["method"].is_null())
+        .nth(1)
+        .expect("a second tool call");
     let edited = lines
         .iter()
-        .find(|l| l["type"] == "response" && l["call"] == 2)
+        .find(|l| l["type"] == "response" && l["call"] == second["call"])
         .unwrap();
     assert_eq!(
         edited["result"]["content"][0]["text"],

@@ -9,6 +9,8 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+use serde_json::Value;
+
 use support::peers::Peers;
 
 const BIN: &str = env!("CARGO_BIN_EXE_structs-console");
@@ -72,7 +74,7 @@ fn a_recording_of_a_python_sdk_server_checks_it_and_catches_a_change() {
     }
     // One the server runs as a task: one call in the log, its statuses as task lines.
     call_through_the_tap(&log, &server, &[], "slow_square", r#"{"n": 6}"#);
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -169,15 +171,29 @@ fn a_call_in_rounds_is_one_call_in_the_log_and_replays_with_the_agents_answers()
         "confirm_delete",
         r#"{"name": "x"}"#,
     );
-    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The tool call's lines (the client's handshake and lists are logged too, each a
+    // request with its method).
+    let others: std::collections::HashSet<u64> = lines
+        .iter()
+        .filter(|l| l["type"] == "request" && !l["method"].is_null())
+        .filter_map(|l| l["call"].as_u64())
+        .collect();
+    let lines: Vec<Value> = lines
+        .into_iter()
+        .filter(|l| !l["call"].as_u64().is_some_and(|c| others.contains(&c)))
+        .filter(|l| l["type"] != "notification")
+        .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(kinds, ["request", "round", "response"], "{lines:#?}");
     assert!(
-        lines.iter().all(|l| l["v"] == 2 && l["call"] == 1),
+        lines
+            .iter()
+            .all(|l| l["v"] == structs_console::record::VERSION && l["call"] == lines[0]["call"]),
         "{lines:#?}"
     );
     // The request keeps the `_meta` the host sent: a 2026-07-28 client's every
@@ -225,6 +241,18 @@ fn a_call_run_as_a_task_is_one_call_in_the_log_and_replays() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // The tool call's lines (the client's handshake and lists are logged too, each
+    // a request with its method).
+    let others: std::collections::HashSet<u64> = lines
+        .iter()
+        .filter(|l: &&Value| l["type"] == "request" && !l["method"].is_null())
+        .filter_map(|l| l["call"].as_u64())
+        .collect();
+    let lines: Vec<Value> = lines
+        .into_iter()
+        .filter(|l: &Value| !l["call"].as_u64().is_some_and(|c| others.contains(&c)))
+        .filter(|l: &Value| l["type"] != "notification")
+        .collect();
     let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
     assert_eq!(kinds.first(), Some(&"request"), "{lines:#?}");
     assert_eq!(kinds.last(), Some(&"response"), "{lines:#?}");
@@ -235,7 +263,10 @@ fn a_call_run_as_a_task_is_one_call_in_the_log_and_replays() {
         .collect();
     assert_eq!(statuses.first(), Some(&"working"), "{lines:#?}");
     assert_eq!(statuses.last(), Some(&"completed"), "{lines:#?}");
-    assert!(lines.iter().all(|l| l["call"] == 1), "one call: {lines:#?}");
+    assert!(
+        lines.iter().all(|l| l["call"] == lines[0]["call"]),
+        "one call: {lines:#?}"
+    );
     let answer = &lines.last().unwrap()["result"];
     assert_eq!(answer["steps"][0]["status"], "succeeded", "{answer:#}");
 
@@ -269,6 +300,14 @@ fn the_replay_tab_runs_a_recording_again_against_the_server_it_is_attached_to() 
         r#"{"name": "x"}"#,
     );
     call_through_the_tap(&log, &server, &[], "add", r#"{"a": 2, "b": 2}"#);
+    // Every request of the log gets a verdict: the two tool calls run again, the
+    // clients' other requests (their handshakes and lists) said not to be.
+    let requests = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| serde_json::from_str::<Value>(l).is_ok_and(|v| v["type"] == "request"))
+        .count();
+    assert!(requests > 2, "the handshakes are logged too: {requests}");
     for (skew, differ) in [("0", 0), ("1", 1)] {
         let rt = support::console::runtime();
         let target = Target::Command(vec![
@@ -293,7 +332,7 @@ fn the_replay_tab_runs_a_recording_again_against_the_server_it_is_attached_to() 
             crossterm::event::KeyModifiers::NONE,
         ));
         let start = std::time::Instant::now();
-        while app.replay_verdicts().0 < 2 {
+        while app.replay_verdicts().0 < requests {
             app.update();
             assert!(
                 start.elapsed() < std::time::Duration::from_secs(20),
@@ -303,7 +342,7 @@ fn the_replay_tab_runs_a_recording_again_against_the_server_it_is_attached_to() 
             );
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
-        assert_eq!(app.replay_verdicts(), (2, differ), "skew {skew}");
+        assert_eq!(app.replay_verdicts(), (requests, differ), "skew {skew}");
         // The question was answered from the log: the operator was asked nothing.
         assert_eq!(remote.asks().count(), 0, "skew {skew}");
         let sent: Vec<String> = remote

@@ -323,9 +323,20 @@ impl Live {
                     return;
                 };
                 if let Some(call) = self.get_mut(index) {
+                    // What a working task says of itself is its progress.
+                    if entry.status.as_deref() == Some("working")
+                        && let Some(said) = &entry.status_message
+                    {
+                        call.progress = Some(Progress {
+                            progress: call.progress.as_ref().map_or(0.0, |p| p.progress),
+                            total: None,
+                            message: Some(said.clone()),
+                        });
+                    }
                     call.rounds.push(json!({
                         "task": entry.task_id,
                         "status": entry.status,
+                        "statusMessage": entry.status_message,
                     }));
                 }
             }

@@ -284,6 +284,7 @@ impl Recorder {
         label: &str,
         params: &Value,
         meta: Option<&Value>,
+        headers: Option<&Value>,
         source: &SourceInfo,
     ) -> u64 {
         let call = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
@@ -306,6 +307,9 @@ impl Recorder {
             let mut secrets = Vec::new();
             redact(&mut meta, "_meta", &mut secrets);
             line.insert("meta".into(), meta);
+        }
+        if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
+            line.insert("headers".into(), headers.clone());
         }
         stamp_source(&mut line, source);
         self.write(line);
@@ -378,12 +382,18 @@ impl Recorder {
 
     /// Records what a call's task said of itself (the Tasks extension): its id and its
     /// status, as the server made it or as the client polled it, each time it changed.
-    pub fn task(&self, call: u64, tool: &str, task_id: &str, status: &str) {
+    ///
+    /// `message` is the task's `statusMessage` (a search's progress while it works):
+    /// a new message is a line of its own too.
+    pub fn task(&self, call: u64, tool: &str, task_id: &str, status: &str, message: Option<&str>) {
         let mut line = self.head("task");
         line.insert("call".into(), json!(call));
         line.insert("tool".into(), json!(tool));
         line.insert("task_id".into(), json!(task_id));
         line.insert("status".into(), json!(status));
+        if let Some(message) = message {
+            line.insert("status_message".into(), json!(message));
+        }
         self.write(line);
     }
 
@@ -598,6 +608,9 @@ pub struct Entry {
     /// On a task line: its status (`working`, `input_required`, `completed`, …).
     #[serde(default)]
     pub status: Option<String>,
+    /// On a task line: what the task said of itself (`statusMessage`), when it said.
+    #[serde(default)]
+    pub status_message: Option<String>,
 }
 
 impl Entry {

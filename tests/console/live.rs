@@ -1058,3 +1058,36 @@ fn requests_other_than_tool_calls_show_beside_the_calls() {
         "the params show as the arguments: {frame}"
     );
 }
+
+/// A call the server runs as a task shows the task's word on itself while it works
+/// (a search's iterations, rate and best), as the tap logged it from the polls.
+#[test]
+fn a_task_shows_its_progress_while_it_works() {
+    let (_rt, mut app) = console();
+    let lines = [
+        line(
+            json!({"v": 4, "ts": "2026-11-26T09:00:01.000000Z", "session": "s-a", "seq": 1,
+            "type": "request", "call": 1, "tool": "structs_calculate_proof_of_work",
+            "arguments": {"action_type": "struct_build_complete", "entity_id": "5-1"},
+            "source": "proxy"}),
+        ),
+        line(
+            json!({"v": 4, "session": "s-a", "seq": 2, "type": "task", "call": 1,
+            "tool": "structs_calculate_proof_of_work", "task_id": "t1", "status": "working",
+            "status_message": "structs_calculate_proof_of_work is running"}),
+        ),
+        line(
+            json!({"v": 4, "session": "s-a", "seq": 3, "type": "task", "call": 1,
+            "tool": "structs_calculate_proof_of_work", "task_id": "t1", "status": "working",
+            "status_message": "502312000 of 1500000000 iterations, 108.45 MH/s, best 8 of 10 leading zeros"}),
+        ),
+    ];
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    press(&mut app, KeyCode::Char('8'));
+    let frame = draw(&mut app, 120, 30);
+    assert!(
+        frame.contains("working · 502312000 of 1500000000 iterations, 108.45 MH/s, best 8 of"),
+        "{frame}"
+    );
+}

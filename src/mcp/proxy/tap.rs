@@ -171,9 +171,12 @@ impl Tap {
         let Some((p, last)) = tasks.get_mut(task_id) else {
             return;
         };
-        if last != status {
-            recorder.task(p.call, &p.tool, task_id, status);
-            *last = status.to_string();
+        // A new status, or a new message while it works (its progress), is a line.
+        let message = task["statusMessage"].as_str();
+        let now = format!("{status}\n{}", message.unwrap_or_default());
+        if *last != now {
+            recorder.task(p.call, &p.tool, task_id, status, message);
+            *last = now;
         }
         let outcome = match status {
             "completed" => tool_outcome(&task["result"]),
@@ -288,11 +291,13 @@ impl Tap {
                 // completion, a ping.
                 let params = m.get("params").cloned().unwrap_or_else(|| json!({}));
                 let label = label_of(method, &params);
+                let headers = self.headers.as_ref().and_then(|h| h.peek(&id));
                 let call = recorder.request_other(
                     method,
                     &label,
                     &params,
                     m["params"].get("_meta"),
+                    headers.as_ref(),
                     &self.source,
                 );
                 self.lock().insert(
@@ -398,7 +403,8 @@ impl Tap {
                         && let Some(task) = result["taskId"].as_str()
                     {
                         let status = result["status"].as_str().unwrap_or("working");
-                        recorder.task(p.call, &p.tool, task, status);
+                        let message = result["statusMessage"].as_str();
+                        recorder.task(p.call, &p.tool, task, status, message);
                         let mut tasks = self.tasks();
                         if tasks.len() >= TASKS_FOLLOWED
                             && let Some(oldest) = tasks
@@ -408,7 +414,8 @@ impl Tap {
                         {
                             tasks.remove(&oldest);
                         }
-                        tasks.insert(task.to_string(), (p, status.to_string()));
+                        let said = format!("{status}\n{}", message.unwrap_or_default());
+                        tasks.insert(task.to_string(), (p, said));
                         continue;
                     }
                     // Input asked for: the call goes on when the host sends it again.

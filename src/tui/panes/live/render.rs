@@ -68,7 +68,11 @@ fn state(call: &LiveCall) -> String {
                     "░".repeat(5 - filled)
                 )
             }
-            None => format!("running {}", p.progress),
+            None => match &p.message {
+                // A task's word on itself: a search's iterations, rate and best.
+                Some(said) => format!("working · {said}"),
+                None => format!("running {}", p.progress),
+            },
         },
         (status, _) => status.word().to_string(),
     }
