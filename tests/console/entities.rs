@@ -279,3 +279,29 @@ fn the_list_fills_its_height_and_reads_by_number_when_whole() {
     assert!(order.iter().all(|p| *p != usize::MAX), "{frame}");
     assert!(order.windows(2).all(|w| w[0] < w[1]), "by number\n{frame}");
 }
+
+/// The structs list names each by its type and says its state, read from the struct
+/// itself (the chain's list carries no attributes): being built, online and mining,
+/// offline, destroyed.
+#[test]
+fn structs_are_listed_by_type_and_state() {
+    let (_rt, mut app) = console();
+    press(&mut app, KeyCode::Char('h'));
+    press_n(&mut app, KeyCode::Down, 4);
+    press(&mut app, KeyCode::Enter);
+    app.settle();
+    let frame = draw(&mut app, 160, 40);
+    assert!(frame.contains("structs · "), "{frame}");
+    assert!(frame.contains(" · being built"), "{frame}");
+    assert!(
+        frame.contains(" · online, mining") || frame.contains(" · online"),
+        "{frame}"
+    );
+    snapshot(
+        "structs_states_160x40",
+        "The structs list: each struct by its type's name, its owner and ambit, and its state read from the struct",
+        &mut app,
+        160,
+        40,
+    );
+}

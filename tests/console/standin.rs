@@ -75,7 +75,7 @@ fn the_console_reads_a_node_that_answers_as_the_chain_does() {
     press(&mut app, KeyCode::Enter);
     // Structs listed by their type's name.
     let frame = draw(&mut app, 100, 30);
-    assert!(frame.contains("5-1  Ore Extractor · type 14"), "{frame}");
+    assert!(frame.contains("5-1  Ore Extractor · owner 1-1"), "{frame}");
     press(&mut app, KeyCode::Enter);
     press_n(&mut app, KeyCode::Down, 9);
     press(&mut app, KeyCode::Right);

@@ -9,7 +9,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{
     Block, HighlightSpacing, List, ListItem, ListState, Paragraph, StatefulWidget, Widget, Wrap,
 };
-use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
 
 use crate::entity::{EntityId, EntityKind};
 use crate::tui::dispatch::{Reply, RequestId};
@@ -17,7 +19,7 @@ use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::cursor::moved;
-use crate::tui::widgets::text::SELECTED_MARK;
+use crate::tui::widgets::text::{SELECTED_MARK, fit_spans};
 
 /// The tool behind the list.
 const LIST_TOOL: &str = "structs_list_entities";
@@ -116,6 +118,39 @@ pub(crate) struct EntityList {
     keep: Option<(usize, usize)>,
     /// The rows the list showed when last drawn: the size of the pages it asks for.
     fits: u64,
+    /// Each listed struct's state in words (`being built`, `online, mining`): the
+    /// chain's struct list carries no attributes, so each is read after its page.
+    states: HashMap<EntityId, String>,
+    /// The struct reads on their way, by request.
+    reading: HashMap<RequestId, EntityId>,
+}
+
+/// The tool a struct's state is read with.
+const STRUCT_TOOL: &str = "structs_query_struct";
+
+/// A struct's state in a few words, from its record: destroyed, being built, online
+/// (mining or refining when a cycle runs), or offline.
+fn struct_state(record: &Value) -> Option<String> {
+    use crate::entity::records::StructStatus as S;
+    let attributes = &record["structAttributes"];
+    let status = S::of(attributes)?;
+    let started = |field: &str| crate::json::chain_u64(attributes, &[field]).is_some_and(|b| b > 0);
+    Some(
+        if status.has(S::DESTROYED) {
+            "destroyed"
+        } else if !status.has(S::BUILT) {
+            "being built"
+        } else if status.has(S::ONLINE) && started("blockStartOreMine") {
+            "online, mining"
+        } else if status.has(S::ONLINE) && started("blockStartOreRefine") {
+            "online, refining"
+        } else if status.has(S::ONLINE) {
+            "online"
+        } else {
+            "offline"
+        }
+        .to_string(),
+    )
 }
 
 impl EntityList {
@@ -126,6 +161,31 @@ impl EntityList {
             state: ListState::default(),
             keep: None,
             fits: PAGE_SIZE,
+            states: HashMap::new(),
+            reading: HashMap::new(),
+        }
+    }
+
+    /// Reads the state of every struct on the page that has none yet.
+    fn read_states(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(page) = self.page() else {
+            return;
+        };
+        if page.query.kind != EntityKind::Struct {
+            return;
+        }
+        let ids: Vec<EntityId> = page
+            .rows
+            .iter()
+            .filter_map(|r| r.id)
+            .filter(|id| !self.states.contains_key(id))
+            .filter(|id| !self.reading.values().any(|r| r == id))
+            .collect();
+        for id in ids {
+            let request = ctx
+                .dispatcher
+                .call(STRUCT_TOOL, json!({"struct_id": id.to_string()}));
+            self.reading.insert(request, id);
         }
     }
 
@@ -164,8 +224,9 @@ impl EntityList {
     }
 
     /// Asks for the page on show again (after an action changed the game), keeping the
-    /// selection where it is.
+    /// selection where it is; the structs' states are read again.
     pub fn reload(&mut self, ctx: &mut Ctx<'_>) {
+        self.states.clear();
         let Some(page) = self.page() else {
             return;
         };
@@ -177,6 +238,15 @@ impl EntityList {
 
     /// Applies the result of this list's latest request.
     pub fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
+        if let Some(id) = self.reading.remove(&reply.id) {
+            // A struct that cannot be read keeps its row as it is.
+            if let Ok(answer) = &reply.result
+                && let Some(state) = struct_state(&answer["struct"])
+            {
+                self.states.insert(id, state);
+            }
+            return true;
+        }
         // Only the latest request counts; a superseded one's result is dropped.
         if self.pending.as_ref().is_none_or(|(id, _)| *id != reply.id) {
             return false;
@@ -215,6 +285,7 @@ impl EntityList {
                     next_key,
                     total,
                 });
+                self.read_states(ctx);
             }
             Err(e) => {
                 ctx.status
@@ -308,7 +379,12 @@ impl EntityList {
             let id_width = page.id_width();
             page.rows
                 .iter()
-                .map(|r| id_width + 2 + Line::from(r.summary.as_str()).width())
+                .map(|r| {
+                    let state =
+                        r.id.and_then(|id| self.states.get(&id))
+                            .map_or(0, |s| s.chars().count() + 3);
+                    id_width + 2 + Line::from(r.summary.as_str()).width() + state
+                })
                 .max()
                 .unwrap_or(0)
         });
@@ -352,14 +428,23 @@ impl EntityList {
             }
             Shown::Page(page) => {
                 let width = page.id_width();
+                // A row's room: the list's width less its borders and the mark.
+                let room = usize::from(area.width.saturating_sub(4));
                 let items: Vec<ListItem<'_>> = page
                     .rows
                     .iter()
                     .map(|row| {
-                        ListItem::new(Line::from(vec![
+                        let mut spans = vec![
                             Span::styled(format!("{:<width$}  ", row.key), theme.style(Role::Text)),
                             Span::styled(row.summary.clone(), theme.style(Role::Muted)),
-                        ]))
+                        ];
+                        if let Some(state) = row.id.and_then(|id| self.states.get(&id)) {
+                            spans.push(Span::styled(
+                                format!(" · {state}"),
+                                theme.style(Role::Value),
+                            ));
+                        }
+                        ListItem::new(Line::from(fit_spans(spans, room)))
                     })
                     .collect();
                 let highlight = if focused {
@@ -463,15 +548,20 @@ fn summary(kind: EntityKind, core: &Value) -> String {
         K::Agreement => &[("provider", "providerId"), ("consumer", "owner")],
     };
     let mut parts = Vec::new();
-    // A struct by its type's name first (`Ore Extractor`), the number after it.
+    // A struct by its type's name (`Ore Extractor`), in place of the type's number.
+    let mut named = false;
     if kind == K::Struct
         && let Some(t) = crate::json::chain_int(&core["type"])
             .and_then(|t| u8::try_from(t).ok())
             .and_then(crate::entity::struct_types::struct_type)
     {
         parts.push(t.name.clone());
+        named = true;
     }
     for (label, field) in fields {
+        if named && *field == "type" {
+            continue;
+        }
         let Some(value) = core.get(*field) else {
             continue;
         };
