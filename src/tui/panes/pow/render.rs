@@ -12,7 +12,7 @@ use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
-use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad};
+use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad, fit_spans};
 
 impl PowPane {
     pub(super) fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
@@ -387,6 +387,12 @@ impl PowPane {
             Constraint::Min(0),
         ])
         .areas(inner);
+        // Each line cut with … at the pane's edge.
+        let width = usize::from(text_area.width);
+        let lines: Vec<Line<'_>> = lines
+            .into_iter()
+            .map(|l| Line::from(fit_spans(l.spans, width)))
+            .collect();
         Paragraph::new(lines).render(text_area, buf);
         if let Some(ratio) = gauge {
             Gauge::default()
