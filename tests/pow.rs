@@ -646,3 +646,66 @@ async fn the_work_listed_is_work_the_search_can_prove() {
         .unwrap_err();
     assert_eq!(err.code.as_str(), "VALIDATION_WRONG_ENTITY_TYPE", "{err:?}");
 }
+
+/// A GPU driver's own lines on stderr (Mesa's `error: XDG_RUNTIME_DIR is invalid or not
+/// set in the environment.` where no desktop session runs) are not printed by the
+/// headless server, whose stderr is its log: they are logged at debug level. The proof
+/// is found all the same.
+#[test]
+fn a_gpu_drivers_own_lines_are_logged_not_printed() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "structs_calculate_proof_of_work",
+            "arguments": {"action_type": "struct_build_complete", "entity_id": "5-22"}}}),
+    ];
+    for level in ["info", "debug"] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_structs-console"))
+            .args([
+                "--headless",
+                "--paused",
+                "--pow-backend",
+                "gpu",
+                "--log-level",
+                level,
+            ])
+            .env_remove("XDG_RUNTIME_DIR")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        for r in &requests {
+            writeln!(stdin, "{r}").unwrap();
+        }
+        // The answer, then the end of input.
+        let stdout = child.stdout.take().unwrap();
+        let answer = std::io::BufRead::lines(std::io::BufReader::new(stdout))
+            .map_while(Result::ok)
+            .find(|l| l.contains("\"id\":2"))
+            .expect("the search's answer");
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(answer.contains("\"valid\":true"), "{answer}");
+        assert!(
+            !stderr
+                .lines()
+                .any(|l| l.starts_with("error: XDG_RUNTIME_DIR")),
+            "a driver's line printed as it came ({level}):\n{stderr}"
+        );
+        // Where a driver said something, debug logging keeps it.
+        if level == "debug" && stderr.contains("XDG_RUNTIME_DIR") {
+            assert!(
+                stderr.contains("the GPU driver wrote on stderr: error: XDG_RUNTIME_DIR"),
+                "{stderr}"
+            );
+        }
+    }
+}

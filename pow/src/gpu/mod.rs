@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use crate::sha::{IV, expand, rounds};
 
 mod kernel;
+mod quiet;
 
 use kernel::{Input, Layout};
 
@@ -118,15 +119,18 @@ pub fn preferred_adapter() -> Result<wgpu::AdapterInfo, String> {
 }
 
 fn preferred() -> Result<wgpu::Adapter, String> {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::PRIMARY.with_env();
-    desc.flags = wgpu::InstanceFlags::empty();
-    let instance = wgpu::Instance::new(desc);
-    block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
-        power_preference: wgpu::PowerPreference::HighPerformance,
-        ..Default::default()
-    }))
-    .map_err(|e| format!("no GPU adapter: {e}"))
+    // The drivers' own lines on stderr are logged, not printed (`quiet.rs`).
+    quiet::quietly(|| {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = wgpu::Backends::PRIMARY.with_env();
+        desc.flags = wgpu::InstanceFlags::empty();
+        let instance = wgpu::Instance::new(desc);
+        block_on(instance.request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            ..Default::default()
+        }))
+        .map_err(|e| format!("no GPU adapter: {e}"))
+    })
 }
 
 /// How a person reads an adapter: its name, kind and backend.
@@ -150,12 +154,14 @@ impl Gpu {
         };
         let adapter = preferred()?;
         let info = adapter.get_info();
-        let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-            label: Some("proof-of-work"),
-            required_limits: wgpu::Limits::downlevel_defaults(),
-            memory_hints: wgpu::MemoryHints::Performance,
-            ..Default::default()
-        }))
+        let (device, queue) = quiet::quietly(|| {
+            block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+                label: Some("proof-of-work"),
+                required_limits: wgpu::Limits::downlevel_defaults(),
+                memory_hints: wgpu::MemoryHints::Performance,
+                ..Default::default()
+            }))
+        })
         .map_err(|e| format!("the GPU {} would not open: {e}", info.name))?;
         // wgpu's default for an error no scope catches is a panic; scans catch their
         // own errors, and anything else is logged.
