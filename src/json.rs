@@ -2,6 +2,24 @@
 
 use serde_json::Value;
 
+/// `value` with every object's keys sorted, all the way down: the same JSON however a
+/// writer ordered its keys, for comparing or sealing it.
+pub fn canonical(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), canonical(&map[k])))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
 /// A whole-number argument. JSON Schema counts `2.0` as an integer, so a schema that
 /// says `"type": "integer"` lets it through; this reads it as the integer it is.
 pub fn whole_number(v: &Value) -> Option<u64> {

@@ -58,6 +58,30 @@ fn attach_python(rt: &Runtime, peers: &Peers) -> (Arc<Remote>, App) {
     (remote, app)
 }
 
+/// The console attached to our own headless server (`--paused`, and `flags`), over
+/// stdio, settled on its first page.
+fn attach_ours(rt: &Runtime, flags: &[&str]) -> (Arc<Remote>, App) {
+    let mut command = vec![
+        env!("CARGO_BIN_EXE_structs-console").to_string(),
+        "--headless".into(),
+        "--paused".into(),
+        "--log-level".into(),
+        "warn".into(),
+    ];
+    command.extend(flags.iter().map(|f| f.to_string()));
+    let remote = rt
+        .block_on(Remote::connect_with_options(
+            Target::Command(command),
+            Options::default(),
+        ))
+        .expect("attach to our own server");
+    let core =
+        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
+    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
+    app.settle();
+    (remote, app)
+}
+
 /// A key, without waiting for the calls it starts (one may wait on the operator).
 fn key(app: &mut App, code: KeyCode) {
     app.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
@@ -560,20 +584,7 @@ fn roots_are_listed_added_and_removed() {
 #[test]
 fn our_own_server_in_every_section() {
     let rt = runtime();
-    let target = Target::Command(vec![
-        env!("CARGO_BIN_EXE_structs-console").to_string(),
-        "--headless".into(),
-        "--paused".into(),
-        "--log-level".into(),
-        "warn".into(),
-    ]);
-    let remote = rt
-        .block_on(Remote::connect_with_options(target, Options::default()))
-        .expect("attach to our own server");
-    let core =
-        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
-    app.settle();
+    let (remote, mut app) = attach_ours(&rt, &[]);
     // A Structs server opens on the Entities tab, with its block height.
     assert_eq!(app.tab(), Tab::Entities);
     assert!(draw(&mut app, 100, 30).contains(" block "));
@@ -637,20 +648,7 @@ fn our_own_server_in_every_section() {
 #[test]
 fn the_traffic_names_the_tool_hides_the_consoles_polling_and_filters() {
     let rt = runtime();
-    let target = Target::Command(vec![
-        env!("CARGO_BIN_EXE_structs-console").to_string(),
-        "--headless".into(),
-        "--paused".into(),
-        "--log-level".into(),
-        "warn".into(),
-    ]);
-    let remote = rt
-        .block_on(Remote::connect_with_options(target, Options::default()))
-        .expect("attach to our own server");
-    let core =
-        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
-    app.settle();
+    let (remote, mut app) = attach_ours(&rt, &[]);
     // `/` in the tools finds one by a part of its name.
     section(&mut app, "Tools");
     key(&mut app, KeyCode::Char('/'));
@@ -719,21 +717,7 @@ fn the_traffic_names_the_tool_hides_the_consoles_polling_and_filters() {
 #[test]
 fn the_operator_confirms_an_action_with_a_visible_yes() {
     let rt = runtime();
-    let target = Target::Command(vec![
-        env!("CARGO_BIN_EXE_structs-console").to_string(),
-        "--headless".into(),
-        "--paused".into(),
-        "--confirm-actions".into(),
-        "--log-level".into(),
-        "warn".into(),
-    ]);
-    let remote = rt
-        .block_on(Remote::connect_with_options(target, Options::default()))
-        .expect("attach to our own server");
-    let core =
-        structs_console::mcp::client::attached_core(remote.clone(), WallClock::Fixed(wall()));
-    let mut app = App::new(core, Theme::default(), rt.handle().clone()).with_server(remote.clone());
-    app.settle();
+    let (remote, mut app) = attach_ours(&rt, &["--confirm-actions"]);
     tool_form(&mut app, &remote, "structs_action_attack");
     text(&mut app, "5-1");
     key(&mut app, KeyCode::Down);

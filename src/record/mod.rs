@@ -260,15 +260,7 @@ impl Recorder {
         if let Some(token) = progress_token {
             line.insert("progress_token".into(), token.clone());
         }
-        if let Some(meta) = meta.filter(|m| m.is_object()) {
-            let mut meta = meta.clone();
-            let mut secrets = Vec::new();
-            redact(&mut meta, "_meta", &mut secrets);
-            line.insert("meta".into(), meta);
-        }
-        if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
-            line.insert("headers".into(), headers.clone());
-        }
+        keep_meta_and_headers(&mut line, meta, headers);
         stamp_source(&mut line, source);
         self.write(line);
         call
@@ -302,15 +294,7 @@ impl Recorder {
         if !hidden.is_empty() {
             line.insert("redacted".into(), json!(hidden));
         }
-        if let Some(meta) = meta.filter(|m| m.is_object()) {
-            let mut meta = meta.clone();
-            let mut secrets = Vec::new();
-            redact(&mut meta, "_meta", &mut secrets);
-            line.insert("meta".into(), meta);
-        }
-        if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
-            line.insert("headers".into(), headers.clone());
-        }
+        keep_meta_and_headers(&mut line, meta, headers);
         stamp_source(&mut line, source);
         self.write(line);
         call
@@ -506,6 +490,24 @@ fn redact(v: &mut Value, path: &str, hidden: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+/// A request line keeps the `_meta` the client sent (secrets redacted) and the HTTP
+/// headers it came with, when there are any.
+fn keep_meta_and_headers(
+    line: &mut Map<String, Value>,
+    meta: Option<&Value>,
+    headers: Option<&Value>,
+) {
+    if let Some(meta) = meta.filter(|m| m.is_object()) {
+        let mut meta = meta.clone();
+        let mut secrets = Vec::new();
+        redact(&mut meta, "_meta", &mut secrets);
+        line.insert("meta".into(), meta);
+    }
+    if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
+        line.insert("headers".into(), headers.clone());
     }
 }
 

@@ -113,24 +113,14 @@ impl Filter {
 const TARGETS_KEPT: usize = 4096;
 
 /// A request as a key the console's own calls are known by: its method and its
-/// params with every object's keys sorted, `_meta` left out (the library adds its own).
+/// params with every object's keys sorted, their `_meta` left out (the library adds
+/// its own).
 fn request_key(method: &str, params: &Value) -> String {
-    fn canonical(v: &Value) -> Value {
-        match v {
-            Value::Object(map) => {
-                let mut keys: Vec<&String> = map.keys().filter(|k| *k != "_meta").collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), canonical(&map[k])))
-                        .collect(),
-                )
-            }
-            Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-            other => other.clone(),
-        }
+    let mut params = params.clone();
+    if let Some(object) = params.as_object_mut() {
+        object.remove("_meta");
     }
-    format!("{method} {}", canonical(params))
+    format!("{method} {}", crate::json::canonical(&params))
 }
 
 /// What a request is about: the tool or prompt by name, the resource by URI, the task

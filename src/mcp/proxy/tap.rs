@@ -39,6 +39,18 @@ struct Pending {
     other: bool,
 }
 
+/// An answer as the log keeps it: its result read by `read` (a tool result's outcome,
+/// or another request's result as it is), or its JSON-RPC error.
+fn answer_of(m: &Value, read: impl Fn(&Value) -> Result<Value, Value>) -> Result<Value, Value> {
+    match (m.get("result"), m.get("error")) {
+        (Some(result), _) => read(result),
+        (None, Some(error)) => Err(json!({ "error": error })),
+        (None, None) => {
+            Err(json!({"error": {"message": "an answer with neither result nor error"}}))
+        }
+    }
+}
+
 /// A request other than a tool call as a log names it: its method and what it is about
 /// (`prompts/get next`, `resources/read structs://docs/overview`, `tools/list`).
 fn label_of(method: &str, params: &Value) -> String {
@@ -380,13 +392,7 @@ impl Tap {
                         continue;
                     };
                     if p.other {
-                        let outcome = match (m.get("result"), m.get("error")) {
-                            (Some(result), _) => Ok(result.clone()),
-                            (None, Some(error)) => Err(json!({ "error": error })),
-                            (None, None) => Err(
-                                json!({"error": {"message": "an answer with neither result nor error"}}),
-                            ),
-                        };
+                        let outcome = answer_of(m, |result| Ok(result.clone()));
                         recorder.response_injected(
                             p.call,
                             &p.tool,
@@ -449,13 +455,7 @@ impl Tap {
                         }
                         continue;
                     }
-                    let outcome = match (m.get("result"), m.get("error")) {
-                        (Some(result), _) => tool_outcome(result),
-                        (None, Some(error)) => Err(json!({ "error": error })),
-                        (None, None) => Err(
-                            json!({"error": {"message": "an answer with neither result nor error"}}),
-                        ),
-                    };
+                    let outcome = answer_of(m, tool_outcome);
                     recorder.response_injected(
                         p.call,
                         &p.tool,

@@ -212,29 +212,12 @@ impl Asker {
 /// What a state is sealed to: the tool and a digest of its arguments, their keys in
 /// order (a client may send the same arguments back with its keys in another order).
 fn binding(tool: &str, arguments: Option<&Map<String, Value>>) -> Vec<u8> {
-    let args = arguments.map(|a| canonical(&Value::Object(a.clone())));
+    let args = arguments.map(|a| crate::json::canonical(&Value::Object(a.clone())));
     let args = serde_json::to_vec(&args).unwrap_or_default();
     let mut bound = tool.as_bytes().to_vec();
     bound.push(0);
     bound.extend_from_slice(&Sha256::digest(&args));
     bound
-}
-
-/// `value` with every object's keys sorted.
-fn canonical(value: &Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), canonical(&map[k])))
-                    .collect(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
 }
 
 /// The most characters of a client's name the question repeats.
