@@ -32,6 +32,22 @@ fn pow_console() -> (Runtime, App, Core, Recorder) {
     (runtime, app, core, copied)
 }
 
+/// `example`, typed as a new job on the demo world, is planned: not refused, not
+/// failed, and listed as job 1.
+fn plans_a_job(example: &str) {
+    let (_runtime, mut app, _core, _) = pow_console();
+    new_job(&mut app, example);
+    app.settle();
+    let frame = draw(&mut app, 120, 30);
+    let status = app.status_text().unwrap_or_default().to_string();
+    assert!(
+        !frame.contains("failed") && !status.contains("error") && !status.contains("refused"),
+        "{example}: {status}\n{frame}"
+    );
+    let job = example.split_whitespace().next().unwrap();
+    assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
+}
+
 fn new_job(app: &mut App, text: &str) {
     press(app, KeyCode::Char('n'));
     type_text(app, text);
@@ -302,17 +318,7 @@ fn the_guides_pow_job_examples_plan_on_the_demo_world() {
         .collect();
     assert!(examples.len() >= 3, "{examples:?}");
     for example in &examples {
-        let (_runtime, mut app, _core, _) = pow_console();
-        new_job(&mut app, example);
-        app.settle();
-        let frame = draw(&mut app, 120, 30);
-        let status = app.status_text().unwrap_or_default().to_string();
-        assert!(
-            !frame.contains("failed") && !status.contains("error") && !status.contains("refused"),
-            "{example}: {status}\n{frame}"
-        );
-        let job = example.split_whitespace().next().unwrap();
-        assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
+        plans_a_job(example);
     }
 }
 
@@ -375,16 +381,6 @@ fn the_tab_offers_the_work_the_world_has_to_prove() {
     );
     press(&mut app, KeyCode::Esc);
     for example in &examples {
-        let (_runtime, mut app, _core, _) = pow_console();
-        new_job(&mut app, example);
-        app.settle();
-        let frame = draw(&mut app, 120, 30);
-        let status = app.status_text().unwrap_or_default().to_string();
-        assert!(
-            !frame.contains("failed") && !status.contains("error") && !status.contains("refused"),
-            "{example}: {status}\n{frame}"
-        );
-        let job = example.split_whitespace().next().unwrap();
-        assert!(frame.contains(&format!("1 {job}")), "{example}: {frame}");
+        plans_a_job(example);
     }
 }

@@ -39,6 +39,21 @@ struct Pending {
     other: bool,
 }
 
+impl Pending {
+    /// A request just recorded as `call`, answered by nothing yet.
+    fn new(call: u64, tool: String, asked: String, other: bool) -> Pending {
+        Pending {
+            call,
+            tool,
+            started: Instant::now(),
+            note: None,
+            asked,
+            rounds: 0,
+            other,
+        }
+    }
+}
+
 /// An answer as the log keeps it: its result read by `read` (a tool result's outcome,
 /// or another request's result as it is), or its JSON-RPC error.
 fn answer_of(m: &Value, read: impl Fn(&Value) -> Result<Value, Value>) -> Result<Value, Value> {
@@ -270,18 +285,8 @@ impl Tap {
                     headers.as_ref(),
                     &self.source,
                 );
-                self.lock().insert(
-                    id,
-                    Pending {
-                        call,
-                        tool,
-                        started: Instant::now(),
-                        note: None,
-                        asked,
-                        rounds: 0,
-                        other: false,
-                    },
-                );
+                self.lock()
+                    .insert(id, Pending::new(call, tool, asked, false));
                 Some(call)
             }
             (Some("tasks/get" | "tasks/cancel" | "tasks/update"), Some(id))
@@ -312,18 +317,8 @@ impl Tap {
                     headers.as_ref(),
                     &self.source,
                 );
-                self.lock().insert(
-                    id,
-                    Pending {
-                        call,
-                        tool: label,
-                        started: Instant::now(),
-                        note: None,
-                        asked: String::new(),
-                        rounds: 0,
-                        other: true,
-                    },
-                );
+                self.lock()
+                    .insert(id, Pending::new(call, label, String::new(), true));
                 Some(call)
             }
             (Some("notifications/cancelled"), None) => {
