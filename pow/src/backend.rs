@@ -3,7 +3,7 @@
 //!
 //! [`choose`] opens the GPU when asked (or, for `auto`, to see whether it is a discrete
 //! one), falls back to the CPU pool with the reason when it cannot, and makes the pool
-//! it chose the one every search uses ([`crate::pool::Pool::global`]).
+//! it chose the one every search uses ([`global`]).
 
 use crate::pool::{Pool, cores};
 
@@ -79,9 +79,17 @@ pub fn configure(choice: Choice) -> bool {
     ASKED.set(choice).is_ok()
 }
 
-/// The pool [`Pool::global`] makes on first use: what [`configure`] asked for (`auto`
-/// when nothing was), the reason logged once when the GPU could not be had.
-pub(crate) fn global_pool() -> Pool {
+/// The pool every search uses unless given another: on what [`configure`] asked
+/// for, made at the first search. It lives here, with what chooses it, so that the
+/// pool itself knows nothing of backends.
+pub fn global() -> &'static Pool {
+    static GLOBAL: std::sync::OnceLock<Pool> = std::sync::OnceLock::new();
+    GLOBAL.get_or_init(global_pool)
+}
+
+/// The pool [`global`] makes on first use: what [`configure`] asked for (`auto` when
+/// nothing was), the reason logged once when the GPU could not be had.
+fn global_pool() -> Pool {
     let asked = ASKED.get().copied().unwrap_or(Choice::Auto);
     let chosen = choose(asked);
     let note = note_for(asked, &chosen);

@@ -12,7 +12,7 @@
 //! workers it has, and a search is refused only when it has none at all.
 
 use std::io;
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 /// A piece of work the pool runs: one search.
 pub trait Job: Send + Sync + 'static {
@@ -111,20 +111,12 @@ impl std::fmt::Display for NoWorkers {
 
 impl std::error::Error for NoWorkers {}
 
-static GLOBAL: OnceLock<Pool> = OnceLock::new();
-
 /// The cores this process may use (at least 1).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl Pool {
-    /// The pool every search uses unless given another: on what
-    /// [`crate::backend::configure`] asked for, made at the first search.
-    pub fn global() -> &'static Pool {
-        GLOBAL.get_or_init(crate::backend::global_pool)
-    }
-
     /// Whether this pool hashes on a GPU.
     pub fn on_gpu(&self) -> bool {
         #[cfg(feature = "gpu")]

@@ -110,7 +110,7 @@ impl Search {
     /// Starts the search on the process's hashing pool and returns at once. Refused only
     /// when not one hashing thread can be started.
     pub fn start(spec: SearchSpec) -> Result<Search, NoWorkers> {
-        Search::start_in(Pool::global(), spec)
+        Search::start_in(crate::backend::global(), spec)
     }
 
     /// Starts the search on `pool`.

@@ -388,7 +388,7 @@ fn action_arg(args: &Value) -> Result<Option<Action>, ToolError> {
 
 /// Every thread of the hashing pool: one per core.
 fn default_threads() -> usize {
-    crate::pow::pool::Pool::global().size()
+    crate::pow::backend::global().size()
 }
 
 /// The progress report of a running search.

@@ -249,7 +249,7 @@ async fn health_status(
     let draining = h.draining.is_cancelled();
     let status = h.core.status();
     let sessions = h.sessions.sessions.read().await.len();
-    let pow = crate::pow::pool::Pool::global().stats();
+    let pow = crate::pow::backend::global().stats();
     let code = if draining {
         axum::http::StatusCode::SERVICE_UNAVAILABLE
     } else {
