@@ -87,14 +87,18 @@ impl Filter {
     }
 
     pub fn keeps(&self, m: &WireMessage) -> bool {
+        self.keeps_lowered(m, &self.text.to_lowercase())
+    }
+
+    /// [`Filter::keeps`] with the text already lowercased, for a scan of many.
+    fn keeps_lowered(&self, m: &WireMessage, wanted: &str) -> bool {
         if self.hide_background && m.background {
             return false;
         }
-        if self.text.is_empty() {
+        if wanted.is_empty() {
             return true;
         }
-        let wanted = self.text.to_lowercase();
-        let holds = |s: &str| s.to_lowercase().contains(&wanted);
+        let holds = |s: &str| s.to_lowercase().contains(wanted);
         if holds(&m.method)
             || m.target.as_deref().is_some_and(holds)
             || m.id.as_deref().is_some_and(holds)
@@ -121,24 +125,6 @@ fn request_key(method: &str, params: &Value) -> String {
         object.remove("_meta");
     }
     format!("{method} {}", crate::json::canonical(&params))
-}
-
-/// What a request is about: the tool or prompt by name, the resource by URI, the task
-/// by id.
-fn target_of(method: &str, params: &Value) -> Option<String> {
-    let field = match method {
-        "tools/call" | "prompts/get" => "name",
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
-        m if m.starts_with("tasks/") => "taskId",
-        "completion/complete" => {
-            return params["ref"]["name"]
-                .as_str()
-                .or_else(|| params["ref"]["uri"].as_str())
-                .map(str::to_string);
-        }
-        _ => return None,
-    };
-    params[field].as_str().map(str::to_string)
 }
 
 /// The messages of one connection, the newest [`WIRE_KEEP`] of them, and the
@@ -222,17 +208,18 @@ impl Wire {
         let params = value.get("params").unwrap_or(&Value::Null);
         match (direction, id, value.get("method").is_some()) {
             (Direction::Sent, Some(id), true) => {
-                let target = target_of(method, params);
-                let key = request_key(method, params);
+                let target = crate::mcp::wire::request_target(method, params).map(str::to_string);
+                // The key is made only while a mark waits (the console polls a few times
+                // a minute; every other request passes unread).
                 let background = {
                     let mut expected = lock(&self.expected_background);
-                    match expected.iter().position(|k| *k == key) {
-                        Some(at) => {
-                            expected.remove(at);
-                            true
-                        }
-                        None => false,
-                    }
+                    let at = if expected.is_empty() {
+                        None
+                    } else {
+                        let key = request_key(method, params);
+                        expected.iter().position(|k| *k == key)
+                    };
+                    at.map(|at| expected.remove(at)).is_some()
                 };
                 let mut sent = lock(&self.sent);
                 if sent.len() >= TARGETS_KEPT {
@@ -244,7 +231,10 @@ impl Wire {
             (Direction::Received, Some(id), false) => {
                 lock(&self.sent).remove(id).unwrap_or((None, false))
             }
-            (_, _, true) => (target_of(method, params), false),
+            (_, _, true) => (
+                crate::mcp::wire::request_target(method, params).map(str::to_string),
+                false,
+            ),
             _ => (None, false),
         }
     }
@@ -359,9 +349,10 @@ impl Wire {
         if filter.is_empty() {
             return self.kept(which);
         }
+        let wanted = filter.text.to_lowercase();
         lock(self.list(which))
             .iter()
-            .filter(|m| filter.keeps(m))
+            .filter(|m| filter.keeps_lowered(m, &wanted))
             .count()
     }
 
@@ -373,9 +364,10 @@ impl Wire {
         start: usize,
         n: usize,
     ) -> Vec<WireMessage> {
+        let wanted = filter.text.to_lowercase();
         lock(self.list(which))
             .iter()
-            .filter(|m| filter.keeps(m))
+            .filter(|m| filter.keeps_lowered(m, &wanted))
             .skip(start)
             .take(n)
             .cloned()

@@ -69,18 +69,7 @@ fn answer_of(m: &Value, read: impl Fn(&Value) -> Result<Value, Value>) -> Result
 /// A request other than a tool call as a log names it: its method and what it is about
 /// (`prompts/get next`, `resources/read structs://docs/overview`, `tools/list`).
 fn label_of(method: &str, params: &Value) -> String {
-    let about = match method {
-        "prompts/get" => params["name"].as_str(),
-        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
-            params["uri"].as_str()
-        }
-        "completion/complete" => params["ref"]["name"]
-            .as_str()
-            .or_else(|| params["ref"]["uri"].as_str()),
-        m if m.starts_with("tasks/") => params["taskId"].as_str(),
-        _ => None,
-    };
-    match about {
+    match crate::mcp::wire::request_target(method, params) {
         Some(about) => format!("{method} {about}"),
         None => method.to_string(),
     }

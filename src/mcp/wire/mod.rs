@@ -149,6 +149,23 @@ pub fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// What a request is about: the tool or prompt by name, the resource by URI, the
+/// completion's prompt or template, the task by id; `None` for the rest (lists, the
+/// handshake, pings).
+pub fn request_target<'a>(method: &str, params: &'a Value) -> Option<&'a str> {
+    match method {
+        "tools/call" | "prompts/get" => params["name"].as_str(),
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => {
+            params["uri"].as_str()
+        }
+        "completion/complete" => params["ref"]["name"]
+            .as_str()
+            .or_else(|| params["ref"]["uri"].as_str()),
+        m if m.starts_with("tasks/") => params["taskId"].as_str(),
+        _ => None,
+    }
+}
+
 /// A `tools/call` result, as JSON, read as the core answers and as `--headless`
 /// records: the structured content, else the text blocks read as a JSON object, else
 /// `{"content": blocks}`. `Err` when the result says `isError`.

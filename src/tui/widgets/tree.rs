@@ -91,12 +91,12 @@ impl Node {
     /// left of `width` after the selection mark, the indent and the open symbol.
     fn to_item(&self, ui: &Ui<'_>, width: usize, depth: usize) -> TreeItem<'static, NodeId> {
         let room = width.saturating_sub(2 + 2 * depth + 2);
-        let line = Line::from(
-            cut_spans(&self.spans, room)
-                .into_iter()
-                .map(|(role, text)| Span::styled(text, ui.theme.style(role)))
-                .collect::<Vec<_>>(),
-        );
+        let spans: Vec<Span<'static>> = self
+            .spans
+            .iter()
+            .map(|(role, text)| Span::styled(text.clone(), ui.theme.style(*role)))
+            .collect();
+        let line = Line::from(crate::tui::widgets::text::fit_spans(spans, room));
         let mut text = Text::from(line);
         if let Some((role, detail)) = &self.detail {
             text.push_line(Span::styled(
@@ -113,29 +113,6 @@ impl Node {
         TreeItem::new(self.id.clone(), text.clone(), children)
             .unwrap_or_else(|_| TreeItem::new_leaf(self.id.clone(), text))
     }
-}
-
-/// `spans` cut to `width` columns: the span the edge falls in ends with `…`, and those
-/// after it are left out.
-fn cut_spans(spans: &[(Role, String)], width: usize) -> Vec<(Role, String)> {
-    let width_of = |t: &str| Span::raw(t).width();
-    let total: usize = spans.iter().map(|(_, t)| width_of(t)).sum();
-    if total <= width {
-        return spans.to_vec();
-    }
-    let mut out = Vec::new();
-    let mut left = width;
-    for (role, text) in spans {
-        let w = width_of(text);
-        if w < left {
-            out.push((*role, text.clone()));
-            left -= w;
-            continue;
-        }
-        out.push((*role, crate::tui::widgets::text::fit(text, left)));
-        break;
-    }
-    out
 }
 
 /// What a key did to a [`TreeView`], and so what its owner must do next.
