@@ -32,8 +32,10 @@ from mcp import Client
 from mcp.client import advertise
 from pydantic import ConfigDict
 
+# On one thread, the nonce found is the first that meets the difficulty, the same on
+# every server (on every core, whichever thread finds one first gives its own).
 QUICK_POW = {"action_type": "struct_build_complete", "entity_id": "5-1",
-             "difficulty": 700, "block_start": 1, "age": 600}
+             "difficulty": 700, "block_start": 1, "age": 600, "threads": 1}
 # Hashing starts only when the difficulty has fallen to one leading zero: blocks away.
 LONG_POW = {"action_type": "struct_build_complete", "entity_id": "5-1",
             "difficulty": 100000000, "block_start": 1, "wait_for_difficulty": 1}
