@@ -2,29 +2,32 @@
 //! [`crate::assembly`], or by the MCP client for another server's tools) and call
 //! dispatch. Every face reaches the game only through [`Core::call`].
 //!
-//! A call flows one way: look up the tool → check the arguments' size → rename catalog
-//! aliases and drop optional nulls → validate against the input schema → take out the
-//! reference and shaping options → run the handler (as its own task) → attach
-//! references → shape, and store a result over the limit as a handle → result (or a
-//! structured [`ToolError`]).
+//! A call flows one way, in two steps. [`Core::prepare`]: look up the tool → check the
+//! arguments' size → rename catalog aliases and drop optional nulls → validate against
+//! the input schema → take out the reference and shaping options. Then
+//! [`Prepared::run`]: run the handler (in the caller's task) → attach references →
+//! shape, and store a result over the limit as a handle → result (or a structured
+//! [`ToolError`]).
 
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Weak};
 
+pub use prepared::Prepared;
+
+mod prepared;
+
 use chrono::{DateTime, Utc};
-use futures_util::FutureExt;
 use serde_json::{Value, json};
 
 use crate::clock::WallClock;
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{CallContext, CancelOnDrop, ClientWork};
+use crate::context::{CallContext, ClientWork};
 use crate::error::{self, ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth};
 use crate::handles::store::HandleStore;
-use crate::handles::{self, HandleConfig, Handles, Shaping};
+use crate::handles::{self, HandleConfig, Handles};
 use crate::plan::Caller;
 use crate::references::resolve::{ReferenceCache, Resolver};
-use crate::references::{self, ReferenceConfig, Support};
+use crate::references::{ReferenceConfig, Support};
 use crate::source::{BoxFuture, GameSource, SourceHealth, SourceInfo, World};
 use crate::text::edit_distance;
 use crate::tools::{Env, Registry, ToolSpec};
@@ -321,59 +324,7 @@ impl Core {
         args: Value,
         ctx: CallContext,
     ) -> Result<Value, ToolError> {
-        let mut guard = CancelOnDrop(Some(ctx.clone()));
-        let result = self.call_in(tool, args, ctx).await;
-        guard.0 = None;
-        result
-    }
-
-    async fn call_in(&self, tool: &str, args: Value, ctx: CallContext) -> Result<Value, ToolError> {
-        let Some(registered) = self.inner.registry.get(tool) else {
-            return Err(self.unknown_tool(tool));
-        };
-        let mut args = if args.is_null() { json!({}) } else { args };
-        check_size(&args)?;
-        registered.prepare(&mut args)?;
-        if self.inner.forwarded {
-            // The server attaches references, shapes and stores its own results.
-            return ctx
-                .scope((registered.handler())(
-                    self.env(self.world(), handles::Request::default()),
-                    args,
-                ))
-                .await;
-        }
-        let spec = registered.spec();
-        let plan = references::config::plan(
-            self.inner.references.config(),
-            tool,
-            spec.references,
-            &mut args,
-        )?;
-        let shaping = match spec.shaping {
-            Shaping::Standard => handles::Request::take(&mut args),
-            Shaping::Own => handles::Request::default(),
-        };
-        let world = self.world();
-        let result = (registered.handler())(self.env(world.clone(), shaping.clone()), args);
-        let resolver = self.inner.references.clone();
-        let handles = self.inner.handles.clone();
-        let name = spec.name;
-        // A bug that panics in one tool comes back as a structured error and the server
-        // keeps serving. The handler runs in the caller's task, not a task of its own:
-        // a call costs one task less, and a call its caller let go of stops at once.
-        let task = async move {
-            let mut value = result.await?;
-            references::attach(&resolver, &world, &plan, shaping.is_lean(), &mut value).await;
-            handles.finish(name, &shaping, value).await
-        };
-        match AssertUnwindSafe(ctx.scope(task)).catch_unwind().await {
-            Ok(result) => result,
-            Err(panic) => Err(ToolError::new(
-                ErrorCode::ToolExecutionFailed,
-                format!("{tool} failed unexpectedly: {}", panic_text(panic)),
-            )),
-        }
+        self.prepare(tool, args)?.run(ctx).await
     }
 
     /// [`Core::call`], with a failure turned into the wire error object.
@@ -409,12 +360,10 @@ impl Core {
         self.inner.registry.get(name).map(|t| t.spec())
     }
 
-    /// Checks `args` against `tool`'s input schema without running it.
+    /// Checks `args` as a call of `tool` would be checked ([`Core::prepare`]), without
+    /// running it.
     pub fn check_arguments(&self, tool: &str, args: &Value) -> Result<(), ToolError> {
-        match self.inner.registry.get(tool) {
-            Some(t) => t.prepare(&mut args.clone()),
-            None => Err(self.unknown_tool(tool)),
-        }
+        self.prepare(tool, args.clone()).map(drop)
     }
 
     /// Up to five tool names like `tool` (for "did you mean").
@@ -588,10 +537,11 @@ impl crate::plan::Dispatch for Core {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::handles::Shaping;
     use crate::source::sim::SimSource;
 
     /// The catalog, registered here rather than by the assembly (a layer above).
-    fn catalog() -> Registry {
+    pub(super) fn catalog() -> Registry {
         let mut r = Registry::default();
         let docs = Arc::new(crate::docs::Docs::embedded());
         crate::tools::register_all(&mut r, &docs, &Arc::default());

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Recorder;
 use crate::context::CallContext;
-use crate::core::Core;
+use crate::core::{Core, Prepared};
 use crate::error::ToolError;
 use crate::handles::Handles;
 use crate::source::{BoxFuture, SourceInfo};
@@ -76,11 +76,42 @@ pub async fn call_recorded(
 ) -> Result<Value, (ToolError, Value)> {
     let started = Instant::now();
     let call = recorder.map(|r| r.request(tool, &args, &core.status()));
-    let result = core.call_with(tool, args, ctx).await.map_err(|error| {
+    let result = core.call_with(tool, args, ctx).await;
+    answered(core, recorder.zip(call), tool, started, result)
+}
+
+/// [`call_recorded`] for a call already prepared (or refused for its arguments):
+/// `given` is what the client sent, as the log keeps it.
+pub async fn run_recorded(
+    core: &Core,
+    recorder: Option<&Recorder>,
+    given: &Value,
+    tool: &str,
+    prepared: Result<Prepared, ToolError>,
+    ctx: CallContext,
+) -> Result<Value, (ToolError, Value)> {
+    let started = Instant::now();
+    let call = recorder.map(|r| r.request(tool, given, &core.status()));
+    let result = match prepared {
+        Ok(call) => call.run(ctx).await,
+        Err(error) => Err(error),
+    };
+    answered(core, recorder.zip(call), tool, started, result)
+}
+
+/// The answer recorded, and a failure given its wire object.
+fn answered(
+    core: &Core,
+    recording: Option<(&Recorder, u64)>,
+    tool: &str,
+    started: Instant,
+    result: Result<Value, ToolError>,
+) -> Result<Value, (ToolError, Value)> {
+    let result = result.map_err(|error| {
         let wire = error.to_json(&core.timestamp());
         (error, wire)
     });
-    if let (Some(r), Some(call)) = (recorder, call) {
+    if let Some((r, call)) = recording {
         let outcome = result.as_ref().map_err(|(_, wire)| wire);
         r.response(call, tool, outcome, started.elapsed(), &core.status());
     }

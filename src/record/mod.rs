@@ -71,7 +71,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::source::SourceInfo;
-pub use call::{Recorded, call_recorded};
+pub use call::{Recorded, call_recorded, run_recorded};
 pub use feed::Feed;
 
 /// The log format's version, in every line (2: `round` lines; 3: answers in the

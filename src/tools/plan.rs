@@ -99,6 +99,7 @@ pub fn register(registry: &mut Registry) {
         },
         execute,
     );
+    registry.long_running("structs_plan_execute");
 }
 
 async fn validate(env: Env, args: Value) -> Result<Value, ToolError> {

@@ -105,6 +105,7 @@ pub fn register(registry: &mut Registry) {
         },
         calculate_proof_of_work,
     );
+    registry.long_running("structs_calculate_proof_of_work");
 
     let mut validate = work_properties();
     let props = validate.as_object_mut().expect("object");

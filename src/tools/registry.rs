@@ -123,6 +123,8 @@ pub struct RegisteredTool {
     aliases: Vec<(&'static str, &'static str)>,
     /// Another server's tool: its arguments are forwarded as given.
     forwarded: bool,
+    /// Long work ([`Registry::long_running`]).
+    long: bool,
 }
 
 /// What every local tool's input schema says of `null`.
@@ -135,6 +137,11 @@ impl RegisteredTool {
 
     pub fn handler(&self) -> &Handler {
         &self.handler
+    }
+
+    /// Whether a call is long work: it reports its progress, and may run as a task.
+    pub fn is_long(&self) -> bool {
+        self.long
     }
 
     /// Readies `args` for the tool ([`RegisteredTool::normalize`]) and checks them
@@ -271,6 +278,7 @@ impl Registry {
                 handler,
                 aliases: Vec::new(),
                 forwarded: false,
+                long: false,
             },
         );
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -321,6 +329,17 @@ impl Registry {
         t.aliases.push((alias, name));
     }
 
+    /// Marks `tool` as long work (a search, a workflow, a plan): it reports its
+    /// progress, and a server runs its calls as tasks for a client that declared the
+    /// extension. Panics when the tool is not registered: a programming error the
+    /// first test that builds a core catches.
+    pub fn long_running(&mut self, tool: &str) {
+        self.tools
+            .get_mut(tool)
+            .unwrap_or_else(|| panic!("{tool} is marked long-running but not registered"))
+            .long = true;
+    }
+
     /// Adds another server's tool, which forwards its calls there: its arguments are
     /// checked against `spec.input_schema` and passed on as given (no aliases, no nulls
     /// dropped), and its results are that server's business. Its title, hints and
@@ -352,6 +371,7 @@ impl Registry {
                 handler,
                 aliases: Vec::new(),
                 forwarded: true,
+                long: false,
             },
         );
     }

@@ -77,6 +77,7 @@ pub fn register(registry: &mut Registry, runs: &Arc<Runs>) {
         },
         with_runs(runs, execute),
     );
+    registry.long_running("structs_workflow_execute");
     registry.add(
         ToolSpec {
             name: "structs_workflow_monitor",

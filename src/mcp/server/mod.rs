@@ -27,10 +27,10 @@ use std::sync::Arc;
 use crate::throttle::{Every, WARN_EVERY};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, Implementation, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 #[allow(deprecated)]
 use rmcp::model::{
@@ -42,8 +42,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::context::ClientHandles;
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{CallContext, ClientHandles};
 use crate::core::Core;
 use crate::entity::entity_uri;
 use crate::tools::{Hints, ToolSpec};
@@ -394,40 +394,6 @@ impl McpServer {
                 }
             }
         }));
-    }
-
-    /// Runs one call and wraps the outcome: the result as text and as
-    /// `structuredContent`, or the error object with `isError: true`.
-    pub async fn call(
-        &self,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-    ) -> CallToolResult {
-        self.call_with(name, arguments, CallContext::new()).await
-    }
-
-    /// [`McpServer::call`] with a context (progress and cancellation), as this
-    /// server's session client.
-    pub async fn call_with(
-        &self,
-        name: &str,
-        arguments: Option<serde_json::Map<String, Value>>,
-        ctx: CallContext,
-    ) -> CallToolResult {
-        let ctx = match ctx.subscriptions() {
-            Some(_) => ctx,
-            None => ctx.with_subscriptions(self.subscriptions.clone()),
-        };
-        let ctx = match ctx.handles() {
-            Some(_) => ctx,
-            None => ctx.with_handles(self.handles.clone()),
-        };
-        let ctx = match ctx.work() {
-            Some(_) => ctx,
-            None => ctx.with_work(self.work.clone()),
-        };
-        self.call_recorded(self.recorder.as_deref(), name, arguments, ctx)
-            .await
     }
 }
 

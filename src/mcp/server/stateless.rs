@@ -25,7 +25,7 @@ use rmcp::service::RequestContext;
 
 use super::logging::{self, ClientLog};
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{ClientHandles, ClientWork};
+use crate::context::{CallContext, ClientHandles, ClientWork};
 use crate::record::Recorder;
 
 /// Whether `context`'s request is a 2026-07-28 one (its `_meta` names the revision).
@@ -65,6 +65,25 @@ impl Caller {
             log,
             sessionless: true,
         }
+    }
+
+    /// The one place a call's context is made: `ctx` (its progress and cancellation)
+    /// with what this caller brings: subscriptions, running work, handles, its log,
+    /// and no session where nothing outlives the request.
+    pub fn context(&self, ctx: CallContext) -> CallContext {
+        let mut ctx = ctx
+            .with_subscriptions(self.subscriptions.clone())
+            .with_work(self.work.clone());
+        if let Some(handles) = &self.handles {
+            ctx = ctx.with_handles(handles.clone());
+        }
+        if let Some(log) = &self.log {
+            ctx = ctx.with_log(log.sink());
+        }
+        if self.sessionless {
+            ctx = ctx.without_session();
+        }
+        ctx
     }
 }
 

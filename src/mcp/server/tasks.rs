@@ -2,7 +2,8 @@
 //! outlives its request.
 //!
 //! When a request's client declares the extension, a call of a tool that runs long (a
-//! proof-of-work search, a workflow run, a plan run: [`TASK_TOOLS`]) answers at once
+//! proof-of-work search, a workflow run, a plan run: a tool registered as
+//! [`crate::tools::Registry::long_running`]) answers at once
 //! with `resultType: "task"` and runs on; the client polls `tasks/get` (at
 //! [`POLL_INTERVAL_MS`]), and may `tasks/cancel`. A client that does not declare it gets
 //! the answer itself, as before.
@@ -37,13 +38,6 @@ use crate::error::{ErrorCode, ToolError};
 use crate::handles::store::HandleStore;
 pub use crate::handles::tasks::{STALE_AFTER, TTL};
 use crate::handles::tasks::{cancel_key, key};
-
-/// The tools whose calls become tasks for a client that declares the extension.
-pub const TASK_TOOLS: [&str; 3] = [
-    "structs_calculate_proof_of_work",
-    "structs_workflow_execute",
-    "structs_plan_execute",
-];
 
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;

@@ -1,0 +1,93 @@
+//! A `tools/call` as the server answers it: a short pipeline of stages, each in a file
+//! of its own, so a new concern is one more stage.
+//!
+//! 1. **prepare** (here): the tool looked up and its arguments checked, once;
+//! 2. **confirm** ([`confirm`]): a person asked first, where the operator wants that;
+//! 3. **task** ([`task`]): long work answered at once as a task, for a client that
+//!    declared the extension;
+//! 4. **now** ([`now`]): otherwise run while the request waits, its progress reported
+//!    and its cancellation followed;
+//! 5. **run** ([`run`]): the call run as its caller makes it, recorded, and wrapped as
+//!    the answer.
+
+use std::borrow::Cow;
+
+use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
+use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject};
+use rmcp::service::RequestContext;
+use serde_json::Value;
+
+use super::{McpServer, strict};
+use crate::core::Prepared;
+use crate::error::{ErrorCode, ToolError};
+
+mod confirm;
+mod now;
+mod run;
+mod task;
+
+/// A call as it passes from stage to stage.
+pub(super) struct Call {
+    /// The tool's name, as the client gave it.
+    tool: Cow<'static, str>,
+    /// The arguments as the client gave them: what is asked about and recorded.
+    given: Option<JsonObject>,
+    /// The core's prepared call, or why its arguments are refused: then no one is
+    /// asked and no task is made, and the refusal is answered and recorded as the
+    /// tool's error.
+    prepared: Result<Prepared, ToolError>,
+}
+
+impl McpServer {
+    pub(super) async fn answer_call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let CallToolRequestParams {
+            name,
+            arguments,
+            request_state,
+            input_responses,
+            ..
+        } = request;
+        let call = self.prepare(name, arguments)?;
+        let answers = confirm::Answers {
+            state: request_state.as_deref(),
+            responses: input_responses.as_ref(),
+        };
+        if let Some(answer) = self.confirm(&call, answers, &context).await? {
+            return Ok(answer);
+        }
+        let caller = self.caller(&context);
+        if !caller.sessionless {
+            self.ensure_watcher(context.peer.clone());
+        }
+        if task::runs_as_task(&call, &context) {
+            return Ok(self.start_task(call, caller).await);
+        }
+        Ok(self.run_now(call, caller, &context).await.into())
+    }
+
+    /// The first stage: one lookup and one check. An unknown tool is a protocol error,
+    /// not a tool's (the 2025-11-25 spec).
+    fn prepare(
+        &self,
+        tool: Cow<'static, str>,
+        given: Option<JsonObject>,
+    ) -> Result<Call, McpError> {
+        let args = given.clone().map_or(Value::Null, Value::Object);
+        let prepared = self.core.prepare(&tool, args);
+        if let Err(error) = &prepared
+            && error.code == ErrorCode::ToolNotFound
+        {
+            return Err(strict::unknown_tool(error));
+        }
+        Ok(Call {
+            tool,
+            given,
+            prepared,
+        })
+    }
+}
