@@ -219,9 +219,10 @@ async fn every_route_answers_as_the_nodes_openapi_says() {
         tally.routes.len(),
         tally.failures.len()
     );
-    assert!(
-        tally.routes.len() >= 30,
-        "routes checked: {:?}",
+    assert_eq!(
+        tally.routes.len(),
+        34,
+        "every route serve-rest serves is checked: {:?}",
         tally.routes
     );
     assert!(
@@ -619,4 +620,28 @@ fn the_docs_examples_show_only_the_chains_fields() {
         "only {seen} records found in the docs' examples"
     );
     assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The weapon names the attack writes are `keys.proto`'s `techWeaponSystem`, in its order.
+#[test]
+fn the_weapon_systems_are_keys_protos() {
+    let Some(dir) = support::reference::structsd() else {
+        return;
+    };
+    let text = std::fs::read_to_string(dir.join("proto/structs/structs/keys.proto")).unwrap();
+    let at = text
+        .find("enum techWeaponSystem")
+        .expect("keys.proto declares techWeaponSystem");
+    let body = &text[at..];
+    let body = &body[body.find('{').unwrap() + 1..body.find('}').unwrap()];
+    let mut values: Vec<(u32, &str)> = body
+        .split(';')
+        .filter_map(|stmt| {
+            let (name, number) = stmt.split_once('=')?;
+            Some((number.trim().parse().ok()?, name.trim()))
+        })
+        .collect();
+    values.sort();
+    let names: Vec<&str> = values.iter().map(|(_, n)| *n).collect();
+    assert_eq!(names, structs_console::chain::tx::WEAPON_SYSTEM);
 }

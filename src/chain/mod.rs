@@ -706,12 +706,7 @@ impl Fields<'_> {
     }
 
     fn proof(&self) -> Result<Option<String>, ToolError> {
-        let field = if self.obj.contains_key("proof") {
-            "proof"
-        } else {
-            "hash"
-        };
-        Ok(self.opt_str(field)?.map(str::to_string))
+        Ok(self.opt_str("proof")?.map(str::to_string))
     }
 }
 

@@ -371,11 +371,11 @@ mod tests {
     }
 
     #[test]
-    fn flat_entities_such_as_addresses_name_themselves() {
-        let v = json!({"id": "8-4", "address": "structs1abc", "playerId": "1-3"});
+    fn flat_entities_such_as_reactors_name_themselves() {
+        let v = json!({"id": "3-4", "validator": "structsvaloper1abc", "guildId": "0-3"});
         let x = extract(&v);
-        assert_eq!(ids(&x), ["1-3"]);
-        assert_eq!(x.candidates[0].referenced_in, Some(id("8-4")));
+        assert_eq!(ids(&x), ["0-3"]);
+        assert_eq!(x.candidates[0].referenced_in, Some(id("3-4")));
     }
 
     #[test]

@@ -241,14 +241,14 @@ impl Client {
         }
     }
 
-    /// Exponential backoff with jitter: `base * 2^attempt`, capped, then a random
-    /// point in its upper half (so retries of many clients spread out).
     /// The highest block height a node's answer named in its height header, when one
     /// did (a node's gateway sends it with every answer).
     pub fn heard_height(&self) -> Option<u64> {
         Some(self.heard_height.load(std::sync::atomic::Ordering::Relaxed)).filter(|h| *h > 0)
     }
 
+    /// Exponential backoff with jitter: `base * 2^attempt`, capped, then a random
+    /// point in its upper half (so retries of many clients spread out).
     pub fn backoff(&self, attempt: u32) -> Duration {
         let exp = self
             .config
