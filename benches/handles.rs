@@ -22,10 +22,10 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::clock::WallClock;
-use structs_console::handles::redis_store::RedisStore;
 use structs_console::handles::shape::{Selection, Verbosity, shape};
-use structs_console::handles::store::{HandleMeta, HandleStore, MemoryStore};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::store::redis::RedisStore;
+use structs_console::store::{HandleMeta, HandleStore, MemoryStore};
 
 /// The fixed wall clock of every core and store call, so handles never expire mid-run.
 const NOW: &str = "2026-11-21T12:00:00Z";

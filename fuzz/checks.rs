@@ -11,11 +11,11 @@ use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::EntityId;
 use structs_console::docs::front::{parse, split};
-use structs_console::handles::store::MemoryStore;
 use structs_console::handles::{LIMIT, Request};
 use structs_console::mcp::server::McpServer;
 use structs_console::plan::template::{Part, Template, walk};
 use structs_console::source::sim::SimSource;
+use structs_console::store::MemoryStore;
 use tokio::io::AsyncWriteExt;
 
 /// One runtime for every input (two workers, like the machine).

@@ -11,10 +11,10 @@ use crate::core::Core;
 use crate::docs::Docs;
 use crate::events::EventFeed;
 use crate::handles::HandleConfig;
-use crate::handles::store::HandleStore;
 use crate::plan::workflow::Runs;
 use crate::references::ReferenceConfig;
 use crate::source::GameSource;
+use crate::store::HandleStore;
 use crate::tools::{self, Registry};
 
 /// A core over `source` serving the whole tool catalog, stamped by the system clock.

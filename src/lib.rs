@@ -25,6 +25,7 @@ pub use structs_pow as pow;
 pub mod references;
 pub mod rest;
 pub mod source;
+pub mod store;
 pub mod text;
 pub mod throttle;
 pub mod tools;

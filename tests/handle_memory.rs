@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
-use structs_console::handles::store::{HandleMeta, HandleStore, MemoryStore};
+use structs_console::store::{HandleMeta, HandleStore, MemoryStore};
 
 /// This process's resident memory, in bytes.
 fn rss() -> usize {

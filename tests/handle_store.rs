@@ -13,11 +13,9 @@ use serde_json::{Value, json};
 use structs_console::Core;
 use structs_console::clock::WallClock;
 use structs_console::handles::page::merge;
-use structs_console::handles::redis_store::RedisStore;
-use structs_console::handles::store::{
-    EXPIRED_MEMORY, HandleMeta, HandleStore, MemoryStore, Missing,
-};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
+use structs_console::store::redis::RedisStore;
+use structs_console::store::{EXPIRED_MEMORY, HandleMeta, HandleStore, MemoryStore, Missing};
 use support::redis::RedisServer;
 
 const T0: &str = "2026-11-21T12:00:00Z";

@@ -23,6 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "plan",
             "trees",
             "handles",
+            "store",
             "references",
             "docs",
             "source",

@@ -23,12 +23,12 @@ use crate::context::subscriptions::Subscriptions;
 use crate::context::{CallContext, ClientWork};
 use crate::error::{self, ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth};
-use crate::handles::store::HandleStore;
 use crate::handles::{self, HandleConfig, Handles};
 use crate::plan::Caller;
 use crate::references::resolve::{ReferenceCache, Resolver};
 use crate::references::{ReferenceConfig, Support};
 use crate::source::{BoxFuture, GameSource, SourceHealth, SourceInfo, World};
+use crate::store::HandleStore;
 use crate::text::edit_distance;
 use crate::tools::{Env, Registry, ToolSpec};
 

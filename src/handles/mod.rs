@@ -15,12 +15,8 @@
 //! page under the limit; `structs_handle_list` lists the live handles.
 
 pub mod page;
-pub mod parsed;
-pub mod redis_store;
 pub mod shape;
-pub mod store;
 pub mod table;
-pub mod tasks;
 pub mod unmatched;
 
 use std::hash::{BuildHasher, Hasher};
@@ -32,8 +28,8 @@ use serde_json::{Map, Value, json};
 
 use crate::clock::WallClock;
 use crate::error::ToolError;
+use crate::store::{self, HandleMeta};
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
-use store::HandleMeta;
 
 /// The most bytes of serialized JSON any response may have.
 pub const LIMIT: usize = crate::error::RESPONSE_LIMIT;
@@ -72,7 +68,7 @@ impl Default for HandleConfig {
             ttl_secs: 900,
             cleanup_interval_secs: 60,
             store: "memory".into(),
-            redis_prefix: redis_store::DEFAULT_PREFIX.into(),
+            redis_prefix: store::redis::DEFAULT_PREFIX.into(),
             memory_limit_mb: store::DEFAULT_MEMORY_LIMIT_MB,
         }
     }
@@ -118,7 +114,7 @@ impl HandleConfig {
         if self.store == "memory" {
             return Ok(Arc::new(self.memory_store()));
         }
-        let redis = redis_store::RedisStore::connect(&self.store, &self.redis_prefix).await?;
+        let redis = store::redis::RedisStore::connect(&self.store, &self.redis_prefix).await?;
         Ok(Arc::new(redis))
     }
 }

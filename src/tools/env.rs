@@ -10,10 +10,10 @@ use crate::clock::WallClock;
 use crate::context::subscriptions::Subscriptions;
 use crate::context::{CallContext, ClientWork};
 use crate::events::EventBus;
-use crate::handles::store::HandleStore;
 use crate::handles::{HandleConfig, Handles};
 use crate::plan::Caller;
 use crate::source::{GameSource, SourceInfo, World};
+use crate::store::HandleStore;
 
 #[derive(Clone)]
 pub struct Env {

@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 use super::{Env, Hints, Registry, ToolSpec, opt_str, output};
 use crate::error::ToolError;
 use crate::handles::Shaping;
-use crate::handles::tasks::{self, Cancel, LIST_MAX};
 use crate::json::whole_number;
 use crate::references::Support;
+use crate::store::tasks::{self, Cancel, LIST_MAX};
 
 /// A task id as the server makes them.
 const TASK_ID_PATTERN: &str = "^[0-9a-f]{1,64}$";

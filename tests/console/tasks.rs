@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use crossterm::event::KeyCode;
 use serde_json::{Value, json};
 use structs_console::clock::WallClock;
-use structs_console::handles::store::HandleStore;
-use structs_console::handles::tasks;
+use structs_console::store::HandleStore;
+use structs_console::store::tasks;
 use structs_console::tui::{App, Tab, Theme};
 
 use crate::support::console::{draw, press, runtime, wall};

@@ -8,7 +8,7 @@
 //! [`POLL_INTERVAL_MS`]), and may `tasks/cancel`. A client that does not declare it gets
 //! the answer itself, as before.
 //!
-//! A task is a record in the handle store's backend ([`crate::handles::tasks`]: the
+//! A task is a record in the handle store's backend ([`crate::store::tasks`]: the
 //! process's memory, or Redis), so any server sharing that Redis answers `tasks/get`
 //! and `tasks/cancel` for it, and the console's task tools list it:
 //! - the server running a task rewrites its record every [`HEARTBEAT`], and reads there
@@ -35,9 +35,9 @@ use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
-use crate::handles::store::HandleStore;
-pub use crate::handles::tasks::{STALE_AFTER, TTL};
-use crate::handles::tasks::{cancel_key, key};
+use crate::store::HandleStore;
+pub use crate::store::tasks::{STALE_AFTER, TTL};
+use crate::store::tasks::{cancel_key, key};
 
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;
@@ -229,9 +229,9 @@ impl Tasks {
         let id = task.task.task_id.clone();
         if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
             let record = serde_json::to_value(&task).unwrap_or_default();
-            if crate::handles::tasks::went_quiet(&record, chrono::Utc::now()) {
+            if crate::store::tasks::went_quiet(&record, chrono::Utc::now()) {
                 let mut failed = task.task.clone();
-                failed.status_message = Some(crate::handles::tasks::quiet_message(server));
+                failed.status_message = Some(crate::store::tasks::quiet_message(server));
                 task = DetailedTask::new(
                     failed,
                     TaskPayload::Failed {
@@ -278,13 +278,13 @@ impl Tasks {
     }
 
     async fn cancel_asked(&self, id: &str) -> bool {
-        crate::handles::tasks::cancel_asked(self.store.as_ref(), id).await
+        crate::store::tasks::cancel_asked(self.store.as_ref(), id).await
     }
 
     /// Writes a task's record: the task as `tasks/get` answers it, its tool, and this
     /// server.
     async fn write(&self, tool: &str, task: &DetailedTask) -> Result<(), ToolError> {
-        self.write_as(tool, crate::handles::tasks::this_server(), task)
+        self.write_as(tool, crate::store::tasks::this_server(), task)
             .await
     }
 
@@ -352,7 +352,7 @@ fn unavailable(e: ToolError) -> McpError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handles::store::MemoryStore;
+    use crate::store::MemoryStore;
 
     /// A proof-of-work task that runs until it is asked to stop.
     async fn until_cancelled(tasks: &Arc<Tasks>) -> CreateTaskResult {
@@ -390,7 +390,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(5)).await;
         let slow = until_cancelled(&tasks).await;
         let now = chrono::Utc::now();
-        let (listed, total) = crate::handles::tasks::list(store.as_ref(), &[], 10, now)
+        let (listed, total) = crate::store::tasks::list(store.as_ref(), &[], 10, now)
             .await
             .unwrap();
         let shown: Vec<(&str, &str, &str)> = listed
@@ -424,10 +424,10 @@ mod tests {
 
         // Asked to stop through the store (as the console or another server asks): the
         // heartbeat reads the flag, it says so, and its place is given back.
-        let asked = crate::handles::tasks::ask_cancel(store.as_ref(), &slow.task.task_id, now)
+        let asked = crate::store::tasks::ask_cancel(store.as_ref(), &slow.task.task_id, now)
             .await
             .unwrap();
-        assert_eq!(asked, crate::handles::tasks::Cancel::Asked);
+        assert_eq!(asked, crate::store::tasks::Cancel::Asked);
         until(&tasks, &slow.task.task_id, TaskStatus::Cancelled).await;
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(tasks.running_now(), 0);

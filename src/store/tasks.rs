@@ -13,7 +13,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::store::HandleStore;
+use super::HandleStore;
 use crate::error::{ErrorCode, ToolError};
 
 /// How long a task is kept from its creation (its `ttlMs`): its result can be fetched
@@ -266,7 +266,7 @@ pub async fn cancel_asked(store: &dyn HandleStore, id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::handles::store::MemoryStore;
+    use crate::store::MemoryStore;
 
     fn record(id: &str, tool: &str, status: &str, at: &str) -> Value {
         json!({"taskId": id, "tool": tool, "status": status, "createdAt": at,

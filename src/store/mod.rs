@@ -1,5 +1,15 @@
-//! Where full results live while their handles are valid: a store trait and the
-//! in-memory store (the default).
+//! The state that servers sharing one backend share: results stored under their
+//! handles ([`crate::handles`]), and the records of tasks ([`tasks`]). A store trait,
+//! the in-memory store (the default, one process's) and Redis ([`redis`], any number
+//! of servers and consoles).
+//!
+//! Nothing here knows what a handle's result means or how a task runs: the handles
+//! room shapes and pages results, the MCP server runs tasks; this room keeps them,
+//! with their expiry and their memory limits.
+
+pub mod parsed;
+pub mod redis;
+pub mod tasks;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -8,9 +18,9 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use super::parsed::{ParsedCache, free_later};
 use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
+use parsed::{ParsedCache, free_later};
 
 /// What a store knows of a handle besides its data.
 #[derive(Debug, Clone, PartialEq)]
@@ -214,7 +224,7 @@ impl MemoryStore {
             state: Mutex::new(MemoryState::default()),
             limit,
             parsed: Mutex::new(ParsedCache::with_budget(
-                (limit / 8).min(super::parsed::DEFAULT_BUDGET),
+                (limit / 8).min(parsed::DEFAULT_BUDGET),
             )),
             records: Mutex::default(),
         }

@@ -34,7 +34,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use serde_json::Value;
 
 use super::parsed::{ParsedCache, free_later};
-use super::store::{EXPIRED_MEMORY, HandleMeta, HandleStore, Missing, Stored};
+use super::{EXPIRED_MEMORY, HandleMeta, HandleStore, Missing, Stored};
 use crate::error::{ErrorCode, ToolError};
 use crate::source::BoxFuture;
 
