@@ -4,6 +4,7 @@
 //! See `ARCHITECTURE.md` for the code map and the invariants each module keeps.
 
 pub mod assembly;
+pub mod briefing;
 pub mod chain;
 pub mod clock;
 pub mod config;

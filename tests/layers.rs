@@ -14,7 +14,10 @@ use std::path::Path;
 /// Top to bottom. Within a layer, a module may use the modules listed after it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("faces", &["tui", "mcp", "rest", "guard"]),
-    ("assembly", &["assembly", "config", "record", "nats"]),
+    (
+        "assembly",
+        &["assembly", "config", "record", "nats", "briefing"],
+    ),
     ("call pipeline", &["core"]),
     ("tools", &["tools"]),
     (

@@ -31,6 +31,9 @@ use crate::error::ToolError;
 use crate::store::{self, HandleMeta};
 use shape::{Selection, Verbosity, sample_arrays, sample_record_maps, shape, truncate_strings};
 
+/// Where stored results live as resources (`structs://handles/{handle}`).
+pub const HANDLE_URI: &str = "structs://handles/";
+
 /// The most bytes of serialized JSON any response may have.
 pub const LIMIT: usize = crate::error::RESPONSE_LIMIT;
 

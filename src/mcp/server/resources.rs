@@ -339,8 +339,7 @@ fn with_uri(mut error: McpError, uri: &str) -> McpError {
 /// The MIME type reference docs are served with.
 const DOC_MIME_TYPE: &str = "text/markdown";
 
-/// Where stored results live as MCP resources.
-pub const HANDLE_URI: &str = "structs://handles/";
+pub use crate::handles::HANDLE_URI;
 
 /// The resource link of a partial result, if it is one.
 pub(super) fn handle_link(value: &Value) -> Option<Resource> {

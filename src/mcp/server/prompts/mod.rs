@@ -9,14 +9,14 @@
 //! removes a skill shows at once; [`McpServer`](super::McpServer) tells its client with
 //! `notifications/prompts/list_changed`.
 
-mod build;
-
-pub use build::goal_names;
+pub use crate::briefing::{Made, goal_names};
 
 use std::sync::Arc;
 
 use rmcp::ErrorData as McpError;
-use rmcp::model::{GetPromptResult, Prompt, PromptArgument};
+use rmcp::model::{
+    ContentBlock, GetPromptResult, Prompt, PromptArgument, PromptMessage, Resource, Role,
+};
 use serde_json::{Map, Value};
 
 use crate::core::Core;
@@ -62,22 +62,6 @@ impl ArgSpec {
             kind,
         }
     }
-}
-
-/// What a prompt is made from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Made {
-    Brief,
-    PlanBuild,
-    Pow,
-    Diagnose,
-    Next,
-    /// Any workflow, named in its `workflow` argument.
-    RunWorkflow,
-    /// A workflow, by name.
-    Workflow(String),
-    /// A skill or playbook doc, by id.
-    Doc(String),
 }
 
 /// One prompt as listed.
@@ -383,8 +367,59 @@ impl Prompts {
         let spec = self.spec(name).await?;
         let args = check_arguments(&spec, arguments.unwrap_or_default())?;
         let snap = self.snapshot().await?;
-        build::render(&self.core, &snap, &spec, &args).await
+        let briefing = crate::briefing::render(&self.core, &snap, &spec.made, &args)
+            .await
+            .map_err(refused)?;
+        Ok(messages(briefing))
     }
+}
+
+/// A briefing that could not be made, as the protocol's error.
+fn refused(r: crate::briefing::Refused) -> McpError {
+    if r.arguments {
+        McpError::invalid_params(r.message, r.data)
+    } else {
+        McpError::internal_error(r.message, r.data)
+    }
+}
+
+/// A briefing as `prompts/get`'s answer: each part a user message.
+fn messages(briefing: crate::briefing::Briefing) -> GetPromptResult {
+    use crate::briefing::Part;
+    let out = briefing
+        .parts
+        .into_iter()
+        .map(|part| match part {
+            Part::Text(text) => PromptMessage::new_text(Role::User, text),
+            Part::Embedded {
+                uri,
+                mime_type,
+                text,
+            } => PromptMessage::new_resource(
+                Role::User,
+                uri,
+                Some(mime_type.into()),
+                Some(text),
+                None,
+                None,
+                None,
+            ),
+            Part::Link(link) => {
+                let mut resource = Resource::new(link.uri, link.name);
+                if let Some(mime_type) = link.mime_type {
+                    resource = resource.with_mime_type(mime_type);
+                }
+                if let Some(description) = link.description {
+                    resource = resource.with_description(description);
+                }
+                if let Some(size) = link.size {
+                    resource = resource.with_size(size);
+                }
+                PromptMessage::new(Role::User, ContentBlock::resource_link(resource))
+            }
+        })
+        .collect();
+    GetPromptResult::new(out).with_description(briefing.description)
 }
 
 /// The arguments as text, each one the prompt takes, every required one present.

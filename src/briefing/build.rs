@@ -1,11 +1,10 @@
-//! The messages of each prompt. Every fact in them comes from a tool call made now
-//! (the same tools the agent has), so a prompt never says more than the server knows.
+//! The briefings, one function each. Every fact in them comes from a tool call made
+//! now (the same tools the agent has), so a briefing never says more than the server
+//! knows.
 
-use rmcp::ErrorData as McpError;
-use rmcp::model::{ContentBlock, GetPromptResult, PromptMessage, Resource, Role};
 use serde_json::{Map, Value, json};
 
-use super::{Made, PromptSpec};
+use super::{Briefing, Link, Made, Part, Refused};
 use crate::core::Core;
 use crate::docs::Snapshot;
 use crate::entity::{EntityId, EntityKind};
@@ -23,47 +22,40 @@ const REFERENCE_KEYS: [&str; 6] = [
     "depth",
 ];
 
-/// The messages being put together: one instruction, then what it relies on.
+/// The parts being put together: one instruction, then what it relies on.
 struct Messages {
-    out: Vec<PromptMessage>,
+    out: Vec<Part>,
 }
 
 impl Messages {
     fn new(instruction: String) -> Messages {
         Messages {
-            out: vec![PromptMessage::new_text(Role::User, instruction)],
+            out: vec![Part::Text(instruction)],
         }
     }
 
     fn text(&mut self, text: String) {
-        self.out.push(PromptMessage::new_text(Role::User, text));
+        self.out.push(Part::Text(text));
     }
 
     /// An entity embedded as its resource, in the chain's JSON shape.
     fn entity(&mut self, id: &str, entity: &Value) {
-        self.out.push(PromptMessage::new_resource(
-            Role::User,
-            format!("{}{id}", crate::entity::ENTITY_URI),
-            Some("application/json".into()),
-            Some(entity.to_string()),
-            None,
-            None,
-            None,
-        ));
+        self.out.push(Part::Embedded {
+            uri: format!("{}{id}", crate::entity::ENTITY_URI),
+            mime_type: "application/json",
+            text: entity.to_string(),
+        });
     }
 
-    fn link(&mut self, resource: Resource) {
-        self.out.push(PromptMessage::new(
-            Role::User,
-            ContentBlock::resource_link(resource),
-        ));
+    fn link(&mut self, link: Link) {
+        self.out.push(Part::Link(link));
     }
 
     /// A doc linked by its resource, when the docs have it.
     fn doc_link(&mut self, docs: &Snapshot, id: &str) {
         if let Some(doc) = docs.doc(id) {
             self.link(
-                Resource::new(doc.uri(), doc.title.clone())
+                Link::new(doc.uri(), doc.title.clone())
                     .with_mime_type("text/markdown")
                     .with_description(doc.summary.clone())
                     .with_size(doc.bytes as u64),
@@ -82,14 +74,17 @@ impl Messages {
         }
     }
 
-    fn done(self, description: String) -> GetPromptResult {
-        GetPromptResult::new(self.out).with_description(description)
+    fn done(self, description: String) -> Briefing {
+        Briefing {
+            description,
+            parts: self.out,
+        }
     }
 }
 
 /// Calls a tool; its error becomes `-32602` when the arguments were at fault (an id
 /// that does not exist, a struct type that is not one), else an internal error.
-async fn call(core: &Core, tool: &str, args: Value) -> Result<Value, McpError> {
+async fn call(core: &Core, tool: &str, args: Value) -> Result<Value, Refused> {
     core.call_json(tool, args).await.map_err(|error| {
         let code = error["error"]["code"].as_str().unwrap_or_default();
         let message = error["error"]["message"]
@@ -97,9 +92,9 @@ async fn call(core: &Core, tool: &str, args: Value) -> Result<Value, McpError> {
             .unwrap_or("the call failed")
             .to_string();
         if code.starts_with("VALIDATION_") || code.starts_with("RESOURCE_NOT") {
-            McpError::invalid_params(message, Some(error))
+            Refused::invalid_params(message, Some(error))
         } else {
-            McpError::internal_error(message, Some(error))
+            Refused::internal_error(message, Some(error))
         }
     })
 }
@@ -109,12 +104,12 @@ fn arg<'a>(args: &'a Map<String, Value>, name: &str) -> Option<&'a str> {
 }
 
 /// An id argument of the kind the prompt wants.
-fn id_arg(args: &Map<String, Value>, name: &str, kind: EntityKind) -> Result<EntityId, McpError> {
+fn id_arg(args: &Map<String, Value>, name: &str, kind: EntityKind) -> Result<EntityId, Refused> {
     let text = arg(args, name).unwrap_or_default();
     let id = EntityId::parse(text)
-        .map_err(|e| McpError::invalid_params(format!("{name} is not an id: {e}"), None))?;
+        .map_err(|e| Refused::invalid_params(format!("{name} is not an id: {e}"), None))?;
     if id.kind != kind {
-        return Err(McpError::invalid_params(
+        return Err(Refused::invalid_params(
             format!(
                 "{name}: {id} is a {}, not a {} ({}-N)",
                 id.kind.name(),
@@ -128,7 +123,7 @@ fn id_arg(args: &Map<String, Value>, name: &str, kind: EntityKind) -> Result<Ent
 }
 
 /// One entity read now, in the chain's shape (`structs_query_entity`'s `entity`).
-async fn entity(core: &Core, id: EntityId) -> Result<Value, McpError> {
+async fn entity(core: &Core, id: EntityId) -> Result<Value, Refused> {
     let v = call(core, "structs_query_entity", json!({"id": id.to_string()})).await?;
     Ok(v["entity"].clone())
 }
@@ -142,13 +137,14 @@ fn field(kind: EntityKind, entity: &Value, key: &str) -> Option<String> {
         .or_else(|| v.as_u64().map(|n| n.to_string()))
 }
 
+/// The briefing `made` names, for these arguments (already checked as text).
 pub async fn render(
     core: &Core,
     docs: &Snapshot,
-    spec: &PromptSpec,
+    made: &Made,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
-    match &spec.made {
+) -> Result<Briefing, Refused> {
+    match made {
         Made::Brief => brief(core, docs, args).await,
         Made::PlanBuild => plan_build(core, docs, args).await,
         Made::Pow => pow(core, docs, args).await,
@@ -181,10 +177,10 @@ async fn brief(
     core: &Core,
     docs: &Snapshot,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let text = arg(args, "entity_id").unwrap_or_default();
     let id = EntityId::parse(text)
-        .map_err(|e| McpError::invalid_params(format!("entity_id is not an id: {e}"), None))?;
+        .map_err(|e| Refused::invalid_params(format!("entity_id is not an id: {e}"), None))?;
     let v = call(
         core,
         "structs_query_entity",
@@ -239,7 +235,7 @@ async fn brief(
             m.entity(rid, &Value::Object(body));
         } else {
             m.link(
-                Resource::new(format!("{}{rid}", crate::entity::ENTITY_URI), rid.clone())
+                Link::new(format!("{}{rid}", crate::entity::ENTITY_URI), rid.clone())
                     .with_mime_type("application/json"),
             );
         }
@@ -252,20 +248,20 @@ async fn plan_build(
     core: &Core,
     docs: &Snapshot,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let planet_id = id_arg(args, "planet_id", EntityKind::Planet)?;
     let st = crate::game::struct_type_arg(
         &Value::String(arg(args, "struct_type").unwrap_or_default().to_string()),
         "struct_type",
     )
-    .map_err(|e| McpError::invalid_params(e.message.clone(), None))?;
+    .map_err(|e| Refused::invalid_params(e.message.clone(), None))?;
     let planet = entity(core, planet_id).await?;
     let player_id = match arg(args, "player_id") {
         Some(_) => id_arg(args, "player_id", EntityKind::Player)?,
         None => {
             let owner = field(EntityKind::Planet, &planet, "owner").unwrap_or_default();
             EntityId::parse(&owner).map_err(|_| {
-                McpError::invalid_params(
+                Refused::invalid_params(
                     format!("planet {planet_id} has no owner; give player_id"),
                     None,
                 )
@@ -377,11 +373,7 @@ fn describe(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
-async fn pow(
-    core: &Core,
-    docs: &Snapshot,
-    args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+async fn pow(core: &Core, docs: &Snapshot, args: &Map<String, Value>) -> Result<Briefing, Refused> {
     let struct_id = id_arg(args, "struct_id", EntityKind::Struct)?;
     let body = entity(core, struct_id).await?;
     // Unless told, the work is the build while it is not built, else what its type
@@ -398,7 +390,7 @@ async fn pow(
         None if does("oreMiningDifficulty") => vec!["ore_miner_complete"],
         None if does("oreRefiningDifficulty") => vec!["ore_refinery_complete"],
         None => {
-            return Err(McpError::invalid_params(
+            return Err(Refused::invalid_params(
                 format!(
                     "struct {struct_id} is a built {}: it has no proof of work to do (builds, \
                      mining and refining have one)",
@@ -427,7 +419,7 @@ async fn pow(
     }
     let Some((action, schedule)) = found else {
         let e = last_error.expect("one candidate at least");
-        return Err(McpError::invalid_params(
+        return Err(Refused::invalid_params(
             format!(
                 "struct {struct_id} has no proof of work to do: {}",
                 e.message
@@ -539,7 +531,7 @@ async fn diagnose(
     core: &Core,
     docs: &Snapshot,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let mut tool = arg(args, "tool").map(str::to_string);
     let mut arguments = None;
     let (subject, answer) = match (arg(args, "handle"), arg(args, "answer")) {
@@ -552,7 +544,7 @@ async fn diagnose(
         }
         (None, Some(text)) => {
             let v: Value = serde_json::from_str(text)
-                .map_err(|e| McpError::invalid_params(format!("answer is not JSON: {e}"), None))?;
+                .map_err(|e| Refused::invalid_params(format!("answer is not JSON: {e}"), None))?;
             // A response line of a session log carries the tool and the answer.
             let answer = if v["type"] == "response" {
                 if tool.is_none() {
@@ -563,7 +555,7 @@ async fn diagnose(
                     .cloned()
                     .unwrap_or(Value::Null)
             } else if v["type"] == "request" {
-                return Err(McpError::invalid_params(
+                return Err(Refused::invalid_params(
                     "answer is a request line of a session log; give its response line",
                     None,
                 ));
@@ -576,7 +568,7 @@ async fn diagnose(
             ("the answer given".to_string(), answer)
         }
         (None, None) => {
-            return Err(McpError::invalid_params(
+            return Err(Refused::invalid_params(
                 "diagnose needs a handle or an answer",
                 None,
             ));
@@ -634,11 +626,8 @@ async fn diagnose(
     }
     if let Some(h) = arg(args, "handle") {
         m.link(
-            Resource::new(
-                format!("{}{h}", crate::mcp::server::HANDLE_URI),
-                h.to_string(),
-            )
-            .with_mime_type("application/json"),
+            Link::new(format!("{}{h}", crate::handles::HANDLE_URI), h.to_string())
+                .with_mime_type("application/json"),
         );
     }
     m.doc_link(docs, "api/errors");
@@ -722,7 +711,7 @@ async fn next(
     core: &Core,
     docs: &Snapshot,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let player_id = id_arg(args, "player_id", EntityKind::Player)?;
     let player = entity(core, player_id).await?;
     let goals: Vec<String> = match arg(args, "goal") {
@@ -798,7 +787,7 @@ async fn next(
     );
     let mut m = Messages::new(instruction);
     m.link(
-        Resource::new(
+        Link::new(
             format!("{}{player_id}", crate::entity::ENTITY_URI),
             field(EntityKind::Player, &player, "name").unwrap_or_else(|| player_id.to_string()),
         )
@@ -828,12 +817,12 @@ async fn run_workflow(
     core: &Core,
     docs: &Snapshot,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let name = arg(args, "workflow").unwrap_or_default();
     let catalog = crate::plan::workflow::catalog();
     let Some(wf) = catalog.get(name) else {
         let names: Vec<&str> = catalog.keys().map(String::as_str).collect();
-        return Err(McpError::invalid_params(
+        return Err(Refused::invalid_params(
             format!(
                 "no workflow {}; the workflows are {}",
                 crate::error::quote(name),
@@ -847,7 +836,7 @@ async fn run_workflow(
         Some(text) => match serde_json::from_str::<Value>(text) {
             Ok(Value::Object(map)) => map,
             Ok(_) | Err(_) => {
-                return Err(McpError::invalid_params(
+                return Err(Refused::invalid_params(
                     format!(
                         "inputs must be a JSON object, not {}",
                         crate::error::quote(text)
@@ -858,7 +847,7 @@ async fn run_workflow(
         },
     };
     wf.plan_json(&inputs)
-        .map_err(|e| McpError::invalid_params(format!("inputs: {}", e.message), None))?;
+        .map_err(|e| Refused::invalid_params(format!("inputs: {}", e.message), None))?;
     workflow(core, docs, name, &inputs).await
 }
 
@@ -867,10 +856,10 @@ async fn workflow(
     docs: &Snapshot,
     name: &str,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let wf = crate::plan::workflow::catalog()
         .get(name)
-        .ok_or_else(|| McpError::internal_error(format!("workflow {name} is gone"), None))?;
+        .ok_or_else(|| Refused::internal_error(format!("workflow {name} is gone"), None))?;
     let steps: Vec<String> = wf.source["steps"]
         .as_array()
         .map(|steps| {
@@ -908,7 +897,7 @@ async fn workflow(
         {
             let body = entity(core, id)
                 .await
-                .map_err(|e| McpError::invalid_params(format!("{k}: {}", e.message), e.data))?;
+                .map_err(|e| Refused::invalid_params(format!("{k}: {}", e.message), e.data))?;
             m.entity(&id.to_string(), &body);
         }
     }
@@ -921,10 +910,10 @@ async fn doc(
     docs: &Snapshot,
     id: &str,
     args: &Map<String, Value>,
-) -> Result<GetPromptResult, McpError> {
+) -> Result<Briefing, Refused> {
     let d = docs
         .doc(id)
-        .ok_or_else(|| McpError::invalid_params(format!("the doc {id} is gone"), None))?;
+        .ok_or_else(|| Refused::invalid_params(format!("the doc {id} is gone"), None))?;
     let whom = match arg(args, "player_id") {
         Some(_) => {
             let p = id_arg(args, "player_id", EntityKind::Player)?;
@@ -942,15 +931,11 @@ async fn doc(
             .unwrap_or_default()
     );
     let mut m = Messages::new(instruction);
-    m.out.push(PromptMessage::new_resource(
-        Role::User,
-        d.uri(),
-        Some("text/markdown".into()),
-        Some(d.body.clone()),
-        None,
-        None,
-        None,
-    ));
+    m.out.push(Part::Embedded {
+        uri: d.uri(),
+        mime_type: "text/markdown",
+        text: d.body.clone(),
+    });
     if let Some((p, body)) = whom {
         m.entity(&p.to_string(), &body);
     }
