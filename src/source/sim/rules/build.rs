@@ -4,8 +4,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Decided, Reqs, fid, pid, planet_id, sid, type_u64};
-use crate::chain::{Assume, Signed};
+use super::{At, Change, Decided, Planned, Reqs, fid, pid, planet_id, sid, type_u64};
 use crate::entity::EntityId;
 use crate::entity::struct_types::{Ambit, struct_type};
 use crate::pow::{Action, Work};
@@ -17,19 +16,18 @@ impl World {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn plan_initiate(
         &self,
-        signed: &Signed,
+        at: At,
         player: u64,
         type_id: u8,
         ambit: Option<Ambit>,
         slot: Option<u8>,
         location: Option<EntityId>,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
+    ) -> Planned {
+        let At { height, assume, .. } = at;
         // `MsgStructBuild` may leave the player to the creator.
         let player = if player == 0 {
-            match signed
+            match at.signed
                 .signer
                 .creator
                 .as_deref()
@@ -56,7 +54,7 @@ impl World {
             );
             return (None, None);
         }
-        let actor = self.actor(signed, Some(player), reqs);
+        let actor = self.actor(at.signed, Some(player), reqs);
         let t = struct_type(type_id).expect("parsed types exist");
         let p = &self.players[(player - 1) as usize];
         let home = if t.is_fleet() {
@@ -91,19 +89,9 @@ impl World {
         self.check_online(player, assume, reqs);
         self.check_charge(player, type_u64(t, "buildCharge"), height, assume, reqs);
         self.check_power(player, t.build_draw, assume, reqs);
-        let on_station = self.fleet_on_station(player, assume);
-        reqs.need(
-            "fleetOnStation",
-            on_station,
-            if on_station {
-                format!("{} is on station", fid(p.fleet))
-            } else {
-                format!(
-                    "{} is away; building needs the fleet on station",
-                    fid(p.fleet)
-                )
-            },
-        );
+        self.check_on_station(player, assume, reqs, |fleet| {
+            format!("{fleet} is away; building needs the fleet on station")
+        });
         if t.is_fleet() {
             if t.id != 1 {
                 let has = self.fleets[(p.fleet - 1) as usize].command_struct != 0;
@@ -216,18 +204,16 @@ impl World {
 
     /// The requirements of finishing a build: a proof of work counted from the build's
     /// first block.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn plan_complete(
         &self,
-        signed: &Signed,
+        at: At,
         strct: u64,
         nonce: &str,
         proof: Option<&str>,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
         reqs.need(
@@ -256,15 +242,9 @@ impl World {
 
     /// The requirements of bringing a built struct online: its activation charge and
     /// the power for its passive draw.
-    pub(super) fn plan_activate(
-        &self,
-        signed: &Signed,
-        strct: u64,
-        height: u64,
-        assume: &Assume,
-        reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+    pub(super) fn plan_activate(&self, at: At, strct: u64, reqs: &mut Reqs) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
         let t = s.kind();
@@ -293,13 +273,8 @@ impl World {
     }
 
     /// The requirements of taking a struct offline: only that it is online.
-    pub(super) fn plan_deactivate(
-        &self,
-        signed: &Signed,
-        strct: u64,
-        reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+    pub(super) fn plan_deactivate(&self, at: At, strct: u64, reqs: &mut Reqs) -> Planned {
+        let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
         reqs.need(

@@ -2,10 +2,11 @@
 //! online, has the charge and the power, whether a proof of work holds, and the lookups
 //! they read through.
 
-use super::{Reqs, pid, sid};
+use super::{At, Reqs, fid, pid, sid};
 use crate::chain::{Assume, Signed};
+use crate::entity::EntityId;
 use crate::pow::{self, Work};
-use crate::source::sim::world::{Planet, Struct, World};
+use crate::source::sim::world::{Fleet, Planet, Struct, World};
 
 impl World {
     pub(super) fn struct_at(&self, index: u64) -> Option<&Struct> {
@@ -202,10 +203,32 @@ impl World {
         })
     }
 
-    /// A struct that exists, is not destroyed, and who acts for it.
-    pub(super) fn live_struct(
+    /// That the player's fleet is on station; `away` says why not, given the fleet.
+    pub(super) fn check_on_station(
         &self,
-        signed: &Signed,
+        player: u64,
+        assume: &Assume,
+        reqs: &mut Reqs,
+        away: impl FnOnce(EntityId) -> String,
+    ) -> bool {
+        let on_station = self.fleet_on_station(player, assume);
+        let fleet = fid(self.players[(player - 1) as usize].fleet);
+        reqs.need(
+            "fleetOnStation",
+            on_station,
+            if on_station {
+                format!("{fleet} is on station")
+            } else {
+                away(fleet)
+            },
+        )
+    }
+
+    /// The opening of a plan on a struct: one that exists and is not destroyed, and
+    /// who acts for it.
+    pub(super) fn open_struct(
+        &self,
+        at: At,
         index: u64,
         reqs: &mut Reqs,
     ) -> Option<(&Struct, Option<u64>)> {
@@ -228,7 +251,29 @@ impl World {
         ) {
             return None;
         }
-        let actor = self.actor(signed, Some(s.owner), reqs);
+        let actor = self.actor(at.signed, Some(s.owner), reqs);
         Some((s, actor))
+    }
+
+    /// The opening of a plan on a fleet: one that exists, and who acts for it.
+    pub(super) fn open_fleet(
+        &self,
+        at: At,
+        index: u64,
+        reqs: &mut Reqs,
+    ) -> Option<(&Fleet, Option<u64>)> {
+        let Some(f) = index
+            .checked_sub(1)
+            .and_then(|i| self.fleets.get(i as usize))
+        else {
+            reqs.need(
+                "fleetExists",
+                false,
+                format!("{} does not exist", fid(index)),
+            );
+            return None;
+        };
+        let actor = self.actor(at.signed, Some(f.owner), reqs);
+        Some((f, actor))
     }
 }

@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Decided, Reqs, pid, planet_id, sid, type_u64};
-use crate::chain::{Assume, Signed, WeaponChoice};
+use super::{At, Change, Decided, Planned, Reqs, pid, planet_id, sid, type_u64};
+use crate::chain::WeaponChoice;
 use crate::entity::EntityId;
 use crate::game::Dice;
 use crate::game::combat::{self, PlanetDefenses, Unit, WeaponSlot};
@@ -87,18 +87,16 @@ impl World {
 
     /// The requirements of an attack: a weapon that is charged and reaches a live
     /// target in the same place.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn plan_attack(
         &self,
-        signed: &Signed,
+        at: At,
         strct: u64,
         targets: &[u64],
         weapon: WeaponChoice,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
         let slot = match weapon {
@@ -202,14 +200,13 @@ impl World {
     /// defender online and charged.
     pub(super) fn plan_defense_set(
         &self,
-        signed: &Signed,
+        at: At,
         defender: u64,
         protected: u64,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((d, actor)) = self.live_struct(signed, defender, reqs) else {
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((d, actor)) = self.open_struct(at, defender, reqs) else {
             return (None, None);
         };
         let Some(p) = self.struct_at(protected) else {
@@ -265,15 +262,9 @@ impl World {
     }
 
     /// The requirements of stopping a defense: that there is one, and the charge.
-    pub(super) fn plan_defense_clear(
-        &self,
-        signed: &Signed,
-        defender: u64,
-        height: u64,
-        assume: &Assume,
-        reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((d, actor)) = self.live_struct(signed, defender, reqs) else {
+    pub(super) fn plan_defense_clear(&self, at: At, defender: u64, reqs: &mut Reqs) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((d, actor)) = self.open_struct(at, defender, reqs) else {
             return (None, None);
         };
         reqs.need(

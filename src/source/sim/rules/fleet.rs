@@ -3,21 +3,15 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Decided, Reqs, fid, pid, planet_id, type_u64};
-use crate::chain::{Assume, Signed};
+use super::{At, Change, Decided, Planned, Reqs, fid, pid, planet_id, type_u64};
 use crate::game::PLANET_STARTING_ORE;
 use crate::pow::{Action, Work};
 use crate::source::sim::world::{Grid, Location, PLANETARY_SHIELD_BASE, Planet, World};
 
 impl World {
     /// The requirements of exploring: the home planet mined out and the fleet home.
-    pub(super) fn plan_explore(
-        &self,
-        signed: &Signed,
-        player: u64,
-        assume: &Assume,
-        reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
+    pub(super) fn plan_explore(&self, at: At, player: u64, reqs: &mut Reqs) -> Planned {
+        let At { assume, .. } = at;
         if self
             .players
             .get((player).wrapping_sub(1) as usize)
@@ -30,7 +24,7 @@ impl World {
             );
             return (None, None);
         }
-        let actor = self.actor(signed, Some(player), reqs);
+        let actor = self.actor(at.signed, Some(player), reqs);
         self.check_online(player, assume, reqs);
         let p = &self.players[(player - 1) as usize];
         let ore = self.planets[(p.planet - 1) as usize].grid.ore;
@@ -46,19 +40,9 @@ impl World {
                 )
             },
         );
-        let on_station = self.fleet_on_station(player, assume);
-        reqs.need(
-            "fleetOnStation",
-            on_station,
-            if on_station {
-                format!("{} is on station", fid(p.fleet))
-            } else {
-                format!(
-                    "fleet must be onStation to explore: {} is away",
-                    fid(p.fleet)
-                )
-            },
-        );
+        self.check_on_station(player, assume, reqs, |fleet| {
+            format!("fleet must be onStation to explore: {fleet} is away")
+        });
         (actor, Some(Decided::Explore { player }))
     }
 
@@ -66,25 +50,15 @@ impl World {
     /// online command ship with the charge to move.
     pub(super) fn plan_move(
         &self,
-        signed: &Signed,
+        at: At,
         fleet: u64,
         destination: u64,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some(f) = fleet
-            .checked_sub(1)
-            .and_then(|i| self.fleets.get(i as usize))
-        else {
-            reqs.need(
-                "fleetExists",
-                false,
-                format!("{} does not exist", fid(fleet)),
-            );
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((f, actor)) = self.open_fleet(at, fleet, reqs) else {
             return (None, None);
         };
-        let actor = self.actor(signed, Some(f.owner), reqs);
         let Some(dest) = self.planet_at(destination) else {
             reqs.need(
                 "validLocation",
@@ -139,30 +113,19 @@ impl World {
     /// The requirements of completing a raid: the fleet away at the planet and first in
     /// line, the shields down, the raid clock running and a proof of work against the
     /// planet's shield.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn plan_raid(
         &self,
-        signed: &Signed,
+        at: At,
         fleet: u64,
         planet: Option<u64>,
         nonce: &str,
         proof: Option<&str>,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some(f) = fleet
-            .checked_sub(1)
-            .and_then(|i| self.fleets.get(i as usize))
-        else {
-            reqs.need(
-                "fleetExists",
-                false,
-                format!("{} does not exist", fid(fleet)),
-            );
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((f, actor)) = self.open_fleet(at, fleet, reqs) else {
             return (None, None);
         };
-        let actor = self.actor(signed, Some(f.owner), reqs);
         self.check_online(f.owner, assume, reqs);
         let Some(at) = f.away_at else {
             reqs.need(

@@ -3,27 +3,24 @@
 
 use serde_json::{Value, json};
 
-use super::{Change, Decided, Reqs, pid, planet_id, sid, type_u64};
-use crate::chain::{Assume, Signed};
+use super::{At, Change, Decided, Planned, Reqs, pid, planet_id, sid, type_u64};
 use crate::game::{ORE_PER_MINING_COMPLETION, UALPHA_PER_REFINED_ORE};
 use crate::pow::{Action, Work};
 use crate::source::sim::world::{Location, World};
 
 impl World {
     /// The requirements of a mine completion (`mining`) or a refine completion.
-    #[allow(clippy::too_many_arguments)]
     pub(super) fn plan_ore(
         &self,
-        signed: &Signed,
+        at: At,
         mining: bool,
         strct: u64,
         nonce: &str,
         proof: Option<&str>,
-        height: u64,
-        assume: &Assume,
         reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
-        let Some((s, actor)) = self.live_struct(signed, strct, reqs) else {
+    ) -> Planned {
+        let At { height, assume, .. } = at;
+        let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
         let t = s.kind();

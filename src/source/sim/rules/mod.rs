@@ -147,6 +147,19 @@ fn fid(i: u64) -> EntityId {
     EntityId::new(EntityKind::Fleet, i)
 }
 
+/// Where a message is checked: its signature, the block, and the facts a caller
+/// overrides. Every family's `plan_*` opens with it.
+#[derive(Clone, Copy)]
+struct At<'a> {
+    signed: &'a Signed,
+    height: u64,
+    assume: &'a Assume,
+}
+
+/// What a family's checks found: who acts, and what applying the message will do when
+/// every requirement holds.
+type Planned = (Option<u64>, Option<Decided>);
+
 /// Requirements as they are evaluated.
 struct Reqs {
     list: Vec<Requirement>,
@@ -187,99 +200,55 @@ impl World {
 
     /// Hands the message to its family's checks, which say who acts and what applying
     /// it will do.
-    fn plan(
-        &self,
-        signed: &Signed,
-        height: u64,
-        assume: &Assume,
-        reqs: &mut Reqs,
-    ) -> (Option<u64>, Option<Decided>) {
+    fn plan(&self, signed: &Signed, height: u64, assume: &Assume, reqs: &mut Reqs) -> Planned {
+        let at = At {
+            signed,
+            height,
+            assume,
+        };
         match &signed.msg {
-            Msg::PlanetExplore { player } => self.plan_explore(signed, *player, assume, reqs),
+            Msg::PlanetExplore { player } => self.plan_explore(at, *player, reqs),
             Msg::StructBuildInitiate {
                 player,
                 struct_type: type_id,
                 ambit,
                 slot,
                 location,
-            } => self.plan_initiate(
-                signed, *player, *type_id, *ambit, *slot, *location, height, assume, reqs,
-            ),
+            } => self.plan_initiate(at, *player, *type_id, *ambit, *slot, *location, reqs),
             Msg::StructBuildComplete {
                 strct,
                 nonce,
                 proof,
-            } => self.plan_complete(
-                signed,
-                *strct,
-                nonce,
-                proof.as_deref(),
-                height,
-                assume,
-                reqs,
-            ),
-            Msg::StructActivate { strct } => {
-                self.plan_activate(signed, *strct, height, assume, reqs)
-            }
-            Msg::StructDeactivate { strct } => self.plan_deactivate(signed, *strct, reqs),
+            } => self.plan_complete(at, *strct, nonce, proof.as_deref(), reqs),
+            Msg::StructActivate { strct } => self.plan_activate(at, *strct, reqs),
+            Msg::StructDeactivate { strct } => self.plan_deactivate(at, *strct, reqs),
             Msg::StructOreMinerComplete {
                 strct,
                 nonce,
                 proof,
-            } => self.plan_ore(
-                signed,
-                true,
-                *strct,
-                nonce,
-                proof.as_deref(),
-                height,
-                assume,
-                reqs,
-            ),
+            } => self.plan_ore(at, true, *strct, nonce, proof.as_deref(), reqs),
             Msg::StructOreRefineryComplete {
                 strct,
                 nonce,
                 proof,
-            } => self.plan_ore(
-                signed,
-                false,
-                *strct,
-                nonce,
-                proof.as_deref(),
-                height,
-                assume,
-                reqs,
-            ),
+            } => self.plan_ore(at, false, *strct, nonce, proof.as_deref(), reqs),
             Msg::StructAttack {
                 strct,
                 targets,
                 weapon,
-            } => self.plan_attack(signed, *strct, targets, *weapon, height, assume, reqs),
+            } => self.plan_attack(at, *strct, targets, *weapon, reqs),
             Msg::StructDefenseSet {
                 defender,
                 protected,
-            } => self.plan_defense_set(signed, *defender, *protected, height, assume, reqs),
-            Msg::StructDefenseClear { defender } => {
-                self.plan_defense_clear(signed, *defender, height, assume, reqs)
-            }
-            Msg::FleetMove { fleet, destination } => {
-                self.plan_move(signed, *fleet, *destination, height, assume, reqs)
-            }
+            } => self.plan_defense_set(at, *defender, *protected, reqs),
+            Msg::StructDefenseClear { defender } => self.plan_defense_clear(at, *defender, reqs),
+            Msg::FleetMove { fleet, destination } => self.plan_move(at, *fleet, *destination, reqs),
             Msg::PlanetRaidComplete {
                 fleet,
                 planet,
                 nonce,
                 proof,
-            } => self.plan_raid(
-                signed,
-                *fleet,
-                *planet,
-                nonce,
-                proof.as_deref(),
-                height,
-                assume,
-                reqs,
-            ),
+            } => self.plan_raid(at, *fleet, *planet, nonce, proof.as_deref(), reqs),
         }
     }
 
