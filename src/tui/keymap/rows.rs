@@ -135,6 +135,24 @@ const SERVER_FORMS: &[Scope] = &[X::ServerArgs, X::ServerElicit];
 const PLAN_AREAS: &[Scope] = &[X::Plans, X::PlanResult];
 const TASK_LISTS: &[Scope] = &[X::PowTasks, X::PlanTasks];
 const DOCS_AREAS: &[Scope] = &[X::DocsList, X::DocsView];
+/// The lists and trees whose Up, Down, first and last rows read alike: one set of
+/// rows for them all.
+const MOVING: &[Scope] = &[
+    X::Kinds,
+    X::List,
+    X::Tree,
+    X::References,
+    X::Handles,
+    X::HandleData,
+    X::Pow,
+    X::ActionMenu,
+    X::ActionTypes,
+    X::Plans,
+    X::PlanResult,
+    X::PowTasks,
+    X::PlanTasks,
+    X::PlanPick,
+];
 
 /// Every key of the console.
 #[rustfmt::skip]
@@ -179,10 +197,11 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::Logs], BOTTOM, C::Bottom, "", "Go to the newest line"),
 
     // Entities: kinds, list, entity tree and references.
-    row(ENTITY_AREAS, UP, C::Up, "move", "Move up"),
-    row(ENTITY_AREAS, DOWN, C::Down, "move", "Move down"),
-    row(ENTITY_AREAS, TOP, C::Top, "", "Go to the first row"),
-    row(ENTITY_AREAS, BOTTOM, C::Bottom, "", "Go to the last row"),
+    // The lists and trees that move alike.
+    row(MOVING, UP, C::Up, "move", "Move up"),
+    row(MOVING, DOWN, C::Down, "move", "Move down"),
+    row(MOVING, TOP, C::Top, "", "Go to the first row"),
+    row(MOVING, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(ENTITY_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter by id prefix; a whole id then Enter opens it"),
     row(ENTITY_AREAS, TAB, C::FocusNext, "next area", "Focus the next area (kinds, list, tree, references)"),
     row(ENTITY_AREAS, BACKTAB, C::FocusPrev, "", "Focus the previous area"),
@@ -211,10 +230,6 @@ pub(crate) const ROWS: &[Row] = &[
 
     // Handles: the list of handles and the tree of a fetched page. Both page, choose
     // fields and verbosity, and copy; the tree moves like the others.
-    row(HANDLE_AREAS, UP, C::Up, "move", "Move up"),
-    row(HANDLE_AREAS, DOWN, C::Down, "move", "Move down"),
-    row(HANDLE_AREAS, TOP, C::Top, "", "Go to the first row"),
-    row(HANDLE_AREAS, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(HANDLE_AREAS, &[ch('n'), key(KeyCode::PageDown)], C::NextPage, "page", "Fetch the next page of the handle's data"),
     row(HANDLE_AREAS, &[ch('p'), key(KeyCode::PageUp)], C::PrevPage, "page", "Fetch the previous page of the handle's data"),
     row(HANDLE_AREAS, &[ch('f')], C::EditFields, "fields", "Choose the fields of fetched pages (comma-separated paths)"),
@@ -233,10 +248,6 @@ pub(crate) const ROWS: &[Row] = &[
     row(ENTITY_PICKS, &[ch('w')], C::PowJob, "pow job", "Proof-of-work job for the selected struct or fleet"),
 
     // PoW: the jobs and the new-job prompt.
-    row(&[X::Pow], UP, C::Up, "move", "Move up"),
-    row(&[X::Pow], DOWN, C::Down, "move", "Move down"),
-    row(&[X::Pow], TOP, C::Top, "", "Go to the first row"),
-    row(&[X::Pow], BOTTOM, C::Bottom, "", "Go to the last row"),
     row(&[X::Pow], &[ch('n')], C::NewJob, "new job", "New job: ENTITY [build|mine|refine|raid] [block_start= age= difficulty= threads=]"),
     row(&[X::Pow], &[ch('x')], C::CancelJob, "cancel job", "Cancel the selected job (stops its search)"),
     row(&[X::Pow], &[ch('c')], C::CopyProof, "copy", "Copy the found proof (input, nonce, hash) as JSON"),
@@ -249,10 +260,6 @@ pub(crate) const ROWS: &[Row] = &[
 
     // Entities: the action dialog on what is selected, one scope per stage.
     row(ENTITY_PICKS, &[ch('a')], C::OpenActions, "actions", "Actions: build here, complete build, mine, attack this"),
-    row(ACTION_LISTS, UP, C::Up, "move", "Move up"),
-    row(ACTION_LISTS, DOWN, C::Down, "move", "Move down"),
-    row(ACTION_LISTS, TOP, C::Top, "", "Go to the first row"),
-    row(ACTION_LISTS, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(ACTION_LISTS, ESC, C::Close, "close", "Close the action dialog"),
     row(&[X::ActionMenu], ENTER, C::TakeAction, "choose", "Take the selected action"),
     row(&[X::ActionTypes], ENTER, C::SendAction, "send", "Send the tool call shown"),
@@ -406,10 +413,6 @@ pub(crate) const ROWS: &[Row] = &[
 
     // Plans: the steps and the selected step's result share the run keys; the result
     // moves and opens like the other trees.
-    row(PLAN_AREAS, UP, C::Up, "move", "Move up"),
-    row(PLAN_AREAS, DOWN, C::Down, "move", "Move down"),
-    row(PLAN_AREAS, TOP, C::Top, "", "Go to the first row"),
-    row(PLAN_AREAS, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(PLAN_AREAS, &[ch('r')], C::RunPlan, "run", "Run every remaining step (breakpoints are not stops)"),
     row(PLAN_AREAS, &[ch('s')], C::StepPlan, "step", "Run one step: the selected one if it is ready, else the next ready one"),
     row(PLAN_AREAS, &[ch('c')], C::ContinuePlan, "continue", "Continue: run steps until the next to start has a breakpoint"),
@@ -431,18 +434,10 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::PlanPrompt], BKSP, C::EraseChar, "erase", "Erase the last character"),
     row(&[X::PlanPrompt], &[ctrl('u')], C::ClearText, "clear", "Erase all the text"),
     // The tasks MCP servers run, under the PoW jobs and the plan's steps.
-    row(TASK_LISTS, UP, C::Up, "move", "Move up"),
-    row(TASK_LISTS, DOWN, C::Down, "move", "Move down"),
-    row(TASK_LISTS, TOP, C::Top, "", "Go to the first row"),
-    row(TASK_LISTS, BOTTOM, C::Bottom, "", "Go to the last row"),
     row(TASK_LISTS, &[ch('x')], C::CancelTask, "cancel task", "Ask the selected task to stop, whichever server sharing the store runs it"),
     row(TASK_LISTS, TAB, C::FocusNext, "next area", "Focus the next area"),
     row(TASK_LISTS, BACKTAB, C::FocusPrev, "", "Focus the previous area"),
     row(TASK_LISTS, ESC, C::Back, "back", "Back to the jobs or the steps"),
-    row(&[X::PlanPick], UP, C::Up, "move", "Move up"),
-    row(&[X::PlanPick], DOWN, C::Down, "move", "Move down"),
-    row(&[X::PlanPick], TOP, C::Top, "", "Go to the first row"),
-    row(&[X::PlanPick], BOTTOM, C::Bottom, "", "Go to the last row"),
     row(&[X::PlanPick], ENTER, C::OpenPlanCall, "choose", "Open the selected plan call"),
     row(&[X::PlanPick], ESC, C::Close, "close", "Close the list, back to the plan that was open"),
 

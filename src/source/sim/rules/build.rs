@@ -27,7 +27,8 @@ impl World {
         let At { height, assume, .. } = at;
         // `MsgStructBuild` may leave the player to the creator.
         let player = if player == 0 {
-            match at.signed
+            match at
+                .signed
                 .signer
                 .creator
                 .as_deref()
