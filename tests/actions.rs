@@ -318,6 +318,19 @@ fn mining_starts_reports_and_completes() {
     assert_eq!(v["ore_mined"], 1);
     assert_eq!(v["planet_ore_remaining"], 2);
     assert_eq!(src.with_world(|w| w.players[0].grid.ore), stored + 1);
+    // Another player cannot mine with it, and is told whose it is.
+    let e = call(
+        &core,
+        "structs_action_mine_resources",
+        json!({"extractor_id": ex, "player_id": "1-2"}),
+    )
+    .unwrap_err();
+    assert_eq!(e["error"]["code"], "VALIDATION_INVALID_VALUE", "{e}");
+    assert_eq!(
+        e["error"]["message"],
+        format!("invalid argument player_id: {ex} belongs to 1-1, not 1-2"),
+        "{e}"
+    );
     // Not an extractor.
     let e = call(
         &core,
@@ -364,12 +377,36 @@ fn an_attack_through_the_tool_changes_health_and_reports_the_breakdown() {
     });
     let attacker = format!("5-{attacker}");
     let target = format!("5-{target}");
+    let attacker_owner = ok(
+        &core,
+        "structs_query_struct",
+        json!({"struct_id": attacker}),
+    )["struct"]["Struct"]["owner"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let e = refused(
         &core,
         "structs_action_attack",
         json!({"attacker_id": attacker, "target_id": target}),
     );
     assert!(missing(&e).contains(&"targetInRange".to_string()));
+    let other = if attacker_owner == "1-1" {
+        "1-2"
+    } else {
+        "1-1"
+    };
+    let e = call(
+        &core,
+        "structs_action_attack",
+        json!({"attacker_id": attacker, "target_id": target, "player_id": other}),
+    )
+    .unwrap_err();
+    assert_eq!(
+        e["error"]["message"],
+        format!("invalid argument player_id: {attacker} belongs to {attacker_owner}, not {other}"),
+        "{e}"
+    );
     ok(
         &core,
         "structs_action_submit_transaction",

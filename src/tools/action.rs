@@ -248,6 +248,32 @@ async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
     }))
 }
 
+/// The owner of the struct `strct` (its record `record`) and the address it signs with,
+/// after checking that a `player_id` given names that owner.
+async fn acting_owner(
+    env: &Env,
+    args: &Value,
+    strct: EntityId,
+    record: &Value,
+    field: &str,
+) -> Result<(EntityId, String), ToolError> {
+    let owner = chain_str(record, &["Struct", "owner"]).unwrap_or("");
+    let owner_id = EntityId::parse(owner)
+        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{strct} has no owner")))?;
+    if let Some(p) = opt_str(args, "player_id") {
+        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
+        if p != owner_id {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "player_id",
+                format!("{strct} belongs to {owner}, not {p}"),
+            ));
+        }
+    }
+    let creator = creator_of(env, owner_id, field).await?;
+    Ok((owner_id, creator))
+}
+
 /// The player's address, the `creator` of its messages.
 async fn creator_of(env: &Env, player: EntityId, field: &str) -> Result<String, ToolError> {
     let p = fetch(env, player, field).await?;
@@ -429,22 +455,10 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             ),
         ));
     }
-    let owner = chain_str(&e, &["Struct", "owner"])
-        .unwrap_or("")
-        .to_string();
+    let (owner, creator) = acting_owner(&env, &args, ex, &e, "extractor_id").await?;
     let location = chain_str(&e, &["Struct", "locationId"])
         .unwrap_or("")
         .to_string();
-    if let Some(p) = opt_str(&args, "player_id") {
-        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
-        if p.to_string() != owner {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "player_id",
-                format!("{ex} belongs to {owner}, not {p}"),
-            ));
-        }
-    }
     if let Some(p) = opt_str(&args, "planet_id") {
         let p = parse_id(p, "planet_id", Some(EntityKind::Planet))?;
         if p.to_string() != location {
@@ -455,9 +469,6 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             ));
         }
     }
-    let owner_id = EntityId::parse(&owner)
-        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{ex} has no owner")))?;
-    let creator = creator_of(&env, owner_id, "extractor_id").await?;
     let planet = fetch(
         &env,
         EntityId::parse(&location)
@@ -555,22 +566,7 @@ async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
         .and_then(WeaponChoice::parse)
         .unwrap_or(WeaponChoice::Primary);
     let a = fetch(&env, attacker, "attacker_id").await?;
-    let owner = chain_str(&a, &["Struct", "owner"])
-        .unwrap_or("")
-        .to_string();
-    if let Some(p) = opt_str(&args, "player_id") {
-        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
-        if p.to_string() != owner {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "player_id",
-                format!("{attacker} belongs to {owner}, not {p}"),
-            ));
-        }
-    }
-    let owner_id = EntityId::parse(&owner)
-        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{attacker} has no owner")))?;
-    let creator = creator_of(&env, owner_id, "attacker_id").await?;
+    let (_, creator) = acting_owner(&env, &args, attacker, &a, "attacker_id").await?;
     let msg = Msg::StructAttack {
         strct: attacker.index,
         targets: vec![target.index],
