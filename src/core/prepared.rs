@@ -110,12 +110,6 @@ impl Prepared {
     /// keeps serving).
     pub async fn run(self, ctx: CallContext) -> Result<Value, ToolError> {
         let mut guard = CancelOnDrop(Some(ctx.clone()));
-        let result = self.run_in(ctx).await;
-        guard.0 = None;
-        result
-    }
-
-    async fn run_in(self, ctx: CallContext) -> Result<Value, ToolError> {
         let Prepared {
             core,
             tool,
@@ -127,33 +121,37 @@ impl Prepared {
         } = self;
         let world = core.world();
         let result = handler(core.env(world.clone(), shaping.clone()), args);
-        if core.inner.forwarded {
-            return ctx.scope(result).await;
-        }
-        let resolver = core.inner.references.clone();
-        let handles = core.inner.handles.clone();
-        // A bug that panics in one tool comes back as a structured error and the server
-        // keeps serving. The handler runs in the caller's task, not a task of its own:
-        // a call costs one task less, and a call its caller let go of stops at once.
-        let task = async move {
-            let mut value = result.await?;
-            references::attach(
-                &resolver,
-                &world,
-                &references,
-                shaping.is_lean(),
-                &mut value,
-            )
-            .await;
-            handles.finish(tool, &shaping, value).await
+        let result = if core.inner.forwarded {
+            ctx.scope(result).await
+        } else {
+            let resolver = core.inner.references.clone();
+            let handles = core.inner.handles.clone();
+            // A bug that panics in one tool comes back as a structured error and the
+            // server keeps serving. The handler runs in the caller's task, not a task
+            // of its own: a call costs one task less, and a call its caller let go of
+            // stops at once.
+            let task = async move {
+                let mut value = result.await?;
+                references::attach(
+                    &resolver,
+                    &world,
+                    &references,
+                    shaping.is_lean(),
+                    &mut value,
+                )
+                .await;
+                handles.finish(tool, &shaping, value).await
+            };
+            match AssertUnwindSafe(ctx.scope(task)).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("{tool} failed unexpectedly: {}", panic_text(panic)),
+                )),
+            }
         };
-        match AssertUnwindSafe(ctx.scope(task)).catch_unwind().await {
-            Ok(result) => result,
-            Err(panic) => Err(ToolError::new(
-                ErrorCode::ToolExecutionFailed,
-                format!("{tool} failed unexpectedly: {}", panic_text(panic)),
-            )),
-        }
+        guard.0 = None;
+        result
     }
 }
 
