@@ -67,10 +67,34 @@ fn docs_search_open_follow_and_back() {
         "{back}"
     );
     assert!(!back.contains("back: 1"), "{back}");
-    // Scrolling moves the text.
+    // The keys move the results.
     press(&mut app, KeyCode::BackTab);
     press_n(&mut app, KeyCode::Down, 5);
     assert_ne!(draw(&mut app, 120, 36), back);
+    // In the doc, a page is the lines the view showed: PageDown goes as far as Down
+    // pressed once for each of them.
+    press(&mut app, KeyCode::Tab);
+    assert!(
+        hint_bar(&mut app).contains("scroll"),
+        "{}",
+        hint_bar(&mut app)
+    );
+    press(&mut app, KeyCode::Home);
+    let home = draw(&mut app, 120, 36);
+    press(&mut app, KeyCode::PageDown);
+    let paged = draw(&mut app, 120, 36);
+    assert_ne!(home, paged);
+    press(&mut app, KeyCode::Home);
+    let mut downs = 0;
+    while draw(&mut app, 120, 36) != paged {
+        assert!(downs < 100, "PageDown went further than 100 lines");
+        press(&mut app, KeyCode::Down);
+        downs += 1;
+    }
+    assert!(
+        downs > 10,
+        "a page is the view's {downs} lines, more than a fixed 10"
+    );
 }
 
 /// A struct selected in Entities: the Docs tab lists the docs linked to its kind and to

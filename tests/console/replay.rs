@@ -10,7 +10,7 @@ use structs_console::clock::WallClock;
 use structs_console::tui::theme::Role;
 use structs_console::tui::{App, Tab, Theme};
 
-use crate::support::console::{draw, draw_buffer, press, runtime, type_text, wall};
+use crate::support::console::{draw, draw_buffer, press, press_n, runtime, type_text, wall};
 use crate::{console, hint_bar, sim, snapshot};
 
 #[test]
@@ -187,6 +187,20 @@ fn replay_steps_through_a_log_runs_it_again_and_shows_the_differences() {
         coloured > 10,
         "maxOre drawn in the changed colour on both sides"
     );
+    // The answers scroll within themselves: past their end the keys stop, so one Up
+    // comes back at once.
+    press(&mut app, KeyCode::Tab);
+    press_n(&mut app, KeyCode::Down, 500);
+    let end = draw(&mut app, 120, 36);
+    press(&mut app, KeyCode::Up);
+    assert_ne!(
+        draw(&mut app, 120, 36),
+        end,
+        "one Up scrolls back from the end"
+    );
+    press(&mut app, KeyCode::PageUp);
+    press(&mut app, KeyCode::PageUp);
+    press(&mut app, KeyCode::BackTab);
 
     // One call by itself: the first one, the same as recorded.
     press(&mut app, KeyCode::Home);

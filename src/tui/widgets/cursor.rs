@@ -99,9 +99,77 @@ impl Cursor {
     }
 }
 
+/// A text that scrolls rather than selects (a doc, an answer): its first line on show,
+/// moved by the scrolling keys as a list's selection is (a page being the lines it
+/// showed last frame), and kept within the text as it was last drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Scroll {
+    top: usize,
+    /// The lines shown last frame.
+    page: usize,
+    /// The text's lines when last drawn.
+    len: usize,
+}
+
+impl Scroll {
+    /// Back to the text's first line (another text is shown).
+    pub fn reset(&mut self) {
+        self.top = 0;
+    }
+
+    /// Moves by a scrolling command ([`SCROLLING`]) within the text as last drawn;
+    /// false for any other command.
+    pub fn on(&mut self, command: Command) -> bool {
+        match moved(command, self.top, self.len.max(1), self.page) {
+            Some(top) => {
+                self.top = top;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Before drawing `rows` lines of a text of `len`: the first line on show, within
+    /// the text.
+    pub fn shown(&mut self, rows: usize, len: usize) -> usize {
+        self.page = rows;
+        self.len = len;
+        self.top = self.top.min(len.saturating_sub(1));
+        self.top
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_scrolls_by_the_lines_it_showed_and_stays_within_itself() {
+        let mut s = Scroll::default();
+        // Before the first frame a page is a line, and there is one line.
+        assert!(s.on(Command::NextPage));
+        assert_eq!(s.top, 0);
+        assert_eq!(s.shown(10, 35), 0);
+        assert!(s.on(Command::NextPage));
+        assert!(s.on(Command::NextPage));
+        assert_eq!(s.top, 20);
+        assert!(s.on(Command::Bottom));
+        assert_eq!(s.top, 34);
+        // Down at the end stays there: one Up is one line back.
+        assert!(s.on(Command::Down));
+        assert!(s.on(Command::Up));
+        assert_eq!(s.top, 33);
+        assert!(s.on(Command::PrevPage));
+        assert_eq!(s.top, 23);
+        // A shorter text keeps the first line on show within it.
+        assert_eq!(s.shown(10, 5), 4);
+        assert!(s.on(Command::Top));
+        assert_eq!(s.top, 0);
+        assert!(!s.on(Command::Close));
+        s.on(Command::Bottom);
+        s.reset();
+        assert_eq!(s.top, 0);
+    }
 
     #[test]
     fn the_keys_move_within_the_list_and_a_page_is_what_was_shown() {

@@ -16,7 +16,7 @@ use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
-use crate::tui::widgets::cursor::{SCROLLING, moved};
+use crate::tui::widgets::cursor::{SCROLLING, Scroll, moved};
 use crate::tui::widgets::text::SELECTED_MARK;
 
 mod markdown;
@@ -114,7 +114,7 @@ pub(crate) struct DocsPane {
     /// The doc being fetched (its id) and the call.
     open_request: Option<(RequestId, String)>,
     doc: Option<OpenDoc>,
-    scroll: usize,
+    scroll: Scroll,
     links: Pick,
     /// Docs opened before the one on show, most recent last.
     back: Vec<String>,
@@ -139,7 +139,7 @@ impl DocsPane {
             results: Pick::default(),
             open_request: None,
             doc: None,
-            scroll: 0,
+            scroll: Scroll::default(),
             links: Pick::default(),
             back: Vec::new(),
             remember: false,
@@ -300,7 +300,7 @@ impl DocsPane {
                     .collect(),
             });
             self.links.set(links);
-            self.scroll = 0;
+            self.scroll.reset();
         }
         if let Some(next) = next {
             let id = ctx.dispatcher.call(
@@ -376,18 +376,16 @@ impl DocsPane {
                 self.focus = AREAS[next];
             }
             Command::Search => self.focus = Area::Search,
-            Command::Up | Command::Down | Command::Top | Command::Bottom => {
-                if self.focus == Area::Doc {
-                    let lines = self.doc_lines();
-                    self.scroll = moved(command, self.scroll, lines, 1).unwrap_or(0);
-                } else if let Some(pick) = self.pick() {
+            Command::Up | Command::Down | Command::Top | Command::Bottom
+                if self.focus != Area::Doc =>
+            {
+                if let Some(pick) = self.pick() {
                     pick.step(command);
                 }
             }
-            Command::NextPage => {
-                self.scroll = (self.scroll + 10).min(self.doc_lines().saturating_sub(1))
+            command if SCROLLING.contains(&command) => {
+                self.scroll.on(command);
             }
-            Command::PrevPage => self.scroll = self.scroll.saturating_sub(10),
             Command::OpenDoc => {
                 let row = self.pick().and_then(|p| p.selected().cloned());
                 match row {
@@ -534,7 +532,8 @@ impl DocsPane {
         Paragraph::new(lines).render(inner, buf);
     }
 
-    fn render_doc(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+    fn render_doc(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let doc_lines = self.doc_lines();
         let theme = ui.theme;
         let focused = self.focus == Area::Doc;
         let Some(doc) = &self.doc else {
@@ -593,9 +592,12 @@ impl DocsPane {
         let block = area_block(ui, &title, focused).title_bottom(
             Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
         );
+        let top = self
+            .scroll
+            .shown(usize::from(area.height.saturating_sub(2)), doc_lines);
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })
-            .scroll((u16::try_from(self.scroll).unwrap_or(u16::MAX), 0))
+            .scroll((u16::try_from(top).unwrap_or(u16::MAX), 0))
             .block(block)
             .render(area, buf);
     }

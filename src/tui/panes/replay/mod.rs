@@ -29,7 +29,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::{Cursor, SCROLLING};
+use crate::tui::widgets::cursor::{Cursor, SCROLLING, Scroll};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 
@@ -123,7 +123,7 @@ pub(crate) struct ReplayPane {
     /// The selected call, the first on show, and the rows shown last frame.
     cursor: Cursor,
     focus: Focus,
-    detail_scroll: usize,
+    detail_scroll: Scroll,
     ignore: Ignore,
     /// The path being typed to open another log (`f`), when the prompt is open.
     prompt: Option<String>,
@@ -148,7 +148,7 @@ impl ReplayPane {
                 ..Cursor::default()
             },
             focus: Focus::Calls,
-            detail_scroll: 0,
+            detail_scroll: Scroll::default(),
             ignore: Ignore::default(),
             prompt: None,
             pending: None,
@@ -209,7 +209,7 @@ impl ReplayPane {
         });
         self.cursor.selected = 0;
         self.cursor.top = 0;
-        self.detail_scroll = 0;
+        self.detail_scroll.reset();
         self.focus = Focus::Calls;
         self.pending = None;
         Ok(())
@@ -298,7 +298,7 @@ impl ReplayPane {
             return;
         }
         self.cursor.selected = row.min(n - 1);
-        self.detail_scroll = 0;
+        self.detail_scroll.reset();
     }
 
     /// Runs the selected call again.
@@ -579,14 +579,11 @@ impl Pane for ReplayPane {
         let scope = self.scope();
         let offered = self.commands();
         dispatch(key, ctx, scope, &offered, |command, ctx| match command {
-            Command::Up if self.focus == Focus::Detail => {
-                self.detail_scroll = self.detail_scroll.saturating_sub(1)
+            Command::Up | Command::Down | Command::PrevPage | Command::NextPage
+                if self.focus == Focus::Detail =>
+            {
+                self.detail_scroll.on(command);
             }
-            Command::Down if self.focus == Focus::Detail => self.detail_scroll += 1,
-            Command::PrevPage if self.focus == Focus::Detail => {
-                self.detail_scroll = self.detail_scroll.saturating_sub(10)
-            }
-            Command::NextPage if self.focus == Focus::Detail => self.detail_scroll += 10,
             command if SCROLLING.contains(&command) => {
                 if let Some(row) = self.cursor.target(command, self.calls()) {
                     self.select(row);

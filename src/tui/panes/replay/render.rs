@@ -197,7 +197,6 @@ impl ReplayPane {
     pub(super) fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let focused = self.focus == Focus::Detail;
-        let scroll = self.detail_scroll;
         let Some(log) = &mut self.log else { return };
         // The fresh answer is printed again only when it is another one.
         let fresh = log
@@ -346,6 +345,16 @@ impl ReplayPane {
         }
         let changes: &[Change] = verdict.map_or(&[], |v| &v.changes);
         let rec = &shown.recorded_lines;
+        // Both answers scroll together, as far as the longer one goes.
+        let len = rec.len().max(
+            shown
+                .fresh_lines
+                .as_ref()
+                .map_or(0, |(_, lines)| lines.len()),
+        );
+        let scroll = self
+            .detail_scroll
+            .shown(usize::from(body.height.saturating_sub(1)), len);
         match (&shown.fresh_lines, verdict) {
             (Some((_, new)), _) => {
                 let [left, right] =
