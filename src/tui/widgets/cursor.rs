@@ -137,6 +137,16 @@ impl Scroll {
         self.top = self.top.min(len.saturating_sub(1));
         self.top
     }
+
+    /// [`Scroll::shown`] for a text that never leaves rows empty below its end while
+    /// there are lines above: its last line on show goes no higher than the bottom.
+    pub fn shown_filled(&mut self, rows: usize, len: usize) -> usize {
+        let last_top = len.saturating_sub(rows);
+        self.page = rows;
+        self.len = last_top + 1;
+        self.top = self.top.min(last_top);
+        self.top
+    }
 }
 
 #[cfg(test)]
@@ -169,6 +179,13 @@ mod tests {
         s.on(Command::Bottom);
         s.reset();
         assert_eq!(s.top, 0);
+        // Filled: the last line stays at the bottom.
+        assert_eq!(s.shown_filled(10, 35), 0);
+        assert!(s.on(Command::Bottom));
+        assert_eq!(s.top, 25);
+        assert!(s.on(Command::Down));
+        assert_eq!(s.top, 25);
+        assert_eq!(s.shown_filled(10, 8), 0);
     }
 
     #[test]

@@ -208,10 +208,7 @@ impl TreeView {
     /// Runs a tree command; the caller has checked it is offered.
     pub fn run(&mut self, command: Command) -> Change {
         match command {
-            Command::Up => self.move_by(-1),
-            Command::Down => self.move_by(1),
-            Command::Top => self.select_index(0),
-            Command::Bottom => self.select_index(usize::MAX),
+            Command::Up | Command::Down | Command::Top | Command::Bottom => self.move_on(command),
             Command::Expand => return self.expand(),
             Command::Collapse => return self.collapse(),
             Command::Toggle => {
@@ -264,23 +261,19 @@ impl TreeView {
         Change::None
     }
 
-    fn move_by(&mut self, delta: isize) {
+    /// Moves the selection as the one cursor moves a list's, over the rows on show; a
+    /// selection not on show goes to the first row (the last for Bottom).
+    fn move_on(&mut self, command: Command) {
         let visible = self.visible();
-        let current = visible
+        let next = match visible
             .iter()
-            .position(|p| p.as_slice() == self.state.selected());
-        let next = match current {
-            Some(i) => i.saturating_add_signed(delta),
-            None => 0,
+            .position(|p| p.as_slice() == self.state.selected())
+        {
+            Some(i) => super::cursor::moved(command, i, visible.len(), 1),
+            None if command == Command::Bottom => visible.len().checked_sub(1),
+            None => Some(0),
         };
-        if let Some(path) = visible.get(next.min(visible.len().saturating_sub(1))) {
-            self.state.select(path.clone());
-        }
-    }
-
-    fn select_index(&mut self, index: usize) {
-        let visible = self.visible();
-        if let Some(path) = visible.get(index.min(visible.len().saturating_sub(1))) {
+        if let Some(path) = next.and_then(|i| visible.get(i)) {
             self.state.select(path.clone());
         }
     }

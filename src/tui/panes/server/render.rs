@@ -14,6 +14,7 @@ use crate::mcp::client::Direction;
 use crate::tui::pane::Ui;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::Cursor;
 use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_spans};
 
 /// What a form's field rows show besides the name and the text.
@@ -25,6 +26,8 @@ pub(super) struct Rows {
     pub(super) hints: bool,
     /// A field whose text does not parse shows why, cut to the row.
     pub(super) errors: bool,
+    /// The widest the name column may be.
+    pub(super) name_max: usize,
 }
 
 /// The width of a form's name column: the longest name and a space, at most `max`.
@@ -35,6 +38,31 @@ pub(super) fn name_width(fields: &[Field], max: usize) -> usize {
         .max()
         .unwrap_or(0)
         .min(max)
+}
+
+/// A form's fields as rows `width` wide, the `selected` one marked: as many as `room`
+/// holds, scrolled as the one cursor scrolls a list, so the selected field is on show.
+pub(super) fn field_rows(
+    fields: &[Field],
+    selected: usize,
+    rows: Rows,
+    width: u16,
+    room: usize,
+    theme: &Theme,
+) -> Vec<Line<'static>> {
+    let name_w = name_width(fields, rows.name_max);
+    let top = Cursor {
+        selected,
+        ..Cursor::default()
+    }
+    .scroll(room);
+    fields
+        .iter()
+        .enumerate()
+        .skip(top)
+        .take(room)
+        .map(|(i, f)| field_row(f, i == selected, name_w, rows, width, theme))
+        .collect()
 }
 
 /// One field of a form, as one row `width` wide: the mark, the name, then what
@@ -352,26 +380,22 @@ impl ServerPane {
                 theme.style(Role::Muted),
             )));
         }
-        let name_w = name_width(&self.fields, 28);
         let rows = Rows {
             kind: true,
             hints: true,
             errors: true,
+            name_max: 28,
         };
-        for (i, f) in self.fields.iter().enumerate() {
-            lines.push(field_row(
-                f,
-                i == self.field,
-                name_w,
-                rows,
-                inner.width,
-                theme,
-            ));
-        }
-        // Keep the selected field on screen when there are more than fit.
         let room = usize::from(inner.height).saturating_sub(4).max(1);
-        let skip = self.field.saturating_sub(room.saturating_sub(1));
-        let mut shown: Vec<Line<'_>> = lines.into_iter().skip(skip).take(room).collect();
+        let mut shown = lines;
+        shown.extend(field_rows(
+            &self.fields,
+            self.field,
+            rows,
+            inner.width,
+            room,
+            theme,
+        ));
         shown.push(Line::default());
         match form_arguments(&self.fields) {
             Ok(args) => shown.push(Line::from(vec![

@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use super::content::wrap_line;
 use super::form::{Field, form_arguments, form_fields};
-use super::render::{Rows, field_row, name_width};
+use super::render::{Rows, field_rows};
 use super::{Mode, Section};
 use crate::mcp::client::{AskKind, LOG_LEVELS, Remote, Reply as Answer, RootDir, Which};
 use crate::tui::dispatch::{Reply, RequestId};
@@ -621,7 +621,6 @@ impl Requests {
             )));
             " Your reply, as the model "
         } else {
-            let name_w = name_width(&self.fields, 20);
             if self.fields.is_empty() {
                 lines.push(Line::from(Span::styled(
                     "The form has no fields; Enter accepts.",
@@ -632,21 +631,17 @@ impl Requests {
                 kind: true,
                 hints: false,
                 errors: true,
+                name_max: 20,
             };
-            for (i, f) in self.fields.iter().enumerate() {
-                lines.push(field_row(
-                    f,
-                    i == self.field,
-                    name_w,
-                    rows,
-                    bottom.width,
-                    theme,
-                ));
-            }
-            // Keep the selected field on screen when there are more than fit.
             let room = usize::from(bottom.height).saturating_sub(5).max(1);
-            let skip = self.field.saturating_sub(room.saturating_sub(1));
-            lines = lines.into_iter().skip(skip).take(room).collect();
+            lines.extend(field_rows(
+                &self.fields,
+                self.field,
+                rows,
+                bottom.width,
+                room,
+                theme,
+            ));
             if let Some(f) = self.fields.get(self.field) {
                 lines.push(Line::from(Span::styled(
                     f.about(),

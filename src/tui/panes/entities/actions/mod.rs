@@ -32,7 +32,7 @@ use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::FoundProof;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::{ROWS, moved};
+use crate::tui::widgets::cursor::{ROWS, Scroll, moved};
 use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::{self, area_block};
 
@@ -133,7 +133,7 @@ pub(crate) struct ActionDialog {
     /// The call sent last, and its answer once in.
     sent: Option<(&'static str, Value)>,
     answer: Option<Result<Value, ToolError>>,
-    scroll: u16,
+    scroll: Scroll,
 }
 
 impl ActionDialog {
@@ -160,7 +160,7 @@ impl ActionDialog {
             request: None,
             sent: None,
             answer: None,
-            scroll: 0,
+            scroll: Scroll::default(),
         };
         match id.kind {
             EntityKind::Player => {
@@ -319,15 +319,13 @@ impl ActionDialog {
                 self.field.pop();
                 self.proof_job = None;
             }
-            (Stage::Result, Command::Up) => self.scroll = self.scroll.saturating_sub(1),
-            (Stage::Result, Command::Down) => {
-                // The frame keeps it within the answer.
-                self.scroll = self.scroll.saturating_add(1);
+            (Stage::Result, Command::Up | Command::Down) => {
+                self.scroll.on(command);
             }
             (Stage::Result, Command::EditAction) => {
                 self.stage = self.action.stage();
                 self.answer = None;
-                self.scroll = 0;
+                self.scroll.reset();
             }
             _ => {}
         }
@@ -411,7 +409,7 @@ impl ActionDialog {
         self.request = Some(ctx.dispatcher.call(tool, args.clone()));
         self.sent = Some((tool, args));
         self.answer = None;
-        self.scroll = 0;
+        self.scroll.reset();
         self.stage = Stage::Sending;
     }
 

@@ -199,12 +199,11 @@ impl ActionDialog {
 
     fn render_result(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let lines = wrap_rows(&self.result_rows(ui), area.width, ui);
-        let last_top = u16::try_from(lines.len())
-            .unwrap_or(u16::MAX)
-            .saturating_sub(area.height);
-        self.scroll = self.scroll.min(last_top);
+        let top = self
+            .scroll
+            .shown_filled(usize::from(area.height), lines.len());
         Paragraph::new(lines)
-            .scroll((self.scroll, 0))
+            .scroll((u16::try_from(top).unwrap_or(u16::MAX), 0))
             .render(area, buf);
     }
 

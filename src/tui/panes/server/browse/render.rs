@@ -264,12 +264,13 @@ impl Browse {
         block.render(area, buf);
         let width = usize::from(inner.width);
         let mut lines: Vec<Line<'_>> = Vec::new();
-        let name_w = name_width(&form.fields, 20);
         let rows = Rows {
             kind: false,
             hints: false,
             errors: false,
+            name_max: 20,
         };
+        let name_w = name_width(&form.fields, rows.name_max);
         for (i, f) in form.fields.iter().enumerate() {
             let selected = i == form.field;
             lines.push(field_row(f, selected, name_w, rows, inner.width, theme));
