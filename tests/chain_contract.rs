@@ -593,7 +593,7 @@ fn the_docs_examples_show_only_the_chains_fields() {
     }
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = vec![root.join("README.md")];
-    let mut dirs = vec![root.join("docs")];
+    let mut dirs = vec![root.join("docs"), root.join("book/src")];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

@@ -1,5 +1,5 @@
 //! Every example the project ships is data this test runs: each tool call written in
-//! README.md and docs/ (`structs_tool {json}` in code, a plan or a `{"tool",
+//! README.md, the user guide (book/src/) and docs/ (`structs_tool {json}` in code, a plan or a `{"tool",
 //! "arguments"}` object in a JSON block) runs against the demo world and succeeds, or
 //! fails with the error code the text names beside it; each `structs-console` command
 //! line in a shell block starts as the text says it does.
@@ -38,6 +38,7 @@ fn documents() -> Vec<PathBuf> {
         }
     }
     let mut out = vec![root().join("README.md")];
+    walk(&root().join("book/src"), &mut out);
     walk(&root().join("docs"), &mut out);
     out
 }
@@ -645,4 +646,143 @@ fn the_example_finder_reads_calls_codes_and_commands() {
         other => panic!("{other:?}"),
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A heading's anchor, as mdBook and the forges make it: lower case, spaces as `-`,
+/// punctuation other than `-` and `_` left out.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a Markdown file's headings (outside code blocks).
+fn anchors(text: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            let heading = line.trim_start_matches('#');
+            if heading.starts_with(' ') {
+                out.push(anchor(&heading.replace('`', "")));
+            }
+        }
+    }
+    out
+}
+
+/// The Markdown links of a text outside code: (line, target).
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let tail = &rest[at + 2..];
+            let Some(end) = tail.find(')') else { break };
+            out.push((n + 1, tail[..end].to_string()));
+            rest = &tail[end..];
+        }
+    }
+    out
+}
+
+/// Every link of the README and the user guide leads somewhere: a file that is there
+/// and, after `#`, one of its headings.
+#[test]
+fn the_readme_and_the_book_link_only_to_what_is_there() {
+    let mut files = vec![root().join("README.md")];
+    let mut chapters: Vec<PathBuf> = std::fs::read_dir(root().join("book/src"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    chapters.sort();
+    files.extend(chapters);
+    let mut broken = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        for (line, target) in links(&text) {
+            if target.starts_with("http://") || target.starts_with("https://") {
+                continue;
+            }
+            checked += 1;
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            let to = if path.is_empty() {
+                file.clone()
+            } else {
+                file.parent().unwrap().join(path)
+            };
+            let Ok(there) = std::fs::read_to_string(&to) else {
+                broken.push(format!("{}:{line}: {target}: no such file", file.display()));
+                continue;
+            };
+            if !fragment.is_empty() && !anchors(&there).iter().any(|a| a == fragment) {
+                broken.push(format!(
+                    "{}:{line}: {target}: no such heading",
+                    file.display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 40, "only {checked} links found");
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// Every chapter of the book is in its table of contents, and every entry there is a
+/// chapter.
+#[test]
+fn every_chapter_is_in_the_books_summary() {
+    let src = root().join("book/src");
+    let summary = std::fs::read_to_string(src.join("SUMMARY.md")).unwrap();
+    let listed: Vec<String> = links(&summary).into_iter().map(|(_, t)| t).collect();
+    let mut chapters: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md") && n != "SUMMARY.md")
+        .collect();
+    chapters.sort();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(sorted, chapters);
+}
+
+/// The README stays a page: at most 300 lines, its picture of the console the frame a
+/// reviewed snapshot holds.
+#[test]
+fn the_readme_is_short_and_its_picture_is_the_consoles() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 300, "README.md has {lines} lines");
+    let snap =
+        std::fs::read_to_string(root().join("snapshots/tree_fetched_link_100x30.snap")).unwrap();
+    let frame: Vec<String> = snap
+        .lines()
+        .skip_while(|l| !l.starts_with('"'))
+        .map(|l| l.trim_matches('"').to_string())
+        .collect();
+    assert_eq!(frame.len(), 30);
+    let start = readme
+        .lines()
+        .position(|l| l == frame[0])
+        .expect("the README shows the console's first line");
+    let shown: Vec<&str> = readme.lines().skip(start).take(frame.len()).collect();
+    assert_eq!(shown, frame, "the README's picture is the snapshot's frame");
 }

@@ -176,7 +176,7 @@ pub struct Alias {
 
 /// Every field alias the parser takes. It also takes a message's name alone as its
 /// `@type`, a JSON number for a `uint64`, an ambit's enum number, and the attack's
-/// targets as one comma-separated string; README's table of the chain's shapes lists
+/// targets as one comma-separated string; the user guide's table of the chain's shapes lists
 /// them all.
 pub const ALIASES: &[Alias] = &[
     Alias {
