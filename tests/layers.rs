@@ -6,7 +6,8 @@
 //! another tab, and none of the four MCP rooms (`src/mcp/{server,client,proxy,control}`)
 //! uses another room's modules (only the items at a room's root, its public face);
 //! `src/mcp/wire` uses no room at all. No two modules of one folder import each other,
-//! directly or around a loop.
+//! directly or around a loop. And functions read in one screen: the count of those
+//! over 100 lines may only fall.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -574,4 +575,253 @@ fn the_circle_rule_finds_a_circle() {
     write("a/z.rs", "");
     assert!(sibling_circles(&dir).is_empty());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The words that mark a function as a declarative table (tool registrations, a
+/// catalog, a table of rows) in its doc comment: it may run long.
+const TABLE_MARK: &str = "A declarative table";
+
+/// A function's lines, from its `fn` line to its closing brace.
+struct Function {
+    file: String,
+    line: usize,
+    name: String,
+    lines: usize,
+    /// Its doc comment marks it as a declarative table ([`TABLE_MARK`]).
+    table: bool,
+}
+
+/// The most lines a function may run to before it no longer reads in one screen.
+const SCREEN: usize = 100;
+
+/// How many functions of `src/` and `pow/src/` still run over [`SCREEN`] lines: the
+/// count may only fall. Lower it as functions are split (issue 55 splits them all but
+/// the declarative tables).
+const LONG_FUNCTIONS_AT_MOST: usize = 69;
+
+/// `text` with comments, strings and character literals blanked (newlines kept), so
+/// braces in them are not counted.
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let blank = |out: &mut Vec<u8>, c: u8| out.push(if c == b'\n' { b'\n' } else { b' ' });
+        if b[i..].starts_with(b"//") {
+            while i < b.len() && b[i] != b'\n' {
+                out.push(b' ');
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"/*") {
+            let mut depth = 0;
+            while i < b.len() {
+                if b[i..].starts_with(b"/*") {
+                    depth += 1;
+                    out.extend(b"  ");
+                    i += 2;
+                } else if b[i..].starts_with(b"*/") {
+                    depth -= 1;
+                    out.extend(b"  ");
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+        } else if (b[i] == b'r' || (b[i] == b'b' && b.get(i + 1) == Some(&b'r')))
+            && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+            && {
+                let start = if b[i] == b'b' { i + 2 } else { i + 1 };
+                let hashes = b[start..].iter().take_while(|c| **c == b'#').count();
+                b.get(start + hashes) == Some(&b'"')
+            }
+        {
+            // A raw string: r"…", r#"…"#, br"…".
+            let start = if b[i] == b'b' { i + 2 } else { i + 1 };
+            let hashes = b[start..].iter().take_while(|c| **c == b'#').count();
+            let mut end = vec![b'"'];
+            end.extend(std::iter::repeat_n(b'#', hashes));
+            let body = start + hashes + 1;
+            let close = b[body..]
+                .windows(end.len())
+                .position(|w| w == end.as_slice())
+                .map_or(b.len(), |p| body + p + end.len());
+            for &c in &b[i..close] {
+                blank(&mut out, c);
+            }
+            i = close;
+        } else if b[i] == b'"' {
+            out.push(b' ');
+            i += 1;
+            while i < b.len() && b[i] != b'"' {
+                if b[i] == b'\\' {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+                if i < b.len() {
+                    blank(&mut out, b[i]);
+                    i += 1;
+                }
+            }
+            out.push(b' ');
+            i += 1;
+        } else if b[i] == b'\'' {
+            // A character literal ('x', '\n', '\u{..}'), not a lifetime ('a).
+            let len = if b.get(i + 1) == Some(&b'\\') {
+                b[i + 2..].iter().position(|c| *c == b'\'').map(|p| p + 3)
+            } else if b.get(i + 2) == Some(&b'\'') {
+                Some(3)
+            } else {
+                std::str::from_utf8(&b[i + 1..])
+                    .ok()
+                    .and_then(|s| s.chars().next())
+                    .filter(|c| b.get(i + 1 + c.len_utf8()) == Some(&b'\''))
+                    .map(|c| c.len_utf8() + 2)
+            };
+            match len {
+                Some(n) => {
+                    out.extend(std::iter::repeat_n(b' ', n));
+                    i += n;
+                }
+                None => {
+                    out.push(b'\'');
+                    i += 1;
+                }
+            }
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Every function with a body in `text`, and its length in lines.
+fn functions(file: &str, text: &str) -> Vec<Function> {
+    let code = code_only(text);
+    let lines: Vec<&str> = code.lines().collect();
+    let source: Vec<&str> = text.lines().collect();
+    // The doc comment and attributes right above line `n`.
+    let marked = |n: usize| {
+        source[..n]
+            .iter()
+            .rev()
+            .take_while(|l| {
+                let l = l.trim_start();
+                l.starts_with("///") || l.starts_with("#[")
+            })
+            .any(|l| l.contains(TABLE_MARK))
+    };
+    let mut out = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let Some(at) = words.iter().position(|w| *w == "fn") else {
+            continue;
+        };
+        let leading_ok = words[..at].iter().all(|w| {
+            matches!(
+                *w,
+                "pub" | "const" | "async" | "unsafe" | "extern" | "\"C\""
+            ) || w.starts_with("pub(")
+        });
+        let Some(name) = words.get(at + 1) else {
+            continue;
+        };
+        let name: String = name
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !leading_ok || name.is_empty() {
+            continue;
+        }
+        // From the `fn` to its body's opening brace (or a `;`: no body), then to the
+        // brace that closes it.
+        let mut depth = 0usize;
+        let mut opened = false;
+        let mut end = None;
+        'scan: for (m, l) in lines.iter().enumerate().skip(n) {
+            let from = if m == n {
+                line.find("fn ").unwrap_or(0)
+            } else {
+                0
+            };
+            for c in l[from..].chars() {
+                match c {
+                    ';' if !opened => break 'scan,
+                    '{' => {
+                        opened = true;
+                        depth += 1;
+                    }
+                    '}' if opened => {
+                        depth -= 1;
+                        if depth == 0 {
+                            end = Some(m);
+                            break 'scan;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(end) = end {
+            out.push(Function {
+                file: file.to_string(),
+                line: n + 1,
+                name,
+                lines: end - n + 1,
+                table: marked(n),
+            });
+        }
+    }
+    out
+}
+
+/// Functions read in one screen: no more run over [`SCREEN`] lines than
+/// [`LONG_FUNCTIONS_AT_MOST`]. `cargo test --test layers -- --nocapture functions`
+/// lists them, longest first.
+#[test]
+fn functions_read_in_one_screen() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("pow/src"), &mut files);
+    let mut long: Vec<Function> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            let rel = f.strip_prefix(root).unwrap().display().to_string();
+            functions(&rel, &text)
+        })
+        .filter(|f| f.lines > SCREEN && !f.table)
+        .collect();
+    long.sort_by_key(|f| std::cmp::Reverse(f.lines));
+    for f in &long {
+        println!("{:>4} {}:{} {}", f.lines, f.file, f.line, f.name);
+    }
+    println!("{} functions over {SCREEN} lines", long.len());
+    assert!(
+        long.len() <= LONG_FUNCTIONS_AT_MOST,
+        "{} functions run over {SCREEN} lines, more than the {LONG_FUNCTIONS_AT_MOST} \
+         allowed; split the new ones",
+        long.len()
+    );
+}
+
+#[test]
+fn a_functions_length_is_counted_from_fn_to_its_closing_brace() {
+    let text = "fn a() {\n    let s = \"}}\";\n    // }\n    if x {\n        y('}');\n    }\n}\n\
+                pub(crate) async fn b(x: u8) -> u8;\nfn c<'a>(s: &'a str) -> &'a str { s }\n\
+                /// Rows.\n///\n/// A declarative table: a row each.\nfn d() {\n    r#\"{\"#;\n}\n";
+    let found = functions("x.rs", text);
+    let got: Vec<(&str, usize, usize, bool)> = found
+        .iter()
+        .map(|f| (f.name.as_str(), f.line, f.lines, f.table))
+        .collect();
+    assert_eq!(
+        got,
+        [("a", 1, 7, false), ("c", 9, 1, false), ("d", 13, 3, true)]
+    );
 }

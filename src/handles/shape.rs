@@ -70,6 +70,8 @@ impl Verbosity {
 
 /// Each kind's fields, most useful first. Fields not named here follow in the
 /// record's own order.
+///
+/// A declarative table: one row a kind.
 fn priorities(kind: EntityKind) -> &'static [&'static str] {
     match kind {
         EntityKind::Guild => &[

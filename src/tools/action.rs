@@ -31,6 +31,9 @@ fn proof_schema() -> Value {
         "description": "The proof (hex SHA-256 of the input); computed from the nonce when omitted."})
 }
 
+/// Registers the action tools.
+///
+/// A declarative table: one registration a tool.
 pub fn register(registry: &mut Registry) {
     registry.add(
         ToolSpec {

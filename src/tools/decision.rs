@@ -62,6 +62,9 @@ fn state_schema() -> Value {
     })
 }
 
+/// Registers the decision-tree tools.
+///
+/// A declarative table: one registration a tool.
 pub fn register(registry: &mut Registry) {
     // A shipped tree that does not validate stops the program here, when the registry
     // is built, with every problem listed.

@@ -53,6 +53,9 @@ fn work_properties() -> Value {
     })
 }
 
+/// Registers the proof-of-work tools.
+///
+/// A declarative table: one registration a tool.
 pub fn register(registry: &mut Registry) {
     let mut calc = work_properties();
     let props = calc.as_object_mut().expect("object");

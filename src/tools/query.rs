@@ -60,6 +60,9 @@ const TYPED: [(&str, &str, EntityKind, &str, &str); 5] = [
 /// Most blocks one `step` may advance.
 pub const MAX_STEP_BLOCKS: u64 = 1_000_000;
 
+/// Registers the query tools.
+///
+/// A declarative table: one registration a tool.
 pub fn register(registry: &mut Registry) {
     for (name, title, kind, field, description) in TYPED {
         registry.add(

@@ -66,6 +66,8 @@ where
 }
 
 /// Registers the docs tools, each reading `docs`.
+///
+/// A declarative table: one registration a tool.
 pub fn register(registry: &mut Registry, docs: &Arc<Docs>) {
     let (kind_schema, id_schema) = source_schema();
     registry.add(

@@ -102,6 +102,8 @@ const MAX_NAME: usize = 64;
 
 /// Every prompt the server offers with these docs, in a stable order: its own five,
 /// then the workflows, then the docs'.
+///
+/// A declarative table: one entry a prompt.
 pub fn catalog(docs: Option<&Snapshot>) -> Vec<PromptSpec> {
     use ArgKind::*;
     let mut out = vec![

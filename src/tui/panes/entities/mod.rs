@@ -646,22 +646,22 @@ impl Pane for EntitiesPane {
             return dialog.commands();
         }
         let mut out = Vec::new();
-        match self.scope() {
-            Scope::Filter => {
-                out.extend([Command::KeepFilter, Command::DropFilter]);
-                if !self.filter.is_empty() {
-                    out.push(Command::EraseChar);
-                }
-                return out;
+        if self.editing {
+            out.extend([Command::KeepFilter, Command::DropFilter]);
+            if !self.filter.is_empty() {
+                out.push(Command::EraseChar);
             }
-            Scope::Kinds => out.extend([
+            return out;
+        }
+        match self.focus {
+            Area::Kinds => out.extend([
                 Command::Up,
                 Command::Down,
                 Command::Top,
                 Command::Bottom,
                 Command::ShowKind,
             ]),
-            Scope::List => {
+            Area::List => {
                 if self.list.has_rows() {
                     out.extend([
                         Command::Up,
@@ -678,62 +678,16 @@ impl Pane for EntitiesPane {
                     out.push(Command::PrevPage);
                 }
             }
-            Scope::Tree => {
+            Area::Tree => {
                 if let Some(tree) = &self.tree {
                     tree.commands(&mut out);
                 }
             }
-            Scope::References => {
+            Area::References => {
                 if let Some(references) = &self.references {
                     references.commands(&mut out);
                 }
             }
-            Scope::Global
-            | Scope::Help
-            | Scope::Logs
-            | Scope::Handles
-            | Scope::HandleData
-            | Scope::Fields
-            | Scope::Pow
-            | Scope::PowPrompt
-            | Scope::ActionMenu
-            | Scope::ActionTypes
-            | Scope::ActionForm
-            | Scope::ActionResult
-            | Scope::Plans
-            | Scope::PlanResult
-            | Scope::PlanPrompt
-            | Scope::PlanPick
-            | Scope::PlanTasks
-            | Scope::PowTasks
-            | Scope::DocsSearch
-            | Scope::DocsList
-            | Scope::DocsView
-            | Scope::SourceDialog
-            | Scope::Replay
-            | Scope::ReplayDetail
-            | Scope::ReplayPrompt
-            | Scope::Live
-            | Scope::LiveDetail
-            | Scope::LiveReferences
-            | Scope::LiveFilter
-            | Scope::LivePrompt
-            | Scope::LiveEdit
-            | Scope::ServerTools
-            | Scope::ServerForm
-            | Scope::ServerResult
-            | Scope::ServerLog
-            | Scope::ServerResources
-            | Scope::ServerPrompts
-            | Scope::ServerLogging
-            | Scope::ServerRequests
-            | Scope::ServerRoots
-            | Scope::ServerHistory
-            | Scope::ServerArgs
-            | Scope::ServerElicit
-            | Scope::ServerReply
-            | Scope::ServerRootInput
-            | Scope::ServerSearch => {}
         }
         let target = self.target().filter(|_| self.focus != Area::Kinds);
         if target.is_some_and(|id| {
