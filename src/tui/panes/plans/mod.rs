@@ -383,53 +383,17 @@ impl PlansPane {
     }
 
     fn run_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        if let Some(pick) = &mut self.pick {
-            let len = pick.plans.len();
-            match command {
-                command if ROWS.contains(&command) => {
-                    let at = pick.list.selected().unwrap_or(0);
-                    if let Some(row) = moved(command, at, len, 1) {
-                        pick.list.select(Some(row));
-                    }
-                }
-                Command::OpenPlanCall => {
-                    let at = pick.list.selected().unwrap_or(0).min(len.saturating_sub(1));
-                    if let Some(pick) = self.pick.take()
-                        && let Some(found) = pick.plans.into_iter().nth(at)
-                    {
-                        let tools = ctx.dispatcher.tools();
-                        self.open_found(pick.label, found, &*tools, ctx);
-                    }
-                }
-                Command::Close => self.pick = None,
-                _ => {}
-            }
-            return;
+        if self.pick.is_some() {
+            return self.pick_command(command, ctx);
         }
         if self.area() == Area::Tasks {
-            match command {
-                Command::CancelTask => self.tasks.cancel_selected(ctx),
-                Command::FocusNext | Command::Back => self.focus = Area::Steps,
-                Command::FocusPrev => self.focus = Area::Result,
-                command => {
-                    self.tasks.move_by(command);
-                }
-            }
-            return;
+            return self.tasks_command(command, ctx);
         }
         match (self.area(), command) {
             // The prompt starts empty (typing never lands after an old path); Enter on
             // it opens the last file again.
             (_, Command::OpenPlan) => self.prompt = Some(String::new()),
-            (_, Command::OpenWorkflow) => {
-                self.pick = Some(Pick {
-                    label: "workflow".into(),
-                    plans: shipped_plans(),
-                    list: ListState::default().with_selected(Some(0)),
-                });
-                ctx.status
-                    .info("the shipped workflows, with their example inputs: choose one");
-            }
+            (_, Command::OpenWorkflow) => self.open_workflows(ctx),
             (focus, Command::FocusNext) => {
                 self.focus = match focus {
                     Area::Steps => Area::Result,
@@ -450,46 +414,8 @@ impl PlansPane {
                 self.start(Job::All, ctx);
             }
             (_, Command::StepPlan) => self.step(ctx),
-            (_, Command::ContinuePlan) => {
-                let Some(o) = self.opened() else {
-                    return;
-                };
-                // Stopped before a breakpoint: that step may start now; the next
-                // breakpoint still stops the run.
-                let first = o.run().ready().first().copied();
-                let pass: BTreeSet<usize> = first
-                    .filter(|i| o.breakpoints().contains(i))
-                    .into_iter()
-                    .collect();
-                ctx.status.info("continuing to the next breakpoint");
-                self.start(Job::Continue { pass }, ctx);
-            }
-            (_, Command::ToggleBreakpoint) => {
-                let (Some(i), Some(o)) = (self.selected(), self.opened()) else {
-                    return;
-                };
-                let set = {
-                    let mut bps = o.breakpoints();
-                    if !bps.remove(&i) {
-                        bps.insert(i);
-                        true
-                    } else {
-                        false
-                    }
-                };
-                let label = self.step_label(i);
-                if set {
-                    let go = ctx
-                        .keymap
-                        .key_label(Scope::Plans, Command::ContinuePlan)
-                        .unwrap_or_default();
-                    ctx.status
-                        .info(format!("breakpoint on step {label}: {go} stops before it"));
-                } else {
-                    ctx.status
-                        .info(format!("breakpoint on step {label} cleared"));
-                }
-            }
+            (_, Command::ContinuePlan) => self.continue_plan(ctx),
+            (_, Command::ToggleBreakpoint) => self.toggle_breakpoint(ctx),
             (_, Command::RetryStep) => self.retry(ctx),
             (_, Command::CancelPlan) => {
                 if let Some(d) = &self.driver {
@@ -497,17 +423,7 @@ impl PlansPane {
                     ctx.status.info("cancelling the run");
                 }
             }
-            (_, Command::RestartPlan) => {
-                self.cancel_driver();
-                if let Doc::Plan(o) = &mut self.doc {
-                    // A new shared state: a task still finishing writes into the old one.
-                    let plan = (*o.run().plan).clone();
-                    o.run = Arc::new(Mutex::new(Run::new(plan)));
-                }
-                self.generation += 1;
-                ctx.status
-                    .info("new run: every step pending, breakpoints kept");
-            }
+            (_, Command::RestartPlan) => self.restart(ctx),
             (Area::Steps, command) if ROWS.contains(&command) => {
                 let at = self.list.selected().unwrap_or(0);
                 if let Some(row) = moved(command, at, self.step_count(), 1) {
@@ -524,6 +440,112 @@ impl PlansPane {
             },
             _ => {}
         }
+    }
+
+    /// A command while the list of plans to open is on show.
+    fn pick_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        let Some(pick) = &mut self.pick else {
+            return;
+        };
+        let len = pick.plans.len();
+        match command {
+            command if ROWS.contains(&command) => {
+                let at = pick.list.selected().unwrap_or(0);
+                if let Some(row) = moved(command, at, len, 1) {
+                    pick.list.select(Some(row));
+                }
+            }
+            Command::OpenPlanCall => {
+                let at = pick.list.selected().unwrap_or(0).min(len.saturating_sub(1));
+                if let Some(pick) = self.pick.take()
+                    && let Some(found) = pick.plans.into_iter().nth(at)
+                {
+                    let tools = ctx.dispatcher.tools();
+                    self.open_found(pick.label, found, &*tools, ctx);
+                }
+            }
+            Command::Close => self.pick = None,
+            _ => {}
+        }
+    }
+
+    /// A command in the list of the plan runs that are tasks.
+    fn tasks_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::CancelTask => self.tasks.cancel_selected(ctx),
+            Command::FocusNext | Command::Back => self.focus = Area::Steps,
+            Command::FocusPrev => self.focus = Area::Result,
+            command => {
+                self.tasks.move_by(command);
+            }
+        }
+    }
+
+    /// `w`: the shipped workflows, to choose one with its example inputs.
+    fn open_workflows(&mut self, ctx: &mut Ctx<'_>) {
+        self.pick = Some(Pick {
+            label: "workflow".into(),
+            plans: shipped_plans(),
+            list: ListState::default().with_selected(Some(0)),
+        });
+        ctx.status
+            .info("the shipped workflows, with their example inputs: choose one");
+    }
+
+    /// Runs on to the next breakpoint. Stopped before a breakpoint, that step may
+    /// start now; the next breakpoint still stops the run.
+    fn continue_plan(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(o) = self.opened() else {
+            return;
+        };
+        let first = o.run().ready().first().copied();
+        let pass: BTreeSet<usize> = first
+            .filter(|i| o.breakpoints().contains(i))
+            .into_iter()
+            .collect();
+        ctx.status.info("continuing to the next breakpoint");
+        self.start(Job::Continue { pass }, ctx);
+    }
+
+    /// Sets or clears a breakpoint on the selected step, and says which.
+    fn toggle_breakpoint(&mut self, ctx: &mut Ctx<'_>) {
+        let (Some(i), Some(o)) = (self.selected(), self.opened()) else {
+            return;
+        };
+        let set = {
+            let mut bps = o.breakpoints();
+            if !bps.remove(&i) {
+                bps.insert(i);
+                true
+            } else {
+                false
+            }
+        };
+        let label = self.step_label(i);
+        if set {
+            let go = ctx
+                .keymap
+                .key_label(Scope::Plans, Command::ContinuePlan)
+                .unwrap_or_default();
+            ctx.status
+                .info(format!("breakpoint on step {label}: {go} stops before it"));
+        } else {
+            ctx.status
+                .info(format!("breakpoint on step {label} cleared"));
+        }
+    }
+
+    /// A new run of the plan: every step pending, breakpoints kept.
+    fn restart(&mut self, ctx: &mut Ctx<'_>) {
+        self.cancel_driver();
+        if let Doc::Plan(o) = &mut self.doc {
+            // A new shared state: a task still finishing writes into the old one.
+            let plan = (*o.run().plan).clone();
+            o.run = Arc::new(Mutex::new(Run::new(plan)));
+        }
+        self.generation += 1;
+        ctx.status
+            .info("new run: every step pending, breakpoints kept");
     }
 
     /// `s`: the selected step if it is ready, else the first ready one.
