@@ -159,9 +159,27 @@ impl Live {
             self.bad_lines += 1;
             return false;
         };
+        if self.feed_message(&value) {
+            return true;
+        }
+        match serde_json::from_value::<Entry>(value) {
+            Ok(entry) => {
+                self.apply(entry);
+                true
+            }
+            Err(_) => {
+                self.bad_lines += 1;
+                false
+            }
+        }
+    }
+
+    /// A message of the live feed's own (its greeting, what it missed, holds,
+    /// breakpoints, a command's answer): folded in, true. False for a log entry.
+    fn feed_message(&mut self, value: &Value) -> bool {
         match value["type"].as_str() {
             Some("hello") => {
-                self.about = Some(value);
+                self.about = Some(value.clone());
                 return true;
             }
             Some("lagged") => {
@@ -169,7 +187,7 @@ impl Live {
                 return true;
             }
             Some("held" | "released") => {
-                self.hold_event(&value);
+                self.hold_event(value);
                 return true;
             }
             Some("dropped") => {
@@ -240,16 +258,7 @@ impl Live {
             }
             _ => {}
         }
-        match serde_json::from_value::<Entry>(value) {
-            Ok(entry) => {
-                self.apply(entry);
-                true
-            }
-            Err(_) => {
-                self.bad_lines += 1;
-                false
-            }
-        }
+        false
     }
 
     /// Folds one entry in.

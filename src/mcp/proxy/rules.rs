@@ -293,6 +293,30 @@ impl Faults {
     }
 }
 
+/// A rule's `error` fault: the code `v` names, with the rule's `message` and
+/// `details` when given.
+fn injected_error(
+    v: &Value,
+    message: Option<&Value>,
+    details: Option<&Value>,
+) -> Result<Fault, String> {
+    let name = v.as_str().unwrap_or_default();
+    let code = ErrorCode::parse(name)
+        .ok_or_else(|| format!("\"error\" must be one of the error codes, not {v}"))?;
+    let text = message.and_then(Value::as_str).map_or_else(
+        || format!("{} injected by structs-console proxy", code.as_str()),
+        str::to_string,
+    );
+    let mut error = json!({"error": {"code": code.as_str(), "message": text}});
+    if let Some(d) = details {
+        if !d.is_object() {
+            return Err(format!("\"details\" must be an object, not {d}"));
+        }
+        error["error"]["details"] = d.clone();
+    }
+    Ok(Fault::Error(error))
+}
+
 fn rule_of(rule: &Value) -> Result<FaultRule, String> {
     let Some(map) = rule.as_object() else {
         return Err(format!("a rule is an object, not {rule}"));
@@ -329,23 +353,7 @@ fn rule_of(rule: &Value) -> Result<FaultRule, String> {
                     .filter(|ms| *ms <= 3_600_000)
                     .ok_or_else(|| format!("\"latency_ms\" must be 0 to 3600000, not {v}"))?,
             )),
-            "error" => {
-                let name = v.as_str().unwrap_or_default();
-                let code = ErrorCode::parse(name)
-                    .ok_or_else(|| format!("\"error\" must be one of the error codes, not {v}"))?;
-                let text = message.as_ref().and_then(Value::as_str).map_or_else(
-                    || format!("{} injected by structs-console proxy", code.as_str()),
-                    str::to_string,
-                );
-                let mut error = json!({"error": {"code": code.as_str(), "message": text}});
-                if let Some(d) = &details {
-                    if !d.is_object() {
-                        return Err(format!("\"details\" must be an object, not {d}"));
-                    }
-                    error["error"]["details"] = d.clone();
-                }
-                Fault::Error(error)
-            }
+            "error" => injected_error(&v, message.as_ref(), details.as_ref())?,
             "drop_response" if v == true => Fault::DropResponse,
             "stale" if v == true => Fault::Stale,
             "truncate" => Fault::Truncate(

@@ -302,6 +302,36 @@ fn task_name_header(headers: &mut axum::http::HeaderMap, body: &[u8]) {
     }
 }
 
+/// The answer to a body that did not arrive within [`BODY_TIMEOUT`]: 408, and the
+/// connection closed.
+fn late_body() -> Response {
+    static LATE: Every = Every::new(WARN_EVERY);
+    if let Some(unlogged) = LATE.ready() {
+        tracing::warn!(
+            timeout_secs = BODY_TIMEOUT.as_secs(),
+            unlogged_since_last = unlogged,
+            "refused an HTTP request whose body did not arrive in time (logged at most once in 10 s)"
+        );
+    }
+    let error = ToolError::new(
+        ErrorCode::ToolTimeout,
+        format!(
+            "the request body did not arrive within {} s; send it whole",
+            BODY_TIMEOUT.as_secs()
+        ),
+    );
+    let mut response = refusal(
+        StatusCode::REQUEST_TIMEOUT,
+        rmcp::model::ErrorCode::INVALID_REQUEST,
+        error,
+    );
+    response.headers_mut().insert(
+        header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
+}
+
 /// The strict check of a POST's message, before rmcp reads it (and before its own
 /// checks of the headers); and 204 for a DELETE rmcp answers 202 (clients take 200 or
 /// 204 for a session ended).
@@ -331,31 +361,7 @@ async fn check_message(request: Request, next: Next) -> Response {
         let Ok(next_chunk) =
             tokio::time::timeout_at(deadline, futures_util::StreamExt::next(&mut stream)).await
         else {
-            static LATE: Every = Every::new(WARN_EVERY);
-            if let Some(unlogged) = LATE.ready() {
-                tracing::warn!(
-                    timeout_secs = BODY_TIMEOUT.as_secs(),
-                    unlogged_since_last = unlogged,
-                    "refused an HTTP request whose body did not arrive in time (logged at most once in 10 s)"
-                );
-            }
-            let error = ToolError::new(
-                ErrorCode::ToolTimeout,
-                format!(
-                    "the request body did not arrive within {} s; send it whole",
-                    BODY_TIMEOUT.as_secs()
-                ),
-            );
-            let mut response = refusal(
-                StatusCode::REQUEST_TIMEOUT,
-                rmcp::model::ErrorCode::INVALID_REQUEST,
-                error,
-            );
-            response.headers_mut().insert(
-                header::CONNECTION,
-                axum::http::HeaderValue::from_static("close"),
-            );
-            return response;
+            return late_body();
         };
         let Some(chunk) = next_chunk else { break };
         let Ok(chunk) = chunk else {
