@@ -320,49 +320,59 @@ fn work_schedule(range: u64, block_start: u64, height: u64) -> Value {
     })
 }
 
+/// `structs_action_build_struct` with a `struct_id`: completes that build with the
+/// nonce of its proof.
+async fn complete_build(
+    env: &Env,
+    args: &Value,
+    text: &str,
+    creator: String,
+) -> Result<Value, ToolError> {
+    let strct = parse_id(text, "struct_id", Some(EntityKind::Struct))?;
+    let nonce = nonce_arg(args).ok_or_else(|| {
+        ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "nonce",
+            "completing a build needs the nonce of its proof; compute it with \
+             structs_calculate_proof_of_work (action_type struct_build_complete)",
+        )
+    })?;
+    let msg = Msg::StructBuildComplete {
+        strct: strct.index,
+        nonce,
+        proof: opt_str(args, "proof").map(str::to_string),
+    };
+    let out = send(env, msg, creator).await?;
+    let result = &out.results[0];
+    let online = result["online"] == true;
+    let mut v = applied(
+        &out,
+        "completed",
+        format!(
+            "{strct} is built{}",
+            if online {
+                " and online"
+            } else {
+                ", not yet online"
+            }
+        ),
+    );
+    v["struct_id"] = json!(strct);
+    v["online"] = json!(online);
+    v["next_step"] = if online {
+        json!("none: the struct is working")
+    } else {
+        json!({"description": result["note"], "tool": "structs_action_submit_transaction",
+            "message": "MsgStructActivate once the player has the power"})
+    };
+    Ok(v)
+}
+
 async fn build_struct(env: Env, args: Value) -> Result<Value, ToolError> {
     let player = id_arg(&args, "player_id", Some(EntityKind::Player))?;
     let creator = creator_of(&env, player, "player_id").await?;
     if let Some(text) = opt_str(&args, "struct_id") {
-        // Complete a build.
-        let strct = parse_id(text, "struct_id", Some(EntityKind::Struct))?;
-        let nonce = nonce_arg(&args).ok_or_else(|| {
-            ToolError::field(
-                ErrorCode::ValidationMissingField,
-                "nonce",
-                "completing a build needs the nonce of its proof; compute it with \
-                 structs_calculate_proof_of_work (action_type struct_build_complete)",
-            )
-        })?;
-        let msg = Msg::StructBuildComplete {
-            strct: strct.index,
-            nonce,
-            proof: opt_str(&args, "proof").map(str::to_string),
-        };
-        let out = send(&env, msg, creator).await?;
-        let result = &out.results[0];
-        let online = result["online"] == true;
-        let mut v = applied(
-            &out,
-            "completed",
-            format!(
-                "{strct} is built{}",
-                if online {
-                    " and online"
-                } else {
-                    ", not yet online"
-                }
-            ),
-        );
-        v["struct_id"] = json!(strct);
-        v["online"] = json!(online);
-        v["next_step"] = if online {
-            json!("none: the struct is working")
-        } else {
-            json!({"description": result["note"], "tool": "structs_action_submit_transaction",
-                "message": "MsgStructActivate once the player has the power"})
-        };
-        return Ok(v);
+        return complete_build(&env, &args, text, creator).await;
     }
     let Some(type_arg) = args.get("struct_type") else {
         return Err(ToolError::field(

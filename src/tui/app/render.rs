@@ -9,9 +9,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 
 use super::{App, Layer, MIN_HEIGHT, MIN_WIDTH};
+use crate::events::FeedHealth;
+use crate::source::SourceHealth;
 use crate::tui::pane::{Level, Ui};
 use crate::tui::tab::Tab;
-use crate::tui::theme::Role;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::text::{fit, wrapped_lines};
 
 impl App {
@@ -119,49 +121,7 @@ impl App {
             },
             theme.style(Role::Header),
         );
-        // The connections, long and short: what is connected, how fast, what failed.
-        let links = |long: bool| -> Vec<Span<'static>> {
-            let mut out = Vec::new();
-            if let Some(h) = &health {
-                let (mark, role) = if h.connected {
-                    ("●", Role::Header)
-                } else {
-                    ("✕", Role::Paused)
-                };
-                let mut text = if h.connected {
-                    format!(" {mark} {:.0} ms", h.latency_ms)
-                } else {
-                    format!(" {mark} unreachable")
-                };
-                if h.errors > 0 {
-                    if long {
-                        text.push_str(&format!(
-                            " · {} error{}",
-                            h.errors,
-                            if h.errors == 1 { "" } else { "s" }
-                        ));
-                    } else {
-                        text.push_str(&format!(" · {}✕", h.errors));
-                    }
-                }
-                text.push(' ');
-                out.push(Span::styled(text, theme.style(role)));
-            }
-            if let Some(f) = &feed {
-                let (mark, role) = if f.connected {
-                    ("●", Role::Header)
-                } else {
-                    ("✕", Role::Paused)
-                };
-                let text = if long {
-                    format!(" nats {mark} {} ", f.events)
-                } else {
-                    format!(" nats {mark} ")
-                };
-                out.push(Span::styled(text, theme.style(role)));
-            }
-            out
-        };
+        let links = |long: bool| header_links(health.as_ref(), feed.as_ref(), long, theme);
         let width = usize::from(area.width);
         // The room left for the description with everything else on show. One too long
         // for it is cut rather than dropped while a useful part of it still fits (an
@@ -360,4 +320,53 @@ impl Rows {
             hints,
         }
     }
+}
+
+/// The header's connections, long or short: what is connected, how fast, what failed.
+fn header_links(
+    health: Option<&SourceHealth>,
+    feed: Option<&FeedHealth>,
+    long: bool,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    if let Some(h) = &health {
+        let (mark, role) = if h.connected {
+            ("●", Role::Header)
+        } else {
+            ("✕", Role::Paused)
+        };
+        let mut text = if h.connected {
+            format!(" {mark} {:.0} ms", h.latency_ms)
+        } else {
+            format!(" {mark} unreachable")
+        };
+        if h.errors > 0 {
+            if long {
+                text.push_str(&format!(
+                    " · {} error{}",
+                    h.errors,
+                    if h.errors == 1 { "" } else { "s" }
+                ));
+            } else {
+                text.push_str(&format!(" · {}✕", h.errors));
+            }
+        }
+        text.push(' ');
+        out.push(Span::styled(text, theme.style(role)));
+    }
+    if let Some(f) = &feed {
+        let (mark, role) = if f.connected {
+            ("●", Role::Header)
+        } else {
+            ("✕", Role::Paused)
+        };
+        let text = if long {
+            format!(" nats {mark} {} ", f.events)
+        } else {
+            format!(" nats {mark} ")
+        };
+        out.push(Span::styled(text, theme.style(role)));
+    }
+    out
 }
