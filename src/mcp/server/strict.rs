@@ -289,55 +289,7 @@ fn diagnose(message: &[u8]) -> Refusal {
             echo(&json!(m))
         ))
         .of(m),
-        (Some(Value::String(m)), Some(id)) => {
-            let Some(read_id) = read_id else {
-                return not_a_request(
-                    None,
-                    "id",
-                    format!(
-                        "the request's id must be a string or an integer, not {}",
-                        echo(id)
-                    ),
-                )
-                .of(m);
-            };
-            if object.get("jsonrpc") != Some(&json!("2.0")) {
-                let got = object.get("jsonrpc").map_or("nothing".into(), echo);
-                return not_a_request(
-                    Some(read_id),
-                    "jsonrpc",
-                    format!("jsonrpc must be \"2.0\", not {got}"),
-                )
-                .of(m);
-            }
-            if responds {
-                return not_a_request(
-                    Some(read_id),
-                    "message",
-                    "a request holds no result or error".into(),
-                )
-                .of(m);
-            }
-            let version = value
-                .pointer("/params/_meta")
-                .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
-                .and_then(Value::as_str);
-            if version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
-                && let Some(refusal) = removed(m, Some(read_id.clone()))
-            {
-                return refusal;
-            }
-            if is_known(m) {
-                return bad_params(m, Some(read_id), &value);
-            }
-            let error = ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "method",
-                format!("this server has no method {}", echo(&json!(m))),
-            )
-            .with_message(format!("no method {}", echo(&json!(m))));
-            Refusal::new(Kind::MethodNotFound, Some(read_id), error).of(m)
-        }
+        (Some(Value::String(m)), Some(id)) => diagnose_request(m, id, read_id, &value, responds),
         (Some(other), _) => not_a_request(
             read_id,
             "method",
@@ -350,6 +302,63 @@ fn diagnose(message: &[u8]) -> Refusal {
             "the message names no method: a request needs one".into(),
         ),
     }
+}
+
+/// Why rmcp cannot read a request for `m` whose `id` is there.
+fn diagnose_request(
+    m: &str,
+    id: &Value,
+    read_id: Option<RequestId>,
+    value: &Value,
+    responds: bool,
+) -> Refusal {
+    let Some(read_id) = read_id else {
+        return not_a_request(
+            None,
+            "id",
+            format!(
+                "the request's id must be a string or an integer, not {}",
+                echo(id)
+            ),
+        )
+        .of(m);
+    };
+    if value.get("jsonrpc") != Some(&json!("2.0")) {
+        let got = value.get("jsonrpc").map_or("nothing".into(), echo);
+        return not_a_request(
+            Some(read_id),
+            "jsonrpc",
+            format!("jsonrpc must be \"2.0\", not {got}"),
+        )
+        .of(m);
+    }
+    if responds {
+        return not_a_request(
+            Some(read_id),
+            "message",
+            "a request holds no result or error".into(),
+        )
+        .of(m);
+    }
+    let version = value
+        .pointer("/params/_meta")
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str);
+    if version.is_some_and(|v| v >= ProtocolVersion::V_2026_07_28.as_str())
+        && let Some(refusal) = removed(m, Some(read_id.clone()))
+    {
+        return refusal;
+    }
+    if is_known(m) {
+        return bad_params(m, Some(read_id), value);
+    }
+    let error = ToolError::field(
+        ErrorCode::ValidationInvalidValue,
+        "method",
+        format!("this server has no method {}", echo(&json!(m))),
+    )
+    .with_message(format!("no method {}", echo(&json!(m))));
+    Refusal::new(Kind::MethodNotFound, Some(read_id), error).of(m)
 }
 
 /// Where a 2026-07-28 request names its revision.
