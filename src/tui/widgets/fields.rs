@@ -171,21 +171,7 @@ impl Fields<'_> {
                     ],
                 ),
                 Some(target) => {
-                    let children = if self.opened.contains(&path) {
-                        match self.fetched.get(target) {
-                            Some(Fetch::Loaded(entity)) => {
-                                on_path.push(target);
-                                let fields = self.entity(target, entity, &path, on_path);
-                                on_path.pop();
-                                fields
-                            }
-                            Some(Fetch::Failed(message)) => vec![Node::failed(message)],
-                            Some(Fetch::Loading) | None => vec![Node::loading()],
-                        }
-                    } else {
-                        // Never on show while closed; it gives the node its ▸ marker.
-                        vec![Node::loading()]
-                    };
+                    let children = self.link_children(target, &path, on_path);
                     Node::new(
                         node_id.clone(),
                         NodeKind::Link(target),
@@ -202,21 +188,7 @@ impl Fields<'_> {
                 None if label == "status"
                     && parent.last().is_some_and(|p| p == "s:structAttributes") =>
                 {
-                    let words = match StructStatus::of(&json!({ "status": text })) {
-                        Some(s) if s.0 == 0 => "  stateless".to_string(),
-                        Some(s) => format!("  {} ({})", s.word(), s.flags().join(", ")),
-                        None => String::new(),
-                    };
-                    Node::leaf(
-                        node_id.clone(),
-                        NodeKind::Leaf,
-                        vec![
-                            field.clone(),
-                            sep(),
-                            (Role::Value, text.clone()),
-                            (Role::Muted, words),
-                        ],
-                    )
+                    status_node(node_id.clone(), field.clone(), text)
                 }
                 None => scalar(Role::Value, text.clone()),
             },
@@ -294,4 +266,49 @@ fn wrapped_entity(item: &Value) -> Option<EntityId> {
     };
     let id = crate::references::extract::own_id(map)?;
     id.kind.core_object(item)?.is_object().then_some(id)
+}
+
+/// A struct's `status`, the chain's bitmask, with its words beside the number.
+fn status_node(node_id: NodeId, field: (Role, String), text: &str) -> Node {
+    let words = match StructStatus::of(&json!({ "status": text })) {
+        Some(s) if s.0 == 0 => "  stateless".to_string(),
+        Some(s) => format!("  {} ({})", s.word(), s.flags().join(", ")),
+        None => String::new(),
+    };
+    Node::leaf(
+        node_id,
+        NodeKind::Leaf,
+        vec![
+            field,
+            (Role::Muted, ": ".to_string()),
+            (Role::Value, text.to_string()),
+            (Role::Muted, words),
+        ],
+    )
+}
+
+impl Fields<'_> {
+    /// What a field naming `target` holds when opened at `path`: the entity's fields
+    /// once fetched, or why not yet.
+    fn link_children(
+        &self,
+        target: EntityId,
+        path: &[NodeId],
+        on_path: &mut Vec<EntityId>,
+    ) -> Vec<Node> {
+        if !self.opened.contains(path) {
+            // Never on show while closed; it gives the node its ▸ marker.
+            return vec![Node::loading()];
+        }
+        match self.fetched.get(target) {
+            Some(Fetch::Loaded(entity)) => {
+                on_path.push(target);
+                let fields = self.entity(target, entity, path, on_path);
+                on_path.pop();
+                fields
+            }
+            Some(Fetch::Failed(message)) => vec![Node::failed(message)],
+            Some(Fetch::Loading) | None => vec![Node::loading()],
+        }
+    }
 }
