@@ -574,23 +574,7 @@ async fn diagnose(
             ));
         }
     };
-    let mut errors = Vec::new();
-    errors_in(&answer, "", &mut errors);
-    let found = if errors.is_empty() {
-        "No error object is in it; look for a status other than success, a step that did not run, or a result that is not what was wanted.".to_string()
-    } else {
-        let lines: Vec<String> = errors
-            .iter()
-            .map(|(path, e)| {
-                format!(
-                    "- at {path}: {} — {}",
-                    e["code"].as_str().unwrap_or("?"),
-                    e["message"].as_str().unwrap_or("")
-                )
-            })
-            .collect();
-        format!("The errors in it:\n{}", lines.join("\n"))
-    };
+    let found = errors_found(&answer);
     let about = match &tool {
         Some(t) => format!(" from {t}"),
         None => String::new(),
@@ -602,17 +586,10 @@ async fn diagnose(
          carry."
     );
     let mut m = Messages::new(instruction);
-    let shown = serde_json::to_string_pretty(&answer).unwrap_or_default();
-    let mut shown = shown;
-    if shown.len() > crate::error::RESPONSE_LIMIT {
-        let mut cut = crate::error::RESPONSE_LIMIT;
-        while !shown.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        shown.truncate(cut);
-        shown.push_str("\n… (cut; fetch the rest by its handle)");
-    }
-    m.text(format!("The answer:\n```json\n{shown}\n```"));
+    m.text(format!(
+        "The answer:\n```json\n{}\n```",
+        shown_whole(&answer)
+    ));
     if let Some(a) = arguments {
         m.text(format!("The arguments sent:\n```json\n{a}\n```"));
     }
@@ -632,6 +609,43 @@ async fn diagnose(
     }
     m.doc_link(docs, "api/errors");
     Ok(m.done(format!("A diagnosis of {subject}")))
+}
+
+/// The error objects in an answer, listed with where each is, or a word on what to
+/// look for when there are none.
+fn errors_found(answer: &Value) -> String {
+    let mut errors = Vec::new();
+    errors_in(answer, "", &mut errors);
+    if errors.is_empty() {
+        return "No error object is in it; look for a status other than success, a step that \
+                did not run, or a result that is not what was wanted."
+            .to_string();
+    }
+    let lines: Vec<String> = errors
+        .iter()
+        .map(|(path, e)| {
+            format!(
+                "- at {path}: {} — {}",
+                e["code"].as_str().unwrap_or("?"),
+                e["message"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    format!("The errors in it:\n{}", lines.join("\n"))
+}
+
+/// An answer as pretty JSON, cut at the response limit (on a character boundary).
+fn shown_whole(answer: &Value) -> String {
+    let mut shown = serde_json::to_string_pretty(answer).unwrap_or_default();
+    if shown.len() > crate::error::RESPONSE_LIMIT {
+        let mut cut = crate::error::RESPONSE_LIMIT;
+        while !shown.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        shown.truncate(cut);
+        shown.push_str("\n… (cut; fetch the rest by its handle)");
+    }
+    shown
 }
 
 /// The most moves the `next` prompt lists.
