@@ -15,7 +15,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::diff::{Change, Ignore};
-use super::shapes::{ShapeChange, compare};
+use super::shapes::{Compared, ShapeChange, compare};
 use super::{Kind, LogReader, Problem};
 use crate::context::subscriptions::Subscriptions;
 use crate::context::{CallContext, ClientHandles};
@@ -260,6 +260,27 @@ fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
     }
 }
 
+impl Report {
+    /// One call run again, `at` where it is: counted the same, or kept as a
+    /// difference, and the changes of shape it was read through counted apart.
+    fn tally(&mut self, compared: Compared, at: CallDiff) {
+        self.calls += 1;
+        for change in &compared.shape {
+            *self.shape.entry(change).or_default() += 1;
+        }
+        self.shaped_calls += u64::from(!compared.shape.is_empty());
+        if compared.total == 0 {
+            self.same += 1;
+        } else {
+            self.different.push(CallDiff {
+                changes: compared.changes,
+                total: compared.total,
+                ..at
+            });
+        }
+    }
+}
+
 /// Runs every call of the log at `path` again on `core` and compares. Each call runs
 /// with what its agent answered to the input its server asked for (the
 /// `input_responses` of its `round` lines, in order), so that a server asking the same
@@ -343,26 +364,19 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
                     .await;
-                report.calls += 1;
                 let older = entry.v < super::SHAPES_VERSION;
                 let compared = compare(&recorded, &fresh, ignore, CHANGES_KEPT, older);
-                for change in &compared.shape {
-                    *report.shape.entry(change).or_default() += 1;
-                }
-                report.shaped_calls += u64::from(!compared.shape.is_empty());
-                let (changes, total) = (compared.changes, compared.total);
-                if total == 0 {
-                    report.same += 1;
-                } else {
-                    report.different.push(CallDiff {
+                report.tally(
+                    compared,
+                    CallDiff {
                         session: entry.session,
                         call,
                         line: reader.line(),
                         tool,
-                        changes,
-                        total,
-                    });
-                }
+                        changes: Vec::new(),
+                        total: 0,
+                    },
+                );
             }
         }
     }
