@@ -525,6 +525,38 @@ fn store_order(
     )
 }
 
+/// The records of `kind` a page reads, in the store's order (or its reverse) from
+/// `key` on, inclusive, each as its key and the sim's index.
+fn walk_from<'a>(
+    w: &'a World,
+    kind: EntityKind,
+    key: Option<&'a str>,
+    reverse: bool,
+    within_destination: bool,
+) -> Box<dyn Iterator<Item = (String, u64)> + 'a> {
+    if reverse {
+        let mut order: Vec<(String, u64)> = store_order(w, kind, within_destination).collect();
+        order.reverse();
+        if let Some(k) = key {
+            order.retain(|(key, _)| key.as_str() <= k);
+        }
+        return Box::new(order.into_iter());
+    }
+    match (key, kind) {
+        (Some(k), EntityKind::Infusion | EntityKind::Address) => Box::new(
+            store_order(w, kind, within_destination).skip_while(move |(key, _)| key.as_str() < k),
+        ),
+        (Some(k), _) => {
+            let count = w.count(kind);
+            Box::new(
+                std::iter::successors(lex_seek(kind, k, count), move |&i| lex_next(i, count))
+                    .map(move |i| (EntityId::new(kind, i).to_string(), i)),
+            )
+        }
+        (None, _) => store_order(w, kind, within_destination),
+    }
+}
+
 /// One page of `kind`, optionally only the records a filter keeps.
 fn list(
     w: &World,
@@ -566,30 +598,7 @@ fn list(
     let counts_all = filter
         .as_ref()
         .is_some_and(|f| f.counting == Counting::Store);
-    let mut order: Vec<(String, u64)> = Vec::new();
-    let walk: Box<dyn Iterator<Item = (String, u64)> + '_> = if p.reverse {
-        order.extend(store_order(w, kind, within_destination));
-        order.reverse();
-        if let Some(k) = &key {
-            order.retain(|(key, _)| key <= k);
-        }
-        Box::new(order.into_iter())
-    } else {
-        // A page starts at its key, inclusive.
-        match (&key, kind) {
-            (Some(k), EntityKind::Infusion | EntityKind::Address) => Box::new(
-                store_order(w, kind, within_destination).skip_while(move |(key, _)| key < k),
-            ),
-            (Some(k), _) => {
-                let count = w.count(kind);
-                Box::new(
-                    std::iter::successors(lex_seek(kind, k, count), move |&i| lex_next(i, count))
-                        .map(move |i| (EntityId::new(kind, i).to_string(), i)),
-                )
-            }
-            (None, _) => store_order(w, kind, within_destination),
-        }
-    };
+    let walk = walk_from(w, kind, key.as_deref(), p.reverse, within_destination);
     let mut items = Vec::new();
     let mut read = 0usize;
     let mut skipped = 0u64;
