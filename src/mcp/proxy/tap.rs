@@ -392,51 +392,14 @@ impl Tap {
                         && result["resultType"] == "task"
                         && let Some(task) = result["taskId"].as_str()
                     {
-                        let status = result["status"].as_str().unwrap_or("working");
-                        let message = result["statusMessage"].as_str();
-                        recorder.task(p.call, &p.tool, task, status, message);
-                        let mut tasks = self.tasks();
-                        if tasks.len() >= TASKS_FOLLOWED
-                            && let Some(oldest) = tasks
-                                .iter()
-                                .min_by_key(|(_, (p, _))| p.started)
-                                .map(|(k, _)| k.clone())
-                        {
-                            tasks.remove(&oldest);
-                        }
-                        let said = format!("{status}\n{}", message.unwrap_or_default());
-                        tasks.insert(task.to_string(), (p, said));
+                        self.follow_task(recorder, p, task, result);
                         continue;
                     }
                     // Input asked for: the call goes on when the host sends it again.
                     if let Some(result) = m.get("result")
                         && result["resultType"] == "input_required"
                     {
-                        let key = retry_key(result.get("requestState"), &p.asked);
-                        let asked = result["inputRequests"].clone();
-                        let let_go = {
-                            let mut waiting = self.waiting();
-                            // At the most followed, the oldest is let go.
-                            let oldest = (waiting.len() >= TASKS_FOLLOWED)
-                                .then(|| {
-                                    waiting
-                                        .iter()
-                                        .min_by_key(|(_, w)| w.pending.started)
-                                        .map(|(k, _)| k.clone())
-                                })
-                                .flatten()
-                                .and_then(|k| waiting.remove(&k));
-                            // The same call waiting already (the same tool and
-                            // arguments, no state): the one before was not sent again.
-                            let before = waiting.insert(key, Waiting { pending: p, asked });
-                            [
-                                oldest.map(|w| (w, "not followed any more: the tap follows at most 1024 calls in rounds")),
-                                before.map(|w| (w, "the same call was made again before this one was sent again")),
-                            ]
-                        };
-                        for (w, why) in let_go.into_iter().flatten() {
-                            self.never_sent_again(recorder, w, why);
-                        }
+                        self.wait_for_retry(recorder, p, result);
                         continue;
                     }
                     let outcome = answer_of(m, tool_outcome);
@@ -454,6 +417,64 @@ impl Tap {
                 }
                 _ => {}
             }
+        }
+    }
+
+    /// A task made for the call `p`: the call goes on until the task ends; the tap
+    /// follows at most [`TASKS_FOLLOWED`], letting the oldest go.
+    fn follow_task(&self, recorder: &Recorder, p: Pending, task: &str, result: &Value) {
+        let status = result["status"].as_str().unwrap_or("working");
+        let message = result["statusMessage"].as_str();
+        recorder.task(p.call, &p.tool, task, status, message);
+        let mut tasks = self.tasks();
+        if tasks.len() >= TASKS_FOLLOWED
+            && let Some(oldest) = tasks
+                .iter()
+                .min_by_key(|(_, (p, _))| p.started)
+                .map(|(k, _)| k.clone())
+        {
+            tasks.remove(&oldest);
+        }
+        let said = format!("{status}\n{}", message.unwrap_or_default());
+        tasks.insert(task.to_string(), (p, said));
+    }
+
+    /// Input asked for of the call `p`: it goes on when the host sends it again.
+    fn wait_for_retry(&self, recorder: &Recorder, p: Pending, result: &Value) {
+        let key = retry_key(result.get("requestState"), &p.asked);
+        let asked = result["inputRequests"].clone();
+        let let_go = {
+            let mut waiting = self.waiting();
+            // At the most followed, the oldest is let go.
+            let oldest = (waiting.len() >= TASKS_FOLLOWED)
+                .then(|| {
+                    waiting
+                        .iter()
+                        .min_by_key(|(_, w)| w.pending.started)
+                        .map(|(k, _)| k.clone())
+                })
+                .flatten()
+                .and_then(|k| waiting.remove(&k));
+            // The same call waiting already (the same tool and
+            // arguments, no state): the one before was not sent again.
+            let before = waiting.insert(key, Waiting { pending: p, asked });
+            [
+                oldest.map(|w| {
+                    (
+                        w,
+                        "not followed any more: the tap follows at most 1024 calls in rounds",
+                    )
+                }),
+                before.map(|w| {
+                    (
+                        w,
+                        "the same call was made again before this one was sent again",
+                    )
+                }),
+            ]
+        };
+        for (w, why) in let_go.into_iter().flatten() {
+            self.never_sent_again(recorder, w, why);
         }
     }
 

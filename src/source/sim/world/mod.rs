@@ -350,6 +350,8 @@ impl World {
 
     /// Every entity id one entity refers to, with the field that holds it. Used by the
     /// integrity check; the JSON renderer writes the same references.
+    ///
+    /// A declarative table: one arm a kind.
     pub fn references_of(&self, id: EntityId) -> Vec<(&'static str, EntityId)> {
         use EntityKind as K;
         let mut out = Vec::new();
