@@ -329,18 +329,7 @@ pub async fn recommend(
             all_refs(v, &mut refs);
         }
     }
-    let mut values: HashMap<String, Option<Value>> = HashMap::new();
-    let mut unfilled = Vec::new();
-    for r in &refs {
-        if values.contains_key(&r.raw) {
-            continue;
-        }
-        let v = engine.resolve(r).await?;
-        if v.is_none() && r.scope != "result" {
-            unfilled.push(format!("${{{}}}", r.raw));
-        }
-        values.insert(r.raw.clone(), v);
-    }
+    let (values, unfilled) = resolve_all(engine, &refs).await?;
     let reason = match fill(&Value::String(reason.to_string()), &values) {
         Value::String(s) => s,
         other => other.to_string(),
@@ -410,6 +399,27 @@ pub async fn recommend(
         out["notes"] = json!(notes);
     }
     Ok(out)
+}
+
+/// Each reference's value from the state, once, and the references (`${…}`) the
+/// state does not fill (a step's own `result` is filled later, not here).
+async fn resolve_all(
+    engine: &mut Engine,
+    refs: &[TemplateRef],
+) -> Result<(HashMap<String, Option<Value>>, Vec<String>), ToolError> {
+    let mut values: HashMap<String, Option<Value>> = HashMap::new();
+    let mut unfilled = Vec::new();
+    for r in refs {
+        if values.contains_key(&r.raw) {
+            continue;
+        }
+        let v = engine.resolve(r).await?;
+        if v.is_none() && r.scope != "result" {
+            unfilled.push(format!("${{{}}}", r.raw));
+        }
+        values.insert(r.raw.clone(), v);
+    }
+    Ok((values, unfilled))
 }
 
 type Checked = (Option<bool>, Vec<Value>, Vec<Value>);
