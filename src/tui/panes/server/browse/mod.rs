@@ -558,33 +558,7 @@ impl Browse {
                     }
                 }
             }
-            Pending::Read(uri, hit) => {
-                let lines = match &reply.result {
-                    Ok(answer) => {
-                        // The caching hints: the answer reused, or how long the
-                        // server says it holds.
-                        let cache = hit.lock().unwrap_or_else(|e| e.into_inner()).take();
-                        let note = cache.map(|c| super::trail::cache_line(&c)).or_else(|| {
-                            crate::mcp::client::cache_hints(answer).map(|(ttl, scope)| {
-                                super::trail::cache_line(
-                                    &json!({"ttlMs": ttl, "cacheScope": scope}),
-                                )
-                            })
-                        });
-                        let mut lines: Styled =
-                            note.into_iter().map(|n| (Role::Muted, n)).collect();
-                        lines.extend(contents_lines(answer));
-                        Ok(lines)
-                    }
-                    Err(e) => {
-                        ctx.status.tool_error(&format!("reading {uri}"), e);
-                        Err(error_lines(e, ctx))
-                    }
-                };
-                if let Some(shown) = &mut self.shown {
-                    shown.lines = Some(lines);
-                }
-            }
+            Pending::Read(uri, hit) => self.on_read(&uri, &hit, reply, ctx),
             Pending::Get(name) => {
                 let lines = match &reply.result {
                     Ok(answer) => Ok(prompt_lines(answer)),
@@ -637,6 +611,33 @@ impl Browse {
             }
         }
         true
+    }
+
+    /// A resource read answered: its contents (with the caching hints) shown, or why
+    /// not.
+    fn on_read(&mut self, uri: &str, hit: &Mutex<Option<Value>>, reply: &Reply, ctx: &mut Ctx<'_>) {
+        let lines = match &reply.result {
+            Ok(answer) => {
+                // The caching hints: the answer reused, or how long the
+                // server says it holds.
+                let cache = hit.lock().unwrap_or_else(|e| e.into_inner()).take();
+                let note = cache.map(|c| super::trail::cache_line(&c)).or_else(|| {
+                    crate::mcp::client::cache_hints(answer).map(|(ttl, scope)| {
+                        super::trail::cache_line(&json!({"ttlMs": ttl, "cacheScope": scope}))
+                    })
+                });
+                let mut lines: Styled = note.into_iter().map(|n| (Role::Muted, n)).collect();
+                lines.extend(contents_lines(answer));
+                Ok(lines)
+            }
+            Err(e) => {
+                ctx.status.tool_error(&format!("reading {uri}"), e);
+                Err(error_lines(e, ctx))
+            }
+        };
+        if let Some(shown) = &mut self.shown {
+            shown.lines = Some(lines);
+        }
     }
 }
 
