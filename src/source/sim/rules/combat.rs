@@ -125,46 +125,9 @@ impl World {
         self.check_online(s.owner, assume, reqs);
         self.check_charge(s.owner, w.charge, height, assume, reqs);
         let target = targets[0];
-        let Some(t) = self.struct_at(target) else {
-            reqs.need(
-                "validTarget",
-                false,
-                format!("{} does not exist", sid(target)),
-            );
+        let Some(t) = self.check_target(strct, s, target, reqs) else {
             return (actor, None);
         };
-        let valid = !t.destroyed && t.built && target != strct;
-        reqs.need(
-            "validTarget",
-            valid,
-            if t.destroyed {
-                format!("destroyed: {} was already destroyed", sid(target))
-            } else if !t.built {
-                format!("unbuilt: {} is still being built", sid(target))
-            } else if target == strct {
-                "a struct cannot attack itself".to_string()
-            } else {
-                format!("{} is a built {}", sid(target), t.kind().name)
-            },
-        );
-        if !valid {
-            return (actor, None);
-        }
-        let (here, there) = (self.whereabouts(s), self.whereabouts(t));
-        reqs.need(
-            "targetInRange",
-            here.is_some() && here == there,
-            match (here, there) {
-                (Some(a), Some(b)) if a == b => format!("both are at {}", planet_id(a)),
-                (a, b) => format!(
-                    "out of range: {} is at {} and {} at {}; move the fleet to the target's planet",
-                    sid(strct),
-                    a.map_or("no planet".into(), |p| planet_id(p).to_string()),
-                    sid(target),
-                    b.map_or("no planet".into(), |p| planet_id(p).to_string()),
-                ),
-            },
-        );
         let reach = combat::check_reach(&self.unit(strct), slot, &self.unit(target));
         reqs.need(
             "weaponReachesTarget",
@@ -194,6 +157,58 @@ impl World {
                 weapon: slot,
             }),
         )
+    }
+
+    /// The requirements of an attack's target: one that exists, is built and not
+    /// destroyed, is not the attacker `s` itself, and stands where it stands.
+    fn check_target(
+        &self,
+        strct: u64,
+        s: &Struct,
+        target: u64,
+        reqs: &mut Reqs,
+    ) -> Option<&Struct> {
+        let Some(t) = self.struct_at(target) else {
+            reqs.need(
+                "validTarget",
+                false,
+                format!("{} does not exist", sid(target)),
+            );
+            return None;
+        };
+        let valid = !t.destroyed && t.built && target != strct;
+        reqs.need(
+            "validTarget",
+            valid,
+            if t.destroyed {
+                format!("destroyed: {} was already destroyed", sid(target))
+            } else if !t.built {
+                format!("unbuilt: {} is still being built", sid(target))
+            } else if target == strct {
+                "a struct cannot attack itself".to_string()
+            } else {
+                format!("{} is a built {}", sid(target), t.kind().name)
+            },
+        );
+        if !valid {
+            return None;
+        }
+        let (here, there) = (self.whereabouts(s), self.whereabouts(t));
+        reqs.need(
+            "targetInRange",
+            here.is_some() && here == there,
+            match (here, there) {
+                (Some(a), Some(b)) if a == b => format!("both are at {}", planet_id(a)),
+                (a, b) => format!(
+                    "out of range: {} is at {} and {} at {}; move the fleet to the target's planet",
+                    sid(strct),
+                    a.map_or("no planet".into(), |p| planet_id(p).to_string()),
+                    sid(target),
+                    b.map_or("no planet".into(), |p| planet_id(p).to_string()),
+                ),
+            },
+        );
+        Some(t)
     }
 
     /// The requirements of defending a struct: both alive and in the same place, the
