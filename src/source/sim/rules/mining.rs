@@ -88,29 +88,7 @@ impl World {
             Location::Planet(p) => p,
             Location::Fleet(_) => 0,
         };
-        if mining {
-            let ore = self.planet_at(planet).map_or(0, |p| p.grid.ore);
-            reqs.need(
-                "planetHasOre",
-                ore > 0,
-                if ore > 0 {
-                    format!("{} has {ore} ore left", planet_id(planet))
-                } else {
-                    format!("{} has no ore left to mine", planet_id(planet))
-                },
-            );
-        } else {
-            let stored = self.players[(s.owner - 1) as usize].grid.ore;
-            reqs.need(
-                "hasStoredOre",
-                stored > 0,
-                if stored > 0 {
-                    format!("{} holds {stored} ore", pid(s.owner))
-                } else {
-                    format!("{} has no stored ore to refine", pid(s.owner))
-                },
-            );
-        }
+        self.check_ore(mining, planet, s.owner, reqs);
         let work = Work {
             action,
             entity_id: sid(strct).to_string(),
@@ -126,6 +104,34 @@ impl World {
             Decided::Refine { strct }
         };
         (actor, Some(plan))
+    }
+
+    /// That there is ore to work: in the planet to mine, or stored by the owner to
+    /// refine.
+    fn check_ore(&self, mining: bool, planet: u64, owner: u64, reqs: &mut Reqs) {
+        if mining {
+            let ore = self.planet_at(planet).map_or(0, |p| p.grid.ore);
+            reqs.need(
+                "planetHasOre",
+                ore > 0,
+                if ore > 0 {
+                    format!("{} has {ore} ore left", planet_id(planet))
+                } else {
+                    format!("{} has no ore left to mine", planet_id(planet))
+                },
+            );
+        } else {
+            let stored = self.players[(owner - 1) as usize].grid.ore;
+            reqs.need(
+                "hasStoredOre",
+                stored > 0,
+                if stored > 0 {
+                    format!("{} holds {stored} ore", pid(owner))
+                } else {
+                    format!("{} has no stored ore to refine", pid(owner))
+                },
+            );
+        }
     }
 
     /// Moves the mined ore from the planet to its owner and restarts the cycle.
