@@ -319,42 +319,7 @@ pub(super) fn validate_action(a: &Action, inputs: &BTreeSet<&str>) -> Vec<String
                     None => problems.push(format!(
                         "message type {t} has no field list here (chain::tx): a tree cannot recommend it"
                     )),
-                    Some(def) => {
-                        for (key, value) in m.as_object().into_iter().flatten() {
-                            match def.field(key) {
-                                None if key != "@type" => problems.push(format!(
-                                    "{key} is not a field of {name} in tx.proto"
-                                )),
-                                Some(f)
-                                    if matches!(f.ty, crate::entity::records::Ty::U64)
-                                        && !value.is_string() =>
-                                {
-                                    problems.push(format!(
-                                        "{name}.{key} is a uint64, written as a string"
-                                    ));
-                                }
-                                Some(f)
-                                    if matches!(f.ty, crate::entity::records::Ty::List(_))
-                                        && !value.is_array() =>
-                                {
-                                    problems.push(format!(
-                                        "{name}.{key} is repeated, written as an array"
-                                    ));
-                                }
-                                _ if key == "weaponSystem"
-                                    && !value.as_str().is_some_and(|w| {
-                                        crate::chain::tx::WEAPON_SYSTEM.contains(&w)
-                                    }) =>
-                                {
-                                    problems.push(format!(
-                                        "{name}.weaponSystem is one of {}",
-                                        crate::chain::tx::WEAPON_SYSTEM.join(", ")
-                                    ));
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
+                    Some(def) => problems.extend(message_field_problems(name, def, m)),
                 }
                 if !t.starts_with(crate::chain::TYPE_PREFIX) {
                     problems.push(format!(
@@ -389,6 +354,42 @@ pub(super) fn validate_action(a: &Action, inputs: &BTreeSet<&str>) -> Vec<String
             problems.push(format!(
                 "ignore_requirements: {r} is not a requirement the rules report"
             ));
+        }
+    }
+    problems
+}
+
+/// What is wrong with a tree's message `m` of type `name` against its tx.proto
+/// definition: a field it lacks, a uint64 not a string, a list not an array, a weapon
+/// system the chain does not name.
+fn message_field_problems(
+    name: &str,
+    def: &crate::entity::records::Message,
+    m: &Value,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (key, value) in m.as_object().into_iter().flatten() {
+        match def.field(key) {
+            None if key != "@type" => {
+                problems.push(format!("{key} is not a field of {name} in tx.proto"))
+            }
+            Some(f) if matches!(f.ty, crate::entity::records::Ty::U64) && !value.is_string() => {
+                problems.push(format!("{name}.{key} is a uint64, written as a string"));
+            }
+            Some(f) if matches!(f.ty, crate::entity::records::Ty::List(_)) && !value.is_array() => {
+                problems.push(format!("{name}.{key} is repeated, written as an array"));
+            }
+            _ if key == "weaponSystem"
+                && !value
+                    .as_str()
+                    .is_some_and(|w| crate::chain::tx::WEAPON_SYSTEM.contains(&w)) =>
+            {
+                problems.push(format!(
+                    "{name}.weaponSystem is one of {}",
+                    crate::chain::tx::WEAPON_SYSTEM.join(", ")
+                ));
+            }
+            _ => {}
         }
     }
     problems
