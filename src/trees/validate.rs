@@ -84,44 +84,51 @@ pub fn validate_tree(tree: &Tree, catalog: &Catalog) -> Vec<String> {
             }
         }
     }
-    // Reachability and cycles over yes/no edges, from the root.
     if tree.nodes.contains_key(&tree.root) {
-        let mut state: HashMap<&str, u8> = HashMap::new(); // 1 on the stack, 2 done
-        let mut stack: Vec<(&str, usize)> = vec![(tree.root.as_str(), 0)];
-        state.insert(tree.root.as_str(), 1);
-        while let Some((id, i)) = stack.pop() {
-            let nexts: Vec<&str> = tree
-                .nodes
-                .get(id)
-                .map(|n| {
-                    [n.yes.as_deref(), n.no.as_deref()]
-                        .into_iter()
-                        .flatten()
-                        .collect()
-                })
-                .unwrap_or_default();
-            if i < nexts.len() {
-                stack.push((id, i + 1));
-                let next = nexts[i];
-                if !tree.nodes.contains_key(next) {
-                    continue;
-                }
-                match state.get(next) {
-                    Some(1) => problems.push(format!("cycle: {next} is reached again from {id}")),
-                    Some(_) => {}
-                    None => {
-                        state.insert(next, 1);
-                        stack.push((next, 0));
-                    }
-                }
-            } else {
-                state.insert(id, 2);
+        problems.extend(reachability(tree));
+    }
+    problems
+}
+
+/// Reachability and cycles over the yes/no edges, from the root (which is a node):
+/// a node reached again on its own path, and a node never reached.
+fn reachability(tree: &Tree) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut state: HashMap<&str, u8> = HashMap::new(); // 1 on the stack, 2 done
+    let mut stack: Vec<(&str, usize)> = vec![(tree.root.as_str(), 0)];
+    state.insert(tree.root.as_str(), 1);
+    while let Some((id, i)) = stack.pop() {
+        let nexts: Vec<&str> = tree
+            .nodes
+            .get(id)
+            .map(|n| {
+                [n.yes.as_deref(), n.no.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .collect()
+            })
+            .unwrap_or_default();
+        if i < nexts.len() {
+            stack.push((id, i + 1));
+            let next = nexts[i];
+            if !tree.nodes.contains_key(next) {
+                continue;
             }
+            match state.get(next) {
+                Some(1) => problems.push(format!("cycle: {next} is reached again from {id}")),
+                Some(_) => {}
+                None => {
+                    state.insert(next, 1);
+                    stack.push((next, 0));
+                }
+            }
+        } else {
+            state.insert(id, 2);
         }
-        for id in tree.nodes.keys() {
-            if !state.contains_key(id.as_str()) {
-                problems.push(format!("node {id} cannot be reached from the root"));
-            }
+    }
+    for id in tree.nodes.keys() {
+        if !state.contains_key(id.as_str()) {
+            problems.push(format!("node {id} cannot be reached from the root"));
         }
     }
     problems
