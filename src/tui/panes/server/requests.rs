@@ -736,116 +736,23 @@ impl Requests {
 /// A request from the server, described: a sampling request's messages with their
 /// roles, its system prompt, model preferences and token limit; an elicitation's
 /// message and the fields it asks for.
+/// A line `k v`, the name as a field and the value as a value.
+fn field_line(theme: &crate::tui::theme::Theme, k: &str, v: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{k} "), theme.style(Role::Field)),
+        Span::styled(v, theme.style(Role::Value)),
+    ])
+}
+
 fn ask_lines(
     kind: AskKind,
     params: &Value,
     theme: &crate::tui::theme::Theme,
 ) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    let field = |k: &str, v: String| {
-        Line::from(vec![
-            Span::styled(format!("{k} "), theme.style(Role::Field)),
-            Span::styled(v, theme.style(Role::Value)),
-        ])
+    let mut lines = match kind {
+        AskKind::Sampling => sampling_lines(params, theme),
+        AskKind::Elicitation => elicitation_lines(params, theme),
     };
-    match kind {
-        AskKind::Sampling => {
-            for m in params["messages"].as_array().cloned().unwrap_or_default() {
-                let content = &m["content"];
-                let text = match content["text"].as_str() {
-                    Some(t) => t.to_string(),
-                    None => format!("({} content)", content["type"].as_str().unwrap_or("?")),
-                };
-                // A message of several lines shows each on its own (a span would
-                // draw the line breaks as nothing).
-                let mut said = text.lines();
-                lines.push(Line::from(vec![
-                    Span::styled(
-                        format!("{}: ", m["role"].as_str().unwrap_or("?")),
-                        theme.style(Role::Title),
-                    ),
-                    Span::styled(
-                        said.next().unwrap_or("").to_string(),
-                        theme.style(Role::Text),
-                    ),
-                ]));
-                lines.extend(
-                    said.map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text)))),
-                );
-            }
-            if let Some(s) = params["systemPrompt"].as_str() {
-                lines.push(field("system prompt", s.to_string()));
-            }
-            if let Some(n) = params["maxTokens"].as_u64() {
-                lines.push(field("max tokens", n.to_string()));
-            }
-            let prefs = &params["modelPreferences"];
-            if prefs.is_object() {
-                let hints: Vec<&str> = prefs["hints"]
-                    .as_array()
-                    .map(|h| h.iter().filter_map(|x| x["name"].as_str()).collect())
-                    .unwrap_or_default();
-                let mut said = Vec::new();
-                if !hints.is_empty() {
-                    said.push(format!("hints {}", hints.join(", ")));
-                }
-                for key in ["costPriority", "speedPriority", "intelligencePriority"] {
-                    if let Some(p) = prefs[key].as_f64() {
-                        said.push(format!("{key} {p}"));
-                    }
-                }
-                lines.push(field("model preferences", said.join(" · ")));
-            }
-            if let Some(t) = params["temperature"].as_f64() {
-                // Sent as a 32-bit float: 0.7 arrives as 0.699999988…
-                let t = format!("{t:.3}");
-                lines.push(field(
-                    "temperature",
-                    t.trim_end_matches('0').trim_end_matches('.').to_string(),
-                ));
-            }
-            if let Some(c) = params["includeContext"].as_str() {
-                lines.push(field("include context", c.to_string()));
-            }
-        }
-        AskKind::Elicitation => {
-            lines.push(Line::from(Span::styled(
-                params["message"].as_str().unwrap_or("").to_string(),
-                theme.style(Role::Text),
-            )));
-            let schema = &params["requestedSchema"];
-            let required: Vec<&str> = schema["required"]
-                .as_array()
-                .map(|r| r.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            if let Some(props) = schema["properties"].as_object() {
-                for (name, p) in props {
-                    let mut about = p["type"].as_str().unwrap_or("any").to_string();
-                    if let Some(format) = p["format"].as_str() {
-                        about = format!("{about} ({format})");
-                    }
-                    if let Some(e) = p["enum"].as_array() {
-                        let e: Vec<String> = e.iter().map(|v| v.to_string()).collect();
-                        about = format!("{about} [{}]", e.join("|"));
-                    }
-                    if let Some(d) = p.get("default") {
-                        about = format!("{about} (default {d})");
-                    }
-                    lines.push(field(
-                        &format!(
-                            "  {name}{}",
-                            if required.contains(&name.as_str()) {
-                                "*"
-                            } else {
-                                ""
-                            }
-                        ),
-                        about,
-                    ));
-                }
-            }
-        }
-    }
     lines.push(Line::default());
     lines.push(Line::from(Span::styled(
         match kind {
@@ -854,5 +761,110 @@ fn ask_lines(
         },
         theme.style(Role::Muted),
     )));
+    lines
+}
+
+/// A `sampling/createMessage`: its messages, then what it asks of the model.
+fn sampling_lines(params: &Value, theme: &crate::tui::theme::Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let field = |k: &str, v: String| field_line(theme, k, v);
+    for m in params["messages"].as_array().cloned().unwrap_or_default() {
+        let content = &m["content"];
+        let text = match content["text"].as_str() {
+            Some(t) => t.to_string(),
+            None => format!("({} content)", content["type"].as_str().unwrap_or("?")),
+        };
+        // A message of several lines shows each on its own (a span would
+        // draw the line breaks as nothing).
+        let mut said = text.lines();
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{}: ", m["role"].as_str().unwrap_or("?")),
+                theme.style(Role::Title),
+            ),
+            Span::styled(
+                said.next().unwrap_or("").to_string(),
+                theme.style(Role::Text),
+            ),
+        ]));
+        lines
+            .extend(said.map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text)))));
+    }
+    if let Some(s) = params["systemPrompt"].as_str() {
+        lines.push(field("system prompt", s.to_string()));
+    }
+    if let Some(n) = params["maxTokens"].as_u64() {
+        lines.push(field("max tokens", n.to_string()));
+    }
+    let prefs = &params["modelPreferences"];
+    if prefs.is_object() {
+        let hints: Vec<&str> = prefs["hints"]
+            .as_array()
+            .map(|h| h.iter().filter_map(|x| x["name"].as_str()).collect())
+            .unwrap_or_default();
+        let mut said = Vec::new();
+        if !hints.is_empty() {
+            said.push(format!("hints {}", hints.join(", ")));
+        }
+        for key in ["costPriority", "speedPriority", "intelligencePriority"] {
+            if let Some(p) = prefs[key].as_f64() {
+                said.push(format!("{key} {p}"));
+            }
+        }
+        lines.push(field("model preferences", said.join(" · ")));
+    }
+    if let Some(t) = params["temperature"].as_f64() {
+        // Sent as a 32-bit float: 0.7 arrives as 0.699999988…
+        let t = format!("{t:.3}");
+        lines.push(field(
+            "temperature",
+            t.trim_end_matches('0').trim_end_matches('.').to_string(),
+        ));
+    }
+    if let Some(c) = params["includeContext"].as_str() {
+        lines.push(field("include context", c.to_string()));
+    }
+    lines
+}
+
+/// An `elicitation/create`: its message, then the form's fields (`*` required).
+fn elicitation_lines(params: &Value, theme: &crate::tui::theme::Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    let field = |k: &str, v: String| field_line(theme, k, v);
+    lines.push(Line::from(Span::styled(
+        params["message"].as_str().unwrap_or("").to_string(),
+        theme.style(Role::Text),
+    )));
+    let schema = &params["requestedSchema"];
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    if let Some(props) = schema["properties"].as_object() {
+        for (name, p) in props {
+            let mut about = p["type"].as_str().unwrap_or("any").to_string();
+            if let Some(format) = p["format"].as_str() {
+                about = format!("{about} ({format})");
+            }
+            if let Some(e) = p["enum"].as_array() {
+                let e: Vec<String> = e.iter().map(|v| v.to_string()).collect();
+                about = format!("{about} [{}]", e.join("|"));
+            }
+            if let Some(d) = p.get("default") {
+                about = format!("{about} (default {d})");
+            }
+            lines.push(field(
+                &format!(
+                    "  {name}{}",
+                    if required.contains(&name.as_str()) {
+                        "*"
+                    } else {
+                        ""
+                    }
+                ),
+                about,
+            ));
+        }
+    }
     lines
 }
