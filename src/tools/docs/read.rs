@@ -302,6 +302,42 @@ pub(super) fn named_subjects(task: &str) -> Vec<Source> {
     out
 }
 
+/// What each chosen doc depends on is read before it (one hop): added in front of it
+/// (while there are fewer than `most`), or moved there when it was chosen for itself
+/// but came later.
+fn dependencies_first(
+    snap: &Snapshot,
+    chosen: &mut Vec<(String, String, Option<f64>)>,
+    most: usize,
+) {
+    let mut i = 0;
+    while i < chosen.len() {
+        let id = chosen[i].0.clone();
+        let deps: Vec<String> = snap
+            .graph()
+            .from(&Source::doc(&id))
+            .filter(|l| l.rel == Relation::DependsOn && l.target_exists)
+            .map(|l| l.target_doc_id.clone())
+            .collect();
+        for dep in deps {
+            match chosen.iter().position(|(d, _, _)| *d == dep) {
+                Some(j) if j < i => {}
+                Some(j) => {
+                    let entry = chosen.remove(j);
+                    chosen.insert(i, entry);
+                    i += 1;
+                }
+                None if chosen.len() < most => {
+                    chosen.insert(i, (dep, format!("{id} depends on it"), None));
+                    i += 1;
+                }
+                None => {}
+            }
+        }
+        i += 1;
+    }
+}
+
 pub(super) async fn loading_strategy(
     docs: Arc<Docs>,
     _env: Env,
@@ -354,34 +390,7 @@ pub(super) async fn loading_strategy(
         );
     }
     chosen.truncate(max_docs);
-    // What each chosen doc depends on is read before it (one hop): added in front of
-    // it, or moved there when it was chosen for itself but came later.
-    let mut i = 0;
-    while i < chosen.len() {
-        let id = chosen[i].0.clone();
-        let deps: Vec<String> = snap
-            .graph()
-            .from(&Source::doc(&id))
-            .filter(|l| l.rel == Relation::DependsOn && l.target_exists)
-            .map(|l| l.target_doc_id.clone())
-            .collect();
-        for dep in deps {
-            match chosen.iter().position(|(d, _, _)| *d == dep) {
-                Some(j) if j < i => {}
-                Some(j) => {
-                    let entry = chosen.remove(j);
-                    chosen.insert(i, entry);
-                    i += 1;
-                }
-                None if chosen.len() < max_docs * 2 => {
-                    chosen.insert(i, (dep, format!("{id} depends on it"), None));
-                    i += 1;
-                }
-                None => {}
-            }
-        }
-        i += 1;
-    }
+    dependencies_first(&snap, &mut chosen, max_docs * 2);
     let mut load = Vec::new();
     let mut deferred = Vec::new();
     let mut total = 0;
