@@ -114,6 +114,24 @@ enum Release {
     Cancelled,
 }
 
+impl Release {
+    /// How the hold ended, as the live feed says it.
+    fn how(&self) -> &'static str {
+        match self {
+            Release::Continue => "continued",
+            Release::TimedOut => "timed out, continued",
+            Release::OwnerLeft => "its watcher left, continued",
+            Release::SessionEnded => "the session ended, continued",
+            Release::Cancelled => "cancelled by the agent",
+            Release::Edit(_) => "edited, continued",
+            Release::EditRound(_) => "answers edited, continued",
+            Release::Answer(_) => "answered",
+            Release::Error(_) => "answered with an error",
+            Release::Drop => "dropped",
+        }
+    }
+}
+
 /// A call seen going to the server, until its answer.
 struct Call {
     tool: String,
@@ -706,19 +724,7 @@ impl Broker {
         } = holding;
         let way = *way;
         let mut event = json!({"type": "released", "hold": hold, "call": call, "tool": tool});
-        let how = match (&release, way) {
-            (Release::Continue, _) => "continued",
-            (Release::TimedOut, _) => "timed out, continued",
-            (Release::OwnerLeft, _) => "its watcher left, continued",
-            (Release::SessionEnded, _) => "the session ended, continued",
-            (Release::Cancelled, _) => "cancelled by the agent",
-            (Release::Edit(_), _) => "edited, continued",
-            (Release::EditRound(_), _) => "answers edited, continued",
-            (Release::Answer(_), _) => "answered",
-            (Release::Error(_), _) => "answered with an error",
-            (Release::Drop, _) => "dropped",
-        };
-        event["how"] = json!(how);
+        event["how"] = json!(release.how());
         // The era of the call, from the request held or the server's answer held.
         let original: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
         let stateless = match way {
@@ -740,32 +746,27 @@ impl Broker {
             }
             (Release::Cancelled, _) => {}
             (Release::EditRound(given), _) => {
-                let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
-                message["params"]["inputResponses"] = given.clone();
-                if let Some(tap) = &self.tap {
-                    tap.note(
-                        &id.to_string(),
-                        "the answers to the server's questions edited at a breakpoint",
-                    );
-                }
+                self.send_edited(
+                    line,
+                    id,
+                    "inputResponses",
+                    &given,
+                    "the answers to the server's questions edited at a breakpoint",
+                );
                 event["input_responses"] = given;
-                let mut bytes = message.to_string().into_bytes();
-                bytes.push(b'\n');
-                let _ = self.to_server.send(bytes);
             }
             (Release::Edit(args), On::Request) => {
-                let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
-                message["params"]["arguments"] = args.clone();
                 if let Some(c) = self.lock().calls.get_mut(&id.to_string()) {
                     c.args = args.clone();
                 }
-                if let Some(tap) = &self.tap {
-                    tap.note(&id.to_string(), "arguments edited at a breakpoint");
-                }
+                self.send_edited(
+                    line,
+                    id,
+                    "arguments",
+                    &args,
+                    "arguments edited at a breakpoint",
+                );
                 event["arguments"] = args;
-                let mut bytes = message.to_string().into_bytes();
-                bytes.push(b'\n');
-                let _ = self.to_server.send(bytes);
             }
             // The operator gives the whole tool result, as the held answer shows it:
             // it goes to the agent as given.
@@ -809,6 +810,19 @@ impl Broker {
             }
         }
         self.publish(event);
+    }
+
+    /// A held request sent on to the server with its `params.{key}` replaced by
+    /// `value`, the tap noting why.
+    fn send_edited(&self, line: &[u8], id: &impl ToString, key: &str, value: &Value, why: &str) {
+        let mut message: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+        message["params"][key] = value.clone();
+        if let Some(tap) = &self.tap {
+            tap.note(&id.to_string(), why);
+        }
+        let mut bytes = message.to_string().into_bytes();
+        bytes.push(b'\n');
+        let _ = self.to_server.send(bytes);
     }
 
     /// The session is ending: everything it holds goes on as it was (a held answer
