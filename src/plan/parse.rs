@@ -39,6 +39,29 @@ pub(super) struct Parsed {
     pub(super) problems: Vec<Problem>,
 }
 
+/// Each named step's index by its `id`; a name given twice is a problem, and the
+/// first step keeps it.
+fn step_names(raw_steps: &[Value], problems: &mut Vec<Problem>) -> BTreeMap<String, usize> {
+    let mut names: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, raw) in raw_steps.iter().enumerate() {
+        if let Some(id) = raw.get("id").and_then(Value::as_str) {
+            if let Some(first) = names.get(id) {
+                problems.push(Problem {
+                    step: Some(i),
+                    step_id: Some(id.to_string()),
+                    param: Some("id".into()),
+                    kind: "duplicate_id",
+                    message: format!("the id {id:?} is already step {first}'s"),
+                    available: None,
+                });
+            } else {
+                names.insert(id.to_string(), i);
+            }
+        }
+    }
+    names
+}
+
 pub(super) fn parse_parts(v: &Value) -> Result<Parsed, Vec<Problem>> {
     let mut problems = Vec::new();
     let Some(obj) = v.as_object() else {
@@ -110,23 +133,7 @@ pub(super) fn parse_parts(v: &Value) -> Result<Parsed, Vec<Problem>> {
     };
 
     // Names first, so that references and depends_on can use them in any order.
-    let mut names: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, raw) in raw_steps.iter().enumerate() {
-        if let Some(id) = raw.get("id").and_then(Value::as_str) {
-            if let Some(first) = names.get(id) {
-                problems.push(Problem {
-                    step: Some(i),
-                    step_id: Some(id.to_string()),
-                    param: Some("id".into()),
-                    kind: "duplicate_id",
-                    message: format!("the id {id:?} is already step {first}'s"),
-                    available: None,
-                });
-            } else {
-                names.insert(id.to_string(), i);
-            }
-        }
-    }
+    let names = step_names(raw_steps, &mut problems);
     let labels: Vec<String> = raw_steps
         .iter()
         .enumerate()
