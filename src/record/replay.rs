@@ -394,6 +394,38 @@ pub(crate) fn short(v: &Option<Value>, max: usize) -> String {
     }
 }
 
+/// One call that answered differently: where it is, then its changes.
+fn write_difference(out: &mut String, d: &CallDiff) {
+    use std::fmt::Write as _;
+    let _ = writeln!(
+        out,
+        "\ncall {} {} (line {}, session {}): {} difference{}",
+        d.call,
+        d.tool,
+        d.line,
+        d.session,
+        d.total,
+        if d.total == 1 { "" } else { "s" }
+    );
+    for c in &d.changes {
+        let path = if c.path.is_empty() {
+            "(the whole answer)"
+        } else {
+            &c.path
+        };
+        let _ = writeln!(
+            out,
+            "  {} {path}: {} → {}",
+            c.kind.mark(),
+            short(&c.before, 60),
+            short(&c.after, 60)
+        );
+    }
+    if d.total > d.changes.len() {
+        let _ = writeln!(out, "  … and {} more", d.total - d.changes.len());
+    }
+}
+
 /// The report as text: the totals, then each differing call with its changes.
 pub fn render(report: &Report, log: &Path, source: &str) -> String {
     use std::fmt::Write as _;
@@ -481,33 +513,7 @@ pub fn render(report: &Report, log: &Path, source: &str) -> String {
         let _ = writeln!(out, "  log: {p}");
     }
     for d in &report.different {
-        let _ = writeln!(
-            out,
-            "\ncall {} {} (line {}, session {}): {} difference{}",
-            d.call,
-            d.tool,
-            d.line,
-            d.session,
-            d.total,
-            if d.total == 1 { "" } else { "s" }
-        );
-        for c in &d.changes {
-            let path = if c.path.is_empty() {
-                "(the whole answer)"
-            } else {
-                &c.path
-            };
-            let _ = writeln!(
-                out,
-                "  {} {path}: {} → {}",
-                c.kind.mark(),
-                short(&c.before, 60),
-                short(&c.after, 60)
-            );
-        }
-        if d.total > d.changes.len() {
-            let _ = writeln!(out, "  … and {} more", d.total - d.changes.len());
-        }
+        write_difference(&mut out, d);
     }
     out
 }
