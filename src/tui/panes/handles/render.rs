@@ -58,56 +58,7 @@ impl HandlesPane {
                 .render(area, buf);
             return;
         }
-        // Wide: whole handles and tool names. Narrower: `player 3f9a1c07` and
-        // `list_players`; narrower still, age and hits make way.
-        let wide = area.width >= WIDE;
-        let full = area.width >= MEDIUM;
-        let cells = |r: &HandleRow| -> Vec<String> {
-            let mut cells = vec![
-                if wide { r.handle.clone() } else { r.short() },
-                if wide {
-                    r.tool.clone()
-                } else {
-                    r.tool.trim_start_matches("structs_").to_string()
-                },
-                bytes(r.size_bytes),
-                r.rows.to_string(),
-            ];
-            if full {
-                cells.push(duration(r.age_sec));
-            }
-            cells.push(duration(r.expires_in_sec));
-            if full {
-                cells.push(r.hits.to_string());
-            }
-            cells
-        };
-        let mut titles = vec!["handle", "tool", "size", "rows"];
-        if full {
-            titles.push("age");
-        }
-        titles.push("expires in");
-        if full {
-            titles.push("hits");
-        }
-        let body: Vec<Vec<String>> = listing.rows.iter().map(cells).collect();
-        // Each column as wide as its widest cell or title; the last takes the rest.
-        let mut widths: Vec<Constraint> = titles
-            .iter()
-            .enumerate()
-            .map(|(i, title)| {
-                let widest = body
-                    .iter()
-                    .map(|c| c[i].chars().count())
-                    .chain([title.len()])
-                    .max()
-                    .unwrap_or(0);
-                Constraint::Length(u16::try_from(widest).unwrap_or(u16::MAX))
-            })
-            .collect();
-        if let Some(last) = widths.last_mut() {
-            *last = Constraint::Fill(1);
-        }
+        let (titles, body, widths) = handle_columns(&listing.rows, area.width);
         let header = Row::new(titles).style(theme.style(Role::Muted));
         let rows: Vec<Row<'_>> = body
             .into_iter()
@@ -218,4 +169,62 @@ impl HandlesPane {
         ])
         .render(area, buf);
     }
+}
+
+/// The handles table's columns at `width`, their cells a row each, and each column's
+/// width: wide, whole handles and tool names; narrower, `player 3f9a1c07` and
+/// `list_players`; narrower still, age and hits make way.
+fn handle_columns(
+    rows: &[HandleRow],
+    width: u16,
+) -> (Vec<&'static str>, Vec<Vec<String>>, Vec<Constraint>) {
+    let wide = width >= WIDE;
+    let full = width >= MEDIUM;
+    let cells = |r: &HandleRow| -> Vec<String> {
+        let mut cells = vec![
+            if wide { r.handle.clone() } else { r.short() },
+            if wide {
+                r.tool.clone()
+            } else {
+                r.tool.trim_start_matches("structs_").to_string()
+            },
+            bytes(r.size_bytes),
+            r.rows.to_string(),
+        ];
+        if full {
+            cells.push(duration(r.age_sec));
+        }
+        cells.push(duration(r.expires_in_sec));
+        if full {
+            cells.push(r.hits.to_string());
+        }
+        cells
+    };
+    let mut titles = vec!["handle", "tool", "size", "rows"];
+    if full {
+        titles.push("age");
+    }
+    titles.push("expires in");
+    if full {
+        titles.push("hits");
+    }
+    let body: Vec<Vec<String>> = rows.iter().map(cells).collect();
+    // Each column as wide as its widest cell or title; the last takes the rest.
+    let mut widths: Vec<Constraint> = titles
+        .iter()
+        .enumerate()
+        .map(|(i, title)| {
+            let widest = body
+                .iter()
+                .map(|c| c[i].chars().count())
+                .chain([title.len()])
+                .max()
+                .unwrap_or(0);
+            Constraint::Length(u16::try_from(widest).unwrap_or(u16::MAX))
+        })
+        .collect();
+    if let Some(last) = widths.last_mut() {
+        *last = Constraint::Fill(1);
+    }
+    (titles, body, widths)
 }
