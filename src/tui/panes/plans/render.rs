@@ -115,20 +115,7 @@ impl PlansPane {
         let steps = &run.plan.steps;
         let (names, tools) = Self::step_columns(o, &run);
         let name_w = names.iter().map(|n| width(n)).max().unwrap_or(0);
-        // What each row needs after the tool: its dependencies and the optional mark.
-        let tail_w = steps
-            .iter()
-            .map(|s| {
-                let needs: Vec<String> = s.needs().iter().map(usize::to_string).collect();
-                let deps = if needs.is_empty() {
-                    0
-                } else {
-                    4 + width(&needs.join(", "))
-                };
-                deps + if s.optional { 10 } else { 0 }
-            })
-            .max()
-            .unwrap_or(0);
+        let tail_w = tail_width(steps);
         // When the pane is narrow the tool names give way, not what a step waits for.
         let room = usize::from(area.width).saturating_sub(2 + 2 + 2 + 2 + name_w + 2 + tail_w);
         let tool_w = tools
@@ -178,20 +165,7 @@ impl PlansPane {
                 ListItem::new(Line::from(spans))
             })
             .collect();
-        let c = run.counts();
-        let mut counts = Vec::new();
-        for (n, g, role) in [
-            (c.succeeded, "✓", Role::Info),
-            (c.failed + c.optional_failed, "✗", Role::Error),
-            (c.skipped, "⊘", Role::Muted),
-            (c.running, "◐", Role::Prompt),
-            (c.pending, "○", Role::Muted),
-        ] {
-            if n > 0 {
-                counts.push(Span::styled(format!(" {g}{n}"), theme.style(role)));
-            }
-        }
-        counts.push(Span::raw(" "));
+        let counts = count_spans(&run.counts(), theme);
         let n = steps.len();
         drop(run);
         let focused = self.focus == Area::Steps && self.pick.is_none();
@@ -549,4 +523,42 @@ pub(super) fn render_problems(
         }
     }
     Paragraph::new(lines).block(block).render(area, buf);
+}
+
+/// What the steps' rows need after the tool: their dependencies and the optional mark.
+fn tail_width(steps: &[crate::plan::Step]) -> usize {
+    steps
+        .iter()
+        .map(|s| {
+            let needs: Vec<String> = s.needs().iter().map(usize::to_string).collect();
+            let deps = if needs.is_empty() {
+                0
+            } else {
+                4 + width(&needs.join(", "))
+            };
+            deps + if s.optional { 10 } else { 0 }
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// A run's counts by state, for the steps' bottom border (`✓3 ✗1 ○2`).
+fn count_spans(
+    c: &crate::plan::exec::Counts,
+    theme: &crate::tui::theme::Theme,
+) -> Vec<Span<'static>> {
+    let mut counts = Vec::new();
+    for (n, g, role) in [
+        (c.succeeded, "✓", Role::Info),
+        (c.failed + c.optional_failed, "✗", Role::Error),
+        (c.skipped, "⊘", Role::Muted),
+        (c.running, "◐", Role::Prompt),
+        (c.pending, "○", Role::Muted),
+    ] {
+        if n > 0 {
+            counts.push(Span::styled(format!(" {g}{n}"), theme.style(role)));
+        }
+    }
+    counts.push(Span::raw(" "));
+    counts
 }
