@@ -597,7 +597,7 @@ const SCREEN: usize = 100;
 /// How many functions of `src/` and `pow/src/` still run over [`SCREEN`] lines: the
 /// count may only fall. Lower it as functions are split (issue 55 splits them all but
 /// the declarative tables).
-const LONG_FUNCTIONS_AT_MOST: usize = 43;
+const LONG_FUNCTIONS_AT_MOST: usize = 42;
 
 /// `text` with comments, strings and character literals blanked (newlines kept), so
 /// braces in them are not counted.

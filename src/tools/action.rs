@@ -490,11 +490,8 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     )
     .await?;
     let planet_ore = chain_u64(&planet, &["gridAttributes", "ore"]).unwrap_or(0);
-    let online =
-        crate::entity::records::StructStatus::of(&e["structAttributes"]).is_some_and(|s| {
-            s.has(crate::entity::records::StructStatus::ONLINE)
-                && !s.has(crate::entity::records::StructStatus::DESTROYED)
-        });
+    let online = crate::entity::records::StructStatus::of(&e["structAttributes"])
+        .is_some_and(crate::entity::records::StructStatus::is_working);
     let start = chain_u64(&e, &["structAttributes", "blockStartOreMine"]).unwrap_or(0);
     let height = env.status().block_height;
     let base = json!({
@@ -503,34 +500,8 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
         "estimated_yield": planet_ore.min(1),
         "planet_ore_remaining": planet_ore,
     });
-    let merge = |mut v: Value, extra: Value| {
-        if let (Some(o), Some(x)) = (v.as_object_mut(), extra.as_object()) {
-            for (k, val) in x {
-                o.insert(k.clone(), val.clone());
-            }
-        }
-        v
-    };
     if !online {
-        let out = send(&env, Msg::StructActivate { strct: ex.index }, creator).await?;
-        let v = applied(
-            &out,
-            "initiated",
-            format!(
-                "{ex} is online: its mining cycle started at block {}",
-                out.height
-            ),
-        );
-        return Ok(merge(
-            merge(v, base),
-            json!({
-                "next_step": {"step": "complete_mining",
-                    "description": "compute the mining proof once its difficulty has dropped, then call structs_action_mine_resources with the nonce",
-                    "tool": "structs_calculate_proof_of_work",
-                    "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
-                "estimated_completion": work_schedule(range, out.height, out.height),
-            }),
-        ));
+        return start_mining(&env, ex, creator, base, range).await;
     }
     let Some(nonce) = nonce_arg(&args) else {
         return Ok(merge(
@@ -568,6 +539,46 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             "player_stored_ore": r["player_stored_ore"],
             "next_step": {"step": "refine",
                 "description": "refine stored ore into alpha matter with an Ore Refinery (MsgStructOreRefineryComplete), before a raid takes it"},
+        }),
+    ))
+}
+
+/// `v` with the fields of `extra` put in (over its own).
+fn merge(mut v: Value, extra: Value) -> Value {
+    if let (Some(o), Some(x)) = (v.as_object_mut(), extra.as_object()) {
+        for (k, val) in x {
+            o.insert(k.clone(), val.clone());
+        }
+    }
+    v
+}
+
+/// An extractor that is not online is brought online, which starts its mining cycle;
+/// the answer says when its proof gets cheap.
+async fn start_mining(
+    env: &Env,
+    ex: EntityId,
+    creator: String,
+    base: Value,
+    range: u64,
+) -> Result<Value, ToolError> {
+    let out = send(env, Msg::StructActivate { strct: ex.index }, creator).await?;
+    let v = applied(
+        &out,
+        "initiated",
+        format!(
+            "{ex} is online: its mining cycle started at block {}",
+            out.height
+        ),
+    );
+    Ok(merge(
+        merge(v, base),
+        json!({
+            "next_step": {"step": "complete_mining",
+                "description": "compute the mining proof once its difficulty has dropped, then call structs_action_mine_resources with the nonce",
+                "tool": "structs_calculate_proof_of_work",
+                "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
+            "estimated_completion": work_schedule(range, out.height, out.height),
         }),
     ))
 }

@@ -85,8 +85,7 @@ pub fn is_built(st: &Value) -> bool {
 }
 
 pub fn is_online(st: &Value) -> bool {
-    let status = status_of(st);
-    status.has(StructStatus::ONLINE) && !status.has(StructStatus::DESTROYED)
+    status_of(st).is_working()
 }
 
 pub fn is_destroyed(st: &Value) -> bool {

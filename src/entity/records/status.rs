@@ -31,6 +31,11 @@ impl StructStatus {
         self.0 & bit != 0
     }
 
+    /// Online and not destroyed: the struct works.
+    pub fn is_working(self) -> bool {
+        self.has(StructStatus::ONLINE) && !self.has(StructStatus::DESTROYED)
+    }
+
     /// The set bits' names, lowest first (`35` → materialized, built, destroyed).
     pub fn flags(self) -> Vec<&'static str> {
         StructStatus::NAMES
