@@ -261,9 +261,10 @@ fn rename(v: &mut Value, renamed: &HashMap<String, String>) {
 }
 
 impl Report {
-    /// One call run again, `at` where it is: counted the same, or kept as a
-    /// difference, and the changes of shape it was read through counted apart.
-    fn tally(&mut self, compared: Compared, at: CallDiff) {
+    /// One call run again (call `call` of `session`, its response at `line`): counted
+    /// the same, or kept as a difference, and the changes of shape it was read through
+    /// counted apart.
+    fn tally(&mut self, compared: Compared, session: String, call: u64, line: u64, tool: String) {
         self.calls += 1;
         for change in &compared.shape {
             *self.shape.entry(change).or_default() += 1;
@@ -273,9 +274,12 @@ impl Report {
             self.same += 1;
         } else {
             self.different.push(CallDiff {
+                session,
+                call,
+                line,
+                tool,
                 changes: compared.changes,
                 total: compared.total,
-                ..at
             });
         }
     }
@@ -366,17 +370,7 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                     .await;
                 let older = entry.v < super::SHAPES_VERSION;
                 let compared = compare(&recorded, &fresh, ignore, CHANGES_KEPT, older);
-                report.tally(
-                    compared,
-                    CallDiff {
-                        session: entry.session,
-                        call,
-                        line: reader.line(),
-                        tool,
-                        changes: Vec::new(),
-                        total: 0,
-                    },
-                );
+                report.tally(compared, entry.session, call, reader.line(), tool);
             }
         }
     }

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::calculate::{difficulty_milestones, struct_type_schema};
 use super::{Env, Hints, Registry, ToolSpec, output};
-use super::{chain_str, chain_u64, fetch, id_arg, id_schema, opt_str, parse_id};
+use super::{chain_str, chain_u64, fetch, id_arg, id_schema, merge, opt_str, parse_id};
 use crate::chain::{self, Msg, Signed, Signer, WeaponChoice};
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
@@ -251,21 +251,13 @@ async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
     }))
 }
 
-/// The owner of the struct `strct` (its record `record`) and the address it signs with,
-/// after checking that a `player_id` given names that owner.
-async fn acting_owner(
-    env: &Env,
-    args: &Value,
-    strct: EntityId,
-    record: &Value,
-    field: &str,
-) -> Result<(EntityId, String), ToolError> {
+/// The owner of the struct `strct` (its record `record`), after checking that a
+/// `player_id` given names that owner.
+fn checked_owner(args: &Value, strct: EntityId, record: &Value) -> Result<EntityId, ToolError> {
     let owner = chain_str(record, &["Struct", "owner"]).unwrap_or("");
-    let owner_id = EntityId::parse(owner)
-        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{strct} has no owner")))?;
     if let Some(p) = opt_str(args, "player_id") {
         let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
-        if p != owner_id {
+        if p.to_string() != owner {
             return Err(ToolError::field(
                 ErrorCode::ValidationInvalidValue,
                 "player_id",
@@ -273,8 +265,8 @@ async fn acting_owner(
             ));
         }
     }
-    let creator = creator_of(env, owner_id, field).await?;
-    Ok((owner_id, creator))
+    EntityId::parse(owner)
+        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{strct} has no owner")))
 }
 
 /// The player's address, the `creator` of its messages.
@@ -468,7 +460,7 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             ),
         ));
     }
-    let (owner, creator) = acting_owner(&env, &args, ex, &e, "extractor_id").await?;
+    let owner = checked_owner(&args, ex, &e)?;
     let location = chain_str(&e, &["Struct", "locationId"])
         .unwrap_or("")
         .to_string();
@@ -482,6 +474,7 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             ));
         }
     }
+    let creator = creator_of(&env, owner, "extractor_id").await?;
     let planet = fetch(
         &env,
         EntityId::parse(&location)
@@ -504,8 +497,9 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
         return start_mining(&env, ex, creator, base, range).await;
     }
     let Some(nonce) = nonce_arg(&args) else {
-        return Ok(merge(
-            base,
+        let mut v = base;
+        merge(
+            &mut v,
             json!({
                 "transaction_hash": null,
                 "status": "mining",
@@ -515,7 +509,8 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
                     "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
                 "estimated_completion": work_schedule(range, start, height),
             }),
-        ));
+        );
+        return Ok(v);
     };
     let msg = Msg::StructOreMinerComplete {
         strct: ex.index,
@@ -524,7 +519,7 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     };
     let out = send(&env, msg, creator).await?;
     let r = out.results[0].clone();
-    let v = applied(
+    let mut v = applied(
         &out,
         "completed",
         format!(
@@ -532,25 +527,17 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
             r["planet_ore_left"]
         ),
     );
-    Ok(merge(
-        merge(v, base),
+    merge(&mut v, base);
+    merge(
+        &mut v,
         json!({
             "ore_mined": r["ore_mined"], "planet_ore_remaining": r["planet_ore_left"],
             "player_stored_ore": r["player_stored_ore"],
             "next_step": {"step": "refine",
                 "description": "refine stored ore into alpha matter with an Ore Refinery (MsgStructOreRefineryComplete), before a raid takes it"},
         }),
-    ))
-}
-
-/// `v` with the fields of `extra` put in (over its own).
-fn merge(mut v: Value, extra: Value) -> Value {
-    if let (Some(o), Some(x)) = (v.as_object_mut(), extra.as_object()) {
-        for (k, val) in x {
-            o.insert(k.clone(), val.clone());
-        }
-    }
-    v
+    );
+    Ok(v)
 }
 
 /// An extractor that is not online is brought online, which starts its mining cycle;
@@ -563,7 +550,7 @@ async fn start_mining(
     range: u64,
 ) -> Result<Value, ToolError> {
     let out = send(env, Msg::StructActivate { strct: ex.index }, creator).await?;
-    let v = applied(
+    let mut v = applied(
         &out,
         "initiated",
         format!(
@@ -571,8 +558,9 @@ async fn start_mining(
             out.height
         ),
     );
-    Ok(merge(
-        merge(v, base),
+    merge(&mut v, base);
+    merge(
+        &mut v,
         json!({
             "next_step": {"step": "complete_mining",
                 "description": "compute the mining proof once its difficulty has dropped, then call structs_action_mine_resources with the nonce",
@@ -580,7 +568,8 @@ async fn start_mining(
                 "arguments": {"action_type": "ore_miner_complete", "entity_id": ex}},
             "estimated_completion": work_schedule(range, out.height, out.height),
         }),
-    ))
+    );
+    Ok(v)
 }
 
 async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
@@ -590,7 +579,8 @@ async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
         .and_then(WeaponChoice::parse)
         .unwrap_or(WeaponChoice::Primary);
     let a = fetch(&env, attacker, "attacker_id").await?;
-    let (_, creator) = acting_owner(&env, &args, attacker, &a, "attacker_id").await?;
+    let owner = checked_owner(&args, attacker, &a)?;
+    let creator = creator_of(&env, owner, "attacker_id").await?;
     let msg = Msg::StructAttack {
         strct: attacker.index,
         targets: vec![target.index],

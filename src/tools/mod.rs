@@ -143,3 +143,11 @@ pub(crate) fn kind_arg(args: &Value, field: &str) -> Result<Option<EntityKind>, 
         )
     })
 }
+
+/// `out` with the fields of `more` put in, over its own (both objects; anything else
+/// leaves `out` as it is).
+pub(crate) fn merge(out: &mut Value, more: Value) {
+    if let (Some(o), Value::Object(m)) = (out.as_object_mut(), more) {
+        o.extend(m);
+    }
+}

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Env, Hints, Registry, ToolSpec, output};
-use super::{chain_u64, fetch, opt_str, parse_id};
+use super::{chain_u64, fetch, merge, opt_str, parse_id};
 use crate::context::log::{Level, log};
 use crate::context::{CallContext, ProgressUpdate};
 
@@ -688,12 +688,6 @@ fn best_json(p: &Progress) -> Value {
             "nonce": b.nonce, "hash": b.hash, "input": b.input, "achieved_difficulty": b.achieved,
         }),
         None => Value::Null,
-    }
-}
-
-fn merge(out: &mut Value, more: Value) {
-    if let (Some(o), Value::Object(m)) = (out.as_object_mut(), more) {
-        o.extend(m);
     }
 }
 

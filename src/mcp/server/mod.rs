@@ -167,6 +167,13 @@ impl McpServer {
     /// Whose state `context`'s request uses: its session's, or for a stateless request
     /// over HTTP its own (see [`stateless`]). A stateless request logs only at the level
     /// its `_meta` asks for.
+    /// Whether calls are written to a session log (this server's, or the stateless
+    /// requests' shared one).
+    fn records(&self) -> bool {
+        self.recorder.is_some()
+            || matches!(&self.scope, stateless::Scope::Shared { recorder: Some(_) })
+    }
+
     fn caller(&self, context: &RequestContext<RoleServer>) -> stateless::Caller {
         // This connection's or session's state, with the log given.
         let own = |log| stateless::Caller {

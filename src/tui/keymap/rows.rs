@@ -468,3 +468,26 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::DocsView], &[key(KeyCode::PageDown), ch(' ')], C::NextPage, "page", "Scroll down a page"),
     row(&[X::DocsView], PGUP, C::PrevPage, "page", "Scroll up a page"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every list and tree that moves alike is in [`MOVING`], so a scope added to one
+    /// of their groups does not go without its Up and Down.
+    #[test]
+    fn the_lists_that_move_alike_are_all_moving() {
+        let groups: [&[Scope]; 7] = [
+            ENTITY_AREAS,
+            HANDLE_AREAS,
+            &[X::Pow],
+            ACTION_LISTS,
+            PLAN_AREAS,
+            TASK_LISTS,
+            &[X::PlanPick],
+        ];
+        for scope in groups.iter().flat_map(|g| g.iter()) {
+            assert!(MOVING.contains(scope), "{scope:?} is not in MOVING");
+        }
+    }
+}

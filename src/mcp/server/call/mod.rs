@@ -31,7 +31,8 @@ mod task;
 pub(super) struct Call {
     /// The tool's name, as the client gave it.
     tool: Cow<'static, str>,
-    /// The arguments as the client gave them: what is asked about and recorded.
+    /// The arguments as the client gave them, kept where someone is asked to confirm
+    /// or a log is written: what is asked about and recorded.
     given: Option<JsonObject>,
     /// The core's prepared call, or why its arguments are refused: then no one is
     /// asked and no task is made, and the refusal is answered and recorded as the
@@ -77,7 +78,13 @@ impl McpServer {
         tool: Cow<'static, str>,
         given: Option<JsonObject>,
     ) -> Result<Call, McpError> {
-        let args = given.clone().map_or(Value::Null, Value::Object);
+        // The arguments as given are kept only for who reads them: the person asked to
+        // confirm, and the log.
+        let keep = self.confirm_actions || self.records();
+        let (args, given) = match given {
+            Some(map) if keep => (Value::Object(map.clone()), Some(map)),
+            given => (given.map_or(Value::Null, Value::Object), None),
+        };
         let prepared = self.core.prepare(&tool, args);
         if let Err(error) = &prepared
             && error.code == ErrorCode::ToolNotFound

@@ -127,12 +127,12 @@ impl World {
             return (None, None);
         };
         self.check_online(f.owner, assume, reqs);
-        let Some(at) = f.away_at else {
+        let Some(raided) = f.away_at else {
             reqs.need(
                 "fleetAway",
                 false,
                 format!(
-                    "{} is not away at another planet; move it to the target first",
+                    "{} is not away raided another planet; move it to the target first",
                     fid(fleet)
                 ),
             );
@@ -141,18 +141,18 @@ impl World {
         if let Some(p) = planet
             && !reqs.need(
                 "fleetAway",
-                p == at,
+                p == raided,
                 format!(
-                    "wrong location: {} is at {}, not {}",
+                    "wrong location: {} is raided {}, not {}",
                     fid(fleet),
-                    planet_id(at),
+                    planet_id(raided),
                     planet_id(p)
                 ),
             )
         {
             return (actor, None);
         }
-        let queue = self.raiders_at(at);
+        let queue = self.raiders_at(raided);
         reqs.need(
             "fleetFirstInLine",
             queue.first() == Some(&fleet),
@@ -168,26 +168,26 @@ impl World {
                 None => "no fleet is in line".into(),
             },
         );
-        let vulnerable = self.shields_vulnerable(at);
+        let vulnerable = self.shields_vulnerable(raided);
         reqs.need(
             "defenderShieldsVulnerable",
             vulnerable,
             if vulnerable {
-                format!("{}'s shields are down", planet_id(at))
+                format!("{}'s shields are down", planet_id(raided))
             } else {
                 format!(
                     "shields_active: {}'s owner has its fleet on station and its command ship online",
-                    planet_id(at)
+                    planet_id(raided)
                 )
             },
         );
-        let target = &self.planets[(at - 1) as usize];
+        let target = &self.planets[(raided - 1) as usize];
         let start = target.block_start_raid;
         reqs.need(
             "raidClockStarted",
             start != 0,
             if start != 0 {
-                format!("the raid clock started at block {start}")
+                format!("the raid clock started raided block {start}")
             } else {
                 "raid_clock_unset: the raid clock starts once the shields are down with a raider present".to_string()
             },
@@ -196,12 +196,18 @@ impl World {
             let work = Work {
                 action: Action::PlanetRaid,
                 entity_id: fid(fleet).to_string(),
-                planet_id: Some(planet_id(at).to_string()),
+                planet_id: Some(planet_id(raided).to_string()),
                 block_start: start,
             };
             self.check_proof(work, target.planetary_shield, nonce, proof, height, reqs);
         }
-        (actor, Some(Decided::Raid { fleet, planet: at }))
+        (
+            actor,
+            Some(Decided::Raid {
+                fleet,
+                planet: raided,
+            }),
+        )
     }
 
     /// Re-evaluates the raid clock of the player's planet and of the planet its fleet is

@@ -548,13 +548,14 @@ fn count_spans(
     theme: &crate::tui::theme::Theme,
 ) -> Vec<Span<'static>> {
     let mut counts = Vec::new();
-    for (n, g, role) in [
-        (c.succeeded, "✓", Role::Info),
-        (c.failed + c.optional_failed, "✗", Role::Error),
-        (c.skipped, "⊘", Role::Muted),
-        (c.running, "◐", Role::Prompt),
-        (c.pending, "○", Role::Muted),
+    for (n, status) in [
+        (c.succeeded, Status::Succeeded),
+        (c.failed + c.optional_failed, Status::Failed),
+        (c.skipped, Status::Skipped),
+        (c.running, Status::Running),
+        (c.pending, Status::Pending),
     ] {
+        let (g, role) = glyph(status);
         if n > 0 {
             counts.push(Span::styled(format!(" {g}{n}"), theme.style(role)));
         }

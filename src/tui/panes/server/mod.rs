@@ -41,7 +41,7 @@ use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
 use crate::tui::theme::Role;
-use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING, step};
+use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING, Scroll, step};
 
 mod browse;
 mod content;
@@ -168,7 +168,7 @@ pub(crate) struct ServerPane {
     history: VecDeque<Call>,
     showing: Option<RequestId>,
     history_list: Cursor,
-    result_scroll: usize,
+    result_scroll: Scroll,
     /// Resources, templates and prompts.
     browse: Browse,
     /// Log messages, the server's requests, roots.
@@ -226,7 +226,7 @@ impl ServerPane {
             history: VecDeque::new(),
             showing: None,
             history_list: Cursor::default(),
-            result_scroll: 0,
+            result_scroll: Scroll::default(),
             browse: Browse::default(),
             requests: Requests::default(),
             log_list: Cursor::default(),
@@ -331,7 +331,7 @@ impl ServerPane {
         }
         self.history_list.selected = self.history.len() - 1;
         self.showing = Some(id);
-        self.result_scroll = 0;
+        self.result_scroll.reset();
     }
 
     /// The call the answer view shows.
@@ -501,6 +501,10 @@ impl ServerPane {
     /// A scrolling command where no list cursor moves: by rows (a page is the rows
     /// shown last frame) or to either end.
     fn scroll_other(&mut self, command: Command) {
+        if self.mode == Mode::Result {
+            self.result_scroll.on(command);
+            return;
+        }
         let page = isize::try_from(self.page.max(1)).unwrap_or(10);
         match command {
             Command::Up => self.move_by(-1),
@@ -516,9 +520,8 @@ impl ServerPane {
     fn move_by(&mut self, delta: isize) {
         let step = |at: usize, len: usize| step(at, delta, len);
         match (self.section, self.mode) {
-            (_, Mode::Result) => {
-                self.result_scroll = self.result_scroll.saturating_add_signed(delta);
-            }
+            // A result scrolls as a text ([`Scroll`]), in `scroll_other`.
+            (_, Mode::Result) => {}
             (Section::Tools, Mode::Form) => self.field = step(self.field, self.fields.len()),
             (Section::Tools | Section::History | Section::Notifications | Section::Traffic, _) => {}
             (Section::Resources | Section::Prompts, Mode::Form) => self.browse.move_field(delta),
@@ -535,10 +538,7 @@ impl ServerPane {
 
     fn jump(&mut self, end: bool) {
         let delta = if end { isize::MAX / 2 } else { isize::MIN / 2 };
-        match (self.section, self.mode) {
-            (_, Mode::Result) => self.result_scroll = if end { usize::MAX / 2 } else { 0 },
-            _ => self.move_by(delta),
-        }
+        self.move_by(delta);
     }
 
     /// Runs a command of a section other than the tools and the wire's lists.
@@ -550,7 +550,7 @@ impl ServerPane {
             (Section::Resources | Section::Prompts, command) => {
                 if let Some(mode) = self.browse.run(self.section, command, &remote, ctx) {
                     self.mode = mode;
-                    self.result_scroll = 0;
+                    self.result_scroll.reset();
                 }
             }
             (Section::Log | Section::Requests | Section::Roots, command) => {
@@ -581,7 +581,7 @@ impl ServerPane {
         {
             self.showing = Some(id);
             self.mode = Mode::Result;
-            self.result_scroll = 0;
+            self.result_scroll.reset();
         }
     }
 
@@ -683,7 +683,7 @@ impl Pane for ServerPane {
                 Command::ShowCall => {
                     if let Some(call) = self.history.get(self.history_list.selected) {
                         self.showing = Some(call.id);
-                        self.result_scroll = 0;
+                        self.result_scroll.reset();
                         self.mode = Mode::Result;
                     }
                 }

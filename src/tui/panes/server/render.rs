@@ -387,8 +387,7 @@ impl ServerPane {
             name_max: 28,
         };
         let room = usize::from(inner.height).saturating_sub(4).max(1);
-        let mut shown = lines;
-        shown.extend(field_rows(
+        lines.extend(field_rows(
             &self.fields,
             self.field,
             rows,
@@ -396,24 +395,24 @@ impl ServerPane {
             room,
             theme,
         ));
-        shown.push(Line::default());
+        lines.push(Line::default());
         match form_arguments(&self.fields) {
-            Ok(args) => shown.push(Line::from(vec![
+            Ok(args) => lines.push(Line::from(vec![
                 Span::styled("arguments ", theme.style(Role::Field)),
                 Span::styled(args.to_string(), theme.style(Role::Value)),
             ])),
-            Err((field, why)) => shown.push(Line::from(Span::styled(
+            Err((field, why)) => lines.push(Line::from(Span::styled(
                 format!("{field}: {why}"),
                 theme.style(Role::Error),
             ))),
         }
         if let Some(f) = self.fields.get(self.field) {
-            shown.push(Line::from(Span::styled(
+            lines.push(Line::from(Span::styled(
                 f.about(),
                 theme.style(Role::Muted),
             )));
         }
-        Paragraph::new(shown)
+        Paragraph::new(lines)
             .wrap(Wrap { trim: false })
             .render(inner, buf);
     }
@@ -543,16 +542,15 @@ impl ServerPane {
         let lines = wrap_lines(lines, width);
         let rows = usize::from(left);
         self.page = rows;
-        let max = lines.len().saturating_sub(rows);
-        self.result_scroll = self.result_scroll.min(max);
-        for (k, (role, line)) in lines.iter().skip(self.result_scroll).take(rows).enumerate() {
+        let first = self.result_scroll.shown_filled(rows, lines.len());
+        for (k, (role, line)) in lines.iter().skip(first).take(rows).enumerate() {
             buf.set_stringn(inner.x, top + k as u16, line, width, theme.style(*role));
         }
         if lines.len() > rows {
             let note = format!(
                 " lines {}-{} of {} ",
-                self.result_scroll + 1,
-                (self.result_scroll + rows).min(lines.len()),
+                first + 1,
+                (first + rows).min(lines.len()),
                 lines.len()
             );
             let x = area.right().saturating_sub(note.len() as u16 + 2);

@@ -733,9 +733,6 @@ impl Requests {
     }
 }
 
-/// A request from the server, described: a sampling request's messages with their
-/// roles, its system prompt, model preferences and token limit; an elicitation's
-/// message and the fields it asks for.
 /// A line `k v`, the name as a field and the value as a value.
 fn field_line(theme: &crate::tui::theme::Theme, k: &str, v: String) -> Line<'static> {
     Line::from(vec![
@@ -744,6 +741,9 @@ fn field_line(theme: &crate::tui::theme::Theme, k: &str, v: String) -> Line<'sta
     ])
 }
 
+/// A request from the server, described: a sampling request's messages with their
+/// roles, its system prompt, model preferences and token limit; an elicitation's
+/// message and the fields it asks for.
 fn ask_lines(
     kind: AskKind,
     params: &Value,

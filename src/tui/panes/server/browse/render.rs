@@ -16,6 +16,7 @@ use super::{Browse, Listing, Target};
 use crate::tui::pane::Ui;
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::cursor::Scroll;
 use crate::tui::widgets::text::{SELECTED_MARK, fit};
 
 impl Browse {
@@ -23,7 +24,7 @@ impl Browse {
         &mut self,
         section: Section,
         mode: Mode,
-        scroll: &mut usize,
+        scroll: &mut Scroll,
         area: Rect,
         buf: &mut Buffer,
         ui: &Ui<'_>,
@@ -311,7 +312,7 @@ impl Browse {
             .render(inner, buf);
     }
 
-    fn render_shown(&self, area: Rect, scroll: &mut usize, buf: &mut Buffer, ui: &Ui<'_>) {
+    fn render_shown(&self, area: Rect, scroll: &mut Scroll, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let Some(shown) = &self.shown else { return };
         let state = match &shown.lines {
@@ -331,8 +332,8 @@ impl Browse {
         };
         // Every line whole: a long one goes on in the rows under it.
         let lines = wrap_lines(&lines, width);
-        *scroll = (*scroll).min(lines.len().saturating_sub(rows));
-        for (k, (role, text)) in lines.iter().skip(*scroll).take(rows).enumerate() {
+        let top = scroll.shown_filled(rows, lines.len());
+        for (k, (role, text)) in lines.iter().skip(top).take(rows).enumerate() {
             buf.set_stringn(
                 inner.x,
                 inner.y + k as u16,
