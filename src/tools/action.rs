@@ -251,6 +251,21 @@ async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
     }))
 }
 
+/// That a `planet_id` given names where the struct `strct` is (`location`).
+fn check_location(args: &Value, strct: EntityId, location: &str) -> Result<(), ToolError> {
+    if let Some(p) = opt_str(args, "planet_id") {
+        let p = parse_id(p, "planet_id", Some(EntityKind::Planet))?;
+        if p.to_string() != location {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "planet_id",
+                format!("wrong location: {strct} is on {location}, not {p}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The owner of the struct `strct` (its record `record`), after checking that a
 /// `player_id` given names that owner.
 fn checked_owner(args: &Value, strct: EntityId, record: &Value) -> Result<EntityId, ToolError> {
@@ -464,16 +479,7 @@ async fn mine_resources(env: Env, args: Value) -> Result<Value, ToolError> {
     let location = chain_str(&e, &["Struct", "locationId"])
         .unwrap_or("")
         .to_string();
-    if let Some(p) = opt_str(&args, "planet_id") {
-        let p = parse_id(p, "planet_id", Some(EntityKind::Planet))?;
-        if p.to_string() != location {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "planet_id",
-                format!("wrong location: {ex} is on {location}, not {p}"),
-            ));
-        }
-    }
+    check_location(&args, ex, &location)?;
     let creator = creator_of(&env, owner, "extractor_id").await?;
     let planet = fetch(
         &env,
