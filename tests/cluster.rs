@@ -327,15 +327,25 @@ fn redis_nats_and_a_rolling_restart_lose_nothing() {
     let logs = three.logs();
     eprintln!("long tasks: {long}\nsteady agent: {steady}");
     // The long tasks on the first server restarted ended with it, saying so at once;
-    // the agent then cancelled the others.
+    // the agent then cancelled the others. Under load the next server may be
+    // restarted before the agent's cancel reaches it: its tasks then end as the
+    // first's did. None is left working, and none ends any other way.
     let tasks = long["tasks"].as_array().unwrap();
+    let shut_down = |t: &Value| {
+        t["status"] == "failed"
+            && t["message"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("was shut down")
+    };
     for t in tasks {
         if t["server"].as_str().unwrap().ends_with(&first) {
-            assert_eq!(t["status"], "failed", "{long:#}\n{logs}");
-            let message = t["message"].as_str().unwrap_or_default();
-            assert!(message.contains("was shut down"), "{long:#}");
+            assert!(shut_down(t), "{long:#}\n{logs}");
         } else {
-            assert_eq!(t["status"], "cancelled", "{long:#}\n{logs}");
+            assert!(
+                t["status"] == "cancelled" || shut_down(t),
+                "{long:#}\n{logs}"
+            );
         }
     }
     assert_eq!(long["errors"], json!([]), "{long:#}");
