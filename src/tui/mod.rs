@@ -9,7 +9,8 @@
 //! - `widgets/`: drawing pieces several panes share (the bordered area, the box over
 //!   a pane, the tree);
 //! - `dispatch`: tool calls run on the tokio runtime and report back by channel, so
-//!   the draw loop never waits on the core.
+//!   the draw loop never waits on the core;
+//! - `testing` (tests only): the desk a pane's unit tests press commands on.
 //!
 //! The console reaches the game only through tool calls ([`Core::call`]) and
 //! [`Core::status`] for the header; it never touches a source directly.
@@ -22,6 +23,8 @@ mod pane;
 mod panes;
 pub mod stderr;
 mod tab;
+#[cfg(test)]
+mod testing;
 pub mod theme;
 mod widgets;
 

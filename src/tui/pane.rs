@@ -168,9 +168,31 @@ pub(crate) struct Ui<'a> {
 
 /// One tab's content. Panes own their state, draw themselves into the area they are
 /// given, and report the commands they offer right now (the hint bar shows those).
+///
+/// A pane keeps its state apart from its view: [`Pane::run`] is what a command does (the
+/// pane's transitions, plain code that a unit test drives with no keys and no
+/// terminal), [`Pane::handle_key`] only maps a key to a command (or to typed text), and
+/// [`Pane::render`] draws the state.
 pub(crate) trait Pane {
-    /// Handles a key press; `NotConsumed` lets the app try its global keys.
-    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState;
+    /// Handles a key press; `NotConsumed` lets the app try its global keys. By default
+    /// the key's command in the focused scope runs (see [`Pane::run_key`]); a pane with
+    /// a text prompt takes typed characters first.
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        self.run_key(key, ctx)
+    }
+
+    /// Runs the command `key` is bound to in the focused scope, if the pane offers it
+    /// now (see [`dispatch`]).
+    fn run_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        let (scope, offered) = (self.scope(), self.commands());
+        dispatch(key, ctx, scope, &offered, |command, ctx| {
+            self.run(command, ctx)
+        })
+    }
+
+    /// What `command` does to the pane. Keys reach it only for commands the pane
+    /// offers now ([`Pane::commands`]); any other does nothing.
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>);
 
     /// Applies the result of one of this pane's calls; false for one it no longer
     /// wants (a list page asked for again before it came), which is dropped.

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui};
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::cursor::{SCROLLING, Scroll, moved};
@@ -356,60 +356,6 @@ impl DocsPane {
             .map_or(0, |d| d.content.lines().count() + 4)
     }
 
-    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match command {
-            Command::FocusNext | Command::FocusPrev => {
-                let at = AREAS.iter().position(|a| *a == self.focus).unwrap_or(0);
-                let n = AREAS.len();
-                let mut next = at;
-                loop {
-                    next = if command == Command::FocusNext {
-                        (next + 1) % n
-                    } else {
-                        (next + n - 1) % n
-                    };
-                    // The entity's docs are an area only while an entity is selected.
-                    if AREAS[next] != Area::Entity || self.entity.is_some() {
-                        break;
-                    }
-                }
-                self.focus = AREAS[next];
-            }
-            Command::Search => self.focus = Area::Search,
-            Command::Up | Command::Down | Command::Top | Command::Bottom
-                if self.focus != Area::Doc =>
-            {
-                if let Some(pick) = self.pick() {
-                    pick.step(command);
-                }
-            }
-            command if SCROLLING.contains(&command) => {
-                self.scroll.on(command);
-            }
-            Command::OpenDoc => {
-                let row = self.pick().and_then(|p| p.selected().cloned());
-                match row {
-                    Some(row) if row.exists => {
-                        self.open(&row.doc_id, ctx);
-                        self.focus = Area::Doc;
-                    }
-                    Some(row) => ctx.status.error(format!(
-                        "{} is linked but is not a doc under the root",
-                        row.doc_id
-                    )),
-                    None => {}
-                }
-            }
-            Command::DocBack => {
-                if let Some(previous) = self.back.pop() {
-                    self.fetch(&previous, ctx);
-                    ctx.status.info(format!("back to {previous}"));
-                }
-            }
-            _ => {}
-        }
-    }
-
     fn search_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Scope::DocsSearch, key) {
             Some(Command::ShowResults | Command::LeaveSearch) => self.focus = Area::Results,
@@ -638,12 +584,65 @@ impl DocsPane {
 }
 
 impl Pane for DocsPane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::FocusNext | Command::FocusPrev => {
+                let at = AREAS.iter().position(|a| *a == self.focus).unwrap_or(0);
+                let n = AREAS.len();
+                let mut next = at;
+                loop {
+                    next = if command == Command::FocusNext {
+                        (next + 1) % n
+                    } else {
+                        (next + n - 1) % n
+                    };
+                    // The entity's docs are an area only while an entity is selected.
+                    if AREAS[next] != Area::Entity || self.entity.is_some() {
+                        break;
+                    }
+                }
+                self.focus = AREAS[next];
+            }
+            Command::Search => self.focus = Area::Search,
+            Command::Up | Command::Down | Command::Top | Command::Bottom
+                if self.focus != Area::Doc =>
+            {
+                if let Some(pick) = self.pick() {
+                    pick.step(command);
+                }
+            }
+            command if SCROLLING.contains(&command) => {
+                self.scroll.on(command);
+            }
+            Command::OpenDoc => {
+                let row = self.pick().and_then(|p| p.selected().cloned());
+                match row {
+                    Some(row) if row.exists => {
+                        self.open(&row.doc_id, ctx);
+                        self.focus = Area::Doc;
+                    }
+                    Some(row) => ctx.status.error(format!(
+                        "{} is linked but is not a doc under the root",
+                        row.doc_id
+                    )),
+                    None => {}
+                }
+            }
+            Command::DocBack => {
+                if let Some(previous) = self.back.pop() {
+                    self.fetch(&previous, ctx);
+                    ctx.status.info(format!("back to {previous}"));
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.focus == Area::Search {
             return self.search_key(key, ctx);
         }
-        let (scope, offered) = (self.scope(), self.commands());
-        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
+        self.run_key(key, ctx)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -837,4 +836,43 @@ fn folded(items: &[String], shown: usize) -> String {
     }
     let head = &items[..shown.saturating_sub(1)];
     format!("{} and {} more", head.join(", "), items.len() - head.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::tab::Tab;
+    use crate::tui::testing::TestDesk;
+
+    #[test]
+    fn a_search_result_opens_and_back_returns_to_the_doc_before() {
+        let desk = &mut TestDesk::new(Tab::Docs);
+        let mut pane = DocsPane::new();
+        desk.press(&mut pane, Command::Search);
+        assert_eq!(pane.scope(), Scope::DocsSearch);
+        pane.query = "mining ore".into();
+        pane.search(&mut desk.ctx());
+        desk.settle(&mut pane);
+        pane.focus = Area::Results;
+        assert!(pane.results.rows.len() > 1, "{:?}", pane.error);
+
+        desk.press(&mut pane, Command::OpenDoc);
+        let first = pane.doc.as_ref().map(|d| d.doc_id.clone()).expect("a doc");
+        assert_eq!(first, pane.results.rows[0].doc_id);
+        assert_eq!(pane.scope(), Scope::DocsView);
+
+        desk.press(&mut pane, Command::FocusPrev);
+        assert_eq!(pane.focus, Area::Results);
+        desk.press(&mut pane, Command::Down);
+        desk.press(&mut pane, Command::OpenDoc);
+        let second = pane.doc.as_ref().map(|d| d.doc_id.clone()).expect("a doc");
+        assert_eq!(second, pane.results.rows[1].doc_id);
+        assert_ne!(first, second);
+
+        desk.press(&mut pane, Command::DocBack);
+        assert_eq!(
+            pane.doc.as_ref().map(|d| d.doc_id.as_str()),
+            Some(first.as_str())
+        );
+    }
 }

@@ -81,7 +81,6 @@ pub(crate) struct EntitiesPane {
 }
 
 impl EntitiesPane {
-    /// The pane, with the first kind's first page already asked for.
     /// The pane, asking for the first kind's entities when `load` (the core is a
     /// Structs one).
     pub fn new(load: bool, ctx: &mut Ctx<'_>) -> EntitiesPane {
@@ -240,77 +239,6 @@ impl EntitiesPane {
             (at + areas.len() - 1) % areas.len()
         };
         self.focus = areas[next];
-    }
-
-    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match (self.focus, command) {
-            (_, Command::FocusNext) => self.focus_step(true),
-            (_, Command::FocusPrev) => self.focus_step(false),
-            // The prompt starts empty, so typing never appends to the last filter; the
-            // list keeps showing it until the first key.
-            (_, Command::StartFilter) => {
-                self.filter.clear();
-                self.editing = true;
-            }
-            (Area::Kinds, command) if ROWS.contains(&command) => {
-                if let Some(row) = moved(command, self.kind_index, KIND_ORDER.len(), 1) {
-                    self.select_kind(row, ctx);
-                }
-            }
-            (Area::Kinds, Command::ShowKind) => self.focus = Area::List,
-            (Area::List, command) if ROWS.contains(&command) => self.list.scroll(command),
-            (Area::List, Command::OpenEntity) => {
-                if let Some(row) = self.list.selected()
-                    && row.id.is_none()
-                {
-                    // An infusion or address has no id to open by: its row is all.
-                    ctx.status.info(format!(
-                        "{}: {} have no id on the chain, so this one opens nowhere; its row is its record",
-                        row.key,
-                        self.kind().plural()
-                    ));
-                } else if let Some(row) = self.list.selected()
-                    && let Some(id) = row.id
-                {
-                    // A list page holds the chain's core record only. It shows at
-                    // once; the references query made on opening answers the whole
-                    // entity (grid attributes, inventory), which then replaces it.
-                    let tree = EntityTree::loaded(id, row.entity.clone());
-                    self.open(tree, ctx);
-                }
-            }
-            (Area::List, Command::NextPage) => self.list.next_page(ctx),
-            (Area::List, Command::PrevPage) => self.list.prev_page(ctx),
-            (Area::List, Command::ClearFilter) => {
-                self.filter.clear();
-                self.list.load(self.kind(), None, ctx);
-            }
-            (Area::List, Command::Back) => self.focus = Area::Kinds,
-            (Area::Tree, Command::Back) => self.focus = Area::List,
-            (Area::References, Command::Back) => self.focus = Area::Tree,
-            (Area::Tree | Area::References, Command::ReferenceDepth) => {
-                if let Some(references) = &mut self.references {
-                    references.toggle_depth(ctx);
-                    self.reference_depth = references.depth();
-                }
-            }
-            (Area::Tree | Area::References, Command::ReferenceKinds) => {
-                if let Some(references) = &mut self.references {
-                    references.cycle_kinds(ctx);
-                }
-            }
-            (Area::Tree, command) => {
-                if let Some(tree) = &mut self.tree {
-                    tree.run(command, ctx);
-                }
-            }
-            (Area::References, command) => {
-                if let Some(references) = &mut self.references {
-                    references.run(command, ctx);
-                }
-            }
-            _ => {}
-        }
     }
 
     /// Keys while the filter prompt is open: commands from the keymap, and the
@@ -543,6 +471,77 @@ impl EntitiesPane {
 }
 
 impl Pane for EntitiesPane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match (self.focus, command) {
+            (_, Command::FocusNext) => self.focus_step(true),
+            (_, Command::FocusPrev) => self.focus_step(false),
+            // The prompt starts empty, so typing never appends to the last filter; the
+            // list keeps showing it until the first key.
+            (_, Command::StartFilter) => {
+                self.filter.clear();
+                self.editing = true;
+            }
+            (Area::Kinds, command) if ROWS.contains(&command) => {
+                if let Some(row) = moved(command, self.kind_index, KIND_ORDER.len(), 1) {
+                    self.select_kind(row, ctx);
+                }
+            }
+            (Area::Kinds, Command::ShowKind) => self.focus = Area::List,
+            (Area::List, command) if ROWS.contains(&command) => self.list.scroll(command),
+            (Area::List, Command::OpenEntity) => {
+                if let Some(row) = self.list.selected()
+                    && row.id.is_none()
+                {
+                    // An infusion or address has no id to open by: its row is all.
+                    ctx.status.info(format!(
+                        "{}: {} have no id on the chain, so this one opens nowhere; its row is its record",
+                        row.key,
+                        self.kind().plural()
+                    ));
+                } else if let Some(row) = self.list.selected()
+                    && let Some(id) = row.id
+                {
+                    // A list page holds the chain's core record only. It shows at
+                    // once; the references query made on opening answers the whole
+                    // entity (grid attributes, inventory), which then replaces it.
+                    let tree = EntityTree::loaded(id, row.entity.clone());
+                    self.open(tree, ctx);
+                }
+            }
+            (Area::List, Command::NextPage) => self.list.next_page(ctx),
+            (Area::List, Command::PrevPage) => self.list.prev_page(ctx),
+            (Area::List, Command::ClearFilter) => {
+                self.filter.clear();
+                self.list.load(self.kind(), None, ctx);
+            }
+            (Area::List, Command::Back) => self.focus = Area::Kinds,
+            (Area::Tree, Command::Back) => self.focus = Area::List,
+            (Area::References, Command::Back) => self.focus = Area::Tree,
+            (Area::Tree | Area::References, Command::ReferenceDepth) => {
+                if let Some(references) = &mut self.references {
+                    references.toggle_depth(ctx);
+                    self.reference_depth = references.depth();
+                }
+            }
+            (Area::Tree | Area::References, Command::ReferenceKinds) => {
+                if let Some(references) = &mut self.references {
+                    references.cycle_kinds(ctx);
+                }
+            }
+            (Area::Tree, command) => {
+                if let Some(tree) = &mut self.tree {
+                    tree.run(command, ctx);
+                }
+            }
+            (Area::References, command) => {
+                if let Some(references) = &mut self.references {
+                    references.run(command, ctx);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn poll(&mut self, ctx: &mut Ctx<'_>) -> bool {
         self.list.refit(ctx)
     }
@@ -569,8 +568,7 @@ impl Pane for EntitiesPane {
         if self.editing {
             return self.filter_key(key, ctx);
         }
-        let (scope, offered) = (self.scope(), self.commands());
-        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
+        self.run_key(key, ctx)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -764,4 +762,77 @@ fn kind_named_by(text: &str) -> Option<EntityKind> {
         return None;
     }
     EntityKind::from_code(code.parse().ok()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::tab::Tab;
+    use crate::tui::testing::TestDesk;
+
+    fn loaded() -> (TestDesk, EntitiesPane) {
+        let mut desk = TestDesk::new(Tab::Entities);
+        let mut pane = EntitiesPane::new(true, &mut desk.ctx());
+        desk.settle(&mut pane);
+        (desk, pane)
+    }
+
+    #[test]
+    fn the_list_opens_on_the_first_kinds_first_page() {
+        let (_desk, pane) = loaded();
+        assert_eq!(pane.scope(), Scope::List);
+        let ids = pane.list.ids();
+        assert!(
+            ids.len() > 1,
+            "the demo world lists several {:?}",
+            pane.kind()
+        );
+        assert!(ids.iter().all(|id| id.kind == KIND_ORDER[0]), "{ids:?}");
+        assert_eq!(pane.target(), Some(ids[0]));
+    }
+
+    #[test]
+    fn opening_a_row_shows_its_tree_and_references_and_back_returns() {
+        let (mut desk, mut pane) = loaded();
+        desk.press(&mut pane, Command::Down);
+        let second = pane.list.ids()[1];
+        assert_eq!(pane.target(), Some(second));
+
+        desk.press(&mut pane, Command::OpenEntity);
+        assert_eq!(pane.focus, Area::Tree);
+        assert_eq!(pane.tree.as_ref().map(EntityTree::root), Some(second));
+        assert!(pane.references.is_some());
+        assert_eq!(pane.target(), Some(second));
+
+        desk.press(&mut pane, Command::FocusNext);
+        assert_eq!(pane.scope(), Scope::References);
+        desk.press(&mut pane, Command::Back);
+        desk.press(&mut pane, Command::Back);
+        assert_eq!(pane.scope(), Scope::List);
+        assert_eq!(pane.target(), Some(second), "the row stays selected");
+    }
+
+    #[test]
+    fn another_kind_lists_its_own_entities() {
+        let (mut desk, mut pane) = loaded();
+        desk.press(&mut pane, Command::Back);
+        assert_eq!(pane.scope(), Scope::Kinds);
+        desk.press(&mut pane, Command::Down);
+        assert_eq!(pane.kind(), KIND_ORDER[1]);
+        desk.press(&mut pane, Command::ShowKind);
+        assert_eq!(pane.scope(), Scope::List);
+        let ids = pane.list.ids();
+        assert!(!ids.is_empty());
+        assert!(ids.iter().all(|id| id.kind == KIND_ORDER[1]), "{ids:?}");
+    }
+
+    #[test]
+    fn the_filter_prompt_starts_empty_and_offers_its_own_commands() {
+        let (mut desk, mut pane) = loaded();
+        pane.filter = "1-".into();
+        desk.press(&mut pane, Command::StartFilter);
+        assert!(pane.editing && pane.filter.is_empty());
+        assert_eq!(pane.scope(), Scope::Filter);
+        assert_eq!(pane.commands(), [Command::KeepFilter, Command::DropFilter]);
+    }
 }

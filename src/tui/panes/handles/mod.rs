@@ -39,7 +39,7 @@ use serde_json::{Value, json};
 use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::cursor::{ROWS, moved};
@@ -273,70 +273,6 @@ impl HandlesPane {
         }
     }
 
-    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match (self.focus, command) {
-            (_, Command::FocusNext | Command::FocusPrev) => {
-                self.focus = match self.focus {
-                    Area::List => Area::Data,
-                    Area::Data => Area::List,
-                };
-            }
-            (_, Command::Refresh) => self.refresh(ctx),
-            (_, Command::EditFields) => {
-                self.draft = self.fields.clone();
-                self.editing = true;
-            }
-            (_, Command::CycleVerbosity) => {
-                self.verbosity = (self.verbosity + 1) % VERBOSITIES.len();
-                let verbosity = VERBOSITIES[self.verbosity];
-                if self.fields.is_empty() {
-                    ctx.status.info(format!("verbosity {verbosity}"));
-                    self.refetch(ctx);
-                } else {
-                    ctx.status.info(format!(
-                        "verbosity {verbosity}, once the field selection is dropped \
-                         (it overrides verbosity)"
-                    ));
-                }
-            }
-            (_, Command::CopyJson) => self.copy(ctx),
-            (_, Command::NextPage | Command::PrevPage) => {
-                if let Some(page) = self.loaded_page() {
-                    let handle = page.handle.clone();
-                    let next = if command == Command::NextPage {
-                        page.current + 1
-                    } else {
-                        page.current.saturating_sub(1)
-                    };
-                    self.fetch(handle, next, ctx);
-                }
-            }
-            (Area::List, command) if ROWS.contains(&command) => {
-                let at = self.table.selected().unwrap_or(0);
-                if let Some(row) = moved(command, at, self.rows().len(), 1) {
-                    self.table.select(Some(row));
-                }
-            }
-            (Area::List, Command::Inspect) => {
-                if let Some(row) = self.selected_row() {
-                    let handle = row.handle.clone();
-                    self.fetch(handle, 1, ctx);
-                    self.focus = Area::Data;
-                }
-            }
-            (Area::Data, Command::Back) => self.focus = Area::List,
-            (Area::Data, command) => match self.view.run(command) {
-                Change::None => {}
-                Change::Reshaped => self.rebuild(),
-                Change::LinkOpened(target) => {
-                    self.fetched.fetch_if_needed(target, ctx);
-                    self.rebuild();
-                }
-            },
-            _ => {}
-        }
-    }
-
     /// Keys while the field prompt is open.
     fn prompt_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         match ctx.keymap.command(Scope::Fields, key) {
@@ -491,12 +427,75 @@ impl HandlesPane {
 }
 
 impl Pane for HandlesPane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match (self.focus, command) {
+            (_, Command::FocusNext | Command::FocusPrev) => {
+                self.focus = match self.focus {
+                    Area::List => Area::Data,
+                    Area::Data => Area::List,
+                };
+            }
+            (_, Command::Refresh) => self.refresh(ctx),
+            (_, Command::EditFields) => {
+                self.draft = self.fields.clone();
+                self.editing = true;
+            }
+            (_, Command::CycleVerbosity) => {
+                self.verbosity = (self.verbosity + 1) % VERBOSITIES.len();
+                let verbosity = VERBOSITIES[self.verbosity];
+                if self.fields.is_empty() {
+                    ctx.status.info(format!("verbosity {verbosity}"));
+                    self.refetch(ctx);
+                } else {
+                    ctx.status.info(format!(
+                        "verbosity {verbosity}, once the field selection is dropped \
+                         (it overrides verbosity)"
+                    ));
+                }
+            }
+            (_, Command::CopyJson) => self.copy(ctx),
+            (_, Command::NextPage | Command::PrevPage) => {
+                if let Some(page) = self.loaded_page() {
+                    let handle = page.handle.clone();
+                    let next = if command == Command::NextPage {
+                        page.current + 1
+                    } else {
+                        page.current.saturating_sub(1)
+                    };
+                    self.fetch(handle, next, ctx);
+                }
+            }
+            (Area::List, command) if ROWS.contains(&command) => {
+                let at = self.table.selected().unwrap_or(0);
+                if let Some(row) = moved(command, at, self.rows().len(), 1) {
+                    self.table.select(Some(row));
+                }
+            }
+            (Area::List, Command::Inspect) => {
+                if let Some(row) = self.selected_row() {
+                    let handle = row.handle.clone();
+                    self.fetch(handle, 1, ctx);
+                    self.focus = Area::Data;
+                }
+            }
+            (Area::Data, Command::Back) => self.focus = Area::List,
+            (Area::Data, command) => match self.view.run(command) {
+                Change::None => {}
+                Change::Reshaped => self.rebuild(),
+                Change::LinkOpened(target) => {
+                    self.fetched.fetch_if_needed(target, ctx);
+                    self.rebuild();
+                }
+            },
+            _ => {}
+        }
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.editing {
             return self.prompt_key(key, ctx);
         }
-        let (scope, offered) = (self.scope(), self.commands());
-        dispatch(key, ctx, scope, &offered, |c, ctx| self.run(c, ctx))
+        self.run_key(key, ctx)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -669,5 +668,79 @@ mod tests {
             hits: 0,
         };
         assert_eq!(row.short(), "player 3f9a1c07");
+    }
+
+    /// What the pane copied.
+    #[derive(Clone, Default)]
+    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl Clipboard for Kept {
+        fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
+            self.0.lock().unwrap().push(text.to_string());
+            Ok(crate::tui::clipboard::Copied::System)
+        }
+    }
+
+    #[test]
+    fn a_handle_is_listed_inspected_paged_and_copied() {
+        use crate::source::sim::WorldConfig;
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::with_world(Tab::Handles, WorldConfig::with_players(200));
+        let answer = desk.call(
+            "structs_list_players",
+            json!({"page_size": 100, "include_references": true}),
+        );
+        assert_eq!(answer["status"], "partial", "the list is over 25 KB");
+        let kept = Kept::default();
+        let mut pane = HandlesPane::new(Box::new(kept.clone()));
+        pane.refresh(&mut desk.ctx());
+        desk.settle(&mut pane);
+        assert_eq!(pane.rows().len(), 1);
+        assert_eq!(pane.rows()[0].tool, "structs_list_players");
+
+        desk.press(&mut pane, Command::Inspect);
+        assert_eq!(pane.scope(), Scope::HandleData);
+        let page = pane.loaded_page().expect("the first page");
+        assert_eq!(page.current, 1);
+        assert!(page.total_pages > 1, "{} pages", page.total_pages);
+
+        desk.press(&mut pane, Command::NextPage);
+        assert_eq!(pane.loaded_page().map(|p| p.current), Some(2));
+        desk.press(&mut pane, Command::CopyJson);
+        let copied = kept.0.lock().unwrap().clone();
+        assert_eq!(copied.len(), 1);
+        let json: Value = serde_json::from_str(&copied[0]).expect("the page's JSON");
+        assert_eq!(Some(&json), pane.loaded_page().map(|p| &p.data));
+
+        desk.press(&mut pane, Command::CycleVerbosity);
+        assert_eq!(desk.status(), Some("verbosity detailed"));
+        assert_eq!(
+            pane.loaded_page().map(|p| p.verbosity.as_str()),
+            Some("detailed")
+        );
+        desk.press(&mut pane, Command::Back);
+        assert_eq!(pane.scope(), Scope::Handles);
+    }
+
+    #[test]
+    fn the_field_prompt_starts_from_the_selection_in_use() {
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::new(Tab::Handles);
+        let mut pane = HandlesPane::new(Box::new(Kept::default()));
+        pane.fields = "id,owner".into();
+        desk.press(&mut pane, Command::EditFields);
+        assert!(pane.editing);
+        assert_eq!(pane.draft, "id,owner");
+        assert_eq!(pane.scope(), Scope::Fields);
+        assert_eq!(
+            pane.commands(),
+            [
+                Command::ApplyFields,
+                Command::DropFields,
+                Command::EraseChar
+            ]
+        );
     }
 }

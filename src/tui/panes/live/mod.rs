@@ -25,7 +25,7 @@ use crate::error::ToolError;
 use crate::record::live::{Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui};
 use crate::tui::widgets::cursor::{Cursor, SCROLLING};
 use crate::tui::widgets::page::Page;
 use crate::tui::widgets::prompt::{PromptKey, path_prompt_key, typed_char};
@@ -404,6 +404,73 @@ impl LivePane {
 }
 
 impl Pane for LivePane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        let in_tree = self.focus != Focus::Calls;
+        match command {
+            Command::Up
+            | Command::Down
+            | Command::Top
+            | Command::Bottom
+            | Command::Expand
+            | Command::Collapse
+            | Command::Toggle
+                if in_tree =>
+            {
+                self.tree_command(command, ctx);
+            }
+            Command::PrevPage | Command::NextPage if in_tree => {
+                let step = if command == Command::NextPage {
+                    Command::Down
+                } else {
+                    Command::Up
+                };
+                for _ in 0..self.tree_page.max(1) {
+                    self.tree_command(step, ctx);
+                }
+            }
+            command if SCROLLING.contains(&command) => self.scroll(command),
+            Command::FocusNext => self.focus_by(1),
+            Command::FocusPrev => self.focus_by(-1),
+            Command::Back => self.focus = Focus::Calls,
+            Command::ToggleFollow => {
+                self.follow = !self.follow;
+                if self.follow {
+                    self.cursor.selected = self.rows.len().saturating_sub(1);
+                }
+            }
+            Command::StartFilter => self.filtering = true,
+            Command::ClearFilter => {
+                self.filter.clear();
+                self.refilter();
+            }
+            Command::RerunCall => self.rerun(ctx),
+            Command::ToggleBreakpoint => self.toggle_breakpoint(false, "request", ctx),
+            Command::BreakAll => self.toggle_breakpoint(true, "request", ctx),
+            Command::ToggleAnswerBreakpoint => {
+                self.toggle_breakpoint(false, "response", ctx);
+            }
+            Command::ContinueHeld | Command::DropHeld => {
+                if let Some((_, hold)) = self.selected_hold() {
+                    let cmd = if command == Command::ContinueHeld {
+                        "continue"
+                    } else {
+                        "drop"
+                    };
+                    let hold = hold.id;
+                    self.command(json!({"cmd": cmd, "hold": hold}), ctx);
+                }
+            }
+            Command::EditHeld => self.open_editor(EditKind::Arguments),
+            Command::AnswerHeld => self.open_editor(EditKind::Answer),
+            Command::ErrorHeld => self.open_editor(EditKind::Error),
+            Command::OpenInPlans => self.open_plan(ctx),
+            Command::Inspect => self.fetch_handle(ctx),
+            Command::OpenInReplay => self.open_in_replay(ctx),
+            Command::OpenLog => self.prompt = Some(String::new()),
+            _ => {}
+        }
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.editing.is_some() {
             return self.edit_key(key, ctx);
@@ -415,77 +482,7 @@ impl Pane for LivePane {
             return self.filter_key(key, ctx);
         }
         self.sync_detail();
-        let offered = self.commands();
-        let in_tree = self.focus != Focus::Calls;
-        let state = dispatch(
-            key,
-            ctx,
-            self.scope(),
-            &offered,
-            |command, ctx| match command {
-                Command::Up
-                | Command::Down
-                | Command::Top
-                | Command::Bottom
-                | Command::Expand
-                | Command::Collapse
-                | Command::Toggle
-                    if in_tree =>
-                {
-                    self.tree_command(command, ctx);
-                }
-                Command::PrevPage | Command::NextPage if in_tree => {
-                    let step = if command == Command::NextPage {
-                        Command::Down
-                    } else {
-                        Command::Up
-                    };
-                    for _ in 0..self.tree_page.max(1) {
-                        self.tree_command(step, ctx);
-                    }
-                }
-                command if SCROLLING.contains(&command) => self.scroll(command),
-                Command::FocusNext => self.focus_by(1),
-                Command::FocusPrev => self.focus_by(-1),
-                Command::Back => self.focus = Focus::Calls,
-                Command::ToggleFollow => {
-                    self.follow = !self.follow;
-                    if self.follow {
-                        self.cursor.selected = self.rows.len().saturating_sub(1);
-                    }
-                }
-                Command::StartFilter => self.filtering = true,
-                Command::ClearFilter => {
-                    self.filter.clear();
-                    self.refilter();
-                }
-                Command::RerunCall => self.rerun(ctx),
-                Command::ToggleBreakpoint => self.toggle_breakpoint(false, "request", ctx),
-                Command::BreakAll => self.toggle_breakpoint(true, "request", ctx),
-                Command::ToggleAnswerBreakpoint => {
-                    self.toggle_breakpoint(false, "response", ctx);
-                }
-                Command::ContinueHeld | Command::DropHeld => {
-                    if let Some((_, hold)) = self.selected_hold() {
-                        let cmd = if command == Command::ContinueHeld {
-                            "continue"
-                        } else {
-                            "drop"
-                        };
-                        let hold = hold.id;
-                        self.command(json!({"cmd": cmd, "hold": hold}), ctx);
-                    }
-                }
-                Command::EditHeld => self.open_editor(EditKind::Arguments),
-                Command::AnswerHeld => self.open_editor(EditKind::Answer),
-                Command::ErrorHeld => self.open_editor(EditKind::Error),
-                Command::OpenInPlans => self.open_plan(ctx),
-                Command::Inspect => self.fetch_handle(ctx),
-                Command::OpenInReplay => self.open_in_replay(ctx),
-                Command::OpenLog => self.prompt = Some(String::new()),
-                _ => {}
-            },
-        );
+        let state = self.run_key(key, ctx);
         self.sync_detail();
         state
     }
@@ -562,6 +559,18 @@ impl Pane for LivePane {
     fn commands(&self) -> Vec<Command> {
         if self.editing.is_some() {
             return vec![Command::SendEdit, Command::Back, Command::EraseChar];
+        }
+        // A prompt offers its own commands, which the hint bar then shows.
+        let typed = match (&self.prompt, self.filtering) {
+            (Some(path), _) => Some((vec![Command::OpenLogFile, Command::Close], path)),
+            (None, true) => Some((vec![Command::KeepFilter, Command::DropFilter], &self.filter)),
+            (None, false) => None,
+        };
+        if let Some((mut commands, text)) = typed {
+            if !text.is_empty() {
+                commands.extend([Command::EraseChar, Command::ClearText]);
+            }
+            return commands;
         }
         let mut commands = Vec::new();
         match self.focus {
@@ -675,5 +684,55 @@ mod tests {
         let ok = call(12, "structs_list_entities", Status::Answered);
         assert!(!LivePane::passes("#1", &ok), "#1 is not #12");
         assert!(LivePane::passes("#12 ok", &ok));
+    }
+
+    /// The pane fed the calls of `tests/data/older-shapes.jsonl`: 2 query_player, 6
+    /// query_entity, and one each of fleet, guild and struct.
+    fn fed() -> LivePane {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/older-shapes.jsonl");
+        let text = std::fs::read_to_string(path).expect("the log");
+        let mut pane = LivePane::new();
+        pane.feed_lines(&text.lines().collect::<Vec<_>>());
+        pane
+    }
+
+    #[test]
+    fn calls_are_moved_through_followed_and_filtered() {
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::new(Tab::Live);
+        let mut pane = fed();
+        assert_eq!(pane.rows.len(), 11);
+        desk.press(&mut pane, Command::Top);
+        assert_eq!(pane.cursor.selected, 0);
+        desk.press(&mut pane, Command::Down);
+        assert_eq!(pane.cursor.selected, 1);
+
+        desk.press(&mut pane, Command::ToggleFollow);
+        assert!(pane.follow);
+        assert_eq!(
+            pane.cursor.selected, 10,
+            "following selects the newest call"
+        );
+        desk.press(&mut pane, Command::ToggleFollow);
+        assert!(!pane.follow);
+
+        desk.press(&mut pane, Command::StartFilter);
+        assert_eq!(pane.scope(), Scope::LiveFilter);
+        pane.filter = "structs_query_player".into();
+        pane.filtering = false;
+        pane.refilter();
+        assert_eq!(pane.rows.len(), 2);
+        desk.press(&mut pane, Command::ClearFilter);
+        assert_eq!(pane.rows.len(), 11);
+
+        desk.press(&mut pane, Command::FocusNext);
+        assert_eq!(pane.scope(), Scope::LiveDetail);
+        desk.press(&mut pane, Command::Back);
+        assert_eq!(pane.scope(), Scope::Live);
+
+        desk.press(&mut pane, Command::OpenLog);
+        assert_eq!(pane.scope(), Scope::LivePrompt);
+        assert_eq!(pane.commands(), [Command::OpenLogFile, Command::Close]);
     }
 }

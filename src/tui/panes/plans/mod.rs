@@ -58,7 +58,7 @@ use crate::plan::template::Template;
 use crate::plan::{self, ParamPath, ParamSeg, Problem, Step, Substitution, Unresolved};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::cursor::{ROWS, moved};
@@ -379,66 +379,6 @@ impl PlansPane {
         match self.focus {
             Area::Tasks if self.tasks.is_empty() => Area::Steps,
             focus => focus,
-        }
-    }
-
-    fn run_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        if self.pick.is_some() {
-            return self.pick_command(command, ctx);
-        }
-        if self.area() == Area::Tasks {
-            return self.tasks_command(command, ctx);
-        }
-        match (self.area(), command) {
-            // The prompt starts empty (typing never lands after an old path); Enter on
-            // it opens the last file again.
-            (_, Command::OpenPlan) => self.prompt = Some(String::new()),
-            (_, Command::OpenWorkflow) => self.open_workflows(ctx),
-            (focus, Command::FocusNext) => {
-                self.focus = match focus {
-                    Area::Steps => Area::Result,
-                    _ if !self.tasks.is_empty() => Area::Tasks,
-                    _ => Area::Steps,
-                };
-            }
-            (focus, Command::FocusPrev) => {
-                self.focus = match focus {
-                    Area::Steps if !self.tasks.is_empty() => Area::Tasks,
-                    Area::Steps => Area::Result,
-                    _ => Area::Steps,
-                };
-            }
-            (_, Command::Back) => self.focus = Area::Steps,
-            (_, Command::RunPlan) => {
-                ctx.status.info("running every remaining step");
-                self.start(Job::All, ctx);
-            }
-            (_, Command::StepPlan) => self.step(ctx),
-            (_, Command::ContinuePlan) => self.continue_plan(ctx),
-            (_, Command::ToggleBreakpoint) => self.toggle_breakpoint(ctx),
-            (_, Command::RetryStep) => self.retry(ctx),
-            (_, Command::CancelPlan) => {
-                if let Some(d) = &self.driver {
-                    d.call.cancel();
-                    ctx.status.info("cancelling the run");
-                }
-            }
-            (_, Command::RestartPlan) => self.restart(ctx),
-            (Area::Steps, command) if ROWS.contains(&command) => {
-                let at = self.list.selected().unwrap_or(0);
-                if let Some(row) = moved(command, at, self.step_count(), 1) {
-                    self.list.select(Some(row));
-                }
-            }
-            (Area::Result, command) => match self.view.run(command) {
-                Change::None => {}
-                Change::Reshaped => self.rebuild_result(),
-                Change::LinkOpened(target) => {
-                    self.fetched.fetch_if_needed(target, ctx);
-                    self.rebuild_result();
-                }
-            },
-            _ => {}
         }
     }
 
@@ -767,14 +707,73 @@ impl Drop for PlansPane {
 }
 
 impl Pane for PlansPane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        if self.pick.is_some() {
+            return self.pick_command(command, ctx);
+        }
+        if self.area() == Area::Tasks {
+            return self.tasks_command(command, ctx);
+        }
+        match (self.area(), command) {
+            // The prompt starts empty (typing never lands after an old path); Enter on
+            // it opens the last file again.
+            (_, Command::OpenPlan) => self.prompt = Some(String::new()),
+            (_, Command::OpenWorkflow) => self.open_workflows(ctx),
+            (focus, Command::FocusNext) => {
+                self.focus = match focus {
+                    Area::Steps => Area::Result,
+                    _ if !self.tasks.is_empty() => Area::Tasks,
+                    _ => Area::Steps,
+                };
+            }
+            (focus, Command::FocusPrev) => {
+                self.focus = match focus {
+                    Area::Steps if !self.tasks.is_empty() => Area::Tasks,
+                    Area::Steps => Area::Result,
+                    _ => Area::Steps,
+                };
+            }
+            (_, Command::Back) => self.focus = Area::Steps,
+            (_, Command::RunPlan) => {
+                ctx.status.info("running every remaining step");
+                self.start(Job::All, ctx);
+            }
+            (_, Command::StepPlan) => self.step(ctx),
+            (_, Command::ContinuePlan) => self.continue_plan(ctx),
+            (_, Command::ToggleBreakpoint) => self.toggle_breakpoint(ctx),
+            (_, Command::RetryStep) => self.retry(ctx),
+            (_, Command::CancelPlan) => {
+                if let Some(d) = &self.driver {
+                    d.call.cancel();
+                    ctx.status.info("cancelling the run");
+                }
+            }
+            (_, Command::RestartPlan) => self.restart(ctx),
+            (Area::Steps, command) if ROWS.contains(&command) => {
+                let at = self.list.selected().unwrap_or(0);
+                if let Some(row) = moved(command, at, self.step_count(), 1) {
+                    self.list.select(Some(row));
+                }
+            }
+            (Area::Result, command) => match self.view.run(command) {
+                Change::None => {}
+                Change::Reshaped => self.rebuild_result(),
+                Change::LinkOpened(target) => {
+                    self.fetched.fetch_if_needed(target, ctx);
+                    self.rebuild_result();
+                }
+            },
+            _ => {}
+        }
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.prompt.is_some() {
             return self.prompt_key(key, ctx);
         }
         // The run moves on its own: the result tree follows it before a key acts on it.
         self.refresh_result();
-        let (scope, offered) = (self.scope(), self.commands());
-        dispatch(key, ctx, scope, &offered, |c, ctx| self.run_command(c, ctx))
+        self.run_key(key, ctx)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -977,5 +976,50 @@ mod tests {
         );
         let names: Vec<String> = out.iter().map(|(p, _)| p.to_string()).collect();
         assert_eq!(names, ["a", "f.owner", "ids[0]", "ids[1]", "e"]);
+    }
+
+    /// The example plan, stepped once, then started over.
+    #[test]
+    fn a_step_runs_and_a_restart_sets_every_step_pending() {
+        use crate::plan::exec::Status;
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let mut desk = TestDesk::new(Tab::Plans);
+        let mut pane = PlansPane::new(&*desk.ctx().dispatcher.tools());
+        let statuses = |pane: &PlansPane| -> Vec<Status> {
+            let o = pane.opened().expect("the example plan opens");
+            o.run().steps.iter().map(|s| s.status).collect()
+        };
+        assert!(statuses(&pane).iter().all(|s| *s == Status::Pending));
+        desk.press(&mut pane, Command::StepPlan);
+        let after = statuses(&pane);
+        assert_eq!(after[0], Status::Succeeded, "{:?}", desk.status());
+        assert!(
+            after[1..].iter().all(|s| *s == Status::Pending),
+            "{after:?}"
+        );
+        desk.press(&mut pane, Command::RestartPlan);
+        assert!(statuses(&pane).iter().all(|s| *s == Status::Pending));
+    }
+
+    #[test]
+    fn a_shipped_workflow_is_picked_and_opened() {
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let mut desk = TestDesk::new(Tab::Plans);
+        let mut pane = PlansPane::new(&*desk.ctx().dispatcher.tools());
+        desk.press(&mut pane, Command::OpenWorkflow);
+        assert_eq!(pane.scope(), Scope::PlanPick);
+        let second = pane.pick.as_ref().map(|p| p.plans.len()).unwrap_or(0);
+        assert!(second > 1, "several workflows are shipped");
+        desk.press(&mut pane, Command::Down);
+        desk.press(&mut pane, Command::OpenPlanCall);
+        assert!(pane.pick.is_none());
+        assert_eq!(pane.scope(), Scope::Plans);
+        let label = pane.opened().map(|o| o.label.clone()).unwrap_or_default();
+        assert_ne!(
+            label, EXAMPLE_LABEL,
+            "the workflow replaced the example plan"
+        );
     }
 }

@@ -31,7 +31,7 @@ use crate::tui::clipboard::Clipboard;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::FoundProof;
-use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui};
 use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::tasks::TaskBoard;
 
@@ -311,6 +311,61 @@ impl PowPane {
     /// Asks for the tasks again when it is time (the tab is on show).
     pub fn refresh_tasks(&mut self, ctx: &mut Ctx<'_>, now: std::time::Instant) {
         self.tasks.refresh(ctx, now);
+    }
+
+    /// A command while the new-job prompt is open.
+    fn prompt_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::PlanJob => {
+                let text = self.prompt.take().unwrap_or_default();
+                if let Err(e) = self.add_job(&text, ctx) {
+                    ctx.status.error(e);
+                    self.prompt = Some(text);
+                }
+            }
+            Command::Close => self.prompt = None,
+            Command::Up => self.choose_offer(-1),
+            Command::Down => self.choose_offer(1),
+            Command::EraseChar => {
+                if let Some(t) = &mut self.prompt {
+                    t.pop();
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A command while the list of tasks MCP servers run has focus.
+    fn tasks_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::CancelTask => self.tasks.cancel_selected(ctx),
+            Command::FocusNext | Command::FocusPrev | Command::Back => self.on_tasks = false,
+            command => {
+                self.tasks.move_by(command);
+            }
+        }
+    }
+
+    /// A command on the list of jobs.
+    fn jobs_command(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            Command::FocusNext => self.on_tasks = true,
+            Command::NewJob => {
+                self.prompt = Some(String::new());
+                self.offers.at = None;
+                if self.offers.request.is_none() {
+                    self.ask_offers(ctx, std::time::Instant::now());
+                }
+            }
+            Command::CancelJob => self.cancel_selected(ctx),
+            Command::CopyProof => self.copy_selected(ctx),
+            command if ROWS.contains(&command) => {
+                let at = self.list.selected().unwrap_or(0);
+                let to = moved(command, at, self.jobs.len(), 1).unwrap_or(0);
+                self.list.select(Some(to));
+            }
+            _ => {}
+        }
     }
 
     /// Whether the tasks area has the focus (there are tasks to show).
@@ -632,86 +687,29 @@ fn rate(r: f64) -> String {
 }
 
 impl Pane for PowPane {
-    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
         if self.prompt.is_some() {
-            let offered = self.commands();
-            if let KeyCode::Char(c) = key.code
-                && ctx.keymap.command(Scope::PowPrompt, key).is_none()
+            self.prompt_command(command, ctx);
+        } else if self.tasks_focused() {
+            self.tasks_command(command, ctx);
+        } else {
+            self.jobs_command(command, ctx);
+        }
+    }
+
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.prompt.is_some()
+            && let KeyCode::Char(c) = key.code
+            && ctx.keymap.command(Scope::PowPrompt, key).is_none()
+        {
+            if let Some(text) = &mut self.prompt
+                && text.chars().count() < MAX_PROMPT_LEN
             {
-                if let Some(text) = &mut self.prompt
-                    && text.chars().count() < MAX_PROMPT_LEN
-                {
-                    text.push(c);
-                }
-                return EventState::Consumed;
+                text.push(c);
             }
-            return dispatch(
-                key,
-                ctx,
-                Scope::PowPrompt,
-                &offered,
-                |command, ctx| match command {
-                    Command::PlanJob => {
-                        let text = self.prompt.take().unwrap_or_default();
-                        if let Err(e) = self.add_job(&text, ctx) {
-                            ctx.status.error(e);
-                            self.prompt = Some(text);
-                        }
-                    }
-                    Command::Close => self.prompt = None,
-                    Command::Up => self.choose_offer(-1),
-                    Command::Down => self.choose_offer(1),
-                    Command::EraseChar => {
-                        if let Some(t) = &mut self.prompt {
-                            t.pop();
-                        }
-                    }
-                    _ => {}
-                },
-            );
+            return EventState::Consumed;
         }
-        let offered = self.commands();
-        if self.tasks_focused() {
-            return dispatch(
-                key,
-                ctx,
-                Scope::PowTasks,
-                &offered,
-                |command, ctx| match command {
-                    Command::CancelTask => self.tasks.cancel_selected(ctx),
-                    Command::FocusNext | Command::FocusPrev | Command::Back => {
-                        self.on_tasks = false
-                    }
-                    command => {
-                        self.tasks.move_by(command);
-                    }
-                },
-            );
-        }
-        dispatch(
-            key,
-            ctx,
-            Scope::Pow,
-            &offered,
-            |command, ctx| match command {
-                Command::FocusNext => self.on_tasks = true,
-                Command::NewJob => {
-                    self.prompt = Some(String::new());
-                    self.offers.at = None;
-                    if self.offers.request.is_none() {
-                        self.ask_offers(ctx, std::time::Instant::now());
-                    }
-                }
-                Command::CancelJob => self.cancel_selected(ctx),
-                Command::CopyProof => self.copy_selected(ctx),
-                command if ROWS.contains(&command) => {
-                    let at = self.list.selected().unwrap_or(0);
-                    let to = moved(command, at, self.jobs.len(), 1).unwrap_or(0);
-                    self.list.select(Some(to));
-                }
-                _ => {}
-            },
-        )
+        self.run_key(key, ctx)
     }
 
     fn on_reply(&mut self, reply: &Reply, ctx: &mut Ctx<'_>) -> bool {
@@ -907,5 +905,42 @@ mod tests {
         assert_eq!(span(1e12), "31686 y");
         assert_eq!(span(1e20), "> 10^12 y");
         assert_eq!(span(2e69), "> 10^61 y");
+    }
+
+    /// What the pane copied: nothing here.
+    struct NoClipboard;
+
+    impl Clipboard for NoClipboard {
+        fn copy(&mut self, _: &str) -> Result<crate::tui::clipboard::Copied, String> {
+            Err("no clipboard in a unit test".into())
+        }
+    }
+
+    #[test]
+    fn the_new_job_prompt_offers_the_worlds_work_and_plans_a_job() {
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::new(Tab::Pow);
+        let mut pane = PowPane::new(Box::new(NoClipboard), None);
+        desk.press(&mut pane, Command::NewJob);
+        assert_eq!(pane.scope(), Scope::PowPrompt);
+        assert!(
+            !pane.offers.items.is_empty(),
+            "the demo world has work to prove"
+        );
+        desk.press(&mut pane, Command::Down);
+        let first = pane.offers.items[0].text.clone();
+        assert_eq!(pane.prompt.as_deref(), Some(first.as_str()));
+
+        // A job the prompt cannot read stays typed, and says why.
+        pane.prompt = Some("5-7 dance".into());
+        desk.press(&mut pane, Command::PlanJob);
+        assert_eq!(pane.prompt.as_deref(), Some("5-7 dance"));
+        assert!(pane.jobs.is_empty());
+        assert!(desk.status().is_some());
+
+        desk.press(&mut pane, Command::Close);
+        assert_eq!(pane.prompt, None);
+        assert_eq!(pane.scope(), Scope::Pow);
     }
 }

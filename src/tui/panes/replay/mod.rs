@@ -27,7 +27,7 @@ use crate::record::replay::{NotRerun, Replayer};
 use crate::record::shapes::{Compared, ShapeChange, compare};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, Event, EventState, Pane, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::cursor::{Cursor, SCROLLING, Scroll};
 use crate::tui::widgets::prompt;
@@ -572,13 +572,8 @@ impl OpenLog {
 }
 
 impl Pane for ReplayPane {
-    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
-        if self.prompt.is_some() {
-            return self.prompt_key(key, ctx);
-        }
-        let scope = self.scope();
-        let offered = self.commands();
-        dispatch(key, ctx, scope, &offered, |command, ctx| match command {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
             Command::Up | Command::Down | Command::PrevPage | Command::NextPage
                 if self.focus == Focus::Detail =>
             {
@@ -603,7 +598,14 @@ impl Pane for ReplayPane {
             Command::PrevDifference => self.jump_difference(false, ctx),
             Command::OpenInPlans => self.open_plan(ctx),
             _ => {}
-        })
+        }
+    }
+
+    fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
+        if self.prompt.is_some() {
+            return self.prompt_key(key, ctx);
+        }
+        self.run_key(key, ctx)
     }
 
     /// The outcomes a run of every call sent.
@@ -767,5 +769,63 @@ impl Pane for ReplayPane {
         self.render_list(list_area, buf, ui);
         self.load_shown();
         self.render_detail(detail_area, buf, ui);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::tab::Tab;
+    use crate::tui::testing::TestDesk;
+
+    /// The pane with `tests/data/older-shapes.jsonl` open and indexed.
+    fn opened(desk: &mut TestDesk) -> ReplayPane {
+        let mut pane = ReplayPane::new();
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/older-shapes.jsonl");
+        let replayer = desk.ctx().dispatcher.replayer();
+        pane.open(&path, replayer).expect("the log opens");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while pane.calls() < 11 && std::time::Instant::now() < until {
+            pane.poll(&mut desk.ctx());
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        pane
+    }
+
+    #[test]
+    fn a_log_is_indexed_and_its_calls_are_moved_through() {
+        let mut desk = TestDesk::new(Tab::Replay);
+        let mut pane = opened(&mut desk);
+        assert_eq!(pane.calls(), 11, "the log records 11 calls");
+        assert_eq!(pane.scope(), Scope::Replay);
+        desk.press(&mut pane, Command::Down);
+        desk.press(&mut pane, Command::Down);
+        assert_eq!(pane.cursor.selected, 2);
+        desk.press(&mut pane, Command::Bottom);
+        assert_eq!(pane.cursor.selected, 10);
+        desk.press(&mut pane, Command::FocusNext);
+        assert_eq!(pane.scope(), Scope::ReplayDetail);
+        desk.press(&mut pane, Command::FocusPrev);
+        assert_eq!(pane.scope(), Scope::Replay);
+    }
+
+    #[test]
+    fn a_call_run_again_gets_a_verdict() {
+        let mut desk = TestDesk::new(Tab::Replay);
+        let mut pane = opened(&mut desk);
+        assert_eq!(pane.verdicts(), (0, 0));
+        desk.press(&mut pane, Command::ReplayCall);
+        pane.poll(&mut desk.ctx());
+        assert_eq!(pane.verdicts().0, 1, "{:?}", desk.status());
+    }
+
+    #[test]
+    fn the_prompt_for_another_log_starts_empty() {
+        let mut desk = TestDesk::new(Tab::Replay);
+        let mut pane = ReplayPane::new();
+        desk.press(&mut pane, Command::OpenLog);
+        assert_eq!(pane.prompt.as_deref(), Some(""));
+        assert_eq!(pane.scope(), Scope::ReplayPrompt);
     }
 }

@@ -39,7 +39,7 @@ use crate::error::ToolError;
 use crate::mcp::client::{Filter, Remote, Which};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
-use crate::tui::pane::{Ctx, EventState, Pane, Ui, dispatch};
+use crate::tui::pane::{Ctx, EventState, Pane, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::cursor::{Cursor, ROWS, SCROLLING, Scroll, step};
 
@@ -645,6 +645,49 @@ impl ServerPane {
 }
 
 impl Pane for ServerPane {
+    fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        match command {
+            command if SCROLLING.contains(&command) => self.scroll(command),
+            Command::OpenForm => self.open_form(),
+            Command::CallTool => self.send(ctx),
+            Command::EditCall => match self.section {
+                Section::Tools => self.mode = Mode::Form,
+                Section::Resources | Section::Prompts if self.browse.has_form() => {
+                    self.mode = Mode::Form;
+                }
+                _ => self.mode = Mode::List,
+            },
+            Command::CancelCall => self.cancel_call(ctx),
+            Command::ShowCall => {
+                if let Some(call) = self.history.get(self.history_list.selected) {
+                    self.showing = Some(call.id);
+                    self.result_scroll.reset();
+                    self.mode = Mode::Result;
+                }
+            }
+            Command::RerunCall => self.rerun(ctx),
+            Command::Back => self.back(),
+            Command::EraseChar | Command::ClearText if self.searching => {
+                if command == Command::ClearText {
+                    self.search_text().clear();
+                } else {
+                    self.search_text().pop();
+                }
+                self.searched(ctx.status);
+            }
+            Command::EraseChar => self.erase(false, ctx),
+            Command::ClearText => self.erase(true, ctx),
+            Command::StartFilter
+            | Command::KeepFilter
+            | Command::DropFilter
+            | Command::ToggleOwnTraffic => self.search_command(command, ctx),
+            Command::ToggleMessage => self.expanded = !self.expanded,
+            Command::FocusNext => self.next_section(true, ctx),
+            Command::FocusPrev => self.next_section(false, ctx),
+            other => self.section_command(other, ctx),
+        }
+    }
+
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.captures_text()
             && let KeyCode::Char(c) = key.code
@@ -662,53 +705,7 @@ impl Pane for ServerPane {
             }
             return EventState::Consumed;
         }
-        let offered = self.commands();
-        dispatch(
-            key,
-            ctx,
-            self.scope(),
-            &offered,
-            |command, ctx| match command {
-                command if SCROLLING.contains(&command) => self.scroll(command),
-                Command::OpenForm => self.open_form(),
-                Command::CallTool => self.send(ctx),
-                Command::EditCall => match self.section {
-                    Section::Tools => self.mode = Mode::Form,
-                    Section::Resources | Section::Prompts if self.browse.has_form() => {
-                        self.mode = Mode::Form;
-                    }
-                    _ => self.mode = Mode::List,
-                },
-                Command::CancelCall => self.cancel_call(ctx),
-                Command::ShowCall => {
-                    if let Some(call) = self.history.get(self.history_list.selected) {
-                        self.showing = Some(call.id);
-                        self.result_scroll.reset();
-                        self.mode = Mode::Result;
-                    }
-                }
-                Command::RerunCall => self.rerun(ctx),
-                Command::Back => self.back(),
-                Command::EraseChar | Command::ClearText if self.searching => {
-                    if command == Command::ClearText {
-                        self.search_text().clear();
-                    } else {
-                        self.search_text().pop();
-                    }
-                    self.searched(ctx.status);
-                }
-                Command::EraseChar => self.erase(false, ctx),
-                Command::ClearText => self.erase(true, ctx),
-                Command::StartFilter
-                | Command::KeepFilter
-                | Command::DropFilter
-                | Command::ToggleOwnTraffic => self.search_command(command, ctx),
-                Command::ToggleMessage => self.expanded = !self.expanded,
-                Command::FocusNext => self.next_section(true, ctx),
-                Command::FocusPrev => self.next_section(false, ctx),
-                other => self.section_command(other, ctx),
-            },
-        )
+        self.run_key(key, ctx)
     }
 
     fn poll(&mut self, ctx: &mut Ctx<'_>) -> bool {
@@ -970,5 +967,47 @@ mod tests {
                 .iter()
                 .all(|l| l.chars().count() <= 3)
         );
+    }
+
+    #[test]
+    fn a_tool_is_called_from_its_form_and_answers() {
+        use super::{Mode, ServerPane};
+        use crate::tui::keymap::{Command, Scope};
+        use crate::tui::pane::Pane;
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::new(Tab::Server);
+        let mut pane = ServerPane::new(desk.core());
+        assert_eq!(pane.scope(), Scope::ServerTools);
+        let at = pane
+            .tools
+            .iter()
+            .position(|t| t.name == "structs_query_player")
+            .expect("the catalog's tools are listed");
+        for _ in 0..at {
+            desk.press(&mut pane, Command::Down);
+        }
+        desk.press(&mut pane, Command::OpenForm);
+        assert_eq!(pane.scope(), Scope::ServerForm);
+        let field = pane.fields.iter().position(|f| f.name == "player_id");
+        pane.field = field.expect("a player_id field");
+        for c in "1-1".chars() {
+            pane.type_char(c, &mut desk.ctx());
+        }
+        desk.press(&mut pane, Command::CallTool);
+        assert_eq!(pane.mode, Mode::Result);
+        let call = pane.history.back().expect("the call is kept");
+        assert_eq!(call.tool, "structs_query_player");
+        assert!(matches!(call.answer, Some(Ok(_))), "{:?}", desk.status());
+        assert_eq!(desk.status(), Some("structs_query_player answered"));
+
+        desk.press(&mut pane, Command::EditCall);
+        assert_eq!(
+            pane.scope(),
+            Scope::ServerForm,
+            "the form keeps what was typed"
+        );
+        desk.press(&mut pane, Command::Back);
+        assert_eq!(pane.scope(), Scope::ServerTools);
     }
 }
