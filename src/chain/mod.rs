@@ -242,36 +242,48 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
         ToolError::field(ErrorCode::ValidationWrongType, path, "must be an object")
     })?;
     let f = Fields { obj, path };
-    // Every field is one of the message's in tx.proto, or a documented alias.
+    check_field_names(name, &f)?;
+    let signer = Signer {
+        creator: f.opt_str("creator")?.map(str::to_string),
+        player: f.opt_id("playerId", EntityKind::Player)?,
+    };
+    let msg = message(name, &f, &signer)?;
+    Ok(Signed { msg, signer })
+}
+
+/// Refuses a field that is none of the message's in tx.proto, nor a documented alias.
+/// Messages the sim does not apply are not checked here.
+fn check_field_names(name: &str, f: &Fields) -> Result<(), ToolError> {
     let defined = if name == "MsgStructBuild" {
         tx::definition("MsgStructBuildInitiate")
     } else {
         tx::definition(name)
     };
-    if let Some(def) = defined.filter(|_| APPLIED.contains(&name)) {
-        for key in obj.keys() {
-            // The older build message names the type `structType` (its alias).
-            let own =
-                def.field(key).is_some() && !(name == "MsgStructBuild" && key == "structTypeId");
-            if key == "@type" || own || tx::alias(name, key).is_some() {
-                continue;
-            }
-            let fields: Vec<&str> = def.fields.iter().map(|f| f.name).collect();
-            return Err(f.err(
-                ErrorCode::ValidationInvalidValue,
-                key,
-                format!(
-                    "is not a field of {name}: the chain's message has {}",
-                    fields.join(", ")
-                ),
-            ));
-        }
-    }
-    let signer = Signer {
-        creator: f.opt_str("creator")?.map(str::to_string),
-        player: f.opt_id("playerId", EntityKind::Player)?,
+    let Some(def) = defined.filter(|_| APPLIED.contains(&name)) else {
+        return Ok(());
     };
-    let msg = match name {
+    for key in f.obj.keys() {
+        // The older build message names the type `structType` (its alias).
+        let own = def.field(key).is_some() && !(name == "MsgStructBuild" && key == "structTypeId");
+        if key == "@type" || own || tx::alias(name, key).is_some() {
+            continue;
+        }
+        let fields: Vec<&str> = def.fields.iter().map(|f| f.name).collect();
+        return Err(f.err(
+            ErrorCode::ValidationInvalidValue,
+            key,
+            format!(
+                "is not a field of {name}: the chain's message has {}",
+                fields.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The typed message of type `name`, read from its fields; `signer` as already read.
+fn message(name: &str, f: &Fields, signer: &Signer) -> Result<Msg, ToolError> {
+    Ok(match name {
         "MsgPlanetExplore" => Msg::PlanetExplore {
             player: f.id("playerId", EntityKind::Player)?,
         },
@@ -282,18 +294,7 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
             slot: f.slot("slot")?,
             location: None,
         },
-        "MsgStructBuild" => {
-            let location = f.opt_raw_id("locationId")?;
-            // 0: the rules resolve the player from the creator.
-            let player = signer.player.unwrap_or_default();
-            Msg::StructBuildInitiate {
-                player,
-                struct_type: f.struct_type("structType")?,
-                ambit: f.ambit("operatingAmbit")?,
-                slot: f.slot("slot")?,
-                location,
-            }
-        }
+        "MsgStructBuild" => struct_build(f, signer)?,
         "MsgStructBuildComplete" => Msg::StructBuildComplete {
             strct: f.id("structId", EntityKind::Struct)?,
             nonce: f.nonce()?,
@@ -315,32 +316,7 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
             nonce: f.nonce()?,
             proof: f.proof()?,
         },
-        "MsgStructAttack" => {
-            let strct = if obj.contains_key("operatingStructId") {
-                f.id("operatingStructId", EntityKind::Struct)?
-            } else {
-                f.id("structId", EntityKind::Struct)?
-            };
-            let target_field = ["targetStructId", "targetId", "targetStructIds"]
-                .into_iter()
-                .find(|k| obj.contains_key(*k))
-                .unwrap_or("targetStructId");
-            let weapon = match f.opt_str("weaponSystem")? {
-                None => WeaponChoice::Primary,
-                Some(w) => WeaponChoice::parse(w).ok_or_else(|| {
-                    f.err(
-                        ErrorCode::ValidationInvalidValue,
-                        "weaponSystem",
-                        format!("{w:?} is not a weapon system; use primary or secondary"),
-                    )
-                })?,
-            };
-            Msg::StructAttack {
-                strct,
-                targets: f.id_list(target_field, EntityKind::Struct)?,
-                weapon,
-            }
-        }
+        "MsgStructAttack" => struct_attack(f)?,
         "MsgStructDefenseSet" => Msg::StructDefenseSet {
             defender: f.id("defenderStructId", EntityKind::Struct)?,
             protected: f.id("protectedStructId", EntityKind::Struct)?,
@@ -358,28 +334,73 @@ pub fn parse(msg: &Value, path: &str) -> Result<Signed, ToolError> {
             nonce: f.nonce()?,
             proof: f.proof()?,
         },
-        other if tx::CHAIN_MESSAGES.contains(&other) => {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                format!("{path}.@type"),
-                format!(
-                    "{other} is a chain message the embedded world does not simulate; it applies {}",
-                    APPLIED.join(", ")
-                ),
-            ));
-        }
-        other => {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                format!("{path}.@type"),
-                format!(
-                    "{other} is not a Structs message type; the sim applies {}",
-                    APPLIED.join(", ")
-                ),
-            ));
-        }
+        other => return Err(not_applied(other, f.path)),
+    })
+}
+
+/// `MsgStructBuild`, the older build message: its type is `structType`, it names a
+/// location, and the player is the signer's.
+fn struct_build(f: &Fields, signer: &Signer) -> Result<Msg, ToolError> {
+    let location = f.opt_raw_id("locationId")?;
+    // 0: the rules resolve the player from the creator.
+    let player = signer.player.unwrap_or_default();
+    Ok(Msg::StructBuildInitiate {
+        player,
+        struct_type: f.struct_type("structType")?,
+        ambit: f.ambit("operatingAmbit")?,
+        slot: f.slot("slot")?,
+        location,
+    })
+}
+
+/// `MsgStructAttack`: the attacker under either of its names, the targets under any of
+/// theirs, and the weapon (primary when not given).
+fn struct_attack(f: &Fields) -> Result<Msg, ToolError> {
+    let strct = if f.obj.contains_key("operatingStructId") {
+        f.id("operatingStructId", EntityKind::Struct)?
+    } else {
+        f.id("structId", EntityKind::Struct)?
     };
-    Ok(Signed { msg, signer })
+    let target_field = ["targetStructId", "targetId", "targetStructIds"]
+        .into_iter()
+        .find(|k| f.obj.contains_key(*k))
+        .unwrap_or("targetStructId");
+    let weapon = match f.opt_str("weaponSystem")? {
+        None => WeaponChoice::Primary,
+        Some(w) => WeaponChoice::parse(w).ok_or_else(|| {
+            f.err(
+                ErrorCode::ValidationInvalidValue,
+                "weaponSystem",
+                format!("{w:?} is not a weapon system; use primary or secondary"),
+            )
+        })?,
+    };
+    Ok(Msg::StructAttack {
+        strct,
+        targets: f.id_list(target_field, EntityKind::Struct)?,
+        weapon,
+    })
+}
+
+/// The error for a message type the sim does not apply: a chain message it does not
+/// simulate, or no Structs message at all.
+fn not_applied(name: &str, path: &str) -> ToolError {
+    let reason = if tx::CHAIN_MESSAGES.contains(&name) {
+        format!(
+            "{name} is a chain message the embedded world does not simulate; it applies {}",
+            APPLIED.join(", ")
+        )
+    } else {
+        format!(
+            "{name} is not a Structs message type; the sim applies {}",
+            APPLIED.join(", ")
+        )
+    };
+    ToolError::field(
+        ErrorCode::ValidationInvalidValue,
+        format!("{path}.@type"),
+        reason,
+    )
 }
 
 /// The message as the chain's JSON, for tools that build messages for agents.

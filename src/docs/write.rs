@@ -22,21 +22,7 @@ impl Docs {
                  example the project's docs/ folder) to write links to files",
             ));
         };
-        for (target, _) in changes {
-            if snap.doc(target).is_none() {
-                return Err(doc_not_found(&snap, target, "target_doc_id"));
-            }
-            if source.kind == SourceKind::Doc && &source.id == target {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationInvalidValue,
-                    "target_doc_id",
-                    "a doc cannot link to itself",
-                ));
-            }
-        }
-        if source.kind == SourceKind::Doc && snap.doc(&source.id).is_none() {
-            return Err(doc_not_found(&snap, &source.id, "source_id"));
-        }
+        check_link_ends(&snap, source, changes)?;
         let rel = snap
             .link_file(source)
             .expect("every source kind has a link file once its doc exists");
@@ -51,91 +37,9 @@ impl Docs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_error(&rel, "read", &e)),
         };
-        let mut list: Vec<(String, Relation)> = Vec::new();
-        let mut push = |target: &str, relation: Relation| {
-            if !list.iter().any(|(t, _)| t == target) {
-                list.push((target.to_string(), relation));
-            }
-        };
-        match (&old_text, source.kind) {
-            (None, SourceKind::Doc) => {
-                return Err(ToolError::new(
-                    ErrorCode::ResourceNotFound,
-                    format!("{rel} is gone from the docs root; run structs_docs_sync"),
-                ));
-            }
-            (None, _) => {}
-            (Some(text), SourceKind::Doc) => {
-                if let Some(yaml) = front::split(text).yaml {
-                    let meta = front::parse(yaml, &source.id).map_err(|e| {
-                        ToolError::new(
-                            ErrorCode::ValidationError,
-                            format!("the front matter of {rel} is not valid YAML ({e}); fix it before writing links"),
-                        )
-                    })?;
-                    if !meta.link_trouble.is_empty() {
-                        return Err(rewrite_would_lose(&rel, &meta.link_trouble));
-                    }
-                    for d in meta.links.iter().filter(|d| &d.source == source) {
-                        push(&d.target, d.relation);
-                    }
-                }
-            }
-            (Some(text), _) => {
-                let sidecar = front::parse_sidecar(text).map_err(|e| {
-                    ToolError::new(
-                        ErrorCode::ValidationError,
-                        format!("{rel} cannot be read ({e}); fix it before writing links"),
-                    )
-                })?;
-                if &sidecar.source != source {
-                    return Err(ToolError::new(
-                        ErrorCode::ValidationError,
-                        format!(
-                            "{rel} holds the links of {}, not {}; fix the file first",
-                            sidecar.source.label(),
-                            source.label()
-                        ),
-                    ));
-                }
-                if !sidecar.problems.is_empty() {
-                    return Err(rewrite_would_lose(&rel, &sidecar.problems));
-                }
-                for d in &sidecar.links {
-                    push(&d.target, d.relation);
-                }
-            }
-        }
-        // A pair declared twice in the file (a legacy field and `links`) keeps the
-        // relation the index uses, so a rewrite never flips it.
-        for (target, relation) in &mut list {
-            if let Some(l) = snap.graph.between(source, target)
-                && l.org == Origin::Explicit
-                && l.declared_in == rel
-            {
-                *relation = l.rel;
-            }
-        }
-        let mut outcomes = Vec::new();
-        for (target, relation) in changes {
-            let before = snap.graph.between(source, target);
-            match list.iter_mut().find(|(t, _)| t == target) {
-                Some(entry) => entry.1 = *relation,
-                None => list.push((target.clone(), *relation)),
-            }
-            let outcome = match before {
-                None => "created",
-                Some(l) if l.rel == *relation && l.org == Origin::Explicit => "unchanged",
-                Some(_) => "updated",
-            };
-            outcomes.push(Upserted {
-                target_doc_id: target.clone(),
-                relation: relation.as_str(),
-                outcome,
-                previous_relation: before.map(|l| l.relation),
-                previous_origin: before.map(|l| l.origin),
-            });
-        }
+        let mut list = links_in_file(old_text.as_deref(), source, &rel)?;
+        keep_relations_in_use(&snap, source, &rel, &mut list);
+        let outcomes = apply_changes(&snap, source, changes, &mut list);
         let new_text = match source.kind {
             SourceKind::Doc => {
                 front::write_links(old_text.as_deref().unwrap_or(""), &source.id, &list).map_err(
@@ -155,6 +59,164 @@ impl Docs {
         self.replace(Arc::new(snap.with_file(&rel, &new_text)));
         Ok((rel, outcomes))
     }
+}
+
+/// Refuses links to a doc that does not exist, a doc's link to itself, and links from
+/// a doc that does not exist.
+fn check_link_ends(
+    snap: &Snapshot,
+    source: &Source,
+    changes: &[(String, Relation)],
+) -> Result<(), ToolError> {
+    for (target, _) in changes {
+        if snap.doc(target).is_none() {
+            return Err(doc_not_found(snap, target, "target_doc_id"));
+        }
+        if source.kind == SourceKind::Doc && &source.id == target {
+            return Err(ToolError::field(
+                ErrorCode::ValidationInvalidValue,
+                "target_doc_id",
+                "a doc cannot link to itself",
+            ));
+        }
+    }
+    if source.kind == SourceKind::Doc && snap.doc(&source.id).is_none() {
+        return Err(doc_not_found(snap, &source.id, "source_id"));
+    }
+    Ok(())
+}
+
+/// The links of `source` its file (`rel`, holding `text` when it exists) declares now,
+/// the first of each target. A doc's file must exist; a sidecar may not yet.
+fn links_in_file(
+    text: Option<&str>,
+    source: &Source,
+    rel: &str,
+) -> Result<Vec<(String, Relation)>, ToolError> {
+    let declared = match (text, source.kind) {
+        (None, SourceKind::Doc) => {
+            return Err(ToolError::new(
+                ErrorCode::ResourceNotFound,
+                format!("{rel} is gone from the docs root; run structs_docs_sync"),
+            ));
+        }
+        (None, _) => Vec::new(),
+        (Some(text), SourceKind::Doc) => front_matter_links(text, source, rel)?,
+        (Some(text), _) => sidecar_links(text, source, rel)?,
+    };
+    let mut list: Vec<(String, Relation)> = Vec::new();
+    for d in declared {
+        if !list.iter().any(|(t, _)| *t == d.target) {
+            list.push((d.target, d.relation));
+        }
+    }
+    Ok(list)
+}
+
+/// The links of `source` a doc's front matter declares; refused when the front matter
+/// does not parse, or a rewrite would lose or change some of its link entries.
+fn front_matter_links(
+    text: &str,
+    source: &Source,
+    rel: &str,
+) -> Result<Vec<front::Declared>, ToolError> {
+    let Some(yaml) = front::split(text).yaml else {
+        return Ok(Vec::new());
+    };
+    let meta = front::parse(yaml, &source.id).map_err(|e| {
+        ToolError::new(
+            ErrorCode::ValidationError,
+            format!(
+                "the front matter of {rel} is not valid YAML ({e}); fix it before writing links"
+            ),
+        )
+    })?;
+    if !meta.link_trouble.is_empty() {
+        return Err(rewrite_would_lose(rel, &meta.link_trouble));
+    }
+    Ok(meta
+        .links
+        .into_iter()
+        .filter(|d| &d.source == source)
+        .collect())
+}
+
+/// The links a sidecar declares; refused when it does not parse, holds another
+/// source's links, or has entries a rewrite would lose.
+fn sidecar_links(
+    text: &str,
+    source: &Source,
+    rel: &str,
+) -> Result<Vec<front::Declared>, ToolError> {
+    let sidecar = front::parse_sidecar(text).map_err(|e| {
+        ToolError::new(
+            ErrorCode::ValidationError,
+            format!("{rel} cannot be read ({e}); fix it before writing links"),
+        )
+    })?;
+    if &sidecar.source != source {
+        return Err(ToolError::new(
+            ErrorCode::ValidationError,
+            format!(
+                "{rel} holds the links of {}, not {}; fix the file first",
+                sidecar.source.label(),
+                source.label()
+            ),
+        ));
+    }
+    if !sidecar.problems.is_empty() {
+        return Err(rewrite_would_lose(rel, &sidecar.problems));
+    }
+    Ok(sidecar.links)
+}
+
+/// A pair declared twice in the file `rel` (a legacy field and `links`) keeps the
+/// relation the index uses, so a rewrite never flips it.
+fn keep_relations_in_use(
+    snap: &Snapshot,
+    source: &Source,
+    rel: &str,
+    list: &mut [(String, Relation)],
+) {
+    for (target, relation) in list {
+        if let Some(l) = snap.graph.between(source, target)
+            && l.org == Origin::Explicit
+            && l.declared_in == rel
+        {
+            *relation = l.rel;
+        }
+    }
+}
+
+/// Sets each asked-for link in `list` (replacing its relation, or adding it), and says
+/// what each did to the link the index had.
+fn apply_changes(
+    snap: &Snapshot,
+    source: &Source,
+    changes: &[(String, Relation)],
+    list: &mut Vec<(String, Relation)>,
+) -> Vec<Upserted> {
+    let mut outcomes = Vec::new();
+    for (target, relation) in changes {
+        let before = snap.graph.between(source, target);
+        match list.iter_mut().find(|(t, _)| t == target) {
+            Some(entry) => entry.1 = *relation,
+            None => list.push((target.clone(), *relation)),
+        }
+        let outcome = match before {
+            None => "created",
+            Some(l) if l.rel == *relation && l.org == Origin::Explicit => "unchanged",
+            Some(_) => "updated",
+        };
+        outcomes.push(Upserted {
+            target_doc_id: target.clone(),
+            relation: relation.as_str(),
+            outcome,
+            previous_relation: before.map(|l| l.relation),
+            previous_origin: before.map(|l| l.origin),
+        });
+    }
+    outcomes
 }
 
 /// The file in a docs folder that writers lock (an advisory `flock`), so that processes

@@ -266,23 +266,14 @@ impl LogIndex {
         Ok(answers)
     }
 
+    /// Reads the file line by line into the index, publishing as it goes, until its end,
+    /// a read error or [`LogIndex::stop`].
     fn build(&self, file: std::fs::File) {
         let mut input = std::io::BufReader::with_capacity(1 << 16, file);
         let mut buf = Vec::new();
         let mut offset = 0u64;
         let mut line = 0u64;
-        let mut first_ts: Option<chrono::DateTime<chrono::FixedOffset>> = None;
-        let mut sessions: HashMap<String, u32> = HashMap::new();
-        let mut tools: HashMap<String, u16> = HashMap::new();
-        let mut waiting: HashMap<(u32, u64), usize> = HashMap::new();
-        // Calls are published in batches, so the console's reads of the index are not
-        // held up by a lock taken per line.
-        let mut batch: Vec<Call> = Vec::new();
-        let mut answered: Vec<(usize, Span, Option<f64>, bool)> = Vec::new();
-        let mut new_names: (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
-        let mut counts = (0u64, 0u64); // notifications, orphans
-        let mut problems: Vec<Problem> = Vec::new();
-        let mut published = 0usize;
+        let mut reader = Reader::default();
         let mut error = None;
         loop {
             if self.stop.load(Ordering::Relaxed) {
@@ -300,154 +291,171 @@ impl LogIndex {
             let start = offset;
             offset += n as u64;
             line += 1;
-            let whole = buf.last() == Some(&b'\n');
-            let text = buf.trim_ascii();
-            if !text.is_empty() {
-                let lead = buf.len() - buf.trim_ascii_start().len();
-                let span = Span {
-                    offset: start + lead as u64,
-                    len: text.len() as u32,
-                    line,
-                };
-                match serde_json::from_slice::<Head>(text) {
-                    Err(e) => problems.push(if whole {
-                        Problem::BadLine {
-                            line,
-                            bytes: text.len(),
-                            error: e.to_string(),
-                        }
-                    } else {
-                        Problem::TornLastLine {
-                            line,
-                            bytes: text.len(),
-                        }
-                    }),
-                    Ok(head) => {
-                        let next_session = sessions.len() as u32;
-                        let session =
-                            *sessions.entry(head.session.to_string()).or_insert_with(|| {
-                                new_names.0.push(head.session.to_string());
-                                next_session
-                            });
-                        match head.kind {
-                            Kind::Notification => counts.0 += 1,
-                            // A round belongs to its call, whose lines are the request
-                            // and the response.
-                            Kind::Round | Kind::Task => {}
-                            Kind::Request => {
-                                let tool_name = head.tool.as_deref().unwrap_or("?");
-                                let next_tool = tools.len() as u16;
-                                let tool =
-                                    *tools.entry(tool_name.to_string()).or_insert_with(|| {
-                                        new_names.1.push(tool_name.to_string());
-                                        next_tool
-                                    });
-                                let at = chrono::DateTime::parse_from_rfc3339(&head.ts).ok();
-                                if first_ts.is_none() {
-                                    first_ts = at;
-                                }
-                                let at_ms = match (at, first_ts) {
-                                    (Some(at), Some(first)) => Some(
-                                        (at - first).num_microseconds().unwrap_or(0) as f64 / 1e3,
-                                    ),
-                                    _ => None,
-                                };
-                                let row = published + batch.len();
-                                if let Some(call) = head.call {
-                                    waiting.insert((session, call), row);
-                                }
-                                batch.push(Call {
-                                    session,
-                                    call: head.call.unwrap_or(0),
-                                    tool,
-                                    request: span,
-                                    response: None,
-                                    at_ms,
-                                    duration_ms: None,
-                                    failed: false,
-                                });
-                            }
-                            Kind::Response => {
-                                match head.call.and_then(|c| waiting.remove(&(session, c))) {
-                                    Some(row) if row >= published => {
-                                        let c = &mut batch[row - published];
-                                        c.response = Some(span);
-                                        c.duration_ms = head.duration_ms;
-                                        c.failed = head.error.is_some();
-                                    }
-                                    Some(row) => answered.push((
-                                        row,
-                                        span,
-                                        head.duration_ms,
-                                        head.error.is_some(),
-                                    )),
-                                    None => counts.1 += 1,
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            reader.line(&buf, start, line);
             // Publish often at first (the first screen), then in larger batches.
-            let due = if published < 1000 { 64 } else { 4096 };
-            if batch.len() + answered.len() + problems.len() >= due {
-                published += batch.len();
-                self.publish(
-                    &mut batch,
-                    &mut answered,
-                    &mut new_names,
-                    &mut problems,
-                    counts,
-                    offset,
-                    false,
-                    None,
-                );
+            let due = if reader.published < 1000 { 64 } else { 4096 };
+            if reader.batch.len() + reader.answered.len() + reader.problems.len() >= due {
+                reader.published += reader.batch.len();
+                self.publish(&mut reader, offset, false, None);
             }
         }
-        self.publish(
-            &mut batch,
-            &mut answered,
-            &mut new_names,
-            &mut problems,
-            counts,
-            offset,
-            true,
-            error,
-        );
+        self.publish(&mut reader, offset, true, error);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn publish(
-        &self,
-        batch: &mut Vec<Call>,
-        answered: &mut Vec<(usize, Span, Option<f64>, bool)>,
-        names: &mut (Vec<String>, Vec<String>),
-        problems: &mut Vec<Problem>,
-        counts: (u64, u64),
-        bytes_read: u64,
-        done: bool,
-        error: Option<String>,
-    ) {
+    /// Moves what `reader` gathered into the index, with the bytes read so far; `done`
+    /// marks the end of the file (or of reading it, with `error`).
+    fn publish(&self, reader: &mut Reader, bytes_read: u64, done: bool, error: Option<String>) {
         let mut s = self.state.write().unwrap_or_else(|e| e.into_inner());
-        s.sessions.append(&mut names.0);
-        s.tools.append(&mut names.1);
-        s.calls.append(batch);
-        for (row, span, duration, failed) in answered.drain(..) {
+        s.sessions.append(&mut reader.new_names.0);
+        s.tools.append(&mut reader.new_names.1);
+        s.calls.append(&mut reader.batch);
+        for (row, span, duration, failed) in reader.answered.drain(..) {
             if let Some(c) = s.calls.get_mut(row) {
                 c.response = Some(span);
                 c.duration_ms = duration;
                 c.failed = failed;
             }
         }
-        s.problem_count += problems.len() as u64;
+        s.problem_count += reader.problems.len() as u64;
         let room = PROBLEMS_KEPT.saturating_sub(s.problems.len());
-        s.problems.extend(problems.drain(..).take(room));
-        s.notifications = counts.0;
-        s.orphans = counts.1;
+        s.problems.extend(reader.problems.drain(..).take(room));
+        s.notifications = reader.counts.0;
+        s.orphans = reader.counts.1;
         s.bytes_read = bytes_read;
         if done {
             s.done = true;
             s.error = error;
+        }
+    }
+}
+
+/// The reader's side of the index: what it has gathered since it last published, and
+/// what it keeps to name sessions and tools and to pair responses with their requests.
+/// Calls are published in batches, so the console's reads of the index are not held up
+/// by a lock taken per line.
+#[derive(Default)]
+struct Reader {
+    first_ts: Option<chrono::DateTime<chrono::FixedOffset>>,
+    sessions: HashMap<String, u32>,
+    tools: HashMap<String, u16>,
+    /// (session, call) → row of a request not answered yet.
+    waiting: HashMap<(u32, u64), usize>,
+    /// Calls not published yet.
+    batch: Vec<Call>,
+    /// Responses to calls already published: (row, span, duration, failed).
+    answered: Vec<(usize, Span, Option<f64>, bool)>,
+    /// Session and tool names not published yet.
+    new_names: (Vec<String>, Vec<String>),
+    /// Notifications, orphans.
+    counts: (u64, u64),
+    problems: Vec<Problem>,
+    /// Calls published so far.
+    published: usize,
+}
+
+impl Reader {
+    /// Takes in line number `line`, read at `start` (`buf`, with its newline when it has
+    /// one); a blank line is skipped.
+    fn line(&mut self, buf: &[u8], start: u64, line: u64) {
+        let whole = buf.last() == Some(&b'\n');
+        let text = buf.trim_ascii();
+        if text.is_empty() {
+            return;
+        }
+        let lead = buf.len() - buf.trim_ascii_start().len();
+        let span = Span {
+            offset: start + lead as u64,
+            len: text.len() as u32,
+            line,
+        };
+        match serde_json::from_slice::<Head>(text) {
+            Err(e) => self.problems.push(if whole {
+                Problem::BadLine {
+                    line,
+                    bytes: text.len(),
+                    error: e.to_string(),
+                }
+            } else {
+                Problem::TornLastLine {
+                    line,
+                    bytes: text.len(),
+                }
+            }),
+            Ok(head) => {
+                let session = self.session(&head.session);
+                match head.kind {
+                    Kind::Notification => self.counts.0 += 1,
+                    // A round belongs to its call, whose lines are the request and the
+                    // response.
+                    Kind::Round | Kind::Task => {}
+                    Kind::Request => self.request(&head, session, span),
+                    Kind::Response => self.response(&head, session, span),
+                }
+            }
+        }
+    }
+
+    /// The number of session `name`, given when first seen.
+    fn session(&mut self, name: &str) -> u32 {
+        let next_session = self.sessions.len() as u32;
+        *self.sessions.entry(name.to_string()).or_insert_with(|| {
+            self.new_names.0.push(name.to_string());
+            next_session
+        })
+    }
+
+    /// The number of tool `name`, given when first seen.
+    fn tool(&mut self, name: &str) -> u16 {
+        let next_tool = self.tools.len() as u16;
+        *self.tools.entry(name.to_string()).or_insert_with(|| {
+            self.new_names.1.push(name.to_string());
+            next_tool
+        })
+    }
+
+    /// A request: a new call, waiting for its response.
+    fn request(&mut self, head: &Head<'_>, session: u32, span: Span) {
+        let tool = self.tool(head.tool.as_deref().unwrap_or("?"));
+        let at = chrono::DateTime::parse_from_rfc3339(&head.ts).ok();
+        if self.first_ts.is_none() {
+            self.first_ts = at;
+        }
+        let at_ms = match (at, self.first_ts) {
+            (Some(at), Some(first)) => {
+                Some((at - first).num_microseconds().unwrap_or(0) as f64 / 1e3)
+            }
+            _ => None,
+        };
+        let row = self.published + self.batch.len();
+        if let Some(call) = head.call {
+            self.waiting.insert((session, call), row);
+        }
+        self.batch.push(Call {
+            session,
+            call: head.call.unwrap_or(0),
+            tool,
+            request: span,
+            response: None,
+            at_ms,
+            duration_ms: None,
+            failed: false,
+        });
+    }
+
+    /// A response: its call's, whether that call is published yet or not; one no call
+    /// waits for is an orphan.
+    fn response(&mut self, head: &Head<'_>, session: u32, span: Span) {
+        match head.call.and_then(|c| self.waiting.remove(&(session, c))) {
+            Some(row) if row >= self.published => {
+                let c = &mut self.batch[row - self.published];
+                c.response = Some(span);
+                c.duration_ms = head.duration_ms;
+                c.failed = head.error.is_some();
+            }
+            Some(row) => self
+                .answered
+                .push((row, span, head.duration_ms, head.error.is_some())),
+            None => self.counts.1 += 1,
         }
     }
 }

@@ -265,126 +265,145 @@ impl Live {
     pub fn apply(&mut self, entry: Entry) {
         let session = self.session_number(&entry.session);
         match entry.kind {
-            Kind::Request => {
-                let call = entry.call.unwrap_or(0);
-                let index = self.dropped + self.calls.len();
-                if let Some(token) = &entry.progress_token {
-                    self.tokens.insert((session, token.to_string()), index);
-                }
-                self.open.insert((session, call), index);
-                let method = entry.other_method().map(str::to_string);
-                self.calls.push_back(LiveCall {
-                    session,
-                    call,
-                    tool: entry.tool.unwrap_or_default(),
-                    arguments: entry
-                        .arguments
-                        .or(entry.params)
-                        .unwrap_or_else(|| json!({})),
-                    method,
-                    ts: entry.ts,
-                    status: Status::Running,
-                    progress: None,
-                    duration_ms: None,
-                    size: None,
-                    answer: None,
-                    held: None,
-                    injected: None,
-                    released: None,
-                    rounds: Vec::new(),
-                });
-                if self.calls.len() > LIVE_KEPT {
-                    self.let_go();
-                }
-            }
-            Kind::Response => {
-                let Some(index) = self.open.remove(&(session, entry.call.unwrap_or(0))) else {
-                    return;
-                };
-                self.tokens.retain(|_, i| *i != index);
-                let Some(call) = self.get_mut(index) else {
-                    return;
-                };
-                call.duration_ms = entry.duration_ms;
-                call.held = None;
-                call.injected = entry.injected.clone();
-                let answer = entry.result.clone().or_else(|| entry.error.clone());
-                call.status = match &entry.error {
-                    None => Status::Answered,
-                    Some(error) => match error_code(error) {
-                        code if code == CANCELLED => Status::Cancelled,
-                        code => Status::Failed(code),
-                    },
-                };
-                if let Some(answer) = answer {
-                    let bytes = serde_json::to_vec(&answer).map_or(0, |b| b.len());
-                    call.size = Some(bytes);
-                    call.answer = Some(if bytes <= ANSWER_KEPT {
-                        answer
-                    } else {
-                        json!({ "kept": format!("{bytes} bytes, over the {ANSWER_KEPT} kept") })
-                    });
-                }
-            }
-            Kind::Task => {
-                let Some(index) = self.open.get(&(session, entry.call.unwrap_or(0))).copied()
-                else {
-                    return;
-                };
-                if let Some(call) = self.get_mut(index) {
-                    // What a working task says of itself is its progress.
-                    if entry.status.as_deref() == Some("working")
-                        && let Some(said) = &entry.status_message
-                    {
-                        call.progress = Some(Progress {
-                            progress: call.progress.as_ref().map_or(0.0, |p| p.progress),
-                            total: None,
-                            message: Some(said.clone()),
-                        });
-                    }
-                    call.rounds.push(json!({
-                        "task": entry.task_id,
-                        "status": entry.status,
-                        "statusMessage": entry.status_message,
-                    }));
-                }
-            }
-            Kind::Round => {
-                let Some(index) = self.open.get(&(session, entry.call.unwrap_or(0))).copied()
-                else {
-                    return;
-                };
-                if let Some(call) = self.get_mut(index) {
-                    call.rounds.push(json!({
-                        "round": entry.round,
-                        "inputRequests": entry.input_requests,
-                        "inputResponses": entry.input_responses,
-                    }));
-                }
-            }
-            Kind::Notification => {
-                self.notifications += 1;
-                if entry.method.as_deref() != Some("notifications/progress") {
-                    return;
-                }
-                let params = entry.params.unwrap_or(Value::Null);
-                let Some(index) = self
-                    .tokens
-                    .get(&(session, params["progressToken"].to_string()))
-                    .copied()
-                else {
-                    return;
-                };
-                if let Some(call) = self.get_mut(index)
-                    && call.status == Status::Running
-                {
-                    call.progress = Some(Progress {
-                        progress: params["progress"].as_f64().unwrap_or(0.0),
-                        total: params["total"].as_f64(),
-                        message: params["message"].as_str().map(str::to_string),
-                    });
-                }
-            }
+            Kind::Request => self.request(session, entry),
+            Kind::Response => self.response(session, &entry),
+            Kind::Task => self.task(session, &entry),
+            Kind::Round => self.round(session, &entry),
+            Kind::Notification => self.notification(session, entry),
+        }
+    }
+
+    /// A request: a new running call, the newest kept.
+    fn request(&mut self, session: usize, entry: Entry) {
+        let call = entry.call.unwrap_or(0);
+        let index = self.dropped + self.calls.len();
+        if let Some(token) = &entry.progress_token {
+            self.tokens.insert((session, token.to_string()), index);
+        }
+        self.open.insert((session, call), index);
+        let method = entry.other_method().map(str::to_string);
+        self.calls.push_back(LiveCall {
+            session,
+            call,
+            tool: entry.tool.unwrap_or_default(),
+            arguments: entry
+                .arguments
+                .or(entry.params)
+                .unwrap_or_else(|| json!({})),
+            method,
+            ts: entry.ts,
+            status: Status::Running,
+            progress: None,
+            duration_ms: None,
+            size: None,
+            answer: None,
+            held: None,
+            injected: None,
+            released: None,
+            rounds: Vec::new(),
+        });
+        if self.calls.len() > LIVE_KEPT {
+            self.let_go();
+        }
+    }
+
+    /// A response: its call answered, failed or cancelled, with the answer kept (cut
+    /// when large).
+    fn response(&mut self, session: usize, entry: &Entry) {
+        let Some(index) = self.open.remove(&(session, entry.call.unwrap_or(0))) else {
+            return;
+        };
+        self.tokens.retain(|_, i| *i != index);
+        let Some(call) = self.get_mut(index) else {
+            return;
+        };
+        call.duration_ms = entry.duration_ms;
+        call.held = None;
+        call.injected = entry.injected.clone();
+        let answer = entry.result.clone().or_else(|| entry.error.clone());
+        call.status = match &entry.error {
+            None => Status::Answered,
+            Some(error) => match error_code(error) {
+                code if code == CANCELLED => Status::Cancelled,
+                code => Status::Failed(code),
+            },
+        };
+        if let Some(answer) = answer {
+            let bytes = serde_json::to_vec(&answer).map_or(0, |b| b.len());
+            call.size = Some(bytes);
+            call.answer = Some(if bytes <= ANSWER_KEPT {
+                answer
+            } else {
+                json!({ "kept": format!("{bytes} bytes, over the {ANSWER_KEPT} kept") })
+            });
+        }
+    }
+
+    /// The open call an entry of `session` belongs to, by its call number.
+    fn open_call(&mut self, session: usize, entry: &Entry) -> Option<&mut LiveCall> {
+        let index = self
+            .open
+            .get(&(session, entry.call.unwrap_or(0)))
+            .copied()?;
+        self.get_mut(index)
+    }
+
+    /// A task status of an open call: added to its rounds.
+    fn task(&mut self, session: usize, entry: &Entry) {
+        let Some(call) = self.open_call(session, entry) else {
+            return;
+        };
+        // What a working task says of itself is its progress.
+        if entry.status.as_deref() == Some("working")
+            && let Some(said) = &entry.status_message
+        {
+            call.progress = Some(Progress {
+                progress: call.progress.as_ref().map_or(0.0, |p| p.progress),
+                total: None,
+                message: Some(said.clone()),
+            });
+        }
+        call.rounds.push(json!({
+            "task": entry.task_id,
+            "status": entry.status,
+            "statusMessage": entry.status_message,
+        }));
+    }
+
+    /// A round of input of an open call: added to its rounds.
+    fn round(&mut self, session: usize, entry: &Entry) {
+        if let Some(call) = self.open_call(session, entry) {
+            call.rounds.push(json!({
+                "round": entry.round,
+                "inputRequests": entry.input_requests,
+                "inputResponses": entry.input_responses,
+            }));
+        }
+    }
+
+    /// A notification, counted; a progress notification is the progress of the running
+    /// call whose token it names.
+    fn notification(&mut self, session: usize, entry: Entry) {
+        self.notifications += 1;
+        if entry.method.as_deref() != Some("notifications/progress") {
+            return;
+        }
+        let params = entry.params.unwrap_or(Value::Null);
+        let Some(index) = self
+            .tokens
+            .get(&(session, params["progressToken"].to_string()))
+            .copied()
+        else {
+            return;
+        };
+        if let Some(call) = self.get_mut(index)
+            && call.status == Status::Running
+        {
+            call.progress = Some(Progress {
+                progress: params["progress"].as_f64().unwrap_or(0.0),
+                total: params["total"].as_f64(),
+                message: params["message"].as_str().map(str::to_string),
+            });
         }
     }
 

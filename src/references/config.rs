@@ -383,14 +383,7 @@ pub fn plan(
     if support == Support::None {
         return Ok(ReferencePlan::Off);
     }
-    let mut taken = Map::new();
-    if let Some(obj) = args.as_object_mut() {
-        for name in ARGUMENTS {
-            if let Some(v) = obj.remove(name) {
-                taken.insert(name.to_string(), v);
-            }
-        }
-    }
+    let taken = take_options(args);
     let tool_config = config.tool(tool);
     let include = match taken.get("include_references") {
         Some(v) => Include::from_json(v).ok_or_else(|| {
@@ -419,53 +412,38 @@ pub fn plan(
             "references are turned off for {tool} on this server"
         )));
     }
+    options(config, support, mode, &taken).map(ReferencePlan::On)
+}
 
-    let depth = match taken.get("reference_depth") {
-        Some(v) => match whole(v) {
-            Some(d @ 1..=2) => d as u8,
-            _ => {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationOutOfRange,
-                    "reference_depth",
-                    format!("must be 1 or 2, got {v}"),
-                ));
+/// Takes the reference options ([`ARGUMENTS`]) out of a call's arguments.
+fn take_options(args: &mut Value) -> Map<String, Value> {
+    let mut taken = Map::new();
+    if let Some(obj) = args.as_object_mut() {
+        for name in ARGUMENTS {
+            if let Some(v) = obj.remove(name) {
+                taken.insert(name.to_string(), v);
             }
-        },
+        }
+    }
+    taken
+}
+
+/// The options of a call that collects references in `mode`: as its reference options
+/// (`taken`) say, else as the configuration's defaults.
+fn options(
+    config: &ReferenceConfig,
+    support: Support,
+    mode: Mode,
+    taken: &Map<String, Value>,
+) -> Result<ReferenceOptions, ToolError> {
+    let depth = match taken.get("reference_depth") {
+        Some(v) => reference_depth(v)?,
         None => config.reference_depth,
     };
-
     let types = match taken.get("reference_types") {
         None => None,
-        Some(Value::Array(items)) => {
-            let mut bits = 0u16;
-            for (i, item) in items.iter().enumerate() {
-                let kind = item
-                    .as_str()
-                    .and_then(EntityKind::parse_name_or_code)
-                    .ok_or_else(|| {
-                        let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.name()).collect();
-                        ToolError::field(
-                            ErrorCode::ValidationInvalidValue,
-                            format!("reference_types[{i}]"),
-                            format!(
-                                "{item} is not an entity kind; use one of {}",
-                                names.join(", ")
-                            ),
-                        )
-                    })?;
-                bits |= 1 << kind.code();
-            }
-            Some(bits)
-        }
-        Some(other) => {
-            return Err(ToolError::field(
-                ErrorCode::ValidationWrongType,
-                "reference_types",
-                format!("expected an array of kind names, got {other}"),
-            ));
-        }
+        Some(v) => Some(reference_types(v)?),
     };
-
     let max_references = match taken.get("max_references").and_then(whole) {
         Some(n) if n as usize > config.max_references_limit => {
             return Err(ToolError::field(
@@ -480,25 +458,21 @@ pub fn plan(
         Some(n) => n as usize,
         None => config.max_references,
     };
-
     let max_per_entity = match taken.get("max_references_per_entity").and_then(whole) {
         Some(n) => Some(n as usize),
         None if support == Support::List => Some(config.max_references_per_entity),
         None => None,
     };
-
     let on_error = match taken.get("on_reference_error").and_then(Value::as_str) {
         Some("omit") => OnError::Omit,
         Some(_) => OnError::Indicate,
         None => config.on_error,
     };
-
     let metadata = taken
         .get("reference_metadata")
         .and_then(Value::as_str)
         .and_then(Metadata::parse);
-
-    Ok(ReferencePlan::On(ReferenceOptions {
+    Ok(ReferenceOptions {
         mode,
         depth,
         types,
@@ -506,7 +480,49 @@ pub fn plan(
         max_per_entity,
         on_error,
         metadata,
-    }))
+    })
+}
+
+/// A call's `reference_depth`: 1 or 2.
+fn reference_depth(v: &Value) -> Result<u8, ToolError> {
+    match whole(v) {
+        Some(d @ 1..=2) => Ok(d as u8),
+        _ => Err(ToolError::field(
+            ErrorCode::ValidationOutOfRange,
+            "reference_depth",
+            format!("must be 1 or 2, got {v}"),
+        )),
+    }
+}
+
+/// A call's `reference_types` as a bit per kind code; each item names a kind.
+fn reference_types(v: &Value) -> Result<u16, ToolError> {
+    let Value::Array(items) = v else {
+        return Err(ToolError::field(
+            ErrorCode::ValidationWrongType,
+            "reference_types",
+            format!("expected an array of kind names, got {v}"),
+        ));
+    };
+    let mut bits = 0u16;
+    for (i, item) in items.iter().enumerate() {
+        let kind = item
+            .as_str()
+            .and_then(EntityKind::parse_name_or_code)
+            .ok_or_else(|| {
+                let names: Vec<&str> = EntityKind::ALL.iter().map(|k| k.name()).collect();
+                ToolError::field(
+                    ErrorCode::ValidationInvalidValue,
+                    format!("reference_types[{i}]"),
+                    format!(
+                        "{item} is not an entity kind; use one of {}",
+                        names.join(", ")
+                    ),
+                )
+            })?;
+        bits |= 1 << kind.code();
+    }
+    Ok(bits)
 }
 
 #[cfg(test)]

@@ -43,6 +43,7 @@ use extract::{Candidate, Extraction};
 use resolve::Outcome;
 
 use crate::entity::EntityId;
+use crate::error::ErrorCode;
 use crate::source::World;
 use resolve::Resolver;
 
@@ -184,6 +185,18 @@ pub async fn attach(
     }
 }
 
+/// What building the `references` map counted, for its summary.
+#[derive(Default)]
+struct Tally {
+    resolved: usize,
+    /// Failed references left out of the map.
+    omitted: usize,
+    cached: usize,
+    failed_ids: Vec<EntityId>,
+}
+
+/// The `references` map of `payload` and its summary: the references chosen, resolved
+/// and written as `metadata` says.
 async fn collect(
     resolver: &Arc<Resolver>,
     world: &World,
@@ -192,10 +205,36 @@ async fn collect(
     payload: &Map<String, Value>,
 ) -> (Map<String, Value>, Option<Value>) {
     resolver.cache().observe(resolve::WorldVersion::of(world));
+    let mut selection = Selection::new(opts);
+    let outcomes = resolve_levels(resolver, world, &mut selection, payload).await;
 
+    let mut references = Map::new();
+    let mut tally = Tally::default();
+    for (chosen, outcome) in selection.chosen.iter().zip(outcomes) {
+        if let Some(entry) = reference_entry(chosen, outcome, opts, metadata, &mut tally) {
+            references.insert(chosen.0.id.to_string(), Value::Object(entry));
+        }
+    }
+
+    let summary = if metadata == Metadata::Full {
+        Some(full_summary(&selection, references.len(), &tally))
+    } else {
+        lean_summary(&selection, references.len(), &tally)
+    };
+    (references, summary)
+}
+
+/// Chooses the references `payload` mentions into `selection`, level by level, and
+/// resolves them: their outcomes, in the order of `selection.chosen`. At depth 2 what
+/// the first level's entities (and those walked through) mention is chosen too.
+async fn resolve_levels(
+    resolver: &Arc<Resolver>,
+    world: &World,
+    selection: &mut Selection<'_>,
+    payload: &Map<String, Value>,
+) -> Vec<Outcome> {
     let mut found = Extraction::default();
     found.walk_object(payload);
-    let mut selection = Selection::new(opts);
     selection.consider(&found.candidates, &found.present, 1);
     let level_one: Vec<EntityId> = selection.chosen.iter().map(|(c, _)| c.id).collect();
     let mut fetch = level_one.clone();
@@ -203,7 +242,7 @@ async fn collect(
     let mut outcomes = resolve::resolve_all(resolver, world, &fetch).await;
     let traversed = outcomes.split_off(level_one.len());
 
-    if opts.depth >= 2 {
+    if selection.opts.depth >= 2 {
         let before = found.candidates.len();
         let walked = level_one.iter().zip(&outcomes);
         for (id, outcome) in walked.chain(selection.through.iter().zip(&traversed)) {
@@ -222,129 +261,163 @@ async fn collect(
             .collect();
         outcomes.extend(resolve::resolve_all(resolver, world, &level_two).await);
     }
+    outcomes
+}
 
-    let mut references = Map::new();
-    let (mut resolved, mut omitted, mut cached) = (0, 0, 0);
-    let mut failed_ids = Vec::new();
-    for ((candidate, depth), outcome) in selection.chosen.iter().zip(outcomes) {
-        let id = candidate.id;
-        let mut entry = Map::new();
-        entry.insert("reference_type".into(), json!(id.kind.name()));
-        let (code, message) = match &outcome {
-            Outcome::Resolved { .. } => {
-                resolved += 1;
-                (None, None)
-            }
-            Outcome::Failed { code, message } => {
-                failed_ids.push(id);
-                crate::context::log::log(
-                    crate::context::log::Level::Warning,
-                    "structs.references",
-                    json!({"message": format!("reference {id} (from {}) could not be read: {message}", candidate.from),
-                        "id": id.to_string(), "referenced_from": candidate.from, "error_code": code.as_str()}),
-                );
-                if opts.on_error == OnError::Omit || metadata == Metadata::None {
-                    omitted += 1;
-                    continue;
-                }
-                (Some(code.as_str()), Some(message))
-            }
-        };
-        let provenance = metadata == Metadata::Full || code.is_some();
-        if provenance {
-            entry.insert("id".into(), json!(id.to_string()));
-            match (code, message) {
-                (Some(code), Some(message)) => {
-                    entry.insert("status".into(), json!("failed"));
-                    entry.insert("error".into(), json!(message));
-                    entry.insert("error_code".into(), json!(code));
-                }
-                _ => {
-                    entry.insert("status".into(), json!("success"));
-                }
-            }
-            entry.insert("referenced_from".into(), json!(candidate.from));
-            match candidate.referenced_in {
-                Some(by) => entry.insert("referenced_in".into(), json!(by.to_string())),
-                None if metadata == Metadata::Full => {
-                    entry.insert("referenced_in".into(), Value::Null)
-                }
-                None => None,
-            };
-            if metadata == Metadata::Full {
-                entry.insert("depth".into(), json!(depth));
-            }
+/// The map entry of one chosen reference (found at `depth`), counted in `tally`; `None`
+/// for a failed one that is left out of the map. A failure is logged either way.
+fn reference_entry(
+    (candidate, depth): &(Candidate, u8),
+    outcome: Outcome,
+    opts: &ReferenceOptions,
+    metadata: Metadata,
+    tally: &mut Tally,
+) -> Option<Map<String, Value>> {
+    let id = candidate.id;
+    let mut entry = Map::new();
+    entry.insert("reference_type".into(), json!(id.kind.name()));
+    let failure = match &outcome {
+        Outcome::Resolved { .. } => {
+            tally.resolved += 1;
+            None
         }
-        if let Outcome::Resolved { data, cached: hit } = outcome {
-            cached += usize::from(hit);
-            merge_entity(&mut entry, &data);
+        Outcome::Failed { code, message } => {
+            tally.failed_ids.push(id);
+            log_failure(candidate, code, message);
+            if opts.on_error == OnError::Omit || metadata == Metadata::None {
+                tally.omitted += 1;
+                return None;
+            }
+            Some((code.as_str(), message))
         }
-        references.insert(id.to_string(), Value::Object(entry));
+    };
+    if metadata == Metadata::Full || failure.is_some() {
+        add_provenance(&mut entry, candidate, *depth, failure, metadata);
     }
+    if let Outcome::Resolved { data, cached: hit } = outcome {
+        tally.cached += usize::from(hit);
+        merge_entity(&mut entry, &data);
+    }
+    Some(entry)
+}
 
-    let left_out = selection.left_out();
-    let by = |limit: Limit| left_out.iter().filter(|(_, l)| *l == limit).count();
-    let status = if left_out.is_empty() {
+/// Logs a reference that could not be read, with where it was mentioned.
+fn log_failure(candidate: &Candidate, code: &ErrorCode, message: &str) {
+    let id = candidate.id;
+    crate::context::log::log(
+        crate::context::log::Level::Warning,
+        "structs.references",
+        json!({"message": format!("reference {id} (from {}) could not be read: {message}", candidate.from),
+            "id": id.to_string(), "referenced_from": candidate.from, "error_code": code.as_str()}),
+    );
+}
+
+/// Adds an entry's bookkeeping: its id, its status (and, for a failed one, its error
+/// and code), where it was mentioned and, in `full`, its depth.
+fn add_provenance(
+    entry: &mut Map<String, Value>,
+    candidate: &Candidate,
+    depth: u8,
+    failure: Option<(&str, &String)>,
+    metadata: Metadata,
+) {
+    entry.insert("id".into(), json!(candidate.id.to_string()));
+    match failure {
+        Some((code, message)) => {
+            entry.insert("status".into(), json!("failed"));
+            entry.insert("error".into(), json!(message));
+            entry.insert("error_code".into(), json!(code));
+        }
+        None => {
+            entry.insert("status".into(), json!("success"));
+        }
+    }
+    entry.insert("referenced_from".into(), json!(candidate.from));
+    match candidate.referenced_in {
+        Some(by) => entry.insert("referenced_in".into(), json!(by.to_string())),
+        None if metadata == Metadata::Full => entry.insert("referenced_in".into(), Value::Null),
+        None => None,
+    };
+    if metadata == Metadata::Full {
+        entry.insert("depth".into(), json!(depth));
+    }
+}
+
+/// The summary's status: complete unless a limit left something out.
+fn status(left_out: &[(EntityId, Limit)]) -> &'static str {
+    if left_out.is_empty() {
         "complete"
     } else {
         "partial"
-    };
-    if metadata != Metadata::Full {
-        // Lean: a summary only when it says something the map does not, and then only
-        // what is not zero.
-        if left_out.is_empty() && failed_ids.is_empty() {
-            return (references, None);
-        }
-        let mut summary = Map::new();
-        summary.insert("status".into(), json!(status));
-        summary.insert("included".into(), json!(references.len()));
-        if !failed_ids.is_empty() {
-            summary.insert("failed".into(), json!(failed_ids.len()));
-            if omitted > 0 {
-                summary.insert("failed_omitted".into(), json!(omitted));
-            }
-            summary.insert(
-                "failed_ids".into(),
-                json!(shown_ids(failed_ids.iter().copied())),
-            );
-        }
-        if !left_out.is_empty() {
-            summary.insert("left_out".into(), json!(left_out.len()));
-            let mut limits = Map::new();
-            for (name, limit) in [
-                ("max_references", Limit::Total),
-                ("max_references_per_entity", Limit::PerEntity),
-            ] {
-                if by(limit) > 0 {
-                    limits.insert(name.into(), json!(by(limit)));
-                }
-            }
-            summary.insert("left_out_by".into(), Value::Object(limits));
-            summary.insert(
-                "left_out_ids".into(),
-                json!(shown_ids(left_out.iter().map(|(id, _)| *id))),
-            );
-        }
-        return (references, Some(Value::Object(summary)));
     }
-    let summary = json!({
-        "status": status,
+}
+
+/// How many references `limit` left out.
+fn left_out_by(left_out: &[(EntityId, Limit)], limit: Limit) -> usize {
+    left_out.iter().filter(|(_, l)| *l == limit).count()
+}
+
+/// The lean summary (`failures`, `none`): only when it says something the map does
+/// not, and then only what is not zero.
+fn lean_summary(selection: &Selection<'_>, included: usize, tally: &Tally) -> Option<Value> {
+    let left_out = selection.left_out();
+    if left_out.is_empty() && tally.failed_ids.is_empty() {
+        return None;
+    }
+    let mut summary = Map::new();
+    summary.insert("status".into(), json!(status(&left_out)));
+    summary.insert("included".into(), json!(included));
+    if !tally.failed_ids.is_empty() {
+        summary.insert("failed".into(), json!(tally.failed_ids.len()));
+        if tally.omitted > 0 {
+            summary.insert("failed_omitted".into(), json!(tally.omitted));
+        }
+        summary.insert(
+            "failed_ids".into(),
+            json!(shown_ids(tally.failed_ids.iter().copied())),
+        );
+    }
+    if !left_out.is_empty() {
+        summary.insert("left_out".into(), json!(left_out.len()));
+        let mut limits = Map::new();
+        for (name, limit) in [
+            ("max_references", Limit::Total),
+            ("max_references_per_entity", Limit::PerEntity),
+        ] {
+            if left_out_by(&left_out, limit) > 0 {
+                limits.insert(name.into(), json!(left_out_by(&left_out, limit)));
+            }
+        }
+        summary.insert("left_out_by".into(), Value::Object(limits));
+        summary.insert(
+            "left_out_ids".into(),
+            json!(shown_ids(left_out.iter().map(|(id, _)| *id))),
+        );
+    }
+    Some(Value::Object(summary))
+}
+
+/// The `full` summary: every count, always.
+fn full_summary(selection: &Selection<'_>, included: usize, tally: &Tally) -> Value {
+    let left_out = selection.left_out();
+    let opts = selection.opts;
+    json!({
+        "status": status(&left_out),
         "mode": opts.mode.as_str(),
         "depth": opts.depth,
-        "included": references.len(),
-        "resolved": resolved,
-        "failed": failed_ids.len(),
-        "failed_omitted": omitted,
-        "from_cache": cached,
+        "included": included,
+        "resolved": tally.resolved,
+        "failed": tally.failed_ids.len(),
+        "failed_omitted": tally.omitted,
+        "from_cache": tally.cached,
         "traversed": selection.through.len(),
         "left_out": left_out.len(),
         "left_out_by": {
-            "max_references": by(Limit::Total),
-            "max_references_per_entity": by(Limit::PerEntity),
+            "max_references": left_out_by(&left_out, Limit::Total),
+            "max_references_per_entity": left_out_by(&left_out, Limit::PerEntity),
         },
         "left_out_ids": shown_ids(left_out.iter().map(|(id, _)| *id)),
-    });
-    (references, Some(summary))
+    })
 }
 
 /// The first ids of a list the summary names, as text.

@@ -259,50 +259,27 @@ impl Client {
         exp.mul_f64(jitter)
     }
 
+    /// Sends `request` once and reads the node's answer: a reply, or the failure it
+    /// ends in, with whether a retry may help.
     async fn attempt(
         &self,
         request: reqwest::RequestBuilder,
         path: &str,
         idempotent: bool,
     ) -> Result<Reply, Failure> {
-        let unavailable = |e: &reqwest::Error, sent: bool| {
-            let what = if e.is_timeout() {
-                format!(
-                    "the node did not answer {path} within {} ms",
-                    self.config.timeout.as_millis()
-                )
-            } else if e.is_connect() {
-                format!("cannot connect to {}: {}", self.config.endpoint, root(e))
-            } else {
-                format!(
-                    "the connection to {} failed: {}",
-                    self.config.endpoint,
-                    root(e)
-                )
-            };
-            Failure {
-                error: ToolError::new(ErrorCode::ApiUnavailable, what)
-                    .with_extra("endpoint", json!(self.config.endpoint))
-                    .with_extra("path", json!(path)),
-                // A request that never left (no connection) is safe to send again.
-                retryable: idempotent || (!sent && e.is_connect()),
-                retry_after: None,
-            }
-        };
-        let mut response = request.send().await.map_err(|e| unavailable(&e, false))?;
+        let mut response = request
+            .send()
+            .await
+            .map_err(|e| self.unavailable(&e, false, path, idempotent))?;
         let status = response.status();
         let retry_after = retry_after(response.headers());
-        if let Some(height) = response
-            .headers()
-            .get(super::wire::HEIGHT_HEADER)
-            .and_then(|h| h.to_str().ok())
-            .and_then(|h| h.trim().parse::<u64>().ok())
-        {
-            self.heard_height
-                .fetch_max(height, std::sync::atomic::Ordering::Relaxed);
-        }
+        self.hear_height(response.headers());
         let mut bytes = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(|e| unavailable(&e, true))? {
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| self.unavailable(&e, true, path, idempotent))?
+        {
             if bytes.len() + chunk.len() > MAX_BODY {
                 return Err(Failure {
                     error: ToolError::new(
@@ -320,72 +297,46 @@ impl Client {
             }
             bytes.extend_from_slice(&chunk);
         }
-        let body: Option<Value> = serde_json::from_slice(&bytes).ok();
-        if status.is_success() {
-            return match body {
-                Some(v) => Ok(Reply::Found(v)),
-                None => Err(Failure {
-                    error: ToolError::new(
-                        ErrorCode::ApiError,
-                        format!("the node answered {path} with something that is not JSON"),
-                    )
-                    .with_extra("status", json!(status.as_u16())),
-                    retryable: false,
-                    retry_after: None,
-                }),
-            };
-        }
-        let node_message = body
-            .as_ref()
-            .and_then(|b| b.get("message").or_else(|| b.get("error")))
-            .and_then(Value::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| String::from_utf8_lossy(&bytes).chars().take(300).collect());
-        let node_code = body.as_ref().and_then(|b| b.get("code")).cloned();
-        if status.as_u16() == 429 {
-            let secs = retry_after.map(|d| d.as_secs_f64().ceil() as u64);
-            let mut error = ToolError::new(
-                ErrorCode::RateLimitExceeded,
-                match secs {
-                    Some(s) => format!("the node is rate limiting requests; retry after {s} s"),
-                    None => "the node is rate limiting requests".to_string(),
-                },
-            )
-            .with_extra("status", json!(429))
-            .with_extra("path", json!(path));
-            if let Some(s) = secs {
-                // Seconds as the node says them; milliseconds as plans read them.
-                error = error
-                    .with_extra("retry_after_secs", json!(s))
-                    .with_extra("retry_after_ms", json!(s.saturating_mul(1000)));
-            }
-            return Err(Failure {
-                error,
-                retryable: true,
-                retry_after,
-            });
-        }
-        if node_message.contains("object not found") || node_message.contains("code 1050") {
-            return Ok(Reply::NotFound);
-        }
-        let error = ToolError::new(
-            ErrorCode::ApiError,
+        answer(status, &bytes, retry_after, path, idempotent)
+    }
+
+    /// The failure of a request that got no answer (`sent`: it went out, and the
+    /// connection failed after): the node is unavailable.
+    fn unavailable(&self, e: &reqwest::Error, sent: bool, path: &str, idempotent: bool) -> Failure {
+        let what = if e.is_timeout() {
             format!(
-                "the node answered {path} with HTTP {}: {node_message}",
-                status.as_u16()
-            ),
-        )
-        .with_extra("status", json!(status.as_u16()))
-        .with_extra("node_code", node_code.unwrap_or(Value::Null))
-        .with_extra("node_message", json!(node_message))
-        .with_extra("path", json!(path));
-        // 501 is a route the node does not have: asking again will not help.
-        let retryable = status.is_server_error() && status.as_u16() != 501 && idempotent;
-        Err(Failure {
-            error,
-            retryable,
-            retry_after,
-        })
+                "the node did not answer {path} within {} ms",
+                self.config.timeout.as_millis()
+            )
+        } else if e.is_connect() {
+            format!("cannot connect to {}: {}", self.config.endpoint, root(e))
+        } else {
+            format!(
+                "the connection to {} failed: {}",
+                self.config.endpoint,
+                root(e)
+            )
+        };
+        Failure {
+            error: ToolError::new(ErrorCode::ApiUnavailable, what)
+                .with_extra("endpoint", json!(self.config.endpoint))
+                .with_extra("path", json!(path)),
+            // A request that never left (no connection) is safe to send again.
+            retryable: idempotent || (!sent && e.is_connect()),
+            retry_after: None,
+        }
+    }
+
+    /// Notes the block height an answer's header names, when it is the highest heard.
+    fn hear_height(&self, headers: &reqwest::header::HeaderMap) {
+        if let Some(height) = headers
+            .get(super::wire::HEIGHT_HEADER)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.trim().parse::<u64>().ok())
+        {
+            self.heard_height
+                .fetch_max(height, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     fn record(&self, took: Duration, error: Option<&Failure>) {
@@ -425,6 +376,88 @@ impl Client {
             cache_hits: 0,
             cache_reads: 0,
         }
+    }
+}
+
+/// What a node's whole answer (`status`, `bytes`) means: its JSON, "object not found",
+/// or the failure it is (a 429 is always worth a retry, a 5xx when `idempotent`).
+fn answer(
+    status: reqwest::StatusCode,
+    bytes: &[u8],
+    retry_after: Option<Duration>,
+    path: &str,
+    idempotent: bool,
+) -> Result<Reply, Failure> {
+    let body: Option<Value> = serde_json::from_slice(bytes).ok();
+    if status.is_success() {
+        return match body {
+            Some(v) => Ok(Reply::Found(v)),
+            None => Err(Failure {
+                error: ToolError::new(
+                    ErrorCode::ApiError,
+                    format!("the node answered {path} with something that is not JSON"),
+                )
+                .with_extra("status", json!(status.as_u16())),
+                retryable: false,
+                retry_after: None,
+            }),
+        };
+    }
+    let node_message = body
+        .as_ref()
+        .and_then(|b| b.get("message").or_else(|| b.get("error")))
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| String::from_utf8_lossy(bytes).chars().take(300).collect());
+    let node_code = body.as_ref().and_then(|b| b.get("code")).cloned();
+    if status.as_u16() == 429 {
+        return Err(rate_limited(retry_after, path));
+    }
+    if node_message.contains("object not found") || node_message.contains("code 1050") {
+        return Ok(Reply::NotFound);
+    }
+    let error = ToolError::new(
+        ErrorCode::ApiError,
+        format!(
+            "the node answered {path} with HTTP {}: {node_message}",
+            status.as_u16()
+        ),
+    )
+    .with_extra("status", json!(status.as_u16()))
+    .with_extra("node_code", node_code.unwrap_or(Value::Null))
+    .with_extra("node_message", json!(node_message))
+    .with_extra("path", json!(path));
+    // 501 is a route the node does not have: asking again will not help.
+    let retryable = status.is_server_error() && status.as_u16() != 501 && idempotent;
+    Err(Failure {
+        error,
+        retryable,
+        retry_after,
+    })
+}
+
+/// The failure of a 429: `RATE_LIMIT_EXCEEDED`, with the wait the node asked for.
+fn rate_limited(retry_after: Option<Duration>, path: &str) -> Failure {
+    let secs = retry_after.map(|d| d.as_secs_f64().ceil() as u64);
+    let mut error = ToolError::new(
+        ErrorCode::RateLimitExceeded,
+        match secs {
+            Some(s) => format!("the node is rate limiting requests; retry after {s} s"),
+            None => "the node is rate limiting requests".to_string(),
+        },
+    )
+    .with_extra("status", json!(429))
+    .with_extra("path", json!(path));
+    if let Some(s) = secs {
+        // Seconds as the node says them; milliseconds as plans read them.
+        error = error
+            .with_extra("retry_after_secs", json!(s))
+            .with_extra("retry_after_ms", json!(s.saturating_mul(1000)));
+    }
+    Failure {
+        error,
+        retryable: true,
+        retry_after,
     }
 }
 
