@@ -12,7 +12,7 @@ use crate::entity::records::StructStatus;
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::pane::Ctx;
 use crate::tui::theme::Role;
-use crate::tui::widgets::tree::{Node, NodeId, NodeKind};
+use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind};
 
 /// The tool that fetches an entity when a field naming it is expanded.
 pub(crate) const QUERY_TOOL: &str = "structs_query_entity";
@@ -73,6 +73,21 @@ impl Fetched {
     pub fn fetch_if_needed(&mut self, id: EntityId, ctx: &mut Ctx<'_>) {
         if matches!(self.cache.get(&id), None | Some(Fetch::Failed(_))) {
             self.fetch(id, ctx);
+        }
+    }
+
+    /// What a tree command's `change` calls for: true when the tree's nodes must be
+    /// built again, after asking for the entity an opened link names. Every tree over
+    /// entities (an entity, its references, a handle's page, a step's result, a live
+    /// call) follows its commands through here.
+    pub fn follow(&mut self, change: Change, ctx: &mut Ctx<'_>) -> bool {
+        match change {
+            Change::None => false,
+            Change::Reshaped => true,
+            Change::LinkOpened(target) => {
+                self.fetch_if_needed(target, ctx);
+                true
+            }
         }
     }
 

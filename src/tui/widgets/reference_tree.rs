@@ -55,7 +55,7 @@ use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::fields::{Fetched, Fields, QUERY_TOOL};
-use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
+use crate::tui::widgets::tree::{Node, NodeId, NodeKind, TreeView};
 
 /// The kinds in the order the Entities tab's kinds list and the references tree show them: players first (what an agent
 /// plays as), then what players hold, then the energy economy, then addresses.
@@ -461,13 +461,8 @@ impl ReferenceTree {
 
     /// Runs a tree command; the caller has checked it is offered.
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match self.view.run(command) {
-            Change::None => {}
-            Change::Reshaped => self.rebuild(),
-            Change::LinkOpened(target) => {
-                self.fetched.fetch_if_needed(target, ctx);
-                self.rebuild();
-            }
+        if self.fetched.follow(self.view.run(command), ctx) {
+            self.rebuild();
         }
     }
 

@@ -22,7 +22,7 @@ use crate::tui::keymap::Command;
 use crate::tui::pane::{Ctx, Ui};
 use crate::tui::theme::Role;
 use crate::tui::widgets::fields::{Fetch, Fetched, Fields};
-use crate::tui::widgets::tree::{Change, Node, TreeView};
+use crate::tui::widgets::tree::{Node, TreeView};
 
 /// An opened entity: its fetched entities and the tree of its fields.
 pub(crate) struct EntityTree {
@@ -106,13 +106,8 @@ impl EntityTree {
 
     /// Runs a tree command; the caller has checked it is offered.
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match self.view.run(command) {
-            Change::None => {}
-            Change::Reshaped => self.rebuild(),
-            Change::LinkOpened(target) => {
-                self.fetched.fetch_if_needed(target, ctx);
-                self.rebuild();
-            }
+        if self.fetched.follow(self.view.run(command), ctx) {
+            self.rebuild();
         }
     }
 

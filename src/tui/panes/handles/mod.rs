@@ -46,7 +46,7 @@ use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
 use crate::tui::widgets::text::SELECTED_MARK;
-use crate::tui::widgets::tree::{Change, Node, TreeView};
+use crate::tui::widgets::tree::{Node, TreeView};
 
 /// The tool that lists the live handles.
 const LIST_TOOL: &str = "structs_handle_list";
@@ -479,14 +479,12 @@ impl Pane for HandlesPane {
                 }
             }
             (Area::Data, Command::Back) => self.focus = Area::List,
-            (Area::Data, command) => match self.view.run(command) {
-                Change::None => {}
-                Change::Reshaped => self.rebuild(),
-                Change::LinkOpened(target) => {
-                    self.fetched.fetch_if_needed(target, ctx);
+            (Area::Data, command) => {
+                let change = self.view.run(command);
+                if self.fetched.follow(change, ctx) {
                     self.rebuild();
                 }
-            },
+            }
             _ => {}
         }
     }

@@ -44,7 +44,7 @@ use crate::tui::theme::Role;
 use crate::tui::widgets::fields::{Fetched, Fields};
 use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
 use crate::tui::widgets::reference_tree::ReferenceTree;
-use crate::tui::widgets::tree::{Change, Node, NodeId, NodeKind, TreeView};
+use crate::tui::widgets::tree::{Node, NodeId, NodeKind, TreeView};
 
 /// How deep a lone branch under the answer opens by itself.
 const LONE_BRANCH_DEPTH: usize = 4;
@@ -144,13 +144,8 @@ impl Detail {
 
     /// Runs a tree command on the call's tree; the caller has checked it is offered.
     pub fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
-        match self.view.run(command) {
-            Change::None => {}
-            Change::Reshaped => self.dirty = true,
-            Change::LinkOpened(target) => {
-                self.fetched.fetch_if_needed(target, ctx);
-                self.dirty = true;
-            }
+        if self.fetched.follow(self.view.run(command), ctx) {
+            self.dirty = true;
         }
     }
 

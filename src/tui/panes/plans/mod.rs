@@ -67,7 +67,7 @@ use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 use crate::tui::widgets::tasks::TaskBoard;
 use crate::tui::widgets::text::{SELECTED_MARK, fit};
-use crate::tui::widgets::tree::{Change, TreeView};
+use crate::tui::widgets::tree::TreeView;
 use params::*;
 use render::*;
 
@@ -755,14 +755,12 @@ impl Pane for PlansPane {
                     self.list.select(Some(row));
                 }
             }
-            (Area::Result, command) => match self.view.run(command) {
-                Change::None => {}
-                Change::Reshaped => self.rebuild_result(),
-                Change::LinkOpened(target) => {
-                    self.fetched.fetch_if_needed(target, ctx);
+            (Area::Result, command) => {
+                let change = self.view.run(command);
+                if self.fetched.follow(change, ctx) {
                     self.rebuild_result();
                 }
-            },
+            }
             _ => {}
         }
     }
