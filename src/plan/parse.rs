@@ -222,198 +222,29 @@ fn parse_step(
         );
         return None;
     };
-    let mut ok = true;
-    for k in obj.keys() {
-        if !STEP_FIELDS.contains(&k.as_str()) {
-            sp.push(
-                "invalid_step",
-                Some(k.clone()),
-                format!(
-                    "unknown step field {k:?}; a step has tool, params, id, depends_on, \
-                     optional, retry_count, timeout_ms, parallel, description"
-                ),
-                None,
-            );
-            ok = false;
-        }
-    }
-    let tool = match obj.get("tool").and_then(Value::as_str) {
-        Some(t) if !t.is_empty() => t.to_string(),
-        _ => {
-            sp.push(
-                "invalid_step",
-                Some("tool".into()),
-                "every step names its \"tool\"".into(),
-                None,
-            );
-            ok = false;
-            String::new()
-        }
-    };
-    if let Some(id) = obj.get("id")
-        && !id.as_str().is_some_and(|s| !s.is_empty() && s.len() <= 64)
-    {
-        sp.push(
-            "invalid_step",
-            Some("id".into()),
-            "a step id is a non-empty string of at most 64 characters".into(),
-            None,
-        );
-        ok = false;
-    }
-    let params = match obj.get("params") {
-        None | Some(Value::Null) => json!({}),
-        Some(p @ Value::Object(_)) => p.clone(),
-        Some(other) => {
-            sp.push(
-                "invalid_step",
-                Some("params".into()),
-                format!(
-                    "params is an object of the tool's arguments, not {}",
-                    template::describe(other)
-                ),
-                None,
-            );
-            ok = false;
-            json!({})
-        }
-    };
-    let flag = |sp: &mut StepProblems<'_>, key: &str, default: bool| match obj.get(key) {
-        None => Some(default),
-        Some(Value::Bool(b)) => Some(*b),
-        Some(_) => {
-            sp.push(
-                "invalid_step",
-                Some(key.into()),
-                format!("{key} is true or false"),
-                None,
-            );
-            None
-        }
-    };
-    let optional = flag(sp, "optional", false);
-    let parallel = flag(sp, "parallel", true);
-    let number = |sp: &mut StepProblems<'_>, keys: [&str; 2], max: u64, default: u64| {
-        let Some((key, v)) = keys.iter().find_map(|k| obj.get(*k).map(|v| (*k, v))) else {
-            return Some(default);
-        };
-        match v.as_u64() {
-            Some(n) if n <= max => Some(n),
-            _ => {
-                sp.push(
-                    "invalid_step",
-                    Some(key.into()),
-                    format!("{key} is a whole number from 0 to {max}"),
-                    None,
-                );
-                None
-            }
-        }
-    };
-    let retry_count = number(sp, ["retry_count", "retryCount"], MAX_RETRIES as u64, 0);
-    let timeout_ms = number(
-        sp,
-        ["timeout_ms", "timeoutMs"],
-        MAX_TIMEOUT_MS,
-        DEFAULT_TIMEOUT_MS,
-    )
-    .map(|t| if t == 0 { DEFAULT_TIMEOUT_MS } else { t });
-
-    // depends_on: indices or names.
-    let mut depends_on = BTreeSet::new();
-    let deps = obj.get("depends_on").or_else(|| obj.get("dependsOn"));
-    let dep_items: Vec<&Value> = match deps {
-        None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(a)) => a.iter().collect(),
-        Some(single @ (Value::Number(_) | Value::String(_))) => vec![single],
-        Some(_) => {
-            sp.push(
-                "invalid_step",
-                Some("depends_on".into()),
-                "depends_on is a list of step indices or ids".into(),
-                None,
-            );
-            ok = false;
-            Vec::new()
-        }
-    };
-    for d in dep_items {
-        let target = match d {
-            Value::Number(n) => n.as_u64().map(|n| n as usize),
-            Value::String(s) => names.get(s).copied().or_else(|| s.parse::<usize>().ok()),
-            _ => None,
-        };
-        match target {
-            Some(t) if t < labels.len() && t != i => {
-                depends_on.insert(t);
-            }
-            Some(t) if t == i => {
-                sp.push(
-                    "cycle",
-                    Some("depends_on".into()),
-                    "a step cannot depend on itself".into(),
-                    None,
-                );
-                ok = false;
-            }
-            _ => {
-                sp.push(
-                    "missing_step",
-                    Some("depends_on".into()),
-                    format!("depends on {d}, which is not a step of this plan"),
-                    Some(
-                        labels
-                            .iter()
-                            .filter(|l| **l != labels[i])
-                            .cloned()
-                            .collect(),
-                    ),
-                );
-                ok = false;
-            }
-        }
-    }
-
-    // References in params.
-    let mut slots = Vec::new();
-    let mut reads = BTreeSet::new();
-    let mut strings = Vec::new();
-    collect_strings(&params, ParamPath::default(), &mut strings);
-    for (at, s) in strings {
-        match Template::parse(s) {
-            Ok(None) => {}
-            Ok(Some(template)) => {
-                for r in template.references() {
-                    match check_reference(i, r, names, labels, inputs) {
-                        Ok(Some(target)) => {
-                            reads.insert(target);
-                        }
-                        Ok(None) => {}
-                        Err((kind, message, available)) => {
-                            sp.push(kind, Some(at.to_string()), message, available);
-                            ok = false;
-                        }
-                    }
-                }
-                slots.push(Slot { at, template });
-            }
-            Err(e) => {
-                sp.push(
-                    "bad_reference",
-                    Some(at.to_string()),
-                    format!("{:?} {e}", truncate(s, 60)),
-                    None,
-                );
-                ok = false;
-            }
-        }
-    }
+    let mut fields = StepFields { obj, sp, ok: true };
+    fields.check_known();
+    let tool = fields.tool();
+    fields.check_id();
+    let params = fields.params();
+    let optional = fields.flag("optional", false);
+    let parallel = fields.flag("parallel", true);
+    let retry_count = fields.number(["retry_count", "retryCount"], MAX_RETRIES as u64, 0);
+    let timeout_ms = fields
+        .number(
+            ["timeout_ms", "timeoutMs"],
+            MAX_TIMEOUT_MS,
+            DEFAULT_TIMEOUT_MS,
+        )
+        .map(|t| if t == 0 { DEFAULT_TIMEOUT_MS } else { t });
+    let depends_on = fields.depends_on(i, names, labels);
+    let (slots, reads) = fields.references(i, &params, names, labels, inputs);
     let (Some(optional), Some(parallel), Some(retry_count), Some(timeout_ms)) =
         (optional, parallel, retry_count, timeout_ms)
     else {
         return None;
     };
-    ok.then(|| Step {
+    fields.ok.then(|| Step {
         index: i,
         id: obj.get("id").and_then(Value::as_str).map(str::to_string),
         tool,
@@ -431,6 +262,243 @@ fn parse_step(
         parallel,
         slots,
     })
+}
+
+/// A step's object read field by field, each problem noted as it is found, with
+/// whether the step is still whole.
+struct StepFields<'a, 'p> {
+    obj: &'a Map<String, Value>,
+    sp: &'a mut StepProblems<'p>,
+    ok: bool,
+}
+
+impl<'a> StepFields<'a, '_> {
+    /// Notes a problem that leaves the step unusable.
+    fn fail(
+        &mut self,
+        kind: &'static str,
+        param: Option<String>,
+        message: String,
+        available: Option<Vec<String>>,
+    ) {
+        self.sp.push(kind, param, message, available);
+        self.ok = false;
+    }
+
+    /// Every field is one a step has.
+    fn check_known(&mut self) {
+        for k in self.obj.keys() {
+            if !STEP_FIELDS.contains(&k.as_str()) {
+                self.fail(
+                    "invalid_step",
+                    Some(k.clone()),
+                    format!(
+                        "unknown step field {k:?}; a step has tool, params, id, depends_on, \
+                         optional, retry_count, timeout_ms, parallel, description"
+                    ),
+                    None,
+                );
+            }
+        }
+    }
+
+    /// The tool the step calls (empty when it names none).
+    fn tool(&mut self) -> String {
+        match self.obj.get("tool").and_then(Value::as_str) {
+            Some(t) if !t.is_empty() => t.to_string(),
+            _ => {
+                self.fail(
+                    "invalid_step",
+                    Some("tool".into()),
+                    "every step names its \"tool\"".into(),
+                    None,
+                );
+                String::new()
+            }
+        }
+    }
+
+    /// An id, when given, is a non-empty string of at most 64 characters.
+    fn check_id(&mut self) {
+        if let Some(id) = self.obj.get("id")
+            && !id.as_str().is_some_and(|s| !s.is_empty() && s.len() <= 64)
+        {
+            self.fail(
+                "invalid_step",
+                Some("id".into()),
+                "a step id is a non-empty string of at most 64 characters".into(),
+                None,
+            );
+        }
+    }
+
+    /// The tool's arguments: an object, empty when not given.
+    fn params(&mut self) -> Value {
+        match self.obj.get("params") {
+            None | Some(Value::Null) => json!({}),
+            Some(p @ Value::Object(_)) => p.clone(),
+            Some(other) => {
+                self.fail(
+                    "invalid_step",
+                    Some("params".into()),
+                    format!(
+                        "params is an object of the tool's arguments, not {}",
+                        template::describe(other)
+                    ),
+                    None,
+                );
+                json!({})
+            }
+        }
+    }
+
+    /// A true-or-false field, or its default; none when it is something else.
+    fn flag(&mut self, key: &str, default: bool) -> Option<bool> {
+        match self.obj.get(key) {
+            None => Some(default),
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => {
+                self.sp.push(
+                    "invalid_step",
+                    Some(key.into()),
+                    format!("{key} is true or false"),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// A whole-number field under either spelling, up to `max`, or its default; none
+    /// when it is something else.
+    fn number(&mut self, keys: [&str; 2], max: u64, default: u64) -> Option<u64> {
+        let obj = self.obj;
+        let Some((key, v)) = keys.iter().find_map(|k| obj.get(*k).map(|v| (*k, v))) else {
+            return Some(default);
+        };
+        match v.as_u64() {
+            Some(n) if n <= max => Some(n),
+            _ => {
+                self.sp.push(
+                    "invalid_step",
+                    Some(key.into()),
+                    format!("{key} is a whole number from 0 to {max}"),
+                    None,
+                );
+                None
+            }
+        }
+    }
+
+    /// The steps step `i` waits for, given by index or name.
+    fn depends_on(
+        &mut self,
+        i: usize,
+        names: &BTreeMap<String, usize>,
+        labels: &[String],
+    ) -> BTreeSet<usize> {
+        let mut depends_on = BTreeSet::new();
+        for d in self.dependency_items() {
+            let target = match d {
+                Value::Number(n) => n.as_u64().map(|n| n as usize),
+                Value::String(s) => names.get(s).copied().or_else(|| s.parse::<usize>().ok()),
+                _ => None,
+            };
+            match target {
+                Some(t) if t < labels.len() && t != i => {
+                    depends_on.insert(t);
+                }
+                Some(t) if t == i => {
+                    self.fail(
+                        "cycle",
+                        Some("depends_on".into()),
+                        "a step cannot depend on itself".into(),
+                        None,
+                    );
+                }
+                _ => {
+                    self.fail(
+                        "missing_step",
+                        Some("depends_on".into()),
+                        format!("depends on {d}, which is not a step of this plan"),
+                        Some(
+                            labels
+                                .iter()
+                                .filter(|l| **l != labels[i])
+                                .cloned()
+                                .collect(),
+                        ),
+                    );
+                }
+            }
+        }
+        depends_on
+    }
+
+    /// The entries of `depends_on` (or `dependsOn`): a list, or a single index or name.
+    fn dependency_items(&mut self) -> Vec<&'a Value> {
+        let deps = self
+            .obj
+            .get("depends_on")
+            .or_else(|| self.obj.get("dependsOn"));
+        match deps {
+            None | Some(Value::Null) => Vec::new(),
+            Some(Value::Array(a)) => a.iter().collect(),
+            Some(single @ (Value::Number(_) | Value::String(_))) => vec![single],
+            Some(_) => {
+                self.fail(
+                    "invalid_step",
+                    Some("depends_on".into()),
+                    "depends_on is a list of step indices or ids".into(),
+                    None,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// The templates in the params, each reference checked, and the steps they read.
+    fn references(
+        &mut self,
+        i: usize,
+        params: &Value,
+        names: &BTreeMap<String, usize>,
+        labels: &[String],
+        inputs: &Map<String, Value>,
+    ) -> (Vec<Slot>, BTreeSet<usize>) {
+        let mut slots = Vec::new();
+        let mut reads = BTreeSet::new();
+        let mut strings = Vec::new();
+        collect_strings(params, ParamPath::default(), &mut strings);
+        for (at, s) in strings {
+            match Template::parse(s) {
+                Ok(None) => {}
+                Ok(Some(template)) => {
+                    for r in template.references() {
+                        match check_reference(i, r, names, labels, inputs) {
+                            Ok(Some(target)) => {
+                                reads.insert(target);
+                            }
+                            Ok(None) => {}
+                            Err((kind, message, available)) => {
+                                self.fail(kind, Some(at.to_string()), message, available);
+                            }
+                        }
+                    }
+                    slots.push(Slot { at, template });
+                }
+                Err(e) => {
+                    self.fail(
+                        "bad_reference",
+                        Some(at.to_string()),
+                        format!("{:?} {e}", truncate(s, 60)),
+                        None,
+                    );
+                }
+            }
+        }
+        (slots, reads)
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {

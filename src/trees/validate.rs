@@ -151,6 +151,8 @@ pub(super) fn needs_text(needs: &[Vec<&str>]) -> String {
         .join(" or ")
 }
 
+/// The problems of one condition: its op, its fact (or requirement), what it is
+/// compared with, and whether the two compare.
 pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String> {
     let mut problems = Vec::new();
     let Some(op) = c.op() else {
@@ -160,78 +162,13 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
         problems.push("give value or value_from, not both".into());
     }
     let fact_type = if c.fact == "requirement" {
-        match (&c.name, &c.action) {
-            (Some(name), Some(action)) => {
-                if !REQUIREMENT_NAMES.contains(&name.as_str()) {
-                    problems.push(format!("requirement {name} is not one the rules report"));
-                }
-                if !REQUIREMENT_ACTIONS.contains(&action.as_str()) {
-                    problems.push(format!(
-                        "action {action} is not a candidate message ({})",
-                        REQUIREMENT_ACTIONS.join(", ")
-                    ));
-                } else {
-                    let needs = requirement_needs(action, !c.struct_types().is_empty());
-                    if !satisfiable(&needs, inputs) {
-                        problems.push(format!(
-                            "requirement {name} of {action} needs {}, not among the inputs",
-                            needs_text(&needs)
-                        ));
-                    }
-                }
-                if c.struct_type.is_some() && action != "build" {
-                    problems.push("struct_type applies to the build action only".into());
-                }
-            }
-            _ => problems.push("a requirement fact needs name and action".into()),
-        }
-        if let Some(t) = c.struct_type.as_ref()
-            && !t.as_u64().is_some_and(|n| (1..=22).contains(&n))
-        {
-            problems.push(format!("struct_type {t} is not a struct type id"));
-        }
+        check_requirement(c, inputs, &mut problems);
         Some(FactType::Bool)
     } else {
-        if c.name.is_some() || c.action.is_some() || c.if_absent.is_some() {
-            problems.push("name, action and if_absent belong to requirement facts".into());
-        }
-        match describe(&c.fact) {
-            None => {
-                problems.push(format!("fact {} is not known", c.fact));
-                None
-            }
-            Some((t, needs)) => {
-                if !satisfiable(&needs, inputs) {
-                    problems.push(format!(
-                        "fact {} needs {}, not among the inputs",
-                        c.fact,
-                        needs_text(&needs)
-                    ));
-                }
-                if c.fact == "planet.struct_count" {
-                    let types = c.struct_types();
-                    if types.is_empty() || types.iter().any(|t| !(1..=22).contains(t)) {
-                        problems.push(
-                            "planet.struct_count needs struct_type: an id or a list of ids".into(),
-                        );
-                    }
-                } else if c.struct_type.is_some() || c.online.is_some() {
-                    problems.push(format!("{} takes no struct_type or online", c.fact));
-                }
-                Some(t)
-            }
-        }
+        known_fact_type(c, inputs, &mut problems)
     };
     if op == Op::Exists {
-        if c.value.is_some() || c.value_from.is_some() {
-            problems.push("exists compares with nothing".into());
-        }
-        if fact_type.is_some_and(|t| t != FactType::Nullable && t != FactType::Str) {
-            problems.push(format!(
-                "exists applies to facts that may be absent, not {}",
-                c.fact
-            ));
-        }
+        check_exists(c, fact_type, &mut problems);
         return problems;
     }
     let right_type = match (&c.value, &c.value_from) {
@@ -245,21 +182,7 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
                 return problems;
             }
         }),
-        (None, Some(f)) => match describe(f) {
-            Some((t, needs)) => {
-                if !satisfiable(&needs, inputs) {
-                    problems.push(format!(
-                        "value_from {f} needs {}, not among the inputs",
-                        needs_text(&needs)
-                    ));
-                }
-                Some(t)
-            }
-            None => {
-                problems.push(format!("value_from {f} is not a known fact"));
-                None
-            }
-        },
+        (None, Some(f)) => value_from_type(f, inputs, &mut problems),
         (None, None) if c.fact == "requirement" => Some(FactType::Bool),
         (None, None) => {
             problems.push(format!("{} needs a value or value_from", op.symbol()));
@@ -268,23 +191,133 @@ pub fn validate_condition(c: &Condition, inputs: &BTreeSet<&str>) -> Vec<String>
         _ => None,
     };
     if let (Some(l), Some(r)) = (fact_type, right_type) {
-        let numeric = |t: FactType| matches!(t, FactType::Int | FactType::Num);
-        let both_numbers = numeric(l) && numeric(r);
-        let comparable = if op.ordering() {
-            both_numbers
-        } else {
-            both_numbers || l == r || (l == FactType::Nullable && r == FactType::Str)
-        };
-        if !comparable && op.ordering() {
-            problems.push(format!("{} compares numbers only", op.symbol()));
-        } else if !comparable {
-            problems.push(format!(
-                "{} is a {:?} fact compared with a {:?}",
-                c.fact, l, r
-            ));
-        }
+        check_comparable(c, op, l, r, &mut problems);
     }
     problems
+}
+
+/// A requirement fact: a name the rules report, a candidate action whose inputs are
+/// there, and a struct type for a build only.
+fn check_requirement(c: &Condition, inputs: &BTreeSet<&str>, problems: &mut Vec<String>) {
+    match (&c.name, &c.action) {
+        (Some(name), Some(action)) => {
+            if !REQUIREMENT_NAMES.contains(&name.as_str()) {
+                problems.push(format!("requirement {name} is not one the rules report"));
+            }
+            if !REQUIREMENT_ACTIONS.contains(&action.as_str()) {
+                problems.push(format!(
+                    "action {action} is not a candidate message ({})",
+                    REQUIREMENT_ACTIONS.join(", ")
+                ));
+            } else {
+                let needs = requirement_needs(action, !c.struct_types().is_empty());
+                if !satisfiable(&needs, inputs) {
+                    problems.push(format!(
+                        "requirement {name} of {action} needs {}, not among the inputs",
+                        needs_text(&needs)
+                    ));
+                }
+            }
+            if c.struct_type.is_some() && action != "build" {
+                problems.push("struct_type applies to the build action only".into());
+            }
+        }
+        _ => problems.push("a requirement fact needs name and action".into()),
+    }
+    if let Some(t) = c.struct_type.as_ref()
+        && !t.as_u64().is_some_and(|n| (1..=22).contains(&n))
+    {
+        problems.push(format!("struct_type {t} is not a struct type id"));
+    }
+}
+
+/// A named fact's type, when the fact is known, its inputs are there and it takes
+/// only the fields it uses.
+fn known_fact_type(
+    c: &Condition,
+    inputs: &BTreeSet<&str>,
+    problems: &mut Vec<String>,
+) -> Option<FactType> {
+    if c.name.is_some() || c.action.is_some() || c.if_absent.is_some() {
+        problems.push("name, action and if_absent belong to requirement facts".into());
+    }
+    let Some((t, needs)) = describe(&c.fact) else {
+        problems.push(format!("fact {} is not known", c.fact));
+        return None;
+    };
+    if !satisfiable(&needs, inputs) {
+        problems.push(format!(
+            "fact {} needs {}, not among the inputs",
+            c.fact,
+            needs_text(&needs)
+        ));
+    }
+    if c.fact == "planet.struct_count" {
+        let types = c.struct_types();
+        if types.is_empty() || types.iter().any(|t| !(1..=22).contains(t)) {
+            problems.push("planet.struct_count needs struct_type: an id or a list of ids".into());
+        }
+    } else if c.struct_type.is_some() || c.online.is_some() {
+        problems.push(format!("{} takes no struct_type or online", c.fact));
+    }
+    Some(t)
+}
+
+/// An `exists` condition compares with nothing, on a fact that may be absent.
+fn check_exists(c: &Condition, fact_type: Option<FactType>, problems: &mut Vec<String>) {
+    if c.value.is_some() || c.value_from.is_some() {
+        problems.push("exists compares with nothing".into());
+    }
+    if fact_type.is_some_and(|t| t != FactType::Nullable && t != FactType::Str) {
+        problems.push(format!(
+            "exists applies to facts that may be absent, not {}",
+            c.fact
+        ));
+    }
+}
+
+/// The type of the fact a condition compares with, when it is known and its inputs
+/// are there.
+fn value_from_type(
+    f: &str,
+    inputs: &BTreeSet<&str>,
+    problems: &mut Vec<String>,
+) -> Option<FactType> {
+    match describe(f) {
+        Some((t, needs)) => {
+            if !satisfiable(&needs, inputs) {
+                problems.push(format!(
+                    "value_from {f} needs {}, not among the inputs",
+                    needs_text(&needs)
+                ));
+            }
+            Some(t)
+        }
+        None => {
+            problems.push(format!("value_from {f} is not a known fact"));
+            None
+        }
+    }
+}
+
+/// Whether a fact of type `l` compares with a value of type `r` under `op`: ordering
+/// takes numbers, equality the same kind (or a string for a fact that may be absent).
+fn check_comparable(c: &Condition, op: Op, l: FactType, r: FactType, problems: &mut Vec<String>) {
+    let numeric = |t: FactType| matches!(t, FactType::Int | FactType::Num);
+    let both_numbers = numeric(l) && numeric(r);
+    let comparable = if op.ordering() {
+        both_numbers
+    } else {
+        both_numbers || l == r || (l == FactType::Nullable && r == FactType::Str)
+    };
+    if !comparable && op.ordering() {
+        problems.push(format!("{} compares numbers only", op.symbol()));
+    } else if !comparable {
+        problems.push(format!(
+            "{} is a {:?} fact compared with a {:?}",
+            c.fact, l, r
+        ));
+    }
 }
 
 pub(super) fn validate_action(a: &Action, inputs: &BTreeSet<&str>) -> Vec<String> {

@@ -6,7 +6,9 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use super::facts::{Engine, Fact};
-use super::{Action, Catalog, NodeKind, TemplateRef, Tree, all_refs, template_refs, tier};
+use super::{
+    Action, Catalog, Condition, NodeKind, Op, TemplateRef, Tree, all_refs, template_refs, tier,
+};
 use crate::chain;
 use crate::entity::EntityId;
 use crate::entity::struct_types::struct_type;
@@ -139,92 +141,141 @@ pub async fn walk(
                     });
                 }
                 steps += 1;
-                let unknown = |fact: &str, missing_input, reason| Stop::Unknown {
-                    tree: tree.id.clone(),
-                    node: at.clone(),
-                    fact: fact.to_string(),
-                    missing_input,
-                    reason,
-                };
-                let (value, detail) = match engine.fact(&condition.fact, Some(condition)).await? {
-                    Fact::Known { value, detail } => (value, detail),
-                    Fact::Unknown {
-                        missing_input,
-                        reason,
-                    } => {
-                        let fact = condition
-                            .name
-                            .as_deref()
-                            .map_or(condition.fact.clone(), |n| {
-                                format!(
-                                    "requirement {n} ({})",
-                                    condition.action.as_deref().unwrap_or("")
-                                )
-                            });
+                let found = match evaluate_condition(engine, condition).await? {
+                    Ok(found) => found,
+                    Err(u) => {
                         return Ok(Walk {
                             path,
-                            stop: unknown(&fact, missing_input, reason),
+                            stop: Stop::Unknown {
+                                tree: tree.id.clone(),
+                                node: at,
+                                fact: u.fact,
+                                missing_input: u.missing_input,
+                                reason: u.reason,
+                            },
                         });
                     }
                 };
-                let expected = match &condition.value_from {
-                    Some(other) => match engine.fact(other, None).await? {
-                        Fact::Known { value, .. } => Some(value),
-                        Fact::Unknown {
-                            missing_input,
-                            reason,
-                        } => {
-                            return Ok(Walk {
-                                path,
-                                stop: unknown(other, missing_input, reason),
-                            });
-                        }
-                    },
-                    None => condition.value(),
-                };
-                let op = condition
-                    .op()
-                    .ok_or_else(|| bug("a condition without op"))?;
-                let Some(holds) = op.apply(&value, expected.as_ref()) else {
-                    return Ok(Walk {
-                        path,
-                        stop: unknown(
-                            &condition.fact,
-                            None,
-                            format!(
-                                "{} ({value}) cannot be compared with {} {}",
-                                condition.fact,
-                                op.symbol(),
-                                expected.unwrap_or(Value::Null)
-                            ),
-                        ),
-                    });
-                };
-                let next = if holds { yes } else { no };
-                let mut step = Map::new();
-                step.insert("tree".into(), json!(tree.id));
-                step.insert("node".into(), json!(at));
-                step.insert("condition".into(), json!(text));
-                step.insert("fact".into(), fact_label(condition));
-                step.insert("op".into(), json!(op.symbol()));
-                if op != super::Op::Exists {
-                    step.insert("expected".into(), expected.unwrap_or(Value::Null));
-                }
-                if let Some(f) = &condition.value_from {
-                    step.insert("expected_from".into(), json!(f));
-                }
-                step.insert("value".into(), value);
-                if let Some(d) = detail {
-                    step.insert("detail".into(), json!(d));
-                }
-                step.insert("branch".into(), json!(if holds { "yes" } else { "no" }));
-                step.insert("next".into(), json!(next));
-                path.push(Value::Object(step));
+                let next = if found.holds { yes } else { no };
+                path.push(decision_step(&tree.id, &at, text, condition, found, next));
                 at = next.to_string();
             }
         }
     }
     Err(bug("the walk did not end"))
+}
+
+/// A decision's condition evaluated: the fact's value, what it was compared with and
+/// whether the comparison holds.
+struct Evaluated {
+    value: Value,
+    detail: Option<String>,
+    expected: Option<Value>,
+    op: Op,
+    holds: bool,
+}
+
+/// Why a decision cannot be taken: the fact not known (or not comparable), and why.
+struct Undecided {
+    fact: String,
+    missing_input: Option<String>,
+    reason: String,
+}
+
+/// Evaluates a decision's condition: its fact, the value it is compared with (given or
+/// another fact's), and the comparison.
+async fn evaluate_condition(
+    engine: &mut Engine,
+    condition: &Condition,
+) -> Result<Result<Evaluated, Undecided>, ToolError> {
+    let unknown = |fact: &str, missing_input, reason| Undecided {
+        fact: fact.to_string(),
+        missing_input,
+        reason,
+    };
+    let (value, detail) = match engine.fact(&condition.fact, Some(condition)).await? {
+        Fact::Known { value, detail } => (value, detail),
+        Fact::Unknown {
+            missing_input,
+            reason,
+        } => {
+            let fact = condition
+                .name
+                .as_deref()
+                .map_or(condition.fact.clone(), |n| {
+                    format!(
+                        "requirement {n} ({})",
+                        condition.action.as_deref().unwrap_or("")
+                    )
+                });
+            return Ok(Err(unknown(&fact, missing_input, reason)));
+        }
+    };
+    let expected = match &condition.value_from {
+        Some(other) => match engine.fact(other, None).await? {
+            Fact::Known { value, .. } => Some(value),
+            Fact::Unknown {
+                missing_input,
+                reason,
+            } => return Ok(Err(unknown(other, missing_input, reason))),
+        },
+        None => condition.value(),
+    };
+    let op = condition
+        .op()
+        .ok_or_else(|| bug("a condition without op"))?;
+    let Some(holds) = op.apply(&value, expected.as_ref()) else {
+        return Ok(Err(unknown(
+            &condition.fact,
+            None,
+            format!(
+                "{} ({value}) cannot be compared with {} {}",
+                condition.fact,
+                op.symbol(),
+                expected.unwrap_or(Value::Null)
+            ),
+        )));
+    };
+    Ok(Ok(Evaluated {
+        value,
+        detail,
+        expected,
+        op,
+        holds,
+    }))
+}
+
+/// The path's entry for a decision taken: the condition, what was found, and the branch.
+fn decision_step(
+    tree: &str,
+    at: &str,
+    text: &str,
+    condition: &Condition,
+    found: Evaluated,
+    next: &str,
+) -> Value {
+    let mut step = Map::new();
+    step.insert("tree".into(), json!(tree));
+    step.insert("node".into(), json!(at));
+    step.insert("condition".into(), json!(text));
+    step.insert("fact".into(), fact_label(condition));
+    step.insert("op".into(), json!(found.op.symbol()));
+    if found.op != Op::Exists {
+        step.insert("expected".into(), found.expected.unwrap_or(Value::Null));
+    }
+    if let Some(f) = &condition.value_from {
+        step.insert("expected_from".into(), json!(f));
+    }
+    step.insert("value".into(), found.value);
+    if let Some(d) = found.detail {
+        step.insert("detail".into(), json!(d));
+    }
+    step.insert(
+        "branch".into(),
+        json!(if found.holds { "yes" } else { "no" }),
+    );
+    step.insert("next".into(), json!(next));
+    Value::Object(step)
 }
 
 /// The branches out of a decision node (empty for an outcome).

@@ -103,6 +103,8 @@ impl<'a> Fight<'a> {
         dealt
     }
 
+    /// Resolves the attack: the reach check, then evasion, the defenders' counters,
+    /// the block, the volley, the target's counter, recoil and the planet's cannons.
     fn run<R: Roller>(mut self, roller: &mut R) -> Outcome {
         let a = self.attack;
         let (attacker, target) = (&a.attacker, &a.target);
@@ -113,57 +115,7 @@ impl<'a> Fight<'a> {
             .stats
             .weapon(a.weapon)
             .map_or(Rate::NEVER, |w| target.stats.defense_against(w.control));
-        let mut out = Outcome {
-            attacker: attacker.id.clone(),
-            target: target.id.clone(),
-            weapon: a.weapon,
-            rejected: None,
-            evasion: Evasion {
-                evaded: false,
-                by: None,
-                unit_defense: target.stats.unit_defenses.clone(),
-                unit_rate,
-                unit_rolled: false,
-                interceptor_rate: None,
-                interceptor_rolled: false,
-            },
-            counters: Vec::new(),
-            blocking: Blocking {
-                blocked: false,
-                by: None,
-                reason: String::new(),
-            },
-            volley: Volley {
-                fired: false,
-                not_fired_because: None,
-                at: None,
-                shots: Vec::new(),
-                hits: 0,
-                raw_damage: 0,
-                reduction: 0,
-                armour_piercing: false,
-                reduction_applied: 0,
-                damage: 0,
-                damage_dealt: 0,
-                receiver_destroyed: false,
-            },
-            recoil: Recoil {
-                damage: 0,
-                applied: false,
-                attacker_destroyed: false,
-            },
-            cannon: Cannon {
-                damage: 0,
-                fired: false,
-                attacker_destroyed: false,
-            },
-            post_destruction: Vec::new(),
-            damage_to_target: 0,
-            damage_to_attacker: 0,
-            damage_to_blocker: 0,
-            units: Vec::new(),
-            rolls: 0,
-        };
+        let mut out = unresolved(a, unit_rate);
         if let Err(reason) = check_reach(attacker, a.weapon, target) {
             out.blocking.reason = "the attack was rejected".into();
             out.volley.not_fired_because = Some(reason.clone());
@@ -177,11 +129,61 @@ impl<'a> Fight<'a> {
             .expect("check_reach found the weapon");
 
         // 1. Evasion, once for the volley.
+        self.evade(weapon, unit_rate, roller, &mut out);
+
+        // 2. Defender counters, each defender once, evaded or not.
+        if weapon.counterable {
+            self.defender_counters(&mut out);
+        }
+
+        // 3. The deferred block: the first ready defender in the target's ambit.
+        let attacker_alive = self.alive(ATTACKER);
+        let blocker = self.block(weapon, attacker_alive, &mut out);
+
+        // 4. The survival gate and the volley.
+        if !attacker_alive {
+            out.volley.not_fired_because =
+                Some("the attacker was destroyed by counter-attacks first".into());
+        } else if out.evasion.evaded {
+            out.volley.not_fired_because = Some(format!(
+                "evaded by {}",
+                out.evasion.by.as_deref().unwrap_or("the target")
+            ));
+        } else {
+            self.volley(weapon, blocker.unwrap_or(TARGET), roller, &mut out);
+        }
+
+        // 5. The target's counter, after the volley.
+        self.target_counter(weapon, &mut out);
+
+        // 6. Recoil, if the attacker survived.
+        self.recoil(weapon, &mut out);
+
+        // 7. The planet's cannons, last.
+        self.cannons(weapon, &mut out);
+
+        out.damage_to_attacker =
+            self.unit(ATTACKER).health.min(attacker.stats.max_health) - self.health[ATTACKER];
+        out.post_destruction = std::mem::take(&mut self.post);
+        out.units = self.reports();
+        out
+    }
+
+    /// Rolls the target's unit defense, then (for a guided weapon not yet evaded) the
+    /// planet's interceptor network.
+    fn evade<R: Roller>(
+        &self,
+        weapon: &Weapon,
+        unit_rate: Rate,
+        roller: &mut R,
+        out: &mut Outcome,
+    ) {
+        let a = self.attack;
         if !unit_rate.is_never() {
             out.evasion.unit_rolled = true;
             if roller.roll(unit_rate) {
                 out.evasion.evaded = true;
-                out.evasion.by = Some(target.stats.unit_defenses.clone());
+                out.evasion.by = Some(a.target.stats.unit_defenses.clone());
             }
         }
         if !out.evasion.evaded
@@ -196,45 +198,46 @@ impl<'a> Fight<'a> {
                 out.evasion.by = Some(INTERCEPTOR_NETWORK.into());
             }
         }
+    }
 
-        // 2. Defender counters, each defender once, evaded or not.
+    /// Each defender that is ready, alive and can reach the attacker counters once,
+    /// until the attacker is destroyed.
+    fn defender_counters(&mut self, out: &mut Outcome) {
+        let attacker = &self.attack.attacker;
         let mut seen: Vec<&str> = Vec::new();
-        if weapon.counterable {
-            for d in 2..self.health.len() {
-                let unit = self.unit(d);
-                if seen.contains(&unit.id.as_str()) {
-                    continue;
-                }
-                seen.push(&unit.id);
-                if !self.alive(ATTACKER) {
-                    break;
-                }
-                if !unit.ready
-                    || !self.alive(d)
-                    || !unit.stats.can_reach(unit.ambit, attacker.ambit)
-                {
-                    continue;
-                }
-                self.touched[d] = true;
-                let same = unit.ambit == attacker.ambit;
-                let dealt = self.hit(d, ATTACKER, unit.stats.counter_damage(same));
-                out.counters.push(Counter {
-                    by: unit.id.clone(),
-                    role: CounterRole::Defender,
-                    same_ambit: same,
-                    damage: dealt,
-                    attacker_health_after: self.health[ATTACKER],
-                    attacker_destroyed: !self.alive(ATTACKER),
-                });
+        for d in 2..self.health.len() {
+            let unit = self.unit(d);
+            if seen.contains(&unit.id.as_str()) {
+                continue;
             }
+            seen.push(&unit.id);
+            if !self.alive(ATTACKER) {
+                break;
+            }
+            if !unit.ready || !self.alive(d) || !unit.stats.can_reach(unit.ambit, attacker.ambit) {
+                continue;
+            }
+            self.touched[d] = true;
+            let same = unit.ambit == attacker.ambit;
+            let dealt = self.hit(d, ATTACKER, unit.stats.counter_damage(same));
+            out.counters.push(Counter {
+                by: unit.id.clone(),
+                role: CounterRole::Defender,
+                same_ambit: same,
+                damage: dealt,
+                attacker_health_after: self.health[ATTACKER],
+                attacker_destroyed: !self.alive(ATTACKER),
+            });
         }
+    }
 
-        // 3. The deferred block: the first ready defender in the target's ambit.
+    /// The defender that blocks the volley, if any, with why it does or none does.
+    fn block(&mut self, weapon: &Weapon, attacker_alive: bool, out: &mut Outcome) -> Option<usize> {
+        let target = &self.attack.target;
         let blocker = (2..self.health.len()).find(|&d| {
             let u = self.unit(d);
             u.ready && self.alive(d) && u.ambit == target.ambit && u.id != target.id
         });
-        let attacker_alive = self.alive(ATTACKER);
         out.blocking.reason = match blocker {
             _ if !weapon.blockable => "the weapon cannot be blocked".into(),
             _ if out.evasion.evaded => "nothing to block: the volley was evaded".into(),
@@ -257,65 +260,67 @@ impl<'a> Fight<'a> {
             out.blocking.blocked = true;
             out.blocking.by = Some(self.unit(b).id.clone());
         }
+        blocker
+    }
 
-        // 4. The survival gate and the volley.
-        if !attacker_alive {
-            out.volley.not_fired_because =
-                Some("the attacker was destroyed by counter-attacks first".into());
-        } else if out.evasion.evaded {
-            out.volley.not_fired_because = Some(format!(
-                "evaded by {}",
-                out.evasion.by.as_deref().unwrap_or("the target")
-            ));
-        } else {
-            let receiver = blocker.unwrap_or(TARGET);
-            let v = &mut out.volley;
-            v.fired = true;
-            v.at = Some(self.unit(receiver).id.clone());
-            for index in 0..weapon.shots {
-                let guaranteed = index < weapon.guaranteed_shots;
-                let hit = guaranteed || roller.roll(weapon.shot_success);
-                v.shots.push(Shot {
-                    index,
-                    guaranteed,
-                    rolled: !guaranteed,
-                    hit,
-                    damage: if hit { weapon.damage } else { 0 },
-                });
-            }
-            v.hits = v.shots.iter().filter(|s| s.hit).count() as u32;
-            v.raw_damage = v
-                .shots
-                .iter()
-                .map(|s| s.damage)
-                .fold(0u32, u32::saturating_add);
-            v.armour_piercing = weapon.armour_piercing;
-            v.reduction = self.unit(receiver).stats.attack_reduction;
-            let reduction = if weapon.armour_piercing {
-                0
-            } else {
-                v.reduction
-            };
-            v.damage = if v.raw_damage == 0 {
-                0
-            } else {
-                v.raw_damage
-                    .saturating_sub(reduction)
-                    .max(MIN_DAMAGE_WHEN_HIT)
-            };
-            v.reduction_applied = v.raw_damage - v.damage.min(v.raw_damage);
-            let dealt = self.hit(ATTACKER, receiver, v.damage);
-            let v = &mut out.volley;
-            v.damage_dealt = dealt;
-            v.receiver_destroyed = dealt > 0 && self.health[receiver] == 0;
-            if receiver == TARGET {
-                out.damage_to_target = dealt;
-            } else {
-                out.damage_to_blocker = dealt;
-            }
+    /// Fires the volley at the receiver: each shot rolled (past the guaranteed ones),
+    /// the hits' damage reduced by its armour, then dealt.
+    fn volley<R: Roller>(
+        &mut self,
+        weapon: &Weapon,
+        receiver: usize,
+        roller: &mut R,
+        out: &mut Outcome,
+    ) {
+        let v = &mut out.volley;
+        v.fired = true;
+        v.at = Some(self.unit(receiver).id.clone());
+        for index in 0..weapon.shots {
+            let guaranteed = index < weapon.guaranteed_shots;
+            let hit = guaranteed || roller.roll(weapon.shot_success);
+            v.shots.push(Shot {
+                index,
+                guaranteed,
+                rolled: !guaranteed,
+                hit,
+                damage: if hit { weapon.damage } else { 0 },
+            });
         }
+        v.hits = v.shots.iter().filter(|s| s.hit).count() as u32;
+        v.raw_damage = v
+            .shots
+            .iter()
+            .map(|s| s.damage)
+            .fold(0u32, u32::saturating_add);
+        v.armour_piercing = weapon.armour_piercing;
+        v.reduction = self.unit(receiver).stats.attack_reduction;
+        let reduction = if weapon.armour_piercing {
+            0
+        } else {
+            v.reduction
+        };
+        v.damage = if v.raw_damage == 0 {
+            0
+        } else {
+            v.raw_damage
+                .saturating_sub(reduction)
+                .max(MIN_DAMAGE_WHEN_HIT)
+        };
+        v.reduction_applied = v.raw_damage - v.damage.min(v.raw_damage);
+        let dealt = self.hit(ATTACKER, receiver, v.damage);
+        let v = &mut out.volley;
+        v.damage_dealt = dealt;
+        v.receiver_destroyed = dealt > 0 && self.health[receiver] == 0;
+        if receiver == TARGET {
+            out.damage_to_target = dealt;
+        } else {
+            out.damage_to_blocker = dealt;
+        }
+    }
 
-        // 5. The target's counter, after the volley.
+    /// The target counters once, if it and the attacker survived and it can reach.
+    fn target_counter(&mut self, weapon: &Weapon, out: &mut Outcome) {
+        let (attacker, target) = (&self.attack.attacker, &self.attack.target);
         if weapon.counterable
             && self.alive(ATTACKER)
             && self.alive(TARGET)
@@ -333,8 +338,10 @@ impl<'a> Fight<'a> {
                 attacker_destroyed: !self.alive(ATTACKER),
             });
         }
+    }
 
-        // 6. Recoil, if the attacker survived.
+    /// The weapon's recoil, dealt to the attacker if it survived.
+    fn recoil(&mut self, weapon: &Weapon, out: &mut Outcome) {
         out.recoil.damage = weapon.recoil_damage;
         if weapon.recoil_damage > 0 && self.alive(ATTACKER) {
             let dealt = weapon.recoil_damage.min(self.health[ATTACKER]);
@@ -345,9 +352,11 @@ impl<'a> Fight<'a> {
                 attacker_destroyed: !self.alive(ATTACKER),
             };
         }
+    }
 
-        // 7. The planet's cannons, last.
-        if let Some(planet) = a.planet {
+    /// The planet's cannons, fired at a surviving attacker whose weapon can be countered.
+    fn cannons(&mut self, weapon: &Weapon, out: &mut Outcome) {
+        if let Some(planet) = self.attack.planet {
             out.cannon.damage = planet.cannon_damage;
             if planet.cannon_damage > 0 && weapon.counterable && self.alive(ATTACKER) {
                 let dealt = planet.cannon_damage.min(self.health[ATTACKER]);
@@ -359,12 +368,6 @@ impl<'a> Fight<'a> {
                 };
             }
         }
-
-        out.damage_to_attacker =
-            self.unit(ATTACKER).health.min(attacker.stats.max_health) - self.health[ATTACKER];
-        out.post_destruction = std::mem::take(&mut self.post);
-        out.units = self.reports();
-        out
     }
 
     fn reports(&self) -> Vec<UnitReport> {
@@ -390,5 +393,61 @@ impl<'a> Fight<'a> {
                 }
             })
             .collect()
+    }
+}
+
+/// The outcome before anything happens: nothing evaded, blocked, fired or dealt.
+fn unresolved(a: &Attack, unit_rate: Rate) -> Outcome {
+    let (attacker, target) = (&a.attacker, &a.target);
+    Outcome {
+        attacker: attacker.id.clone(),
+        target: target.id.clone(),
+        weapon: a.weapon,
+        rejected: None,
+        evasion: Evasion {
+            evaded: false,
+            by: None,
+            unit_defense: target.stats.unit_defenses.clone(),
+            unit_rate,
+            unit_rolled: false,
+            interceptor_rate: None,
+            interceptor_rolled: false,
+        },
+        counters: Vec::new(),
+        blocking: Blocking {
+            blocked: false,
+            by: None,
+            reason: String::new(),
+        },
+        volley: Volley {
+            fired: false,
+            not_fired_because: None,
+            at: None,
+            shots: Vec::new(),
+            hits: 0,
+            raw_damage: 0,
+            reduction: 0,
+            armour_piercing: false,
+            reduction_applied: 0,
+            damage: 0,
+            damage_dealt: 0,
+            receiver_destroyed: false,
+        },
+        recoil: Recoil {
+            damage: 0,
+            applied: false,
+            attacker_destroyed: false,
+        },
+        cannon: Cannon {
+            damage: 0,
+            fired: false,
+            attacker_destroyed: false,
+        },
+        post_destruction: Vec::new(),
+        damage_to_target: 0,
+        damage_to_attacker: 0,
+        damage_to_blocker: 0,
+        units: Vec::new(),
+        rolls: 0,
     }
 }
