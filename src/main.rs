@@ -454,138 +454,174 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let target = connect.as_deref().or(cli.connect.as_deref());
             return run_console(&cli, config, Some(Opening::Log(file)), target);
         }
-        let runtime = tokio::runtime::Runtime::new()?;
-        let mut rules = structs_console::record::diff::Ignore::default();
-        for key in ignore {
-            rules = rules.with(key);
-        }
-        // Against another server: its tools, reached through the console's client.
-        // (What the embedded core runs with lives as long as the check.)
-        let mut kept = None;
-        let (core, remote) = match connect {
-            Some(target) => {
-                let target = structs_console::mcp::client::Target::parse(target)
-                    .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
-                let options = structs_console::mcp::client::Options {
-                    token: cli.auth_token.clone(),
-                    follow_height: false,
-                    tasks: true,
-                    answers: structs_console::mcp::client::Answers::Script(
-                        structs_console::mcp::client::Script::default(),
-                    ),
-                    ..Default::default()
-                };
-                let remote = runtime
-                    .block_on(structs_console::mcp::client::Remote::connect_with_options(
-                        target, options,
-                    ))
-                    .map_err(|e| anyhow::anyhow!("cannot attach to the server: {e:#}"))?;
-                let core = structs_console::mcp::client::attached_core(
-                    remote.clone(),
-                    structs_console::clock::WallClock::System,
-                );
-                (core, Some(remote))
-            }
-            None => {
-                let services = build_core(&cli, config, &runtime, false)?;
-                let core = services.core.clone();
-                kept = Some(services);
-                (core, None)
-            }
-        };
-        // A server asking for input is given what the recorded agent answered.
-        let report = runtime
-            .block_on(structs_console::record::replay::check(&core, file, &rules))
-            .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-        if let Some(remote) = &remote {
-            runtime.block_on(remote.close());
-        }
-        drop(kept);
-        let info = core.status();
-        print!(
-            "{}",
-            structs_console::record::replay::render(
-                &report,
-                file,
-                &format!(
-                    "{} · {} (block {})",
-                    info.name, info.description, info.block_height
-                )
-            )
-        );
-        return Ok(if report.passed() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        });
+        return replay_check(&cli, config, file, ignore, connect.as_deref());
     }
     if cli.headless {
-        let runtime = if cli.http.is_some() {
-            tokio::runtime::Runtime::new()?
-        } else {
-            structs_console::mcp::wire::stdio_runtime()?
-        };
-        let services = build_core(&cli, config, &runtime, false)?;
-        let core = services.core.clone();
-        let feed = cli
-            .control
-            .is_some()
-            .then(structs_console::record::Feed::new);
-        let recorder =
-            structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone())?;
-        let _endpoint = match feed {
-            Some(feed) => {
-                let mut hello =
-                    json!({"server": "headless", "description": core.status().description});
-                if let Some(path) = cli
-                    .record
-                    .as_deref()
-                    .and_then(|p| std::path::absolute(p).ok())
-                {
-                    hello["record"] = json!(path);
-                }
-                let _guard = runtime.enter();
-                Some(structs_console::mcp::control::publish(
-                    cli.control.clone().flatten().as_deref(),
-                    "headless",
-                    feed,
-                    hello,
-                    None,
-                )?)
-            }
-            None => None,
-        };
-        let mut server =
-            structs_console::mcp::server::McpServer::new(core.clone(), services.docs.clone());
-        if let Some(r) = recorder {
-            server = server.with_recorder(r);
-        }
-        if cli.confirm_actions {
-            server = server.confirming().map_err(anyhow::Error::msg)?;
-        }
-        if let Some(listen) = &cli.http {
-            let options = structs_console::mcp::wire::http::HttpOptions {
-                listen: listen.clone(),
-                token: cli.auth_token.clone(),
-                allow_remote: cli.http_allow_remote,
-                sessions: structs_console::mcp::wire::http::SessionLimits {
-                    max: cli.http_max_sessions,
-                    idle: std::time::Duration::from_secs(cli.http_session_idle),
-                },
-                connections: structs_console::mcp::wire::http::ListenLimits {
-                    max_connections: cli.http_max_connections,
-                    ..Default::default()
-                },
-            };
-            let drain = std::time::Duration::from_secs(cli.http_drain);
-            runtime.block_on(serve_http(server, options, drain))?;
-            return Ok(ExitCode::SUCCESS);
-        }
-        tracing::info!(tools = server.core().tools().count(), source = %server.core().status().description, "serving MCP over stdio");
-        runtime.block_on(structs_console::mcp::server::serve_stdio(server))?;
-        return Ok(ExitCode::SUCCESS);
+        return run_headless(&cli, config);
     }
     run_console(&cli, config, None, cli.connect.as_deref())
+}
+
+/// `replay --check`: runs the log's calls again, prints how the answers compare, and
+/// exits 1 when any differs.
+fn replay_check(
+    cli: &Cli,
+    config: Config,
+    file: &std::path::Path,
+    ignore: &[String],
+    connect: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Runtime::new()?;
+    let mut rules = structs_console::record::diff::Ignore::default();
+    for key in ignore {
+        rules = rules.with(key);
+    }
+    // Against another server: its tools, reached through the console's client.
+    // (What the embedded core runs with lives as long as the check.)
+    let (core, remote, kept) = match connect {
+        Some(target) => {
+            let (core, remote) = replay_remote(cli, &runtime, target)?;
+            (core, Some(remote), None)
+        }
+        None => {
+            let services = build_core(cli, config, &runtime, false)?;
+            (services.core.clone(), None, Some(services))
+        }
+    };
+    // A server asking for input is given what the recorded agent answered.
+    let report = runtime
+        .block_on(structs_console::record::replay::check(&core, file, &rules))
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+    if let Some(remote) = &remote {
+        runtime.block_on(remote.close());
+    }
+    drop(kept);
+    let info = core.status();
+    print!(
+        "{}",
+        structs_console::record::replay::render(
+            &report,
+            file,
+            &format!(
+                "{} · {} (block {})",
+                info.name, info.description, info.block_height
+            )
+        )
+    );
+    Ok(if report.passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `replay --check --connect`: the server `target` names, attached to, with the core that
+/// reaches its tools; input it asks for is answered from the log.
+fn replay_remote(
+    cli: &Cli,
+    runtime: &tokio::runtime::Runtime,
+    target: &str,
+) -> anyhow::Result<(Core, Arc<structs_console::mcp::client::Remote>)> {
+    let target = structs_console::mcp::client::Target::parse(target)
+        .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
+    let options = structs_console::mcp::client::Options {
+        token: cli.auth_token.clone(),
+        follow_height: false,
+        tasks: true,
+        answers: structs_console::mcp::client::Answers::Script(
+            structs_console::mcp::client::Script::default(),
+        ),
+        ..Default::default()
+    };
+    let remote = runtime
+        .block_on(structs_console::mcp::client::Remote::connect_with_options(
+            target, options,
+        ))
+        .map_err(|e| anyhow::anyhow!("cannot attach to the server: {e:#}"))?;
+    let core = structs_console::mcp::client::attached_core(
+        remote.clone(),
+        structs_console::clock::WallClock::System,
+    );
+    Ok((core, remote))
+}
+
+/// `--headless`: the tools served to an agent over stdio, or over HTTP with `--http`.
+fn run_headless(cli: &Cli, config: Config) -> anyhow::Result<ExitCode> {
+    let runtime = if cli.http.is_some() {
+        tokio::runtime::Runtime::new()?
+    } else {
+        structs_console::mcp::wire::stdio_runtime()?
+    };
+    let services = build_core(cli, config, &runtime, false)?;
+    let core = services.core.clone();
+    let feed = cli
+        .control
+        .is_some()
+        .then(structs_console::record::Feed::new);
+    let recorder = structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone())?;
+    let _endpoint = match feed {
+        Some(feed) => Some(publish_headless(cli, &core, &runtime, feed)?),
+        None => None,
+    };
+    let mut server =
+        structs_console::mcp::server::McpServer::new(core.clone(), services.docs.clone());
+    if let Some(r) = recorder {
+        server = server.with_recorder(r);
+    }
+    if cli.confirm_actions {
+        server = server.confirming().map_err(anyhow::Error::msg)?;
+    }
+    if let Some(listen) = &cli.http {
+        let drain = std::time::Duration::from_secs(cli.http_drain);
+        runtime.block_on(serve_http(server, http_options(cli, listen), drain))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    tracing::info!(tools = server.core().tools().count(), source = %server.core().status().description, "serving MCP over stdio");
+    runtime.block_on(structs_console::mcp::server::serve_stdio(server))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--headless --control`: publishes the feed on the control endpoint, greeting a watcher
+/// with the server's description and the session log's path.
+fn publish_headless(
+    cli: &Cli,
+    core: &Core,
+    runtime: &tokio::runtime::Runtime,
+    feed: structs_console::record::Feed,
+) -> anyhow::Result<structs_console::mcp::control::Endpoint> {
+    let mut hello = json!({"server": "headless", "description": core.status().description});
+    if let Some(path) = cli
+        .record
+        .as_deref()
+        .and_then(|p| std::path::absolute(p).ok())
+    {
+        hello["record"] = json!(path);
+    }
+    let _guard = runtime.enter();
+    structs_console::mcp::control::publish(
+        cli.control.clone().flatten().as_deref(),
+        "headless",
+        feed,
+        hello,
+        None,
+    )
+}
+
+/// `--headless --http`: where to listen, the token, and the session and connection limits.
+fn http_options(cli: &Cli, listen: &str) -> structs_console::mcp::wire::http::HttpOptions {
+    structs_console::mcp::wire::http::HttpOptions {
+        listen: listen.to_owned(),
+        token: cli.auth_token.clone(),
+        allow_remote: cli.http_allow_remote,
+        sessions: structs_console::mcp::wire::http::SessionLimits {
+            max: cli.http_max_sessions,
+            idle: std::time::Duration::from_secs(cli.http_session_idle),
+        },
+        connections: structs_console::mcp::wire::http::ListenLimits {
+            max_connections: cli.http_max_connections,
+            ..Default::default()
+        },
+    }
 }
 
 /// The console, with a session log open in the Replay pane when one is given.

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{CallToolResult, ProgressToken, ProtocolVersion, Tool};
-use rmcp::service::{RunningService, ServiceError};
+use rmcp::service::{Peer, RunningService, ServiceError};
 use rmcp::{ClientLifecycleMode, RoleClient};
 use serde_json::{Value, json};
 
@@ -279,138 +279,23 @@ impl Remote {
         options: Options,
     ) -> anyhow::Result<Arc<Remote>> {
         let wire = Arc::new(Wire::new());
-        // One deadline for the whole attach: the handshake, then the lists.
-        let deadline = tokio::time::Instant::now() + options.connect_timeout;
-        let attempts = options.protocol.attempts();
-        let last = attempts.len() - 1;
-        let mut opened = None;
-        for (n, (lifecycle, version)) in attempts.into_iter().enumerate() {
-            let shared = Arc::new(Shared {
-                progress: ProgressSinks::default(),
-                asks: Arc::default(),
-                roots: Mutex::new(options.roots.clone()),
-                answers: options.answers.clone(),
-                protocol: version,
-                log_level: Mutex::new(None),
-                tasks: options.tasks,
-            });
-            let listener = Listener {
-                shared: shared.clone(),
-            };
-            let started = open(
-                &target,
-                options.token.as_deref(),
-                &wire,
-                listener,
-                lifecycle,
-            );
-            match tokio::time::timeout_at(deadline, started).await {
-                Err(_) => anyhow::bail!(
-                    "{} did not complete the MCP handshake within {} s{}",
-                    target.describe(),
-                    options.connect_timeout.as_secs(),
-                    wire.unread_reason()
-                ),
-                Ok(Ok(service)) => {
-                    opened = Some((service, shared));
-                    break;
-                }
-                // A server that would not agree on a version may still take the
-                // handshake of an older one.
-                Ok(Err(e)) if n < last && !e.transport => {
-                    tracing::info!(target = %target.describe(), error = %e.error, "falling back to the initialize handshake");
-                }
-                Ok(Err(e)) => return Err(e.error),
-            }
-        }
-        let Some((service, shared)) = opened else {
-            anyhow::bail!("{} took no handshake", target.describe());
+        let attach = Attach {
+            target: &target,
+            options: &options,
+            wire: &wire,
+            // One deadline for the whole attach: the handshake, then the lists.
+            deadline: tokio::time::Instant::now() + options.connect_timeout,
         };
+        let (service, shared) = attach.handshake().await?;
         let peer = service.peer().clone();
-        let tools = tokio::time::timeout_at(
-            deadline,
-            all_pages(|cursor| {
-                let peer = peer.clone();
-                async move {
-                    let page = peer.list_tools(Some(page_params(cursor))).await?;
-                    Ok((page.tools, page.next_cursor))
-                }
-            }),
-        )
-        .await
-        .map_err(|_| {
-            anyhow::anyhow!(
-                "{} did not list its tools within {} s{}",
-                target.describe(),
-                options.connect_timeout.as_secs(),
-                wire.unread_reason()
-            )
-        })?
-        .map_err(|e| {
-            anyhow::anyhow!(
-                "{} did not list its tools: {e}{}",
-                target.describe(),
-                wire.unread_reason()
-            )
-        })?;
+        let tools = attach.tools(&peer).await?;
         let mut info = service
             .peer_info()
             .and_then(|info| serde_json::to_value(&*info).ok())
             .unwrap_or(Value::Null);
-        // A stateless (2026-07-28) server said more in `server/discover` than the
-        // handshake keeps: the versions it speaks. Asked once more, within the time to
-        // attach; a server that does not answer still serves.
-        if info["protocolVersion"]
-            .as_str()
-            .is_some_and(|v| v >= ProtocolVersion::NO_INITIALIZE.as_str())
-        {
-            // The library keeps the answer for as long as the server said it holds.
-            let asked = peer.discover(rmcp::model::RequestMetaObject::default());
-            if let Ok(Ok(found)) = tokio::time::timeout_at(deadline, asked).await {
-                info["supportedVersions"] = json!(found.supported_versions);
-            }
-        }
-        // Prompts are listed once too, within what is left of the time to attach; a
-        // server that fails to list them still serves its tools.
-        let prompts = if info["capabilities"]["prompts"].is_object() {
-            let listed = tokio::time::timeout_at(
-                deadline,
-                all_pages(|cursor| {
-                    let peer = peer.clone();
-                    async move {
-                        let page = peer.list_prompts(Some(page_params(cursor))).await?;
-                        Ok((page.prompts, page.next_cursor))
-                    }
-                }),
-            )
-            .await;
-            match listed {
-                Ok(Ok(prompts)) => prompts,
-                Ok(Err(e)) => {
-                    tracing::warn!(target = %target.describe(), "the server's prompts were not listed: {e}");
-                    Vec::new()
-                }
-                Err(_) => {
-                    tracing::warn!(
-                        target = %target.describe(),
-                        "the server did not list its prompts within {} s{}; attached without them",
-                        options.connect_timeout.as_secs(),
-                        wire.unread_reason()
-                    );
-                    Vec::new()
-                }
-            }
-        } else {
-            Vec::new()
-        };
-        let description = match info["serverInfo"]["name"].as_str() {
-            Some(name) => format!(
-                "{name} {} at {}",
-                info["serverInfo"]["version"].as_str().unwrap_or(""),
-                target.describe()
-            ),
-            None => target.describe(),
-        };
+        attach.supported_versions(&peer, &mut info).await;
+        let prompts = attach.prompts(&peer, &info).await;
+        let description = attach.description(&info);
         let remote = Arc::new(Remote {
             target,
             service,
@@ -606,6 +491,158 @@ impl Remote {
                 ErrorCode::ApiUnavailable,
                 format!("{tool} did not reach {}: {other}", self.target.describe()),
             ),
+        }
+    }
+}
+
+/// What attaching goes by: where to, how, the traffic seen so far (for a reason the
+/// server gave no answer), and the one deadline for the handshake and the lists.
+struct Attach<'a> {
+    target: &'a Target,
+    options: &'a Options,
+    wire: &'a Arc<Wire>,
+    deadline: tokio::time::Instant,
+}
+
+impl Attach<'_> {
+    /// The first handshake of those the options allow that the server takes, with the
+    /// state its listener shares.
+    async fn handshake(
+        &self,
+    ) -> anyhow::Result<(RunningService<RoleClient, Listener>, Arc<Shared>)> {
+        let (target, options) = (self.target, self.options);
+        let attempts = options.protocol.attempts();
+        let last = attempts.len() - 1;
+        for (n, (lifecycle, version)) in attempts.into_iter().enumerate() {
+            let shared = Arc::new(Shared {
+                progress: ProgressSinks::default(),
+                asks: Arc::default(),
+                roots: Mutex::new(options.roots.clone()),
+                answers: options.answers.clone(),
+                protocol: version,
+                log_level: Mutex::new(None),
+                tasks: options.tasks,
+            });
+            let listener = Listener {
+                shared: shared.clone(),
+            };
+            let started = open(
+                target,
+                options.token.as_deref(),
+                self.wire,
+                listener,
+                lifecycle,
+            );
+            match tokio::time::timeout_at(self.deadline, started).await {
+                Err(_) => anyhow::bail!(
+                    "{} did not complete the MCP handshake within {} s{}",
+                    target.describe(),
+                    options.connect_timeout.as_secs(),
+                    self.wire.unread_reason()
+                ),
+                Ok(Ok(service)) => return Ok((service, shared)),
+                // A server that would not agree on a version may still take the
+                // handshake of an older one.
+                Ok(Err(e)) if n < last && !e.transport => {
+                    tracing::info!(target = %target.describe(), error = %e.error, "falling back to the initialize handshake");
+                }
+                Ok(Err(e)) => return Err(e.error),
+            }
+        }
+        anyhow::bail!("{} took no handshake", target.describe());
+    }
+
+    /// Every page of the server's tools, within the time to attach.
+    async fn tools(&self, peer: &Peer<RoleClient>) -> anyhow::Result<Vec<Tool>> {
+        tokio::time::timeout_at(
+            self.deadline,
+            all_pages(|cursor| {
+                let peer = peer.clone();
+                async move {
+                    let page = peer.list_tools(Some(page_params(cursor))).await?;
+                    Ok((page.tools, page.next_cursor))
+                }
+            }),
+        )
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "{} did not list its tools within {} s{}",
+                self.target.describe(),
+                self.options.connect_timeout.as_secs(),
+                self.wire.unread_reason()
+            )
+        })?
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "{} did not list its tools: {e}{}",
+                self.target.describe(),
+                self.wire.unread_reason()
+            )
+        })
+    }
+
+    /// Adds to `info` the versions a stateless (2026-07-28) server speaks: it said more
+    /// in `server/discover` than the handshake keeps. Asked once more, within the time
+    /// to attach; a server that does not answer still serves.
+    async fn supported_versions(&self, peer: &Peer<RoleClient>, info: &mut Value) {
+        if info["protocolVersion"]
+            .as_str()
+            .is_some_and(|v| v >= ProtocolVersion::NO_INITIALIZE.as_str())
+        {
+            // The library keeps the answer for as long as the server said it holds.
+            let asked = peer.discover(rmcp::model::RequestMetaObject::default());
+            if let Ok(Ok(found)) = tokio::time::timeout_at(self.deadline, asked).await {
+                info["supportedVersions"] = json!(found.supported_versions);
+            }
+        }
+    }
+
+    /// The server's prompts, when it offers prompts: listed once, within what is left
+    /// of the time to attach; a server that fails to list them still serves its tools.
+    async fn prompts(&self, peer: &Peer<RoleClient>, info: &Value) -> Vec<rmcp::model::Prompt> {
+        if !info["capabilities"]["prompts"].is_object() {
+            return Vec::new();
+        }
+        let listed = tokio::time::timeout_at(
+            self.deadline,
+            all_pages(|cursor| {
+                let peer = peer.clone();
+                async move {
+                    let page = peer.list_prompts(Some(page_params(cursor))).await?;
+                    Ok((page.prompts, page.next_cursor))
+                }
+            }),
+        )
+        .await;
+        match listed {
+            Ok(Ok(prompts)) => prompts,
+            Ok(Err(e)) => {
+                tracing::warn!(target = %self.target.describe(), "the server's prompts were not listed: {e}");
+                Vec::new()
+            }
+            Err(_) => {
+                tracing::warn!(
+                    target = %self.target.describe(),
+                    "the server did not list its prompts within {} s{}; attached without them",
+                    self.options.connect_timeout.as_secs(),
+                    self.wire.unread_reason()
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// The header's line for the server: its name and version, if it gave them, and
+    /// where it is.
+    fn description(&self, info: &Value) -> String {
+        match info["serverInfo"]["name"].as_str() {
+            Some(name) => format!(
+                "{name} {} at {}",
+                info["serverInfo"]["version"].as_str().unwrap_or(""),
+                self.target.describe()
+            ),
+            None => self.target.describe(),
         }
     }
 }

@@ -34,6 +34,49 @@ fn wait_of(task: &Value) -> Duration {
         .clamp(POLL_MIN, POLL_MAX)
 }
 
+/// A task being followed: the call's method and context, and the task's id.
+struct Followed<'a> {
+    method: &'a str,
+    id: String,
+    ctx: &'a CallContext,
+}
+
+impl Followed<'_> {
+    /// The context of one request about the task: it declares the extension as the
+    /// call did.
+    fn poll(&self) -> CallContext {
+        if self.ctx.follows_tasks() {
+            CallContext::new().following_tasks()
+        } else {
+            CallContext::new()
+        }
+    }
+
+    /// The error of a task the server cancelled.
+    fn cancelled(&self) -> ToolError {
+        ToolError::new(
+            ErrorCode::ToolCancelled,
+            format!("task {} of {} was cancelled", self.id, self.method),
+        )
+        .with_extra("task_id", json!(self.id))
+    }
+
+    /// The error of a task asked to stop that did not say it had within
+    /// [`CANCEL_WAIT`].
+    fn not_stopped(&self) -> ToolError {
+        ToolError::new(
+            ErrorCode::ToolCancelled,
+            format!(
+                "task {} of {} was asked to stop, and had not said it did within {} s",
+                self.id,
+                self.method,
+                CANCEL_WAIT.as_secs()
+            ),
+        )
+        .with_extra("task_id", json!(self.id))
+    }
+}
+
 impl Remote {
     /// Follows the task `created` (a `resultType: "task"` result) to its end: the
     /// call's result when it completes.
@@ -58,15 +101,7 @@ impl Remote {
                 ),
             ));
         };
-        // The polls declare the extension as the call did.
-        let follows = ctx.follows_tasks();
-        let poll = || {
-            if follows {
-                CallContext::new().following_tasks()
-            } else {
-                CallContext::new()
-            }
-        };
+        let followed = Followed { method, id, ctx };
         let mut task = created;
         let mut said = String::new();
         let mut cancelled_at: Option<tokio::time::Instant> = None;
@@ -80,91 +115,112 @@ impl Remote {
                 self.keep_round(
                     ctx,
                     json!({"task": {
-                    "method": method, "taskId": id, "status": status,
+                    "method": method, "taskId": followed.id, "status": status,
                     "statusMessage": task["statusMessage"]}}),
                 );
                 said = now;
             }
             match status.as_str() {
                 "completed" => return Ok(task["result"].clone()),
-                "failed" => {
-                    let code = task["error"]["code"].as_i64().unwrap_or(-32603);
-                    return Err(ToolError::new(
-                        ErrorCode::ToolExecutionFailed,
-                        format!(
-                            "task {id} of {method} failed on {}: {}",
-                            self.server_name(),
-                            task["error"]["message"]
-                                .as_str()
-                                .unwrap_or("no reason given")
-                        ),
-                    )
-                    .with_extra("task_id", json!(id))
-                    .with_extra("jsonrpc_code", json!(code)));
-                }
-                "cancelled" => {
-                    return Err(ToolError::new(
-                        ErrorCode::ToolCancelled,
-                        format!("task {id} of {method} was cancelled"),
-                    )
-                    .with_extra("task_id", json!(id)));
-                }
+                "failed" => return Err(self.task_failed(&followed, &task)),
+                "cancelled" => return Err(followed.cancelled()),
                 "input_required" => {
-                    // Only what was not answered yet: a poll may come before the server
-                    // has taken in the last answer.
-                    let mut asked = task["inputRequests"].clone();
-                    if let Some(requests) = asked.as_object_mut() {
-                        requests.retain(|key, _| !answered_keys.contains(key));
-                    }
-                    if let Some(keys) = asked.as_object().filter(|r| !r.is_empty()) {
-                        answered_keys.extend(keys.keys().cloned());
-                        let answered = self.shared.fulfil(&asked, ctx).await.map_err(|why| {
-                            ToolError::new(
-                                ErrorCode::ToolExecutionFailed,
-                                format!("task {id} of {method} waits on input: {why}"),
-                            )
-                        })?;
-                        self.keep_round(
-                            ctx,
-                            json!({"task": {"method": method, "taskId": id,
-                            "inputRequests": asked, "inputResponses": answered}}),
-                        );
-                        self.request_once(
-                            "tasks/update",
-                            json!({"taskId": id, "inputResponses": answered}),
-                            poll(),
-                        )
+                    self.answer_task_input(&followed, &task, &mut answered_keys)
                         .await?;
-                    }
                 }
                 _ => {}
             }
-            // Cancelling the call asks the task to stop; its end is still waited for,
-            // a while, to say how it ended.
-            let wait = wait_of(&task);
-            tokio::select! {
-                () = tokio::time::sleep(wait) => {}
-                () = ctx.cancelled(), if cancelled_at.is_none() => {
-                    cancelled_at = Some(tokio::time::Instant::now());
-                    let _ = self
-                        .request_once("tasks/cancel", json!({"taskId": id}), poll())
-                        .await;
-                }
-            }
+            self.wait_for_task(&followed, &task, &mut cancelled_at)
+                .await;
             if cancelled_at.is_some_and(|at| at.elapsed() > CANCEL_WAIT) {
-                return Err(ToolError::new(
-                    ErrorCode::ToolCancelled,
-                    format!(
-                        "task {id} of {method} was asked to stop, and had not said it did \
-                         within {} s",
-                        CANCEL_WAIT.as_secs()
-                    ),
-                )
-                .with_extra("task_id", json!(id)));
+                return Err(followed.not_stopped());
             }
             task = self
-                .request_once("tasks/get", json!({"taskId": id}), poll())
+                .request_once("tasks/get", json!({"taskId": followed.id}), followed.poll())
                 .await?;
+        }
+    }
+
+    /// The error of a task that failed: the server's reason, the task's id and its
+    /// JSON-RPC code.
+    fn task_failed(&self, followed: &Followed<'_>, task: &Value) -> ToolError {
+        let code = task["error"]["code"].as_i64().unwrap_or(-32603);
+        ToolError::new(
+            ErrorCode::ToolExecutionFailed,
+            format!(
+                "task {} of {} failed on {}: {}",
+                followed.id,
+                followed.method,
+                self.server_name(),
+                task["error"]["message"]
+                    .as_str()
+                    .unwrap_or("no reason given")
+            ),
+        )
+        .with_extra("task_id", json!(followed.id))
+        .with_extra("jsonrpc_code", json!(code))
+    }
+
+    /// Answers the input a task waits on with `tasks/update`, keeping the round; a key
+    /// answered before is left out.
+    async fn answer_task_input(
+        &self,
+        followed: &Followed<'_>,
+        task: &Value,
+        answered_keys: &mut std::collections::HashSet<String>,
+    ) -> Result<(), ToolError> {
+        let (method, id) = (followed.method, &followed.id);
+        // Only what was not answered yet: a poll may come before the server has taken
+        // in the last answer.
+        let mut asked = task["inputRequests"].clone();
+        if let Some(requests) = asked.as_object_mut() {
+            requests.retain(|key, _| !answered_keys.contains(key));
+        }
+        if let Some(keys) = asked.as_object().filter(|r| !r.is_empty()) {
+            answered_keys.extend(keys.keys().cloned());
+            let answered = self
+                .shared
+                .fulfil(&asked, followed.ctx)
+                .await
+                .map_err(|why| {
+                    ToolError::new(
+                        ErrorCode::ToolExecutionFailed,
+                        format!("task {id} of {method} waits on input: {why}"),
+                    )
+                })?;
+            self.keep_round(
+                followed.ctx,
+                json!({"task": {"method": method, "taskId": id,
+                "inputRequests": asked, "inputResponses": answered}}),
+            );
+            self.request_once(
+                "tasks/update",
+                json!({"taskId": id, "inputResponses": answered}),
+                followed.poll(),
+            )
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// Waits the poll interval the task asks for. Cancelling the call meanwhile asks
+    /// the task to stop (once, noting when); its end is still waited for, a while, to
+    /// say how it ended.
+    async fn wait_for_task(
+        &self,
+        followed: &Followed<'_>,
+        task: &Value,
+        cancelled_at: &mut Option<tokio::time::Instant>,
+    ) {
+        let wait = wait_of(task);
+        tokio::select! {
+            () = tokio::time::sleep(wait) => {}
+            () = followed.ctx.cancelled(), if cancelled_at.is_none() => {
+                *cancelled_at = Some(tokio::time::Instant::now());
+                let _ = self
+                    .request_once("tasks/cancel", json!({"taskId": followed.id}), followed.poll())
+                    .await;
+            }
         }
     }
 }

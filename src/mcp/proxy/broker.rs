@@ -22,11 +22,12 @@ use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
 mod board;
+mod faults;
 mod fetch;
 
 pub(super) use self::board::Board;
 
-use super::answers::{answer_key, check_tool_result, response_line, tool_result, truncate_text};
+use super::answers::{answer_key, check_tool_result, response_line, tool_result};
 use super::rules::{Fault, Faults, Match, error_answer};
 use crate::error::{ErrorCode, ToolError};
 use crate::tools::schema::ArgSchema;
@@ -203,6 +204,28 @@ fn round_key(state: Option<&Value>, tool: &str, args: &Value) -> String {
     super::tap::retry_key(state, &format!("{tool} {args}"))
 }
 
+/// A `tools/call` from the agent's host, as the rules read it.
+struct HostCall<'a> {
+    /// The message as it came.
+    line: &'a [u8],
+    message: &'a Value,
+    id: &'a Value,
+    /// Its number in the session log, when one is kept.
+    number: Option<u64>,
+    tool: String,
+    args: Value,
+}
+
+/// What the rules do with a call from the host.
+struct Ruled {
+    /// The breakpoint that holds it: its id and owner.
+    held_by: Option<(u64, u64)>,
+    /// Else the faults that fire, with their rules' numbers.
+    fired: Vec<(usize, Fault)>,
+    /// The earlier answer a stale fault would give, when one fired.
+    stale: Option<Value>,
+}
+
 /// The broker of one session, shared by its two pumps and the board's commands.
 pub(super) struct Broker {
     state: Mutex<State>,
@@ -342,6 +365,8 @@ impl Broker {
         }
     }
 
+    /// A `tools/call` while a rule could apply: held at a breakpoint, answered without
+    /// the server, delayed, or passed.
     fn call_from_host(
         self: &Arc<Self>,
         line: &[u8],
@@ -349,65 +374,25 @@ impl Broker {
         id: &Value,
         number: Option<u64>,
     ) -> Decision {
-        let tool = message["params"]["name"].as_str().unwrap_or("").to_string();
-        let args = message["params"]
-            .get("arguments")
-            .cloned()
-            .unwrap_or_else(|| json!({}));
-        let token = message["params"]["_meta"].get("progressToken").cloned();
-        let stateless = stateless_request(message);
-        let (held_by, fired, stale) = {
-            let mut state = self.lock();
-            let mut rules = self.board.rules();
-            let held_by = rules
-                .breakpoints
-                .iter()
-                .find(|b| b.on == On::Request && b.when.matches(&tool, &args))
-                .map(|b| (b.id, b.owner));
-            let fired = match (&held_by, &mut rules.faults) {
-                (None, Some(faults)) => faults.pick(&tool, &args),
-                _ => Vec::new(),
-            };
-            drop(rules);
-            let stale = if fired.iter().any(|(_, f)| *f == Fault::Stale) {
-                self.board
-                    .learned()
-                    .answers
-                    .get(&answer_key(&tool, &args))
-                    .cloned()
-            } else {
-                None
-            };
-            state.calls.insert(
-                id.to_string(),
-                Call {
-                    tool: tool.clone(),
-                    args: args.clone(),
-                    number,
-                    response_faults: fired
-                        .iter()
-                        .filter(|(_, f)| f.on_response())
-                        .cloned()
-                        .collect(),
-                },
-            );
-            (held_by, fired, stale)
+        let call = HostCall {
+            line,
+            message,
+            id,
+            number,
+            tool: message["params"]["name"].as_str().unwrap_or("").to_string(),
+            args: message["params"]
+                .get("arguments")
+                .cloned()
+                .unwrap_or_else(|| json!({})),
         };
+        let stateless = stateless_request(message);
+        let Ruled {
+            held_by,
+            fired,
+            stale,
+        } = self.note_call(&call);
         if let Some((rule, owner)) = held_by {
-            let mut held = json!({"type": "held", "way": "request", "call": number, "tool": tool,
-                "arguments": args, "rule": rule});
-            // A call sent again with its answers: the round, with what was asked.
-            if let Some(given) = message["params"].get("inputResponses") {
-                let key = round_key(message["params"].get("requestState"), &tool, &args);
-                let asked = self
-                    .board
-                    .learned()
-                    .asked
-                    .remove(&key)
-                    .unwrap_or(Value::Null);
-                held["round"] = json!({"input_requests": asked, "input_responses": given});
-            }
-            self.hold(On::Request, id, owner, held, line.to_vec(), token);
+            self.hold_request(&call, rule, owner);
             return Decision::Taken;
         }
         let latency: Duration = fired
@@ -436,39 +421,79 @@ impl Broker {
         });
         if let Some((result, note)) = answer {
             notes.push(note);
-            self.lock().calls.remove(&id.to_string());
-            let bytes = response_line(id, &result);
-            let broker = self.clone();
-            let injected = notes.join(", ");
-            let in_hand = self.in_hand();
-            tokio::spawn(async move {
-                let _in_hand = in_hand;
-                tokio::time::sleep(latency).await;
-                broker.send_host(bytes, Some(injected));
-            });
+            self.answer_in_place(id, &result, notes.join(", "), latency);
             return Decision::Taken;
         }
         if latency.is_zero() {
             return Decision::Pass;
         }
-        // Delayed: the answer will be marked, with the (first) rule that delayed it.
-        let rule = fired
-            .iter()
-            .find(|(_, f)| matches!(f, Fault::Latency(_)))
-            .map_or(0, |(n, _)| *n);
-        if let Some(call) = self.lock().calls.get_mut(&id.to_string()) {
-            call.response_faults
-                .insert(0, (rule, Fault::Latency(latency)));
-        }
-        let to_server = self.to_server.clone();
-        let bytes = line.to_vec();
-        let in_hand = self.in_hand();
-        tokio::spawn(async move {
-            let _in_hand = in_hand;
-            tokio::time::sleep(latency).await;
-            let _ = to_server.send(bytes);
-        });
+        self.delay_request(&call, &fired, latency);
         Decision::Taken
+    }
+
+    /// Notes a call going to the server, and reads what the rules do with it.
+    fn note_call(&self, call: &HostCall<'_>) -> Ruled {
+        let (tool, args) = (&call.tool, &call.args);
+        let mut state = self.lock();
+        let mut rules = self.board.rules();
+        let held_by = rules
+            .breakpoints
+            .iter()
+            .find(|b| b.on == On::Request && b.when.matches(tool, args))
+            .map(|b| (b.id, b.owner));
+        let fired = match (&held_by, &mut rules.faults) {
+            (None, Some(faults)) => faults.pick(tool, args),
+            _ => Vec::new(),
+        };
+        drop(rules);
+        let stale = if fired.iter().any(|(_, f)| *f == Fault::Stale) {
+            self.board
+                .learned()
+                .answers
+                .get(&answer_key(tool, args))
+                .cloned()
+        } else {
+            None
+        };
+        state.calls.insert(
+            call.id.to_string(),
+            Call {
+                tool: tool.clone(),
+                args: args.clone(),
+                number: call.number,
+                response_faults: fired
+                    .iter()
+                    .filter(|(_, f)| f.on_response())
+                    .cloned()
+                    .collect(),
+            },
+        );
+        Ruled {
+            held_by,
+            fired,
+            stale,
+        }
+    }
+
+    /// Holds a call at the breakpoint `rule` of `owner`, the agent's progress token kept
+    /// for the keep-alives.
+    fn hold_request(self: &Arc<Self>, call: &HostCall<'_>, rule: u64, owner: u64) {
+        let (tool, args, params) = (&call.tool, &call.args, &call.message["params"]);
+        let mut held = json!({"type": "held", "way": "request", "call": call.number, "tool": tool,
+            "arguments": args, "rule": rule});
+        // A call sent again with its answers: the round, with what was asked.
+        if let Some(given) = params.get("inputResponses") {
+            let key = round_key(params.get("requestState"), tool, args);
+            let asked = self
+                .board
+                .learned()
+                .asked
+                .remove(&key)
+                .unwrap_or(Value::Null);
+            held["round"] = json!({"input_requests": asked, "input_responses": given});
+        }
+        let token = params["_meta"].get("progressToken").cloned();
+        self.hold(On::Request, call.id, owner, held, call.line.to_vec(), token);
     }
 
     /// A line from the server.
@@ -488,42 +513,13 @@ impl Broker {
                 return Decision::Taken;
             }
             if state.list_requests.remove(&key) {
-                let mut learned = self.board.learned();
-                for tool in message["result"]["tools"].as_array().into_iter().flatten() {
-                    let Some(name) = tool["name"].as_str() else {
-                        continue;
-                    };
-                    if let Some(schema) = tool.get("inputSchema") {
-                        learned.schemas.insert(name.to_string(), schema.clone());
-                    }
-                    match tool.get("outputSchema").filter(|s| s.is_object()) {
-                        Some(schema) => {
-                            learned
-                                .output_schemas
-                                .insert(name.to_string(), schema.clone());
-                        }
-                        None => {
-                            learned.output_schemas.remove(name);
-                        }
-                    }
-                }
+                self.learn_tools(message);
                 return Decision::Pass;
             }
             let Some(call) = state.calls.remove(&key) else {
                 return Decision::Pass;
             };
-            if let Some(result) = message.get("result")
-                && result["resultType"] == "input_required"
-            {
-                let asked = &mut self.board.learned().asked;
-                if asked.len() >= ASKED_KEPT {
-                    asked.clear();
-                }
-                asked.insert(
-                    round_key(result.get("requestState"), &call.tool, &call.args),
-                    result["inputRequests"].clone(),
-                );
-            }
+            self.learn_asked(&call, message);
             let (keep, held_by) = {
                 let rules = self.board.rules();
                 let keep = rules.faults.as_ref().is_some_and(Faults::wants_answers);
@@ -534,20 +530,8 @@ impl Broker {
                     .map(|b| (b.id, b.owner));
                 (keep, held_by)
             };
-            if keep
-                && let Some(result) = message.get("result")
-                && result["isError"] != true
-            {
-                let k = answer_key(&call.tool, &call.args);
-                let mut learned = self.board.learned();
-                if learned.answers.insert(k.clone(), result.clone()).is_none() {
-                    learned.answers_order.push_back(k);
-                    if learned.answers_order.len() > ANSWERS_KEPT
-                        && let Some(old) = learned.answers_order.pop_front()
-                    {
-                        learned.answers.remove(&old);
-                    }
-                }
+            if keep {
+                self.keep_answer(&call, message);
             }
             if let Some((rule, owner)) = held_by {
                 drop(state);
@@ -562,69 +546,66 @@ impl Broker {
             }
             call
         };
-        let mut notes = Vec::new();
-        let mut result = message.get("result").cloned();
-        for (n, fault) in &call.response_faults {
-            let note = format!("{} (rule {n})", fault.describe());
-            match fault {
-                Fault::DropResponse => {
-                    // The agent waits on, as for a server that never answers; the feed
-                    // says the answer came and was kept from it.
-                    if let Some(tap) = &self.tap {
-                        tap.dropped(&key, &note);
-                    }
-                    self.publish(json!({"type": "dropped", "call": call.number,
-                        "tool": call.tool, "how": note}));
-                    return Decision::Taken;
-                }
-                Fault::Truncate(n) => {
-                    if let Some(r) = &mut result {
-                        truncate_text(r, *n);
-                    }
-                }
-                Fault::Oversize(n) => {
-                    // The same answer, padded with white space after its text: still
-                    // valid JSON, still the tool's output schema, `n` bytes big.
-                    if let Some(r) = &mut result {
-                        let pad = n.saturating_sub(r.to_string().len());
-                        match r["content"]
-                            .as_array_mut()
-                            .and_then(|c| c.iter_mut().find(|c| c["text"].is_string()))
-                        {
-                            Some(text) => {
-                                let padded = format!(
-                                    "{}{}",
-                                    text["text"].as_str().unwrap_or(""),
-                                    " ".repeat(pad)
-                                );
-                                text["text"] = json!(padded);
-                            }
-                            None => {
-                                let item = json!({"type": "text", "text": " ".repeat(pad.saturating_sub(30))});
-                                match r["content"].as_array_mut() {
-                                    Some(content) => content.push(item),
-                                    None => r["content"] = json!([item]),
-                                }
-                            }
-                        }
-                    }
-                }
-                Fault::Latency(_) | Fault::Error(_) | Fault::Stale => {}
+        self.fault_response(&call, &key, id, message)
+    }
+
+    /// Learns the input and output schemas of the tools a `tools/list` answer lists.
+    fn learn_tools(&self, message: &Value) {
+        let mut learned = self.board.learned();
+        for tool in message["result"]["tools"].as_array().into_iter().flatten() {
+            let Some(name) = tool["name"].as_str() else {
+                continue;
+            };
+            if let Some(schema) = tool.get("inputSchema") {
+                learned.schemas.insert(name.to_string(), schema.clone());
             }
-            notes.push(note);
-        }
-        if notes.is_empty() {
-            return Decision::Pass;
-        }
-        let bytes = match result {
-            Some(r) => response_line(id, &r),
-            None => {
-                let mut line = message.to_string().into_bytes();
-                line.push(b'\n');
-                line
+            match tool.get("outputSchema").filter(|s| s.is_object()) {
+                Some(schema) => {
+                    learned
+                        .output_schemas
+                        .insert(name.to_string(), schema.clone());
+                }
+                None => {
+                    learned.output_schemas.remove(name);
+                }
             }
-        };
-        Decision::Replace(bytes, notes.join(", "))
+        }
+    }
+
+    /// Learns what the server asked of a call it answered `input_required`, under the
+    /// key its retry is known by (all forgotten once [`ASKED_KEPT`] are kept).
+    fn learn_asked(&self, call: &Call, message: &Value) {
+        if let Some(result) = message.get("result")
+            && result["resultType"] == "input_required"
+        {
+            let asked = &mut self.board.learned().asked;
+            if asked.len() >= ASKED_KEPT {
+                asked.clear();
+            }
+            asked.insert(
+                round_key(result.get("requestState"), &call.tool, &call.args),
+                result["inputRequests"].clone(),
+            );
+        }
+    }
+
+    /// Keeps the server's answer to a call (not an error result) for stale faults: the
+    /// newest [`ANSWERS_KEPT`], by tool and arguments.
+    fn keep_answer(&self, call: &Call, message: &Value) {
+        if let Some(result) = message.get("result")
+            && result["isError"] != true
+        {
+            let k = answer_key(&call.tool, &call.args);
+            let mut learned = self.board.learned();
+            if learned.answers.insert(k.clone(), result.clone()).is_none() {
+                learned.answers_order.push_back(k);
+                if learned.answers_order.len() > ANSWERS_KEPT
+                    && let Some(old) = learned.answers_order.pop_front()
+                {
+                    learned.answers.remove(&old);
+                }
+            }
+        }
     }
 
     /// Holds a message until it is released or the timeout.

@@ -289,23 +289,7 @@ impl Link {
         inline: bool,
     ) {
         let batch = body.first() == Some(&b'[');
-        let own_version = headers.contains_key(super::headers::NAMES[2]);
-        let mut request = self
-            .headers_but(self.up.http.post(&self.up.url), own_version)
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream");
-        for (name, value) in &headers {
-            if let Some(value) = value.as_str() {
-                // The request's own version over the session's.
-                request = request.header(name.as_str(), value);
-            }
-        }
-        let mut request = request.body(body);
-        if inline {
-            // The session's next message waits for this one: a stalled server must
-            // not stall it for ever. (A call takes as long as it takes.)
-            request = request.timeout(INLINE_TIMEOUT);
-        }
+        let request = self.request(body, &headers, inline);
         let mut response = match request.send().await {
             Ok(r) => r,
             Err(e) => {
@@ -334,39 +318,12 @@ impl Link {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|t| t.starts_with("text/event-stream"));
-        let mut answered = false;
-        if status.is_success() && events {
-            let mut sse = Sse::default();
-            loop {
-                match response.chunk().await {
-                    Ok(Some(chunk)) => {
-                        for message in sse.feed(&chunk) {
-                            answered |= self.relay(&message, id.as_ref());
-                        }
-                        if sse.overlong {
-                            // An event that does not end within the limit: the stream
-                            // is dropped, and the request answered saying why.
-                            tracing::warn!(upstream = %self.up.shown, limit_bytes = MESSAGE_MAX, "the upstream server sent an event over the limit; its stream was closed");
-                            if let (false, Some(id)) = (answered, &id) {
-                                self.fail(id, "API_ERROR", format!(
-                                    "the upstream server sent an event over {} MB; it was not passed on",
-                                    MESSAGE_MAX >> 20
-                                ));
-                                answered = true;
-                            }
-                            break;
-                        }
-                    }
-                    Ok(None) => break,
-                    Err(e) => {
-                        tracing::warn!(upstream = %self.up.shown, "the upstream server's stream broke: {}", e.without_url());
-                        break;
-                    }
-                }
-            }
+        let answered = if status.is_success() && events {
+            self.relay_events(&mut response, id.as_ref()).await
         } else {
-            let bytes = match body_within(&mut response, MESSAGE_MAX).await {
-                Ok(bytes) => bytes,
+            match body_within(&mut response, MESSAGE_MAX).await {
+                Ok(bytes) if status.is_success() => self.relay(&bytes, id.as_ref()),
+                Ok(bytes) => self.refused(status, &bytes, id.as_ref(), batch),
                 Err(said) => {
                     tracing::warn!(upstream = %self.up.shown, "{said}");
                     if let Some(id) = &id {
@@ -378,38 +335,8 @@ impl Link {
                     }
                     return;
                 }
-            };
-            if status.is_success() {
-                answered = self.relay(&bytes, id.as_ref());
-            } else {
-                let v: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-                if id.is_some() && v.get("id") == id.as_ref() {
-                    answered = self.relay(&bytes, id.as_ref());
-                } else if let Some(id) = &id {
-                    let said = v["error"]["message"]
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| String::from_utf8_lossy(&bytes).trim().to_string());
-                    let message = if self.lost(status) {
-                        format!(
-                            "the upstream server no longer knows this session (HTTP 404): {said}; the session ends"
-                        )
-                    } else {
-                        format!("the upstream server answered HTTP {status}: {said}")
-                    };
-                    self.fail(id, "API_ERROR", message);
-                    answered = true;
-                } else {
-                    // A batch refused: the host gets the error, as a server on stdio
-                    // answers one. A notification or a response gets no answer.
-                    if batch && v.get("jsonrpc").is_some() && v.get("error").is_some() {
-                        self.relay(&bytes, None);
-                    }
-                    self.lost(status);
-                    tracing::warn!(upstream = %self.up.shown, %status, "the upstream server refused a message");
-                }
             }
-        }
+        };
         if let Some(id) = &id
             && !answered
         {
@@ -422,6 +349,110 @@ impl Link {
                 ),
             );
         }
+    }
+
+    /// The POST of one message: the session's headers (its protocol version left out
+    /// when the request says its own), the revision's headers the request carries, and
+    /// [`INLINE_TIMEOUT`] for a message the session waits on.
+    fn request(
+        &self,
+        body: Vec<u8>,
+        headers: &serde_json::Map<String, Value>,
+        inline: bool,
+    ) -> reqwest::RequestBuilder {
+        let own_version = headers.contains_key(super::headers::NAMES[2]);
+        let mut request = self
+            .headers_but(self.up.http.post(&self.up.url), own_version)
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream");
+        for (name, value) in headers {
+            if let Some(value) = value.as_str() {
+                // The request's own version over the session's.
+                request = request.header(name.as_str(), value);
+            }
+        }
+        let mut request = request.body(body);
+        if inline {
+            // The session's next message waits for this one: a stalled server must
+            // not stall it for ever. (A call takes as long as it takes.)
+            request = request.timeout(INLINE_TIMEOUT);
+        }
+        request
+    }
+
+    /// Passes on the messages of an event stream as they come, until it ends or breaks;
+    /// true when `id` was answered (by one of them, or saying an event went past
+    /// [`MESSAGE_MAX`]).
+    async fn relay_events(&self, response: &mut reqwest::Response, id: Option<&Value>) -> bool {
+        let mut answered = false;
+        let mut sse = Sse::default();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    for message in sse.feed(&chunk) {
+                        answered |= self.relay(&message, id);
+                    }
+                    if sse.overlong {
+                        // An event that does not end within the limit: the stream
+                        // is dropped, and the request answered saying why.
+                        tracing::warn!(upstream = %self.up.shown, limit_bytes = MESSAGE_MAX, "the upstream server sent an event over the limit; its stream was closed");
+                        if let (false, Some(id)) = (answered, id) {
+                            self.fail(id, "API_ERROR", format!(
+                                "the upstream server sent an event over {} MB; it was not passed on",
+                                MESSAGE_MAX >> 20
+                            ));
+                            answered = true;
+                        }
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    tracing::warn!(upstream = %self.up.shown, "the upstream server's stream broke: {}", e.without_url());
+                    break;
+                }
+            }
+        }
+        answered
+    }
+
+    /// The body of an HTTP error: passed on when it is the request's own answer, else
+    /// the request answered with what the server said (the session ending when the
+    /// server no longer knows it); true when `id` was answered.
+    fn refused(
+        &self,
+        status: reqwest::StatusCode,
+        bytes: &[u8],
+        id: Option<&Value>,
+        batch: bool,
+    ) -> bool {
+        let v: Value = serde_json::from_slice(bytes).unwrap_or(Value::Null);
+        if id.is_some() && v.get("id") == id {
+            return self.relay(bytes, id);
+        }
+        if let Some(id) = id {
+            let said = v["error"]["message"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| String::from_utf8_lossy(bytes).trim().to_string());
+            let message = if self.lost(status) {
+                format!(
+                    "the upstream server no longer knows this session (HTTP 404): {said}; the session ends"
+                )
+            } else {
+                format!("the upstream server answered HTTP {status}: {said}")
+            };
+            self.fail(id, "API_ERROR", message);
+            return true;
+        }
+        // A batch refused: the host gets the error, as a server on stdio answers one.
+        // A notification or a response gets no answer.
+        if batch && v.get("jsonrpc").is_some() && v.get("error").is_some() {
+            self.relay(bytes, None);
+        }
+        self.lost(status);
+        tracing::warn!(upstream = %self.up.shown, %status, "the upstream server refused a message");
+        false
     }
 
     /// True (and the session ends) when `status` says the server no longer knows the

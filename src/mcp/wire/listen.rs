@@ -153,30 +153,7 @@ pub async fn serve(
     };
     let epoch = Instant::now();
     let conns: Arc<Mutex<Conns>> = Arc::default();
-    // Closes connections that have sent no request for too long.
-    let reaper = {
-        let conns = conns.clone();
-        let stop = stop.clone();
-        tokio::spawn(async move {
-            let every = (limits.header_timeout / 4).max(Duration::from_millis(50));
-            loop {
-                tokio::select! {
-                    _ = stop.cancelled() => return,
-                    _ = tokio::time::sleep(every) => {}
-                }
-                let now = epoch.elapsed().as_millis() as u64;
-                let limit = limits.header_timeout.as_millis() as u64;
-                lock(&conns).open.retain(|_, c| {
-                    let resting = c.busy.load(Ordering::Acquire) == 0
-                        && now.saturating_sub(c.rest_since.load(Ordering::Relaxed)) >= limit;
-                    if resting {
-                        c.abort.abort();
-                    }
-                    !resting
-                });
-            }
-        })
-    };
+    let reaper = tokio::spawn(reap(conns.clone(), limits, epoch, stop.clone()));
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => break,
@@ -185,29 +162,81 @@ pub async fn serve(
         let tcp = match accepted {
             Ok((tcp, _)) => tcp,
             Err(e) => {
-                // Out of file descriptors, most often: wait for some to close.
-                static ACCEPT: Every = Every::new(WARN_EVERY);
-                if let Some(unlogged) = ACCEPT.ready() {
-                    tracing::warn!(%e, unlogged_since_last = unlogged, "could not accept an HTTP connection (logged at most once in 10 s)");
-                }
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                not_accepted(&e).await;
                 continue;
             }
         };
         // Answers go out as small server-sent events; without TCP_NODELAY each would
         // wait on the client's delayed ACK (40 ms on Linux).
         let _ = tcp.set_nodelay(true);
-        let id = {
-            let mut c = lock(&conns);
-            c.open.retain(|_, conn| !conn.abort.is_finished());
-            if c.open.len() >= limits.max_connections && !make_room(&mut c) {
-                drop(c);
-                tokio::spawn(refuse(tcp, limits.max_connections));
-                continue;
-            }
-            c.next += 1;
-            c.next
+        let Some(id) = admit(&conns, limits.max_connections) else {
+            tokio::spawn(refuse(tcp, limits.max_connections));
+            continue;
         };
+        let conn = Conn::serve(tcp, &app, epoch, &stop);
+        lock(&conns).open.insert(id, conn);
+    }
+    end_connections(&conns, limits.shutdown_deadline).await;
+    reaper.abort();
+}
+
+/// Closes connections that have sent no request for too long, until `stop`.
+async fn reap(
+    conns: Arc<Mutex<Conns>>,
+    limits: ListenLimits,
+    epoch: Instant,
+    stop: CancellationToken,
+) {
+    let every = (limits.header_timeout / 4).max(Duration::from_millis(50));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tokio::time::sleep(every) => {}
+        }
+        let now = epoch.elapsed().as_millis() as u64;
+        let limit = limits.header_timeout.as_millis() as u64;
+        lock(&conns).open.retain(|_, c| {
+            let resting = c.busy.load(Ordering::Acquire) == 0
+                && now.saturating_sub(c.rest_since.load(Ordering::Relaxed)) >= limit;
+            if resting {
+                c.abort.abort();
+            }
+            !resting
+        });
+    }
+}
+
+/// A connection that could not be accepted: out of file descriptors, most often. Says
+/// so (at most once in 10 s) and waits for some to close.
+async fn not_accepted(e: &std::io::Error) {
+    static ACCEPT: Every = Every::new(WARN_EVERY);
+    if let Some(unlogged) = ACCEPT.ready() {
+        tracing::warn!(%e, unlogged_since_last = unlogged, "could not accept an HTTP connection (logged at most once in 10 s)");
+    }
+    tokio::time::sleep(Duration::from_millis(50)).await;
+}
+
+/// The number of a new connection, room made for it at the cap; `None` when every
+/// connection is busy.
+fn admit(conns: &Mutex<Conns>, max_connections: usize) -> Option<u64> {
+    let mut c = lock(conns);
+    c.open.retain(|_, conn| !conn.abort.is_finished());
+    if c.open.len() >= max_connections && !make_room(&mut c) {
+        return None;
+    }
+    c.next += 1;
+    Some(c.next)
+}
+
+impl Conn {
+    /// Serves `app` on a connection, on a task of its own, counting its requests in
+    /// flight; when `stop` is cancelled it finishes the request in flight and closes.
+    fn serve(
+        tcp: tokio::net::TcpStream,
+        app: &axum::Router,
+        epoch: Instant,
+        stop: &CancellationToken,
+    ) -> Conn {
         let busy = Arc::new(AtomicUsize::new(0));
         let rest_since = Arc::new(AtomicU64::new(epoch.elapsed().as_millis() as u64));
         let served = Arc::new(AtomicBool::new(false));
@@ -248,21 +277,22 @@ pub async fn serve(
             conn.as_mut().graceful_shutdown();
             let _ = conn.await;
         });
-        lock(&conns).open.insert(
-            id,
-            Conn {
-                busy,
-                rest_since,
-                served,
-                abort: task.abort_handle(),
-            },
-        );
+        Conn {
+            busy,
+            rest_since,
+            served,
+            abort: task.abort_handle(),
+        }
     }
-    // Stopping: the connections were told by the token; wait for them, then end them.
-    let deadline = Instant::now() + limits.shutdown_deadline;
+}
+
+/// Stopping: the connections were told by the token; waits for them, then ends those
+/// still open at the deadline.
+async fn end_connections(conns: &Mutex<Conns>, shutdown_deadline: Duration) {
+    let deadline = Instant::now() + shutdown_deadline;
     loop {
         let left = {
-            let mut c = lock(&conns);
+            let mut c = lock(conns);
             c.open.retain(|_, conn| !conn.abort.is_finished());
             c.open.len()
         };
@@ -272,17 +302,16 @@ pub async fn serve(
         if Instant::now() >= deadline {
             tracing::warn!(
                 connections = left,
-                deadline_secs = limits.shutdown_deadline.as_secs_f64(),
+                deadline_secs = shutdown_deadline.as_secs_f64(),
                 "ended connections still open at the shutdown deadline"
             );
-            for conn in lock(&conns).open.values() {
+            for conn in lock(conns).open.values() {
                 conn.abort.abort();
             }
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    reaper.abort();
 }
 
 /// File descriptors kept for everything but connections (logs, docs, Redis, NATS).
