@@ -174,19 +174,14 @@ impl World {
             .collect()
     }
 
+    /// The entity's JSON, whole as a read of one returns it or (`whole` false) as a
+    /// list holds it, the planets' queues taken from `queues` when given.
     fn render_as(
         &self,
         eid: EntityId,
         whole: bool,
         queues: Option<&HashMap<u64, Vec<u64>>>,
     ) -> Option<Value> {
-        // The queue at a planet: from the list's, or found now for one record.
-        let queue = |planet: u64| -> Vec<u64> {
-            match queues {
-                Some(q) => q.get(&planet).cloned().unwrap_or_default(),
-                None => self.raiders_at(planet),
-            }
-        };
         use EntityKind as K;
         if !self.exists(eid) {
             return None;
@@ -195,255 +190,323 @@ impl World {
         let this = Value::String(eid.to_string());
         let index = s(eid.index);
         Some(match eid.kind {
-            K::Guild => {
-                let g = &self.guilds[i];
-                let guild = records::GUILD.record([
-                    ("id", this),
-                    ("index", index),
-                    ("endpoint", json!(g.endpoint)),
-                    ("creator", json!(g.creator)),
-                    ("owner", id(K::Player, g.owner)),
-                    ("joinInfusionMinimum", s(g.join_infusion_minimum)),
-                    ("joinInfusionMinimumBypassByRequest", json!("closed")),
-                    ("joinInfusionMinimumBypassByInvite", json!("permissioned")),
-                    ("primaryReactorId", id(K::Reactor, g.primary_reactor)),
-                    ("entrySubstationId", id(K::Substation, g.entry_substation)),
-                    ("entryRank", s(g.entry_rank)),
-                    ("name", json!(GUILD_NAMES[i % GUILD_NAMES.len()])),
-                ]);
-                json!({ "Guild": guild })
-            }
-            K::Player => {
-                let p = &self.players[i];
-                let address = &self.addresses[(p.address - 1) as usize].address;
-                let player = records::PLAYER.record([
-                    ("id", this),
-                    ("index", index),
-                    ("guildId", opt_id(K::Guild, p.guild)),
-                    ("substationId", opt_id(K::Substation, p.substation)),
-                    ("creator", json!(address)),
-                    ("primaryAddress", json!(address)),
-                    ("planetId", id(K::Planet, p.planet)),
-                    ("fleetId", id(K::Fleet, p.fleet)),
-                    ("guildRank", s(p.guild_rank)),
-                    ("name", json!(p.name)),
-                ]);
-                json!({
-                    "Player": player,
-                    "gridAttributes": grid(&p.grid),
-                    "playerInventory": {
-                        "rocks": { "denom": "ualpha", "amount": p.alpha.to_string() },
-                    },
-                })
-            }
-            K::Planet => {
-                let p = &self.planets[i];
-                let mut fields = vec![
-                    ("id", this),
-                    ("maxOre", s(p.max_ore)),
-                    ("creator", json!(p.creator)),
-                    ("owner", id(K::Player, p.owner)),
-                    ("status", json!(p.status)),
-                ];
-                let line = queue(eid.index);
-                if let (Some(first), Some(last)) = (line.first(), line.last()) {
-                    fields.push(("locationListStart", id(K::Fleet, *first)));
-                    fields.push(("locationListLast", id(K::Fleet, *last)));
-                }
-                fields.extend(slot_fields(&p.slots));
-                json!({
-                    "Planet": records::PLANET.record(fields),
-                    "gridAttributes": grid(&p.grid),
-                    "planetAttributes": records::PLANET_ATTRIBUTES.record([
-                        ("planetaryShield", s(p.planetary_shield)),
-                        ("blockStartRaid", s(p.block_start_raid)),
-                    ]),
-                })
-            }
-            K::Reactor => {
-                let r = &self.reactors[i];
-                json!({
-                    "Reactor": records::REACTOR.record([
-                        ("id", this),
-                        ("validator", json!(r.validator)),
-                        ("guildId", id(K::Guild, r.guild)),
-                        ("defaultCommission", json!(r.default_commission)),
-                        ("rawAddress", raw_address(&r.validator)),
-                        ("owner", id(K::Player, r.owner)),
-                    ]),
-                    "gridAttributes": grid(&r.grid),
-                })
-            }
-            K::Substation => {
-                let sub = &self.substations[i];
-                json!({
-                    "Substation": records::SUBSTATION.record([
-                        ("id", this),
-                        ("owner", id(K::Player, sub.owner)),
-                        ("creator", json!(sub.creator)),
-                    ]),
-                    "gridAttributes": grid(&sub.grid),
-                })
-            }
-            K::Struct => {
-                let st = &self.structs[i];
-                let (location_type, location_id) = match st.location {
-                    Location::Planet(p) => ("planet", id(K::Planet, p)),
-                    Location::Fleet(f) => ("fleet", id(K::Fleet, f)),
-                };
-                let status = StructStatus(st.status_bits());
-                let flag = |bit| Value::Bool(status.has(bit));
-                // The structs defending this one (`structDefenders`), in index order;
-                // a list shows none of it.
-                let defenders: Vec<Value> = if whole {
-                    self.structs
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, d)| !d.destroyed && d.defending == Some(eid.index))
-                        .map(|(j, _)| id(K::Struct, j as u64 + 1))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                json!({
-                    "Struct": records::STRUCT.record([
-                        ("id", this),
-                        ("index", index),
-                        ("type", s(u64::from(st.type_id))),
-                        ("creator", json!(st.creator)),
-                        ("owner", id(K::Player, st.owner)),
-                        ("locationType", json!(location_type)),
-                        ("locationId", location_id),
-                        ("operatingAmbit", json!(st.ambit.name())),
-                        ("slot", s(u64::from(st.slot))),
-                    ]),
-                    "structAttributes": records::STRUCT_ATTRIBUTES.record([
-                        ("health", s(u64::from(st.health))),
-                        ("status", s(status.0)),
-                        ("blockStartBuild", s(st.block_start_build)),
-                        ("blockStartOreMine", s(st.block_start_ore_mine)),
-                        ("blockStartOreRefine", s(st.block_start_ore_refine)),
-                        ("protectedStructIndex", s(st.defending.unwrap_or(0))),
-                        ("isMaterialized", flag(StructStatus::MATERIALIZED)),
-                        ("isBuilt", flag(StructStatus::BUILT)),
-                        ("isOnline", flag(StructStatus::ONLINE)),
-                        ("isHidden", flag(StructStatus::HIDDEN)),
-                        ("isDestroyed", flag(StructStatus::DESTROYED)),
-                        ("isLocked", flag(StructStatus::LOCKED)),
-                    ]),
-                    "gridAttributes": records::GRID_ATTRIBUTES.defaults(),
-                    "structDefenders": defenders,
-                })
-            }
-            K::Allocation => {
-                let a = &self.allocations[i];
-                json!({
-                    "Allocation": records::ALLOCATION.record([
-                        ("id", this),
-                        ("type", json!(a.kind)),
-                        ("sourceObjectId", json!(a.source.to_string())),
-                        ("index", index),
-                        ("destinationId", json!(a.destination.to_string())),
-                        ("creator", json!(a.creator)),
-                        ("controller", id(K::Player, a.controller)),
-                    ]),
-                    "gridAttributes": records::GRID_ATTRIBUTES.record([("power", s(a.amount))]),
-                })
-            }
-            K::Infusion => {
-                let f = &self.infusions[i];
-                json!({ "Infusion": records::INFUSION.record([
-                    ("destinationType", json!(f.destination.kind.name())),
-                    ("destinationId", json!(f.destination.to_string())),
-                    ("fuel", s(f.fuel)),
-                    ("power", s(f.power)),
-                    ("commission", json!(f.commission)),
-                    ("playerId", id(K::Player, f.player)),
-                    ("address", json!(f.address)),
-                    ("ratio", s(f.ratio)),
-                ])})
-            }
-            K::Address => {
-                let a = &self.addresses[i];
-                records::ADDRESS.record([
-                    ("address", json!(a.address)),
-                    ("playerId", id(K::Player, a.player)),
-                    ("permissions", s(a.permissions)),
-                ])
-            }
-            K::Fleet => {
-                let f = &self.fleets[i];
-                // On station at home or away at a planet; a fleet in transit (a state of
-                // the sim's, not the chain's) shows no location.
-                let at = f.planet.or(f.away_at);
-                let mut fields = vec![
-                    ("id", this),
-                    ("owner", id(K::Player, f.owner)),
-                    ("locationType", json!("planet")),
-                    ("locationId", opt_id(K::Planet, at)),
-                    (
-                        "status",
-                        json!(if f.planet.is_some() {
-                            "onStation"
-                        } else {
-                            "away"
-                        }),
-                    ),
-                    (
-                        "commandStruct",
-                        opt_id(K::Struct, Some(f.command_struct).filter(|c| *c != 0)),
-                    ),
-                ];
-                // Its neighbours in the line at the planet it visits.
-                if let Some(planet) = f.away_at {
-                    let line = queue(planet);
-                    if let Some(pos) = line.iter().position(|x| *x == eid.index) {
-                        if let Some(ahead) = pos.checked_sub(1).and_then(|p| line.get(p)) {
-                            fields.push(("locationListForward", id(K::Fleet, *ahead)));
-                        }
-                        if let Some(behind) = line.get(pos + 1) {
-                            fields.push(("locationListBackward", id(K::Fleet, *behind)));
-                        }
-                    }
-                }
-                fields.extend(slot_fields(&f.slots));
-                json!({ "Fleet": records::FLEET.record(fields) })
-            }
-            K::Provider => {
-                let p = &self.providers[i];
-                json!({
-                    "Provider": records::PROVIDER.record([
-                        ("id", this),
-                        ("index", index),
-                        ("substationId", id(K::Substation, p.substation)),
-                        ("rate", json!({ "denom": "ualpha", "amount": p.rate.to_string() })),
-                        ("accessPolicy", json!(p.access_policy)),
-                        ("capacityMinimum", s(p.capacity_minimum)),
-                        ("capacityMaximum", s(p.capacity_maximum)),
-                        ("durationMinimum", s(p.duration_minimum)),
-                        ("durationMaximum", s(p.duration_maximum)),
-                        ("providerCancellationPenalty", json!("0.100000000000000000")),
-                        ("consumerCancellationPenalty", json!("0.100000000000000000")),
-                        ("creator", json!(p.creator)),
-                        ("owner", id(K::Player, p.owner)),
-                    ]),
-                    "gridAttributes": grid(&p.grid),
-                })
-            }
-            K::Agreement => {
-                let a = &self.agreements[i];
-                json!({ "Agreement": records::AGREEMENT.record([
-                    ("id", this),
-                    ("providerId", id(K::Provider, a.provider)),
-                    ("allocationId", id(K::Allocation, a.allocation)),
-                    ("capacity", s(a.capacity)),
-                    ("startBlock", s(a.start_block)),
-                    ("endBlock", s(a.end_block)),
-                    ("creator", json!(a.creator)),
-                    ("owner", id(K::Player, a.consumer)),
-                ])})
-            }
+            K::Guild => self.guild_json(i, this, index),
+            K::Player => self.player_json(i, this, index),
+            K::Planet => self.planet_json(eid, this, queues),
+            K::Reactor => self.reactor_json(i, this),
+            K::Substation => self.substation_json(i, this),
+            K::Struct => self.struct_json(eid, this, index, whole),
+            K::Allocation => self.allocation_json(i, this, index),
+            K::Infusion => self.infusion_json(i),
+            K::Address => self.address_json(i),
+            K::Fleet => self.fleet_json(eid, this, queues),
+            K::Provider => self.provider_json(i, this, index),
+            K::Agreement => self.agreement_json(i, this),
         })
+    }
+
+    /// The queue at a planet: from the list's, or found now for one record.
+    fn queue_at(&self, planet: u64, queues: Option<&HashMap<u64, Vec<u64>>>) -> Vec<u64> {
+        match queues {
+            Some(q) => q.get(&planet).cloned().unwrap_or_default(),
+            None => self.raiders_at(planet),
+        }
+    }
+
+    /// Guild `i` (from 0), under `Guild`.
+    fn guild_json(&self, i: usize, this: Value, index: Value) -> Value {
+        let g = &self.guilds[i];
+        let guild = records::GUILD.record([
+            ("id", this),
+            ("index", index),
+            ("endpoint", json!(g.endpoint)),
+            ("creator", json!(g.creator)),
+            ("owner", id(EntityKind::Player, g.owner)),
+            ("joinInfusionMinimum", s(g.join_infusion_minimum)),
+            ("joinInfusionMinimumBypassByRequest", json!("closed")),
+            ("joinInfusionMinimumBypassByInvite", json!("permissioned")),
+            (
+                "primaryReactorId",
+                id(EntityKind::Reactor, g.primary_reactor),
+            ),
+            (
+                "entrySubstationId",
+                id(EntityKind::Substation, g.entry_substation),
+            ),
+            ("entryRank", s(g.entry_rank)),
+            ("name", json!(GUILD_NAMES[i % GUILD_NAMES.len()])),
+        ]);
+        json!({ "Guild": guild })
+    }
+
+    /// Player `i` (from 0), with its grid and its inventory.
+    fn player_json(&self, i: usize, this: Value, index: Value) -> Value {
+        use EntityKind as K;
+        let p = &self.players[i];
+        let address = &self.addresses[(p.address - 1) as usize].address;
+        let player = records::PLAYER.record([
+            ("id", this),
+            ("index", index),
+            ("guildId", opt_id(K::Guild, p.guild)),
+            ("substationId", opt_id(K::Substation, p.substation)),
+            ("creator", json!(address)),
+            ("primaryAddress", json!(address)),
+            ("planetId", id(K::Planet, p.planet)),
+            ("fleetId", id(K::Fleet, p.fleet)),
+            ("guildRank", s(p.guild_rank)),
+            ("name", json!(p.name)),
+        ]);
+        json!({
+            "Player": player,
+            "gridAttributes": grid(&p.grid),
+            "playerInventory": {
+                "rocks": { "denom": "ualpha", "amount": p.alpha.to_string() },
+            },
+        })
+    }
+
+    /// Planet `eid`, with the first and last of the fleets in line at it, its grid and
+    /// its shield.
+    fn planet_json(
+        &self,
+        eid: EntityId,
+        this: Value,
+        queues: Option<&HashMap<u64, Vec<u64>>>,
+    ) -> Value {
+        use EntityKind as K;
+        let p = &self.planets[(eid.index - 1) as usize];
+        let mut fields = vec![
+            ("id", this),
+            ("maxOre", s(p.max_ore)),
+            ("creator", json!(p.creator)),
+            ("owner", id(K::Player, p.owner)),
+            ("status", json!(p.status)),
+        ];
+        let line = self.queue_at(eid.index, queues);
+        if let (Some(first), Some(last)) = (line.first(), line.last()) {
+            fields.push(("locationListStart", id(K::Fleet, *first)));
+            fields.push(("locationListLast", id(K::Fleet, *last)));
+        }
+        fields.extend(slot_fields(&p.slots));
+        json!({
+            "Planet": records::PLANET.record(fields),
+            "gridAttributes": grid(&p.grid),
+            "planetAttributes": records::PLANET_ATTRIBUTES.record([
+                ("planetaryShield", s(p.planetary_shield)),
+                ("blockStartRaid", s(p.block_start_raid)),
+            ]),
+        })
+    }
+
+    /// Reactor `i` (from 0), with its grid.
+    fn reactor_json(&self, i: usize, this: Value) -> Value {
+        let r = &self.reactors[i];
+        json!({
+            "Reactor": records::REACTOR.record([
+                ("id", this),
+                ("validator", json!(r.validator)),
+                ("guildId", id(EntityKind::Guild, r.guild)),
+                ("defaultCommission", json!(r.default_commission)),
+                ("rawAddress", raw_address(&r.validator)),
+                ("owner", id(EntityKind::Player, r.owner)),
+            ]),
+            "gridAttributes": grid(&r.grid),
+        })
+    }
+
+    /// Substation `i` (from 0), with its grid.
+    fn substation_json(&self, i: usize, this: Value) -> Value {
+        let sub = &self.substations[i];
+        json!({
+            "Substation": records::SUBSTATION.record([
+                ("id", this),
+                ("owner", id(EntityKind::Player, sub.owner)),
+                ("creator", json!(sub.creator)),
+            ]),
+            "gridAttributes": grid(&sub.grid),
+        })
+    }
+
+    /// Struct `eid`, with its attributes and (`whole`) the structs defending it.
+    fn struct_json(&self, eid: EntityId, this: Value, index: Value, whole: bool) -> Value {
+        use EntityKind as K;
+        let st = &self.structs[(eid.index - 1) as usize];
+        let (location_type, location_id) = match st.location {
+            Location::Planet(p) => ("planet", id(K::Planet, p)),
+            Location::Fleet(f) => ("fleet", id(K::Fleet, f)),
+        };
+        let status = StructStatus(st.status_bits());
+        let flag = |bit| Value::Bool(status.has(bit));
+        json!({
+            "Struct": records::STRUCT.record([
+                ("id", this),
+                ("index", index),
+                ("type", s(u64::from(st.type_id))),
+                ("creator", json!(st.creator)),
+                ("owner", id(K::Player, st.owner)),
+                ("locationType", json!(location_type)),
+                ("locationId", location_id),
+                ("operatingAmbit", json!(st.ambit.name())),
+                ("slot", s(u64::from(st.slot))),
+            ]),
+            "structAttributes": records::STRUCT_ATTRIBUTES.record([
+                ("health", s(u64::from(st.health))),
+                ("status", s(status.0)),
+                ("blockStartBuild", s(st.block_start_build)),
+                ("blockStartOreMine", s(st.block_start_ore_mine)),
+                ("blockStartOreRefine", s(st.block_start_ore_refine)),
+                ("protectedStructIndex", s(st.defending.unwrap_or(0))),
+                ("isMaterialized", flag(StructStatus::MATERIALIZED)),
+                ("isBuilt", flag(StructStatus::BUILT)),
+                ("isOnline", flag(StructStatus::ONLINE)),
+                ("isHidden", flag(StructStatus::HIDDEN)),
+                ("isDestroyed", flag(StructStatus::DESTROYED)),
+                ("isLocked", flag(StructStatus::LOCKED)),
+            ]),
+            "gridAttributes": records::GRID_ATTRIBUTES.defaults(),
+            "structDefenders": self.defenders_json(eid.index, whole),
+        })
+    }
+
+    /// The structs defending struct `index` (`structDefenders`), in index order; a
+    /// list (`whole` false) shows none of it.
+    fn defenders_json(&self, index: u64, whole: bool) -> Vec<Value> {
+        if !whole {
+            return Vec::new();
+        }
+        self.structs
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| !d.destroyed && d.defending == Some(index))
+            .map(|(j, _)| id(EntityKind::Struct, j as u64 + 1))
+            .collect()
+    }
+
+    /// Allocation `i` (from 0), its amount as its grid's power.
+    fn allocation_json(&self, i: usize, this: Value, index: Value) -> Value {
+        let a = &self.allocations[i];
+        json!({
+            "Allocation": records::ALLOCATION.record([
+                ("id", this),
+                ("type", json!(a.kind)),
+                ("sourceObjectId", json!(a.source.to_string())),
+                ("index", index),
+                ("destinationId", json!(a.destination.to_string())),
+                ("creator", json!(a.creator)),
+                ("controller", id(EntityKind::Player, a.controller)),
+            ]),
+            "gridAttributes": records::GRID_ATTRIBUTES.record([("power", s(a.amount))]),
+        })
+    }
+
+    /// Infusion `i` (from 0), which carries no id.
+    fn infusion_json(&self, i: usize) -> Value {
+        let f = &self.infusions[i];
+        json!({ "Infusion": records::INFUSION.record([
+            ("destinationType", json!(f.destination.kind.name())),
+            ("destinationId", json!(f.destination.to_string())),
+            ("fuel", s(f.fuel)),
+            ("power", s(f.power)),
+            ("commission", json!(f.commission)),
+            ("playerId", id(EntityKind::Player, f.player)),
+            ("address", json!(f.address)),
+            ("ratio", s(f.ratio)),
+        ])})
+    }
+
+    /// Address record `i` (from 0), bare: no id and no key around it.
+    fn address_json(&self, i: usize) -> Value {
+        let a = &self.addresses[i];
+        records::ADDRESS.record([
+            ("address", json!(a.address)),
+            ("playerId", id(EntityKind::Player, a.player)),
+            ("permissions", s(a.permissions)),
+        ])
+    }
+
+    /// Fleet `eid`: where it is, its command ship, its neighbours in the line at the
+    /// planet it visits, and its slots.
+    fn fleet_json(
+        &self,
+        eid: EntityId,
+        this: Value,
+        queues: Option<&HashMap<u64, Vec<u64>>>,
+    ) -> Value {
+        use EntityKind as K;
+        let f = &self.fleets[(eid.index - 1) as usize];
+        // On station at home or away at a planet; a fleet in transit (a state of
+        // the sim's, not the chain's) shows no location.
+        let at = f.planet.or(f.away_at);
+        let mut fields = vec![
+            ("id", this),
+            ("owner", id(K::Player, f.owner)),
+            ("locationType", json!("planet")),
+            ("locationId", opt_id(K::Planet, at)),
+            (
+                "status",
+                json!(if f.planet.is_some() {
+                    "onStation"
+                } else {
+                    "away"
+                }),
+            ),
+            (
+                "commandStruct",
+                opt_id(K::Struct, Some(f.command_struct).filter(|c| *c != 0)),
+            ),
+        ];
+        // Its neighbours in the line at the planet it visits.
+        if let Some(planet) = f.away_at {
+            let line = self.queue_at(planet, queues);
+            if let Some(pos) = line.iter().position(|x| *x == eid.index) {
+                if let Some(ahead) = pos.checked_sub(1).and_then(|p| line.get(p)) {
+                    fields.push(("locationListForward", id(K::Fleet, *ahead)));
+                }
+                if let Some(behind) = line.get(pos + 1) {
+                    fields.push(("locationListBackward", id(K::Fleet, *behind)));
+                }
+            }
+        }
+        fields.extend(slot_fields(&f.slots));
+        json!({ "Fleet": records::FLEET.record(fields) })
+    }
+
+    /// Provider `i` (from 0), with its grid.
+    fn provider_json(&self, i: usize, this: Value, index: Value) -> Value {
+        let p = &self.providers[i];
+        json!({
+            "Provider": records::PROVIDER.record([
+                ("id", this),
+                ("index", index),
+                ("substationId", id(EntityKind::Substation, p.substation)),
+                ("rate", json!({ "denom": "ualpha", "amount": p.rate.to_string() })),
+                ("accessPolicy", json!(p.access_policy)),
+                ("capacityMinimum", s(p.capacity_minimum)),
+                ("capacityMaximum", s(p.capacity_maximum)),
+                ("durationMinimum", s(p.duration_minimum)),
+                ("durationMaximum", s(p.duration_maximum)),
+                ("providerCancellationPenalty", json!("0.100000000000000000")),
+                ("consumerCancellationPenalty", json!("0.100000000000000000")),
+                ("creator", json!(p.creator)),
+                ("owner", id(EntityKind::Player, p.owner)),
+            ]),
+            "gridAttributes": grid(&p.grid),
+        })
+    }
+
+    /// Agreement `i` (from 0), owned by its consumer.
+    fn agreement_json(&self, i: usize, this: Value) -> Value {
+        let a = &self.agreements[i];
+        json!({ "Agreement": records::AGREEMENT.record([
+            ("id", this),
+            ("providerId", id(EntityKind::Provider, a.provider)),
+            ("allocationId", id(EntityKind::Allocation, a.allocation)),
+            ("capacity", s(a.capacity)),
+            ("startBlock", s(a.start_block)),
+            ("endBlock", s(a.end_block)),
+            ("creator", json!(a.creator)),
+            ("owner", id(EntityKind::Player, a.consumer)),
+        ])})
     }
 }
 

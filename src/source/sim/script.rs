@@ -161,16 +161,76 @@ pub fn play(world: &mut World, mut height: u64, actions: u64, seed: u64) -> Repo
 /// The next action for player `p`, and the height it needs (later than `height` when a
 /// proof must age to be cheap).
 fn pick(w: &World, p: u64, height: u64, rng: &mut ChaCha8Rng) -> (Msg, u64) {
-    let mine: Vec<u64> = w
-        .structs
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.owner == p && !s.destroyed)
-        .map(|(i, _)| i as u64 + 1)
-        .collect();
-    let pick_of = |rng: &mut ChaCha8Rng, v: &[u64]| v[rng.random_range(0..v.len())];
-    let proof_for = |action: Action, id: String, planet: Option<String>, start: u64, range: u64| {
-        let at = height.max(start + cheap_age(range));
+    let turn = Turn::new(w, p, height);
+    let roll = rng.random_range(0..100);
+    let unbuilt = turn.unbuilt();
+    if roll < 20 || (roll < 30 && unbuilt.is_empty()) {
+        return turn.build_initiate(rng);
+    }
+    if roll < 30 {
+        return turn.build_complete(rng, &unbuilt);
+    }
+    if roll < 45
+        && let Some(action) = turn.work_ore(rng)
+    {
+        return action;
+    }
+    if roll < 65 {
+        return turn.attack_or_move(rng);
+    }
+    if roll < 75
+        && let Some(action) = turn.raid_or_return()
+    {
+        return action;
+    }
+    if roll < 85 && !turn.mine.is_empty() {
+        return turn.toggle(rng);
+    }
+    if roll < 95 && turn.mine.len() >= 2 {
+        return turn.defend(rng);
+    }
+    (Msg::PlanetExplore { player: p }, height)
+}
+
+/// One of `v`, drawn at random.
+fn pick_of(rng: &mut ChaCha8Rng, v: &[u64]) -> u64 {
+    v[rng.random_range(0..v.len())]
+}
+
+/// A player's turn in a scripted game: the world, the player, the height and the
+/// player's live structs, from which [`pick`] chooses an action.
+struct Turn<'a> {
+    w: &'a World,
+    p: u64,
+    height: u64,
+    /// The player's live structs, by index.
+    mine: Vec<u64>,
+}
+
+impl<'a> Turn<'a> {
+    /// Player `p`'s turn at `height`.
+    fn new(w: &'a World, p: u64, height: u64) -> Turn<'a> {
+        let mine = w
+            .structs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.owner == p && !s.destroyed)
+            .map(|(i, _)| i as u64 + 1)
+            .collect();
+        Turn { w, p, height, mine }
+    }
+
+    /// A nonce for the work and the height at which it is cheap to prove (never before
+    /// this turn's height).
+    fn proof_for(
+        &self,
+        action: Action,
+        id: String,
+        planet: Option<String>,
+        start: u64,
+        range: u64,
+    ) -> (String, u64) {
+        let at = self.height.max(start + cheap_age(range));
         let work = Work {
             action,
             entity_id: id,
@@ -178,99 +238,113 @@ fn pick(w: &World, p: u64, height: u64, rng: &mut ChaCha8Rng) -> (Msg, u64) {
             block_start: start,
         };
         (solve(&work, range, at), at)
-    };
-    let roll = rng.random_range(0..100);
-    let unbuilt: Vec<u64> = mine
-        .iter()
-        .copied()
-        .filter(|s| !w.structs[(*s - 1) as usize].built)
-        .collect();
-    if roll < 20 || (roll < 30 && unbuilt.is_empty()) {
+    }
+
+    /// The player's structs still being built.
+    fn unbuilt(&self) -> Vec<u64> {
+        self.mine
+            .iter()
+            .copied()
+            .filter(|s| !self.w.structs[(*s - 1) as usize].built)
+            .collect()
+    }
+
+    /// Starts building a struct of a random type.
+    fn build_initiate(&self, rng: &mut ChaCha8Rng) -> (Msg, u64) {
         let t = &struct_types()[rng.random_range(0..struct_types().len())];
-        return (
+        (
             Msg::StructBuildInitiate {
-                player: p,
+                player: self.p,
                 struct_type: t.id,
                 ambit: None,
                 slot: None,
                 location: None,
             },
-            height,
-        );
+            self.height,
+        )
     }
-    if roll < 30 {
-        let s = pick_of(rng, &unbuilt);
-        let st = &w.structs[(s - 1) as usize];
-        let (nonce, at) = proof_for(
+
+    /// Completes one of the `unbuilt` structs, once its proof is cheap.
+    fn build_complete(&self, rng: &mut ChaCha8Rng, unbuilt: &[u64]) -> (Msg, u64) {
+        let s = pick_of(rng, unbuilt);
+        let st = &self.w.structs[(s - 1) as usize];
+        let (nonce, at) = self.proof_for(
             Action::StructBuild,
             format!("5-{s}"),
             None,
             st.block_start_build,
             st.kind().build_difficulty,
         );
-        return (
+        (
             Msg::StructBuildComplete {
                 strct: s,
                 nonce,
                 proof: None,
             },
             at,
-        );
+        )
     }
-    if roll < 45 {
-        // Mine or refine with an online struct that can.
-        let workers: Vec<u64> = mine
+
+    /// Mines or refines with an online struct that can; `None` when none can.
+    fn work_ore(&self, rng: &mut ChaCha8Rng) -> Option<(Msg, u64)> {
+        let workers: Vec<u64> = self
+            .mine
             .iter()
             .copied()
             .filter(|s| {
-                let st = &w.structs[(*s - 1) as usize];
+                let st = &self.w.structs[(*s - 1) as usize];
                 st.online && (st.block_start_ore_mine != 0 || st.block_start_ore_refine != 0)
             })
             .collect();
-        if !workers.is_empty() {
-            let s = pick_of(rng, &workers);
-            let st = &w.structs[(s - 1) as usize];
-            let t = st.kind();
-            if st.block_start_ore_mine != 0 {
-                let range = t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0);
-                let (nonce, at) = proof_for(
-                    Action::OreMine,
-                    format!("5-{s}"),
-                    None,
-                    st.block_start_ore_mine,
-                    range,
-                );
-                return (
-                    Msg::StructOreMinerComplete {
-                        strct: s,
-                        nonce,
-                        proof: None,
-                    },
-                    at,
-                );
-            }
-            let range = t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0);
-            let (nonce, at) = proof_for(
-                Action::OreRefine,
+        if workers.is_empty() {
+            return None;
+        }
+        let s = pick_of(rng, &workers);
+        let st = &self.w.structs[(s - 1) as usize];
+        let t = st.kind();
+        if st.block_start_ore_mine != 0 {
+            let range = t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0);
+            let (nonce, at) = self.proof_for(
+                Action::OreMine,
                 format!("5-{s}"),
                 None,
-                st.block_start_ore_refine,
+                st.block_start_ore_mine,
                 range,
             );
-            return (
-                Msg::StructOreRefineryComplete {
+            return Some((
+                Msg::StructOreMinerComplete {
                     strct: s,
                     nonce,
                     proof: None,
                 },
                 at,
-            );
+            ));
         }
+        let range = t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0);
+        let (nonce, at) = self.proof_for(
+            Action::OreRefine,
+            format!("5-{s}"),
+            None,
+            st.block_start_ore_refine,
+            range,
+        );
+        Some((
+            Msg::StructOreRefineryComplete {
+                strct: s,
+                nonce,
+                proof: None,
+            },
+            at,
+        ))
     }
-    if roll < 65 {
-        // Attack something at the same planet; move there first when nothing is.
-        let fleet = w.players[(p - 1) as usize].fleet;
-        let armed: Vec<u64> = mine
+
+    /// Attacks something at the same planet; moves the fleet to a random planet when
+    /// nothing is, or the player has nothing armed.
+    fn attack_or_move(&self, rng: &mut ChaCha8Rng) -> (Msg, u64) {
+        let w = self.w;
+        let fleet = w.players[(self.p - 1) as usize].fleet;
+        let armed: Vec<u64> = self
+            .mine
             .iter()
             .copied()
             .filter(|s| {
@@ -278,29 +352,7 @@ fn pick(w: &World, p: u64, height: u64, rng: &mut ChaCha8Rng) -> (Msg, u64) {
                 st.online && matches!(st.location, Location::Fleet(_))
             })
             .collect();
-        let here = {
-            let f = &w.fleets[(fleet - 1) as usize];
-            f.planet.or(f.away_at)
-        };
-        let targets: Vec<u64> = w
-            .structs
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| {
-                t.owner != p
-                    && t.built
-                    && !t.destroyed
-                    && here.is_some()
-                    && match t.location {
-                        Location::Planet(pl) => Some(pl) == here,
-                        Location::Fleet(f) => {
-                            let f = &w.fleets[(f - 1) as usize];
-                            f.planet.or(f.away_at) == here
-                        }
-                    }
-            })
-            .map(|(i, _)| i as u64 + 1)
-            .collect();
+        let targets = self.targets_at_fleet(fleet);
         if !armed.is_empty() && !targets.is_empty() {
             let weapon = if rng.random_bool(0.8) {
                 WeaponChoice::Primary
@@ -313,67 +365,100 @@ fn pick(w: &World, p: u64, height: u64, rng: &mut ChaCha8Rng) -> (Msg, u64) {
                     targets: vec![pick_of(rng, &targets)],
                     weapon,
                 },
-                height,
+                self.height,
             );
         }
         let planets = w.planets.len() as u64;
         let destination = rng.random_range(1..=planets);
-        return (Msg::FleetMove { fleet, destination }, height);
+        (Msg::FleetMove { fleet, destination }, self.height)
     }
-    if roll < 75 {
-        let fleet = w.players[(p - 1) as usize].fleet;
-        let f = &w.fleets[(fleet - 1) as usize];
-        if let Some(at) = f.away_at {
-            let planet = &w.planets[(at - 1) as usize];
-            if planet.block_start_raid != 0 {
-                let (nonce, when) = proof_for(
-                    Action::PlanetRaid,
-                    format!("9-{fleet}"),
-                    Some(format!("2-{at}")),
-                    planet.block_start_raid,
-                    planet.planetary_shield,
-                );
-                return (
-                    Msg::PlanetRaidComplete {
-                        fleet,
-                        planet: Some(at),
-                        nonce,
-                        proof: None,
-                    },
-                    when,
-                );
-            }
-            let home = w.players[(p - 1) as usize].planet;
-            return (
-                Msg::FleetMove {
-                    fleet,
-                    destination: home,
-                },
-                height,
+
+    /// Other players' built, live structs at the planet where `fleet` is (on a planet
+    /// or in a fleet there); none when the fleet is in transit.
+    fn targets_at_fleet(&self, fleet: u64) -> Vec<u64> {
+        let w = self.w;
+        let here = {
+            let f = &w.fleets[(fleet - 1) as usize];
+            f.planet.or(f.away_at)
+        };
+        w.structs
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| {
+                t.owner != self.p
+                    && t.built
+                    && !t.destroyed
+                    && here.is_some()
+                    && match t.location {
+                        Location::Planet(pl) => Some(pl) == here,
+                        Location::Fleet(f) => {
+                            let f = &w.fleets[(f - 1) as usize];
+                            f.planet.or(f.away_at) == here
+                        }
+                    }
+            })
+            .map(|(i, _)| i as u64 + 1)
+            .collect()
+    }
+
+    /// For a fleet away at a planet: completes a raid there when one has started, or
+    /// else sends the fleet home. `None` when the fleet is not away.
+    fn raid_or_return(&self) -> Option<(Msg, u64)> {
+        let w = self.w;
+        let fleet = w.players[(self.p - 1) as usize].fleet;
+        let at = w.fleets[(fleet - 1) as usize].away_at?;
+        let planet = &w.planets[(at - 1) as usize];
+        if planet.block_start_raid != 0 {
+            let (nonce, when) = self.proof_for(
+                Action::PlanetRaid,
+                format!("9-{fleet}"),
+                Some(format!("2-{at}")),
+                planet.block_start_raid,
+                planet.planetary_shield,
             );
+            return Some((
+                Msg::PlanetRaidComplete {
+                    fleet,
+                    planet: Some(at),
+                    nonce,
+                    proof: None,
+                },
+                when,
+            ));
         }
+        let home = w.players[(self.p - 1) as usize].planet;
+        Some((
+            Msg::FleetMove {
+                fleet,
+                destination: home,
+            },
+            self.height,
+        ))
     }
-    if roll < 85 && !mine.is_empty() {
-        let s = pick_of(rng, &mine);
-        let st = &w.structs[(s - 1) as usize];
+
+    /// Takes one of the player's structs offline when it is online, online otherwise.
+    fn toggle(&self, rng: &mut ChaCha8Rng) -> (Msg, u64) {
+        let s = pick_of(rng, &self.mine);
+        let st = &self.w.structs[(s - 1) as usize];
         let msg = if st.online {
             Msg::StructDeactivate { strct: s }
         } else {
             Msg::StructActivate { strct: s }
         };
-        return (msg, height);
+        (msg, self.height)
     }
-    if roll < 95 && mine.len() >= 2 {
-        let (a, b) = (pick_of(rng, &mine), pick_of(rng, &mine));
-        return (
+
+    /// Sets one of the player's structs to defend another (possibly itself).
+    fn defend(&self, rng: &mut ChaCha8Rng) -> (Msg, u64) {
+        let (a, b) = (pick_of(rng, &self.mine), pick_of(rng, &self.mine));
+        (
             Msg::StructDefenseSet {
                 defender: a,
                 protected: b,
             },
-            height,
-        );
+            self.height,
+        )
     }
-    (Msg::PlanetExplore { player: p }, height)
 }
 
 #[cfg(test)]

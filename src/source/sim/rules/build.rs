@@ -5,10 +5,11 @@
 use serde_json::{Value, json};
 
 use super::{At, Change, Decided, Planned, Reqs, fid, pid, planet_id, sid, type_u64};
+use crate::chain::Assume;
 use crate::entity::EntityId;
-use crate::entity::struct_types::{Ambit, struct_type};
+use crate::entity::struct_types::{Ambit, StructType, struct_type};
 use crate::pow::{Action, Work};
-use crate::source::sim::world::{Location, Struct, World};
+use crate::source::sim::world::{Location, Slots, Struct, World};
 
 impl World {
     /// The requirements of starting a build: where, which slot, and the player's charge,
@@ -25,7 +26,60 @@ impl World {
         reqs: &mut Reqs,
     ) -> Planned {
         let At { height, assume, .. } = at;
-        // `MsgStructBuild` may leave the player to the creator.
+        let Some(player) = self.initiating_player(at, player, reqs) else {
+            return (None, None);
+        };
+        let actor = self.actor(at.signed, Some(player), reqs);
+        let t = struct_type(type_id).expect("parsed types exist");
+        let p = &self.players[(player - 1) as usize];
+        let home = if t.is_fleet() {
+            Location::Fleet(p.fleet)
+        } else {
+            Location::Planet(p.planet)
+        };
+        let home_id = match home {
+            Location::Planet(i) => planet_id(i),
+            Location::Fleet(i) => fid(i),
+        };
+        if let Some(loc) = location
+            && !check_build_location(t, player, home_id, loc, reqs)
+        {
+            return (actor, None);
+        }
+        self.check_online(player, assume, reqs);
+        self.check_charge(player, type_u64(t, "buildCharge"), height, assume, reqs);
+        self.check_power(player, t.build_draw, assume, reqs);
+        self.check_on_station(player, assume, reqs, |fleet| {
+            format!("{fleet} is away; building needs the fleet on station")
+        });
+        self.check_command_ship_for(t, player, assume, reqs);
+        let slots = match home {
+            Location::Planet(i) => &self.planets[(i - 1) as usize].slots,
+            Location::Fleet(i) => &self.fleets[(i - 1) as usize].slots,
+        };
+        self.check_build_limit(t, slots, home_id, reqs);
+        let Some(ambits) = build_ambits(t, ambit, reqs) else {
+            return (actor, None);
+        };
+        let Some((ambit, slot)) = free_slot(&ambits, slots, slot, home_id, reqs) else {
+            return (actor, None);
+        };
+        (
+            actor,
+            Some(Decided::Initiate {
+                player,
+                type_id,
+                location: home,
+                ambit,
+                slot,
+            }),
+        )
+    }
+
+    /// The player a build is for: `player`, or (`MsgStructBuild` may leave the player to
+    /// the creator) the creator's when it is 0. `None`, with the unmet requirement, when
+    /// there is no such player.
+    fn initiating_player(&self, at: At, player: u64, reqs: &mut Reqs) -> Option<u64> {
         let player = if player == 0 {
             match at
                 .signed
@@ -41,7 +95,7 @@ impl World {
                         false,
                         "the message names no player and its creator is no player's address",
                     );
-                    return (None, None);
+                    return None;
                 }
             }
         } else {
@@ -53,49 +107,24 @@ impl World {
                 false,
                 format!("{} does not exist", pid(player)),
             );
-            return (None, None);
+            return None;
         }
-        let actor = self.actor(at.signed, Some(player), reqs);
-        let t = struct_type(type_id).expect("parsed types exist");
-        let p = &self.players[(player - 1) as usize];
-        let home = if t.is_fleet() {
-            Location::Fleet(p.fleet)
-        } else {
-            Location::Planet(p.planet)
-        };
-        let home_id = match home {
-            Location::Planet(i) => planet_id(i),
-            Location::Fleet(i) => fid(i),
-        };
-        if let Some(loc) = location
-            && !reqs.need(
-                "validLocation",
-                loc == home_id,
-                if loc == home_id {
-                    format!("{} builds at {loc}", pid(player))
-                } else {
-                    format!(
-                        "wrong location: {} {} ({}) is built in {}'s {} {home_id}, not {loc}",
-                        crate::entity::struct_types::article(&t.name),
-                        t.name,
-                        t.category,
-                        pid(player),
-                        if t.is_fleet() { "fleet" } else { "planet" },
-                    )
-                },
-            )
-        {
-            return (actor, None);
-        }
-        self.check_online(player, assume, reqs);
-        self.check_charge(player, type_u64(t, "buildCharge"), height, assume, reqs);
-        self.check_power(player, t.build_draw, assume, reqs);
-        self.check_on_station(player, assume, reqs, |fleet| {
-            format!("{fleet} is away; building needs the fleet on station")
-        });
+        Some(player)
+    }
+
+    /// The command ship a build needs: a fleet unit (other than a command ship) needs
+    /// one in the fleet, a planet struct needs it built and online.
+    fn check_command_ship_for(
+        &self,
+        t: &StructType,
+        player: u64,
+        assume: &Assume,
+        reqs: &mut Reqs,
+    ) {
         if t.is_fleet() {
             if t.id != 1 {
-                let has = self.fleets[(p.fleet - 1) as usize].command_struct != 0;
+                let fleet = self.players[(player - 1) as usize].fleet;
+                let has = self.fleets[(fleet - 1) as usize].command_struct != 0;
                 reqs.need(
                     "fleetHasCommandShip",
                     has,
@@ -104,7 +133,7 @@ impl World {
                     } else {
                         format!(
                             "{} has no command ship; build one (type 1) first",
-                            fid(p.fleet)
+                            fid(fleet)
                         )
                     },
                 );
@@ -121,11 +150,11 @@ impl World {
                 },
             );
         }
-        // The build limit counts live structs of the type in the same place.
-        let slots = match home {
-            Location::Planet(i) => &self.planets[(i - 1) as usize].slots,
-            Location::Fleet(i) => &self.fleets[(i - 1) as usize].slots,
-        };
+    }
+
+    /// The build limit, which counts live structs of the type in the same place (the
+    /// `slots` of `home_id`); none for a type without a limit.
+    fn check_build_limit(&self, t: &StructType, slots: &Slots, home_id: EntityId, reqs: &mut Reqs) {
         if t.build_limit > 0 {
             let have = slots
                 .iter()
@@ -142,67 +171,7 @@ impl World {
                 ),
             );
         }
-        let allowed = t.ambits();
-        let ambits: Vec<Ambit> = match ambit {
-            Some(a) => {
-                let ok = allowed.contains(&a);
-                if !reqs.need(
-                    "validAmbit",
-                    ok,
-                    if ok {
-                        format!("a {} can operate in {}", t.name, a.name())
-                    } else {
-                        format!(
-                            "wrong location: {} {} operates in {}, not {}",
-                            crate::entity::struct_types::article(&t.name),
-                            t.name,
-                            allowed
-                                .iter()
-                                .map(|a| a.name())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                            a.name()
-                        )
-                    },
-                ) {
-                    return (actor, None);
-                }
-                vec![a]
-            }
-            None => allowed,
-        };
-        let free = ambits.iter().find_map(|a| {
-            let row = &slots[a.slot_row()];
-            match slot {
-                Some(s) => row[usize::from(s)].is_none().then_some((*a, s)),
-                None => row.iter().position(Option::is_none).map(|s| (*a, s as u8)),
-            }
-        });
-        let names: Vec<&str> = ambits.iter().map(|a| a.name()).collect();
-        if !reqs.need(
-            "slotAvailable",
-            free.is_some(),
-            match (free, slot) {
-                (Some((a, s)), _) => format!("slot {s} in {} is free", a.name()),
-                (None, Some(s)) => format!("slot {s} in {} is taken", names.join("/")),
-                (None, None) => format!("no free slot in {} at {home_id}", names.join("/")),
-            },
-        ) {
-            return (actor, None);
-        }
-        let (ambit, slot) = free.expect("checked");
-        (
-            actor,
-            Some(Decided::Initiate {
-                player,
-                type_id,
-                location: home,
-                ambit,
-                slot,
-            }),
-        )
     }
-
     /// The requirements of finishing a build: a proof of work counted from the build's
     /// first block.
     pub(super) fn plan_complete(
@@ -523,6 +492,88 @@ impl World {
         });
         self.refresh_raids_of(owner, height, events);
     }
+}
+
+/// Whether a build asked at `loc` is at the player's `home_id`, where a struct of type
+/// `t` is built (the requirement `validLocation`).
+fn check_build_location(
+    t: &StructType,
+    player: u64,
+    home_id: EntityId,
+    loc: EntityId,
+    reqs: &mut Reqs,
+) -> bool {
+    reqs.need(
+        "validLocation",
+        loc == home_id,
+        if loc == home_id {
+            format!("{} builds at {loc}", pid(player))
+        } else {
+            format!(
+                "wrong location: {} {} ({}) is built in {}'s {} {home_id}, not {loc}",
+                crate::entity::struct_types::article(&t.name),
+                t.name,
+                t.category,
+                pid(player),
+                if t.is_fleet() { "fleet" } else { "planet" },
+            )
+        },
+    )
+}
+
+/// The ambits a build may take a slot in: the one asked for, when the type can operate
+/// there, or every one the type can. `None`, with `validAmbit` unmet, when it cannot.
+fn build_ambits(t: &StructType, ambit: Option<Ambit>, reqs: &mut Reqs) -> Option<Vec<Ambit>> {
+    let allowed = t.ambits();
+    let Some(a) = ambit else {
+        return Some(allowed);
+    };
+    let ok = allowed.contains(&a);
+    let detail = if ok {
+        format!("a {} can operate in {}", t.name, a.name())
+    } else {
+        format!(
+            "wrong location: {} {} operates in {}, not {}",
+            crate::entity::struct_types::article(&t.name),
+            t.name,
+            allowed
+                .iter()
+                .map(|a| a.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            a.name()
+        )
+    };
+    reqs.need("validAmbit", ok, detail).then(|| vec![a])
+}
+
+/// The first free slot in `ambits` (the asked `slot`, when given) among `slots` of
+/// `home_id`. `None`, with `slotAvailable` unmet, when there is none.
+fn free_slot(
+    ambits: &[Ambit],
+    slots: &Slots,
+    slot: Option<u8>,
+    home_id: EntityId,
+    reqs: &mut Reqs,
+) -> Option<(Ambit, u8)> {
+    let free = ambits.iter().find_map(|a| {
+        let row = &slots[a.slot_row()];
+        match slot {
+            Some(s) => row[usize::from(s)].is_none().then_some((*a, s)),
+            None => row.iter().position(Option::is_none).map(|s| (*a, s as u8)),
+        }
+    });
+    let names: Vec<&str> = ambits.iter().map(|a| a.name()).collect();
+    reqs.need(
+        "slotAvailable",
+        free.is_some(),
+        match (free, slot) {
+            (Some((a, s)), _) => format!("slot {s} in {} is free", a.name()),
+            (None, Some(s)) => format!("slot {s} in {} is taken", names.join("/")),
+            (None, None) => format!("no free slot in {} at {home_id}", names.join("/")),
+        },
+    );
+    free
 }
 
 #[cfg(test)]
