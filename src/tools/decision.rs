@@ -507,35 +507,7 @@ async fn location_json(env: &Env, t: &StructType, id: EntityId) -> Result<Value,
 
 async fn get_build_requirements(env: Env, args: Value) -> Result<Value, ToolError> {
     let t = struct_type_arg(&args["struct_type"], "struct_type")?;
-    let category = if t.is_fleet() { "fleet" } else { "planet" };
-    let kind = if t.is_fleet() {
-        EntityKind::Fleet
-    } else {
-        EntityKind::Planet
-    };
-    let given_location = match args.get("location") {
-        Some(loc) => {
-            let ty = opt_str(loc, "type").unwrap_or_default();
-            if ty != category {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationInvalidValue,
-                    "location.type",
-                    format!(
-                        "a {} (type {}) is a {category} struct and is built in a {category}, not a {ty}",
-                        t.name, t.id
-                    ),
-                ));
-            }
-            let id = parse_id(
-                opt_str(loc, "id").unwrap_or_default(),
-                "location.id",
-                Some(kind),
-            )?;
-            fetch(&env, id, "location.id").await?;
-            Some(id)
-        }
-        None => None,
-    };
+    let given_location = location_arg(&env, &args, t).await?;
     let player = match opt_str(&args, "player_id") {
         Some(p) => {
             let id = parse_id(p, "player_id", Some(EntityKind::Player))?;
@@ -551,86 +523,10 @@ async fn get_build_requirements(env: Env, args: Value) -> Result<Value, ToolErro
             .and_then(|s| EntityId::parse(s).ok())
     });
     let location = given_location.or(home);
-
-    // The rules' verdicts, when a player is given: a MsgStructBuild naming the location
-    // when one was given (so a location that is not the player's is refused), else a
-    // MsgStructBuildInitiate.
-    let checks: Option<Vec<Requirement>> = match &player {
-        Some((pid, p)) => {
-            let creator = p["Player"]["primaryAddress"].as_str().unwrap_or_default();
-            let msg = match given_location {
-                Some(loc) => json!({"@type": format!("{}MsgStructBuild", chain::TYPE_PREFIX),
-                    "creator": creator, "playerId": pid.to_string(), "structType": t.id.to_string(),
-                    "locationId": loc.to_string()}),
-                None => json!({"@type": format!("{}MsgStructBuildInitiate", chain::TYPE_PREFIX),
-                    "creator": creator, "playerId": pid.to_string(), "structTypeId": t.id.to_string()}),
-            };
-            let signed = chain::parse(&msg, "message")?;
-            Some(env.source().check(&signed, &Assume::default())?)
-        }
-        None => None,
-    };
+    let checks = build_checks(&env, t, player.as_ref(), given_location)?;
     let checks_ref = checks.as_deref();
-
-    let mut location_v = match location {
-        Some(id) => location_json(&env, t, id).await?,
-        None => json!({
-            "type": category,
-            "id": Value::Null,
-            "available": Value::Null,
-            "allowed_ambits": t.ambits().iter().map(|a| a.name()).collect::<Vec<_>>(),
-            "build_limit": t.build_limit,
-            "note": "give location or player_id to see its slots",
-        }),
-    };
-    let mut location_checks = vec![requirement(
-        "slotAvailable",
-        "a free slot in an ambit the type may operate in (4 per ambit)",
-        checks_ref,
-    )];
-    if given_location.is_some() {
-        location_checks.push(requirement(
-            "validLocation",
-            "the location is the builder's own planet or fleet (by the type's category)",
-            checks_ref,
-        ));
-    }
-    location_v["checks"] = json!(location_checks);
-
-    let mut prerequisites = vec![
-        requirement(
-            "playerOnline",
-            "the builder is online: capacity covers load",
-            checks_ref,
-        ),
-        requirement(
-            "fleetOnStation",
-            "the builder's fleet is on station (planet builds, and building on the fleet itself)",
-            checks_ref,
-        ),
-    ];
-    if t.is_fleet() {
-        if t.id != 1 {
-            prerequisites.push(requirement(
-                "fleetHasCommandShip",
-                "the fleet has a command ship (the command ship itself is exempt)",
-                checks_ref,
-            ));
-        }
-    } else {
-        prerequisites.push(requirement(
-            "commandShipOnline",
-            "the fleet's command ship is built and online (planet builds)",
-            checks_ref,
-        ));
-    }
-    if t.build_limit > 0 {
-        prerequisites.push(requirement(
-            "buildLimit",
-            "fewer of this type at the location than its build limit",
-            checks_ref,
-        ));
-    }
+    let location_v = location_requirements(&env, t, location, given_location, checks_ref).await?;
+    let prerequisites = prerequisites(t, checks_ref);
     let charge = raw_u64(t, "buildCharge");
     let resources = json!({
         "charge": charge,
@@ -643,32 +539,7 @@ async fn get_build_requirements(env: Env, args: Value) -> Result<Value, ToolErro
             requirement("sufficientPower", "available capacity covers the build draw", checks_ref),
         ],
     });
-
-    let d3 = first_age_at_most(TARGET_DIFFICULTY, t.build_difficulty);
-    let d8 = first_age_at_most(8, t.build_difficulty);
-    let mut build_time = json!({
-        "difficulty_range": t.build_difficulty,
-        "target_difficulty": TARGET_DIFFICULTY,
-        "blocks": d3,
-        "seconds": d3.map(|b| b as f64 * BLOCK_SECONDS),
-        "hours": d3.map(|b| (b as f64 * BLOCK_SECONDS / 360.0).round() / 10.0),
-        "difficulty_8": {"blocks": d8, "seconds": d8.map(|b| b as f64 * BLOCK_SECONDS)},
-        "block_seconds": BLOCK_SECONDS,
-        "note": "blocks from initiation until the build proof is at difficulty 3 (almost free); the struct comes online on completion when the power is there",
-    });
-    if let Some((_, p)) = &player {
-        let last = p["gridAttributes"]["lastAction"]
-            .as_str()
-            .and_then(|s| s.parse::<u64>().ok())
-            .unwrap_or(0);
-        let have = height.saturating_sub(last);
-        let wait = charge.saturating_sub(have);
-        build_time["charge_now"] = json!(have);
-        build_time["charge_wait_blocks"] = json!(wait);
-        build_time["total_blocks"] = json!(d3.map(|b| b + wait));
-        build_time["total_seconds"] = json!(d3.map(|b| (b + wait) as f64 * BLOCK_SECONDS));
-    }
-
+    let build_time = estimated_build_time(t, charge, player.as_ref().map(|(_, p)| p), height);
     let (met, missing) = match &checks {
         Some(list) => (
             Some(list.iter().all(|r| r.met)),
@@ -693,6 +564,175 @@ async fn get_build_requirements(env: Env, args: Value) -> Result<Value, ToolErro
         "block_height": height,
         "timestamp": env.timestamp(),
     }))
+}
+
+/// Where a struct of type `t` is built: `planet` or `fleet`.
+fn category(t: &StructType) -> &'static str {
+    if t.is_fleet() { "fleet" } else { "planet" }
+}
+
+/// The location the caller gave, if any: of the type's category, and there.
+async fn location_arg(
+    env: &Env,
+    args: &Value,
+    t: &StructType,
+) -> Result<Option<EntityId>, ToolError> {
+    let Some(loc) = args.get("location") else {
+        return Ok(None);
+    };
+    let category = category(t);
+    let ty = opt_str(loc, "type").unwrap_or_default();
+    if ty != category {
+        return Err(ToolError::field(
+            ErrorCode::ValidationInvalidValue,
+            "location.type",
+            format!(
+                "a {} (type {}) is a {category} struct and is built in a {category}, not a {ty}",
+                t.name, t.id
+            ),
+        ));
+    }
+    let kind = if t.is_fleet() {
+        EntityKind::Fleet
+    } else {
+        EntityKind::Planet
+    };
+    let id = parse_id(
+        opt_str(loc, "id").unwrap_or_default(),
+        "location.id",
+        Some(kind),
+    )?;
+    fetch(env, id, "location.id").await?;
+    Ok(Some(id))
+}
+
+/// The rules' verdicts, when a player is given: a MsgStructBuild naming the location
+/// when one was given (so a location that is not the player's is refused), else a
+/// MsgStructBuildInitiate.
+fn build_checks(
+    env: &Env,
+    t: &StructType,
+    player: Option<&(EntityId, Value)>,
+    given_location: Option<EntityId>,
+) -> Result<Option<Vec<Requirement>>, ToolError> {
+    let Some((pid, p)) = player else {
+        return Ok(None);
+    };
+    let creator = p["Player"]["primaryAddress"].as_str().unwrap_or_default();
+    let msg = match given_location {
+        Some(loc) => json!({"@type": format!("{}MsgStructBuild", chain::TYPE_PREFIX),
+            "creator": creator, "playerId": pid.to_string(), "structType": t.id.to_string(),
+            "locationId": loc.to_string()}),
+        None => json!({"@type": format!("{}MsgStructBuildInitiate", chain::TYPE_PREFIX),
+            "creator": creator, "playerId": pid.to_string(), "structTypeId": t.id.to_string()}),
+    };
+    let signed = chain::parse(&msg, "message")?;
+    Ok(Some(env.source().check(&signed, &Assume::default())?))
+}
+
+/// requirements.location: the location's slots when it is known, with the rules'
+/// verdicts on the slot (and on the location, when one was given).
+async fn location_requirements(
+    env: &Env,
+    t: &StructType,
+    location: Option<EntityId>,
+    given_location: Option<EntityId>,
+    checks: Option<&[Requirement]>,
+) -> Result<Value, ToolError> {
+    let mut location_v = match location {
+        Some(id) => location_json(env, t, id).await?,
+        None => json!({
+            "type": category(t),
+            "id": Value::Null,
+            "available": Value::Null,
+            "allowed_ambits": t.ambits().iter().map(|a| a.name()).collect::<Vec<_>>(),
+            "build_limit": t.build_limit,
+            "note": "give location or player_id to see its slots",
+        }),
+    };
+    let mut location_checks = vec![requirement(
+        "slotAvailable",
+        "a free slot in an ambit the type may operate in (4 per ambit)",
+        checks,
+    )];
+    if given_location.is_some() {
+        location_checks.push(requirement(
+            "validLocation",
+            "the location is the builder's own planet or fleet (by the type's category)",
+            checks,
+        ));
+    }
+    location_v["checks"] = json!(location_checks);
+    Ok(location_v)
+}
+
+/// requirements.prerequisites: the builder's state the build needs, by the type.
+fn prerequisites(t: &StructType, checks: Option<&[Requirement]>) -> Vec<Value> {
+    let mut prerequisites = vec![
+        requirement(
+            "playerOnline",
+            "the builder is online: capacity covers load",
+            checks,
+        ),
+        requirement(
+            "fleetOnStation",
+            "the builder's fleet is on station (planet builds, and building on the fleet itself)",
+            checks,
+        ),
+    ];
+    if t.is_fleet() {
+        if t.id != 1 {
+            prerequisites.push(requirement(
+                "fleetHasCommandShip",
+                "the fleet has a command ship (the command ship itself is exempt)",
+                checks,
+            ));
+        }
+    } else {
+        prerequisites.push(requirement(
+            "commandShipOnline",
+            "the fleet's command ship is built and online (planet builds)",
+            checks,
+        ));
+    }
+    if t.build_limit > 0 {
+        prerequisites.push(requirement(
+            "buildLimit",
+            "fewer of this type at the location than its build limit",
+            checks,
+        ));
+    }
+    prerequisites
+}
+
+/// estimated_build_time: blocks until the build proof is at difficulty 3 (and at 8),
+/// and with a player the wait for the build's `charge`.
+fn estimated_build_time(t: &StructType, charge: u64, player: Option<&Value>, height: u64) -> Value {
+    let d3 = first_age_at_most(TARGET_DIFFICULTY, t.build_difficulty);
+    let d8 = first_age_at_most(8, t.build_difficulty);
+    let mut build_time = json!({
+        "difficulty_range": t.build_difficulty,
+        "target_difficulty": TARGET_DIFFICULTY,
+        "blocks": d3,
+        "seconds": d3.map(|b| b as f64 * BLOCK_SECONDS),
+        "hours": d3.map(|b| (b as f64 * BLOCK_SECONDS / 360.0).round() / 10.0),
+        "difficulty_8": {"blocks": d8, "seconds": d8.map(|b| b as f64 * BLOCK_SECONDS)},
+        "block_seconds": BLOCK_SECONDS,
+        "note": "blocks from initiation until the build proof is at difficulty 3 (almost free); the struct comes online on completion when the power is there",
+    });
+    if let Some(p) = player {
+        let last = p["gridAttributes"]["lastAction"]
+            .as_str()
+            .and_then(|s| s.parse::<u64>().ok())
+            .unwrap_or(0);
+        let have = height.saturating_sub(last);
+        let wait = charge.saturating_sub(have);
+        build_time["charge_now"] = json!(have);
+        build_time["charge_wait_blocks"] = json!(wait);
+        build_time["total_blocks"] = json!(d3.map(|b| b + wait));
+        build_time["total_seconds"] = json!(d3.map(|b| (b + wait) as f64 * BLOCK_SECONDS));
+    }
+    build_time
 }
 
 #[cfg(test)]

@@ -15,12 +15,12 @@ use crate::context::{CallContext, ProgressUpdate};
 
 /// The logger name of the proof-of-work search's messages.
 const POW_LOGGER: &str = "structs.pow";
-use crate::entity::EntityKind;
-use crate::entity::struct_types::struct_type;
+use crate::entity::struct_types::{StructType, struct_type};
+use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::json::whole_number;
-use crate::pow::search::{Outcome, Progress, Search, SearchSpec};
+use crate::pow::search::{Hit, Outcome, Progress, Search, SearchSpec};
 use crate::pow::{self, Action, Kernel, Work, schedule};
 use crate::references::Support;
 
@@ -203,7 +203,6 @@ fn u64_arg(args: &Value, field: &str) -> Option<u64> {
     args.get(field).and_then(whole_number)
 }
 
-/// Reads the work from the arguments, and what they leave out from the entities.
 /// What a resolved work is for: a proof to find (refused for a struct already
 /// built, whose build proof could complete nothing), or one to check.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -212,6 +211,7 @@ enum Purpose {
     Check,
 }
 
+/// Reads the work from the arguments, and what they leave out from the entities.
 async fn resolve(
     env: &Env,
     args: &Value,
@@ -232,27 +232,13 @@ async fn resolve(
         EntityKind::Struct
     };
     let entity = parse_id(entity_text, "entity_id", Some(expected))?;
-    let planet = match (raid, opt_str(args, "planet_id")) {
-        (true, Some(p)) => Some(parse_id(p, "planet_id", Some(EntityKind::Planet))?),
-        (true, None) => {
-            return Err(ToolError::field(
-                ErrorCode::ValidationMissingField,
-                "planet_id",
-                "planet_raid_complete needs the raided planet (2-N)",
-            ));
-        }
-        (false, Some(_)) => {
-            return Err(invalid(
-                "planet_id",
-                "only planet_raid_complete takes a planet_id",
-            ));
-        }
-        (false, None) => None,
+    let planet = raided_planet(args, raid)?;
+    let mut known = Known {
+        block_start: u64_arg(args, "block_start"),
+        range: u64_arg(args, "difficulty"),
+        range_source: "argument".to_string(),
     };
-    let mut block_start = u64_arg(args, "block_start");
-    let mut range = u64_arg(args, "difficulty");
-    let mut range_source = "argument".to_string();
-    if block_start.is_none() || range.is_none() {
+    if known.block_start.is_none() || known.range.is_none() {
         // Raids read the planet (shield and raid start); the rest read the struct and
         // its type.
         let (holder, holder_field) = match planet {
@@ -261,108 +247,14 @@ async fn resolve(
         };
         let v = fetch(env, holder, holder_field).await?;
         if raid {
-            if range.is_none() {
-                range = chain_u64(&v, &["planetAttributes", "planetaryShield"]);
-                range_source = format!("planet {holder} planetaryShield");
-            }
-            if block_start.is_none() {
-                block_start = chain_u64(&v, &["planetAttributes", "blockStartRaid"])
-                    .or_else(|| chain_u64(&v, &["Planet", "blockStartRaid"]))
-                    .filter(|b| *b > 0);
-                if block_start.is_none() {
-                    return Err(invalid(
-                        "block_start",
-                        format!(
-                            "planet {holder} has no raid under way (blockStartRaid is 0 or absent); pass block_start"
-                        ),
-                    ));
-                }
-            }
+            known.read_planet(&v, holder)?;
         } else {
-            let type_id = chain_u64(&v, &["Struct", "type"]).unwrap_or(0);
-            let t = u8::try_from(type_id)
-                .ok()
-                .and_then(struct_type)
-                .ok_or_else(|| {
-                    ToolError::new(
-                        ErrorCode::ApiError,
-                        format!("{entity} has struct type {type_id}, which is not a known type"),
-                    )
-                })?;
-            if range.is_none() {
-                let (value, field) = match action {
-                    Action::StructBuild => (t.build_difficulty, "buildDifficulty"),
-                    Action::OreMine => (
-                        t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0),
-                        "oreMiningDifficulty",
-                    ),
-                    _ => (
-                        t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0),
-                        "oreRefiningDifficulty",
-                    ),
-                };
-                if value == 0 {
-                    return Err(invalid(
-                        "action_type",
-                        format!(
-                            "{entity} is a {} (struct type {}), which has no {field}: it cannot do {}",
-                            t.name,
-                            t.id,
-                            action.name()
-                        ),
-                    ));
-                }
-                range = Some(value);
-                range_source = format!("struct type {} ({}) {field}", t.id, t.name);
-            }
-            if block_start.is_none() {
-                let field = action.start_field();
-                if purpose == Purpose::Find
-                    && action == Action::StructBuild
-                    && crate::entity::records::StructStatus::of(&v["structAttributes"])
-                        .is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT))
-                {
-                    return Err(invalid(
-                        "entity_id",
-                        format!(
-                            "{entity} is already built (its build started at block {}); a build proof completes a struct still being built, or pass block_start to compute one anyway",
-                            chain_u64(&v, &["structAttributes", field]).unwrap_or(0)
-                        ),
-                    ));
-                }
-                block_start = chain_u64(&v, &["structAttributes", field]).filter(|b| *b > 0);
-                if block_start.is_none() {
-                    return Err(invalid(
-                        "block_start",
-                        format!(
-                            "{entity} has no work of this kind under way ({field} is 0); pass block_start"
-                        ),
-                    ));
-                }
-            }
+            known.read_struct(&v, entity, action, purpose)?;
         }
     }
-    let block_start = block_start.expect("set above");
-    let range = range.expect("set above");
-    let current_block = u64_arg(args, "current_block").unwrap_or_else(|| env.status().block_height);
-    let (age, age_fixed, current_block) = match u64_arg(args, "age") {
-        // The difficulty is computed for the block `age` blocks after the start.
-        Some(age) => (age, true, block_start.saturating_add(age)),
-        None => {
-            if current_block < block_start {
-                return Err(ToolError::field(
-                    ErrorCode::ValidationOutOfRange,
-                    "block_start",
-                    format!("block_start {block_start} is after the current block {current_block}"),
-                ));
-            }
-            (
-                current_block - block_start,
-                u64_arg(args, "current_block").is_some(),
-                current_block,
-            )
-        }
-    };
+    let block_start = known.block_start.expect("set above");
+    let range = known.range.expect("set above");
+    let (age, age_fixed, current_block) = age_and_block(env, args, block_start)?;
     Ok(Resolved {
         work: Work {
             action,
@@ -371,11 +263,174 @@ async fn resolve(
             block_start,
         },
         range,
-        range_source,
+        range_source: known.range_source,
         current_block,
         age,
         age_fixed,
     })
+}
+
+/// The raided planet: required for a raid, refused for anything else.
+fn raided_planet(args: &Value, raid: bool) -> Result<Option<EntityId>, ToolError> {
+    match (raid, opt_str(args, "planet_id")) {
+        (true, Some(p)) => Ok(Some(parse_id(p, "planet_id", Some(EntityKind::Planet))?)),
+        (true, None) => Err(ToolError::field(
+            ErrorCode::ValidationMissingField,
+            "planet_id",
+            "planet_raid_complete needs the raided planet (2-N)",
+        )),
+        (false, Some(_)) => Err(invalid(
+            "planet_id",
+            "only planet_raid_complete takes a planet_id",
+        )),
+        (false, None) => Ok(None),
+    }
+}
+
+/// The work's start block and difficulty range as far as they are known, and where
+/// the range came from.
+struct Known {
+    block_start: Option<u64>,
+    range: Option<u64>,
+    range_source: String,
+}
+
+impl Known {
+    /// Fills in a raid's from the raided planet `v`: its shield, and the raid's start.
+    fn read_planet(&mut self, v: &Value, holder: EntityId) -> Result<(), ToolError> {
+        if self.range.is_none() {
+            self.range = chain_u64(v, &["planetAttributes", "planetaryShield"]);
+            self.range_source = format!("planet {holder} planetaryShield");
+        }
+        if self.block_start.is_none() {
+            self.block_start = chain_u64(v, &["planetAttributes", "blockStartRaid"])
+                .or_else(|| chain_u64(v, &["Planet", "blockStartRaid"]))
+                .filter(|b| *b > 0);
+            if self.block_start.is_none() {
+                return Err(invalid(
+                    "block_start",
+                    format!(
+                        "planet {holder} has no raid under way (blockStartRaid is 0 or absent); pass block_start"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fills in a struct's from the struct `v` and its type: the type's difficulty for
+    /// the action, and the struct's start of that work.
+    fn read_struct(
+        &mut self,
+        v: &Value,
+        entity: EntityId,
+        action: Action,
+        purpose: Purpose,
+    ) -> Result<(), ToolError> {
+        let type_id = chain_u64(v, &["Struct", "type"]).unwrap_or(0);
+        let t = u8::try_from(type_id)
+            .ok()
+            .and_then(struct_type)
+            .ok_or_else(|| {
+                ToolError::new(
+                    ErrorCode::ApiError,
+                    format!("{entity} has struct type {type_id}, which is not a known type"),
+                )
+            })?;
+        if self.range.is_none() {
+            let (value, field) = type_difficulty(t, action);
+            if value == 0 {
+                return Err(invalid(
+                    "action_type",
+                    format!(
+                        "{entity} is a {} (struct type {}), which has no {field}: it cannot do {}",
+                        t.name,
+                        t.id,
+                        action.name()
+                    ),
+                ));
+            }
+            self.range = Some(value);
+            self.range_source = format!("struct type {} ({}) {field}", t.id, t.name);
+        }
+        if self.block_start.is_none() {
+            self.block_start = Some(struct_block_start(v, entity, action, purpose)?);
+        }
+        Ok(())
+    }
+}
+
+/// The difficulty range of `action` for struct type `t`, with its field's name.
+fn type_difficulty(t: &StructType, action: Action) -> (u64, &'static str) {
+    match action {
+        Action::StructBuild => (t.build_difficulty, "buildDifficulty"),
+        Action::OreMine => (
+            t.raw["oreMiningDifficulty"].as_u64().unwrap_or(0),
+            "oreMiningDifficulty",
+        ),
+        _ => (
+            t.raw["oreRefiningDifficulty"].as_u64().unwrap_or(0),
+            "oreRefiningDifficulty",
+        ),
+    }
+}
+
+/// The block the struct `v` started `action`'s work at; a build proof to find for a
+/// struct already built is refused.
+fn struct_block_start(
+    v: &Value,
+    entity: EntityId,
+    action: Action,
+    purpose: Purpose,
+) -> Result<u64, ToolError> {
+    let field = action.start_field();
+    if purpose == Purpose::Find
+        && action == Action::StructBuild
+        && crate::entity::records::StructStatus::of(&v["structAttributes"])
+            .is_some_and(|s| s.has(crate::entity::records::StructStatus::BUILT))
+    {
+        return Err(invalid(
+            "entity_id",
+            format!(
+                "{entity} is already built (its build started at block {}); a build proof completes a struct still being built, or pass block_start to compute one anyway",
+                chain_u64(v, &["structAttributes", field]).unwrap_or(0)
+            ),
+        ));
+    }
+    chain_u64(v, &["structAttributes", field])
+        .filter(|b| *b > 0)
+        .ok_or_else(|| {
+            invalid(
+                "block_start",
+                format!(
+                    "{entity} has no work of this kind under way ({field} is 0); pass block_start"
+                ),
+            )
+        })
+}
+
+/// The work's age, whether it is fixed, and the block it is computed for: `age`
+/// blocks after the start when given, else the current block's.
+fn age_and_block(env: &Env, args: &Value, block_start: u64) -> Result<(u64, bool, u64), ToolError> {
+    let current_block = u64_arg(args, "current_block").unwrap_or_else(|| env.status().block_height);
+    match u64_arg(args, "age") {
+        // The difficulty is computed for the block `age` blocks after the start.
+        Some(age) => Ok((age, true, block_start.saturating_add(age))),
+        None => {
+            if current_block < block_start {
+                return Err(ToolError::field(
+                    ErrorCode::ValidationOutOfRange,
+                    "block_start",
+                    format!("block_start {block_start} is after the current block {current_block}"),
+                ));
+            }
+            Ok((
+                current_block - block_start,
+                u64_arg(args, "current_block").is_some(),
+                current_block,
+            ))
+        }
+    }
 }
 
 fn action_arg(args: &Value) -> Result<Option<Action>, ToolError> {
@@ -505,6 +560,37 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         wait_for_difficulty(&env, &ctx, &mut r, wait as u32).await?;
     }
     let required = pow::difficulty(r.age, r.range);
+    let search = start_search(&r, required, start_nonce, max, threads).await?;
+    let current_block = follow(&env, &ctx, &search, &r, required, max).await;
+    let (outcome, progress) = search.wait();
+    if ctx.wants_progress() {
+        ctx.report(update(&progress, max, current_block));
+    }
+    let common = work_json(&r, current_block, &progress);
+    log_outcome(&r, &outcome, &progress);
+    match outcome {
+        Outcome::Found(hit) => Ok(found_json(&hit, &progress, common)),
+        Outcome::Cancelled => Err(ToolError::new(
+            ErrorCode::ToolCancelled,
+            format!(
+                "the proof-of-work search was cancelled after {} iterations",
+                progress.iterations
+            ),
+        )
+        .with_extra("best", best_json(&progress))
+        .with_extra("next_start_nonce", json!(start_nonce + progress.iterations))),
+        Outcome::Exhausted => Err(exhausted(&r, &progress, current_block, start_nonce, common)),
+    }
+}
+
+/// Starts the search for `r`'s proof on the fastest kernel, and logs it.
+async fn start_search(
+    r: &Resolved,
+    required: u32,
+    start_nonce: u64,
+    max: u64,
+    threads: usize,
+) -> Result<Search, ToolError> {
     // The first call times the kernels (a few milliseconds of hashing): off the
     // runtime's workers.
     let kernel = tokio::task::spawn_blocking(Kernel::best)
@@ -526,6 +612,7 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
     })?;
     // What it asked for, within the hashing pool's threads.
     let threads = search.progress().threads;
+    let action = r.work.action;
     log(
         Level::Info,
         POW_LOGGER,
@@ -535,6 +622,20 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
             "entity_id": r.work.entity_id, "action_type": action.name(),
             "difficulty": required, "threads": threads, "max_iterations": max}),
     );
+    Ok(search)
+}
+
+/// Follows the search until it finishes: cancels it when the call is cancelled, lowers
+/// its required difficulty as blocks pass, logs milestones and reports progress.
+/// Returns the block the search ended at.
+async fn follow(
+    env: &Env,
+    ctx: &CallContext,
+    search: &Search,
+    r: &Resolved,
+    required: u32,
+    max: u64,
+) -> u64 {
     let mut current_block = r.current_block;
     // Milestones: each tenfold of nonces tried from a million, and each fall of the
     // required difficulty.
@@ -584,17 +685,18 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         }
         ctx.report(update(&p, max, current_block));
     }
-    let (outcome, progress) = search.wait();
-    if ctx.wants_progress() {
-        ctx.report(update(&progress, max, current_block));
-    }
+    current_block
+}
+
+/// The work searched and how the search went, for the answer whatever the outcome.
+fn work_json(r: &Resolved, current_block: u64, progress: &Progress) -> Value {
     let age = if r.age_fixed {
         r.age
     } else {
         current_block.saturating_sub(r.work.block_start)
     };
-    let common = json!({
-        "action_type": action.name(),
+    json!({
+        "action_type": r.work.action.name(),
         "entity_id": r.work.entity_id,
         "planet_id": r.work.planet_id,
         "block_start": r.work.block_start,
@@ -607,8 +709,12 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         "hashrate": progress.hashrate.round(),
         "threads": progress.threads,
         "kernel": structs_pow::backend::kernel_name(progress.kernel),
-    });
-    let (level, said) = match &outcome {
+    })
+}
+
+/// Logs how the search ended.
+fn log_outcome(r: &Resolved, outcome: &Outcome, progress: &Progress) {
+    let (level, said) = match outcome {
         Outcome::Found(hit) => (Level::Info, format!("found nonce {}", hit.nonce)),
         Outcome::Cancelled => (Level::Notice, "cancelled".to_string()),
         Outcome::Exhausted => (Level::Warning, "gave up without a proof".to_string()),
@@ -622,64 +728,64 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
             "entity_id": r.work.entity_id, "iterations": progress.iterations,
             "computation_time_ms": progress.elapsed.as_millis() as u64}),
     );
-    match outcome {
-        Outcome::Found(hit) => {
-            let check = pow::check(&hit.input, &hit.hash, progress.required);
-            let mut out = json!({
-                "hash": hit.hash,
-                "nonce": hit.nonce,
-                "input": hit.input,
-                "valid": check.valid(),
-                "difficulty_met": check.difficulty_met,
-                "difficulty": progress.required,
-                "achieved_difficulty": check.achieved,
-            });
-            merge(&mut out, common);
-            Ok(out)
-        }
-        Outcome::Cancelled => Err(ToolError::new(
-            ErrorCode::ToolCancelled,
-            format!(
-                "the proof-of-work search was cancelled after {} iterations",
-                progress.iterations
-            ),
-        )
-        .with_extra("best", best_json(&progress))
-        .with_extra("next_start_nonce", json!(start_nonce + progress.iterations))),
-        Outcome::Exhausted => {
-            let expected = pow::expected_hashes(progress.required);
-            let rate = progress.hashrate.max(1.0);
-            let plan = schedule::plan(r.range, r.work.block_start, current_block, rate);
-            let best = progress.best.as_ref().map_or(0, |b| b.achieved);
-            Err(ToolError::new(
-                ErrorCode::ToolTimeout,
-                format!(
-                    "no proof in {} iterations: the best hash has {best} leading zeros, {} are required; \
-                     at {:.2} MH/s the rest of the search takes {}, or start at block {} for a proof in {}",
-                    progress.iterations,
-                    progress.required,
-                    rate / 1e6,
-                    crate::text::duration_words(expected / rate),
-                    plan.recommended_start_block,
-                    crate::text::duration_words(plan.expected_seconds_to_proof),
-                ),
-            )
-            .with_extra("best", best_json(&progress))
-            .with_extra("difficulty", json!(progress.required))
-            .with_extra("work", common)
-            .with_extra(
-                "estimate",
-                json!({
-                    "expected_hashes": expected,
-                    "expected_seconds": expected / rate,
-                    "next_start_nonce": start_nonce + progress.iterations,
-                    "recommended_start_block": plan.recommended_start_block,
-                    "web_client_start_block": plan.web_client_start_block,
-                    "expected_seconds_from_recommended_start": plan.expected_seconds_to_proof,
-                }),
-            ))
-        }
-    }
+}
+
+/// The answer for a proof found: it, as the chain checks it, with the work.
+fn found_json(hit: &Hit, progress: &Progress, common: Value) -> Value {
+    let check = pow::check(&hit.input, &hit.hash, progress.required);
+    let mut out = json!({
+        "hash": hit.hash,
+        "nonce": hit.nonce,
+        "input": hit.input,
+        "valid": check.valid(),
+        "difficulty_met": check.difficulty_met,
+        "difficulty": progress.required,
+        "achieved_difficulty": check.achieved,
+    });
+    merge(&mut out, common);
+    out
+}
+
+/// The error for a search that gave up: the best it found, and when a proof can be
+/// expected at this rate or from a later start.
+fn exhausted(
+    r: &Resolved,
+    progress: &Progress,
+    current_block: u64,
+    start_nonce: u64,
+    common: Value,
+) -> ToolError {
+    let expected = pow::expected_hashes(progress.required);
+    let rate = progress.hashrate.max(1.0);
+    let plan = schedule::plan(r.range, r.work.block_start, current_block, rate);
+    let best = progress.best.as_ref().map_or(0, |b| b.achieved);
+    ToolError::new(
+        ErrorCode::ToolTimeout,
+        format!(
+            "no proof in {} iterations: the best hash has {best} leading zeros, {} are required; \
+             at {:.2} MH/s the rest of the search takes {}, or start at block {} for a proof in {}",
+            progress.iterations,
+            progress.required,
+            rate / 1e6,
+            crate::text::duration_words(expected / rate),
+            plan.recommended_start_block,
+            crate::text::duration_words(plan.expected_seconds_to_proof),
+        ),
+    )
+    .with_extra("best", best_json(progress))
+    .with_extra("difficulty", json!(progress.required))
+    .with_extra("work", common)
+    .with_extra(
+        "estimate",
+        json!({
+            "expected_hashes": expected,
+            "expected_seconds": expected / rate,
+            "next_start_nonce": start_nonce + progress.iterations,
+            "recommended_start_block": plan.recommended_start_block,
+            "web_client_start_block": plan.web_client_start_block,
+            "expected_seconds_from_recommended_start": plan.expected_seconds_to_proof,
+        }),
+    )
 }
 
 fn best_json(p: &Progress) -> Value {

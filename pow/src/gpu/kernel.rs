@@ -139,185 +139,208 @@ fn at(field: &str, i: usize) -> String {
     format!("u.{field}[{}].{}", i / 4, LANE[i % 4])
 }
 
+/// The names of the working variables.
+const NAMES: [&str; 8] = ["a", "b", "c", "d", "e", "f", "g", "h"];
+
 /// The kernel's WGSL for `layout`.
 pub(crate) fn source(layout: &Layout) -> String {
-    let sched: Vec<[Varies; 64]> = (0..layout.blocks).map(|b| layout.schedule(b)).collect();
-    let word = |b: usize, t: usize| -> String {
-        if sched[b][t] == Varies::Never {
+    let mut code = Code::new(layout);
+    code.leading_digits();
+    code.digit_words();
+    code.invocation_schedule();
+    code.rounds();
+    let mut wgsl = header(layout);
+    wgsl.push_str(&code.entry());
+    wgsl
+}
+
+/// The kernel's statements, written in two places: before the loops (once per
+/// invocation) and inside them (once per nonce).
+struct Code<'a> {
+    layout: &'a Layout,
+    /// How often each schedule word of each tail block changes.
+    sched: Vec<[Varies; 64]>,
+    /// The leading digits: those divided out once per invocation.
+    lead: u32,
+    /// The statements before the loops.
+    pre: String,
+    /// The statements inside the loops.
+    body: String,
+}
+
+impl<'a> Code<'a> {
+    fn new(layout: &'a Layout) -> Code<'a> {
+        Code {
+            layout,
+            sched: (0..layout.blocks).map(|b| layout.schedule(b)).collect(),
+            lead: layout.digits - layout.inner,
+            pre: String::new(),
+            body: String::new(),
+        }
+    }
+
+    /// Schedule word `t` of block `b`: the uniform's when no digit reaches it, else its
+    /// named value.
+    fn word(&self, b: usize, t: usize) -> String {
+        if self.sched[b][t] == Varies::Never {
             at("w", b * 64 + t)
         } else {
             format!("w{b}_{t}")
         }
-    };
-    let expand_word = |b: usize, t: usize| -> String {
+    }
+
+    /// Schedule word `t` (16 to 63) of block `b`, from the words before it.
+    fn expand_word(&self, b: usize, t: usize) -> String {
         format!(
             "ssig1({}) + {} + ssig0({}) + {}",
-            word(b, t - 2),
-            word(b, t - 7),
-            word(b, t - 15),
-            word(b, t - 16)
+            self.word(b, t - 2),
+            self.word(b, t - 7),
+            self.word(b, t - 15),
+            self.word(b, t - 16)
         )
-    };
-    let mut pre = String::new();
-    let mut body = String::new();
-    // The leading digits, once per invocation.
-    let lead = layout.digits - layout.inner;
-    for i in (0..lead).rev() {
-        let _ = writeln!(pre, "        let o{i} = q % 10u; q = q / 10u;");
     }
-    // Tail words that hold digits: the leading digits' bytes once, the last digits'
-    // bytes per nonce.
-    for b in 0..layout.blocks as usize {
-        for t in 0..16 {
-            let v = sched[b][t];
-            if v == Varies::Never {
-                continue;
-            }
-            let mut outer = at("w", b * 64 + t);
-            let mut inner = String::new();
-            for byte in 0..4u32 {
-                let pos = (b as u32 * 16 + t as u32) * 4 + byte;
-                if pos < layout.at || pos >= layout.at + layout.digits {
+
+    /// Where a statement goes, with its indent: inside the loops or before them.
+    fn out(&mut self, in_body: bool) -> (&mut String, usize) {
+        if in_body {
+            (&mut self.body, 16)
+        } else {
+            (&mut self.pre, 8)
+        }
+    }
+
+    /// The leading digits, once per invocation.
+    fn leading_digits(&mut self) {
+        for i in (0..self.lead).rev() {
+            let _ = writeln!(self.pre, "        let o{i} = q % 10u; q = q / 10u;");
+        }
+    }
+
+    /// Tail words that hold digits: the leading digits' bytes once, the last digits'
+    /// bytes per nonce.
+    fn digit_words(&mut self) {
+        for b in 0..self.layout.blocks as usize {
+            for t in 0..16 {
+                let v = self.sched[b][t];
+                if v == Varies::Never {
                     continue;
                 }
-                let place = pos - layout.at;
-                let shift = (3 - byte) * 8;
-                if place < lead {
-                    let _ = write!(outer, " | ((0x30u + o{place}) << {shift}u)");
+                let (outer, inner) = self.digit_bytes(b, t);
+                if v == Varies::PerInvocation {
+                    let _ = writeln!(self.pre, "        let w{b}_{t} = {outer};");
                 } else {
-                    let j = place - lead;
-                    let _ = write!(inner, " | ((0x30u + n{j}) << {shift}u)");
+                    let _ = writeln!(self.pre, "        let p{b}_{t} = {outer};");
+                    let _ = writeln!(self.body, "                let w{b}_{t} = p{b}_{t}{inner};");
                 }
             }
-            if v == Varies::PerInvocation {
-                let _ = writeln!(pre, "        let w{b}_{t} = {outer};");
-            } else {
-                let _ = writeln!(pre, "        let p{b}_{t} = {outer};");
-                let _ = writeln!(body, "                let w{b}_{t} = p{b}_{t}{inner};");
-            }
         }
     }
-    // Schedule words: those the leading digits reach once per invocation; those the
-    // last digits reach just before their round, to keep few values live.
-    for b in 0..layout.blocks as usize {
-        for t in 16..64 {
-            if sched[b][t] == Varies::PerInvocation {
-                let _ = writeln!(pre, "        let w{b}_{t} = {};", expand_word(b, t));
+
+    /// Tail word `t` of block `b` with its digits' bytes: the uniform's word with the
+    /// leading digits' bytes or-ed in, and what the last digits' bytes add to that.
+    fn digit_bytes(&self, b: usize, t: usize) -> (String, String) {
+        let layout = self.layout;
+        let mut outer = at("w", b * 64 + t);
+        let mut inner = String::new();
+        for byte in 0..4u32 {
+            let pos = (b as u32 * 16 + t as u32) * 4 + byte;
+            if pos < layout.at || pos >= layout.at + layout.digits {
+                continue;
             }
-        }
-    }
-    // Rounds in order: the state changes as often as the most often changing word it
-    // has taken in, so each round goes before the loops or inside them.
-    let names = ["a", "b", "c", "d", "e", "f", "g", "h"];
-    let mut state = Varies::Never;
-    let mut in_body = false;
-    for b in 0..layout.blocks as usize {
-        if b == 1 {
-            // The first block's output is the second's input.
-            let (out, indent) = if state == Varies::PerNonce {
-                (&mut body, 16)
+            let place = pos - layout.at;
+            let shift = (3 - byte) * 8;
+            if place < self.lead {
+                let _ = write!(outer, " | ((0x30u + o{place}) << {shift}u)");
             } else {
-                (&mut pre, 8)
-            };
-            for (i, n) in names.iter().enumerate() {
-                let _ = writeln!(out, "{:indent$}let m{i} = {} + {n};", "", at("state", i));
-            }
-            for (i, n) in names.iter().enumerate() {
-                let _ = writeln!(out, "{:indent$}{n} = m{i};", "");
+                let j = place - self.lead;
+                let _ = write!(inner, " | ((0x30u + n{j}) << {shift}u)");
             }
         }
-        let from = if b == 0 { layout.host_rounds() } else { 0 };
-        for t in from..64 {
-            state = state.max(sched[b][t]);
-            if state == Varies::PerNonce && !in_body {
-                // Entering the loops: each nonce starts from the state so far.
-                for n in names {
-                    let _ = writeln!(pre, "        let s_{n} = {n};");
-                    let _ = writeln!(body, "                {n} = s_{n};");
+        (outer, inner)
+    }
+
+    /// Schedule words the leading digits reach, once per invocation; those the last
+    /// digits reach are written just before their round ([`Code::round`]), to keep few
+    /// values live.
+    fn invocation_schedule(&mut self) {
+        for b in 0..self.layout.blocks as usize {
+            for t in 16..64 {
+                if self.sched[b][t] == Varies::PerInvocation {
+                    let w = self.expand_word(b, t);
+                    let _ = writeln!(self.pre, "        let w{b}_{t} = {w};");
                 }
-                in_body = true;
             }
-            let (out, indent) = if in_body {
-                (&mut body, 16)
-            } else {
-                (&mut pre, 8)
-            };
-            if t >= 16 && sched[b][t] == Varies::PerNonce {
-                let _ = writeln!(out, "{:indent$}let w{b}_{t} = {};", "", expand_word(b, t));
-            }
-            let _ = writeln!(
-                out,
-                "{:indent$}{{ let t1 = h + bsig1(e) + ch(e, f, g) + {:#010x}u + {}; \
-                 let t2 = bsig0(a) + maj(a, b, c); \
-                 h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2; }}",
-                "",
-                K[t],
-                word(b, t)
-            );
         }
     }
-    let feed = if layout.blocks == 2 {
-        (0..8).map(|i| format!("m{i}")).collect::<Vec<_>>()
-    } else {
-        (0..8).map(|i| at("state", i)).collect()
-    };
-    let per = layout.per_invocation();
-    let mut loops_open = String::new();
-    let mut loops_close = String::new();
-    let mut lo = String::from("lo0");
-    for j in 0..layout.inner {
-        let indent = 8 + 4 * j as usize;
+
+    /// Rounds in order: the state changes as often as the most often changing word it
+    /// has taken in, so each round goes before the loops or inside them.
+    fn rounds(&mut self) {
+        let mut state = Varies::Never;
+        let mut in_body = false;
+        for b in 0..self.layout.blocks as usize {
+            if b == 1 {
+                self.next_block(state == Varies::PerNonce);
+            }
+            let from = if b == 0 { self.layout.host_rounds() } else { 0 };
+            for t in from..64 {
+                state = state.max(self.sched[b][t]);
+                if state == Varies::PerNonce && !in_body {
+                    self.enter_loops();
+                    in_body = true;
+                }
+                self.round(b, t, in_body);
+            }
+        }
+    }
+
+    /// Between the blocks: the first block's output is the second's input.
+    fn next_block(&mut self, in_body: bool) {
+        let (out, indent) = self.out(in_body);
+        for (i, n) in NAMES.iter().enumerate() {
+            let _ = writeln!(out, "{:indent$}let m{i} = {} + {n};", "", at("state", i));
+        }
+        for (i, n) in NAMES.iter().enumerate() {
+            let _ = writeln!(out, "{:indent$}{n} = m{i};", "");
+        }
+    }
+
+    /// Entering the loops: each nonce starts from the state so far.
+    fn enter_loops(&mut self) {
+        for n in NAMES {
+            let _ = writeln!(self.pre, "        let s_{n} = {n};");
+            let _ = writeln!(self.body, "                {n} = s_{n};");
+        }
+    }
+
+    /// Round `t` of block `b`, after its schedule word when the last digits reach it.
+    fn round(&mut self, b: usize, t: usize, in_body: bool) {
+        let expanded =
+            (t >= 16 && self.sched[b][t] == Varies::PerNonce).then(|| self.expand_word(b, t));
+        let word = self.word(b, t);
+        let (out, indent) = self.out(in_body);
+        if let Some(w) = expanded {
+            let _ = writeln!(out, "{:indent$}let w{b}_{t} = {w};", "");
+        }
         let _ = writeln!(
-            loops_open,
-            "{:indent$}for (var n{j} = 0u; n{j} < 10u; n{j}++) {{",
-            ""
+            out,
+            "{:indent$}{{ let t1 = h + bsig1(e) + ch(e, f, g) + {:#010x}u + {}; \
+             let t2 = bsig0(a) + maj(a, b, c); \
+             h = g; g = f; f = e; e = d + t1; d = c; c = b; b = a; a = t1 + t2; }}",
+            "", K[t], word
         );
-        let _ = writeln!(loops_close, "{:indent$}}}", "");
-        let place = 10u32.pow(layout.inner - 1 - j);
-        let _ = write!(lo, " + n{j} * {place}u");
     }
-    let loops_close: String = loops_close.lines().rev().collect::<Vec<_>>().join("\n");
-    let wg = layout.workgroup;
-    format!(
-        r#"// Written by structs-pow for blocks={blocks} at={at} digits={digits} inner={inner}.
-struct Input {{
-    state: array<vec4<u32>, 2>,
-    start: array<vec4<u32>, 2>,
-    w: array<vec4<u32>, 32>,
-    // lo_start, lo_end, base (lo_start rounded down to a multiple of {per}), unused
-    range: vec4<u32>,
-}}
 
-@group(0) @binding(0) var<uniform> u: Input;
-@group(0) @binding(1) var<storage, read_write> best: array<vec2<u32>>;
-
-var<workgroup> bests: array<vec2<u32>, {wg}>;
-
-fn rotr(x: u32, n: u32) -> u32 {{
-    return (x >> n) | (x << (32u - n));
-}}
-
-fn ssig0(x: u32) -> u32 {{ return rotr(x, 7u) ^ rotr(x, 18u) ^ (x >> 3u); }}
-fn ssig1(x: u32) -> u32 {{ return rotr(x, 17u) ^ rotr(x, 19u) ^ (x >> 10u); }}
-
-fn bsig0(x: u32) -> u32 {{ return rotr(x, 2u) ^ rotr(x, 13u) ^ rotr(x, 22u); }}
-fn bsig1(x: u32) -> u32 {{ return rotr(x, 6u) ^ rotr(x, 11u) ^ rotr(x, 25u); }}
-fn ch(e: u32, f: u32, g: u32) -> u32 {{ return (e & f) ^ (~e & g); }}
-fn maj(a: u32, b: u32, c: u32) -> u32 {{ return (a & b) ^ (a & c) ^ (b & c); }}
-
-// Leading zero hex digits of a digest whose first word is zero.
-fn more_zeros(h: array<u32, 7>) -> u32 {{
-    var n = 8u;
-    for (var i = 0u; i < 7u; i++) {{
-        if h[i] != 0u {{
-            return n + countLeadingZeros(h[i]) / 4u;
-        }}
-        n += 8u;
-    }}
-    return n;
-}}
-
-@compute @workgroup_size({wg})
+    /// The entry point: the statements in the loops over the last digits, each nonce's
+    /// digest compared with the best so far, then the workgroup's best to its slot.
+    fn entry(&self) -> String {
+        let layout = self.layout;
+        let feed = feed(layout);
+        let loops = Loops::new(layout);
+        let per = layout.per_invocation();
+        let wg = layout.workgroup;
+        format!(
+            r#"@compute @workgroup_size({wg})
 fn main(@builtin(global_invocation_id) gid: vec3<u32>,
         @builtin(local_invocation_id) lid: vec3<u32>,
         @builtin(workgroup_id) wid: vec3<u32>,
@@ -361,19 +384,112 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>,
     }}
 }}
 "#,
+            pre = self.pre,
+            body = self.body,
+            loops_open = loops.open,
+            loops_close = loops.close,
+            lo = loops.lo,
+            indent = " ".repeat(8 + 4 * layout.inner as usize),
+            f0 = feed[0],
+            f1 = feed[1],
+            f2 = feed[2],
+            f3 = feed[3],
+            f4 = feed[4],
+            f5 = feed[5],
+            f6 = feed[6],
+            f7 = feed[7],
+        )
+    }
+}
+
+/// What the digest adds the last block's working variables to: the state entering
+/// the tail, or with two blocks the first block's output.
+fn feed(layout: &Layout) -> Vec<String> {
+    if layout.blocks == 2 {
+        (0..8).map(|i| format!("m{i}")).collect()
+    } else {
+        (0..8).map(|i| at("state", i)).collect()
+    }
+}
+
+/// The loops that count the last digits, one a digit, and the low part of the nonce
+/// they make.
+struct Loops {
+    open: String,
+    close: String,
+    lo: String,
+}
+
+impl Loops {
+    fn new(layout: &Layout) -> Loops {
+        let mut open = String::new();
+        let mut close = String::new();
+        let mut lo = String::from("lo0");
+        for j in 0..layout.inner {
+            let indent = 8 + 4 * j as usize;
+            let _ = writeln!(
+                open,
+                "{:indent$}for (var n{j} = 0u; n{j} < 10u; n{j}++) {{",
+                ""
+            );
+            let _ = writeln!(close, "{:indent$}}}", "");
+            let place = 10u32.pow(layout.inner - 1 - j);
+            let _ = write!(lo, " + n{j} * {place}u");
+        }
+        let close: String = close.lines().rev().collect::<Vec<_>>().join("\n");
+        Loops { open, close, lo }
+    }
+}
+
+/// The kernel's declarations: the uniform, the output, the workgroup's bests and the
+/// SHA-256 functions.
+fn header(layout: &Layout) -> String {
+    let per = layout.per_invocation();
+    let wg = layout.workgroup;
+    format!(
+        r#"// Written by structs-pow for blocks={blocks} at={at} digits={digits} inner={inner}.
+struct Input {{
+    state: array<vec4<u32>, 2>,
+    start: array<vec4<u32>, 2>,
+    w: array<vec4<u32>, 32>,
+    // lo_start, lo_end, base (lo_start rounded down to a multiple of {per}), unused
+    range: vec4<u32>,
+}}
+
+@group(0) @binding(0) var<uniform> u: Input;
+@group(0) @binding(1) var<storage, read_write> best: array<vec2<u32>>;
+
+var<workgroup> bests: array<vec2<u32>, {wg}>;
+
+fn rotr(x: u32, n: u32) -> u32 {{
+    return (x >> n) | (x << (32u - n));
+}}
+
+fn ssig0(x: u32) -> u32 {{ return rotr(x, 7u) ^ rotr(x, 18u) ^ (x >> 3u); }}
+fn ssig1(x: u32) -> u32 {{ return rotr(x, 17u) ^ rotr(x, 19u) ^ (x >> 10u); }}
+
+fn bsig0(x: u32) -> u32 {{ return rotr(x, 2u) ^ rotr(x, 13u) ^ rotr(x, 22u); }}
+fn bsig1(x: u32) -> u32 {{ return rotr(x, 6u) ^ rotr(x, 11u) ^ rotr(x, 25u); }}
+fn ch(e: u32, f: u32, g: u32) -> u32 {{ return (e & f) ^ (~e & g); }}
+fn maj(a: u32, b: u32, c: u32) -> u32 {{ return (a & b) ^ (a & c) ^ (b & c); }}
+
+// Leading zero hex digits of a digest whose first word is zero.
+fn more_zeros(h: array<u32, 7>) -> u32 {{
+    var n = 8u;
+    for (var i = 0u; i < 7u; i++) {{
+        if h[i] != 0u {{
+            return n + countLeadingZeros(h[i]) / 4u;
+        }}
+        n += 8u;
+    }}
+    return n;
+}}
+
+"#,
         blocks = layout.blocks,
         at = layout.at,
         digits = layout.digits,
         inner = layout.inner,
-        indent = " ".repeat(8 + 4 * layout.inner as usize),
-        f0 = feed[0],
-        f1 = feed[1],
-        f2 = feed[2],
-        f3 = feed[3],
-        f4 = feed[4],
-        f5 = feed[5],
-        f6 = feed[6],
-        f7 = feed[7],
     )
 }
 

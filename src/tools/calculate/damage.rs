@@ -339,20 +339,48 @@ async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
     let (mut attacker, attacker_ambit) = unit_arg(a_args, "attacker", "attacker")?;
     weapon_overrides(&mut attacker, slot, a_args)?;
     let (mut target, target_ambit) = unit_arg(&args["defender"], "defender", "defender")?;
+    place(
+        &mut attacker,
+        attacker_ambit,
+        slot,
+        &mut target,
+        target_ambit,
+    )?;
+    let defenders = blockers_arg(&args, target.ambit)?;
+    let planet = planet_arg(&args, &target)?;
+    let attack = Attack {
+        attacker,
+        weapon: slot,
+        target,
+        defenders,
+        planet,
+    };
+    let dice = DiceArgs::read(&env, &args)?;
+    let resolved = resolve_attack(attack, &dice).await?;
+    Ok(damage_json(&resolved, slot, &dice))
+}
 
-    // The ambits: as given, or the first that makes the matchup possible.
+/// Places the attacker and the target at their given ambits, or the first that make
+/// the matchup possible; an attacker whose weapon still cannot reach is refused.
+fn place(
+    attacker: &mut Unit,
+    attacker_ambit: Option<Ambit>,
+    slot: WeaponSlot,
+    target: &mut Unit,
+    target_ambit: Option<Ambit>,
+) -> Result<(), ToolError> {
     target.ambit = target_ambit.unwrap_or_else(|| {
-        possible(&target)
+        possible(target)
             .into_iter()
-            .find(|&at| can_fire(&attacker, attacker_ambit, slot, &target, at))
+            .find(|&at| can_fire(attacker, attacker_ambit, slot, target, at))
             .unwrap_or(target.ambit)
     });
     attacker.ambit = attacker_ambit.unwrap_or_else(|| {
-        let options = possible(&attacker);
+        let options = possible(attacker);
         let fits = |from: Ambit| {
             let mut a = attacker.clone();
             a.ambit = from;
-            check_reach(&a, slot, &target).is_ok()
+            check_reach(&a, slot, target).is_ok()
         };
         if options.contains(&target.ambit) && fits(target.ambit) {
             target.ambit
@@ -363,14 +391,19 @@ async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
                 .unwrap_or(attacker.ambit)
         }
     });
-    if let Err(reason) = check_reach(&attacker, slot, &target) {
+    if let Err(reason) = check_reach(attacker, slot, target) {
         let w = attacker.stats.weapon(slot);
         return Err(invalid("defender.ambit", reason)
             .with_extra("attacker_ambit", json!(attacker.ambit.name()))
             .with_extra("defender_ambit", json!(target.ambit.name()))
             .with_extra("weapon_reach", json!(w.map(Weapon::reach_names))));
     }
+    Ok(())
+}
 
+/// The blockers, each at its given ambit, or the target's (`target_ambit`) when it
+/// may take it, else its first.
+fn blockers_arg(args: &Value, target_ambit: Ambit) -> Result<Vec<Unit>, ToolError> {
     let mut defenders = Vec::new();
     if let Some(list) = args.get("blockers").and_then(Value::as_array) {
         for (i, b) in list.iter().enumerate() {
@@ -378,8 +411,8 @@ async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
             let (mut u, ambit) = unit_arg(b, &field, &format!("blocker-{}", i + 1))?;
             u.ambit = ambit.unwrap_or_else(|| {
                 let options = possible(&u);
-                if options.contains(&target.ambit) {
-                    target.ambit
+                if options.contains(&target_ambit) {
+                    target_ambit
                 } else {
                     options[0]
                 }
@@ -387,67 +420,138 @@ async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
             defenders.push(u);
         }
     }
-    let planet = match args.get("planet") {
-        Some(p) => {
-            if !target.stats.planetary {
-                return Err(invalid(
-                    "planet",
-                    format!(
-                        "planetary defenses protect planetary structs only; the defender, a {}, is a fleet struct",
-                        struct_type(target.type_id).map_or("?", |t| t.name.as_str())
-                    ),
-                ));
-            }
-            Some(PlanetDefenses {
-                cannon_damage: u32_arg(p, "cannon_damage").unwrap_or(0),
-                interceptors: u32_arg(p, "interceptors").unwrap_or(0),
-            })
-        }
-        None => None,
-    };
-    let attack = Attack {
-        attacker,
-        weapon: slot,
-        target,
-        defenders,
-        planet,
-    };
+    Ok(defenders)
+}
 
-    let block_height = u64_arg(&args, "block_height").unwrap_or_else(|| env.status().block_height);
-    let nonce = u64_arg(&args, "nonce").unwrap_or(0);
-    let player = match opt_str(&args, "player_id") {
-        Some(p) => parse_id(p, "player_id", Some(EntityKind::Player))?.to_string(),
-        None => "1-1".to_string(),
+/// The planet's defenses, which protect only a planetary target.
+fn planet_arg(args: &Value, target: &Unit) -> Result<Option<PlanetDefenses>, ToolError> {
+    let Some(p) = args.get("planet") else {
+        return Ok(None);
     };
-    let samples = u64_arg(&args, "samples").unwrap_or(0);
+    if !target.stats.planetary {
+        return Err(invalid(
+            "planet",
+            format!(
+                "planetary defenses protect planetary structs only; the defender, a {}, is a fleet struct",
+                struct_type(target.type_id).map_or("?", |t| t.name.as_str())
+            ),
+        ));
+    }
+    Ok(Some(PlanetDefenses {
+        cannon_damage: u32_arg(p, "cannon_damage").unwrap_or(0),
+        interceptors: u32_arg(p, "interceptors").unwrap_or(0),
+    }))
+}
+
+/// The dice: the block height, player and nonce they start from, and how many more
+/// attacks to sample after the first.
+struct DiceArgs {
+    block_height: u64,
+    player: String,
+    nonce: u64,
+    samples: u64,
+}
+
+impl DiceArgs {
+    fn read(env: &Env, args: &Value) -> Result<DiceArgs, ToolError> {
+        let block_height =
+            u64_arg(args, "block_height").unwrap_or_else(|| env.status().block_height);
+        let nonce = u64_arg(args, "nonce").unwrap_or(0);
+        let player = match opt_str(args, "player_id") {
+            Some(p) => parse_id(p, "player_id", Some(EntityKind::Player))?.to_string(),
+            None => "1-1".to_string(),
+        };
+        let samples = u64_arg(args, "samples").unwrap_or(0);
+        Ok(DiceArgs {
+            block_height,
+            player,
+            nonce,
+            samples,
+        })
+    }
+}
+
+/// An attack with what it comes to: the exact expectation, a sample with the dice,
+/// and the average of more samples when asked for.
+struct Resolved {
+    attack: Attack,
+    expected: combat::Expectation,
+    sample: combat::Outcome,
+    sampled: Option<Value>,
+}
+
+/// Resolves the attack: the expectation, a sample and the further samples.
+async fn resolve_attack(attack: Attack, dice: &DiceArgs) -> Result<Resolved, ToolError> {
     // Thousands of branches or samples, each with a few SHA-256 rolls: off the
     // runtime's workers.
-    let (attack, expected, sample, sampled) = {
-        let player = player.clone();
-        tokio::task::spawn_blocking(move || {
-            let expected = combat::expected(&attack);
-            let mut dice = Dice::new(block_height, &player, nonce);
-            let sample = combat::resolve(&attack, &mut dice);
-            let sampled = (samples > 0).then(|| sample_many(&attack, &mut dice, samples));
-            (attack, expected, sample, sampled)
-        })
-        .await
-        .map_err(|e| {
-            ToolError::new(
-                ErrorCode::ToolExecutionFailed,
-                format!("the damage calculation failed: {e}"),
-            )
-        })?
-    };
+    let player = dice.player.clone();
+    let (block_height, nonce, samples) = (dice.block_height, dice.nonce, dice.samples);
+    tokio::task::spawn_blocking(move || {
+        let expected = combat::expected(&attack);
+        let mut dice = Dice::new(block_height, &player, nonce);
+        let sample = combat::resolve(&attack, &mut dice);
+        let sampled = (samples > 0).then(|| sample_many(&attack, &mut dice, samples));
+        Resolved {
+            attack,
+            expected,
+            sample,
+            sampled,
+        }
+    })
+    .await
+    .map_err(|e| {
+        ToolError::new(
+            ErrorCode::ToolExecutionFailed,
+            format!("the damage calculation failed: {e}"),
+        )
+    })
+}
 
+/// The answer: the units, the expectation, the sample with its dice, the formula and
+/// the explanation.
+fn damage_json(r: &Resolved, slot: WeaponSlot, dice: &DiceArgs) -> Value {
+    let attack = &r.attack;
     let w = attack
         .attacker
         .stats
         .weapon(slot)
         .expect("check_reach found the weapon");
+    let mut attacker_json = unit_json(&attack.attacker);
+    attacker_json["weapon"] = weapon_json(w);
+    json!({
+        "attacker": attacker_json,
+        "defender": unit_json(&attack.target),
+        "blockers": attack.defenders.iter().map(unit_json).collect::<Vec<_>>(),
+        "planet": attack.planet,
+        "expected": r.expected,
+        "sample": {
+            "dice": {
+                "block_height": dice.block_height,
+                "player_id": dice.player,
+                "nonce": dice.nonce,
+                "nonce_after": dice.nonce + r.sample.rolls,
+                "roll": "success when first 8 bytes (big-endian) of SHA-256(\"{block_height}/{player_id}/{nonce}\") mod denominator < numerator; each roll advances the nonce",
+            },
+            "outcome": r.sample,
+        },
+        "samples": r.sampled.clone().unwrap_or(Value::Null),
+        "formula": "evade = roll(target's guided|unguided defensive rate), then for guided fire at a planetary \
+                    target roll(1 - (2/3)^interceptors); each ready defender whose weapons reach the attacker \
+                    counters once (counterAttackSameAmbit if same ambit, else counterAttack); the first ready \
+                    defender in the target's ambit blocks (blockable, not evaded, attacker alive); \
+                    volley = sum(damage for each shot: shot < guaranteed or roll(shot success)); \
+                    damage = max(1, volley - armour) when volley > 0 (armour 0 if armour-piercing), \
+                    capped at the receiver's health; then the target counters, recoil, cannons",
+        "explanation": explanation(r, slot, w),
+    })
+}
+
+/// The attack and its expectation in a sentence or two.
+fn explanation(r: &Resolved, slot: WeaponSlot, w: &Weapon) -> String {
+    let (attack, expected) = (&r.attack, &r.expected);
     let a_name = struct_type(attack.attacker.type_id).map_or("?", |t| t.name.as_str());
     let t_name = struct_type(attack.target.type_id).map_or("?", |t| t.name.as_str());
-    let explanation = format!(
+    format!(
         "{} {a_name} in {} fires its {} weapon ({}, {} {} of {} damage, {} guaranteed, {} per rolled shot{}) \
          at {} {t_name} in {}. Expected: {} damage to the {t_name} ({}% destroyed), {} back to the \
          {a_name} ({}% destroyed); evaded {}% of the time, blocked {}% (the blocker takes {} expected).",
@@ -474,33 +578,5 @@ async fn calculate_damage(env: Env, args: Value) -> Result<Value, ToolError> {
         round3(expected.evaded * 100.0),
         round3(expected.blocked * 100.0),
         round3(expected.damage_to_blocker),
-    );
-    let mut attacker_json = unit_json(&attack.attacker);
-    attacker_json["weapon"] = weapon_json(w);
-    Ok(json!({
-        "attacker": attacker_json,
-        "defender": unit_json(&attack.target),
-        "blockers": attack.defenders.iter().map(unit_json).collect::<Vec<_>>(),
-        "planet": attack.planet,
-        "expected": expected,
-        "sample": {
-            "dice": {
-                "block_height": block_height,
-                "player_id": player,
-                "nonce": nonce,
-                "nonce_after": nonce + sample.rolls,
-                "roll": "success when first 8 bytes (big-endian) of SHA-256(\"{block_height}/{player_id}/{nonce}\") mod denominator < numerator; each roll advances the nonce",
-            },
-            "outcome": sample,
-        },
-        "samples": sampled.unwrap_or(Value::Null),
-        "formula": "evade = roll(target's guided|unguided defensive rate), then for guided fire at a planetary \
-                    target roll(1 - (2/3)^interceptors); each ready defender whose weapons reach the attacker \
-                    counters once (counterAttackSameAmbit if same ambit, else counterAttack); the first ready \
-                    defender in the target's ambit blocks (blockable, not evaded, attacker alive); \
-                    volley = sum(damage for each shot: shot < guaranteed or roll(shot success)); \
-                    damage = max(1, volley - armour) when volley > 0 (armour 0 if armour-piercing), \
-                    capped at the receiver's health; then the target counters, recoil, cannons",
-        "explanation": explanation,
-    }))
+    )
 }

@@ -95,119 +95,15 @@ fn work_state(range: u64, block_start: u64, current_block: u64, what: &str) -> V
 async fn calculate_mining(env: Env, args: Value) -> Result<Value, ToolError> {
     let current_block =
         u64_arg(&args, "current_block").unwrap_or_else(|| env.status().block_height);
-    let (t, extractor) = match (args.get("extractor_id"), args.get("struct_type")) {
-        (Some(_), Some(_)) => {
-            return Err(invalid(
-                "struct_type",
-                "give extractor_id or struct_type, not both: an extractor's type is read from it",
-            ));
-        }
-        (None, None) => {
-            return Err(missing(
-                "extractor_id",
-                "give an extractor's struct id (5-N), or a struct_type",
-            ));
-        }
-        (Some(_), None) => {
-            let s = fetch_struct(&env, &args, "extractor_id").await?;
-            if !mines(s.t) {
-                return Err(invalid(
-                    "extractor_id",
-                    format!(
-                        "{} is a {}, not an ore extractor: its type has no mining system ({})",
-                        s.id,
-                        s.t.name,
-                        raw_str(s.t, "planetaryMining")
-                    ),
-                )
-                .with_extra("struct_type", type_json(s.t)));
-            }
-            (s.t, Some(s))
-        }
-        (None, Some(v)) => {
-            let t = struct_type_arg(v, "struct_type")?;
-            if !mines(t) {
-                return Err(invalid(
-                    "struct_type",
-                    format!("{} does not mine ore; the Ore Extractor (14) does", t.name),
-                ));
-            }
-            (t, None)
-        }
-    };
+    let (t, extractor) = extractor_or_type(&env, &args).await?;
     let range = raw_u64(t, "oreMiningDifficulty");
     let block_start = u64_arg(&args, "block_start").or_else(|| {
         extractor
             .as_ref()
             .map(|e| chain_u64(&e.entity, &["structAttributes", "blockStartOreMine"]).unwrap_or(0))
     });
-
-    // The planet: given, or the extractor's own.
-    let (planet, planet_field) = match opt_str(&args, "planet_id") {
-        Some(p) => (
-            Some(parse_id(p, "planet_id", Some(EntityKind::Planet))?),
-            "planet_id",
-        ),
-        None => {
-            let own = extractor.as_ref().and_then(|e| {
-                (chain_str(&e.entity, &["Struct", "locationType"]) == Some("planet"))
-                    .then(|| chain_str(&e.entity, &["Struct", "locationId"]))
-                    .flatten()
-                    .and_then(|p| EntityId::parse(p).ok())
-            });
-            (own, "extractor_id")
-        }
-    };
-    let planet_json = match planet {
-        Some(p) => {
-            let v = fetch(&env, p, planet_field).await?;
-            let ore = chain_u64(&v, &["gridAttributes", "ore"]).unwrap_or(0);
-            if ore == 0 {
-                return Err(invalid(
-                    planet_field,
-                    format!(
-                        "planet {p} has no ore left in the ground (gridAttributes.ore is 0): mining it yields nothing"
-                    ),
-                )
-                .with_extra("planet_id", json!(p.to_string())));
-            }
-            json!({
-                "id": p.to_string(),
-                "ore_remaining": ore,
-                "completions_left": ore / ORE_PER_MINING_COMPLETION,
-                "starting_ore": PLANET_STARTING_ORE,
-                "max_ore": chain_u64(&v, &["Planet", "maxOre"]),
-            })
-        }
-        None => Value::Null,
-    };
-
-    let refining = match opt_str(&args, "refinery_id") {
-        Some(_) => {
-            let r = fetch_struct(&env, &args, "refinery_id").await?;
-            if !refines(r.t) {
-                return Err(invalid(
-                    "refinery_id",
-                    format!(
-                        "{} is a {}, not an ore refinery: its type has no refining system ({})",
-                        r.id,
-                        r.t.name,
-                        raw_str(r.t, "planetaryRefinery")
-                    ),
-                ));
-            }
-            let rrange = raw_u64(r.t, "oreRefiningDifficulty");
-            let start =
-                chain_u64(&r.entity, &["structAttributes", "blockStartOreRefine"]).unwrap_or(0);
-            json!({
-                "refinery_id": r.id.to_string(),
-                "refining_difficulty_range": rrange,
-                "state": work_state(rrange, start, current_block, "refining"),
-            })
-        }
-        None => Value::Null,
-    };
-
+    let planet_json = mined_planet(&env, &args, extractor.as_ref()).await?;
+    let refining = refining_json(&env, &args, current_block).await?;
     let mining = match block_start {
         Some(start) => work_state(range, start, current_block, "mining"),
         None => json!({
@@ -216,22 +112,7 @@ async fn calculate_mining(env: Env, args: Value) -> Result<Value, ToolError> {
             "milestones_from_start": difficulty_milestones(range, None),
         }),
     };
-    let explanation = {
-        let mut s = format!(
-            "Each mining completion moves {ORE_PER_MINING_COMPLETION} ore from the planet to the \
-             player (where raids can take it); refining turns it into {UALPHA_PER_REFINED_ORE} ualpha \
-             (1 g) of Alpha Matter. The {} proof's difficulty falls from 64 as the work ages over a range of {range}",
-            t.name
-        );
-        if let Some(d) = mining.get("current_difficulty") {
-            s.push_str(&format!("; it is {d} now"));
-        }
-        if let Some(ore) = planet_json.get("ore_remaining") {
-            s.push_str(&format!("; the planet has {ore} ore left"));
-        }
-        s.push('.');
-        s
-    };
+    let explanation = mining_explanation(t, range, &mining, &planet_json);
     Ok(json!({
         "struct_type": type_json(t),
         "extractor_id": extractor.as_ref().map(|e| e.id.to_string()),
@@ -249,4 +130,137 @@ async fn calculate_mining(env: Env, args: Value) -> Result<Value, ToolError> {
         "inputs": {"range": range, "block_start": block_start, "current_block": current_block},
         "explanation": explanation,
     }))
+}
+
+/// The mining type: an extractor's (read with it) or the struct_type given, one of the
+/// two and a type that mines.
+async fn extractor_or_type(
+    env: &Env,
+    args: &Value,
+) -> Result<(&'static StructType, Option<Fetched>), ToolError> {
+    match (args.get("extractor_id"), args.get("struct_type")) {
+        (Some(_), Some(_)) => Err(invalid(
+            "struct_type",
+            "give extractor_id or struct_type, not both: an extractor's type is read from it",
+        )),
+        (None, None) => Err(missing(
+            "extractor_id",
+            "give an extractor's struct id (5-N), or a struct_type",
+        )),
+        (Some(_), None) => {
+            let s = fetch_struct(env, args, "extractor_id").await?;
+            if !mines(s.t) {
+                return Err(invalid(
+                    "extractor_id",
+                    format!(
+                        "{} is a {}, not an ore extractor: its type has no mining system ({})",
+                        s.id,
+                        s.t.name,
+                        raw_str(s.t, "planetaryMining")
+                    ),
+                )
+                .with_extra("struct_type", type_json(s.t)));
+            }
+            Ok((s.t, Some(s)))
+        }
+        (None, Some(v)) => {
+            let t = struct_type_arg(v, "struct_type")?;
+            if !mines(t) {
+                return Err(invalid(
+                    "struct_type",
+                    format!("{} does not mine ore; the Ore Extractor (14) does", t.name),
+                ));
+            }
+            Ok((t, None))
+        }
+    }
+}
+
+/// The planet mined, given or the extractor's own, with the ore left in it; a planet
+/// with none left is refused.
+async fn mined_planet(
+    env: &Env,
+    args: &Value,
+    extractor: Option<&Fetched>,
+) -> Result<Value, ToolError> {
+    let (planet, planet_field) = match opt_str(args, "planet_id") {
+        Some(p) => (
+            Some(parse_id(p, "planet_id", Some(EntityKind::Planet))?),
+            "planet_id",
+        ),
+        None => {
+            let own = extractor.and_then(|e| {
+                (chain_str(&e.entity, &["Struct", "locationType"]) == Some("planet"))
+                    .then(|| chain_str(&e.entity, &["Struct", "locationId"]))
+                    .flatten()
+                    .and_then(|p| EntityId::parse(p).ok())
+            });
+            (own, "extractor_id")
+        }
+    };
+    let Some(p) = planet else {
+        return Ok(Value::Null);
+    };
+    let v = fetch(env, p, planet_field).await?;
+    let ore = chain_u64(&v, &["gridAttributes", "ore"]).unwrap_or(0);
+    if ore == 0 {
+        return Err(invalid(
+            planet_field,
+            format!(
+                "planet {p} has no ore left in the ground (gridAttributes.ore is 0): mining it yields nothing"
+            ),
+        )
+        .with_extra("planet_id", json!(p.to_string())));
+    }
+    Ok(json!({
+        "id": p.to_string(),
+        "ore_remaining": ore,
+        "completions_left": ore / ORE_PER_MINING_COMPLETION,
+        "starting_ore": PLANET_STARTING_ORE,
+        "max_ore": chain_u64(&v, &["Planet", "maxOre"]),
+    }))
+}
+
+/// The refinery given, if any, with the state of its refining at `current_block`.
+async fn refining_json(env: &Env, args: &Value, current_block: u64) -> Result<Value, ToolError> {
+    if opt_str(args, "refinery_id").is_none() {
+        return Ok(Value::Null);
+    }
+    let r = fetch_struct(env, args, "refinery_id").await?;
+    if !refines(r.t) {
+        return Err(invalid(
+            "refinery_id",
+            format!(
+                "{} is a {}, not an ore refinery: its type has no refining system ({})",
+                r.id,
+                r.t.name,
+                raw_str(r.t, "planetaryRefinery")
+            ),
+        ));
+    }
+    let rrange = raw_u64(r.t, "oreRefiningDifficulty");
+    let start = chain_u64(&r.entity, &["structAttributes", "blockStartOreRefine"]).unwrap_or(0);
+    Ok(json!({
+        "refinery_id": r.id.to_string(),
+        "refining_difficulty_range": rrange,
+        "state": work_state(rrange, start, current_block, "refining"),
+    }))
+}
+
+/// What mining with type `t` gives, and where its proof and the planet stand.
+fn mining_explanation(t: &StructType, range: u64, mining: &Value, planet_json: &Value) -> String {
+    let mut s = format!(
+        "Each mining completion moves {ORE_PER_MINING_COMPLETION} ore from the planet to the \
+         player (where raids can take it); refining turns it into {UALPHA_PER_REFINED_ORE} ualpha \
+         (1 g) of Alpha Matter. The {} proof's difficulty falls from 64 as the work ages over a range of {range}",
+        t.name
+    );
+    if let Some(d) = mining.get("current_difficulty") {
+        s.push_str(&format!("; it is {d} now"));
+    }
+    if let Some(ore) = planet_json.get("ore_remaining") {
+        s.push_str(&format!("; the planet has {ore} ore left"));
+    }
+    s.push('.');
+    s
 }

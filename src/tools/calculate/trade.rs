@@ -37,8 +37,42 @@ pub(super) fn register(registry: &mut Registry) {
 async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError> {
     let resource = opt_str(&args, "resource").unwrap_or_default();
     let amount = &args["amount"];
-    // Everything in ualpha-equivalent (alpha, ore) or milliwatts (energy), exactly.
-    let (ualpha, mw, unit) = match resource {
+    let (ualpha, mw, unit) = exact_amount(resource, amount)?;
+    let mut values = json!({
+        "alpha_matter_grams": decimal(ualpha, 6),
+        "alpha_matter_ualpha": int(ualpha),
+        "ore": decimal(ualpha, 6),
+        "energy_mw": int(mw),
+        "energy_w": decimal(mw, 3),
+        "energy_kw": decimal(mw, 6),
+    });
+    let market = opt_str(&args, "market").unwrap_or("reactor");
+    let mut pricing = if market == "reactor" {
+        reactor_pricing(resource, &values)
+    } else {
+        let provider = Provider::read(&env, market).await?;
+        provider.add_costs(&mut values, resource, ualpha, mw)?;
+        provider.pricing(resource, &values)
+    };
+    pricing
+        .explanation
+        .push_str(" Energy is capacity per block: it is not stored.");
+    Ok(json!({
+        "resource": resource,
+        "amount": amount,
+        "unit": unit,
+        "value": values,
+        "market_rate": pricing.market_rate,
+        "formula": pricing.formula,
+        "timestamp": env.timestamp(),
+        "explanation": pricing.explanation,
+    }))
+}
+
+/// The amount, exactly, in ualpha-equivalent (alpha, ore) and milliwatts (energy),
+/// with the unit it was given in.
+fn exact_amount(resource: &str, amount: &Value) -> Result<(u128, u128, &'static str), ToolError> {
+    Ok(match resource {
         "alpha_matter" => {
             let u = scaled(amount, 6, "amount", "microgram (ualpha)")?;
             (
@@ -60,44 +94,62 @@ async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError
                 "watts of capacity",
             )
         }
-    };
-    let mut values = json!({
-        "alpha_matter_grams": decimal(ualpha, 6),
-        "alpha_matter_ualpha": int(ualpha),
-        "ore": decimal(ualpha, 6),
-        "energy_mw": int(mw),
-        "energy_w": decimal(mw, 3),
-        "energy_kw": decimal(mw, 6),
-    });
-    let market = opt_str(&args, "market").unwrap_or("reactor");
-    let (market_rate, formula, mut explanation) = if market == "reactor" {
-        (
-            json!({
-                "market": "reactor",
-                "mw_per_ualpha": REACTOR_MW_PER_UALPHA,
-                "kw_per_gram": REACTOR_MW_PER_UALPHA,
-                "ualpha_per_ore": UALPHA_PER_REFINED_ORE,
-                "default_commission_percent": DEFAULT_REACTOR_COMMISSION_PERCENT,
-            }),
+    })
+}
+
+/// What a market makes of the amount: its rate, the formula and an explanation.
+struct Pricing {
+    market_rate: Value,
+    formula: String,
+    explanation: String,
+}
+
+/// The amount priced at the reactor and refining rates.
+fn reactor_pricing(resource: &str, values: &Value) -> Pricing {
+    Pricing {
+        market_rate: json!({
+            "market": "reactor",
+            "mw_per_ualpha": REACTOR_MW_PER_UALPHA,
+            "kw_per_gram": REACTOR_MW_PER_UALPHA,
+            "ualpha_per_ore": UALPHA_PER_REFINED_ORE,
+            "default_commission_percent": DEFAULT_REACTOR_COMMISSION_PERCENT,
+        }),
+        formula:
             "energy_mw = alpha_ualpha × 1 (reactor); alpha_ualpha = ore × 1,000,000 (refining); \
              1 g = 1,000,000 ualpha; 1 kW = 1,000,000 mW"
                 .to_string(),
-            match resource {
-                "alpha_matter" => format!(
-                    "{} g of Alpha Matter infused into a reactor is {} kW of capacity (every block, while infused).",
-                    values["alpha_matter_grams"], values["energy_kw"]
-                ),
-                "ore" => format!(
-                    "{} ore refines into {} g of Alpha Matter, which a reactor turns into {} kW of capacity.",
-                    values["ore"], values["alpha_matter_grams"], values["energy_kw"]
-                ),
-                _ => format!(
-                    "{} W of capacity takes {} g of Alpha Matter infused into a reactor (before its commission).",
-                    values["energy_w"], values["alpha_matter_grams"]
-                ),
-            },
-        )
-    } else {
+        explanation: match resource {
+            "alpha_matter" => format!(
+                "{} g of Alpha Matter infused into a reactor is {} kW of capacity (every block, while infused).",
+                values["alpha_matter_grams"], values["energy_kw"]
+            ),
+            "ore" => format!(
+                "{} ore refines into {} g of Alpha Matter, which a reactor turns into {} kW of capacity.",
+                values["ore"], values["alpha_matter_grams"], values["energy_kw"]
+            ),
+            _ => format!(
+                "{} W of capacity takes {} g of Alpha Matter infused into a reactor (before its commission).",
+                values["energy_w"], values["alpha_matter_grams"]
+            ),
+        },
+    }
+}
+
+/// An energy provider used as the market, with its rate.
+struct Provider {
+    id: EntityId,
+    /// The provider as the source has it.
+    v: Value,
+    /// Its price per milliwatt of capacity per block, in `denom`.
+    rate: u64,
+    denom: String,
+    /// The shortest agreement it makes, in blocks (at least 1).
+    duration_min: u64,
+}
+
+impl Provider {
+    /// The provider `market` names, with its rate set.
+    async fn read(env: &Env, market: &str) -> Result<Provider, ToolError> {
         let id = parse_id(market, "market", None).map_err(|_| {
             invalid(
                 "market",
@@ -107,18 +159,37 @@ async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError
         if id.kind != EntityKind::Provider {
             return Err(wrong_kind("market", id, EntityKind::Provider));
         }
-        let p = fetch(&env, id, "market").await?;
-        let rate = chain_u64(&p, &["Provider", "rate", "amount"]).unwrap_or(0);
-        let denom = chain_str(&p, &["Provider", "rate", "denom"])
+        let v = fetch(env, id, "market").await?;
+        let rate = chain_u64(&v, &["Provider", "rate", "amount"]).unwrap_or(0);
+        let denom = chain_str(&v, &["Provider", "rate", "denom"])
             .unwrap_or("")
             .to_string();
         if rate == 0 {
             return Err(invalid("market", format!("provider {id} has no rate set")));
         }
-        let duration_min = chain_u64(&p, &["Provider", "durationMinimum"])
+        let duration_min = chain_u64(&v, &["Provider", "durationMinimum"])
             .unwrap_or(1)
             .max(1);
-        let rate128 = u128::from(rate);
+        Ok(Provider {
+            id,
+            v,
+            rate,
+            denom,
+            duration_min,
+        })
+    }
+
+    /// Adds to `values` what the amount costs or buys at this provider; alpha and ore
+    /// have no value at a provider that does not price in ualpha.
+    fn add_costs(
+        &self,
+        values: &mut Value,
+        resource: &str,
+        ualpha: u128,
+        mw: u128,
+    ) -> Result<(), ToolError> {
+        let (id, denom, duration_min) = (self.id, &self.denom, self.duration_min);
+        let rate128 = u128::from(self.rate);
         let v = values.as_object_mut().expect("object");
         // An agreement costs capacity × rate × duration, paid up front.
         v.insert("market_cost_per_block".into(), int(mw * rate128));
@@ -143,23 +214,30 @@ async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError
                 ),
             ));
         }
-        (
-            json!({
+        Ok(())
+    }
+
+    /// The amount priced at this provider's rate, from the `values` with its costs.
+    fn pricing(&self, resource: &str, values: &Value) -> Pricing {
+        let (id, rate, denom, duration_min) = (self.id, self.rate, &self.denom, self.duration_min);
+        let p = &self.v;
+        Pricing {
+            market_rate: json!({
                 "market": id.to_string(),
                 "denom": denom,
                 "amount": rate,
                 "unit": format!("{denom} per milliwatt of capacity per block"),
                 "duration_minimum": duration_min,
-                "duration_maximum": chain_u64(&p, &["Provider", "durationMaximum"]),
-                "capacity_minimum_mw": chain_u64(&p, &["Provider", "capacityMinimum"]),
-                "capacity_maximum_mw": chain_u64(&p, &["Provider", "capacityMaximum"]),
+                "duration_maximum": chain_u64(p, &["Provider", "durationMaximum"]),
+                "capacity_minimum_mw": chain_u64(p, &["Provider", "capacityMinimum"]),
+                "capacity_maximum_mw": chain_u64(p, &["Provider", "capacityMaximum"]),
                 "reactor_break_even_blocks": rate / REACTOR_MW_PER_UALPHA,
             }),
-            format!(
+            formula: format!(
                 "agreement cost = capacity_mw × {rate} {denom} × blocks (paid up front); \
                  capacity for one block = ualpha / {rate}; reactor: 1 ualpha = 1 mW every block"
             ),
-            if resource == "energy" || resource == "watts" {
+            explanation: if resource == "energy" || resource == "watts" {
                 format!(
                     "Provider {id} sells capacity at {rate} {denom} per mW per block: {} W for one block costs {} {denom}, \
                      {} {denom} for its {duration_min}-block minimum. After {rate} blocks buying has cost as much as \
@@ -178,17 +256,6 @@ async fn calculate_trade_value(env: Env, args: Value) -> Result<Value, ToolError
                     values["energy_mw"]
                 )
             },
-        )
-    };
-    explanation.push_str(" Energy is capacity per block: it is not stored.");
-    Ok(json!({
-        "resource": resource,
-        "amount": amount,
-        "unit": unit,
-        "value": values,
-        "market_rate": market_rate,
-        "formula": formula,
-        "timestamp": env.timestamp(),
-        "explanation": explanation,
-    }))
+        }
+    }
 }
