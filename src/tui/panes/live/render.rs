@@ -8,10 +8,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget};
 
 use super::{Focus, LivePane};
-use crate::record::live::{LiveCall, Status};
+use crate::record::live::{Hold, LiveCall, Status};
 use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::Ui;
-use crate::tui::theme::Role;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad, grouped};
 
@@ -160,10 +160,50 @@ impl LivePane {
         main
     }
 
+    /// The calls, a row each, under the feed's title and counts.
     fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let focused = self.focus == Focus::Calls;
-        let what = match (&self.watch.feed, &self.live.about) {
+        let footer = self.list_footer();
+        let block = area_block(
+            ui,
+            &fit(
+                &self.list_title(),
+                usize::from(area.width).saturating_sub(4),
+            ),
+            focused,
+        )
+        .title_bottom(
+            Line::from(Span::styled(
+                fit(
+                    &format!(" {} ", footer.join(" · ")),
+                    usize::from(area.width).saturating_sub(2),
+                ),
+                theme.style(Role::Muted),
+            ))
+            .right_aligned(),
+        );
+        let inner = block.inner(area);
+        block.render(area, buf);
+        if inner.height < 2 || inner.width < 12 {
+            return;
+        }
+        if self.live.calls().is_empty() || self.rows.is_empty() {
+            Paragraph::new(self.no_rows_text(ui))
+                .wrap(ratatui::widgets::Wrap { trim: true })
+                .style(theme.style(Role::Muted))
+                .render(inner, buf);
+            return;
+        }
+        let rows = usize::from(inner.height - 1);
+        self.cursor.scroll_filled(rows, self.rows.len());
+        let columns = self.columns(usize::from(inner.width));
+        self.render_rows(&columns, inner, buf, theme);
+    }
+
+    /// The list's title: the server watched, else the feed, else just the tab.
+    fn list_title(&self) -> String {
+        match (&self.watch.feed, &self.live.about) {
             (_, Some(about)) => format!(
                 " Live · {} {} ",
                 about["server"].as_str().unwrap_or("server"),
@@ -171,7 +211,12 @@ impl LivePane {
             ),
             (Some(feed), None) => format!(" Live · {} ", feed.what.display()),
             (None, None) => " Live ".to_string(),
-        };
+        }
+    }
+
+    /// The list's footer: whether the feed is followed, the sessions and calls, and
+    /// those running, failed, cancelled, held, missed or unread.
+    fn list_footer(&self) -> Vec<String> {
         let [running, _, failed, cancelled] = self.live.counts();
         let mut footer = vec![
             if self.watch.waiting.is_some() && self.watch.feed.is_some() {
@@ -227,58 +272,38 @@ impl LivePane {
         if self.live.bad_lines > 0 {
             footer.push(format!("{} bad lines", self.live.bad_lines));
         }
-        let block = area_block(
-            ui,
-            &fit(&what, usize::from(area.width).saturating_sub(4)),
-            focused,
-        )
-        .title_bottom(
-            Line::from(Span::styled(
-                fit(
-                    &format!(" {} ", footer.join(" · ")),
-                    usize::from(area.width).saturating_sub(2),
-                ),
-                theme.style(Role::Muted),
-            ))
-            .right_aligned(),
-        );
-        let inner = block.inner(area);
-        block.render(area, buf);
-        if inner.height < 2 || inner.width < 12 {
-            return;
+        footer
+    }
+
+    /// What the list says when it has no rows: no call matches the filter, it waits
+    /// for an endpoint or for calls, or it watches nothing.
+    fn no_rows_text(&self, ui: &Ui<'_>) -> String {
+        if !self.live.calls().is_empty() {
+            format!("No call matches the filter {:?}.", self.filter)
+        } else if self.watch.waiting.is_some() {
+            format!(
+                "Waiting for a live endpoint in {}: an agent's host starting `structs-console proxy -- …`, or a server run with `--headless --control`.",
+                crate::mcp::control::default_dir().display()
+            )
+        } else if self.watch.feed.is_none() {
+            let key = ui
+                .keymap
+                .key_label(Scope::Live, Command::OpenLog)
+                .unwrap_or_default();
+            format!(
+                "Watching nothing. {key} watches a control endpoint (a proxy's socket) or a session log; so does `structs-console watch`."
+            )
+        } else {
+            "Waiting for calls…".to_string()
         }
-        if self.live.calls().is_empty() || self.rows.is_empty() {
-            let text = if !self.live.calls().is_empty() {
-                format!("No call matches the filter {:?}.", self.filter)
-            } else if self.watch.waiting.is_some() {
-                format!(
-                    "Waiting for a live endpoint in {}: an agent's host starting `structs-console proxy -- …`, or a server run with `--headless --control`.",
-                    crate::mcp::control::default_dir().display()
-                )
-            } else if self.watch.feed.is_none() {
-                let key = ui
-                    .keymap
-                    .key_label(Scope::Live, Command::OpenLog)
-                    .unwrap_or_default();
-                format!(
-                    "Watching nothing. {key} watches a control endpoint (a proxy's socket) or a session log; so does `structs-console watch`."
-                )
-            } else {
-                "Waiting for calls…".to_string()
-            };
-            Paragraph::new(text)
-                .wrap(ratatui::widgets::Wrap { trim: true })
-                .style(theme.style(Role::Muted))
-                .render(inner, buf);
-            return;
-        }
-        let rows = usize::from(inner.height - 1);
-        self.cursor.scroll_filled(rows, self.rows.len());
-        let width = usize::from(inner.width);
+    }
+
+    /// The list's columns for a list `width` wide: the tool column takes what its
+    /// longest name needs; the state column the rest (an error code is long), at least
+    /// its own least width.
+    fn columns(&self, width: usize) -> Columns {
         let session_w = format!("#{}", self.live.sessions().len()).len();
         let narrow = width < 60;
-        // The tool column takes what its longest name needs; the state column the
-        // rest (an error code is long), at least its own least width.
         let state_least = if narrow { 11 } else { STATE_W };
         let others = 2 + session_w + 1 + 1 + if narrow { 0 } else { 1 + 9 + 1 + 8 };
         let calls = self.live.calls();
@@ -293,25 +318,27 @@ impl LivePane {
         let tool_w = tool_need
             .min(width.saturating_sub(others + state_least))
             .max(4);
-        let state_w = width.saturating_sub(others + tool_w).max(state_least);
-        let head = if narrow {
-            format!(
-                "  {:<session_w$} {} {:<state_w$}",
-                "s",
-                fit_pad("tool", tool_w),
-                "state"
-            )
-        } else {
-            format!(
-                "  {:<session_w$} {} {:<state_w$} {:>9} {:>8}",
-                "s",
-                fit_pad("tool", tool_w),
-                "state",
-                "took",
-                "size"
-            )
-        };
-        buf.set_stringn(inner.x, inner.y, &head, width, theme.style(Role::Muted));
+        Columns {
+            session: session_w,
+            tool: tool_w,
+            state: width.saturating_sub(others + tool_w).max(state_least),
+            narrow,
+        }
+    }
+
+    /// The heading and the rows in view under it, the selected one marked.
+    fn render_rows(&self, columns: &Columns, inner: Rect, buf: &mut Buffer, theme: &Theme) {
+        let focused = self.focus == Focus::Calls;
+        let rows = usize::from(inner.height - 1);
+        let width = usize::from(inner.width);
+        let calls = self.live.calls();
+        buf.set_stringn(
+            inner.x,
+            inner.y,
+            columns.head(),
+            width,
+            theme.style(Role::Muted),
+        );
         for (k, index) in self
             .rows
             .iter()
@@ -325,19 +352,7 @@ impl LivePane {
             let row = self.cursor.top + k;
             let chosen = row == self.cursor.selected;
             let mark = if chosen { SELECTED_MARK } else { "  " };
-            let mut text = format!(
-                "{mark}{:<session_w$} {} {}",
-                format!("#{}", call.session),
-                fit_pad(call.tool.trim_start_matches("structs_"), tool_w),
-                fit_pad(&state(call), state_w),
-            );
-            if !narrow {
-                text.push_str(&format!(
-                    " {:>9} {:>8}",
-                    call.duration_ms.map_or(String::new(), took),
-                    call.size.map_or(String::new(), size)
-                ));
-            }
+            let text = columns.row(mark, call);
             let y = inner.y + 1 + k as u16;
             let role = if chosen {
                 if focused {
@@ -474,98 +489,42 @@ impl LivePane {
         );
         let inner = block.inner(area);
         block.render(area, buf);
-        let mut lines: Vec<Line<'_>> = Vec::new();
-        let mut head = vec![Span::styled(
-            match &call.status {
-                Status::Running => "running".to_string(),
-                Status::Answered => "answered".to_string(),
-                Status::Failed(code) => format!("failed: {code}"),
-                Status::Cancelled => "cancelled".to_string(),
-            },
-            theme.style(role_of(call)),
-        )];
-        if let Some(ms) = call.duration_ms {
-            head.push(Span::styled(
-                format!(" · {}", took(ms)),
-                theme.style(Role::Muted),
-            ));
-        }
-        if let Some(bytes) = call.size {
-            head.push(Span::styled(
-                format!(" · {}", size(bytes)),
-                theme.style(Role::Muted),
-            ));
-        }
-        lines.push(Line::from(head));
+        let mut lines = vec![outcome_line(call, theme)];
         if let Some(hold) = &call.held {
-            let keys: Vec<String> = [
-                (Command::ContinueHeld, "continue"),
-                (Command::EditHeld, "edit"),
-                (Command::AnswerHeld, "answer"),
-                (Command::ErrorHeld, "error"),
-                (Command::DropHeld, "drop"),
-            ]
-            .iter()
-            .filter_map(|(c, word)| {
-                ui.keymap
-                    .key_label(Scope::LiveDetail, *c)
-                    .map(|k| format!("{k} {word}"))
-            })
-            .collect();
-            lines.push(Line::from(Span::styled(
-                format!(
-                    "held at a breakpoint ({}, hold {}): goes on by itself after {} s",
-                    if hold.way == "response" {
-                        "the answer, not given to the agent yet"
-                    } else {
-                        "the request, not sent to the server yet"
-                    },
-                    hold.id,
-                    hold.timeout_ms / 1000
-                ),
-                theme.style(Role::Prompt),
-            )));
-            lines.push(Line::from(Span::styled(
-                keys.join(" · "),
-                theme.style(Role::Info),
-            )));
+            lines.extend(held_lines(hold, ui));
         }
-        if let Some(what) = &call.injected {
+        lines.extend(story_lines(call, theme));
+        lines.extend(self.answer_notes(call, ui, references_shown));
+        if !call.ts.is_empty() {
             lines.push(Line::from(Span::styled(
-                if call.status == Status::Running {
-                    format!("↯ the server answered; the agent got nothing ({what}) and waits on")
-                } else {
-                    format!("↯ not the server's answer: {what}")
-                },
-                theme.style(Role::Prompt),
-            )));
-        }
-        if let Some(how) = &call.released {
-            lines.push(Line::from(Span::styled(
-                format!("released from a breakpoint: {how}"),
+                format!("sent {}", call.ts),
                 theme.style(Role::Muted),
             )));
         }
-        // The rounds of input the server asked for before it answered (2026-07-28).
-        for round in &call.rounds {
-            lines.push(Line::from(Span::styled(
-                round_line(round),
-                theme.style(Role::Info),
-            )));
+        // At most half the room, so that the tree always shows.
+        let head_h = (lines.len() as u16).min(inner.height.div_ceil(2));
+        let [head, tree] =
+            Layout::vertical([Constraint::Length(head_h), Constraint::Min(0)]).areas(inner);
+        let shown = one_row_each(lines, usize::from(head_h), usize::from(head.width));
+        Paragraph::new(shown).render(head, buf);
+        if focused {
+            self.tree_page = usize::from(tree.height);
         }
-        if call.status == Status::Running
-            && let Some(p) = &call.progress
-        {
-            let of = p.total.map_or(String::new(), |t| format!(" of {t}"));
-            let message = p
-                .message
-                .as_deref()
-                .map_or(String::new(), |m| format!(" · {m}"));
-            lines.push(Line::from(Span::styled(
-                format!("progress {}{of}{message}", p.progress),
-                theme.style(Role::Info),
-            )));
-        }
+        self.detail
+            .view
+            .render(tree, buf, ui, Block::default(), focused);
+    }
+
+    /// What the call's answer calls for: over the size limit, the handle the whole of
+    /// it waits under (until fetched); with references not on show, where they are.
+    fn answer_notes(
+        &self,
+        call: &LiveCall,
+        ui: &Ui<'_>,
+        references_shown: bool,
+    ) -> Vec<Line<'static>> {
+        let theme = ui.theme;
+        let mut lines = Vec::new();
         // An answer over the size limit: the whole of it waits under its handle.
         if let Some(handle) = super::handle_of(call)
             && self
@@ -592,39 +551,184 @@ impl LivePane {
                 theme.style(Role::Info),
             )));
         }
-        if !call.ts.is_empty() {
-            lines.push(Line::from(Span::styled(
-                format!("sent {}", call.ts),
-                theme.style(Role::Muted),
-            )));
-        }
-        // At most half the room, so that the tree always shows.
-        let head_h = (lines.len() as u16).min(inner.height.div_ceil(2));
-        let [head, tree] =
-            Layout::vertical([Constraint::Length(head_h), Constraint::Min(0)]).areas(inner);
-        let width = usize::from(head.width);
-        let shown: Vec<Line<'_>> = lines
-            .into_iter()
-            .take(usize::from(head_h))
-            .map(|line| {
-                // One row a line: long ones are cut.
-                let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-                if Span::raw(text.as_str()).width() <= width {
-                    line
-                } else {
-                    let style = line.spans.first().map(|s| s.style).unwrap_or_default();
-                    Line::from(Span::styled(fit(&text, width), style))
-                }
-            })
-            .collect();
-        Paragraph::new(shown).render(head, buf);
-        if focused {
-            self.tree_page = usize::from(tree.height);
-        }
-        self.detail
-            .view
-            .render(tree, buf, ui, Block::default(), focused);
+        lines
     }
+}
+
+/// The widths of the list's columns, and whether it is too narrow for the time taken
+/// and the size.
+struct Columns {
+    session: usize,
+    tool: usize,
+    state: usize,
+    narrow: bool,
+}
+
+impl Columns {
+    /// The heading row.
+    fn head(&self) -> String {
+        let (session_w, tool_w, state_w) = (self.session, self.tool, self.state);
+        if self.narrow {
+            format!(
+                "  {:<session_w$} {} {:<state_w$}",
+                "s",
+                fit_pad("tool", tool_w),
+                "state"
+            )
+        } else {
+            format!(
+                "  {:<session_w$} {} {:<state_w$} {:>9} {:>8}",
+                "s",
+                fit_pad("tool", tool_w),
+                "state",
+                "took",
+                "size"
+            )
+        }
+    }
+
+    /// A call's row after `mark`: its session, tool and state, then (when there is
+    /// room) the time it took and its size.
+    fn row(&self, mark: &str, call: &LiveCall) -> String {
+        let (session_w, tool_w, state_w) = (self.session, self.tool, self.state);
+        let mut text = format!(
+            "{mark}{:<session_w$} {} {}",
+            format!("#{}", call.session),
+            fit_pad(call.tool.trim_start_matches("structs_"), tool_w),
+            fit_pad(&state(call), state_w),
+        );
+        if !self.narrow {
+            text.push_str(&format!(
+                " {:>9} {:>8}",
+                call.duration_ms.map_or(String::new(), took),
+                call.size.map_or(String::new(), size)
+            ));
+        }
+        text
+    }
+}
+
+/// The call's first line: how it ended (or that it runs), how long it took and the
+/// size of its answer.
+fn outcome_line(call: &LiveCall, theme: &Theme) -> Line<'static> {
+    let mut head = vec![Span::styled(
+        match &call.status {
+            Status::Running => "running".to_string(),
+            Status::Answered => "answered".to_string(),
+            Status::Failed(code) => format!("failed: {code}"),
+            Status::Cancelled => "cancelled".to_string(),
+        },
+        theme.style(role_of(call)),
+    )];
+    if let Some(ms) = call.duration_ms {
+        head.push(Span::styled(
+            format!(" · {}", took(ms)),
+            theme.style(Role::Muted),
+        ));
+    }
+    if let Some(bytes) = call.size {
+        head.push(Span::styled(
+            format!(" · {}", size(bytes)),
+            theme.style(Role::Muted),
+        ));
+    }
+    Line::from(head)
+}
+
+/// A held call's lines: what is held and for how long, and the keys that release it.
+fn held_lines(hold: &Hold, ui: &Ui<'_>) -> Vec<Line<'static>> {
+    let theme = ui.theme;
+    let keys: Vec<String> = [
+        (Command::ContinueHeld, "continue"),
+        (Command::EditHeld, "edit"),
+        (Command::AnswerHeld, "answer"),
+        (Command::ErrorHeld, "error"),
+        (Command::DropHeld, "drop"),
+    ]
+    .iter()
+    .filter_map(|(c, word)| {
+        ui.keymap
+            .key_label(Scope::LiveDetail, *c)
+            .map(|k| format!("{k} {word}"))
+    })
+    .collect();
+    vec![
+        Line::from(Span::styled(
+            format!(
+                "held at a breakpoint ({}, hold {}): goes on by itself after {} s",
+                if hold.way == "response" {
+                    "the answer, not given to the agent yet"
+                } else {
+                    "the request, not sent to the server yet"
+                },
+                hold.id,
+                hold.timeout_ms / 1000
+            ),
+            theme.style(Role::Prompt),
+        )),
+        Line::from(Span::styled(keys.join(" · "), theme.style(Role::Info))),
+    ]
+}
+
+/// What happened along the call: an answer put in the server's place, a release from
+/// a breakpoint, the rounds of input, and its progress while it runs.
+fn story_lines(call: &LiveCall, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    if let Some(what) = &call.injected {
+        lines.push(Line::from(Span::styled(
+            if call.status == Status::Running {
+                format!("↯ the server answered; the agent got nothing ({what}) and waits on")
+            } else {
+                format!("↯ not the server's answer: {what}")
+            },
+            theme.style(Role::Prompt),
+        )));
+    }
+    if let Some(how) = &call.released {
+        lines.push(Line::from(Span::styled(
+            format!("released from a breakpoint: {how}"),
+            theme.style(Role::Muted),
+        )));
+    }
+    // The rounds of input the server asked for before it answered (2026-07-28).
+    for round in &call.rounds {
+        lines.push(Line::from(Span::styled(
+            round_line(round),
+            theme.style(Role::Info),
+        )));
+    }
+    if call.status == Status::Running
+        && let Some(p) = &call.progress
+    {
+        let of = p.total.map_or(String::new(), |t| format!(" of {t}"));
+        let message = p
+            .message
+            .as_deref()
+            .map_or(String::new(), |m| format!(" · {m}"));
+        lines.push(Line::from(Span::styled(
+            format!("progress {}{of}{message}", p.progress),
+            theme.style(Role::Info),
+        )));
+    }
+    lines
+}
+
+/// The first `rows` lines, one row a line: those longer than `width` are cut, in the
+/// style of their first span.
+fn one_row_each(lines: Vec<Line<'static>>, rows: usize, width: usize) -> Vec<Line<'static>> {
+    lines
+        .into_iter()
+        .take(rows)
+        .map(|line| {
+            let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+            if Span::raw(text.as_str()).width() <= width {
+                line
+            } else {
+                let style = line.spans.first().map(|s| s.style).unwrap_or_default();
+                Line::from(Span::styled(fit(&text, width), style))
+            }
+        })
+        .collect()
 }
 
 /// One round of input in a line (what the server asked, and what the agent answered),

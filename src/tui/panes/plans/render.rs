@@ -193,160 +193,29 @@ impl PlansPane {
         );
     }
 
+    /// The selected step: its facts and params, and its result under them.
     pub(super) fn render_detail(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         if area.is_empty() {
             return;
         }
-        let theme = ui.theme;
         let (Some(o), Some(i)) = (self.opened(), self.list.selected()) else {
             return;
-        };
-        let field = |name: &str, spans: Vec<(Role, String)>| {
-            let mut all = vec![(Role::Field, format!("{name:<11}"))];
-            all.extend(spans);
-            all
         };
         let run = o.run();
         let Some(step) = run.plan.steps.get(i).cloned() else {
             return;
         };
         let state = without_data(&run.steps[i]);
-        let steps = &run.plan.steps;
-        let mut info: Vec<Vec<(Role, String)>> = Vec::new();
-
-        // An unresolved reference's error is shown where it happened, in the params.
-        let unresolved_failure = state
-            .error
-            .as_ref()
-            .is_some_and(|e| e["code"] == ErrorCode::ValidationUnresolvedReference.as_str());
-
-        // Status, attempts, time.
-        let (g, role) = glyph(state.status);
-        let mut status = vec![(role, format!("{g} {}", state.status.as_str()))];
-        if unresolved_failure {
-            status.push((Role::Error, " · a reference found nothing".into()));
-        }
-        if state.status == Status::Failed && step.optional {
-            status.push((Role::Muted, " (optional: what needs it still runs)".into()));
-        }
-        if state.attempts > 0 {
-            status.push((
-                Role::Text,
-                format!(
-                    " · {} attempt{}",
-                    state.attempts,
-                    if state.attempts == 1 { "" } else { "s" }
-                ),
-            ));
-        }
-        if let Some(d) = state.duration.filter(|_| !self.pinned_timing) {
-            status.push((Role::Text, format!(" · {}", millis(d))));
-        }
-        let ready = run.ready().contains(&i);
-        if state.status == Status::Pending {
-            status.push((
-                Role::Muted,
-                if ready { " · ready" } else { " · waiting" }.into(),
-            ));
-        }
-        if o.breakpoints().contains(&i) {
-            status.push((Role::Error, " · ● breakpoint".into()));
-        }
-        info.push(field("status", status));
-
-        let needs: Vec<String> = step.needs().iter().map(|&n| steps[n].label()).collect();
-        let mut waits = vec![(
-            Role::Text,
-            if needs.is_empty() {
-                "nothing".to_string()
-            } else {
-                needs.join(", ")
-            },
-        )];
-        waits.push((Role::Muted, format!(" · level {}", o.levels[i])));
-        if !step.parallel {
-            waits.push((Role::Muted, " · runs alone".into()));
-        }
-        info.push(field("waits for", waits));
-        if let Some(about) = &step.description {
-            info.push(field("about", vec![(Role::Text, about.clone())]));
-        }
-        let mut flags = Vec::new();
-        if step.optional {
-            flags.push("optional".to_string());
-        }
-        if step.retry_count > 0 {
-            flags.push(format!("{} retries", step.retry_count));
-        }
-        if step.timeout_ms != plan::DEFAULT_TIMEOUT_MS {
-            flags.push(format!(
-                "timeout {}",
-                millis(Duration::from_millis(step.timeout_ms))
-            ));
-        }
-        if !flags.is_empty() {
-            info.push(field("settings", vec![(Role::Muted, flags.join(" · "))]));
-        }
-        if let Some(why) = &state.skipped_reason {
-            info.push(field("skipped", vec![(Role::Text, why.clone())]));
-        }
-        if let Some(e) = state.error.as_ref().filter(|_| !unresolved_failure) {
-            info.push(field(
-                "error",
-                vec![(
-                    Role::Error,
-                    format!(
-                        "{}: {}",
-                        e["code"].as_str().unwrap_or("ERROR"),
-                        e["message"].as_str().unwrap_or("")
-                    ),
-                )],
-            ));
-        }
-        for e in &state.attempt_errors {
-            info.push(field(
-                &format!("attempt {}", e["attempt"]),
-                vec![(
-                    Role::Muted,
-                    format!(
-                        "{}: {} (tried again after {} ms)",
-                        e["code"].as_str().unwrap_or(""),
-                        e["message"].as_str().unwrap_or(""),
-                        e["retry_in_ms"]
-                    ),
-                )],
-            ));
-        }
-        if let (Status::Running, Some(p)) = (state.status, &state.progress) {
-            info.push(field("progress", vec![(Role::Text, p.message.clone())]));
-        }
-
-        // Where the resolved params stand.
-        let reads_ended = step.reads.iter().all(|&r| run.steps[r].status.is_done());
-        let resolution = match (&state.resolved, state.status) {
-            (Some(params), _) => Resolution::Resolved {
-                params: params.clone(),
-                subs: state.substitutions.clone(),
-                preview: false,
-            },
-            (None, Status::Skipped) => Resolution::Never,
-            (None, _) if !reads_ended => Resolution::Waiting(
-                step.reads
-                    .iter()
-                    .filter(|&&r| !run.steps[r].status.is_done())
-                    .map(|&r| steps[r].label())
-                    .collect(),
-            ),
-            (None, _) => match run.resolve(i) {
-                Ok((params, subs)) => Resolution::Resolved {
-                    params,
-                    subs,
-                    preview: true,
-                },
-                Err(u) => Resolution::Unresolved(u),
-            },
+        let selected = Selected {
+            opened: o,
+            run: &run,
+            step: &step,
+            state: &state,
+            index: i,
         };
-        let rows = param_rows(&step, steps, &resolution);
+        let info = selected.info(self.pinned_timing);
+        let resolution = selected.resolution();
+        let rows = param_rows(&step, &run.plan.steps, &resolution);
         drop(run);
         let heading = match &resolution {
             Resolution::Resolved { preview: true, .. } => "resolved (preview)",
@@ -384,6 +253,12 @@ impl PlansPane {
         if bottom.is_empty() {
             return;
         }
+        self.render_result(state.status, bottom, buf, ui);
+    }
+
+    /// The selected step's result as a tree, or what stands in for it while there is
+    /// none.
+    fn render_result(&mut self, status: Status, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let focused = self.focus == Area::Result && self.pick.is_none();
         let what = self.result_value().map(|(_, what)| what);
         let block = area_block(
@@ -395,18 +270,18 @@ impl PlansPane {
             focused,
         );
         if what.is_none() {
-            let text = match state.status {
+            let text = match status {
                 Status::Pending => "not run yet",
                 Status::Running => "running…",
                 Status::Skipped => "skipped: no result",
                 _ => "no result",
             };
-            Paragraph::new(Span::styled(text, theme.style(Role::Muted)))
+            Paragraph::new(Span::styled(text, ui.theme.style(Role::Muted)))
                 .block(block)
-                .render(bottom, buf);
+                .render(area, buf);
             return;
         }
-        self.view.render(bottom, buf, ui, block, focused);
+        self.view.render(area, buf, ui, block, focused);
     }
 
     pub(super) fn render_prompt(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
@@ -431,6 +306,198 @@ impl PlansPane {
         ])
         .render(area, buf);
     }
+}
+
+/// The selected step as its detail reads it: the run it is in, the step and its state.
+struct Selected<'a> {
+    opened: &'a Opened,
+    run: &'a Run,
+    step: &'a Step,
+    state: &'a exec::StepState,
+    index: usize,
+}
+
+impl Selected<'_> {
+    /// Whether the step failed on a reference that found nothing: that error is shown
+    /// where it happened, in the params.
+    fn unresolved_failure(&self) -> bool {
+        self.state
+            .error
+            .as_ref()
+            .is_some_and(|e| e["code"] == ErrorCode::ValidationUnresolvedReference.as_str())
+    }
+
+    /// The rows above the params: status, what the step waits for, what it is about,
+    /// its settings, why it was skipped, its errors and its progress.
+    fn info(&self, pinned_timing: bool) -> Vec<Vec<(Role, String)>> {
+        let (step, state) = (self.step, self.state);
+        let unresolved_failure = self.unresolved_failure();
+        let mut info = vec![
+            field("status", self.status(unresolved_failure, pinned_timing)),
+            field("waits for", self.waits()),
+        ];
+        if let Some(about) = &step.description {
+            info.push(field("about", vec![(Role::Text, about.clone())]));
+        }
+        let flags = settings(step);
+        if !flags.is_empty() {
+            info.push(field("settings", vec![(Role::Muted, flags.join(" · "))]));
+        }
+        if let Some(why) = &state.skipped_reason {
+            info.push(field("skipped", vec![(Role::Text, why.clone())]));
+        }
+        if let Some(e) = state.error.as_ref().filter(|_| !unresolved_failure) {
+            info.push(field(
+                "error",
+                vec![(
+                    Role::Error,
+                    format!(
+                        "{}: {}",
+                        e["code"].as_str().unwrap_or("ERROR"),
+                        e["message"].as_str().unwrap_or("")
+                    ),
+                )],
+            ));
+        }
+        for e in &state.attempt_errors {
+            info.push(field(
+                &format!("attempt {}", e["attempt"]),
+                vec![(
+                    Role::Muted,
+                    format!(
+                        "{}: {} (tried again after {} ms)",
+                        e["code"].as_str().unwrap_or(""),
+                        e["message"].as_str().unwrap_or(""),
+                        e["retry_in_ms"]
+                    ),
+                )],
+            ));
+        }
+        if let (Status::Running, Some(p)) = (state.status, &state.progress) {
+            info.push(field("progress", vec![(Role::Text, p.message.clone())]));
+        }
+        info
+    }
+
+    /// The status row: the state, attempts, time, readiness and breakpoint.
+    fn status(&self, unresolved_failure: bool, pinned_timing: bool) -> Vec<(Role, String)> {
+        let (step, state, i) = (self.step, self.state, self.index);
+        let (g, role) = glyph(state.status);
+        let mut status = vec![(role, format!("{g} {}", state.status.as_str()))];
+        if unresolved_failure {
+            status.push((Role::Error, " · a reference found nothing".into()));
+        }
+        if state.status == Status::Failed && step.optional {
+            status.push((Role::Muted, " (optional: what needs it still runs)".into()));
+        }
+        if state.attempts > 0 {
+            status.push((
+                Role::Text,
+                format!(
+                    " · {} attempt{}",
+                    state.attempts,
+                    if state.attempts == 1 { "" } else { "s" }
+                ),
+            ));
+        }
+        if let Some(d) = state.duration.filter(|_| !pinned_timing) {
+            status.push((Role::Text, format!(" · {}", millis(d))));
+        }
+        let ready = self.run.ready().contains(&i);
+        if state.status == Status::Pending {
+            status.push((
+                Role::Muted,
+                if ready { " · ready" } else { " · waiting" }.into(),
+            ));
+        }
+        if self.opened.breakpoints().contains(&i) {
+            status.push((Role::Error, " · ● breakpoint".into()));
+        }
+        status
+    }
+
+    /// The row of what the step waits for: the steps it needs, its level, and whether
+    /// it runs alone.
+    fn waits(&self) -> Vec<(Role, String)> {
+        let steps = &self.run.plan.steps;
+        let needs: Vec<String> = self
+            .step
+            .needs()
+            .iter()
+            .map(|&n| steps[n].label())
+            .collect();
+        let mut waits = vec![(
+            Role::Text,
+            if needs.is_empty() {
+                "nothing".to_string()
+            } else {
+                needs.join(", ")
+            },
+        )];
+        waits.push((
+            Role::Muted,
+            format!(" · level {}", self.opened.levels[self.index]),
+        ));
+        if !self.step.parallel {
+            waits.push((Role::Muted, " · runs alone".into()));
+        }
+        waits
+    }
+
+    /// Where the step's resolved params stand: resolved when it started, never (it was
+    /// skipped), waiting on steps still to end, or a preview against those that ended.
+    fn resolution(&self) -> Resolution {
+        let (run, step, state) = (self.run, self.step, self.state);
+        let reads_ended = step.reads.iter().all(|&r| run.steps[r].status.is_done());
+        match (&state.resolved, state.status) {
+            (Some(params), _) => Resolution::Resolved {
+                params: params.clone(),
+                subs: state.substitutions.clone(),
+                preview: false,
+            },
+            (None, Status::Skipped) => Resolution::Never,
+            (None, _) if !reads_ended => Resolution::Waiting(
+                step.reads
+                    .iter()
+                    .filter(|&&r| !run.steps[r].status.is_done())
+                    .map(|&r| run.plan.steps[r].label())
+                    .collect(),
+            ),
+            (None, _) => match run.resolve(self.index) {
+                Ok((params, subs)) => Resolution::Resolved {
+                    params,
+                    subs,
+                    preview: true,
+                },
+                Err(u) => Resolution::Unresolved(u),
+            },
+        }
+    }
+}
+
+/// A row of the step's detail: its name in a column, then its spans.
+fn field(name: &str, spans: Vec<(Role, String)>) -> Vec<(Role, String)> {
+    let mut all = vec![(Role::Field, format!("{name:<11}"))];
+    all.extend(spans);
+    all
+}
+
+/// The step's settings that differ from the defaults: optional, retries, timeout.
+fn settings(step: &Step) -> Vec<String> {
+    let mut flags = Vec::new();
+    if step.optional {
+        flags.push("optional".to_string());
+    }
+    if step.retry_count > 0 {
+        flags.push(format!("{} retries", step.retry_count));
+    }
+    if step.timeout_ms != plan::DEFAULT_TIMEOUT_MS {
+        flags.push(format!(
+            "timeout {}",
+            millis(Duration::from_millis(step.timeout_ms))
+        ));
+    }
+    flags
 }
 
 pub(super) fn render_pick(pick: &mut Pick, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {

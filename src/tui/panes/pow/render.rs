@@ -7,10 +7,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Gauge, List, ListItem, Paragraph, Sparkline, StatefulWidget, Widget, Wrap};
 use serde_json::Value;
 
-use super::{PowPane, State, rate, span};
+use super::{Job, Live, PowPane, Schedule, State, rate, span};
 use crate::pow::{self, schedule::WEB_CLIENT_START};
 use crate::tui::pane::Ui;
-use crate::tui::theme::Role;
+use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad, fit_spans};
 
@@ -187,6 +187,8 @@ impl PowPane {
             .render(inner, buf);
     }
 
+    /// The selected job: its plan, how the search goes (figures, gauge, sparkline) or
+    /// how it ended, and the coming steps; the work on offer when no job is selected.
     pub(super) fn render_job(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let job = self.selected().filter(|_| self.prompt.is_none());
@@ -197,188 +199,35 @@ impl PowPane {
         let block = area_block(ui, &format!(" Job {} · {} ", job.number, job.label), false);
         let inner = block.inner(area);
         block.render(area, buf);
-        let field = |name: &str, value: String| {
-            Line::from(vec![
-                Span::styled(format!("{name:<14}"), theme.style(Role::Field)),
-                Span::styled(value, theme.style(Role::Value)),
-            ])
-        };
-        let mut lines = Vec::new();
-        lines.push(field(
+        let mut lines = vec![field(
+            theme,
             "action",
             job.args["action_type"].as_str().unwrap_or("").to_string(),
-        ));
+        )];
         let Some(plan) = &job.plan else {
-            let text = match &job.state {
-                State::Failed(m) => Span::styled(m.clone(), theme.style(Role::Error)),
-                State::Cancelled => Span::styled("cancelled", theme.style(Role::Muted)),
-                _ => Span::styled("planning…", theme.style(Role::Muted)),
-            };
-            lines.push(Line::from(text));
+            lines.push(Line::from(unplanned(&job.state, theme)));
             Paragraph::new(lines)
                 .wrap(Wrap { trim: true })
                 .render(inner, buf);
             return;
         };
         let required = job.required_now().unwrap_or(64);
-        lines.push(field(
-            "work",
-            format!(
-                "started at block {} · range {} ({})",
-                plan.block_start, plan.range, plan.range_source
-            ),
-        ));
-        let age = job
-            .age
-            .unwrap_or_else(|| job.block_now.saturating_sub(plan.block_start));
-        lines.push(field(
-            "now",
-            format!(
-                "{} · age {age} · difficulty {required}",
-                if job.age.is_some() {
-                    "age given".to_string()
-                } else {
-                    format!("block {}", job.block_now)
-                }
-            ),
-        ));
+        lines.extend(schedule_lines(job, plan, required, theme));
         let live = job.live();
-        let last = live.last.clone().unwrap_or(Value::Null);
-        let mut gauge: Option<f64> = None;
-        match &job.state {
+        let gauge = match &job.state {
             State::Waiting => {
-                let starts = plan.web_client_start_block;
-                lines.push(field(
-                    "waiting",
-                    match starts {
-                        // A paused clock brings no block: say so rather than a time.
-                        Some(b) if job.age.is_none() && self.clock_paused => format!(
-                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (clock paused)"
-                        ),
-                        Some(b) if job.age.is_none() => format!(
-                            "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (in {})",
-                            span(
-                                b.saturating_sub(job.block_now) as f64
-                                    * pow::schedule::BLOCK_SECONDS
-                            )
-                        ),
-                        _ => {
-                            format!("difficulty {required} never falls to {WEB_CLIENT_START} here")
-                        }
-                    },
-                ));
-                lines.push(field("best start", {
-                    let d = plan
-                        .steps
-                        .iter()
-                        .find(|(_, b)| *b == plan.recommended_start_block)
-                        .map_or(0, |(d, _)| *d);
-                    if self.clock_paused && job.age.is_none() {
-                        format!(
-                            "block {} (difficulty {d}); the clock is paused",
-                            plan.recommended_start_block
-                        )
-                    } else {
-                        format!(
-                            "block {} (difficulty {d}): a proof about {} from now at {}",
-                            plan.recommended_start_block,
-                            span(plan.expected_seconds_to_proof),
-                            rate(plan.hashrate)
-                        )
-                    }
-                }));
+                lines.extend(self.waiting_lines(job, plan, required, theme));
+                None
             }
             State::Running | State::Found(_) | State::Failed(_) | State::Cancelled => {
-                let iterations = last["iterations"].as_u64().unwrap_or(0);
-                let d = last["required_difficulty"]
-                    .as_u64()
-                    .or_else(|| last["difficulty"].as_u64())
-                    .unwrap_or(u64::from(required)) as u32;
-                let best = last["best_achieved_difficulty"]
-                    .as_u64()
-                    .or_else(|| last["achieved_difficulty"].as_u64())
-                    .unwrap_or(0);
-                let elapsed = last["elapsed_ms"]
-                    .as_u64()
-                    .or_else(|| last["computation_time_ms"].as_u64())
-                    .unwrap_or(0);
-                let r = last["hashrate"].as_f64().unwrap_or(0.0);
-                lines.push(field(
-                    "hashing",
-                    format!(
-                        "{iterations} iterations · {} · {}",
-                        rate(r),
-                        span(elapsed as f64 / 1000.0),
-                    ),
-                ));
-                // The server names what ran the search: a GPU adapter, or the CPU
-                // kernel on as many threads.
-                let kernel = last["kernel"].as_str().unwrap_or("?");
-                match kernel.strip_prefix("gpu: ") {
-                    Some(adapter) => lines.push(field("engine", format!("GPU {adapter}"))),
-                    None => lines.push(field(
-                        "threads",
-                        format!("{} × {kernel}", last["threads"].as_u64().unwrap_or(0)),
-                    )),
-                }
-                if let Some(note) = &live.engine_note {
-                    lines.push(Line::from(Span::styled(
-                        fit(&format!("note: {note}"), usize::from(inner.width)),
-                        theme.style(Role::Paused),
-                    )));
-                }
-                lines.push(field("best so far", format!("{best} of {d} leading zeros")));
-                if matches!(job.state, State::Running) {
-                    gauge = Some(iterations as f64 / pow::expected_hashes(d));
-                    // The rate over the samples kept, so the figure does not jump
-                    // with each report. A search has no memory: from any moment, a
-                    // proof takes 16^d hashes on average, however many were tried.
-                    let steady = if live.rates.is_empty() {
-                        r
-                    } else {
-                        live.rates.iter().sum::<u64>() as f64 / live.rates.len() as f64
-                    };
-                    lines.push(field(
-                        "expected",
-                        format!(
-                            "{} on average from now (a search has no memory)",
-                            span(pow::expected_hashes(d) / steady.max(1.0))
-                        ),
-                    ));
-                }
+                let running = matches!(job.state, State::Running);
+                let (search, ratio) = search_lines(&live, running, required, inner.width, theme);
+                lines.extend(search);
+                ratio
             }
-            State::Planning => {}
-        }
-        match &job.state {
-            State::Found(v) => {
-                lines.push(Line::default());
-                lines.push(Line::from(Span::styled(
-                    format!("proof found (c copies it) · valid {}", v["valid"]),
-                    theme.style(Role::Info),
-                )));
-                lines.push(field("nonce", v["nonce"].to_string()));
-                lines.push(field(
-                    "input",
-                    v["input"].as_str().unwrap_or("").to_string(),
-                ));
-                let hash = v["hash"].as_str().unwrap_or("").to_string();
-                if usize::from(inner.width) >= 14 + hash.len() {
-                    lines.push(field("hash", hash));
-                } else {
-                    lines.push(field("hash", String::new()));
-                    lines.push(Line::from(Span::styled(hash, theme.style(Role::Value))));
-                }
-            }
-            State::Failed(m) => lines.push(Line::from(Span::styled(
-                m.clone(),
-                theme.style(Role::Error),
-            ))),
-            State::Cancelled => lines.push(Line::from(Span::styled(
-                "cancelled",
-                theme.style(Role::Muted),
-            ))),
-            _ => {}
-        }
+            State::Planning => None,
+        };
+        lines.extend(outcome_lines(&job.state, inner.width, theme));
         let text_height = lines.len() as u16;
         let [text_area, gauge_area, spark_area, steps_area] = Layout::vertical([
             Constraint::Length(text_height),
@@ -395,21 +244,7 @@ impl PowPane {
             .collect();
         Paragraph::new(lines).render(text_area, buf);
         if let Some(ratio) = gauge {
-            Gauge::default()
-                .ratio(ratio.clamp(0.0, 1.0))
-                .label(if ratio < 0.01 {
-                    format!(
-                        "tried {:.3}% of the hashes a proof takes on average",
-                        ratio * 100.0
-                    )
-                } else {
-                    format!(
-                        "tried {:.0}% of the hashes a proof takes on average",
-                        (ratio * 100.0).min(999.0)
-                    )
-                })
-                .gauge_style(theme.style(Role::Info))
-                .render(gauge_area, buf);
+            render_gauge(ratio, gauge_area, buf, theme);
         }
         if !live.rates.is_empty() {
             Sparkline::default()
@@ -417,44 +252,278 @@ impl PowPane {
                 .style(theme.style(Role::Value))
                 .render(spark_area, buf);
         }
-        // The coming steps: the difficulty by block.
-        let mut rows = vec![Line::from(Span::styled(
-            "difficulty  from block  expected time",
-            theme.style(Role::Muted),
-        ))];
-        // The step of now, then the steps that matter: difficulty 16 and below.
-        let now_at = plan
+        render_steps(plan, required, steps_area, buf, theme);
+    }
+
+    /// A waiting job's lines: when its difficulty falls low enough to start, and the
+    /// best block to start at.
+    fn waiting_lines(
+        &self,
+        job: &Job,
+        plan: &Schedule,
+        required: u32,
+        theme: &Theme,
+    ) -> Vec<Line<'static>> {
+        let starts = plan.web_client_start_block;
+        let waiting = match starts {
+            // A paused clock brings no block: say so rather than a time.
+            Some(b) if job.age.is_none() && self.clock_paused => {
+                format!("until difficulty ≤ {WEB_CLIENT_START}, at block {b} (clock paused)")
+            }
+            Some(b) if job.age.is_none() => format!(
+                "until difficulty ≤ {WEB_CLIENT_START}, at block {b} (in {})",
+                span(b.saturating_sub(job.block_now) as f64 * pow::schedule::BLOCK_SECONDS)
+            ),
+            _ => {
+                format!("difficulty {required} never falls to {WEB_CLIENT_START} here")
+            }
+        };
+        let d = plan
             .steps
             .iter()
-            .position(|(d, _)| *d <= required)
-            .unwrap_or(0);
-        let mut last_shown: Option<usize> = None;
-        for (i, (d, from)) in plan.steps.iter().enumerate().skip(now_at) {
-            if i != now_at && *d > 16 {
-                continue;
-            }
-            if rows.len() + 1 >= usize::from(steps_area.height) {
-                break;
-            }
-            if last_shown.is_some_and(|l| l + 1 != i) {
-                rows.push(Line::from(Span::styled(
-                    "        …",
-                    theme.style(Role::Muted),
-                )));
-            }
-            last_shown = Some(i);
-            let mark = if *d == required { "›" } else { " " };
-            rows.push(Line::from(vec![
-                Span::styled(format!("{mark}{d:>9}  "), theme.style(Role::Value)),
-                Span::styled(format!("{from:>10}  "), theme.style(Role::Text)),
-                Span::styled(
-                    span(pow::expected_hashes(*d) / plan.hashrate.max(1.0)),
-                    theme.style(Role::Muted),
-                ),
-            ]));
-        }
-        Paragraph::new(rows).render(steps_area, buf);
+            .find(|(_, b)| *b == plan.recommended_start_block)
+            .map_or(0, |(d, _)| *d);
+        let best_start = if self.clock_paused && job.age.is_none() {
+            format!(
+                "block {} (difficulty {d}); the clock is paused",
+                plan.recommended_start_block
+            )
+        } else {
+            format!(
+                "block {} (difficulty {d}): a proof about {} from now at {}",
+                plan.recommended_start_block,
+                span(plan.expected_seconds_to_proof),
+                rate(plan.hashrate)
+            )
+        };
+        vec![
+            field(theme, "waiting", waiting),
+            field(theme, "best start", best_start),
+        ]
     }
+}
+
+/// A job's field as a line: its name in a column, then its value.
+fn field(theme: &Theme, name: &str, value: String) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{name:<14}"), theme.style(Role::Field)),
+        Span::styled(value, theme.style(Role::Value)),
+    ])
+}
+
+/// What a job without a plan yet says of itself: why it stopped, or that it is being
+/// planned.
+fn unplanned(state: &State, theme: &Theme) -> Span<'static> {
+    match state {
+        State::Failed(m) => Span::styled(m.clone(), theme.style(Role::Error)),
+        State::Cancelled => Span::styled("cancelled", theme.style(Role::Muted)),
+        _ => Span::styled("planning…", theme.style(Role::Muted)),
+    }
+}
+
+/// The plan's lines: where the work started and its range, and where it stands now.
+fn schedule_lines(job: &Job, plan: &Schedule, required: u32, theme: &Theme) -> Vec<Line<'static>> {
+    let age = job
+        .age
+        .unwrap_or_else(|| job.block_now.saturating_sub(plan.block_start));
+    vec![
+        field(
+            theme,
+            "work",
+            format!(
+                "started at block {} · range {} ({})",
+                plan.block_start, plan.range, plan.range_source
+            ),
+        ),
+        field(
+            theme,
+            "now",
+            format!(
+                "{} · age {age} · difficulty {required}",
+                if job.age.is_some() {
+                    "age given".to_string()
+                } else {
+                    format!("block {}", job.block_now)
+                }
+            ),
+        ),
+    ]
+}
+
+/// A search's lines from its latest report: hashes tried, what ran it, the best
+/// found, and while it runs the time a proof is expected to take; with the share of
+/// the expected hashes tried, for the gauge, while it runs.
+fn search_lines(
+    live: &Live,
+    running: bool,
+    required: u32,
+    width: u16,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<f64>) {
+    let last = live.last.clone().unwrap_or(Value::Null);
+    let mut lines = Vec::new();
+    let iterations = last["iterations"].as_u64().unwrap_or(0);
+    let d = last["required_difficulty"]
+        .as_u64()
+        .or_else(|| last["difficulty"].as_u64())
+        .unwrap_or(u64::from(required)) as u32;
+    let best = last["best_achieved_difficulty"]
+        .as_u64()
+        .or_else(|| last["achieved_difficulty"].as_u64())
+        .unwrap_or(0);
+    let elapsed = last["elapsed_ms"]
+        .as_u64()
+        .or_else(|| last["computation_time_ms"].as_u64())
+        .unwrap_or(0);
+    let r = last["hashrate"].as_f64().unwrap_or(0.0);
+    lines.push(field(
+        theme,
+        "hashing",
+        format!(
+            "{iterations} iterations · {} · {}",
+            rate(r),
+            span(elapsed as f64 / 1000.0),
+        ),
+    ));
+    // The server names what ran the search: a GPU adapter, or the CPU
+    // kernel on as many threads.
+    let kernel = last["kernel"].as_str().unwrap_or("?");
+    match kernel.strip_prefix("gpu: ") {
+        Some(adapter) => lines.push(field(theme, "engine", format!("GPU {adapter}"))),
+        None => lines.push(field(
+            theme,
+            "threads",
+            format!("{} × {kernel}", last["threads"].as_u64().unwrap_or(0)),
+        )),
+    }
+    if let Some(note) = &live.engine_note {
+        lines.push(Line::from(Span::styled(
+            fit(&format!("note: {note}"), usize::from(width)),
+            theme.style(Role::Paused),
+        )));
+    }
+    lines.push(field(
+        theme,
+        "best so far",
+        format!("{best} of {d} leading zeros"),
+    ));
+    if !running {
+        return (lines, None);
+    }
+    let gauge = iterations as f64 / pow::expected_hashes(d);
+    // The rate over the samples kept, so the figure does not jump
+    // with each report. A search has no memory: from any moment, a
+    // proof takes 16^d hashes on average, however many were tried.
+    let steady = if live.rates.is_empty() {
+        r
+    } else {
+        live.rates.iter().sum::<u64>() as f64 / live.rates.len() as f64
+    };
+    lines.push(field(
+        theme,
+        "expected",
+        format!(
+            "{} on average from now (a search has no memory)",
+            span(pow::expected_hashes(d) / steady.max(1.0))
+        ),
+    ));
+    (lines, Some(gauge))
+}
+
+/// How a search ended: the proof found, why it failed, or that it was cancelled.
+fn outcome_lines(state: &State, width: u16, theme: &Theme) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    match state {
+        State::Found(v) => {
+            lines.push(Line::default());
+            lines.push(Line::from(Span::styled(
+                format!("proof found (c copies it) · valid {}", v["valid"]),
+                theme.style(Role::Info),
+            )));
+            lines.push(field(theme, "nonce", v["nonce"].to_string()));
+            lines.push(field(
+                theme,
+                "input",
+                v["input"].as_str().unwrap_or("").to_string(),
+            ));
+            let hash = v["hash"].as_str().unwrap_or("").to_string();
+            if usize::from(width) >= 14 + hash.len() {
+                lines.push(field(theme, "hash", hash));
+            } else {
+                lines.push(field(theme, "hash", String::new()));
+                lines.push(Line::from(Span::styled(hash, theme.style(Role::Value))));
+            }
+        }
+        State::Failed(m) => lines.push(Line::from(Span::styled(
+            m.clone(),
+            theme.style(Role::Error),
+        ))),
+        State::Cancelled => lines.push(Line::from(Span::styled(
+            "cancelled",
+            theme.style(Role::Muted),
+        ))),
+        _ => {}
+    }
+    lines
+}
+
+/// The gauge of the hashes tried against those a proof takes on average.
+fn render_gauge(ratio: f64, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    Gauge::default()
+        .ratio(ratio.clamp(0.0, 1.0))
+        .label(if ratio < 0.01 {
+            format!(
+                "tried {:.3}% of the hashes a proof takes on average",
+                ratio * 100.0
+            )
+        } else {
+            format!(
+                "tried {:.0}% of the hashes a proof takes on average",
+                (ratio * 100.0).min(999.0)
+            )
+        })
+        .gauge_style(theme.style(Role::Info))
+        .render(area, buf);
+}
+
+/// The coming steps: the difficulty by block, and the time a proof takes at each.
+fn render_steps(plan: &Schedule, required: u32, area: Rect, buf: &mut Buffer, theme: &Theme) {
+    let mut rows = vec![Line::from(Span::styled(
+        "difficulty  from block  expected time",
+        theme.style(Role::Muted),
+    ))];
+    // The step of now, then the steps that matter: difficulty 16 and below.
+    let now_at = plan
+        .steps
+        .iter()
+        .position(|(d, _)| *d <= required)
+        .unwrap_or(0);
+    let mut last_shown: Option<usize> = None;
+    for (i, (d, from)) in plan.steps.iter().enumerate().skip(now_at) {
+        if i != now_at && *d > 16 {
+            continue;
+        }
+        if rows.len() + 1 >= usize::from(area.height) {
+            break;
+        }
+        if last_shown.is_some_and(|l| l + 1 != i) {
+            rows.push(Line::from(Span::styled(
+                "        …",
+                theme.style(Role::Muted),
+            )));
+        }
+        last_shown = Some(i);
+        let mark = if *d == required { "›" } else { " " };
+        rows.push(Line::from(vec![
+            Span::styled(format!("{mark}{d:>9}  "), theme.style(Role::Value)),
+            Span::styled(format!("{from:>10}  "), theme.style(Role::Text)),
+            Span::styled(
+                span(pow::expected_hashes(*d) / plan.hashrate.max(1.0)),
+                theme.style(Role::Muted),
+            ),
+        ]));
+    }
+    Paragraph::new(rows).render(area, buf);
 }
 
 /// Leading zeros in words: `1 zero`, `8 zeros`.

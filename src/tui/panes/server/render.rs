@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use super::content::{cut_rows, wrap_lines};
 use super::form::Field;
-use super::{Mode, Section, ServerPane, form_arguments, form_fields};
-use crate::mcp::client::Direction;
+use super::{Call, Mode, Section, ServerPane, form_arguments, form_fields};
+use crate::context::ProgressUpdate;
+use crate::mcp::client::{Direction, WireMessage};
 use crate::tui::pane::Ui;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
@@ -417,61 +418,20 @@ impl ServerPane {
             .render(inner, buf);
     }
 
+    /// The call on show: its arguments and trail, then its answer or its progress.
     pub(super) fn render_result(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
-        let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][self.tick % 10];
         let Some(call) = self.shown_call() else {
             return;
         };
-        let title = match (&call.answer, call.took) {
-            (None, _) if call.cancelling => format!("{} · cancelling…", call.tool),
-            (None, _) => format!("{} · calling…", call.tool),
-            (Some(Ok(_)), Some(t)) => format!("{} · result · {}", call.tool, took(t)),
-            (Some(Err(_)), Some(t)) => format!("{} · error · {}", call.tool, took(t)),
-            (Some(Ok(_)), None) => format!("{} · result", call.tool),
-            (Some(Err(_)), None) => format!("{} · error", call.tool),
-        };
-        let block = area_block(ui, &format!(" {title} "), true);
+        let block = area_block(ui, &format!(" {} ", result_title(call)), true);
         let inner = block.inner(area);
         block.render(area, buf);
         if inner.height < 2 {
             return;
         }
         let width = usize::from(inner.width);
-        // The arguments whole where they fit in a few rows (a third of the pane at
-        // most), the answer under them.
-        let mut head: Vec<(Role, String)> = cut_rows(&format!("arguments {}", call.args), width)
-            .into_iter()
-            .map(|row| (Role::Muted, row))
-            .collect();
-        let most = usize::from(inner.height / 3).max(1);
-        if head.len() > most {
-            head.truncate(most);
-            let last = head.pop().map(|(_, row)| row).unwrap_or_default();
-            head.push((Role::Muted, fit(&format!("{last} …"), width)));
-        }
-        // Then the call's trail (its rounds, its task's statuses): each event whole, the
-        // newest where they do not all fit, always leaving a row for the answer.
-        let events: Vec<Vec<(Role, String)>> =
-            super::trail::trail_lines(&call.trail.lock().unwrap_or_else(|e| e.into_inner()))
-                .into_iter()
-                .map(|(role, line)| {
-                    // A long line goes on indented under itself.
-                    wrap(&line, width.saturating_sub(2).max(8))
-                        .into_iter()
-                        .enumerate()
-                        .map(|(k, row)| (role, if k == 0 { row } else { format!("  {row}") }))
-                        .collect()
-                })
-                .collect();
-        let rows = usize::from(inner.height);
-        let budget = rows.saturating_sub(head.len() + 1);
-        let room = (rows / 2).saturating_sub(head.len()).max(2).min(budget);
-        head.extend(trail_rows(&events, room, width));
-        if !events.is_empty() && rows > head.len() + 2 {
-            // A rule between the call's story and its answer.
-            head.push((Role::Muted, "─".repeat(width.min(24))));
-        }
+        let head = story_rows(call, inner);
         for (k, (role, row)) in head.iter().enumerate() {
             buf.set_stringn(inner.x, inner.y + k as u16, row, width, theme.style(*role));
         }
@@ -480,71 +440,73 @@ impl ServerPane {
         if left == 0 {
             return;
         }
+        let rest = Rect::new(inner.x, top, inner.width, left);
         let Some(answer) = &call.answer else {
-            // Running: a gauge when the server said how much there is, else a spinner
-            // with its message; and how to stop it.
-            let progress = call
-                .progress
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            let elapsed = took(super::since(self.wall, call.started));
-            let line = match progress {
-                Some(p) => match p.total.filter(|t| *t > 0.0) {
-                    Some(total) => {
-                        let share = (p.progress / total).clamp(0.0, 1.0);
-                        let bar_w = width.saturating_sub(24).clamp(4, 40);
-                        let full = (share * bar_w as f64).round() as usize;
-                        format!(
-                            "[{}{}] {:>3.0}% {}/{}  {}",
-                            "█".repeat(full),
-                            "░".repeat(bar_w - full),
-                            share * 100.0,
-                            p.progress,
-                            total,
-                            p.message
-                        )
-                    }
-                    None => format!("{spinner} {} {}  {}", p.progress, p.message, elapsed),
-                },
-                None => format!("{spinner} waiting for the answer · {elapsed}"),
-            };
-            buf.set_stringn(
-                inner.x,
-                top,
-                fit(&line, width),
-                width,
-                theme.style(Role::Info),
-            );
-            if left > 1 {
-                let is_task = call
-                    .trail
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .iter()
-                    .any(|e| e.get("task").is_some());
-                let hint = if is_task {
-                    "x asks the server to stop the task (tasks/cancel)"
-                } else {
-                    "x cancels the call"
-                };
-                buf.set_stringn(
-                    inner.x,
-                    top + 1,
-                    fit(hint, width),
-                    width,
-                    theme.style(Role::Muted),
-                );
-            }
+            self.render_running(call, rest, buf, theme);
             return;
         };
         let (Ok(lines) | Err(lines)) = answer;
         let lines = wrap_lines(lines, width);
-        let rows = usize::from(left);
+        self.render_answer(&lines, rest, area, buf, theme);
+    }
+
+    /// A running call: a gauge when the server said how much there is, else a spinner
+    /// with its message; and how to stop it.
+    fn render_running(&self, call: &Call, area: Rect, buf: &mut Buffer, theme: &Theme) {
+        let width = usize::from(area.width);
+        let spinner = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"][self.tick % 10];
+        let progress = call
+            .progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let elapsed = took(super::since(self.wall, call.started));
+        let line = progress_text(progress, spinner, &elapsed, width);
+        buf.set_stringn(
+            area.x,
+            area.y,
+            fit(&line, width),
+            width,
+            theme.style(Role::Info),
+        );
+        if area.height > 1 {
+            let is_task = call
+                .trail
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .iter()
+                .any(|e| e.get("task").is_some());
+            let hint = if is_task {
+                "x asks the server to stop the task (tasks/cancel)"
+            } else {
+                "x cancels the call"
+            };
+            buf.set_stringn(
+                area.x,
+                area.y + 1,
+                fit(hint, width),
+                width,
+                theme.style(Role::Muted),
+            );
+        }
+    }
+
+    /// The answer's `lines` in `area`, scrolled; where they do not all fit, which of
+    /// them show, on the bottom border of the `pane`.
+    fn render_answer(
+        &mut self,
+        lines: &[(Role, String)],
+        area: Rect,
+        pane: Rect,
+        buf: &mut Buffer,
+        theme: &Theme,
+    ) {
+        let width = usize::from(area.width);
+        let rows = usize::from(area.height);
         self.page = rows;
         let first = self.result_scroll.shown_filled(rows, lines.len());
         for (k, (role, line)) in lines.iter().skip(first).take(rows).enumerate() {
-            buf.set_stringn(inner.x, top + k as u16, line, width, theme.style(*role));
+            buf.set_stringn(area.x, area.y + k as u16, line, width, theme.style(*role));
         }
         if lines.len() > rows {
             let note = format!(
@@ -553,8 +515,8 @@ impl ServerPane {
                 (first + rows).min(lines.len()),
                 lines.len()
             );
-            let x = area.right().saturating_sub(note.len() as u16 + 2);
-            buf.set_string(x, area.bottom() - 1, note, theme.style(Role::Muted));
+            let x = pane.right().saturating_sub(note.len() as u16 + 2);
+            buf.set_string(x, pane.bottom() - 1, note, theme.style(Role::Muted));
         }
     }
 
@@ -675,14 +637,11 @@ impl ServerPane {
         }
     }
 
+    /// The notifications or the traffic, a row each, and the selected message whole
+    /// under them when expanded.
     pub(super) fn render_log(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
         let theme = ui.theme;
         let notifications = self.section == Section::Notifications;
-        let title = if notifications {
-            "Notifications (and the server's stderr)"
-        } else {
-            "JSON-RPC traffic"
-        };
         let len = self.log_len();
         if self.follow || self.log_list.selected >= len {
             self.log_list.selected = len.saturating_sub(1);
@@ -694,23 +653,7 @@ impl ServerPane {
         } else {
             (area, None)
         };
-        let mut heading = format!(" {title} · {len}");
-        if let (Some(remote), Some(which)) = (&self.remote, self.which())
-            && !self.log_filter.is_empty()
-        {
-            heading.push_str(&format!(" of {}", remote.wire().kept(which)));
-        }
-        if self.log_filter.hide_background && !notifications {
-            heading.push_str(" · the console's own polling hidden");
-        }
-        if self.searching || !self.log_filter.text.is_empty() {
-            heading.push_str(&format!(" · search: {}", self.log_filter.text));
-            if self.searching {
-                heading.push('▏');
-            }
-        }
-        heading.push(' ');
-        let block = area_block(ui, &heading, true);
+        let block = area_block(ui, &self.log_heading(len), true);
         let inner = block.inner(list_area);
         block.render(list_area, buf);
         let rows = usize::from(inner.height);
@@ -744,42 +687,10 @@ impl ServerPane {
             .window_matching(which, &self.log_filter, self.log_list.top, rows);
         for (j, m) in shown.iter().enumerate() {
             let k = self.log_list.top + j;
-            let y = inner.y + j as u16;
-            let arrow = match m.direction {
-                Direction::Sent => "→",
-                Direction::Received => "←",
-            };
-            let id =
-                m.id.as_deref()
-                    .map_or(String::new(), |id| format!(" #{id}"));
-            // What it is about: the tool, prompt, resource or task, an answer's too.
-            let target = m
-                .target
-                .as_deref()
-                .map_or(String::new(), |t| format!(" {t}"));
-            let text = format!(
-                "{}{:>6.3}s {arrow} {}{target}{id}  {}",
-                if k == self.log_list.selected {
-                    SELECTED_MARK
-                } else {
-                    "  "
-                },
-                m.at_ms as f64 / 1e3,
-                m.method,
-                m.text
-            );
-            let role = if k == self.log_list.selected {
-                Role::Selected
-            } else if m.method == "error" || m.method == "stderr" {
-                Role::Error
-            } else if m.is_notification() {
-                Role::Info
-            } else {
-                Role::Text
-            };
+            let (text, role) = message_row(m, k == self.log_list.selected);
             buf.set_stringn(
                 inner.x,
-                y,
+                inner.y + j as u16,
                 format!("{:<width$}", fit(&text, width)),
                 width,
                 theme.style(role),
@@ -790,20 +701,176 @@ impl ServerPane {
                 .wire()
                 .window_matching(which, &self.log_filter, self.log_list.selected, 1);
         if let (Some(detail), Some(m)) = (detail_area, selected.first()) {
-            let pretty = serde_json::from_str::<Value>(&m.text)
-                .ok()
-                .and_then(|v| serde_json::to_string_pretty(&v).ok())
-                .unwrap_or_else(|| m.text.clone());
-            let lines: Vec<Line<'_>> = pretty
-                .lines()
-                .map(|l| Line::from(Span::styled(l.to_string(), theme.style(Role::Text))))
-                .collect();
-            Paragraph::new(lines)
-                .wrap(Wrap { trim: false })
-                .block(area_block(ui, &format!(" message {} ", m.seq), false))
-                .render(detail, buf);
+            render_message(m, detail, buf, ui);
         }
     }
+
+    /// The title of the notifications or the traffic: how many messages are listed (of
+    /// how many, when filtered), whether the console's own polling is hidden, and the
+    /// search.
+    fn log_heading(&self, len: usize) -> String {
+        let notifications = self.section == Section::Notifications;
+        let title = if notifications {
+            "Notifications (and the server's stderr)"
+        } else {
+            "JSON-RPC traffic"
+        };
+        let mut heading = format!(" {title} · {len}");
+        if let (Some(remote), Some(which)) = (&self.remote, self.which())
+            && !self.log_filter.is_empty()
+        {
+            heading.push_str(&format!(" of {}", remote.wire().kept(which)));
+        }
+        if self.log_filter.hide_background && !notifications {
+            heading.push_str(" · the console's own polling hidden");
+        }
+        if self.searching || !self.log_filter.text.is_empty() {
+            heading.push_str(&format!(" · search: {}", self.log_filter.text));
+            if self.searching {
+                heading.push('▏');
+            }
+        }
+        heading.push(' ');
+        heading
+    }
+}
+
+/// The result's title: the tool, and whether it is being called, being cancelled, or
+/// answered (with how long it took).
+fn result_title(call: &Call) -> String {
+    match (&call.answer, call.took) {
+        (None, _) if call.cancelling => format!("{} · cancelling…", call.tool),
+        (None, _) => format!("{} · calling…", call.tool),
+        (Some(Ok(_)), Some(t)) => format!("{} · result · {}", call.tool, took(t)),
+        (Some(Err(_)), Some(t)) => format!("{} · error · {}", call.tool, took(t)),
+        (Some(Ok(_)), None) => format!("{} · result", call.tool),
+        (Some(Err(_)), None) => format!("{} · error", call.tool),
+    }
+}
+
+/// The rows above a call's answer in `inner`: its arguments, then its trail, with a
+/// rule under the trail where there is room.
+fn story_rows(call: &Call, inner: Rect) -> Vec<(Role, String)> {
+    let width = usize::from(inner.width);
+    // The arguments whole where they fit in a few rows (a third of the pane at
+    // most), the answer under them.
+    let mut head: Vec<(Role, String)> = cut_rows(&format!("arguments {}", call.args), width)
+        .into_iter()
+        .map(|row| (Role::Muted, row))
+        .collect();
+    let most = usize::from(inner.height / 3).max(1);
+    if head.len() > most {
+        head.truncate(most);
+        let last = head.pop().map(|(_, row)| row).unwrap_or_default();
+        head.push((Role::Muted, fit(&format!("{last} …"), width)));
+    }
+    // Then the call's trail (its rounds, its task's statuses): each event whole, the
+    // newest where they do not all fit, always leaving a row for the answer.
+    let events = trail_events(call, width);
+    let rows = usize::from(inner.height);
+    let budget = rows.saturating_sub(head.len() + 1);
+    let room = (rows / 2).saturating_sub(head.len()).max(2).min(budget);
+    head.extend(trail_rows(&events, room, width));
+    if !events.is_empty() && rows > head.len() + 2 {
+        // A rule between the call's story and its answer.
+        head.push((Role::Muted, "─".repeat(width.min(24))));
+    }
+    head
+}
+
+/// The events of a call's trail, each as its rows `width` wide: a long line goes on
+/// indented under itself.
+fn trail_events(call: &Call, width: usize) -> Vec<Vec<(Role, String)>> {
+    super::trail::trail_lines(&call.trail.lock().unwrap_or_else(|e| e.into_inner()))
+        .into_iter()
+        .map(|(role, line)| {
+            wrap(&line, width.saturating_sub(2).max(8))
+                .into_iter()
+                .enumerate()
+                .map(|(k, row)| (role, if k == 0 { row } else { format!("  {row}") }))
+                .collect()
+        })
+        .collect()
+}
+
+/// A running call's progress in a line `width` wide: a bar when the server said how
+/// much there is, else the spinner with what it said, or that the answer is awaited.
+fn progress_text(
+    progress: Option<ProgressUpdate>,
+    spinner: &str,
+    elapsed: &str,
+    width: usize,
+) -> String {
+    match progress {
+        Some(p) => match p.total.filter(|t| *t > 0.0) {
+            Some(total) => {
+                let share = (p.progress / total).clamp(0.0, 1.0);
+                let bar_w = width.saturating_sub(24).clamp(4, 40);
+                let full = (share * bar_w as f64).round() as usize;
+                format!(
+                    "[{}{}] {:>3.0}% {}/{}  {}",
+                    "█".repeat(full),
+                    "░".repeat(bar_w - full),
+                    share * 100.0,
+                    p.progress,
+                    total,
+                    p.message
+                )
+            }
+            None => format!("{spinner} {} {}  {}", p.progress, p.message, elapsed),
+        },
+        None => format!("{spinner} waiting for the answer · {elapsed}"),
+    }
+}
+
+/// A message's row in the notifications or the traffic: when, which way, its method,
+/// target and id, then its text; with its role.
+fn message_row(m: &WireMessage, selected: bool) -> (String, Role) {
+    let arrow = match m.direction {
+        Direction::Sent => "→",
+        Direction::Received => "←",
+    };
+    let id =
+        m.id.as_deref()
+            .map_or(String::new(), |id| format!(" #{id}"));
+    // What it is about: the tool, prompt, resource or task, an answer's too.
+    let target = m
+        .target
+        .as_deref()
+        .map_or(String::new(), |t| format!(" {t}"));
+    let text = format!(
+        "{}{:>6.3}s {arrow} {}{target}{id}  {}",
+        if selected { SELECTED_MARK } else { "  " },
+        m.at_ms as f64 / 1e3,
+        m.method,
+        m.text
+    );
+    let role = if selected {
+        Role::Selected
+    } else if m.method == "error" || m.method == "stderr" {
+        Role::Error
+    } else if m.is_notification() {
+        Role::Info
+    } else {
+        Role::Text
+    };
+    (text, role)
+}
+
+/// The selected message whole, its JSON pretty-printed.
+fn render_message(m: &WireMessage, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+    let pretty = serde_json::from_str::<Value>(&m.text)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| m.text.clone());
+    let lines: Vec<Line<'_>> = pretty
+        .lines()
+        .map(|l| Line::from(Span::styled(l.to_string(), ui.theme.style(Role::Text))))
+        .collect();
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(area_block(ui, &format!(" message {} ", m.seq), false))
+        .render(area, buf);
 }
 
 /// The rows of a call's trail events that fit in `room`: all of them when they fit,

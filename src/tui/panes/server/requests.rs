@@ -230,16 +230,8 @@ impl Requests {
         let _ = section;
         match command {
             Command::SetLogLevel => {
-                let level = LOG_LEVELS[self.level_selected.min(LOG_LEVELS.len() - 1)];
-                if !remote.server_info()["capabilities"]["logging"].is_object() {
-                    ctx.status.error("the server does not offer logging");
-                    return None;
-                }
-                let r = remote.clone();
-                let id = ctx
-                    .dispatcher
-                    .spawn_task(async move { r.set_log_level(level).await });
-                self.pending.insert(id, Pending::Level(level));
+                self.set_log_level(remote, ctx);
+                None
             }
             Command::CycleLogFilter => {
                 self.filter = (self.filter + 1) % LOG_LEVELS.len();
@@ -247,97 +239,128 @@ impl Requests {
                     "showing log messages at {} and above",
                     LOG_LEVELS[self.filter]
                 ));
+                None
             }
-            Command::AnswerRequest => {
-                let waiting = remote.asks().waiting();
-                let (seq, kind, params) = waiting.get(self.ask_selected)?.clone();
-                if kind == AskKind::Elicitation {
-                    let mut fields = form_fields(&params["requestedSchema"]);
-                    // A field starts at its default, so accepting sends it.
-                    for f in &mut fields {
-                        if let Some(d) = &f.default {
-                            f.text = d.as_str().map_or_else(|| d.to_string(), str::to_string);
-                        }
-                    }
-                    self.fields = fields;
-                    self.field = 0;
-                } else {
-                    self.reply.clear();
-                }
-                self.answering = Some((seq, kind, params));
-                return Some(if kind == AskKind::Elicitation {
-                    Mode::Form
-                } else {
-                    Mode::Input
-                });
-            }
-            Command::AcceptRequest => {
-                let content = match form_arguments(&self.fields) {
-                    Ok(v) => v,
-                    Err((field, why)) => {
-                        if let Some(i) = self.fields.iter().position(|f| f.name == field) {
-                            self.field = i;
-                        }
-                        ctx.status.error(format!("{field}: {why}"));
-                        return None;
-                    }
-                };
-                if let Some(missing) = self
-                    .fields
-                    .iter()
-                    .find(|f| f.required && f.text.trim().is_empty())
-                {
-                    ctx.status.error(format!("{} is required", missing.name));
-                    return None;
-                }
-                return self.answer(remote, Answer::Accept(content), "accepted", ctx);
-            }
-            Command::DeclineRequest => {
-                return self.answer(remote, Answer::Decline, "declined", ctx);
-            }
-            Command::CancelRequest => {
-                return self.answer(remote, Answer::Cancel, "cancelled", ctx);
-            }
+            Command::AnswerRequest => self.start_answering(remote),
+            Command::AcceptRequest => self.accept(remote, ctx),
+            Command::DeclineRequest => self.answer(remote, Answer::Decline, "declined", ctx),
+            Command::CancelRequest => self.answer(remote, Answer::Cancel, "cancelled", ctx),
             Command::SendReply => {
                 let text = self.reply.clone();
-                return self.answer(remote, Answer::Sampled(text), "replied to", ctx);
+                self.answer(remote, Answer::Sampled(text), "replied to", ctx)
             }
-            Command::RejectRequest => return self.answer(remote, Answer::Reject, "rejected", ctx),
+            Command::RejectRequest => self.answer(remote, Answer::Reject, "rejected", ctx),
             Command::AddRoot => {
                 self.root_input.clear();
-                return Some(Mode::Input);
+                Some(Mode::Input)
             }
-            Command::ConfirmRoot => {
-                let typed = self.root_input.trim().to_string();
-                let path = match typed.strip_prefix("~/") {
-                    Some(rest) => std::env::var_os("HOME")
-                        .map(|h| std::path::PathBuf::from(h).join(rest))
-                        .unwrap_or_else(|| typed.clone().into()),
-                    None => typed.clone().into(),
-                };
-                match RootDir::from_dir(&path) {
-                    Ok(root) => {
-                        let mut roots = remote.roots();
-                        if !roots.contains(&root) {
-                            roots.push(root);
-                        }
-                        self.set_roots(roots, remote, ctx);
-                        return Some(Mode::List);
-                    }
-                    Err(e) => ctx.status.error(e),
-                }
-            }
+            Command::ConfirmRoot => self.add_typed_root(remote, ctx),
             Command::RemoveRoot => {
-                let mut roots = remote.roots();
-                if self.root_selected < roots.len() {
-                    roots.remove(self.root_selected);
-                    self.root_selected = self.root_selected.min(roots.len().saturating_sub(1));
-                    self.set_roots(roots, remote, ctx);
+                self.remove_selected_root(remote, ctx);
+                None
+            }
+            _ => None,
+        }
+    }
+
+    /// Asks the server to log at the selected level, when it offers logging.
+    fn set_log_level(&mut self, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) {
+        let level = LOG_LEVELS[self.level_selected.min(LOG_LEVELS.len() - 1)];
+        if !remote.server_info()["capabilities"]["logging"].is_object() {
+            ctx.status.error("the server does not offer logging");
+            return;
+        }
+        let r = remote.clone();
+        let id = ctx
+            .dispatcher
+            .spawn_task(async move { r.set_log_level(level).await });
+        self.pending.insert(id, Pending::Level(level));
+    }
+
+    /// Starts answering the selected request: an elicitation's form, its fields at
+    /// their defaults, or an empty reply; the mode to answer it in.
+    fn start_answering(&mut self, remote: &Arc<Remote>) -> Option<Mode> {
+        let waiting = remote.asks().waiting();
+        let (seq, kind, params) = waiting.get(self.ask_selected)?.clone();
+        if kind == AskKind::Elicitation {
+            let mut fields = form_fields(&params["requestedSchema"]);
+            // A field starts at its default, so accepting sends it.
+            for f in &mut fields {
+                if let Some(d) = &f.default {
+                    f.text = d.as_str().map_or_else(|| d.to_string(), str::to_string);
                 }
             }
-            _ => {}
+            self.fields = fields;
+            self.field = 0;
+        } else {
+            self.reply.clear();
         }
-        None
+        self.answering = Some((seq, kind, params));
+        Some(if kind == AskKind::Elicitation {
+            Mode::Form
+        } else {
+            Mode::Input
+        })
+    }
+
+    /// Accepts the elicitation with the form's content, once every field parses and
+    /// every required one is filled in.
+    fn accept(&mut self, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) -> Option<Mode> {
+        let content = match form_arguments(&self.fields) {
+            Ok(v) => v,
+            Err((field, why)) => {
+                if let Some(i) = self.fields.iter().position(|f| f.name == field) {
+                    self.field = i;
+                }
+                ctx.status.error(format!("{field}: {why}"));
+                return None;
+            }
+        };
+        if let Some(missing) = self
+            .fields
+            .iter()
+            .find(|f| f.required && f.text.trim().is_empty())
+        {
+            ctx.status.error(format!("{} is required", missing.name));
+            return None;
+        }
+        self.answer(remote, Answer::Accept(content), "accepted", ctx)
+    }
+
+    /// Adds the directory typed (`~/` at the home directory) to the roots offered; the
+    /// list again once it is a directory.
+    fn add_typed_root(&mut self, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) -> Option<Mode> {
+        let typed = self.root_input.trim().to_string();
+        let path = match typed.strip_prefix("~/") {
+            Some(rest) => std::env::var_os("HOME")
+                .map(|h| std::path::PathBuf::from(h).join(rest))
+                .unwrap_or_else(|| typed.clone().into()),
+            None => typed.clone().into(),
+        };
+        match RootDir::from_dir(&path) {
+            Ok(root) => {
+                let mut roots = remote.roots();
+                if !roots.contains(&root) {
+                    roots.push(root);
+                }
+                self.set_roots(roots, remote, ctx);
+                Some(Mode::List)
+            }
+            Err(e) => {
+                ctx.status.error(e);
+                None
+            }
+        }
+    }
+
+    /// Takes the selected root out of the roots offered.
+    fn remove_selected_root(&mut self, remote: &Arc<Remote>, ctx: &mut Ctx<'_>) {
+        let mut roots = remote.roots();
+        if self.root_selected < roots.len() {
+            roots.remove(self.root_selected);
+            self.root_selected = self.root_selected.min(roots.len().saturating_sub(1));
+            self.set_roots(roots, remote, ctx);
+        }
     }
 
     fn answer(
@@ -408,14 +431,22 @@ impl Requests {
         }
     }
 
+    /// The Log section: the levels beside the server's log messages.
     fn render_log(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
-        let theme = ui.theme;
         let levels_w = 22.min(area.width / 3).max(14);
         let [left, right] =
             Layout::horizontal([Constraint::Length(levels_w), Constraint::Min(0)]).areas(area);
+        self.render_levels(left, buf, ui);
+        self.render_messages(right, buf, ui);
+    }
+
+    /// The levels the server may log at, the selected one marked and the one set
+    /// dotted.
+    fn render_levels(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
         let block = area_block(ui, " Level ", true);
-        let inner = block.inner(left);
-        block.render(left, buf);
+        let inner = block.inner(area);
+        block.render(area, buf);
         let width = usize::from(inner.width);
         for (k, level) in LOG_LEVELS
             .iter()
@@ -447,6 +478,11 @@ impl Requests {
                 theme.style(role),
             );
         }
+    }
+
+    /// The log messages at the level shown and above, the newest at the bottom.
+    fn render_messages(&self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        let theme = ui.theme;
         let shown: Vec<&LogLine> = self
             .messages
             .iter()
@@ -462,8 +498,8 @@ impl Requests {
             }
         );
         let block = area_block(ui, &title, false);
-        let inner = block.inner(right);
-        block.render(right, buf);
+        let inner = block.inner(area);
+        block.render(area, buf);
         let rows = usize::from(inner.height);
         let width = usize::from(inner.width);
         if shown.is_empty() {
@@ -487,28 +523,7 @@ impl Requests {
             if wrapped.len() >= rows {
                 break;
             }
-            let role = match level_rank(&m.level) {
-                0 => Role::Muted,
-                1 | 2 => Role::Text,
-                3 => Role::Info,
-                _ => Role::Error,
-            };
-            let logger = if m.logger.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", m.logger)
-            };
-            let head = format!("{:>7.1}s {:<9}{logger}  ", m.at_ms as f64 / 1e3, m.level);
-            let pad = " ".repeat(head.chars().count().min(width / 2));
-            let mut own = Vec::new();
-            for (k, line) in m.text.lines().enumerate() {
-                let text = if k == 0 {
-                    format!("{head}{line}")
-                } else {
-                    format!("{pad}{line}")
-                };
-                own.extend(wrap_line(&text, width).into_iter().map(|row| (role, row)));
-            }
+            let own = message_rows(m, width);
             if !wrapped.is_empty() && wrapped.len() + own.len() > rows {
                 break;
             }
@@ -734,6 +749,34 @@ impl Requests {
 }
 
 /// A line `k v`, the name as a field and the value as a value.
+/// A log message as its rows `width` wide, in its level's role: its time, level and
+/// logger before its first line, the lines after it indented under it.
+fn message_rows(m: &LogLine, width: usize) -> Vec<(Role, String)> {
+    let role = match level_rank(&m.level) {
+        0 => Role::Muted,
+        1 | 2 => Role::Text,
+        3 => Role::Info,
+        _ => Role::Error,
+    };
+    let logger = if m.logger.is_empty() {
+        String::new()
+    } else {
+        format!(" {}", m.logger)
+    };
+    let head = format!("{:>7.1}s {:<9}{logger}  ", m.at_ms as f64 / 1e3, m.level);
+    let pad = " ".repeat(head.chars().count().min(width / 2));
+    let mut own = Vec::new();
+    for (k, line) in m.text.lines().enumerate() {
+        let text = if k == 0 {
+            format!("{head}{line}")
+        } else {
+            format!("{pad}{line}")
+        };
+        own.extend(wrap_line(&text, width).into_iter().map(|row| (role, row)));
+    }
+    own
+}
+
 fn field_line(theme: &crate::tui::theme::Theme, k: &str, v: String) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{k} "), theme.style(Role::Field)),
