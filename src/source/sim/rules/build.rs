@@ -218,23 +218,17 @@ impl World {
             return (None, None);
         };
         let t = s.kind();
-        reqs.need(
+        reqs.need_either(
             "structBuilt",
             s.built,
-            if s.built {
-                format!("{} is built", sid(strct))
-            } else {
-                format!("{} is still being built", sid(strct))
-            },
+            || format!("{} is built", sid(strct)),
+            || format!("{} is still being built", sid(strct)),
         );
-        reqs.need(
+        reqs.need_either(
             "structOffline",
             !s.online,
-            if s.online {
-                format!("{} is already online", sid(strct))
-            } else {
-                format!("{} is offline", sid(strct))
-            },
+            || format!("{} is offline", sid(strct)),
+            || format!("{} is already online", sid(strct)),
         );
         self.check_online(s.owner, assume, reqs);
         self.check_charge(s.owner, type_u64(t, "activateCharge"), height, assume, reqs);
@@ -247,14 +241,11 @@ impl World {
         let Some((s, actor)) = self.open_struct(at, strct, reqs) else {
             return (None, None);
         };
-        reqs.need(
+        reqs.need_either(
             "structOnline",
             s.online,
-            if s.online {
-                format!("{} is online", sid(strct))
-            } else {
-                format!("{} is not online", sid(strct))
-            },
+            || format!("{} is online", sid(strct)),
+            || format!("{} is not online", sid(strct)),
         );
         (actor, Some(Decided::Deactivate { strct }))
     }
@@ -397,21 +388,12 @@ impl World {
         if type_u64(t, "oreRefiningDifficulty") > 0 {
             s.block_start_ore_refine = height;
         }
-        let (owner, location) = (s.owner, s.location);
-        self.players[(owner - 1) as usize].grid.structs_load += t.passive_draw;
-        let mut changed = vec![sid(strct), pid(owner)];
-        if let Location::Planet(p) = location {
-            self.refresh_shield(p);
-            changed.push(planet_id(p));
-        }
-        events.push(Change {
-            category: "struct_status",
-            entity: sid(strct),
-            changed,
-            summary: format!("{} is online, drawing {} mW", sid(strct), t.passive_draw),
-            detail: json!({"status": "online", "passive_draw_mw": t.passive_draw}),
-        });
-        self.refresh_raids_of(owner, height, events);
+        self.players[(s.owner - 1) as usize].grid.structs_load += t.passive_draw;
+        let status = (
+            format!("{} is online, drawing {} mW", sid(strct), t.passive_draw),
+            json!({"status": "online", "passive_draw_mw": t.passive_draw}),
+        );
+        self.status_changed(strct, height, status, events);
     }
 
     pub(super) fn take_offline(
@@ -426,8 +408,26 @@ impl World {
         s.online = false;
         s.block_start_ore_mine = 0;
         s.block_start_ore_refine = 0;
+        self.players[(s.owner - 1) as usize].grid.structs_load -= t.passive_draw;
+        let status = (
+            format!("{} is offline ({why})", sid(strct)),
+            json!({"status": "built", "reason": why}),
+        );
+        self.status_changed(strct, height, status, events);
+    }
+
+    /// What follows a struct going online or offline: its planet's shield is worked
+    /// out again, the change is told (`status`: its summary and detail), and the
+    /// owner's raids are looked at again.
+    fn status_changed(
+        &mut self,
+        strct: u64,
+        height: u64,
+        (summary, detail): (String, Value),
+        events: &mut Vec<Change>,
+    ) {
+        let s = &self.structs[(strct - 1) as usize];
         let (owner, location) = (s.owner, s.location);
-        self.players[(owner - 1) as usize].grid.structs_load -= t.passive_draw;
         let mut changed = vec![sid(strct), pid(owner)];
         if let Location::Planet(p) = location {
             self.refresh_shield(p);
@@ -437,8 +437,8 @@ impl World {
             category: "struct_status",
             entity: sid(strct),
             changed,
-            summary: format!("{} is offline ({why})", sid(strct)),
-            detail: json!({"status": "built", "reason": why}),
+            summary,
+            detail,
         });
         self.refresh_raids_of(owner, height, events);
     }

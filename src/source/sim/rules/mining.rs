@@ -60,14 +60,11 @@ impl World {
         ) {
             return (actor, None);
         }
-        reqs.need(
+        reqs.need_either(
             "structOnline",
             s.online,
-            if s.online {
-                format!("{} is online", sid(strct))
-            } else {
-                format!("{} is offline; activate it to start the cycle", sid(strct))
-            },
+            || format!("{} is online", sid(strct)),
+            || format!("{} is offline; activate it to start the cycle", sid(strct)),
         );
         self.check_online(s.owner, assume, reqs);
         let start = if mining {

@@ -175,6 +175,17 @@ impl Reqs {
         met
     }
 
+    /// [`Reqs::need`], saying `yes` when it is met and `no` when it is not.
+    fn need_either(
+        &mut self,
+        requirement: &'static str,
+        met: bool,
+        yes: impl FnOnce() -> String,
+        no: impl FnOnce() -> String,
+    ) -> bool {
+        self.need(requirement, met, if met { yes() } else { no() })
+    }
+
     fn all_met(&self) -> bool {
         self.list.iter().all(|r| r.met)
     }
