@@ -805,6 +805,27 @@ fn functions_read_in_one_screen() {
     );
 }
 
+/// The most lines a source file may hold before it is split by purpose.
+const FILE_LINES: usize = 1_000;
+
+/// Files split by purpose: none in `src/` or `pow/src/` holds over [`FILE_LINES`] lines.
+#[test]
+fn files_are_split_before_they_run_long() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("pow/src"), &mut files);
+    let long: Vec<String> = files
+        .iter()
+        .filter_map(|f| {
+            let lines = std::fs::read_to_string(f).unwrap().lines().count();
+            let rel = f.strip_prefix(root).unwrap().display();
+            (lines > FILE_LINES).then(|| format!("{rel}: {lines} lines"))
+        })
+        .collect();
+    assert!(long.is_empty(), "split these files by purpose: {long:#?}");
+}
+
 #[test]
 fn a_functions_length_is_counted_from_fn_to_its_closing_brace() {
     let text = "fn a() {\n    let s = \"}}\";\n    // }\n    if x {\n        y('}');\n    }\n}\n\
