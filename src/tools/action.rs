@@ -253,35 +253,41 @@ async fn broadcast(env: &Env, tx_bytes: &str) -> Result<Value, ToolError> {
 
 /// That a `planet_id` given names where the struct `strct` is (`location`).
 fn check_location(args: &Value, strct: EntityId, location: &str) -> Result<(), ToolError> {
-    if let Some(p) = opt_str(args, "planet_id") {
-        let p = parse_id(p, "planet_id", Some(EntityKind::Planet))?;
-        if p.to_string() != location {
-            return Err(ToolError::field(
-                ErrorCode::ValidationInvalidValue,
-                "planet_id",
-                format!("wrong location: {strct} is on {location}, not {p}"),
-            ));
-        }
-    }
-    Ok(())
+    check_given(args, "planet_id", EntityKind::Planet, location, |p| {
+        format!("wrong location: {strct} is on {location}, not {p}")
+    })
 }
 
 /// The owner of the struct `strct` (its record `record`), after checking that a
 /// `player_id` given names that owner.
 fn checked_owner(args: &Value, strct: EntityId, record: &Value) -> Result<EntityId, ToolError> {
     let owner = chain_str(record, &["Struct", "owner"]).unwrap_or("");
-    if let Some(p) = opt_str(args, "player_id") {
-        let p = parse_id(p, "player_id", Some(EntityKind::Player))?;
-        if p.to_string() != owner {
+    check_given(args, "player_id", EntityKind::Player, owner, |p| {
+        format!("{strct} belongs to {owner}, not {p}")
+    })?;
+    EntityId::parse(owner)
+        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{strct} has no owner")))
+}
+
+/// That the id of `kind` in `field`, when given, is `expected`; `wrong` says why not.
+fn check_given(
+    args: &Value,
+    field: &str,
+    kind: EntityKind,
+    expected: &str,
+    wrong: impl FnOnce(EntityId) -> String,
+) -> Result<(), ToolError> {
+    if let Some(given) = opt_str(args, field) {
+        let given = parse_id(given, field, Some(kind))?;
+        if given.to_string() != expected {
             return Err(ToolError::field(
                 ErrorCode::ValidationInvalidValue,
-                "player_id",
-                format!("{strct} belongs to {owner}, not {p}"),
+                field,
+                wrong(given),
             ));
         }
     }
-    EntityId::parse(owner)
-        .map_err(|_| ToolError::new(ErrorCode::ApiError, format!("{strct} has no owner")))
+    Ok(())
 }
 
 /// The player's address, the `creator` of its messages.
@@ -622,4 +628,39 @@ async fn attack(env: Env, args: Value) -> Result<Value, ToolError> {
     }
     v["weapon_type"] = json!(weapon.name());
     Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_given_owner_or_planet_must_be_the_structs() {
+        let strct = EntityId::parse("5-1").unwrap();
+        let record = json!({"Struct": {"owner": "1-1"}});
+        let owner = checked_owner(&json!({}), strct, &record).unwrap();
+        assert_eq!(owner.to_string(), "1-1");
+        assert!(checked_owner(&json!({"player_id": "1-1"}), strct, &record).is_ok());
+
+        let e = checked_owner(&json!({"player_id": "1-2"}), strct, &record).unwrap_err();
+        assert_eq!(e.code, ErrorCode::ValidationInvalidValue);
+        assert_eq!(e.field.as_deref(), Some("player_id"));
+        assert_eq!(e.reason.as_deref(), Some("5-1 belongs to 1-1, not 1-2"));
+        let e = checked_owner(&json!({"player_id": "2-1"}), strct, &record).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some("player_id"),
+            "not a player id: {e:?}"
+        );
+
+        assert!(check_location(&json!({"planet_id": "2-3"}), strct, "2-3").is_ok());
+        let e = check_location(&json!({"planet_id": "2-4"}), strct, "2-3").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("planet_id"));
+        assert_eq!(
+            e.reason.as_deref(),
+            Some("wrong location: 5-1 is on 2-3, not 2-4")
+        );
+    }
 }
