@@ -463,25 +463,6 @@ pub fn body_type(method: &Method, headers: &HeaderMap) -> Result<(), Refusal> {
     })
 }
 
-/// 128 bits from the kernel's random source, in hex: a session id, a generated token.
-pub fn random_hex() -> String {
-    let mut bytes = [0u8; 16];
-    // SAFETY: the buffer is ours and its length is given.
-    let got = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
-    if got != bytes.len() as isize {
-        // No kernel randomness: a hash of what differs between calls.
-        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let seed = format!(
-            "{:?} {} {}",
-            std::time::SystemTime::now(),
-            std::process::id(),
-            CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        );
-        bytes.copy_from_slice(&Sha256::digest(seed.as_bytes())[..16]);
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Whether `given` is `expected`, compared in constant time (over their digests).
 pub fn tokens_match(given: &str, expected: &str) -> bool {
     same(&digest(given), &digest(expected))

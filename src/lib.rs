@@ -21,6 +21,7 @@ pub mod json;
 pub mod mcp;
 pub mod nats;
 pub mod plan;
+pub mod random;
 pub mod record;
 pub use structs_pow as pow;
 pub mod references;

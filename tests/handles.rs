@@ -149,7 +149,19 @@ async fn a_result_over_the_limit_becomes_an_envelope_and_nothing_is_lost() {
     assert_eq!(parts[0], "structs");
     assert_eq!(parts[1], "planet");
     assert_eq!(parts[2], "1795262400", "the wall clock's unix time");
-    assert_eq!(parts[3].len(), 8);
+    assert_eq!(parts[3].len(), 32, "128 random bits, in hex");
+    assert!(parts[3].bytes().all(|b| b.is_ascii_hexdigit()));
+    // The same call on another server, at the same second, is another handle: the
+    // random part is neither the data's hash nor the time's.
+    let again = ok(
+        &crate::core(),
+        "structs_list_planets",
+        json!({"page_size": 100}),
+    )
+    .await;
+    let other = again["result_handle"].as_str().unwrap();
+    assert_ne!(other, handle);
+    assert_eq!(other[..other.len() - 32], handle[..handle.len() - 32]);
     let meta = &v["metadata"];
     assert_eq!(meta["verbosity"], "compact");
     assert_eq!(meta["tool_name"], "structs_list_planets");

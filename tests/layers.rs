@@ -39,7 +39,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "leaves",
         &[
-            "context", "error", "entity", "json", "text", "clock", "throttle", "pow",
+            "context", "error", "entity", "json", "text", "clock", "throttle", "pow", "random",
         ],
     ),
 ];

@@ -6,7 +6,7 @@
 //!    ([`shape`]);
 //! 2. a result of at most [`LIMIT`] bytes (serialized JSON) is returned as it is;
 //! 3. a larger one is stored whole in the handle store under a handle
-//!    (`structs:{entity}:{unix_time}:{hash8}`, [`HandleConfig::ttl_secs`]) and the
+//!    (`structs:{entity}:{unix_time}:{random32}`, [`HandleConfig::ttl_secs`]) and the
 //!    response becomes an envelope: `status: "partial"`, a `summary` (records at the
 //!    call's verbosity or `compact`, the first rows of each collection, long text cut,
 //!    arrays sampled, each marked), the `result_handle`, `page_info` and `metadata`.
@@ -19,9 +19,7 @@ pub mod shape;
 pub mod table;
 pub mod unmatched;
 
-use std::hash::{BuildHasher, Hasher};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -44,8 +42,10 @@ pub const PAGE_BUDGET: usize = LIMIT - 2_600;
 /// Rows per fetched page unless the call says.
 pub const DEFAULT_PAGE_SIZE: usize = 20;
 
-/// The pattern of a handle (`structs:{entity}:{unix_time}:{hash8}`).
-pub const HANDLE_PATTERN: &str = "^structs:[a-z_]+:[0-9]+:[0-9a-f]{8}$";
+/// The pattern of a handle (`structs:{entity}:{unix_time}:{random32}`). A handle made
+/// before handles carried 128 bits has 8 hex digits last; a store shared with an older
+/// server may still hold one until it expires.
+pub const HANDLE_PATTERN: &str = "^structs:[a-z_]+:[0-9]+:([0-9a-f]{32}|[0-9a-f]{8})$";
 
 /// Handle settings: the `[handles]` table of the configuration file.
 #[derive(Debug, Clone, Deserialize)]
@@ -316,17 +316,11 @@ fn entity_of(v: &Value) -> Option<&'static str> {
     }
 }
 
-static HANDLE_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// `structs:{entity}:{unix_time}:{hash8}`. The hash mixes the data, the time, a
-/// per-process random key and a counter, so handles from several servers sharing a
-/// store do not collide.
-fn new_handle(entity: &str, unix: i64, data: &Value) -> String {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write(&serde_json::to_vec(data).unwrap_or_default());
-    h.write_i64(unix);
-    h.write_u64(HANDLE_COUNTER.fetch_add(1, Ordering::Relaxed));
-    format!("structs:{entity}:{unix}:{:08x}", h.finish() as u32)
+/// `structs:{entity}:{unix_time}:{random}`, the last part 128 bits from the kernel: a
+/// caller that sees its own handles cannot guess another's, and handles from several
+/// servers sharing a store do not collide.
+fn new_handle(entity: &str, unix: i64) -> String {
+    format!("structs:{entity}:{unix}:{}", crate::random::hex128())
 }
 
 /// Rows shown in a summary: items of its top-level collections.
@@ -360,7 +354,7 @@ async fn envelope(
     let now = handles.wall.now();
     let size_bytes = size_of(&full);
     let entity = entity_of(&full).unwrap_or("result");
-    let handle = new_handle(entity, now.timestamp(), &full);
+    let handle = new_handle(entity, now.timestamp());
     let ttl = chrono::Duration::seconds(config.ttl_secs as i64);
     let data = Arc::new(full);
     let rows = page::row_count(&data);

@@ -166,8 +166,9 @@ fn same_but_the_machine(x: &str, y: &str) -> bool {
     x.contains("MH/s") && y.contains("MH/s") && durations_out(x) == durations_out(y)
 }
 
-/// True for a result handle (`structs:{entity}:{unix}:{hash8}`), whose hash part is
-/// random per server, or a URI naming one.
+/// True for a result handle (`structs:{entity}:{unix}:{random}`), whose last part is
+/// random, or a URI naming one. The random part is 32 hex digits, or 8 in logs written
+/// before handles carried 128 bits.
 fn is_handle(s: &str) -> bool {
     let s = s.strip_prefix("structs://handles/").unwrap_or(s);
     let mut parts = s.split(':');
@@ -176,7 +177,7 @@ fn is_handle(s: &str) -> bool {
         && parts.next().is_some_and(|t| t.parse::<i64>().is_ok())
         && parts
             .next()
-            .is_some_and(|h| h.len() == 8 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            .is_some_and(|h| matches!(h.len(), 8 | 32) && h.bytes().all(|b| b.is_ascii_hexdigit()))
         && parts.next().is_none()
 }
 
@@ -391,6 +392,11 @@ mod tests {
         let b = json!({"handle": "structs:players:1763700100:ffee0011",
                        "uri": "structs://handles/structs:players:1763700100:ffee0011", "n": 1});
         assert!(diff(&a, &b, &Ignore::default(), 10).0.is_empty());
+        // A handle of today (128 random bits) against one of an older log.
+        let b = json!({"handle": "structs:players:1763700100:3f9a1c07d2e84b5f9a60c1e7b3d8f421",
+                       "uri": "structs://handles/structs:players:1763700100:3f9a1c07d2e84b5f9a60c1e7b3d8f421", "n": 1});
+        assert!(diff(&a, &b, &Ignore::default(), 10).0.is_empty());
+        assert!(!is_handle("structs:players:1763700100:3f9a1c07d2e84b5f"));
         let b2 = json!({"handle": "not a handle", "uri": b["uri"], "n": 2});
         let (c, _) = diff(&a, &b2, &Ignore::default().with("n"), 10);
         assert_eq!(c.len(), 1);

@@ -33,7 +33,7 @@ pub fn register(registry: &mut Registry) {
                 "type": "object",
                 "properties": {
                     "handle": {"type": "string", "pattern": HANDLE_PATTERN, "maxLength": 120,
-                               "description": "The result_handle, e.g. \"structs:player:1763726400:1a2b3c4d\"."},
+                               "description": "The result_handle, e.g. \"structs:player:1763726400:1a2b3c4d5e6f708192a3b4c5d6e7f809\"."},
                     "fields": fields_schema(),
                     "verbosity": verbosity_schema("raw"),
                     "page": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "default": 1,

@@ -660,16 +660,17 @@ fn hint_bar_of(app: &mut App) -> String {
     crate::hint_bar(app)
 }
 
-/// `frame` with the random part of `handle` (its hash, a per-process key's) written
-/// `hash0001`, so that the frame is the same on every run; where the frame cuts the
-/// handle short, as much of it as shows.
+/// `frame` with the random part of `handle` written as [`crate::handle_mask`]'s first,
+/// so that the frame is the same on every run; where the frame cuts the handle short,
+/// as much of it as shows.
 fn masked(frame: &str, handle: &str) -> String {
-    let (head, hash) = handle.rsplit_once(':').expect("a handle's hash");
+    let (head, hash) = handle.rsplit_once(':').expect("a handle's random part");
+    let mask = crate::handle_mask(1);
     let mut frame = frame.to_string();
     for n in (1..=hash.len()).rev() {
         frame = frame.replace(
             &format!("{head}:{}", &hash[..n]),
-            &format!("{head}:{}", &"hash0001"[..n]),
+            &format!("{head}:{}", &mask[..n]),
         );
     }
     frame
@@ -713,7 +714,8 @@ fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() 
     let frame = draw(&mut app, 100, 30);
     assert!(
         frame.contains(&format!(
-            "over 25 KB: stored whole under {handle}; H fetches it"
+            "over 25 KB: stored whole under {}…; H fetches it",
+            &handle[..handle.len() - 24]
         )),
         "{frame}"
     );
@@ -723,7 +725,8 @@ fn a_result_handle_is_fetched_on_this_consoles_core_or_said_to_be_the_servers() 
     let status = app.status_text().unwrap_or_default().to_string();
     assert!(
         status.contains(&format!(
-            "page 1 of 8 of {handle} fetched on this console's core"
+            "page 1 of 8 of {}… fetched on this console's core",
+            &handle[..handle.len() - 24]
         )),
         "{status}"
     );

@@ -110,6 +110,12 @@ fn row_text(buffer: &Buffer, y: u16) -> String {
         .collect()
 }
 
+/// What the `n`th result handle's random part (32 hex digits) is written as in a
+/// snapshot: `hash0001` then zeros, as long as it, so columns stay where they are.
+fn handle_mask(n: usize) -> String {
+    format!("hash{n:04}{}", "0".repeat(24))
+}
+
 /// The hint bar of a 100x30 frame.
 fn hint_bar(app: &mut App) -> String {
     let frame = draw(app, 100, 30);

@@ -172,7 +172,7 @@ pub(super) fn serve(
             crate::guard::check_token(&t).map_err(|e| anyhow::anyhow!("{TOKEN_ENV}: {e}"))?;
             t
         }
-        Err(_) => crate::guard::random_hex(),
+        Err(_) => crate::random::hex128(),
     };
     let listener = std::net::TcpListener::bind(addr)
         .map_err(|e| anyhow::anyhow!("cannot listen on {addr}: {e}"))?;

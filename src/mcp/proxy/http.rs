@@ -184,7 +184,7 @@ impl Hub {
         if sessions.len() >= self.max_sessions {
             return Err(Refused::Full(self.max_sessions));
         }
-        let id = crate::guard::random_hex();
+        let id = crate::random::hex128();
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         let notes = Arc::new(HostHeaders::default());
         let tap = Arc::new(

@@ -96,7 +96,7 @@ impl Asker {
 
     fn drawn() -> Asker {
         let key: Vec<u8> = (0..2)
-            .flat_map(|_| crate::guard::random_hex().into_bytes())
+            .flat_map(|_| crate::random::hex128().into_bytes())
             .collect();
         Asker {
             codec: RequestStateCodec::new_unchecked(key),

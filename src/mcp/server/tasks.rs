@@ -116,7 +116,7 @@ impl Tasks {
             .with_extra("limit", json!(MAX_RUNNING)));
         }
         let slot = Slot(self.clone());
-        let id = crate::guard::random_hex();
+        let id = crate::random::hex128();
         let created = now();
         let task = Task::new(id.clone(), TaskStatus::Working, created.clone(), created)
             .with_ttl_ms(TTL.as_millis() as u64)

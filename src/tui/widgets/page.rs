@@ -6,6 +6,17 @@ use serde_json::{Map, Value};
 /// The tool that fetches a page of a handle's data.
 pub(crate) const FETCH_TOOL: &str = "structs_handle_fetch";
 
+/// `handle` with its random part cut to its first 8 digits and `…`; a handle whose
+/// random part is that short already is shown whole.
+pub(crate) fn cut_handle(handle: &str) -> String {
+    match handle.rsplit_once(':') {
+        Some((head, random)) if random.chars().count() > 8 => {
+            format!("{head}:{}…", random.chars().take(8).collect::<String>())
+        }
+        _ => handle.to_string(),
+    }
+}
+
 /// A fetched page of a handle's data (the Live tab shows one too).
 #[derive(Debug)]
 pub(crate) struct Page {

@@ -3,10 +3,10 @@
 //!
 //! ```text
 //! ╭ Handles · 2 live · memory store ───────────────────────────────────────────╮
-//! │   handle                              tool                  size  rows …   │
-//! │ › structs:player:1795262400:3f9a1c07  structs_list_players  71.2 KB  103 … │
+//! │   handle                               tool                  size  rows …  │
+//! │ › structs:player:1795262400:3f9a1c07…  structs_list_players  71.2 KB  103 …│
 //! ╰────────────────────────────────────────────────── TTL 15m · as of 10:00:00 ╯
-//! ╭ structs:player:1795262400:3f9a1c07 · page 1/5 · rows 1-20 of 103 ──────────╮
+//! ╭ structs:player:1795262400:3f9a1c07… · page 1/5 · rows 1-20 of 103 ─────────╮
 //! │ ▾ players [20]                                                             │
 //! │   ▸ [0] 1-1 player                                                         │
 //! ╰─────────────────────────────────────────────────────────── raw · 22.4 KB ──╯
@@ -44,7 +44,7 @@ use crate::tui::theme::Role;
 use crate::tui::widgets::area_block;
 use crate::tui::widgets::cursor::{ROWS, moved};
 use crate::tui::widgets::fields::{Fetched, Fields};
-use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
+use crate::tui::widgets::page::{FETCH_TOOL, Page, cut_handle, first_collection};
 use crate::tui::widgets::text::SELECTED_MARK;
 use crate::tui::widgets::tree::{Node, TreeView};
 
@@ -102,10 +102,19 @@ impl HandleRow {
     }
 
     /// `player 3f9a1c07`: the handle's entity and hash, for narrow lists.
+    /// The handle with its random part cut to the first 8 digits (`…` after them),
+    /// which tell handles apart at a glance.
+    fn cut(&self) -> String {
+        cut_handle(&self.handle)
+    }
+
     fn short(&self) -> String {
         let parts: Vec<&str> = self.handle.split(':').collect();
         match parts.as_slice() {
-            [_, entity, _, hash] => format!("{entity} {hash}"),
+            // The random part's first 8 digits tell handles apart at a glance.
+            [_, entity, _, hash] => {
+                format!("{entity} {}", hash.chars().take(8).collect::<String>())
+            }
             _ => self.handle.clone(),
         }
     }
@@ -666,6 +675,16 @@ mod tests {
             hits: 0,
         };
         assert_eq!(row.short(), "player 3f9a1c07");
+        let row = HandleRow {
+            handle: "structs:player:1795262400:3f9a1c0700112233445566778899aabb".into(),
+            ..row
+        };
+        assert_eq!(row.short(), "player 3f9a1c07");
+        assert_eq!(row.cut(), "structs:player:1795262400:3f9a1c07…");
+        assert_eq!(
+            cut_handle("structs:player:1:0badc0de"),
+            "structs:player:1:0badc0de"
+        );
     }
 
     /// What the pane copied.

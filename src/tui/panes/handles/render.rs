@@ -85,7 +85,10 @@ impl HandlesPane {
         let mut title = Vec::new();
         let mut footer = String::new();
         if let Some(handle) = self.inspected() {
-            title.push(Span::styled(format!(" {handle}"), theme.style(Role::Title)));
+            title.push(Span::styled(
+                format!(" {}", cut_handle(handle)),
+                theme.style(Role::Title),
+            ));
         } else {
             title.push(Span::styled(" Data", theme.style(Role::Title)));
         }
@@ -172,8 +175,9 @@ impl HandlesPane {
 }
 
 /// The handles table's columns at `width`, their cells a row each, and each column's
-/// width: wide, whole handles and tool names; narrower, `player 3f9a1c07` and
-/// `list_players`; narrower still, age and hits make way.
+/// width: wide, handles (their random part cut to 8 digits) and whole tool names;
+/// narrower, `player 3f9a1c07` and `list_players`; narrower still, age and hits make
+/// way.
 fn handle_columns(
     rows: &[HandleRow],
     width: u16,
@@ -182,7 +186,7 @@ fn handle_columns(
     let full = width >= MEDIUM;
     let cells = |r: &HandleRow| -> Vec<String> {
         let mut cells = vec![
-            if wide { r.handle.clone() } else { r.short() },
+            if wide { r.cut() } else { r.short() },
             if wide {
                 r.tool.clone()
             } else {

@@ -8,7 +8,7 @@
 //!   ▾ player {1}
 //!     ▸ Player {12}
 //!     timestamp: 2026-11-26T09:00:01Z
-//! ▾ handle structs:player:1795262400:3f9a1c07 · page 1/5 · rows 1-20 of 103
+//! ▾ handle structs:player:1795262400:3f9a1c07… · page 1/5 · rows 1-20 of 103
 //! ▾ run again here {2}
 //! ```
 //!
@@ -42,7 +42,7 @@ use crate::tui::keymap::Command;
 use crate::tui::pane::Ctx;
 use crate::tui::theme::Role;
 use crate::tui::widgets::fields::{Fetched, Fields};
-use crate::tui::widgets::page::{FETCH_TOOL, Page, first_collection};
+use crate::tui::widgets::page::{FETCH_TOOL, Page, cut_handle, first_collection};
 use crate::tui::widgets::reference_tree::ReferenceTree;
 use crate::tui::widgets::tree::{Node, NodeId, NodeKind, TreeView};
 
@@ -350,7 +350,7 @@ impl LivePane {
             return;
         };
         fetch.request = None;
-        let handle = &fetch.handle;
+        let handle = cut_handle(&fetch.handle);
         fetch.page = Some(match &reply.result {
             Ok(answer) => {
                 let page = Page::parse(answer);
@@ -432,7 +432,7 @@ fn lone_branch(nodes: &[Node], id: &str) -> Vec<Vec<NodeId>> {
 fn handle_node(fetch: &HandleFetch, fields: &Fields<'_>) -> Node {
     let mut spans = vec![
         (Role::Field, "handle".to_string()),
-        (Role::Muted, format!(" {}", fetch.handle)),
+        (Role::Muted, format!(" {}", cut_handle(&fetch.handle))),
     ];
     match &fetch.page {
         None => {

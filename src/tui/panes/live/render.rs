@@ -13,6 +13,7 @@ use crate::tui::keymap::{Command, Scope};
 use crate::tui::pane::Ui;
 use crate::tui::theme::{Role, Theme};
 use crate::tui::widgets::area_block;
+use crate::tui::widgets::page::cut_handle;
 use crate::tui::widgets::text::{SELECTED_MARK, fit, fit_pad, grouped};
 
 /// The least height that shows the list above the selected call.
@@ -537,7 +538,10 @@ impl LivePane {
                 .key_label(Scope::LiveDetail, Command::Inspect)
                 .unwrap_or_default();
             lines.push(Line::from(Span::styled(
-                format!("over 25 KB: stored whole under {handle}; {key} fetches it here"),
+                format!(
+                    "over 25 KB: stored whole under {}; {key} fetches it here",
+                    cut_handle(handle)
+                ),
                 theme.style(Role::Info),
             )));
         }
