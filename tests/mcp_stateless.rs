@@ -725,6 +725,21 @@ async fn a_docs_folders_skills_are_served_as_skills_and_files() {
         -32602,
         "a file is no folder: {f:#?}"
     );
+    // A folder comes whole: a cursor is one the server never gave, as for every list.
+    let (_, f) = post(
+        &url,
+        "resources/directory/read",
+        json!({"uri": "skill://structs-scouting/", "cursor": "bogus"}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(answer(&f)["error"]["code"], -32602, "{f:#?}");
+    assert!(
+        answer(&f)["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("cursor")),
+        "{f:#?}"
+    );
 
     // The prompt that stands for the skill stays, for hosts without the extension.
     let (_, f) = post(&url, "prompts/list", json!({}), json!({})).await;

@@ -630,9 +630,14 @@ async fn stdio_an_unknown_tool_is_invalid_params_with_suggestions() {
 #[tokio::test]
 async fn stdio_a_cursor_the_server_never_gave_is_invalid_params() {
     let mut s = Stdio::start().await;
-    for (i, method) in ["tools/list", "resources/list", "resources/templates/list"]
-        .into_iter()
-        .enumerate()
+    for (i, method) in [
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "prompts/list",
+    ]
+    .into_iter()
+    .enumerate()
     {
         let id = 80 + i as i64;
         let answers = s

@@ -490,9 +490,10 @@ impl ServerHandler for McpServer {
 
     async fn list_prompts(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
+        strict::no_cursor("prompts/list", request.as_ref())?;
         // Listed first, so that the watcher starts from the docs this list was read from.
         let all = self.prompts.list().await?;
         if !stateless::is_stateless(&context) {
@@ -617,6 +618,7 @@ impl ServerHandler for McpServer {
         request: rmcp::model::ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::ReadResourceDirectoryResult, McpError> {
+        strict::no_cursor_given("resources/directory/read", request.cursor.as_deref())?;
         let catalog = self.skill_catalog().await?;
         let listed = catalog.directory(&request.uri)?;
         Ok(stateless::hint!(

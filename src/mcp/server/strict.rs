@@ -583,7 +583,13 @@ pub fn unknown_tool(error: &ToolError) -> ErrorData {
 /// `Ok` unless the request carries a cursor: this server's lists come whole, in one
 /// page, so any cursor is one it never gave.
 pub fn no_cursor(method: &str, request: Option<&PaginatedRequestParams>) -> Result<(), ErrorData> {
-    let Some(cursor) = request.and_then(|r| r.cursor.as_deref()) else {
+    no_cursor_given(method, request.and_then(|r| r.cursor.as_deref()))
+}
+
+/// [`no_cursor`] for a request whose params hold a cursor beside others
+/// (`resources/directory/read`).
+pub fn no_cursor_given(method: &str, cursor: Option<&str>) -> Result<(), ErrorData> {
+    let Some(cursor) = cursor else {
         return Ok(());
     };
     let error = ToolError::field(
