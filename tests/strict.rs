@@ -167,6 +167,13 @@ fn not_requests() -> Vec<Case> {
             json!(23),
             "method",
         ),
+        case(
+            "a method named twice (the headers' check and the dispatch could differ)",
+            r#"{"jsonrpc":"2.0","id":24,"method":"tools/list","method":"tools/call","params":{"name":"structs_query_player","arguments":{"player_id":"1-1"}}}"#,
+            -32600,
+            json!(24),
+            "twice",
+        ),
     ]
 }
 

@@ -222,6 +222,22 @@ pub fn check(message: &[u8]) -> Verdict {
 /// The refusal, as [`check`] gives it.
 pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
     let message = message.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(message);
+    if let Some(key) = twice_named(message) {
+        let error = ToolError::new(
+            ErrorCode::ValidationInvalidFormat,
+            format!(
+                "the message names {} twice; readers differ on which one counts (the \
+                 headers' check and the dispatch could read two different ones), so \
+                 nothing of it was run",
+                echo(&json!(key))
+            ),
+        );
+        return Err(Box::new(Refusal::new(
+            Kind::InvalidRequest,
+            request_id(message),
+            error,
+        )));
+    }
     match crate::mcp::wire::read::client_message(message) {
         // The method first: only five are removed, and reading `_meta` costs more.
         Ok(JsonRpcMessage::Request(r))
@@ -242,6 +258,40 @@ pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
         Ok(other) => Ok(other),
         Err(_) => Err(Box::new(diagnose(message))),
     }
+}
+
+/// The first key the message's top-level object names twice, if any. Read with every
+/// value skipped, so it costs one pass over the bytes; anything but an object is left
+/// to the reader.
+fn twice_named(message: &[u8]) -> Option<String> {
+    struct FirstRepeat;
+    impl<'de> serde::de::Visitor<'de> for FirstRepeat {
+        type Value = Option<String>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            // Read to the end: the map must close for the read to count.
+            let (mut seen, mut repeated) = (std::collections::HashSet::new(), None);
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                if !seen.insert(key.clone()) && repeated.is_none() {
+                    repeated = Some(key.into_owned());
+                }
+            }
+            Ok(repeated)
+        }
+    }
+    use serde::Deserializer as _;
+    serde_json::Deserializer::from_slice(message)
+        .deserialize_map(FirstRepeat)
+        .ok()
+        .flatten()
 }
 
 /// Why rmcp cannot read `message`.
@@ -614,6 +664,34 @@ pub fn no_cursor_given(method: &str, cursor: Option<&str>) -> Result<(), ErrorDa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_named_twice_is_refused_before_any_reader_picks_one() {
+        let r = refused(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list","method":"tools/call","params":{}}"#,
+        );
+        assert_eq!(r.http_status(), 400);
+        let answer = serde_json::to_value(r.answer()).unwrap();
+        assert_eq!(answer["id"], 7);
+        assert_eq!(answer["error"]["code"], -32600);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("\"method\" twice"), "{message}");
+        // Twice in params is the params' reader's to judge; once each passes.
+        assert!(matches!(
+            check(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#),
+            Verdict::Pass
+        ));
+        assert_eq!(
+            twice_named(br#"{"a":1,"b":{"a":2},"a":3}"#).as_deref(),
+            Some("a")
+        );
+        assert_eq!(twice_named(br#"{"a":1,"b":{"a":2}}"#), None);
+        assert_eq!(twice_named(b"[1,2]"), None);
+        assert_eq!(
+            twice_named(br#"{"a\u0062":1,"ab":2}"#).as_deref(),
+            Some("ab")
+        );
+    }
 
     fn refused(text: &str) -> Refusal {
         match check(text.as_bytes()) {
