@@ -273,7 +273,7 @@ impl HandlesPane {
             "page {}/{} of {} ({} bytes of JSON)",
             page.current,
             page.total_pages,
-            page.handle,
+            cut_handle(&page.handle),
             text.len()
         );
         match self.clipboard.copy(&text) {
@@ -421,7 +421,11 @@ impl HandlesPane {
             }
             Err(e) => {
                 ctx.status.tool_error(
-                    &format!("fetching page {} of {}", request.page, request.handle),
+                    &format!(
+                        "fetching page {} of {}",
+                        request.page,
+                        cut_handle(&request.handle)
+                    ),
                     e,
                 );
                 self.page = Some(Err(format!("{}: {}", e.code.as_str(), e.message)));

@@ -284,8 +284,10 @@ impl LivePane {
                 ctx.status.error(why);
                 return;
             }
-            ctx.status
-                .info(format!("fetching {handle} through the watched server"));
+            ctx.status.info(format!(
+                "fetching {} through the watched server",
+                cut_handle(&handle)
+            ));
             self.fetch = Some(HandleFetch {
                 key,
                 handle,
@@ -298,8 +300,10 @@ impl LivePane {
         let request = ctx
             .dispatcher
             .call(FETCH_TOOL, json!({"handle": handle, "page": 1}));
-        ctx.status
-            .info(format!("fetching {handle} on this console's core"));
+        ctx.status.info(format!(
+            "fetching {} on this console's core",
+            cut_handle(&handle)
+        ));
         self.fetch = Some(HandleFetch {
             key,
             handle,
@@ -322,14 +326,19 @@ impl LivePane {
                     self.live.answers.push((
                         true,
                         format!(
-                            "page {} of {} of {handle} fetched through the watched server",
-                            page.current, page.total_pages
+                            "page {} of {} of {} fetched through the watched server",
+                            page.current,
+                            page.total_pages,
+                            cut_handle(&handle)
                         ),
                     ));
                     Ok(page)
                 }
                 Err(why) => {
-                    let why = format!("fetching {handle} through the watched server: {why}");
+                    let why = format!(
+                        "fetching {} through the watched server: {why}",
+                        cut_handle(&handle)
+                    );
                     self.live.answers.push((false, why.clone()));
                     Err(why)
                 }
