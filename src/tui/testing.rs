@@ -24,7 +24,8 @@ const REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 /// The desk a pane of `tab` is lent in the console, on the demo world.
 pub(crate) struct TestDesk {
     desk: Desk,
-    owner: Owner,
+    /// The tab whose pane is tested: its calls are that pane's, its scopes that tab's.
+    tab: Tab,
     core: Core,
     /// Dropped last: the dispatcher's calls run on it.
     runtime: tokio::runtime::Runtime,
@@ -57,7 +58,7 @@ impl TestDesk {
         };
         TestDesk {
             desk,
-            owner: Owner::Pane(tab),
+            tab,
             core,
             runtime,
         }
@@ -77,7 +78,7 @@ impl TestDesk {
 
     /// What the pane is lent, as the app lends it.
     pub fn ctx(&mut self) -> Ctx<'_> {
-        self.desk.lend(self.owner)
+        self.desk.lend(Owner::Pane(self.tab))
     }
 
     /// Runs `command` as its key would: it must be one the pane offers now and one a
@@ -101,10 +102,7 @@ impl TestDesk {
 
     /// The pane's scope is its tab's, and it offers only commands bound there.
     fn check_grouping(&self, pane: &dyn Pane) {
-        let scope = pane.scope();
-        let Owner::Pane(tab) = self.owner else {
-            return;
-        };
+        let (scope, tab) = (pane.scope(), self.tab);
         assert_eq!(
             scope.tab(),
             Some(tab),
