@@ -197,6 +197,7 @@ async fn store_latency(
             created: t0,
             expires: t0 + chrono::Duration::hours(1),
             hits: 0,
+            owner: None,
         };
         let t = Instant::now();
         store.put(meta, Arc::clone(data)).await.expect("put");

@@ -20,6 +20,7 @@
 //! store = "memory"              # or "redis://127.0.0.1:6379/0" to share handles
 //! redis_prefix = "structs-console"
 //! memory_limit_mb = 256          # the memory store's size; the oldest results go first
+//! redis_limit_mb = 256           # the Redis store's, for every server sharing it
 //! ```
 
 use std::path::Path;

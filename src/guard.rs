@@ -26,6 +26,7 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::context::Principal;
 use crate::throttle::{Every, WARN_EVERY};
 
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
@@ -217,6 +218,8 @@ pub enum Origins {
 #[derive(Clone)]
 pub struct Guard {
     token: Option<Arc<[u8; 32]>>,
+    /// The callers' own tokens (`--caller-tokens`), each a digest with its caller.
+    callers: Arc<Vec<([u8; 32], Principal)>>,
     hosts: Hosts,
     origins: Origins,
 }
@@ -238,6 +241,7 @@ impl Guard {
         let loopback = addr.ip().is_loopback();
         Guard {
             token: token.map(|t| Arc::new(digest(t))),
+            callers: Arc::default(),
             hosts: if loopback {
                 Hosts::Loopback
             } else {
@@ -249,6 +253,47 @@ impl Guard {
                 Origins::SameHost
             },
         }
+    }
+
+    /// Lets in each of `callers` (name, token) by its own token too, as that caller.
+    pub fn with_callers(mut self, callers: &[(String, String)]) -> Guard {
+        self.callers = Arc::new(
+            callers
+                .iter()
+                .map(|(name, token)| (digest(token), Principal::named(name)))
+                .collect(),
+        );
+        self
+    }
+
+    /// Whether any token is asked for.
+    fn asks_token(&self) -> bool {
+        self.token.is_some() || !self.callers.is_empty()
+    }
+
+    /// Who a request that passed [`Guard::check`] comes from
+    /// ([`crate::context::caller`]): the operator for the server's token, a named
+    /// caller for one of the callers' tokens; on a server that asks for no token, a
+    /// caller told apart by the token it sends anyway, or anonymous.
+    pub fn principal(&self, headers: &HeaderMap) -> Principal {
+        let Some(given) = bearer(headers) else {
+            return Principal::anonymous();
+        };
+        if !self.asks_token() {
+            return Principal::keyed(&given);
+        }
+        let given = digest(&given);
+        if self.token.as_ref().is_some_and(|t| same(&given, t)) {
+            return Principal::operator();
+        }
+        // Every caller's token is compared, so the time taken says nothing of which.
+        let mut found = None;
+        for (token, caller) in self.callers.iter() {
+            if same(&given, token) {
+                found = Some(caller.clone());
+            }
+        }
+        found.unwrap_or_else(Principal::anonymous)
     }
 
     pub fn hosts(&self) -> Hosts {
@@ -337,24 +382,24 @@ impl Guard {
     /// With a token, refuses a request that does not carry it: 401 (a face may answer
     /// it with another status; see the module's notes).
     pub fn token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        let Some(expected) = &self.token else {
+        if !self.asks_token() {
             return Ok(());
+        }
+        let known = |token: &str| {
+            let given = digest(token);
+            let operator = self.token.as_ref().is_some_and(|t| same(&given, t));
+            let caller = self
+                .callers
+                .iter()
+                .fold(false, |found, (t, _)| found | same(&given, t));
+            operator || caller
         };
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                let (scheme, token) = v.trim().split_once(' ')?;
-                scheme
-                    .eq_ignore_ascii_case("bearer")
-                    .then(|| token.trim().to_string())
-            });
-        let (logged, reason) = match given {
+        let (logged, reason) = match bearer(headers) {
             None => (
                 "no bearer token",
                 "this server needs `Authorization: Bearer TOKEN` on every request",
             ),
-            Some(token) if same(&digest(&token), expected) => return Ok(()),
+            Some(token) if known(&token) => return Ok(()),
             Some(_) => (
                 "a bearer token that is not this server's",
                 "the bearer token is not this server's: send `Authorization: Bearer TOKEN`",
@@ -380,6 +425,69 @@ impl Guard {
             reason,
         })
     }
+}
+
+/// The token of a request's `Authorization: Bearer TOKEN`, if it carries one.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, token) = v.trim().split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_string())
+        })
+        .filter(|t| !t.is_empty())
+}
+
+/// The longest caller name a callers file may give.
+pub const CALLER_NAME_MAX: usize = 64;
+
+/// Reads a callers file (`--caller-tokens`): one caller a line, its name then its token,
+/// parted by white space; blank lines and lines from `#` on are skipped. A name is
+/// letters, digits, `_`, `-` and `.`, at most [`CALLER_NAME_MAX`]; a token is one
+/// [`check_token`] takes. Names and tokens are each given once.
+///
+/// # Errors
+///
+/// The first line that breaks a rule, by its number.
+pub fn read_callers(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut callers: Vec<(String, String)> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let at = |e: String| format!("line {}: {e}", n + 1);
+        let mut words = line.split_whitespace();
+        let (Some(name), Some(token), None) = (words.next(), words.next(), words.next()) else {
+            return Err(at("give a caller's name, then its token".into()));
+        };
+        let name_ok = name.len() <= CALLER_NAME_MAX
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !name_ok {
+            return Err(at(format!(
+                "the name {name:?} is not 1-{CALLER_NAME_MAX} letters, digits, _ - or ."
+            )));
+        }
+        check_token(token).map_err(|e| at(e.to_string()))?;
+        if callers.iter().any(|(n, _)| n == name) {
+            return Err(at(format!("the caller {name:?} is named twice")));
+        }
+        if callers.iter().any(|(_, t)| t == token) {
+            return Err(at(
+                "this token is given twice; each caller needs its own".into()
+            ));
+        }
+        callers.push((name.to_string(), token.to_string()));
+    }
+    if callers.is_empty() {
+        return Err("it names no caller".into());
+    }
+    Ok(callers)
 }
 
 /// The host of an origin (`scheme://host[:port]`, http or https), lower-cased and
@@ -717,5 +825,78 @@ mod redact_tests {
             super::redact_in(said, "http://agent:s3cret@h/"),
             "error sending request for url (http://agent:***@h/): refused"
         );
+    }
+}
+
+#[cfg(test)]
+mod caller_tests {
+    use super::*;
+
+    fn bearing(token: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_str(&format!("Bearer {token}")).unwrap(),
+        );
+        headers
+    }
+
+    #[test]
+    fn each_token_is_its_caller_and_the_servers_own_the_operators() {
+        let callers = read_callers(
+            "# the callers\nalice alice-token-0123456789\n\nbob bob-token-0123456789 # two\n",
+        )
+        .unwrap();
+        assert_eq!(callers.len(), 2);
+        let guard = Guard::new("127.0.0.1:1".parse().unwrap(), Some("operator-0123456789"))
+            .with_callers(&callers);
+        let none = HeaderMap::new();
+        for token in [
+            "alice-token-0123456789",
+            "bob-token-0123456789",
+            "operator-0123456789",
+        ] {
+            assert!(guard.token(&bearing(token)).is_ok(), "{token}");
+        }
+        assert!(guard.token(&bearing("carol-token-0123456789")).is_err());
+        assert!(guard.token(&none).is_err());
+        assert_eq!(
+            guard.principal(&bearing("alice-token-0123456789")),
+            Principal::named("alice")
+        );
+        assert_eq!(
+            guard.principal(&bearing("bob-token-0123456789")),
+            Principal::named("bob")
+        );
+        let operator = guard.principal(&bearing("operator-0123456789"));
+        assert!(operator.is_operator());
+
+        // A callers file alone asks for a token too.
+        let callers_only = Guard::new("127.0.0.1:1".parse().unwrap(), None).with_callers(&callers);
+        assert!(callers_only.token(&none).is_err());
+        assert!(callers_only.token(&bearing("operator-0123456789")).is_err());
+
+        // A server that asks for none tells callers apart by the token they send.
+        let open = Guard::new("127.0.0.1:1".parse().unwrap(), None);
+        assert!(open.token(&bearing("anything-at-all")).is_ok());
+        assert_eq!(
+            open.principal(&bearing("my-own-secret")),
+            Principal::keyed("my-own-secret")
+        );
+        assert_eq!(open.principal(&none), Principal::anonymous());
+    }
+
+    #[test]
+    fn a_callers_file_that_breaks_a_rule_is_refused_by_line() {
+        let refused = |text: &str| read_callers(text).unwrap_err();
+        assert!(refused("").contains("no caller"));
+        assert!(refused("alice\n").starts_with("line 1:"));
+        assert!(refused("alice a b c\n").starts_with("line 1:"));
+        assert!(refused("# c\nalice short\n").starts_with("line 2:"));
+        assert!(refused("al/ice alice-token-0123456789\n").contains("is not"));
+        let twice = "alice alice-token-0123456789\nalice other-token-0123456789\n";
+        assert!(refused(twice).contains("named twice"));
+        let shared = "alice alice-token-0123456789\nbob alice-token-0123456789\n";
+        assert!(refused(shared).contains("given twice"));
     }
 }

@@ -22,6 +22,8 @@ use structs_console::tui::theme::Theme;
 
 #[path = "main/args.rs"]
 mod args;
+#[path = "main/quiet.rs"]
+mod quiet;
 
 use args::{Cli, Command};
 
@@ -108,6 +110,9 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     if !asked.contains("rmcp") {
         filter = filter.add_directive("rmcp::service=error".parse().expect("a valid directive"));
     }
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    // The library's repeated lines, once a line of its code every 10 s.
     let builder = tracing_subscriber::fmt().with_env_filter(filter);
     match (&cli.log_file, cli.headless || cli.command.is_some()) {
         (Some(path), _) => {
@@ -119,10 +124,17 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
             builder
                 .with_ansi(false)
                 .with_writer(std::sync::Mutex::new(file))
+                .finish()
+                .with(quiet::LibraryThrottle::default())
                 .init();
         }
         // Headless, stdout carries the protocol, so logs go to stderr (serve-rest's too).
-        (None, true) => builder.with_ansi(false).with_writer(std::io::stderr).init(),
+        (None, true) => builder
+            .with_ansi(false)
+            .with_writer(std::io::stderr)
+            .finish()
+            .with(quiet::LibraryThrottle::default())
+            .init(),
         // The console owns the terminal: no log output unless a file was given.
         (None, false) => {}
     }
@@ -572,8 +584,9 @@ fn run_headless(cli: &Cli, config: Config) -> anyhow::Result<ExitCode> {
         server = server.confirming().map_err(anyhow::Error::msg)?;
     }
     if let Some(listen) = &cli.http {
+        server = server.with_stream_idle(std::time::Duration::from_secs(cli.http_listen_idle));
         let drain = std::time::Duration::from_secs(cli.http_drain);
-        runtime.block_on(serve_http(server, http_options(cli, listen), drain))?;
+        runtime.block_on(serve_http(server, http_options(cli, listen)?, drain))?;
         return Ok(ExitCode::SUCCESS);
     }
     tracing::info!(tools = server.core().tools().count(), source = %server.core().status().description, "serving MCP over stdio");
@@ -608,11 +621,24 @@ fn publish_headless(
 }
 
 /// `--headless --http`: where to listen, the token, and the session and connection limits.
-fn http_options(cli: &Cli, listen: &str) -> structs_console::mcp::wire::http::HttpOptions {
-    structs_console::mcp::wire::http::HttpOptions {
+fn http_options(
+    cli: &Cli,
+    listen: &str,
+) -> anyhow::Result<structs_console::mcp::wire::http::HttpOptions> {
+    let callers = match &cli.caller_tokens {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| anyhow::anyhow!("--caller-tokens {}: {e}", path.display()))?;
+            structs_console::guard::read_callers(&text)
+                .map_err(|e| anyhow::anyhow!("--caller-tokens {}: {e}", path.display()))?
+        }
+        None => Vec::new(),
+    };
+    Ok(structs_console::mcp::wire::http::HttpOptions {
         listen: listen.to_owned(),
         token: cli.auth_token.clone(),
         allow_remote: cli.http_allow_remote,
+        callers,
         sessions: structs_console::mcp::wire::http::SessionLimits {
             max: cli.http_max_sessions,
             idle: std::time::Duration::from_secs(cli.http_session_idle),
@@ -621,7 +647,7 @@ fn http_options(cli: &Cli, listen: &str) -> structs_console::mcp::wire::http::Ht
             max_connections: cli.http_max_connections,
             ..Default::default()
         },
-    }
+    })
 }
 
 /// The console, with a session log open in the Replay pane when one is given.

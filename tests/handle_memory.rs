@@ -71,6 +71,7 @@ async fn the_memory_store_takes_about_its_limit_of_memory() {
             created: t0 + Duration::seconds(n as i64),
             expires: t0 + Duration::seconds(3_600 + n as i64),
             hits: 0,
+            owner: None,
         };
         store.put(meta, Arc::new(data)).await.expect("stored");
     }

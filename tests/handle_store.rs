@@ -33,6 +33,7 @@ fn meta(handle: &str, created: DateTime<Utc>, ttl_secs: i64, data: &Value) -> Ha
         created,
         expires: created + Duration::seconds(ttl_secs),
         hits: 0,
+        owner: None,
     }
 }
 
@@ -197,6 +198,32 @@ async fn suite(store: Arc<dyn HandleStore>) {
         "at most the limit"
     );
     assert_eq!(s.list_records("task:", 100).await.unwrap().len(), 21);
+
+    // A claim is taken once while its mark lives, then again after.
+    let short = std::time::Duration::from_millis(300);
+    assert!(s.claim("confirm:x", short).await.unwrap());
+    assert!(!s.claim("confirm:x", short).await.unwrap(), "taken once");
+    assert!(
+        s.claim("confirm:y", short).await.unwrap(),
+        "each key its own"
+    );
+    // Of many claims at once, exactly one.
+    let at_once: Vec<_> = (0..16)
+        .map(|_| {
+            let s = store.clone();
+            tokio::spawn(async move { s.claim("confirm:z", long).await.unwrap() })
+        })
+        .collect();
+    let mut won = 0;
+    for claim in at_once {
+        won += usize::from(claim.await.unwrap());
+    }
+    assert_eq!(won, 1, "exactly one of the concurrent claims");
+    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    assert!(
+        s.claim("confirm:x", short).await.unwrap(),
+        "the mark ran out"
+    );
 }
 
 #[tokio::test]
@@ -212,6 +239,55 @@ async fn the_redis_store_passes_the_suite() {
     let store = RedisStore::connect(&redis.url(), "suite").await.unwrap();
     assert_eq!(store.name(), "redis");
     suite(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn the_redis_store_keeps_to_its_budget_oldest_first_and_each_caller_to_its_share() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    // A result's JSON is 1,000 bytes here: the budget holds 4 of them, a caller 1.
+    let data = json!({"pad": "x".repeat(990)});
+    let size = serde_json::to_vec(&data).unwrap().len();
+    let store = RedisStore::connect(&redis.url(), "budget")
+        .await
+        .unwrap()
+        .with_limit(4 * size + 10);
+    let put = |name: &str, at: i64, owner: Option<&str>| {
+        let mut m = meta(name, t0() + Duration::seconds(at), 600, &data);
+        m.owner = owner.map(str::to_string);
+        (m, Arc::new(data.clone()))
+    };
+    for (i, h) in ["a", "b", "c", "d", "e", "f"].into_iter().enumerate() {
+        let (m, d) = put(h, i as i64, None);
+        store.put(m, d).await.unwrap();
+    }
+    let now = t0() + Duration::seconds(10);
+    // The two oldest went; what is held is within the budget, and counted right.
+    assert_eq!(names(&store.list(now).await.unwrap()), ["f", "e", "d", "c"]);
+    assert_eq!(get(&store, "a", now).await, Err(Missing::Evicted));
+    assert_eq!(store.bytes().await.unwrap(), 4 * size);
+
+    // A caller past its share (a quarter) loses its own oldest, not anyone else's.
+    for (i, h) in ["alice-1", "alice-2"].into_iter().enumerate() {
+        let (m, d) = put(h, 20 + i as i64, Some("caller:alice"));
+        store.put(m, d).await.unwrap();
+    }
+    let now = t0() + Duration::seconds(30);
+    let live = store.list(now).await.unwrap();
+    assert_eq!(
+        names(&live),
+        ["alice-2", "f", "e", "d"],
+        "c went for room, alice-1 for her share"
+    );
+    assert_eq!(get(&store, "alice-1", now).await, Err(Missing::Evicted));
+    assert_eq!(live[0].owner.as_deref(), Some("caller:alice"));
+    assert_eq!(store.bytes().await.unwrap(), 4 * size);
+
+    // Cleaned up at expiry, the counts go down with the data.
+    let later = t0() + Duration::seconds(700);
+    store.cleanup(later).await.unwrap();
+    assert_eq!(store.bytes().await.unwrap(), 0);
 }
 
 #[tokio::test]

@@ -459,6 +459,7 @@ async fn expired_handles_say_so_and_are_cleaned_up() {
         created: now - chrono::Duration::seconds(1000),
         expires,
         hits: 0,
+        owner: None,
     };
     let old = "structs:player:1:00000001";
     let live = "structs:player:2:00000002";

@@ -340,6 +340,7 @@ async fn health_answers_without_the_token_and_counts_sessions() {
     assert_eq!(before["block_height"], 120_000);
     assert_eq!(before["paused"], true);
     assert_eq!(before["sessions"], 0);
+    assert_eq!(before["streams"], 0);
     let keys: Vec<&String> = before.as_object().unwrap().keys().collect();
     assert_eq!(
         keys,
@@ -350,6 +351,7 @@ async fn health_answers_without_the_token_and_counts_sessions() {
             "block_height",
             "paused",
             "sessions",
+            "streams",
             "proof_of_work"
         ],
         "nothing more: no player data"

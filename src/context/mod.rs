@@ -2,8 +2,11 @@
 //! send progress. Long tools (the proof-of-work search) read it with
 //! [`CallContext::current`]; every other tool ignores it.
 
+pub mod caller;
 pub mod log;
 pub mod subscriptions;
+
+pub use caller::Principal;
 
 use std::sync::Arc;
 
@@ -60,6 +63,8 @@ pub struct CallContext {
     /// Answers given in advance to the rounds of input the call's server asks for, in
     /// order: what a recorded agent answered, when its call is replayed.
     answers: Option<Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>>,
+    /// Who makes the call ([`caller`]); `None` for the console itself, which sees all.
+    owner: Option<Principal>,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -255,6 +260,7 @@ impl CallContext {
             follows_tasks: false,
             background: false,
             answers: None,
+            owner: self.owner.clone(),
         }
     }
 
@@ -273,6 +279,7 @@ impl CallContext {
             follows_tasks: false,
             background: false,
             answers: None,
+            owner: self.owner.clone(),
         }
     }
 
@@ -388,6 +395,29 @@ impl CallContext {
         if let Some(sink) = &self.trail {
             sink(event);
         }
+    }
+
+    /// The call is made by `owner`: what it makes is that caller's, and it sees only
+    /// that caller's own (unless the caller is the operator).
+    pub fn with_owner(mut self, owner: Principal) -> Self {
+        self.owner = Some(owner);
+        self
+    }
+
+    /// Who makes the call; `None` for the console itself.
+    pub fn owner(&self) -> Option<&Principal> {
+        self.owner.as_ref()
+    }
+
+    /// The id what the call makes is recorded under; `None` for the console's own.
+    pub fn owner_id(&self) -> Option<String> {
+        self.owner.as_ref().map(|p| p.id().to_string())
+    }
+
+    /// Whether the call may list, read or stop what `owner` made: the console and the
+    /// operator may, any other caller its own only.
+    pub fn sees(&self, owner: Option<&str>) -> bool {
+        self.owner.as_ref().is_none_or(|p| p.owns(owner))
     }
 
     /// Whether anyone listens to progress.

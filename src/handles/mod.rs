@@ -63,6 +63,9 @@ pub struct HandleConfig {
     /// The most the memory store holds, in MB of stored JSON; past it the oldest
     /// results are dropped first.
     pub memory_limit_mb: u64,
+    /// The most the Redis store holds, in MB of stored JSON, for every server sharing
+    /// its prefix; past it the oldest results are dropped first.
+    pub redis_limit_mb: u64,
 }
 
 impl Default for HandleConfig {
@@ -73,6 +76,7 @@ impl Default for HandleConfig {
             store: "memory".into(),
             redis_prefix: store::redis::DEFAULT_PREFIX.into(),
             memory_limit_mb: store::DEFAULT_MEMORY_LIMIT_MB,
+            redis_limit_mb: store::DEFAULT_MEMORY_LIMIT_MB,
         }
     }
 }
@@ -87,6 +91,9 @@ impl HandleConfig {
         }
         if !(1..=1_048_576).contains(&self.memory_limit_mb) {
             return Err("handles.memory_limit_mb must be 1-1048576".into());
+        }
+        if !(1..=1_048_576).contains(&self.redis_limit_mb) {
+            return Err("handles.redis_limit_mb must be 1-1048576".into());
         }
         if self.store != "memory" && !self.store.starts_with("redis://") {
             return Err(format!(
@@ -117,7 +124,9 @@ impl HandleConfig {
         if self.store == "memory" {
             return Ok(Arc::new(self.memory_store()));
         }
-        let redis = store::redis::RedisStore::connect(&self.store, &self.redis_prefix).await?;
+        let redis = store::redis::RedisStore::connect(&self.store, &self.redis_prefix)
+            .await?
+            .with_limit(self.redis_limit_mb.saturating_mul(1 << 20) as usize);
         Ok(Arc::new(redis))
     }
 }
@@ -368,6 +377,7 @@ async fn envelope(
         created: now,
         expires: now + ttl,
         hits: 0,
+        owner: crate::context::CallContext::current().owner_id(),
     };
     handles.store
         .put(meta, Arc::clone(&data))

@@ -54,6 +54,12 @@ pub(crate) struct Cli {
         value_parser = clap::value_parser!(u64).range(1..=86_400))]
     pub(crate) http_session_idle: u64,
 
+    /// With --http: end a subscriptions/listen stream that has carried nothing for this
+    /// many seconds (its client hears the stream's final result and may open another).
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = structs_console::mcp::server::listen::STREAM_IDLE.as_secs(),
+        value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub(crate) http_listen_idle: u64,
+
     /// What proof-of-work searches hash on: auto (a discrete GPU if there is one, else
     /// the CPU), cpu, or gpu (the GPU wgpu prefers, a software one included; the CPU when
     /// there is none, saying why).
@@ -78,6 +84,13 @@ pub(crate) struct Cli {
         hide_env_values = true
     )]
     pub(crate) auth_token: Option<String>,
+
+    /// With --headless --http: a file of callers, one a line: a name, then that
+    /// caller's own bearer token (at least 16 characters). Each is let in as that
+    /// caller, and lists, reads and cancels its own tasks and handles only;
+    /// --auth-token is then the operator's, who sees every caller's.
+    #[arg(long, value_name = "FILE", requires = "http")]
+    pub(crate) caller_tokens: Option<PathBuf>,
 
     /// Attach the console to another MCP server as its client: a command line
     /// (`"structs-console --headless --seed 7"`, started as a child process and spoken

@@ -35,6 +35,9 @@ pub struct HandleMeta {
     pub expires: DateTime<Utc>,
     /// Fetches served so far.
     pub hits: u64,
+    /// The caller whose call made it ([`crate::context::Principal::id`]); `None` for
+    /// the console's own, and for a handle stored by a server older than ownership.
+    pub owner: Option<String>,
 }
 
 impl HandleMeta {
@@ -158,7 +161,18 @@ pub trait HandleStore: Send + Sync {
         prefix: &str,
         limit: usize,
     ) -> BoxFuture<'_, Result<Vec<(String, Value)>, ToolError>>;
+
+    /// Marks `key` taken for `ttl` of real time from now, if no one has; `true` when
+    /// this call took it. Of any number of claims of one key, on any number of servers
+    /// sharing the store, exactly one gets `true` while the mark lives (what spends a
+    /// confirmation once). A mark is never dropped for room before its time: a store
+    /// with no room left refuses the claim (`RESOURCE_UNAVAILABLE`).
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ToolError>>;
 }
+
+/// Marks the memory store keeps at most ([`HandleStore::claim`]); past it, a claim is
+/// refused rather than an older mark forgotten.
+pub const MAX_CLAIMS: usize = 100_000;
 
 /// Records the memory store keeps at most: past it, the one nearest its end goes.
 pub const MAX_RECORDS: usize = 10_000;
@@ -167,8 +181,18 @@ pub const MAX_RECORDS: usize = 10_000;
 pub const EXPIRED_MEMORY: Duration = Duration::from_secs(3600);
 
 /// The memory store's size unless configured: stored results are dropped, oldest first,
-/// past this many MB of JSON.
+/// past this many MB of JSON. The Redis store's budget is the same unless configured.
 pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
+
+/// What one caller ([`crate::context::caller`]) may hold of a store: a quarter of its
+/// budget. Past it the caller's own oldest results go first, so one caller's results
+/// cannot push out everyone else's.
+pub const CALLER_SHARE: usize = 4;
+
+/// The most one caller may hold of a store of `limit` bytes.
+pub fn caller_limit(limit: usize) -> usize {
+    (limit / CALLER_SHARE).max(1)
+}
 
 /// Results in this process's memory, at most `limit` bytes of them (their JSON size):
 /// storing one more drops the oldest until they fit, so many large results cannot
@@ -182,9 +206,11 @@ pub const DEFAULT_MEMORY_LIMIT_MB: u64 = 256;
 pub struct MemoryStore {
     state: Mutex<MemoryState>,
     limit: usize,
-    parsed: Mutex<ParsedCache>,
+    parsed: Arc<Mutex<ParsedCache>>,
     /// Records by key, each with when it runs out.
     records: Mutex<HashMap<String, (Value, std::time::Instant)>>,
+    /// Claimed keys, each with when its mark runs out.
+    claims: Mutex<HashMap<String, std::time::Instant>>,
 }
 
 /// A result as the memory store holds it.
@@ -209,6 +235,8 @@ struct MemoryState {
     expired: HashMap<String, DateTime<Utc>>,
     /// Handles dropped for room before their expiry, with that expiry.
     evicted: HashMap<String, DateTime<Utc>>,
+    /// Each caller's results, by owner: their JSON size, and their places in `order`.
+    owned: HashMap<String, (usize, BTreeMap<u64, String>)>,
 }
 
 impl Default for MemoryStore {
@@ -223,10 +251,9 @@ impl MemoryStore {
         MemoryStore {
             state: Mutex::new(MemoryState::default()),
             limit,
-            parsed: Mutex::new(ParsedCache::with_budget(
-                (limit / 8).min(parsed::DEFAULT_BUDGET),
-            )),
+            parsed: parsed::shared((limit / 8).min(parsed::DEFAULT_BUDGET)),
             records: Mutex::default(),
+            claims: Mutex::default(),
         }
     }
 
@@ -258,6 +285,11 @@ impl MemoryState {
         self.next += 1;
         self.bytes += stored.meta.size_bytes;
         self.order.insert(seq, stored.meta.handle.clone());
+        if let Some(owner) = &stored.meta.owner {
+            let (bytes, order) = self.owned.entry(owner.clone()).or_default();
+            *bytes += stored.meta.size_bytes;
+            order.insert(seq, stored.meta.handle.clone());
+        }
         self.live.insert(stored.meta.handle.clone(), (seq, stored));
     }
 
@@ -265,7 +297,25 @@ impl MemoryState {
         let (seq, stored) = self.live.remove(handle)?;
         self.order.remove(&seq);
         self.bytes = self.bytes.saturating_sub(stored.meta.size_bytes);
+        if let Some(owner) = &stored.meta.owner
+            && let Some((bytes, order)) = self.owned.get_mut(owner)
+        {
+            *bytes = bytes.saturating_sub(stored.meta.size_bytes);
+            order.remove(&seq);
+            if order.is_empty() {
+                self.owned.remove(owner);
+            }
+        }
         Some(stored)
+    }
+
+    /// The handle `owner`'s oldest result is under, past its share of `limit`.
+    fn owner_over(&self, owner: &str, limit: usize) -> Option<String> {
+        let (bytes, order) = self.owned.get(owner)?;
+        if *bytes <= caller_limit(limit) {
+            return None;
+        }
+        order.first_key_value().map(|(_, h)| h.clone())
     }
 
     /// Moves what expired by `now` out of `live`; returns how many.
@@ -285,16 +335,26 @@ impl MemoryState {
     }
 
     /// Drops the oldest results, never `keep` (the newest), until everything fits in
-    /// `limit`. One already expired is moved to `expired`, as `cleanup` would have.
+    /// `limit`: first those of `keep`'s owner past its share ([`caller_limit`]), then
+    /// anyone's. One already expired is moved to `expired`, as `cleanup` would have.
     fn make_room(&mut self, limit: usize, keep: &str, now: DateTime<Utc>) {
-        while self.bytes > limit {
-            let Some((_, handle)) = self.order.first_key_value() else {
-                break;
+        let owner = self
+            .live
+            .get(keep)
+            .and_then(|(_, held)| held.meta.owner.clone());
+        loop {
+            let over_share = owner.as_deref().and_then(|o| self.owner_over(o, limit));
+            let handle = match over_share {
+                Some(handle) => handle,
+                None if self.bytes > limit => match self.order.first_key_value() {
+                    Some((_, handle)) => handle.clone(),
+                    None => break,
+                },
+                None => break,
             };
             if handle == keep {
                 break;
             }
-            let handle = handle.clone();
             let Some(stored) = self.remove(&handle) else {
                 break;
             };
@@ -444,6 +504,32 @@ impl HandleStore for MemoryStore {
         Box::pin(async { Ok(found) })
     }
 
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ToolError>> {
+        let now = std::time::Instant::now();
+        let mut claims = self.claims.lock().unwrap_or_else(|e| e.into_inner());
+        let taken = claims.get(key).is_some_and(|until| *until > now);
+        let answer = if taken {
+            Ok(false)
+        } else {
+            if claims.len() >= MAX_CLAIMS {
+                claims.retain(|_, until| *until > now);
+            }
+            if claims.len() >= MAX_CLAIMS {
+                Err(ToolError::new(
+                    ErrorCode::ResourceUnavailable,
+                    format!(
+                        "the memory store holds {MAX_CLAIMS} marks of spent confirmations, \
+                         the most it keeps; try again when the oldest run out"
+                    ),
+                ))
+            } else {
+                claims.insert(key.to_string(), now + ttl);
+                Ok(true)
+            }
+        };
+        Box::pin(async move { answer })
+    }
+
     fn list_records(
         &self,
         prefix: &str,
@@ -474,6 +560,7 @@ mod tests {
             created,
             expires: created + chrono::Duration::seconds(ttl),
             hits: 0,
+            owner: None,
         }
     }
 
@@ -498,6 +585,42 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(*read().await, other);
+    }
+
+    #[tokio::test]
+    async fn one_caller_past_its_share_loses_its_own_oldest_not_anothers() {
+        let t0: DateTime<Utc> = "2026-11-21T12:00:00Z".parse().unwrap();
+        let at = |s: i64| t0 + chrono::Duration::seconds(s);
+        let owned = |handle: &str, created: i64, owner: &str| HandleMeta {
+            size_bytes: 100,
+            owner: Some(owner.to_string()),
+            ..meta(handle, at(created), 600)
+        };
+        // A 1,000-byte store: a caller holds 250 bytes at most.
+        let s = MemoryStore::with_limit(1000);
+        s.put(owned("bob-1", 0, "caller:bob"), Arc::new(json!(1)))
+            .await
+            .unwrap();
+        for i in 1..=5 {
+            let h = format!("alice-{i}");
+            s.put(owned(&h, i, "caller:alice"), Arc::new(json!(i)))
+                .await
+                .unwrap();
+        }
+        // Alice keeps her newest two (200 of her 250); bob's older one is untouched.
+        let live: Vec<String> = s
+            .list(at(10))
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|m| m.handle)
+            .collect();
+        assert_eq!(live, ["alice-5", "alice-4", "bob-1"]);
+        assert!(matches!(
+            s.get("alice-1", at(10)).await.unwrap(),
+            Err(Missing::Evicted)
+        ));
+        assert_eq!(s.bytes(), 300);
     }
 
     #[tokio::test]

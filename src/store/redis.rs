@@ -5,9 +5,17 @@
 //!
 //! - `{prefix}:data:{handle}`: the result as a JSON string;
 //! - `{prefix}:meta:{handle}`: a hash of `tool`, `size_bytes`, `rows`, `created` and
-//!   `expires` (Unix milliseconds) and `hits`;
+//!   `expires` (Unix milliseconds), `hits` and the `owner` whose call made it (absent
+//!   for the console's own);
 //! - `{prefix}:live`: a sorted set of handles scored by their expiry, which `list` and
-//!   `cleanup` read.
+//!   `cleanup` read;
+//! - `{prefix}:record:{key}`: a task's record (JSON), and `{prefix}:claim:{key}` a
+//!   spent confirmation's mark, each with Redis's own TTL.
+//!
+//! The store keeps to a byte budget ([`RedisStore::with_limit`], the memory store's
+//! 256 MB unless configured), counted in Redis itself so that every server sharing the
+//! prefix keeps to one budget: past it the oldest results are dropped first, and past a
+//! caller's share ([`super::caller_limit`]) that caller's own oldest first.
 //!
 //! Expiry is decided by comparing `expires` with the `now` each call passes in, exactly
 //! as the memory store does. Redis's own key TTLs are a safety net that frees memory
@@ -48,48 +56,118 @@ const OPERATION_TIMEOUT: Duration = Duration::from_secs(3);
 const DATA_GRACE_MS: i64 = 60_000;
 
 /// The metadata hash fields, in the order `parse_meta` reads them.
-const META_FIELDS: [&str; 6] = ["tool", "size_bytes", "rows", "created", "expires", "hits"];
+const META_FIELDS: [&str; 7] = [
+    "tool",
+    "size_bytes",
+    "rows",
+    "created",
+    "expires",
+    "hits",
+    "owner",
+];
 
 /// Reads a handle's metadata and counts a hit when it is live. KEYS: meta, data.
-/// ARGV: now (ms). Returns nil when unknown; the six metadata fields when expired;
-/// those and "1" when live (hit counted), or "0" when live but the data is gone.
+/// ARGV: now (ms). Returns nil when unknown; the seven metadata fields when expired
+/// (the owner `false` when there is none); those and "1" when live (hit counted), or
+/// "0" when live but the data is gone.
 /// The data itself is read beside the script (a plain GET in the same round trip),
 /// since passing it through Lua doubles its copying.
 const GET_SCRIPT: &str = r#"
-local m = redis.call('HMGET', KEYS[1], 'tool', 'size_bytes', 'rows', 'created', 'expires', 'hits')
+local m = redis.call('HMGET', KEYS[1], 'tool', 'size_bytes', 'rows', 'created', 'expires', 'hits', 'owner')
 if not m[5] then return false end
+if not m[7] then m[7] = '' end
 if tonumber(m[5]) <= tonumber(ARGV[1]) then return m end
-if redis.call('EXISTS', KEYS[2]) == 0 then m[7] = '0'; return m end
+if redis.call('EXISTS', KEYS[2]) == 0 then m[8] = '0'; return m end
 m[6] = tostring(redis.call('HINCRBY', KEYS[1], 'hits', 1))
-m[7] = '1'
+m[8] = '1'
 return m
 "#;
 
-/// Stores a handle. KEYS: data, meta, live set. ARGV: handle, JSON, data TTL (ms),
-/// metadata TTL (ms), expires (ms), then the metadata fields and values. The live set
-/// lives as long as its longest-lived entry.
-const PUT_SCRIPT: &str = r#"
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-redis.call('DEL', KEYS[2])
-redis.call('HSET', KEYS[2], unpack(ARGV, 6))
-redis.call('PEXPIRE', KEYS[2], ARGV[4])
-redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[4]) then
-  redis.call('PEXPIRE', KEYS[3], ARGV[4])
+/// What the budget's scripts share: `drop(p, h)` lets go of handle `h`'s data under
+/// prefix `p` and takes its bytes off the counts (its metadata stays, so a fetch says
+/// it was dropped before its expiry); `keep(p, key, ms)` makes a count key live as long
+/// as the longest-lived handle.
+///
+/// The counts, under the prefix: `:bytes` (the JSON held in all), `:sizes` (each
+/// handle's), `:order` (handles by creation), `:owner-bytes` (each owner's bytes) and
+/// `:owned:{owner}` (an owner's handles by creation).
+const BUDGET_FNS: &str = r#"
+local function drop(p, h)
+  local size = tonumber(redis.call('HGET', p .. ':sizes', h) or '0')
+  local owner = redis.call('HGET', p .. ':meta:' .. h, 'owner')
+  redis.call('DECRBY', p .. ':bytes', size)
+  redis.call('HDEL', p .. ':sizes', h)
+  redis.call('ZREM', p .. ':order', h)
+  redis.call('ZREM', p .. ':live', h)
+  redis.call('DEL', p .. ':data:' .. h)
+  if owner and owner ~= '' then
+    redis.call('HINCRBY', p .. ':owner-bytes', owner, -size)
+    redis.call('ZREM', p .. ':owned:' .. owner, h)
+  end
+  return size
 end
-return 1
+local function keep(key, ms)
+  if redis.call('PTTL', key) < tonumber(ms) then redis.call('PEXPIRE', key, ms) end
+end
 "#;
 
-/// Drops the data of every handle expired by `now`. KEYS: live set. ARGV: now (ms),
-/// data key prefix. Returns how many were dropped.
+/// Stores a handle within the budget. KEYS: data, meta, live set. ARGV: handle, JSON,
+/// data TTL (ms), metadata TTL (ms), expires (ms), prefix, budget (bytes), a caller's
+/// share (bytes), then the metadata fields and values (`created` the 8th of them,
+/// `owner` the 14th). The sets and counts live as long as their longest-lived entry.
+/// Past the owner's share its own oldest go first, then past the budget anyone's, never
+/// the handle just stored. Returns the handles dropped.
+const PUT_SCRIPT: &str = r#"
+local p, h, size = ARGV[6], ARGV[1], string.len(ARGV[2])
+local created, owner = ARGV[16], ARGV[22]
+if redis.call('HEXISTS', p .. ':sizes', h) == 1 then drop(p, h) end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+redis.call('DEL', KEYS[2])
+redis.call('HSET', KEYS[2], unpack(ARGV, 9))
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
+redis.call('ZADD', KEYS[3], ARGV[5], h)
+keep(KEYS[3], ARGV[4])
+redis.call('HSET', p .. ':sizes', h, size)
+redis.call('INCRBY', p .. ':bytes', size)
+redis.call('ZADD', p .. ':order', created, h)
+for _, k in ipairs({':sizes', ':bytes', ':order'}) do keep(p .. k, ARGV[4]) end
+local dropped = {}
+if owner ~= '' then
+  local mine = p .. ':owned:' .. owner
+  redis.call('HINCRBY', p .. ':owner-bytes', owner, size)
+  redis.call('ZADD', mine, created, h)
+  keep(mine, ARGV[4])
+  keep(p .. ':owner-bytes', ARGV[4])
+  while tonumber(redis.call('HGET', p .. ':owner-bytes', owner) or '0') > tonumber(ARGV[8]) do
+    local oldest = redis.call('ZRANGE', mine, 0, 0)[1]
+    if not oldest or oldest == h then break end
+    drop(p, oldest)
+    dropped[#dropped + 1] = oldest
+  end
+end
+while tonumber(redis.call('GET', p .. ':bytes') or '0') > tonumber(ARGV[7]) do
+  local oldest = redis.call('ZRANGE', p .. ':order', 0, 0)[1]
+  if not oldest or oldest == h then break end
+  drop(p, oldest)
+  dropped[#dropped + 1] = oldest
+end
+return dropped
+"#;
+
+/// Drops the data of every handle expired by `now`, and its bytes from the counts.
+/// KEYS: live set. ARGV: now (ms), prefix. Returns how many were dropped.
 const CLEANUP_SCRIPT: &str = r#"
 local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, 1000)
 for _, h in ipairs(gone) do
-  redis.call('DEL', ARGV[2] .. h)
-  redis.call('ZREM', KEYS[1], h)
+  drop(ARGV[2], h)
 end
 return #gone
 "#;
+
+/// A script with the budget's functions before it.
+fn with_budget_fns(script: &str) -> String {
+    format!("{BUDGET_FNS}{script}")
+}
 
 /// Results in a Redis server.
 pub struct RedisStore {
@@ -97,10 +175,12 @@ pub struct RedisStore {
     prefix: String,
     /// The URL without credentials, for messages.
     shown: String,
-    /// Results this process stored or read lately, parsed. The data under a handle
-    /// never changes (every handle is new), so a page-by-page fetch reads and parses
-    /// the whole result once, not once per page; the metadata still comes from Redis.
-    parsed: Mutex<ParsedCache>,
+    /// Results this process read lately, parsed. The data under a handle never changes
+    /// (every handle is new), so a page-by-page fetch reads and parses the whole result
+    /// once, not once per page; the metadata still comes from Redis.
+    parsed: Arc<Mutex<ParsedCache>>,
+    /// The most JSON the store holds, in all; past it the oldest results go first.
+    limit: usize,
 }
 
 impl RedisStore {
@@ -135,13 +215,33 @@ impl RedisStore {
             connection,
             prefix: prefix.to_string(),
             shown,
-            parsed: Mutex::new(ParsedCache::default()),
+            parsed: super::parsed::shared(super::parsed::DEFAULT_BUDGET),
+            limit: (super::DEFAULT_MEMORY_LIMIT_MB << 20) as usize,
         };
         store
             .query::<String>(&redis::cmd("PING"))
             .await
             .map_err(|e| e.message.clone())?;
         Ok(store)
+    }
+
+    /// Holds at most `limit` bytes of results' JSON, in all, for every server sharing
+    /// the prefix (each should say the same); past it the oldest go first.
+    pub fn with_limit(mut self, limit: usize) -> RedisStore {
+        self.limit = limit.max(1);
+        self
+    }
+
+    /// The JSON of the results held now, by every server sharing the prefix.
+    ///
+    /// # Errors
+    ///
+    /// The store's, when Redis cannot be read.
+    pub async fn bytes(&self) -> Result<usize, ToolError> {
+        let held: Option<i64> = self
+            .query(redis::cmd("GET").arg(format!("{}:bytes", self.prefix)))
+            .await?;
+        Ok(held.unwrap_or(0).max(0) as usize)
     }
 
     /// The Redis URL without credentials.
@@ -252,7 +352,8 @@ fn from_millis(ms: i64) -> DateTime<Utc> {
         .unwrap_or(DateTime::<Utc>::UNIX_EPOCH)
 }
 
-/// Metadata from the six hash fields, in `GET_SCRIPT`'s order.
+/// Metadata from the seven hash fields, in `GET_SCRIPT`'s order (an empty owner is
+/// none).
 fn parse_meta(handle: &str, f: &[Option<String>]) -> Option<HandleMeta> {
     let text = |i: usize| f.get(i).and_then(|v| v.as_deref());
     let num = |i: usize| text(i).and_then(|v| v.parse::<i64>().ok());
@@ -264,6 +365,7 @@ fn parse_meta(handle: &str, f: &[Option<String>]) -> Option<HandleMeta> {
         created: from_millis(num(3)?),
         expires: from_millis(num(4)?),
         hits: num(5).unwrap_or(0).max(0) as u64,
+        owner: text(6).filter(|o| !o.is_empty()).map(str::to_string),
     })
 }
 
@@ -280,11 +382,10 @@ impl HandleStore for RedisStore {
                     format!("cannot encode result: {e}"),
                 )
             })?;
-            let json_len = json.len();
             let ttl_ms = (meta.expires - meta.created).num_milliseconds().max(1);
             let forget_ms = EXPIRED_MEMORY.as_millis() as i64;
             let mut put = redis::cmd("EVAL");
-            put.arg(PUT_SCRIPT)
+            put.arg(with_budget_fns(PUT_SCRIPT))
                 .arg(3)
                 .arg(self.data_key(&meta.handle))
                 .arg(self.meta_key(&meta.handle))
@@ -294,6 +395,9 @@ impl HandleStore for RedisStore {
                 .arg(ttl_ms + DATA_GRACE_MS)
                 .arg(ttl_ms + forget_ms)
                 .arg(millis(meta.expires))
+                .arg(&self.prefix)
+                .arg(self.limit)
+                .arg(super::caller_limit(self.limit))
                 .arg("tool")
                 .arg(&meta.tool)
                 .arg("size_bytes")
@@ -305,11 +409,30 @@ impl HandleStore for RedisStore {
                 .arg("expires")
                 .arg(millis(meta.expires))
                 .arg("hits")
-                .arg(meta.hits);
-            let bytes = json_len;
-            self.query::<()>(&put).await?;
-            let dropped = self.cache().put(&meta.handle, data, bytes);
-            free_later(dropped);
+                .arg(meta.hits)
+                .arg("owner")
+                .arg(meta.owner.as_deref().unwrap_or(""));
+            drop(data);
+            let dropped: Vec<String> = self.query(&put).await?;
+            // A handle stored again (never done, but allowed) is not read back as before.
+            free_later(self.cache().remove(&meta.handle).into_iter().collect());
+            for handle in &dropped {
+                // Dropped for room: not to be read back parsed either.
+                free_later(self.cache().remove(handle).into_iter().collect());
+                tracing::info!(
+                    handle = %handle,
+                    limit = self.limit,
+                    "dropped a stored result to make room in the Redis handle store"
+                );
+                crate::context::log::log(
+                    crate::context::log::Level::Warning,
+                    "structs.handles",
+                    serde_json::json!({"message": format!(
+                        "result handle {handle} was dropped to make room in the Redis handle \
+                         store ({} bytes); fetching it now says RESOURCE_NOT_FOUND", self.limit),
+                        "handle": handle, "limit_bytes": self.limit}),
+                );
+            }
             Ok(())
         })
     }
@@ -349,7 +472,7 @@ impl HandleStore for RedisStore {
                 drop(self.cache().remove(&handle));
                 return Ok(Err(Missing::after_expiry(meta.expires, now)));
             }
-            if fields.get(6).and_then(Option::as_deref) != Some("1") {
+            if fields.get(7).and_then(Option::as_deref) != Some("1") {
                 // Live by its metadata, but Redis no longer has the data.
                 drop(self.cache().remove(&handle));
                 return Ok(Err(Missing::Evicted));
@@ -423,11 +546,11 @@ impl HandleStore for RedisStore {
                 let n: usize = self
                     .query(
                         redis::cmd("EVAL")
-                            .arg(CLEANUP_SCRIPT)
+                            .arg(with_budget_fns(CLEANUP_SCRIPT))
                             .arg(1)
                             .arg(self.live_key())
                             .arg(millis(now))
-                            .arg(format!("{}:data:", self.prefix)),
+                            .arg(&self.prefix),
                     )
                     .await?;
                 total += n;
@@ -455,6 +578,25 @@ impl HandleStore for RedisStore {
                     .arg(ms),
             )
             .await
+        })
+    }
+
+    fn claim(&self, key: &str, ttl: Duration) -> BoxFuture<'_, Result<bool, ToolError>> {
+        let key = format!("{}:claim:{key}", self.prefix);
+        Box::pin(async move {
+            let ms = ttl.as_millis().max(1) as u64;
+            // SET NX is one command: of concurrent claims, Redis lets one through.
+            let set: Option<String> = self
+                .query(
+                    redis::cmd("SET")
+                        .arg(&key)
+                        .arg("1")
+                        .arg("NX")
+                        .arg("PX")
+                        .arg(ms),
+                )
+                .await?;
+            Ok(set.is_some())
         })
     }
 

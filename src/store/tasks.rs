@@ -4,7 +4,8 @@
 //! `mcp::server::tasks`) and keeps each as a record beside the result handles: the
 //! task as `tasks/get` answers it (`taskId`, `status`, `statusMessage`, `createdAt`,
 //! `lastUpdatedAt`, `ttlMs`, `pollIntervalMs`, and `result` or `error` once it ends)
-//! plus the `tool` it runs and the `server` running it ([`this_server`]). Every server and console sharing the store reads the same
+//! plus the `tool` it runs, the `server` running it ([`this_server`]) and the `owner`
+//! whose call made it ([`crate::context::caller`]; a caller lists and stops its own). Every server and console sharing the store reads the same
 //! records, so this module is where their shape, their keys and the rules for reading
 //! them live: the catalog's task tools read them here, and the server writes them.
 
@@ -14,7 +15,14 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use super::HandleStore;
+use crate::context::Principal;
 use crate::error::{ErrorCode, ToolError};
+
+/// Whether `who` may list, read or stop the task of `record`: its owner, the operator,
+/// or (`None`) the console itself.
+pub fn visible(record: &Value, who: Option<&Principal>) -> bool {
+    who.is_none_or(|p| p.owns(record["owner"].as_str()))
+}
 
 /// How long a task is kept from its creation (its `ttlMs`): its result can be fetched
 /// until then.
@@ -105,6 +113,7 @@ pub fn summary(record: &Value, now: DateTime<Utc>) -> Value {
         // A tool's refusal completes its task: the result says so.
         "tool_error": !quiet && record["status"] == "completed" && record["result"]["isError"] == true,
         "server": record["server"],
+        "owner": record["owner"],
     })
 }
 
@@ -181,9 +190,9 @@ fn first_line(text: &str) -> String {
     cut
 }
 
-/// Reads the tasks in `store`, newest first: the records of the tools named in `tools`
-/// (every tool when empty), at most `limit`. Answers the shown summaries and how many
-/// matched in all.
+/// Reads the tasks in `store` that `who` may see ([`visible`]), newest first: the
+/// records of the tools named in `tools` (every tool when empty), at most `limit`.
+/// Answers the shown summaries and how many matched in all.
 ///
 /// # Errors
 ///
@@ -193,6 +202,7 @@ pub async fn list(
     tools: &[String],
     limit: usize,
     now: DateTime<Utc>,
+    who: Option<&Principal>,
 ) -> Result<(Vec<Value>, usize), ToolError> {
     // Each task may have a cancel flag beside its record.
     let records = store.list_records(PREFIX, LIST_MAX * 2).await?;
@@ -201,6 +211,7 @@ pub async fn list(
         .filter(|(key, _)| !key.ends_with(CANCEL_SUFFIX))
         .map(|(_, record)| record)
         .filter(|r| r["taskId"].is_string())
+        .filter(|r| visible(r, who))
         .filter(|r| tools.is_empty() || tools.iter().any(|t| r["tool"] == t.as_str()))
         .collect();
     found.sort_by(|a, b| {
@@ -227,14 +238,20 @@ pub enum Cancel {
 ///
 /// # Errors
 ///
-/// `RESOURCE_NOT_FOUND` for a task the store does not hold; the store's own error when
-/// it cannot be read or written.
+/// `RESOURCE_NOT_FOUND` for a task the store does not hold, or that is not `who`'s
+/// ([`visible`]: another caller's task is not there for it); the store's own error
+/// when it cannot be read or written.
 pub async fn ask_cancel(
     store: &dyn HandleStore,
     id: &str,
     now: DateTime<Utc>,
+    who: Option<&Principal>,
 ) -> Result<Cancel, ToolError> {
-    let Some(record) = store.get_record(&key(id)).await? else {
+    let record = store
+        .get_record(&key(id))
+        .await?
+        .filter(|r| visible(r, who));
+    let Some(record) = record else {
         return Err(ToolError::new(
             ErrorCode::ResourceNotFound,
             format!(
@@ -270,7 +287,7 @@ mod tests {
 
     fn record(id: &str, tool: &str, status: &str, at: &str) -> Value {
         json!({"taskId": id, "tool": tool, "status": status, "createdAt": at,
-               "lastUpdatedAt": at, "ttlMs": 600000})
+               "lastUpdatedAt": at, "ttlMs": 600000, "owner": "caller:alice"})
     }
 
     fn at(s: &str) -> DateTime<Utc> {
@@ -337,10 +354,23 @@ mod tests {
             .await
             .unwrap();
         let now = at("2026-11-28T10:00:04Z");
-        let (all, total) = list(&store, &[], 10, now).await.unwrap();
+        let (all, total) = list(&store, &[], 10, now, None).await.unwrap();
         let ids: Vec<&str> = all.iter().map(|t| t["task_id"].as_str().unwrap()).collect();
         assert_eq!((ids, total), (vec!["c", "b", "a"], 3));
-        let (pow, total) = list(&store, &["pow".to_string()], 1, now).await.unwrap();
+        assert_eq!(all[0]["owner"], "caller:alice");
+        // Their owner lists them, and the operator; another caller, none.
+        let alice = Principal::named("alice");
+        let operator = Principal::operator();
+        let bob = Principal::named("bob");
+        assert_eq!(list(&store, &[], 10, now, Some(&alice)).await.unwrap().1, 3);
+        assert_eq!(
+            list(&store, &[], 10, now, Some(&operator)).await.unwrap().1,
+            3
+        );
+        assert_eq!(list(&store, &[], 10, now, Some(&bob)).await.unwrap().1, 0);
+        let (pow, total) = list(&store, &["pow".to_string()], 1, now, None)
+            .await
+            .unwrap();
         assert_eq!((pow.len(), total), (1, 2));
         assert_eq!(pow[0]["task_id"], "c");
     }
@@ -360,14 +390,23 @@ mod tests {
             .unwrap();
         let now = at("2026-11-28T10:00:05Z");
         assert!(!cancel_asked(&store, "w").await);
-        assert_eq!(ask_cancel(&store, "w", now).await.unwrap(), Cancel::Asked);
+        // Another caller's task is not there for this one; the owner's is.
+        let bob = Principal::named("bob");
+        let missing = ask_cancel(&store, "w", now, Some(&bob)).await.unwrap_err();
+        assert_eq!(missing.code, ErrorCode::ResourceNotFound);
+        assert!(!cancel_asked(&store, "w").await);
+        let alice = Principal::named("alice");
+        assert_eq!(
+            ask_cancel(&store, "w", now, Some(&alice)).await.unwrap(),
+            Cancel::Asked
+        );
         assert!(cancel_asked(&store, "w").await);
         assert_eq!(
-            ask_cancel(&store, "d", now).await.unwrap(),
+            ask_cancel(&store, "d", now, None).await.unwrap(),
             Cancel::Ended("completed")
         );
         assert!(!cancel_asked(&store, "d").await);
-        let missing = ask_cancel(&store, "zz", now).await.unwrap_err();
+        let missing = ask_cancel(&store, "zz", now, None).await.unwrap_err();
         assert_eq!(missing.code, ErrorCode::ResourceNotFound);
     }
 }

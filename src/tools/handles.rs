@@ -58,13 +58,14 @@ pub fn register(registry: &mut Registry) {
             name: "structs_handle_list",
             description: "The live result handles, newest first (at most 100): tool, size, \
                 rows, age, time to expiry and hits of each. An MCP client sees the handles it \
-                made; scope \"all\" lists every handle in the store (other clients', and other \
-                servers' when the store is shared). Any handle can be fetched by whoever has it.",
+                made in this session; scope \"all\" lists every handle its caller made, through \
+                any session or server sharing the store. A caller (its bearer token) lists and \
+                fetches its own handles only; the operator's token, every caller's.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
                     "scope": {"type": "string", "enum": ["mine", "all"],
-                        "description": "mine (the default): the handles this client made; all: every live handle in the store."}
+                        "description": "mine (the default): the handles this session made; all: every live handle this caller made (the operator: every handle in the store)."}
                 },
                 "additionalProperties": false
             }),
@@ -99,6 +100,11 @@ async fn fetch(env: Env, args: Value) -> Result<Value, ToolError> {
         .get(&handle, now)
         .await?
         .map_err(|missing| missing.to_error(&handle))?;
+    // Another caller's result is not there for this one: it hears what it would of a
+    // handle never made, so a handle's existence says nothing either.
+    if !crate::context::CallContext::current().sees(stored.meta.owner.as_deref()) {
+        return Err(crate::store::Missing::Unknown.to_error(&handle));
+    }
     let verbosity = opt_str(&args, "verbosity")
         .and_then(Verbosity::parse)
         .unwrap_or(Verbosity::Raw);
@@ -156,10 +162,13 @@ async fn list(env: Env, args: Value) -> Result<Value, ToolError> {
     let store = env.handle_store();
     store.cleanup(now).await?;
     let mut all = store.list(now).await?;
-    // An MCP client sees the handles it made; the console sees the whole store.
+    // A caller sees its own handles only (the operator and the console, all); an MCP
+    // session sees, by default, those it made itself.
+    let ctx = crate::context::CallContext::current();
+    all.retain(|m| ctx.sees(m.owner.as_deref()));
     let mine = match opt_str(&args, "scope") {
         Some("all") => None,
-        _ => crate::context::CallContext::current().handles(),
+        _ => ctx.handles(),
     };
     if let Some(mine) = &mine {
         all.retain(|m| mine.contains(&m.handle));

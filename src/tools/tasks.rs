@@ -25,8 +25,9 @@ pub fn register(registry: &mut Registry) {
             description: "The tasks MCP servers run for clients that declare the Tasks \
                 extension (proof-of-work searches, plan and workflow runs), newest first: \
                 id, tool, status (working, completed, failed, cancelled), status message, \
-                times and a one-line outcome. Read from the handle store, so every server \
-                sharing a Redis store lists the same tasks; a task is kept 600 s from its \
+                times, a one-line outcome and the caller that made it. A caller (its bearer \
+                token) lists its own tasks; the operator's token, every caller's. Read from \
+                the handle store, so every server sharing a Redis store lists the same tasks; a task is kept 600 s from its \
                 creation. A task still `working` whose server went quiet for 15 s is \
                 listed `failed`. Fetch a task's whole result with tasks/get.",
             input_schema: json!({
@@ -54,7 +55,9 @@ pub fn register(registry: &mut Registry) {
             description: "Asks a task to stop, whichever server sharing the handle store \
                 runs it: that server cancels it within a second, and the task then reads \
                 `cancelled`. A task that already ended is left as it is, and the answer \
-                says how it ended. An unknown id is RESOURCE_NOT_FOUND.",
+                says how it ended. A caller stops its own tasks only; an unknown id, or \
+                another caller's, is RESOURCE_NOT_FOUND. It destroys nothing in the game, \
+                so it asks no confirmation, as tasks/cancel asks none.",
             input_schema: json!({
                 "type": "object",
                 "properties": {
@@ -69,7 +72,7 @@ pub fn register(registry: &mut Registry) {
             title: "Cancel a task",
             hints: Hints {
                 read_only: Some(false),
-                destructive: Some(true),
+                destructive: Some(false),
                 idempotent: Some(true),
                 open_world: Some(false),
             },
@@ -92,7 +95,16 @@ async fn list(env: Env, args: Value) -> Result<Value, ToolError> {
         .map_or(50, |n| n as usize);
     let store = env.handle_store();
     // Servers stamp their tasks with the real time, whatever the game's clock says.
-    let (shown, total) = tasks::list(store.as_ref(), &tools, limit, chrono::Utc::now()).await?;
+    // A caller lists its own tasks; the operator and the console, every caller's.
+    let ctx = crate::context::CallContext::current();
+    let (shown, total) = tasks::list(
+        store.as_ref(),
+        &tools,
+        limit,
+        chrono::Utc::now(),
+        ctx.owner(),
+    )
+    .await?;
     Ok(json!({
         "tasks": shown,
         "total": total,
@@ -105,7 +117,9 @@ async fn list(env: Env, args: Value) -> Result<Value, ToolError> {
 async fn cancel(env: Env, args: Value) -> Result<Value, ToolError> {
     let id = opt_str(&args, "task_id").unwrap_or_default();
     let store = env.handle_store();
-    let (asked, status) = match tasks::ask_cancel(store.as_ref(), id, chrono::Utc::now()).await? {
+    let ctx = crate::context::CallContext::current();
+    let asked = tasks::ask_cancel(store.as_ref(), id, chrono::Utc::now(), ctx.owner()).await?;
+    let (asked, status) = match asked {
         Cancel::Asked => (true, "working"),
         Cancel::Ended(status) => (false, status),
     };

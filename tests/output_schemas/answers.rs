@@ -113,10 +113,12 @@ async fn every_tool_answers_as_its_output_schema_says() {
     c.err("structs_handle_list", json!({"scope": "everyone"}))
         .await;
 
-    // Tasks, as a server running them for Tasks clients keeps them in the store.
+    // Tasks, as a server running them for Tasks clients keeps them in the store: this
+    // connection's client's own (over stdio, the `local` caller).
     let tasks = structs_console::mcp::server::tasks::Tasks::new(store);
+    let mine = || Some(structs_console::context::caller::LOCAL.to_string());
     let ended = tasks
-        .start("structs_plan_execute", |_| async {
+        .start("structs_plan_execute", mine(), |_| async {
             rmcp::model::CallToolResult::structured(json!({"status": "succeeded", "steps": []}))
         })
         .await
@@ -126,10 +128,14 @@ async fn every_tool_answers_as_its_output_schema_says() {
     // Newest first is by creation time, to the millisecond.
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     let working = tasks
-        .start("structs_calculate_proof_of_work", |ctx| async move {
-            ctx.cancelled().await;
-            rmcp::model::CallToolResult::structured(json!({"valid": false}))
-        })
+        .start(
+            "structs_calculate_proof_of_work",
+            mine(),
+            |ctx| async move {
+                ctx.cancelled().await;
+                rmcp::model::CallToolResult::structured(json!({"valid": false}))
+            },
+        )
         .await
         .unwrap()
         .task

@@ -238,8 +238,9 @@ const EXPECTED: &[(&str, (bool, bool, bool))] = &[
     ("structs_decision_tree_", (true, false, true)),
     ("structs_handle_", (true, false, true)),
     ("structs_task_list", (true, false, true)),
-    // Stopping a task ends its work for good.
-    ("structs_task_cancel", (false, true, true)),
+    // Stopping a task ends its caller's own work and changes nothing in the game, so
+    // no one is asked to confirm it, by this tool or by tasks/cancel.
+    ("structs_task_cancel", (false, false, true)),
     ("structs_plan_validate", (true, false, true)),
     ("structs_workflow_list", (true, false, true)),
     ("structs_workflow_monitor", (true, false, true)),

@@ -168,6 +168,7 @@ pub fn run(
                     listen: listen.clone(),
                     token,
                     allow_remote: args.http_allow_remote,
+                    callers: Vec::new(),
                     sessions: SessionLimits {
                         max: args.http_max_sessions,
                         idle: Duration::from_secs(args.http_session_idle),

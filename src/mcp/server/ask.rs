@@ -49,10 +49,27 @@ pub const STATE_TTL: Duration = Duration::from_secs(600);
 /// The key of the one input request a confirmation makes.
 pub const CONFIRM_KEY: &str = "confirm";
 
+/// The store's key that marks a confirmation spent, by the nonce its state carries.
+pub fn spent_key(nonce: &str) -> String {
+    format!("confirm:{nonce}")
+}
+
+/// Why a confirmation's state is refused a second time.
+pub fn spent(tool: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "this requestState was already answered yes and {tool} was run with it: a \
+             confirmation is spent once. Call {tool} again without it to be asked again"
+        ),
+        Some(json!({"requestState": "spent"})),
+    )
+}
+
 /// What a confirmation decided.
 pub enum Decision {
-    /// Run the call.
-    Run,
+    /// Run the call; once `spend` (a stateless confirmation's mark) is claimed, where
+    /// there is one ([`spent_key`]).
+    Run { spend: Option<String> },
     /// Answer this instead of running it (a question, or the refusal of the answer).
     Answer(Outcome),
 }
@@ -103,16 +120,20 @@ impl Asker {
         }
     }
 
-    /// Decides a stateless request for a destructive tool: ask, refuse the answer, or
-    /// run.
+    /// Decides a stateless request of `who` for a destructive tool: ask, refuse the
+    /// answer, or run. A question's state is sealed to the caller, the tool and its
+    /// arguments, and carries a nonce: a "yes" runs the call once its nonce is claimed
+    /// ([`Decision::Run`]'s `spend`), so that a state is spent once.
     ///
     /// # Errors
     ///
     /// `-32021` when the client did not declare elicitation; `-32602` for a
-    /// `requestState` that is not one this server sealed for this call, or is too old.
+    /// `requestState` that is not one this server sealed for this caller and call, or
+    /// is too old.
     pub fn confirm_stateless(
         &self,
         context: &RequestContext<RoleServer>,
+        who: &str,
         tool: &str,
         arguments: Option<&Map<String, Value>>,
         request_state: Option<&str>,
@@ -126,15 +147,15 @@ impl Asker {
             required.elicitation = Some(Default::default());
             return Err(McpError::missing_required_client_capability(required));
         }
-        let bound = binding(tool, arguments);
-        let who = context.client_info();
-        let who = who.as_ref().map(|c| c.name.as_str());
+        let bound = binding(tool, arguments, who);
+        let client = context.client_info();
+        let client = client.as_ref().map(|c| c.name.as_str());
         let Some(state) = request_state else {
             return Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound, who),
+                self.ask(tool, arguments, &bound, client),
             )));
         };
-        self.codec.open_with(state, &bound).map_err(|e| {
+        let nonce = self.codec.open_with(state, &bound).map_err(|e| {
             McpError::invalid_params(
                 format!(
                     "the requestState is not one this server gave for this call ({e}); \
@@ -146,9 +167,14 @@ impl Asker {
         match responses.and_then(|r| r.get(CONFIRM_KEY)) {
             // Asked and not answered: ask again (SEP-2322).
             None => Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound, who),
+                self.ask(tool, arguments, &bound, client),
             ))),
-            Some(answer) => Ok(decide(tool, answer)),
+            Some(answer) => Ok(match decide(tool, answer) {
+                Decision::Run { .. } => Decision::Run {
+                    spend: Some(String::from_utf8_lossy(&nonce).into_owned()),
+                },
+                refused => refused,
+            }),
         }
     }
 
@@ -194,8 +220,10 @@ impl Asker {
         bound: &[u8],
         who: Option<&str>,
     ) -> InputRequiredResult {
+        // A nonce of its own: what marks this question's state spent once answered yes.
+        let nonce = crate::random::hex128();
         let state = self.codec.seal_with(
-            b"confirm",
+            nonce.as_bytes(),
             &SealOptions::new().associated_data(bound).ttl(STATE_TTL),
         );
         let request: InputRequest = serde_json::from_value(json!({
@@ -209,12 +237,15 @@ impl Asker {
     }
 }
 
-/// What a state is sealed to: the tool and a digest of its arguments, their keys in
-/// order (a client may send the same arguments back with its keys in another order).
-fn binding(tool: &str, arguments: Option<&Map<String, Value>>) -> Vec<u8> {
+/// What a state is sealed to: the caller, the tool and a digest of its arguments, their
+/// keys in order (a client may send the same arguments back with its keys in another
+/// order). Another caller's state does not open.
+fn binding(tool: &str, arguments: Option<&Map<String, Value>>, who: &str) -> Vec<u8> {
     let args = arguments.map(|a| crate::json::canonical(&Value::Object(a.clone())));
     let args = serde_json::to_vec(&args).unwrap_or_default();
-    let mut bound = tool.as_bytes().to_vec();
+    let mut bound = who.as_bytes().to_vec();
+    bound.push(0);
+    bound.extend_from_slice(tool.as_bytes());
     bound.push(0);
     bound.extend_from_slice(&Sha256::digest(&args));
     bound
@@ -273,7 +304,7 @@ fn decide(tool: &str, answer: &Value) -> Decision {
     let action: Option<ElicitationAction> = serde_json::from_value(answer["action"].clone()).ok();
     let yes = answer["content"]["confirm"] == json!(true);
     match action {
-        Some(ElicitationAction::Accept) if yes => Decision::Run,
+        Some(ElicitationAction::Accept) if yes => Decision::Run { spend: None },
         Some(ElicitationAction::Accept) => declined(tool, "declined"),
         Some(ElicitationAction::Decline) => declined(tool, "declined"),
         Some(ElicitationAction::Cancel) => declined(tool, "cancelled"),
@@ -347,7 +378,7 @@ impl Asker {
         request_state: Option<&str>,
         responses: Option<&InputResponses>,
     ) -> Result<Choice, McpError> {
-        let bound = binding(&format!("prompt {prompt}"), Some(given));
+        let bound = binding(&format!("prompt {prompt}"), Some(given), "");
         let mut args = given.clone();
         for m in missing {
             args.remove(&m.name);
@@ -441,11 +472,14 @@ mod tests {
     fn a_state_is_bound_to_its_tool_and_arguments_whatever_their_key_order() {
         let a = args(r#"{"x": 1, "y": {"b": 2, "a": [1, {"d": 4, "c": 3}]}}"#);
         let b = args(r#"{"y": {"a": [1, {"c": 3, "d": 4}], "b": 2}, "x": 1}"#);
-        assert_eq!(binding("t", Some(&a)), binding("t", Some(&b)));
-        assert_ne!(binding("t", Some(&a)), binding("u", Some(&a)));
+        let bind = |tool, args| binding(tool, args, "caller:alice");
+        assert_eq!(bind("t", Some(&a)), bind("t", Some(&b)));
+        assert_ne!(bind("t", Some(&a)), bind("u", Some(&a)));
         let c = args(r#"{"x": 2, "y": {"b": 2, "a": [1, {"d": 4, "c": 3}]}}"#);
-        assert_ne!(binding("t", Some(&a)), binding("t", Some(&c)));
-        assert_ne!(binding("t", Some(&a)), binding("t", None));
+        assert_ne!(bind("t", Some(&a)), bind("t", Some(&c)));
+        assert_ne!(bind("t", Some(&a)), bind("t", None));
+        // Another caller's state is not this one's.
+        assert_ne!(bind("t", Some(&a)), binding("t", Some(&a), "caller:bob"));
     }
 
     #[test]
@@ -483,26 +517,32 @@ mod tests {
     fn a_sealed_state_opens_only_for_its_binding() {
         let asker = Asker::drawn();
         let a = args(r#"{"x": 1}"#);
-        let asked = asker.ask("t", Some(&a), &binding("t", Some(&a)), None);
+        let bind = |args| binding("t", args, "caller:alice");
+        let asked = asker.ask("t", Some(&a), &bind(Some(&a)), None);
         let state = asked.request_state.unwrap();
-        assert!(
-            asker
-                .codec
-                .open_with(&state, &binding("t", Some(&a)))
-                .is_ok()
-        );
+        let nonce = asker.codec.open_with(&state, &bind(Some(&a))).unwrap();
+        assert_eq!(nonce.len(), 32, "a nonce of 128 bits, as hex");
+        // Each question its own nonce: what spends one leaves the other.
+        let again = asker.ask("t", Some(&a), &bind(Some(&a)), None);
+        let other_nonce = asker
+            .codec
+            .open_with(&again.request_state.unwrap(), &bind(Some(&a)))
+            .unwrap();
+        assert_ne!(nonce, other_nonce);
         let other = args(r#"{"x": 2}"#);
+        assert!(asker.codec.open_with(&state, &bind(Some(&other))).is_err());
+        // Another caller cannot open it.
         assert!(
             asker
                 .codec
-                .open_with(&state, &binding("t", Some(&other)))
+                .open_with(&state, &binding("t", Some(&a), "caller:bob"))
                 .is_err()
         );
         // Another process's key does not open it.
         assert!(
             Asker::drawn()
                 .codec
-                .open_with(&state, &binding("t", Some(&a)))
+                .open_with(&state, &bind(Some(&a)))
                 .is_err()
         );
     }

@@ -32,6 +32,7 @@ pub async fn complete(
     docs: &std::sync::Arc<Docs>,
     prompts: &Prompts,
     request: &CompleteRequestParams,
+    who: &crate::context::Principal,
 ) -> Result<CompletionInfo, McpError> {
     let value = request.argument.value.as_str();
     let name = request.argument.name.as_str();
@@ -61,7 +62,9 @@ pub async fn complete(
                 .list(core.now())
                 .await
                 .map_err(|e| McpError::internal_error(e.message.clone(), None))?;
-            Ok(ranked(live.into_iter().map(|m| m.handle), value))
+            // Only the caller's own handles are offered (the operator, every one).
+            let own = live.into_iter().filter(|m| who.owns(m.owner.as_deref()));
+            Ok(ranked(own.map(|m| m.handle), value))
         }
         Kind::Arg(ArgKind::Goal) => Ok(ranked(super::prompts::goal_names(core), value)),
         Kind::Arg(ArgKind::PowAction) => Ok(ranked(POW_ACTIONS.map(String::from), value)),
@@ -207,7 +210,11 @@ pub async fn choices(
         Reference::Prompt(rmcp::model::PromptReference::new(prompt)),
         rmcp::model::ArgumentInfo::new(argument, ""),
     );
-    let info = complete(core, docs, prompts, &request).await.ok()?;
+    // No prompt takes a handle, so no one's handles are offered.
+    let nobody = crate::context::Principal::anonymous();
+    let info = complete(core, docs, prompts, &request, &nobody)
+        .await
+        .ok()?;
     (info.has_more != Some(true) && !info.values.is_empty()).then_some(info.values)
 }
 

@@ -94,7 +94,7 @@ impl HttpServer {
             // Sessions keep their streams whatever this says.
             .with_json_response(true)
             .with_sse_keep_alive(Some(Duration::from_secs(15)));
-        let guard = Guard::new(addr, options.token.as_deref());
+        let guard = Guard::new(addr, options.token.as_deref()).with_callers(&options.callers);
         config = match guard.hosts() {
             // The guard checks first and answers in JSON; rmcp's check stays behind it.
             crate::guard::Hosts::Loopback => {
@@ -114,9 +114,11 @@ impl HttpServer {
         let sessions = Arc::new(manager);
         let tracker = Tracker::new(options.sessions);
         let draining = CancellationToken::new();
+        let streams: Arc<super::listen::Streams> = Arc::default();
         let health = Health {
             core: server.core().clone(),
             sessions: sessions.clone(),
+            streams: streams.clone(),
             draining: draining.clone(),
         };
         {
@@ -136,7 +138,7 @@ impl HttpServer {
             StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
         let app = axum::Router::new()
             .nest_service(PATH, service)
-            .layer(axum::middleware::from_fn(check_message))
+            .layer(axum::middleware::from_fn_with_state(streams, check_message))
             .layer(axum::middleware::from_fn_with_state(
                 tracker,
                 sessions::track,
@@ -227,19 +229,22 @@ impl Drain {
     }
 }
 
-/// Where monitors and load balancers ask whether the server is up.
-pub const HEALTH_PATH: &str = "/health";
+/// Where monitors and load balancers ask whether the server is up; answered whatever
+/// the load ([`crate::mcp::wire::listen`]).
+pub use crate::mcp::wire::listen::HEALTH_PATH;
 
 /// What `/health` reads: the core's source and the open sessions.
 #[derive(Clone)]
 struct Health {
     core: crate::core::Core,
     sessions: Arc<LocalSessionManager>,
+    streams: Arc<super::listen::Streams>,
     draining: CancellationToken,
 }
 
 /// `GET /health`: a shallow status with no token and no player data: the version, the
-/// source, its block height and whether its clock is paused, the sessions open, and the
+/// source, its block height and whether its clock is paused, the sessions and listen
+/// streams open, and the
 /// proof-of-work pool: its threads, those hashing now and the searches running. While
 /// the server drains ([`Drain`]) the status is `draining` and the answer 503, so that a
 /// load balancer sends nothing new here.
@@ -262,6 +267,7 @@ async fn health_status(
         "block_height": status.block_height,
         "paused": status.paused,
         "sessions": sessions,
+        "streams": h.streams.open(),
         "proof_of_work": {
             "engine": structs_pow::backend::engine(),
             "threads": pow.size,
@@ -332,10 +338,98 @@ fn late_body() -> Response {
     response
 }
 
+/// A request's body, read whole within [`BODY_TIMEOUT`] and [`MAX_BODY_BYTES`]; or
+/// the answer refusing it.
+async fn read_body(body: axum::body::Body) -> Result<Vec<u8>, Response> {
+    let mut bytes = Vec::new();
+    let mut stream = body.into_data_stream();
+    let deadline = tokio::time::Instant::now() + BODY_TIMEOUT;
+    loop {
+        let Ok(next_chunk) =
+            tokio::time::timeout_at(deadline, futures_util::StreamExt::next(&mut stream)).await
+        else {
+            return Err(late_body());
+        };
+        let Some(chunk) = next_chunk else {
+            return Ok(bytes);
+        };
+        let Ok(chunk) = chunk else {
+            let error = ToolError::new(
+                ErrorCode::ValidationInvalidFormat,
+                "the request body could not be read to its end",
+            );
+            return Err(refusal(
+                StatusCode::BAD_REQUEST,
+                rmcp::model::ErrorCode::INVALID_REQUEST,
+                error,
+            ));
+        };
+        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
+            static OVER: Every = Every::new(WARN_EVERY);
+            if let Some(unlogged) = OVER.ready() {
+                tracing::warn!(
+                    limit = MAX_BODY_BYTES,
+                    unlogged_since_last = unlogged,
+                    "refused an HTTP request over the size limit (logged at most once in 10 s)"
+                );
+            }
+            let answer = crate::mcp::wire::too_large_answer(None, None, MAX_BODY_BYTES);
+            return Err((StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response());
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+}
+
+/// The place a listen request's stream takes, of its caller's and the server's
+/// ([`super::listen::Streams`]); `None` for any other request; why there is no room.
+fn stream_slot(
+    streams: &Arc<super::listen::Streams>,
+    parts: &axum::http::request::Parts,
+    bytes: &[u8],
+) -> Result<Option<super::listen::StreamSlot>, super::listen::NoRoom> {
+    if !super::listen::is_listen(bytes) {
+        return Ok(None);
+    }
+    let caller = parts
+        .extensions
+        .get::<crate::context::Principal>()
+        .cloned()
+        .unwrap_or_else(crate::context::Principal::anonymous);
+    streams.take(&caller).map(Some)
+}
+
+/// A listen stream refused for want of room: 429 when its caller has its most open, 503
+/// when the server has.
+fn no_stream(no_room: super::listen::NoRoom) -> Response {
+    static FULL: Every = Every::new(WARN_EVERY);
+    let (status, error) = match no_room {
+        super::listen::NoRoom::Caller(e) => (StatusCode::TOO_MANY_REQUESTS, e),
+        super::listen::NoRoom::Server(e) => (StatusCode::SERVICE_UNAVAILABLE, e),
+    };
+    if let Some(unlogged) = FULL.ready() {
+        tracing::warn!(
+            status = status.as_u16(),
+            unlogged_since_last = unlogged,
+            "refused a subscriptions/listen stream: {} (logged at most once in 10 s)",
+            error.message
+        );
+    }
+    let mut response = refusal(status, rmcp::model::ErrorCode(-32000), error);
+    response.headers_mut().insert(
+        header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("1"),
+    );
+    response
+}
+
 /// The strict check of a POST's message, before rmcp reads it (and before its own
 /// checks of the headers); and 204 for a DELETE rmcp answers 202 (clients take 200 or
 /// 204 for a session ended).
-async fn check_message(request: Request, next: Next) -> Response {
+async fn check_message(
+    axum::extract::State(streams): axum::extract::State<Arc<super::listen::Streams>>,
+    request: Request,
+    next: Next,
+) -> Response {
     if !request.uri().path().starts_with(PATH) {
         return next.run(request).await;
     }
@@ -354,41 +448,10 @@ async fn check_message(request: Request, next: Next) -> Response {
         return refuse(refused);
     }
     let (parts, body) = request.into_parts();
-    let mut bytes = Vec::new();
-    let mut stream = body.into_data_stream();
-    let deadline = tokio::time::Instant::now() + BODY_TIMEOUT;
-    loop {
-        let Ok(next_chunk) =
-            tokio::time::timeout_at(deadline, futures_util::StreamExt::next(&mut stream)).await
-        else {
-            return late_body();
-        };
-        let Some(chunk) = next_chunk else { break };
-        let Ok(chunk) = chunk else {
-            let error = ToolError::new(
-                ErrorCode::ValidationInvalidFormat,
-                "the request body could not be read to its end",
-            );
-            return refusal(
-                StatusCode::BAD_REQUEST,
-                rmcp::model::ErrorCode::INVALID_REQUEST,
-                error,
-            );
-        };
-        if bytes.len() + chunk.len() > MAX_BODY_BYTES {
-            static OVER: Every = Every::new(WARN_EVERY);
-            if let Some(unlogged) = OVER.ready() {
-                tracing::warn!(
-                    limit = MAX_BODY_BYTES,
-                    unlogged_since_last = unlogged,
-                    "refused an HTTP request over the size limit (logged at most once in 10 s)"
-                );
-            }
-            let answer = crate::mcp::wire::too_large_answer(None, None, MAX_BODY_BYTES);
-            return (StatusCode::PAYLOAD_TOO_LARGE, json_body(&answer)).into_response();
-        }
-        bytes.extend_from_slice(&chunk);
-    }
+    let mut bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(refused) => return refused,
+    };
     match strict::check(&bytes) {
         Verdict::Pass => {
             // rmcp reads the body as it is; a byte-order mark it would refuse.
@@ -402,8 +465,19 @@ async fn check_message(request: Request, next: Next) -> Response {
             if let Some((_, tasks)) = super::listen::task_ids_of(&bytes) {
                 parts.extensions.insert(super::listen::ListenTaskIds(tasks));
             }
-            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-                .await
+            // A listen stream takes a place of its caller's and the server's, held
+            // until its body ends; without one it is refused before it is acknowledged.
+            let slot = match stream_slot(&streams, &parts, &bytes) {
+                Ok(slot) => slot,
+                Err(no_room) => return no_stream(no_room),
+            };
+            let response = next
+                .run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await;
+            match slot {
+                Some(slot) => crate::mcp::wire::listen::hold_until_sent(response, slot),
+                None => response,
+            }
         }
         Verdict::Refuse(r) => {
             r.log("http");

@@ -16,7 +16,8 @@
 //! status then.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
@@ -26,7 +27,120 @@ use rmcp::model::{
 use rmcp::service::SubscriptionContext;
 use serde_json::{Value, json};
 
+use crate::context::Principal;
 use crate::entity::{ENTITY_URI, EntityId};
+use crate::error::ToolError;
+
+/// Listen streams one HTTP server holds open at once, whoever opened them.
+pub const MAX_STREAMS: usize = 256;
+
+/// Listen streams one caller ([`crate::context::caller`]) holds open at once.
+pub const MAX_STREAMS_PER_CALLER: usize = 8;
+
+/// A stream that has carried nothing for this long is ended with its final result;
+/// its client opens another if it still wants one.
+pub const STREAM_IDLE: Duration = Duration::from_secs(300);
+
+/// The listen streams open over HTTP, in all and by caller.
+#[derive(Default)]
+pub struct Streams(Mutex<StreamCount>);
+
+#[derive(Default)]
+struct StreamCount {
+    total: usize,
+    per: HashMap<String, usize>,
+}
+
+/// One open stream's place; given back when dropped (the stream's body ended).
+pub struct StreamSlot {
+    streams: Arc<Streams>,
+    caller: String,
+}
+
+/// Why a stream was not opened: the caller's cap or the server's.
+pub enum NoRoom {
+    Caller(ToolError),
+    Server(ToolError),
+}
+
+impl Streams {
+    fn count(&self) -> std::sync::MutexGuard<'_, StreamCount> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A place for one more stream of `caller`, or why there is none.
+    pub fn take(self: &Arc<Self>, caller: &Principal) -> Result<StreamSlot, NoRoom> {
+        let mut count = self.count();
+        let mine = count.per.get(caller.id()).copied().unwrap_or(0);
+        if mine >= MAX_STREAMS_PER_CALLER {
+            return Err(NoRoom::Caller(
+                ToolError::new(
+                    crate::error::ErrorCode::RateLimitExceeded,
+                    format!(
+                        "this caller has {mine} subscriptions/listen streams open, the most \
+                         it may; cancel one, or follow more entities on one stream"
+                    ),
+                )
+                .with_extra("limit", json!(MAX_STREAMS_PER_CALLER)),
+            ));
+        }
+        if count.total >= MAX_STREAMS {
+            return Err(NoRoom::Server(
+                ToolError::new(
+                    crate::error::ErrorCode::ResourceUnavailable,
+                    format!(
+                        "this server holds at most {MAX_STREAMS} subscriptions/listen streams \
+                         and all are open; try again shortly"
+                    ),
+                )
+                .with_extra("limit", json!(MAX_STREAMS))
+                .with_extra("retry_after_ms", json!(1000)),
+            ));
+        }
+        count.total += 1;
+        *count.per.entry(caller.id().to_string()).or_default() += 1;
+        Ok(StreamSlot {
+            streams: self.clone(),
+            caller: caller.id().to_string(),
+        })
+    }
+
+    /// Streams open now.
+    pub fn open(&self) -> usize {
+        self.count().total
+    }
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut count = self.streams.count();
+        count.total = count.total.saturating_sub(1);
+        if let Some(n) = count.per.get_mut(&self.caller) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                count.per.remove(&self.caller);
+            }
+        }
+    }
+}
+
+/// Whether a message is a `subscriptions/listen` request. Cheap for the rest: a
+/// message that does not hold the method's name is not parsed.
+pub fn is_listen(message: &[u8]) -> bool {
+    const METHOD: &[u8] = b"subscriptions/listen";
+    if memchr::memmem::find(message, METHOD).is_none() {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    serde_json::from_slice::<Method>(message)
+        .ok()
+        .and_then(|m| m.method)
+        .is_some_and(|m| m == "subscriptions/listen")
+}
 
 /// Most tasks one stream follows; the rest of a longer list is not followed.
 pub const TASKS_MAX: usize = 64;
@@ -90,6 +204,10 @@ type Said = (TaskStatus, Option<String>);
 /// The tasks one stream follows, each with what was last said of it.
 struct Following {
     tasks: Vec<(String, Option<Said>)>,
+    /// Notifications sent so far.
+    sent: u64,
+    /// Who listens: it follows its own tasks only.
+    who: crate::context::Principal,
 }
 
 impl Following {
@@ -128,11 +246,20 @@ impl Following {
                 tasks.push((id, None));
             }
         }
-        Ok(Following { tasks })
+        Ok(Following {
+            tasks,
+            sent: 0,
+            who: server.principal(context),
+        })
     }
 
     fn any(&self) -> bool {
         !self.tasks.is_empty()
+    }
+
+    /// How many notifications it has sent.
+    fn said(&self) -> u64 {
+        self.sent
     }
 
     /// Sends the status of each followed task that changed since it was last sent (the
@@ -145,7 +272,7 @@ impl Following {
     ) -> Result<(), ()> {
         let mut done = Vec::new();
         for (i, (id, last)) in self.tasks.iter_mut().enumerate() {
-            let Ok(task) = server.tasks.get(id).await else {
+            let Ok(task) = server.tasks.get(id, Some(&self.who)).await else {
                 done.push(i);
                 continue;
             };
@@ -168,6 +295,7 @@ impl Following {
             ));
             note.get_meta_mut()
                 .set_subscription_id(subscription.request_context().id.clone());
+            self.sent += 1;
             if subscription
                 .request_context()
                 .peer
@@ -244,9 +372,21 @@ pub async fn listen(
         super::tasks::POLL_INTERVAL_MS,
     ));
     beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // Ended when nothing was sent for the idle time: the client hears the stream's
+    // final result, and opens another if it still wants one.
+    let idle = server.stream_idle;
+    let quiet = tokio::time::sleep(idle);
+    tokio::pin!(quiet);
+    let mut said = following.said();
     loop {
+        let now_said = following.said();
+        if now_said != said {
+            said = now_said;
+            quiet.as_mut().reset(tokio::time::Instant::now() + idle);
+        }
         tokio::select! {
             _ = subscription.cancelled() => return Ok(()),
+            () = &mut quiet => return Ok(()),
             _ = beat.tick(), if following.any() => {
                 if following.send_changes(server, &subscription).await.is_err() {
                     return Ok(());
@@ -267,6 +407,7 @@ pub async fn listen(
                             if sink.notify_resource_updated(uri).await.is_err() {
                                 return Ok(());
                             }
+                            quiet.as_mut().reset(tokio::time::Instant::now() + idle);
                         }
                     }
                 }
@@ -284,6 +425,7 @@ pub async fn listen(
                     if sink.notify_prompt_list_changed().await.is_err() {
                         return Ok(());
                     }
+                    quiet.as_mut().reset(tokio::time::Instant::now() + idle);
                 }
             }
         }

@@ -42,8 +42,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::context::ClientHandles;
 use crate::context::subscriptions::Subscriptions;
+use crate::context::{ClientHandles, Principal};
 use crate::core::Core;
 use crate::entity::entity_uri;
 use crate::tools::{Hints, ToolSpec};
@@ -66,8 +66,11 @@ pub struct McpServer {
     subscriptions: Arc<Subscriptions>,
     /// The result handles this client made (its `resources/list` and handle list).
     handles: Arc<ClientHandles>,
-    /// This client's running proof-of-work searches and plan runs, each capped.
+    /// This client's running proof-of-work searches and plan runs, each capped (a
+    /// stateless request's are its caller's, counted by [`stateless::CallerWork`]).
     work: Arc<crate::context::ClientWork>,
+    /// Each HTTP caller's running work, shared by every session and request.
+    caller_work: Arc<stateless::CallerWork>,
     watcher: Arc<Watcher>,
     /// Where this server's exchanges are recorded (`--record`).
     recorder: Option<Arc<crate::record::Recorder>>,
@@ -89,6 +92,8 @@ pub struct McpServer {
     pub(crate) pending_listens: Arc<listen::PendingListens>,
     /// `--confirm-actions`: a person confirms every destructive call.
     confirm_actions: bool,
+    /// How long a listen stream may carry nothing before it is ended.
+    pub(crate) stream_idle: std::time::Duration,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -117,6 +122,7 @@ impl McpServer {
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
             work: Arc::default(),
+            caller_work: Arc::default(),
             watcher: Arc::new(Watcher::default()),
             recorder: None,
             prompt_watcher: Arc::new(Watcher::default()),
@@ -127,6 +133,7 @@ impl McpServer {
             asker: Arc::new(ask::Asker::new()),
             pending_listens: Arc::default(),
             confirm_actions: false,
+            stream_idle: listen::STREAM_IDLE,
         }
     }
 
@@ -141,6 +148,7 @@ impl McpServer {
             subscriptions: Arc::new(Subscriptions::new()),
             handles: Arc::new(ClientHandles::default()),
             work: Arc::default(),
+            caller_work: self.caller_work.clone(),
             watcher: Arc::new(Watcher::default()),
             recorder: recorder.clone(),
             prompts: self.prompts.clone(),
@@ -152,6 +160,7 @@ impl McpServer {
             asker: self.asker.clone(),
             pending_listens: self.pending_listens.clone(),
             confirm_actions: self.confirm_actions,
+            stream_idle: self.stream_idle,
         }
     }
 
@@ -161,6 +170,13 @@ impl McpServer {
     pub fn serving_http(mut self) -> McpServer {
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         self.scope = stateless::Scope::Shared { recorder };
+        self
+    }
+
+    /// Ends a listen stream that has carried nothing for `idle` ([`listen::STREAM_IDLE`]
+    /// unless told).
+    pub fn with_stream_idle(mut self, idle: std::time::Duration) -> McpServer {
+        self.stream_idle = idle;
         self
     }
 
@@ -175,7 +191,9 @@ impl McpServer {
     }
 
     fn caller(&self, context: &RequestContext<RoleServer>) -> stateless::Caller {
-        // This connection's or session's state, with the log given.
+        let principal = self.principal(context);
+        // This connection's or session's state, with the log given: a session is a
+        // client, and its running work is its own.
         let own = |log| stateless::Caller {
             handles: Some(self.handles.clone()),
             subscriptions: self.subscriptions.clone(),
@@ -183,19 +201,38 @@ impl McpServer {
             recorder: self.recorder.clone(),
             log,
             sessionless: false,
+            principal: principal.clone(),
         };
         if !stateless::is_stateless(context) {
             self.log.connect(context.peer.clone());
             return own(Some(self.log.clone()));
         }
         match &self.scope {
+            // A stateless request's work counts with every other of its caller's.
             stateless::Scope::Shared { recorder } => stateless::Caller::sessionless(
+                principal.clone(),
+                self.caller_work.of(&principal),
                 recorder.clone(),
                 stateless::request_log(context, recorder.clone()),
             ),
             stateless::Scope::Connection => {
                 own(stateless::request_log(context, self.recorder.clone()))
             }
+        }
+    }
+
+    /// Who sent `context`'s request ([`crate::context::caller`]): over HTTP, what the
+    /// guard made of its credential; over stdio, the connection's client.
+    pub(crate) fn principal(&self, context: &RequestContext<RoleServer>) -> Principal {
+        let sent = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Principal>());
+        match (sent, &self.scope) {
+            (Some(principal), _) => principal.clone(),
+            (None, stateless::Scope::Connection) => Principal::local(),
+            // Over HTTP the guard names every request; one it did not is no one's.
+            (None, stateless::Scope::Shared { .. }) => Principal::anonymous(),
         }
     }
 
@@ -543,10 +580,12 @@ impl ServerHandler for McpServer {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        let who = self.principal(&context);
         Box::pin(async {
-            let info = complete::complete(&self.core, &self.docs, &self.prompts, &request).await?;
+            let info =
+                complete::complete(&self.core, &self.docs, &self.prompts, &request, &who).await?;
             Ok(CompleteResult::new(info))
         })
         .await
@@ -631,26 +670,29 @@ impl ServerHandler for McpServer {
     async fn get_task(
         &self,
         request: rmcp::model::GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<rmcp::model::GetTaskResult, McpError> {
-        let task = Box::pin(self.tasks.get(&request.task_id)).await?;
+        let who = self.principal(&context);
+        let task = Box::pin(self.tasks.get(&request.task_id, Some(&who))).await?;
         Ok(rmcp::model::GetTaskResult::new(task))
     }
 
     async fn update_task(
         &self,
         request: rmcp::model::UpdateTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(self.tasks.update(&request.task_id)).await
+        let who = self.principal(&context);
+        Box::pin(self.tasks.update(&request.task_id, Some(&who))).await
     }
 
     async fn cancel_task(
         &self,
         request: rmcp::model::CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        Box::pin(self.tasks.cancel(&request.task_id)).await
+        let who = self.principal(&context);
+        Box::pin(self.tasks.cancel(&request.task_id, Some(&who))).await
     }
 
     fn accepted_subscription_filter(

@@ -13,6 +13,7 @@ use rmcp::{ErrorData as McpError, RoleServer};
 use serde_json::Value;
 
 use super::{McpServer, skills, stateless, strict};
+use crate::context::Principal;
 use crate::entity::{ENTITY_URI, EntityId};
 use crate::tools::schemas::{self, Schemas};
 
@@ -111,8 +112,11 @@ impl McpServer {
         let live = self.core.handle_store().list(now).await.map_err(|e| {
             McpError::internal_error(e.message.clone(), Some(e.to_json(&self.core.timestamp())))
         })?;
+        // A caller lists its own results only (the operator, every caller's).
+        let who = self.principal(&context);
         let mut resources: Vec<Resource> = live
             .into_iter()
+            .filter(|m| who.owns(m.owner.as_deref()))
             .map(|m| {
                 Resource::new(format!("{HANDLE_URI}{}", m.handle), m.handle.clone())
                     .with_mime_type("application/json")
@@ -252,7 +256,7 @@ impl McpServer {
                     None,
                 ));
             }
-            let read = self.read(&request.uri).await?;
+            let read = self.read(&request.uri, self.principal(context)).await?;
             Ok(stateless::hint!(context, read, stateless::Hints::Volatile).into())
         }
         .await
@@ -260,8 +264,9 @@ impl McpServer {
     }
 
     /// `resources/read` of `structs://handles/{handle}[?page=N&page_size=M&fields=..&verbosity=..]`:
-    /// one page of the stored result, as `structs_handle_fetch` gives it.
-    pub async fn read(&self, uri: &str) -> Result<ReadResourceResult, McpError> {
+    /// one page of the stored result, as `structs_handle_fetch` gives it to `who` (a
+    /// result of another caller's is not there for it).
+    pub async fn read(&self, uri: &str, who: Principal) -> Result<ReadResourceResult, McpError> {
         let Some(rest) = uri.strip_prefix(HANDLE_URI) else {
             return Err(McpError::resource_not_found(
                 format!(
@@ -294,11 +299,13 @@ impl McpServer {
             };
             args.insert(k.to_string(), value);
         }
-        match self
+        let ctx = crate::context::CallContext::new().with_owner(who);
+        let fetched = self
             .core
-            .call_json("structs_handle_fetch", Value::Object(args))
+            .call_with("structs_handle_fetch", Value::Object(args), ctx)
             .await
-        {
+            .map_err(|e| e.to_json(&self.core.timestamp()));
+        match fetched {
             Ok(page) => Ok(ReadResourceResult::new(vec![
                 ResourceContents::text(page.to_string(), uri).with_mime_type("application/json"),
             ])),

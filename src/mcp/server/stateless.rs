@@ -6,9 +6,10 @@
 //! stateless request (ARCHITECTURE.md, "Both protocol eras", says it once for all):
 //!
 //! - **its caller** ([`Caller`]): over HTTP nothing of the caller outlives the request.
-//!   Its handle list is the store's (`structs_handle_list` says `scope: "all"`), its
-//!   work caps count within the request, and the request is recorded in one session of
-//!   the log that every stateless request shares. Over stdio the connection is the
+//!   It is its credential ([`crate::context::caller`]): its handle list is its own
+//!   handles in the store, its work caps count over all its stateless requests
+//!   ([`CallerWork`]), and the request is recorded in one session of the log that every
+//!   stateless request shares. Over stdio the connection is the
 //!   client, and its state serves both eras.
 //! - **its log level**: `_meta`'s `io.modelcontextprotocol/logLevel`, per request; no
 //!   level, no `notifications/message` ([`request_log`]).
@@ -25,12 +26,39 @@ use rmcp::service::RequestContext;
 
 use super::logging::{self, ClientLog};
 use crate::context::subscriptions::Subscriptions;
-use crate::context::{CallContext, ClientHandles, ClientWork};
+use crate::context::{CallContext, ClientHandles, ClientWork, Principal};
 use crate::record::Recorder;
 
 /// Whether `context`'s request is a 2026-07-28 one (its `_meta` names the revision).
 pub fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
     super::strict::is_stateless(&context.meta)
+}
+
+/// The running work of each caller's stateless requests over HTTP, by [`Principal`]: a
+/// caller's searches and plan runs are capped together, whatever requests carry them
+/// (a session's are its own). An entry lives while a call of its caller runs.
+#[derive(Default)]
+pub struct CallerWork(
+    std::sync::Mutex<std::collections::HashMap<String, std::sync::Weak<ClientWork>>>,
+);
+
+/// Callers' entries kept before the ones with nothing running are dropped.
+const CALLER_WORK_SWEEP: usize = 1024;
+
+impl CallerWork {
+    /// `principal`'s running work: the one every call of it shares.
+    pub fn of(&self, principal: &Principal) -> Arc<ClientWork> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(work) = map.get(principal.id()).and_then(std::sync::Weak::upgrade) {
+            return work;
+        }
+        if map.len() >= CALLER_WORK_SWEEP {
+            map.retain(|_, w| w.strong_count() > 0);
+        }
+        let work: Arc<ClientWork> = Arc::default();
+        map.insert(principal.id().to_string(), Arc::downgrade(&work));
+        work
+    }
 }
 
 /// Where a stateless request's state lives.
@@ -52,18 +80,26 @@ pub struct Caller {
     pub log: Option<Arc<ClientLog>>,
     /// True when nothing of the caller outlives the request.
     pub sessionless: bool,
+    /// Who the caller is: what it makes is its own, and it sees only its own.
+    pub principal: Principal,
 }
 
 impl Caller {
     /// A stateless request over HTTP: fresh state, the shared log session.
-    pub fn sessionless(recorder: Option<Arc<Recorder>>, log: Option<Arc<ClientLog>>) -> Caller {
+    pub fn sessionless(
+        principal: Principal,
+        work: Arc<ClientWork>,
+        recorder: Option<Arc<Recorder>>,
+        log: Option<Arc<ClientLog>>,
+    ) -> Caller {
         Caller {
             handles: None,
             subscriptions: Arc::new(Subscriptions::new()),
-            work: Arc::default(),
+            work,
             recorder,
             log,
             sessionless: true,
+            principal,
         }
     }
 
@@ -73,7 +109,8 @@ impl Caller {
     pub fn context(&self, ctx: CallContext) -> CallContext {
         let mut ctx = ctx
             .with_subscriptions(self.subscriptions.clone())
-            .with_work(self.work.clone());
+            .with_work(self.work.clone())
+            .with_owner(self.principal.clone());
         if let Some(handles) = &self.handles {
             ctx = ctx.with_handles(handles.clone());
         }

@@ -77,6 +77,17 @@ pub struct LimitedLines<R> {
     messages: std::collections::VecDeque<ClientJsonRpcMessage>,
     /// Whether the input ended.
     ended: bool,
+    /// Whether an `initialize` has passed: a session has begun.
+    initialized: bool,
+}
+
+/// Whether a message is an `initialize` request.
+fn is_initialize(message: &ClientJsonRpcMessage) -> bool {
+    matches!(
+        message,
+        rmcp::model::JsonRpcMessage::Request(r)
+            if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
+    )
 }
 
 impl<R> LimitedLines<R> {
@@ -96,6 +107,7 @@ impl<R> LimitedLines<R> {
             parsing: false,
             messages: std::collections::VecDeque::new(),
             ended: false,
+            initialized: false,
         };
         (reader, rx)
     }
@@ -177,7 +189,18 @@ impl<R> LimitedLines<R> {
                 self.line.clear();
                 return;
             }
-            match strict::parse(line) {
+            let parsed = strict::parse(line).and_then(|message| {
+                // Before its `initialize`, a connection has no session for a request
+                // of a session's revision.
+                if !self.initialized {
+                    if let Some(refused) = strict::needs_session(&message) {
+                        return Err(Box::new(refused));
+                    }
+                    self.initialized = is_initialize(&message);
+                }
+                Ok(message)
+            });
+            match parsed {
                 Ok(message) => {
                     if let Some(listens) = &self.listens
                         && let Some((id, tasks)) = super::listen::task_ids_of(line)
@@ -530,6 +553,45 @@ mod tests {
         let kinds: Vec<_> = refused.iter().map(|r| r.kind).collect();
         use strict::Kind;
         assert_eq!(kinds, [Kind::Parse, Kind::Parse, Kind::InvalidRequest]);
+    }
+
+    #[tokio::test]
+    async fn a_sessions_revision_is_served_once_its_session_has_begun() {
+        let meta = |v: &str| {
+            format!(
+                r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"{v}","io.modelcontextprotocol/clientCapabilities":{{}}}}"#
+            )
+        };
+        let list = |id: u32, v: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{{}}}}}"#,
+                meta(v)
+            )
+        };
+        let initialize = r#"{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let input = format!(
+            "{}\n{}\n{initialize}\n{}\n",
+            list(1, "2025-11-25"),
+            list(2, "2026-07-28"),
+            list(3, "2025-11-25")
+        );
+        let (out, _, refused) = read_checked(input.as_bytes(), 1 << 16, true).await;
+        let out = String::from_utf8(out).unwrap();
+        // The first is refused; a stateless one needs no session; after initialize, a
+        // session's revision is served.
+        assert_eq!(refused.len(), 1, "{out}");
+        assert_eq!(refused[0].kind, strict::Kind::InvalidRequest);
+        let answer = serde_json::to_value(refused[0].answer()).unwrap();
+        assert_eq!(answer["id"], 1);
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("send initialize first"),
+            "{answer}"
+        );
+        assert_eq!(out.lines().count(), 3, "{out}");
+        assert!(out.contains(r#""id":3"#), "{out}");
     }
 
     #[tokio::test]

@@ -253,6 +253,18 @@ pub fn parse(message: &[u8]) -> Result<ClientJsonRpcMessage, Box<Refusal>> {
                 let value = serde_json::from_slice::<Value>(message).unwrap_or_default();
                 Err(Box::new(bad_params(&c.method, Some(r.id.clone()), &value)))
             }
+            ClientRequest::SubscriptionsListenRequest(listen) => {
+                let uris = listen
+                    .params
+                    .notifications
+                    .resource_subscriptions
+                    .as_ref()
+                    .map_or(0, Vec::len);
+                match too_many_uris(uris, Some(r.id.clone())) {
+                    Some(refusal) => Err(Box::new(refusal)),
+                    None => Ok(JsonRpcMessage::Request(r)),
+                }
+            }
             _ => Ok(JsonRpcMessage::Request(r)),
         },
         Ok(other) => Ok(other),
@@ -411,6 +423,36 @@ fn diagnose_request(
     Refusal::new(Kind::MethodNotFound, Some(read_id), error).of(m)
 }
 
+/// The most URIs one `subscriptions/listen` filter may name. The filter is refused
+/// (`-32602`) before it is acknowledged: acknowledging costs rmcp time that grows with
+/// the square of the count, and matching an event costs the same at any count.
+pub const MAX_LISTEN_URIS: usize = 1_000;
+
+/// A listen filter naming more than [`MAX_LISTEN_URIS`].
+fn too_many_uris(uris: usize, id: Option<RequestId>) -> Option<Refusal> {
+    if uris <= MAX_LISTEN_URIS {
+        return None;
+    }
+    let error = ToolError::field(
+        ErrorCode::ValidationOutOfRange,
+        "notifications.resourceSubscriptions",
+        format!(
+            "a listen filter names at most {MAX_LISTEN_URIS} resources, and this one names \
+             {uris}; follow fewer entities on one stream"
+        ),
+    )
+    .with_extra("limit", json!(MAX_LISTEN_URIS))
+    .with_extra("given", json!(uris));
+    let message = format!(
+        "invalid params for subscriptions/listen: {}",
+        error.reason.as_deref().unwrap_or(&error.message)
+    );
+    Some(
+        Refusal::new(Kind::InvalidParams, id, error.with_message(message))
+            .of("subscriptions/listen"),
+    )
+}
+
 /// Where a 2026-07-28 request names its revision.
 const PROTOCOL_VERSION_KEY: &str = "io.modelcontextprotocol/protocolVersion";
 
@@ -428,6 +470,45 @@ pub const REMOVED_METHODS: [&str; 5] = [
 pub fn is_stateless(meta: &rmcp::model::RequestMetaObject) -> bool {
     meta.protocol_version()
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
+}
+
+/// The refusal of a request that names a revision served in a session (2025-11-25 and
+/// before) in its `_meta`, sent where no session has begun (a stdio connection before
+/// its `initialize`): such a revision's requests belong to a session, and one served
+/// without it would be refused later for the wrong reason (a destructive call's
+/// "elicitation not declared"). `None` for anything else.
+pub fn needs_session(message: &ClientJsonRpcMessage) -> Option<Refusal> {
+    let JsonRpcMessage::Request(r) = message else {
+        return None;
+    };
+    if matches!(r.request, ClientRequest::InitializeRequest(_)) {
+        return None;
+    }
+    let version = r.request.get_meta().protocol_version()?;
+    if version.as_str() >= ProtocolVersion::V_2026_07_28.as_str() {
+        return None;
+    }
+    let method = r.request.method().to_string();
+    let error = ToolError::field(
+        ErrorCode::ValidationRequirementsNotMet,
+        "_meta.io.modelcontextprotocol/protocolVersion",
+        format!(
+            "the request names protocol {}, whose requests are served in a session, and \
+             no session has begun: send initialize first, or name {} in _meta to be \
+             served without one",
+            version.as_str(),
+            ProtocolVersion::V_2026_07_28.as_str()
+        ),
+    );
+    let message = error.reason.clone().unwrap_or_default();
+    Some(
+        Refusal::new(
+            Kind::InvalidRequest,
+            Some(r.id.clone()),
+            error.with_message(message),
+        )
+        .of(&method),
+    )
 }
 
 /// The refusal of a stateless request for a removed method, if `method` is one.
@@ -862,6 +943,31 @@ mod tests {
             "{}",
             r.error.message
         );
+    }
+
+    #[test]
+    fn a_listen_filter_names_at_most_the_cap() {
+        let listen = |n: usize| {
+            let uris: Vec<String> = (0..n)
+                .map(|i| format!("structs://entities/1-{i}"))
+                .collect();
+            let message = json!({"jsonrpc": "2.0", "id": 9, "method": "subscriptions/listen",
+                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}},
+                    "notifications": {"resourceSubscriptions": uris}}});
+            serde_json::to_vec(&message).unwrap()
+        };
+        assert!(matches!(check(&listen(1)), Verdict::Pass));
+        assert!(matches!(check(&listen(MAX_LISTEN_URIS)), Verdict::Pass));
+        let Verdict::Refuse(over) = check(&listen(MAX_LISTEN_URIS + 1)) else {
+            panic!("one over the cap passed");
+        };
+        assert_eq!(over.http_status(), 200);
+        let answer = serde_json::to_value(over.answer()).unwrap();
+        assert_eq!(answer["id"], 9);
+        assert_eq!(answer["error"]["code"], -32602);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("at most 1000"), "{message}");
     }
 
     #[test]

@@ -33,7 +33,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
-use crate::context::CallContext;
+use crate::context::{CallContext, Principal};
 use crate::error::{ErrorCode, ToolError};
 use crate::store::HandleStore;
 pub use crate::store::tasks::{STALE_AFTER, TTL};
@@ -41,6 +41,10 @@ use crate::store::tasks::{cancel_key, key};
 
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;
+
+/// Tasks one caller ([`crate::context::caller`]) runs at once on one process, so that
+/// no caller fills [`MAX_RUNNING`]; one more is answered `RATE_LIMIT_EXCEEDED`.
+pub const MAX_RUNNING_PER_CALLER: usize = 8;
 
 /// What a task still running when its server was shut down ended with.
 pub const SHUT_DOWN: &str =
@@ -61,6 +65,8 @@ pub struct Tasks {
     /// The tasks running here, by id: how to stop each.
     running: Mutex<HashMap<String, CallContext>>,
     count: AtomicUsize,
+    /// Tasks running here by caller id.
+    per_caller: Mutex<HashMap<String, usize>>,
     /// Set by [`Tasks::shut_down`]: a task stopped now failed, it was not cancelled.
     shutting_down: AtomicBool,
 }
@@ -71,6 +77,7 @@ impl Tasks {
             store,
             running: Mutex::default(),
             count: AtomicUsize::new(0),
+            per_caller: Mutex::default(),
             shutting_down: AtomicBool::new(false),
         })
     }
@@ -84,47 +91,83 @@ impl Tasks {
         self.count.load(Ordering::Acquire)
     }
 
-    /// Starts `work` (the call, run with the context it is given) as a task, and answers
-    /// once `tasks/get` can see it.
-    ///
-    /// # Errors
-    ///
-    /// `RATE_LIMIT_EXCEEDED` past [`MAX_RUNNING`]; the store's error when it cannot
-    /// keep the record.
-    pub async fn start<F, Fut>(
-        self: &Arc<Self>,
-        tool: &str,
-        work: F,
-    ) -> Result<CreateTaskResult, ToolError>
-    where
-        F: FnOnce(CallContext) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = CallToolResult> + Send + 'static,
-    {
+    /// Takes a running task's place for `owner`: one of the process's
+    /// [`MAX_RUNNING`], and one of the caller's [`MAX_RUNNING_PER_CALLER`].
+    fn take_slot(self: &Arc<Self>, owner: Option<&str>) -> Result<Slot, ToolError> {
+        let full = |limit: usize, whose: &str| {
+            Err(ToolError::new(
+                ErrorCode::RateLimitExceeded,
+                format!(
+                    "{whose} runs {limit} tasks at once, the most it may; wait for one to \
+                     end or cancel one"
+                ),
+            )
+            .with_extra("limit", json!(limit)))
+        };
         let taken = self
             .count
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
                 (n < MAX_RUNNING).then_some(n + 1)
             });
         if taken.is_err() {
-            return Err(ToolError::new(
-                ErrorCode::RateLimitExceeded,
-                format!(
-                    "this server runs {MAX_RUNNING} tasks at once, the most it may; \
-                     wait for one to end or cancel one"
-                ),
-            )
-            .with_extra("limit", json!(MAX_RUNNING)));
+            return full(MAX_RUNNING, "this server");
         }
-        let slot = Slot(self.clone());
+        // Made now, so that the process's place is given back on every way out.
+        let mut slot = Slot {
+            tasks: self.clone(),
+            owner: None,
+        };
+        if let Some(owner) = owner {
+            let mut per = self.per_caller.lock().unwrap_or_else(|e| e.into_inner());
+            let n = per.entry(owner.to_string()).or_default();
+            if *n >= MAX_RUNNING_PER_CALLER {
+                return full(MAX_RUNNING_PER_CALLER, "this caller");
+            }
+            *n += 1;
+            slot.owner = Some(owner.to_string());
+        }
+        Ok(slot)
+    }
+
+    /// How many tasks `owner` runs here now.
+    pub fn running_for(&self, owner: &str) -> usize {
+        let per = self.per_caller.lock().unwrap_or_else(|e| e.into_inner());
+        per.get(owner).copied().unwrap_or(0)
+    }
+
+    /// Starts `work` (the call, run with the context it is given) as a task of `owner`
+    /// (`None`: the console's own), and answers once `tasks/get` can see it.
+    ///
+    /// # Errors
+    ///
+    /// `RATE_LIMIT_EXCEEDED` past [`MAX_RUNNING`] or [`MAX_RUNNING_PER_CALLER`]; the
+    /// store's error when it cannot keep the record.
+    pub async fn start<F, Fut>(
+        self: &Arc<Self>,
+        tool: &str,
+        owner: Option<String>,
+        work: F,
+    ) -> Result<CreateTaskResult, ToolError>
+    where
+        F: FnOnce(CallContext) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = CallToolResult> + Send + 'static,
+    {
+        let slot = self.take_slot(owner.as_deref())?;
+        let record = Record {
+            tool: tool.to_string(),
+            owner,
+        };
         let id = crate::random::hex128();
         let created = now();
         let task = Task::new(id.clone(), TaskStatus::Working, created.clone(), created)
             .with_ttl_ms(TTL.as_millis() as u64)
             .with_poll_interval_ms(POLL_INTERVAL_MS)
             .with_status_message(format!("{tool} is running"));
-        self.write(tool, &DetailedTask::new(task.clone(), TaskPayload::Working))
-            .await?;
-        let tool = tool.to_string();
+        self.write(
+            &record,
+            &DetailedTask::new(task.clone(), TaskPayload::Working),
+        )
+        .await?;
         // The work's latest progress (a search's iterations, rate and best) becomes
         // the task's status message at the next heartbeat, so whoever polls the task
         // sees how far it is.
@@ -156,7 +199,7 @@ impl Tasks {
                         if let Some(said) = progress.lock().unwrap_or_else(|e| e.into_inner()).clone() {
                             alive.status_message = Some(said);
                         }
-                        let _ = me.write(&tool, &DetailedTask::new(alive, TaskPayload::Working)).await;
+                        let _ = me.write(&record, &DetailedTask::new(alive, TaskPayload::Working)).await;
                     }
                 }
             };
@@ -179,7 +222,7 @@ impl Tasks {
                     },
                 }
             };
-            if let Err(e) = me.write(&tool, &DetailedTask::new(done, payload)).await {
+            if let Err(e) = me.write(&record, &DetailedTask::new(done, payload)).await {
                 tracing::warn!(task = %running.task_id, "a task's end could not be stored: {}", e.message);
             }
         });
@@ -208,24 +251,29 @@ impl Tasks {
         }
     }
 
-    /// The task as `tasks/get` answers it.
+    /// The task as `tasks/get` answers it to `who` (`None`: the console).
     ///
     /// # Errors
     ///
-    /// `-32602` for a task this store does not know (never made, or past its TTL).
-    pub async fn get(&self, id: &str) -> Result<DetailedTask, McpError> {
-        let Some(record) = self.store.get_record(&key(id)).await.map_err(unavailable)? else {
+    /// `-32602` for a task this store does not know (never made, or past its TTL), and
+    /// for another caller's: it is not there for `who`, and its answer says no more.
+    pub async fn get(&self, id: &str, who: Option<&Principal>) -> Result<DetailedTask, McpError> {
+        let record = self.store.get_record(&key(id)).await.map_err(unavailable)?;
+        let Some(record) = record.filter(|r| crate::store::tasks::visible(r, who)) else {
             return Err(unknown(id));
         };
         let task = read(&record).ok_or_else(|| unknown(id))?;
-        let tool = record["tool"].as_str().unwrap_or_default();
+        let owner = Record {
+            tool: record["tool"].as_str().unwrap_or_default().to_string(),
+            owner: record["owner"].as_str().map(str::to_string),
+        };
         let server = record["server"].as_str().unwrap_or_default();
-        Ok(self.judge(tool, server, task).await)
+        Ok(self.judge(&owner, server, task).await)
     }
 
     /// A task as it is answered: one still `working` whose server has gone quiet is
     /// `failed`, saying so (and is written so, still naming the server that ran it).
-    async fn judge(&self, tool: &str, server: &str, mut task: DetailedTask) -> DetailedTask {
+    async fn judge(&self, about: &Record, server: &str, mut task: DetailedTask) -> DetailedTask {
         let id = task.task.task_id.clone();
         if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
             let record = serde_json::to_value(&task).unwrap_or_default();
@@ -238,20 +286,20 @@ impl Tasks {
                         error: failure("the server running this task stopped"),
                     },
                 );
-                let _ = self.write_as(tool, server, &task).await;
+                let _ = self.write_as(about, server, &task).await;
             }
         }
         task
     }
 
-    /// Asks a task to stop: at once when it runs here, else through the store for the
-    /// server running it. A task already ended is left as it is.
+    /// Asks a task of `who` to stop: at once when it runs here, else through the store
+    /// for the server running it. A task already ended is left as it is.
     ///
     /// # Errors
     ///
-    /// `-32602` for a task this store does not know.
-    pub async fn cancel(&self, id: &str) -> Result<(), McpError> {
-        let task = self.get(id).await?;
+    /// `-32602` for a task this store does not know, or another caller's.
+    pub async fn cancel(&self, id: &str, who: Option<&Principal>) -> Result<(), McpError> {
+        let task = self.get(id, who).await?;
         if task.status().is_terminal() {
             return Ok(());
         }
@@ -272,26 +320,26 @@ impl Tasks {
     ///
     /// # Errors
     ///
-    /// `-32602` for a task this store does not know.
-    pub async fn update(&self, id: &str) -> Result<(), McpError> {
-        self.get(id).await.map(|_| ())
+    /// `-32602` for a task this store does not know, or another caller's.
+    pub async fn update(&self, id: &str, who: Option<&Principal>) -> Result<(), McpError> {
+        self.get(id, who).await.map(|_| ())
     }
 
     async fn cancel_asked(&self, id: &str) -> bool {
         crate::store::tasks::cancel_asked(self.store.as_ref(), id).await
     }
 
-    /// Writes a task's record: the task as `tasks/get` answers it, its tool, and this
-    /// server.
-    async fn write(&self, tool: &str, task: &DetailedTask) -> Result<(), ToolError> {
-        self.write_as(tool, crate::store::tasks::this_server(), task)
+    /// Writes a task's record: the task as `tasks/get` answers it, its tool and owner,
+    /// and this server.
+    async fn write(&self, record: &Record, task: &DetailedTask) -> Result<(), ToolError> {
+        self.write_as(record, crate::store::tasks::this_server(), task)
             .await
     }
 
     /// Writes a task's record as run by `server`.
     async fn write_as(
         &self,
-        tool: &str,
+        record: &Record,
         server: &str,
         task: &DetailedTask,
     ) -> Result<(), ToolError> {
@@ -301,20 +349,46 @@ impl Tasks {
                 format!("a task record: {e}"),
             )
         })?;
-        value["tool"] = json!(tool);
+        value["tool"] = json!(record.tool);
         value["server"] = json!(server);
+        if let Some(owner) = &record.owner {
+            value["owner"] = json!(owner);
+        }
         self.store
             .put_record(&key(&task.task.task_id), value, TTL)
             .await
     }
 }
 
-/// Gives a running task's place back however it ends.
-struct Slot(Arc<Tasks>);
+/// What a task's record says beside the task: its tool and its owner.
+struct Record {
+    tool: String,
+    owner: Option<String>,
+}
+
+/// Gives a running task's places back however it ends: the process's, and its
+/// caller's when it has one.
+struct Slot {
+    tasks: Arc<Tasks>,
+    owner: Option<String>,
+}
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.count.fetch_sub(1, Ordering::AcqRel);
+        self.tasks.count.fetch_sub(1, Ordering::AcqRel);
+        if let Some(owner) = self.owner.take() {
+            let mut per = self
+                .tasks
+                .per_caller
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = per.get_mut(&owner) {
+                *n = n.saturating_sub(1);
+                if *n == 0 {
+                    per.remove(&owner);
+                }
+            }
+        }
     }
 }
 
@@ -357,7 +431,7 @@ mod tests {
     /// A proof-of-work task that runs until it is asked to stop.
     async fn until_cancelled(tasks: &Arc<Tasks>) -> CreateTaskResult {
         tasks
-            .start("structs_calculate_proof_of_work", |ctx| async move {
+            .start("structs_calculate_proof_of_work", None, |ctx| async move {
                 ctx.cancelled().await;
                 CallToolResult::structured(json!({"valid": false}))
             })
@@ -367,7 +441,7 @@ mod tests {
 
     async fn until(tasks: &Tasks, id: &str, status: TaskStatus) {
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
-        while tasks.get(id).await.unwrap().status() != status {
+        while tasks.get(id, None).await.unwrap().status() != status {
             assert!(
                 std::time::Instant::now() < deadline,
                 "{id} never {status:?}"
@@ -381,7 +455,7 @@ mod tests {
         let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
         let tasks = Tasks::new(store.clone());
         let quick = tasks
-            .start("structs_plan_execute", |_| async {
+            .start("structs_plan_execute", None, |_| async {
                 CallToolResult::structured(json!({"status": "succeeded", "steps": [{}]}))
             })
             .await
@@ -390,7 +464,7 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(5)).await;
         let slow = until_cancelled(&tasks).await;
         let now = chrono::Utc::now();
-        let (listed, total) = crate::store::tasks::list(store.as_ref(), &[], 10, now)
+        let (listed, total) = crate::store::tasks::list(store.as_ref(), &[], 10, now, None)
             .await
             .unwrap();
         let shown: Vec<(&str, &str, &str)> = listed
@@ -424,13 +498,62 @@ mod tests {
 
         // Asked to stop through the store (as the console or another server asks): the
         // heartbeat reads the flag, it says so, and its place is given back.
-        let asked = crate::store::tasks::ask_cancel(store.as_ref(), &slow.task.task_id, now)
+        let asked = crate::store::tasks::ask_cancel(store.as_ref(), &slow.task.task_id, now, None)
             .await
             .unwrap();
         assert_eq!(asked, crate::store::tasks::Cancel::Asked);
         until(&tasks, &slow.task.task_id, TaskStatus::Cancelled).await;
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert_eq!(tasks.running_now(), 0);
+    }
+
+    #[tokio::test]
+    async fn one_caller_cannot_fill_the_process_with_tasks() {
+        let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
+        let tasks = Tasks::new(store);
+        let start = |owner: &str| {
+            let owner = Some(owner.to_string());
+            let tasks = tasks.clone();
+            async move {
+                tasks
+                    .start("structs_calculate_proof_of_work", owner, |ctx| async move {
+                        ctx.cancelled().await;
+                        CallToolResult::structured(json!({"valid": false}))
+                    })
+                    .await
+            }
+        };
+        let mut alices = Vec::new();
+        for _ in 0..MAX_RUNNING_PER_CALLER {
+            alices.push(start("caller:alice").await.unwrap().task.task_id);
+        }
+        let refused = start("caller:alice").await.unwrap_err();
+        assert_eq!(refused.code, ErrorCode::RateLimitExceeded);
+        assert!(
+            refused.message.contains("this caller"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(tasks.running_for("caller:alice"), MAX_RUNNING_PER_CALLER);
+        // The refusal gave the process's place back, and bob has his own.
+        assert_eq!(tasks.running_now(), MAX_RUNNING_PER_CALLER);
+        let bobs = start("caller:bob").await.unwrap().task.task_id;
+        // Alice's place comes back when one of hers ends.
+        let alice = Principal::named("alice");
+        tasks.cancel(&alices[0], Some(&alice)).await.unwrap();
+        until(&tasks, &alices[0], TaskStatus::Cancelled).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert_eq!(
+            tasks.running_for("caller:alice"),
+            MAX_RUNNING_PER_CALLER - 1
+        );
+        start("caller:alice").await.unwrap();
+        // Bob cannot stop hers, nor read it.
+        let bob = Principal::named("bob");
+        assert!(tasks.cancel(&alices[1], Some(&bob)).await.is_err());
+        assert!(tasks.get(&alices[1], Some(&bob)).await.is_err());
+        assert!(tasks.get(&bobs, Some(&bob)).await.is_ok());
+        tasks.shut_down(SHUT_DOWN_WAIT).await;
     }
 
     #[tokio::test]
@@ -443,7 +566,7 @@ mod tests {
         assert_eq!(tasks.running_now(), 0);
         // Another server reading the store sees the end, not a task still working.
         let other = Tasks::new(store);
-        let task = other.get(&id).await.unwrap();
+        let task = other.get(&id, None).await.unwrap();
         assert_eq!(task.status(), TaskStatus::Failed);
         assert_eq!(task.task.status_message.as_deref(), Some(SHUT_DOWN));
     }

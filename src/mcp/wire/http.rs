@@ -35,6 +35,8 @@ pub struct HttpOptions {
     pub token: Option<String>,
     /// Whether a non-loopback address may be bound (with a token).
     pub allow_remote: bool,
+    /// The callers' own tokens (`--caller-tokens`): name and token of each.
+    pub callers: Vec<(String, String)>,
     /// How many sessions at once, and how long one may idle.
     pub sessions: SessionLimits,
     /// How many connections at once, and how long each may take.
@@ -48,6 +50,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("listen", &self.listen)
             .field("token", &self.token.as_ref().map(|_| "<set>"))
             .field("allow_remote", &self.allow_remote)
+            .field("callers", &self.callers.len())
             .field("sessions", &self.sessions)
             .field("connections", &self.connections)
             .finish()
@@ -56,12 +59,13 @@ impl std::fmt::Debug for HttpOptions {
 
 /// Whether `addr` may be served with these options ([`crate::guard::check_bind`]).
 pub fn check_bind(addr: SocketAddr, options: &HttpOptions) -> Result<(), RefusedBind> {
-    crate::guard::check_bind(
-        addr,
-        options.token.as_deref(),
-        options.allow_remote,
-        EXPOSURE,
-    )
+    // The callers' tokens guard a remote bind as the server's own does (each was
+    // checked as the file was read).
+    let token = options
+        .token
+        .as_deref()
+        .or(options.callers.first().map(|(_, t)| t.as_str()));
+    crate::guard::check_bind(addr, token, options.allow_remote, EXPOSURE)
 }
 
 /// How many sessions, and for how long idle.
@@ -135,9 +139,19 @@ pub fn json_body(answer: &rmcp::model::ServerJsonRpcMessage) -> axum::Json<serde
 }
 
 /// Host, Origin and token ([`Guard::check`]) on every request but `/health`.
-pub async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
+pub async fn check_request(
+    State(guard): State<Guard>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     match guard.check(request.uri(), request.headers()) {
-        Ok(()) => next.run(request).await,
+        Ok(()) => {
+            // Who sent it rides with it to the server's handlers
+            // ([`crate::context::caller`]).
+            let principal = guard.principal(request.headers());
+            request.extensions_mut().insert(principal);
+            next.run(request).await
+        }
         Err(refused) => refuse(refused),
     }
 }

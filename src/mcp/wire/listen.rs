@@ -3,12 +3,18 @@
 //! - A connection must send a request's headers within [`ListenLimits::header_timeout`]
 //!   of opening (or of its last answer, on a kept-alive connection), or it is closed
 //!   (a connection counts as busy from the moment its headers are whole).
-//! - At most [`ListenLimits::max_connections`] at once. At the cap a new connection
-//!   takes the place of the connection that has waited longest without a request in
-//!   flight: one that has not sent a whole request yet if there is one, else a
-//!   kept-alive one at rest. A slow or silent client cannot lock out a new one, and
-//!   clients between their calls keep their connections. Only when every connection is busy is the
-//!   new one answered 503 and closed.
+//! - At most [`ListenLimits::max_connections`] at once carry requests. A connection
+//!   carrying a stream (a session's `GET`, a `subscriptions/listen`) does not count:
+//!   streams are bounded by the server apart ([`crate::mcp::server::listen`]), so they
+//!   never take requests' room. At the cap a new connection takes the place of the
+//!   connection that has waited longest without a request in flight: one that has not
+//!   sent a whole request yet if there is one, else a kept-alive one at rest. A slow or
+//!   silent client cannot lock out a new one, and clients between their calls keep
+//!   their connections.
+//! - When every connection is busy, a new one is still served [`HEALTH_PATH`] (up to
+//!   [`HEALTH_ROOM`] such at once), so a load balancer asking whether the server is up
+//!   hears it is; any other request on it is answered 503, and it is closed. Past that
+//!   room a new connection is answered 503 and closed at once.
 //! - On stop, the listener stops accepting, asks every connection to finish its request
 //!   and close, and after [`ListenLimits::shutdown_deadline`] ends what is left.
 //!
@@ -27,6 +33,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::throttle::{Every, WARN_EVERY};
+
+/// Where monitors and load balancers ask whether a server is up.
+pub const HEALTH_PATH: &str = "/health";
+
+/// Connections beyond the cap served `/health` only, at once.
+pub const HEALTH_ROOM: usize = 16;
 
 /// How many connections, and how long each may take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +77,18 @@ struct Conn {
     /// Whether a whole request has come on it: a client that has sent none yet is the
     /// first to make room for a new connection.
     served: Arc<AtomicBool>,
+    /// Streams in flight on it: while it carries one it does not count at the cap.
+    streaming: Arc<AtomicUsize>,
+    /// Let in past the cap: it is served `/health` only.
+    health_only: bool,
     abort: tokio::task::AbortHandle,
+}
+
+impl Conn {
+    /// Whether it counts against the cap: it carries requests, not a stream.
+    fn counts(&self) -> bool {
+        !self.health_only && self.streaming.load(Ordering::Acquire) == 0
+    }
 }
 
 #[derive(Default)]
@@ -125,17 +148,23 @@ fn lock(c: &Mutex<Conns>) -> MutexGuard<'_, Conns> {
     c.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Counts a request in flight until dropped (its answer's body sent or given up).
+/// Counts a request in flight until dropped (its answer's body sent or given up), and
+/// a stream as one too.
 struct InFlight {
     busy: Arc<AtomicUsize>,
     rest_since: Arc<AtomicU64>,
     epoch: Instant,
+    /// The connection's stream count, when the request opened a stream.
+    stream: Option<Arc<AtomicUsize>>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.rest_since
             .store(self.epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
+        if let Some(stream) = &self.stream {
+            stream.fetch_sub(1, Ordering::AcqRel);
+        }
         self.busy.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -169,11 +198,15 @@ pub async fn serve(
         // Answers go out as small server-sent events; without TCP_NODELAY each would
         // wait on the client's delayed ACK (40 ms on Linux).
         let _ = tcp.set_nodelay(true);
-        let Some(id) = admit(&conns, limits.max_connections) else {
-            tokio::spawn(refuse(tcp, limits.max_connections));
-            continue;
+        let (id, health_only) = match admit(&conns, limits.max_connections) {
+            Admit::Serve(id) => (id, None),
+            Admit::HealthOnly(id) => (id, Some(limits.max_connections)),
+            Admit::Refuse => {
+                tokio::spawn(refuse(tcp, limits.max_connections));
+                continue;
+            }
         };
-        let conn = Conn::serve(tcp, &app, epoch, &stop);
+        let conn = Conn::serve(tcp, &app, epoch, &stop, health_only);
         lock(&conns).open.insert(id, conn);
     }
     end_connections(&conns, limits.shutdown_deadline).await;
@@ -216,16 +249,98 @@ async fn not_accepted(e: &std::io::Error) {
     tokio::time::sleep(Duration::from_millis(50)).await;
 }
 
-/// The number of a new connection, room made for it at the cap; `None` when every
-/// connection is busy.
-fn admit(conns: &Mutex<Conns>, max_connections: usize) -> Option<u64> {
+/// What a new connection may do.
+enum Admit {
+    /// Be served, with this number.
+    Serve(u64),
+    /// Every connection is busy: be served `/health` only, with this number.
+    HealthOnly(u64),
+    /// Be answered 503 and closed.
+    Refuse,
+}
+
+/// Whether a new connection is served, room made for it at the cap (connections
+/// carrying streams aside); past the cap, whether it is served `/health`.
+fn admit(conns: &Mutex<Conns>, max_connections: usize) -> Admit {
     let mut c = lock(conns);
     c.open.retain(|_, conn| !conn.abort.is_finished());
-    if c.open.len() >= max_connections && !make_room(&mut c) {
-        return None;
+    let counted = c.open.values().filter(|conn| conn.counts()).count();
+    if counted < max_connections || make_room(&mut c) {
+        c.next += 1;
+        return Admit::Serve(c.next);
     }
-    c.next += 1;
-    Some(c.next)
+    let health = c.open.values().filter(|conn| conn.health_only).count();
+    if health < HEALTH_ROOM {
+        c.next += 1;
+        return Admit::HealthOnly(c.next);
+    }
+    Admit::Refuse
+}
+
+/// Whether a request opens a stream: a session's `GET` of server messages, or a
+/// `subscriptions/listen` (named in its `Mcp-Method` header).
+fn opens_stream<B>(request: &hyper::Request<B>) -> bool {
+    let sse = request.method() == hyper::Method::GET
+        && request
+            .headers()
+            .get(hyper::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("text/event-stream"));
+    let listen = request
+        .headers()
+        .get("mcp-method")
+        .is_some_and(|v| v.as_bytes() == b"subscriptions/listen");
+    sse || listen
+}
+
+/// The connection closes once this answer is sent.
+fn close_after(response: &mut axum::response::Response) {
+    response.headers_mut().insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("close"),
+    );
+}
+
+/// The error every connection past the cap hears (as [`refuse`] writes it).
+fn busy_error(max: usize) -> ToolError {
+    ToolError::new(
+        ErrorCode::ResourceUnavailable,
+        format!(
+            "this server holds at most {max} connections and every one is busy; try again shortly"
+        ),
+    )
+    .with_extra("max_connections", serde_json::Value::from(max))
+    .with_extra("retry_after_ms", serde_json::Value::from(1000))
+}
+
+/// The body every connection past the cap hears: a JSON-RPC `-32000` error (id
+/// `null`) whose data is [`busy_error`]'s object.
+fn busy_body(max: usize) -> String {
+    let answer = rmcp::model::ServerJsonRpcMessage::error(
+        super::rpc_error(rmcp::model::ErrorCode(-32000), &busy_error(max)),
+        None,
+    );
+    let mut body = serde_json::to_value(&answer).unwrap_or_default();
+    if let Some(fields) = body.as_object_mut() {
+        fields.entry("id").or_insert(serde_json::Value::Null);
+    }
+    body.to_string()
+}
+
+/// 503 to a request other than `/health` on a connection past the cap; it is closed.
+fn busy_answer(max: usize) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut response = (
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        [
+            (hyper::header::CONTENT_TYPE, "application/json"),
+            (hyper::header::RETRY_AFTER, "1"),
+        ],
+        busy_body(max),
+    )
+        .into_response();
+    close_after(&mut response);
+    response
 }
 
 impl Conn {
@@ -236,27 +351,44 @@ impl Conn {
         app: &axum::Router,
         epoch: Instant,
         stop: &CancellationToken,
+        health_only: Option<usize>,
     ) -> Conn {
         let busy = Arc::new(AtomicUsize::new(0));
         let rest_since = Arc::new(AtomicU64::new(epoch.elapsed().as_millis() as u64));
         let served = Arc::new(AtomicBool::new(false));
+        let streaming = Arc::new(AtomicUsize::new(0));
         let service = {
             let (busy, rest_since, served) = (busy.clone(), rest_since.clone(), served.clone());
+            let streaming = streaming.clone();
             let app = app.clone();
             hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
                 busy.fetch_add(1, Ordering::AcqRel);
                 served.store(true, Ordering::Relaxed);
+                let stream = opens_stream(&request).then(|| {
+                    streaming.fetch_add(1, Ordering::AcqRel);
+                    streaming.clone()
+                });
                 let flight = InFlight {
                     busy: busy.clone(),
                     rest_since: rest_since.clone(),
                     epoch,
+                    stream,
                 };
                 let mut app = app.clone();
                 async move {
-                    let response =
+                    if let Some(max) = health_only
+                        && request.uri().path() != HEALTH_PATH
+                    {
+                        drop(flight);
+                        return Ok::<_, Infallible>(busy_answer(max));
+                    }
+                    let mut response =
                         tower_service::Service::call(&mut app, request.map(axum::body::Body::new))
                             .await
                             .unwrap_or_else(|e: Infallible| match e {});
+                    if health_only.is_some() {
+                        close_after(&mut response);
+                    }
                     // A stream (server-sent events) is in flight until it ends.
                     Ok::<_, Infallible>(hold_until_sent(response, flight))
                 }
@@ -281,6 +413,8 @@ impl Conn {
             busy,
             rest_since,
             served,
+            streaming,
+            health_only: health_only.is_some(),
             abort: task.abort_handle(),
         }
     }
@@ -393,19 +527,7 @@ async fn refuse(mut tcp: tokio::net::TcpStream, max: usize) {
             "refused a connection: every one is busy (logged at most once in 10 s)"
         );
     }
-    let error = ToolError::new(
-        ErrorCode::ResourceUnavailable,
-        format!(
-            "this server holds at most {max} connections and every one is busy; try again shortly"
-        ),
-    )
-    .with_extra("max_connections", serde_json::Value::from(max))
-    .with_extra("retry_after_ms", serde_json::Value::from(1000));
-    let answer = rmcp::model::ServerJsonRpcMessage::error(
-        super::rpc_error(rmcp::model::ErrorCode(-32000), &error),
-        None,
-    );
-    let body = serde_json::to_string(&answer).unwrap_or_default();
+    let body = busy_body(max);
     let head = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n\
          retry-after: 1\r\nconnection: close\r\ncontent-length: {}\r\n\r\n",

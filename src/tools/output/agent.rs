@@ -597,6 +597,7 @@ pub fn task_list() -> Value {
             "outcome": about(nullable(string()), "How it ended, in one line; null while it runs."),
             "tool_error": about(boolean(), "It completed with the tool's error result (isError)."),
             "server": about(nullable(string()), "The server process that runs or ran it (host:pid)."),
+            "owner": about(nullable(string()), "The caller whose call made it (caller:NAME, key:DIGEST, anonymous, local); null for the console's own."),
         }),
     );
     answer(

@@ -1,6 +1,7 @@
 //! The confirm stage: under `--confirm-actions`, a person confirms a call that destroys
 //! or spends before it runs: by elicitation in a session, or by an `InputRequired`
-//! round on a stateless request.
+//! round on a stateless request. A stateless confirmation's state is spent by the
+//! call it lets run: a second use of it is refused, on every server sharing the store.
 
 use rmcp::ErrorData as McpError;
 use rmcp::RoleServer;
@@ -9,6 +10,7 @@ use rmcp::service::RequestContext;
 
 use super::super::{McpServer, ask, stateless};
 use super::Call;
+use crate::mcp::server::ask::STATE_TTL;
 
 /// What a stateless request brings back from an earlier round.
 pub(super) struct Answers<'a> {
@@ -31,6 +33,7 @@ impl McpServer {
         let decision = if stateless::is_stateless(context) {
             self.asker.confirm_stateless(
                 context,
+                self.principal(context).id(),
                 &call.tool,
                 call.given.as_ref(),
                 answers.state,
@@ -42,7 +45,11 @@ impl McpServer {
                 .await
         };
         Ok(match decision {
-            ask::Decision::Run => None,
+            ask::Decision::Run { spend: None } => None,
+            ask::Decision::Run { spend: Some(nonce) } => {
+                self.spend(&call.tool, &nonce).await?;
+                None
+            }
             ask::Decision::Answer(ask::Outcome::Ask(ask)) => {
                 Some(CallToolResponse::InputRequired(ask))
             }
@@ -51,5 +58,33 @@ impl McpServer {
                 Some(CallToolResult::structured_error(error).into())
             }
         })
+    }
+}
+
+impl McpServer {
+    /// Marks a confirmation's state spent in the store every server shares, or refuses
+    /// it (`-32602`) when it already was: of concurrent uses, exactly one runs. A store
+    /// that cannot say refuses the call rather than risk running it twice.
+    async fn spend(&self, tool: &str, nonce: &str) -> Result<(), McpError> {
+        let claimed = self
+            .core
+            .handle_store()
+            .claim(&ask::spent_key(nonce), STATE_TTL)
+            .await
+            .map_err(|e| {
+                McpError::internal_error(
+                    format!(
+                        "{tool} was not run: whether its confirmation was already used could \
+                         not be read ({})",
+                        e.message
+                    ),
+                    Some(e.to_json(&self.core.timestamp())),
+                )
+            })?;
+        if claimed {
+            Ok(())
+        } else {
+            Err(ask::spent(tool))
+        }
     }
 }

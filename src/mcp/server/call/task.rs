@@ -25,9 +25,10 @@ impl McpServer {
         caller.log = None;
         let server = self.clone();
         let tool = call.tool.to_string();
+        let owner = Some(caller.principal.id().to_string());
         let started = self
             .tasks
-            .start(&tool, move |ctx| async move {
+            .start(&tool, owner, move |ctx| async move {
                 server.run(&caller, call, ctx).await
             })
             .await;
