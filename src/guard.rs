@@ -414,10 +414,17 @@ impl Guard {
         }
         // Said so that whoever configures the client knows what to change: the header,
         // and where its token comes from.
-        let reason = format!(
-            "{reason}, with the token this server was started with (--auth-token or \
-             {TOKEN_ENV}); set that header in the client's configuration"
-        );
+        let reason = if self.callers.is_empty() {
+            format!(
+                "{reason}, with the token this server was started with (--auth-token or \
+                 {TOKEN_ENV}); set that header in the client's configuration"
+            )
+        } else {
+            format!(
+                "{reason}, with the token its operator gave this caller (a line of its \
+                 --caller-tokens file); set that header in the client's configuration"
+            )
+        };
         Err(Refusal {
             check: Check::Token,
             status: StatusCode::UNAUTHORIZED,
@@ -858,7 +865,12 @@ mod caller_tests {
         ] {
             assert!(guard.token(&bearing(token)).is_ok(), "{token}");
         }
-        assert!(guard.token(&bearing("carol-token-0123456789")).is_err());
+        let refused = guard.token(&bearing("carol-token-0123456789")).unwrap_err();
+        assert!(
+            refused.reason.contains("--caller-tokens"),
+            "{}",
+            refused.reason
+        );
         assert!(guard.token(&none).is_err());
         assert_eq!(
             guard.principal(&bearing("alice-token-0123456789")),
