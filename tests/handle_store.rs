@@ -291,6 +291,44 @@ async fn the_redis_store_keeps_to_its_budget_oldest_first_and_each_caller_to_its
 }
 
 #[tokio::test]
+async fn a_redis_handle_whose_metadata_went_first_is_still_dropped_for_its_callers_room() {
+    let Some(redis) = RedisServer::start() else {
+        return;
+    };
+    let data = json!({"pad": "x".repeat(990)});
+    let size = serde_json::to_vec(&data).unwrap().len();
+    // A caller's share is one result.
+    let store = RedisStore::connect(&redis.url(), "gone")
+        .await
+        .unwrap()
+        .with_limit(4 * size + 10);
+    let put = |name: &str, at: i64| {
+        let mut m = meta(name, t0() + Duration::seconds(at), 600, &data);
+        m.owner = Some("caller:alice".into());
+        (m, Arc::new(data.clone()))
+    };
+    let (m, d) = put("old", 0);
+    store.put(m, d).await.unwrap();
+    // Its metadata goes first (its own TTL, or an eviction under maxmemory).
+    let client = ::redis::Client::open(redis.url()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let _: () = ::redis::cmd("DEL")
+        .arg("gone:meta:old")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    // Her next result goes past her share: the old one is dropped, and the store answers.
+    let (m, d) = put("new", 1);
+    tokio::time::timeout(std::time::Duration::from_secs(5), store.put(m, d))
+        .await
+        .expect("the store answers")
+        .unwrap();
+    assert_eq!(store.bytes().await.unwrap(), size);
+    let now = t0() + Duration::seconds(5);
+    assert_eq!(names(&store.list(now).await.unwrap()), ["new"]);
+}
+
+#[tokio::test]
 async fn redis_prefixes_keep_stores_apart() {
     let Some(redis) = RedisServer::start() else {
         return;

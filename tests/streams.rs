@@ -49,6 +49,26 @@ async fn listen(url: &str, token: Option<&str>, uris: &[String]) -> reqwest::Res
         .expect("an answer")
 }
 
+/// A listen request whose method is written `subscriptions\/listen` (an escaped
+/// slash, the same string to a JSON reader).
+async fn listen_escaped(url: &str, token: &str) -> reqwest::Response {
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":"e","method":"subscriptions\/listen","params":{{"_meta":{},"notifications":{{"resourceSubscriptions":["structs://entities/1-1"]}}}}}}"#,
+        meta()
+    );
+    http()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", V2026)
+        .header("mcp-method", "subscriptions/listen")
+        .bearer_auth(token)
+        .body(body)
+        .send()
+        .await
+        .expect("an answer")
+}
+
 /// Reads a stream until its text holds `until`, or `within` passes: the text.
 async fn read_until(response: &mut reqwest::Response, until: &str, within: Duration) -> String {
     let mut text = String::new();
@@ -131,10 +151,17 @@ async fn a_caller_holds_at_most_its_share_of_streams_and_a_quiet_one_ends() {
     let per = structs_console::mcp::server::listen::MAX_STREAMS_PER_CALLER;
     let one = entities(1);
     let mut open = Vec::new();
-    for _ in 0..per {
-        let mut stream = listen(&server.url, Some("the-first-callers-key"), &one).await;
+    for i in 0..per {
+        // One names its method with an escaped slash: the same method to a JSON reader,
+        // and it takes its place as any other.
+        let mut stream = if i == 0 {
+            listen_escaped(&server.url, "the-first-callers-key").await
+        } else {
+            listen(&server.url, Some("the-first-callers-key"), &one).await
+        };
         assert_eq!(stream.status(), 200);
-        read_until(&mut stream, "acknowledged", Duration::from_secs(10)).await;
+        let said = read_until(&mut stream, "acknowledged", Duration::from_secs(10)).await;
+        assert!(said.contains("acknowledged"), "{said}");
         open.push(stream);
     }
     let refused = listen(&server.url, Some("the-first-callers-key"), &one).await;
@@ -189,7 +216,8 @@ async fn streams_take_no_requests_room_and_health_answers_whatever_the_load() {
 
     // Every connection busy: requests whose bodies have not come (each busy until its
     // body's deadline). Each asks to be told when its body is wanted, so the test knows
-    // the server is reading it: then it is busy.
+    // the server is reading it: then it is busy. Each names subscriptions/listen in its
+    // header: a header alone does not make a connection a stream's.
     let addr = server
         .url
         .trim_start_matches("http://")
@@ -200,7 +228,8 @@ async fn streams_take_no_requests_room_and_health_answers_whatever_the_load() {
         tcp.write_all(
             format!(
                 "POST /mcp HTTP/1.1\r\nHost: {addr}\r\ncontent-type: application/json\r\n\
-                 expect: 100-continue\r\ncontent-length: 100\r\n\r\n"
+                 mcp-method: subscriptions/listen\r\nexpect: 100-continue\r\n\
+                 content-length: 100\r\n\r\n"
             )
             .as_bytes(),
         )

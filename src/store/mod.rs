@@ -343,7 +343,12 @@ impl MemoryState {
             .get(keep)
             .and_then(|(_, held)| held.meta.owner.clone());
         loop {
-            let over_share = owner.as_deref().and_then(|o| self.owner_over(o, limit));
+            // The caller's own oldest past its share; never the result just stored, which
+            // then goes to the store's own limit below.
+            let over_share = owner
+                .as_deref()
+                .and_then(|o| self.owner_over(o, limit))
+                .filter(|h| h != keep);
             let handle = match over_share {
                 Some(handle) => handle,
                 None if self.bytes > limit => match self.order.first_key_value() {
@@ -621,6 +626,22 @@ mod tests {
             Err(Missing::Evicted)
         ));
         assert_eq!(s.bytes(), 300);
+    }
+
+    #[tokio::test]
+    async fn results_each_over_a_callers_share_still_keep_the_store_to_its_limit() {
+        let t0: DateTime<Utc> = "2026-11-21T12:00:00Z".parse().unwrap();
+        let s = MemoryStore::with_limit(1000);
+        for (i, owner) in ["a", "b", "c", "d", "e"].into_iter().enumerate() {
+            let m = HandleMeta {
+                size_bytes: 300,
+                owner: Some(format!("key:{owner}")),
+                ..meta(owner, t0 + chrono::Duration::seconds(i as i64), 600)
+            };
+            s.put(m, Arc::new(json!(i))).await.unwrap();
+        }
+        assert!(s.bytes() <= 1000, "{} bytes", s.bytes());
+        assert_eq!(s.bytes(), 900);
     }
 
     #[tokio::test]

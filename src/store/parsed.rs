@@ -131,8 +131,8 @@ static SWEPT: Mutex<Vec<Weak<Mutex<ParsedCache>>>> = Mutex::new(Vec::new());
 /// gives the freed memory back to the system.
 pub fn shared(budget: usize) -> Arc<Mutex<ParsedCache>> {
     let cache = Arc::new(Mutex::new(ParsedCache::with_budget(budget)));
-    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
-    if swept.is_empty() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
         let started = std::thread::Builder::new()
             .name("parsed-sweeper".into())
             .spawn(sweeper);
@@ -141,7 +141,8 @@ pub fn shared(budget: usize) -> Arc<Mutex<ParsedCache>> {
                 "the parsed results' sweeper did not start ({e}); idle results stay until pushed out"
             );
         }
-    }
+    });
+    let mut swept = SWEPT.lock().unwrap_or_else(|e| e.into_inner());
     swept.retain(|c| c.strong_count() > 0);
     swept.push(Arc::downgrade(&cache));
     cache

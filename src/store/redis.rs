@@ -89,14 +89,17 @@ return m
 /// as the longest-lived handle.
 ///
 /// The counts, under the prefix: `:bytes` (the JSON held in all), `:sizes` (each
-/// handle's), `:order` (handles by creation), `:owner-bytes` (each owner's bytes) and
-/// `:owned:{owner}` (an owner's handles by creation).
+/// handle's), `:owners` (each handle's owner), `:order` (handles by creation),
+/// `:owner-bytes` (each owner's bytes) and `:owned:{owner}` (an owner's handles by
+/// creation). Every count lives as long as the longest-lived handle, so what `drop`
+/// reads is there while the handle is counted.
 const BUDGET_FNS: &str = r#"
 local function drop(p, h)
   local size = tonumber(redis.call('HGET', p .. ':sizes', h) or '0')
-  local owner = redis.call('HGET', p .. ':meta:' .. h, 'owner')
+  local owner = redis.call('HGET', p .. ':owners', h)
   redis.call('DECRBY', p .. ':bytes', size)
   redis.call('HDEL', p .. ':sizes', h)
+  redis.call('HDEL', p .. ':owners', h)
   redis.call('ZREM', p .. ':order', h)
   redis.call('ZREM', p .. ':live', h)
   redis.call('DEL', p .. ':data:' .. h)
@@ -134,14 +137,16 @@ for _, k in ipairs({':sizes', ':bytes', ':order'}) do keep(p .. k, ARGV[4]) end
 local dropped = {}
 if owner ~= '' then
   local mine = p .. ':owned:' .. owner
+  redis.call('HSET', p .. ':owners', h, owner)
   redis.call('HINCRBY', p .. ':owner-bytes', owner, size)
   redis.call('ZADD', mine, created, h)
-  keep(mine, ARGV[4])
-  keep(p .. ':owner-bytes', ARGV[4])
+  for _, k in ipairs({mine, p .. ':owners', p .. ':owner-bytes'}) do keep(k, ARGV[4]) end
   while tonumber(redis.call('HGET', p .. ':owner-bytes', owner) or '0') > tonumber(ARGV[8]) do
     local oldest = redis.call('ZRANGE', mine, 0, 0)[1]
     if not oldest or oldest == h then break end
     drop(p, oldest)
+    -- Gone from the owner's set whatever `drop` found, so the loop always moves on.
+    redis.call('ZREM', mine, oldest)
     dropped[#dropped + 1] = oldest
   end
 end

@@ -44,6 +44,15 @@ pub fn key(id: &str) -> String {
     format!("{PREFIX}{id}")
 }
 
+/// Where the index of each owner's tasks starts: `task-owner:{owner}:{id}`, so that a
+/// caller's listing reads its own tasks, however many other callers have.
+const OWNER_PREFIX: &str = "task-owner:";
+
+/// The key that lists task `id` under its `owner`.
+pub fn owner_key(owner: &str, id: &str) -> String {
+    format!("{OWNER_PREFIX}{owner}:{id}")
+}
+
 /// The key of the flag asking task `id` to stop, read by the server running it.
 pub fn cancel_key(id: &str) -> String {
     format!("{PREFIX}{id}{CANCEL_SUFFIX}")
@@ -204,8 +213,22 @@ pub async fn list(
     now: DateTime<Utc>,
     who: Option<&Principal>,
 ) -> Result<(Vec<Value>, usize), ToolError> {
-    // Each task may have a cancel flag beside its record.
-    let records = store.list_records(PREFIX, LIST_MAX * 2).await?;
+    let records = match who {
+        // A caller reads its own, through the index of its tasks.
+        Some(p) if !p.is_operator() => {
+            let mine = format!("{OWNER_PREFIX}{}:", p.id());
+            let mut records = Vec::new();
+            for (index, _) in store.list_records(&mine, LIST_MAX * 2).await? {
+                let id = &index[mine.len()..];
+                if let Some(record) = store.get_record(&key(id)).await? {
+                    records.push((key(id), record));
+                }
+            }
+            records
+        }
+        // Each task may have a cancel flag beside its record.
+        _ => store.list_records(PREFIX, LIST_MAX * 2).await?,
+    };
     let mut found: Vec<Value> = records
         .into_iter()
         .filter(|(key, _)| !key.ends_with(CANCEL_SUFFIX))
@@ -354,6 +377,36 @@ mod tests {
             .await
             .unwrap();
         let now = at("2026-11-28T10:00:04Z");
+        for id in ["a", "b", "c"] {
+            store
+                .put_record(&owner_key("caller:alice", id), json!(true), ttl)
+                .await
+                .unwrap();
+        }
+        // Another caller's many tasks do not crowd hers out of her listing.
+        for i in 0..(LIST_MAX * 3) {
+            let id = format!("other{i}");
+            let mut r = record(&id, "pow", "working", "2026-11-28T10:00:00Z");
+            r["owner"] = json!("caller:bob");
+            store.put_record(&key(&id), r, ttl).await.unwrap();
+            store
+                .put_record(&owner_key("caller:bob", &id), json!(true), ttl)
+                .await
+                .unwrap();
+        }
+        let alice = Principal::named("alice");
+        let (mine, total) = list(&store, &[], 10, at("2026-11-28T10:00:04Z"), Some(&alice))
+            .await
+            .unwrap();
+        assert_eq!((mine.len(), total), (3, 3));
+        for i in 0..(LIST_MAX * 3) {
+            let id = format!("other{i}");
+            store
+                .put_record(&key(&id), json!(null), Duration::from_millis(1))
+                .await
+                .unwrap();
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
         let (all, total) = list(&store, &[], 10, now, None).await.unwrap();
         let ids: Vec<&str> = all.iter().map(|t| t["task_id"].as_str().unwrap()).collect();
         assert_eq!((ids, total), (vec!["c", "b", "a"], 3));

@@ -43,7 +43,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::McpServer;
 use super::sessions::{self, Tracker};
-use super::strict::{self, Verdict};
+use super::strict;
 use crate::error::{ErrorCode, ToolError};
 use crate::guard::Guard;
 pub use crate::guard::{MIN_TOKEN_LEN, Origins, RefusedBind, TOKEN_ENV, origin_allowed};
@@ -381,13 +381,15 @@ async fn read_body(body: axum::body::Body) -> Result<Vec<u8>, Response> {
 }
 
 /// The place a listen request's stream takes, of its caller's and the server's
-/// ([`super::listen::Streams`]); `None` for any other request; why there is no room.
+/// ([`super::listen::Streams`]), and the mark that takes its connection out of the
+/// requests' count while it streams; `None` for any other request; why there is no
+/// room.
 fn stream_slot(
     streams: &Arc<super::listen::Streams>,
     parts: &axum::http::request::Parts,
-    bytes: &[u8],
-) -> Result<Option<super::listen::StreamSlot>, super::listen::NoRoom> {
-    if !super::listen::is_listen(bytes) {
+    listen: bool,
+) -> Result<Option<StreamHeld>, super::listen::NoRoom> {
+    if !listen {
         return Ok(None);
     }
     let caller = parts
@@ -395,8 +397,20 @@ fn stream_slot(
         .get::<crate::context::Principal>()
         .cloned()
         .unwrap_or_else(crate::context::Principal::anonymous);
-    streams.take(&caller).map(Some)
+    let slot = streams.take(&caller)?;
+    let streaming = parts
+        .extensions
+        .get::<crate::mcp::wire::listen::StreamMark>()
+        .map(crate::mcp::wire::listen::StreamMark::begin);
+    Ok(Some((slot, streaming)))
 }
+
+/// What a listen stream holds while its body is sent: its place, and its connection's
+/// mark as streaming.
+type StreamHeld = (
+    super::listen::StreamSlot,
+    Option<crate::mcp::wire::listen::Streaming>,
+);
 
 /// A listen stream refused for want of room: 429 when its caller has its most open, 503
 /// when the server has.
@@ -452,8 +466,13 @@ async fn check_message(
         Ok(bytes) => bytes,
         Err(refused) => return refused,
     };
-    match strict::check(&bytes) {
-        Verdict::Pass => {
+    match strict::parse(&bytes) {
+        Ok(message) => {
+            let listen = matches!(
+                &message,
+                rmcp::model::JsonRpcMessage::Request(r)
+                    if matches!(r.request, rmcp::model::ClientRequest::SubscriptionsListenRequest(_))
+            );
             // rmcp reads the body as it is; a byte-order mark it would refuse.
             if bytes.starts_with(b"\xEF\xBB\xBF") {
                 bytes.drain(..3);
@@ -467,7 +486,7 @@ async fn check_message(
             }
             // A listen stream takes a place of its caller's and the server's, held
             // until its body ends; without one it is refused before it is acknowledged.
-            let slot = match stream_slot(&streams, &parts, &bytes) {
+            let slot = match stream_slot(&streams, &parts, listen) {
                 Ok(slot) => slot,
                 Err(no_room) => return no_stream(no_room),
             };
@@ -479,7 +498,7 @@ async fn check_message(
                 None => response,
             }
         }
-        Verdict::Refuse(r) => {
+        Err(r) => {
             r.log("http");
             let status = StatusCode::from_u16(r.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
             (status, json_body(&r.answer())).into_response()

@@ -124,24 +124,6 @@ impl Drop for StreamSlot {
     }
 }
 
-/// Whether a message is a `subscriptions/listen` request. Cheap for the rest: a
-/// message that does not hold the method's name is not parsed.
-pub fn is_listen(message: &[u8]) -> bool {
-    const METHOD: &[u8] = b"subscriptions/listen";
-    if memchr::memmem::find(message, METHOD).is_none() {
-        return false;
-    }
-    #[derive(serde::Deserialize)]
-    struct Method<'a> {
-        #[serde(borrow)]
-        method: Option<std::borrow::Cow<'a, str>>,
-    }
-    serde_json::from_slice::<Method>(message)
-        .ok()
-        .and_then(|m| m.method)
-        .is_some_and(|m| m == "subscriptions/listen")
-}
-
 /// Most tasks one stream follows; the rest of a longer list is not followed.
 pub const TASKS_MAX: usize = 64;
 

@@ -168,6 +168,11 @@ impl Tasks {
             &DetailedTask::new(task.clone(), TaskPayload::Working),
         )
         .await?;
+        if let Some(owner) = &record.owner {
+            // Listed under its owner, so that a caller's listing finds it among many.
+            let index = crate::store::tasks::owner_key(owner, &id);
+            self.store.put_record(&index, json!(true), TTL).await?;
+        }
         // The work's latest progress (a search's iterations, rate and best) becomes
         // the task's status message at the next heartbeat, so whoever polls the task
         // sees how far it is.

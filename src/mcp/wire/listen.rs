@@ -148,23 +148,41 @@ fn lock(c: &Mutex<Conns>) -> MutexGuard<'_, Conns> {
     c.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Counts a request in flight until dropped (its answer's body sent or given up), and
-/// a stream as one too.
+/// Counts a request in flight until dropped (its answer's body sent or given up).
 struct InFlight {
     busy: Arc<AtomicUsize>,
     rest_since: Arc<AtomicU64>,
     epoch: Instant,
-    /// The connection's stream count, when the request opened a stream.
-    stream: Option<Arc<AtomicUsize>>,
+}
+
+/// A connection's count of the streams it carries, in each of its requests'
+/// extensions: the server marks a request as a stream once it has given it a stream's
+/// place ([`StreamMark::begin`]), so a header alone never takes a connection out of the
+/// requests' count.
+#[derive(Clone)]
+pub struct StreamMark(Arc<AtomicUsize>);
+
+/// A connection counted as streaming while this lives.
+pub struct Streaming(Arc<AtomicUsize>);
+
+impl StreamMark {
+    /// The connection carries a stream until the guard is dropped (its body ended).
+    pub fn begin(&self) -> Streaming {
+        self.0.fetch_add(1, Ordering::AcqRel);
+        Streaming(self.0.clone())
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
         self.rest_since
             .store(self.epoch.elapsed().as_millis() as u64, Ordering::Relaxed);
-        if let Some(stream) = &self.stream {
-            stream.fetch_sub(1, Ordering::AcqRel);
-        }
         self.busy.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -277,20 +295,24 @@ fn admit(conns: &Mutex<Conns>, max_connections: usize) -> Admit {
     Admit::Refuse
 }
 
-/// Whether a request opens a stream: a session's `GET` of server messages, or a
-/// `subscriptions/listen` (named in its `Mcp-Method` header).
-fn opens_stream<B>(request: &hyper::Request<B>) -> bool {
-    let sse = request.method() == hyper::Method::GET
+/// Whether a request asks for a session's stream of server messages: a `GET` that
+/// accepts server-sent events (it carries no body, so no work rides with it).
+fn wants_session_stream<B>(request: &hyper::Request<B>) -> bool {
+    request.method() == hyper::Method::GET
         && request
             .headers()
             .get(hyper::header::ACCEPT)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.contains("text/event-stream"));
-    let listen = request
+            .is_some_and(|v| v.contains("text/event-stream"))
+}
+
+/// Whether an answer is a stream of server-sent events.
+fn is_event_stream(response: &axum::response::Response) -> bool {
+    response
         .headers()
-        .get("mcp-method")
-        .is_some_and(|v| v.as_bytes() == b"subscriptions/listen");
-    sse || listen
+        .get(hyper::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// The connection closes once this answer is sent.
@@ -361,18 +383,16 @@ impl Conn {
             let (busy, rest_since, served) = (busy.clone(), rest_since.clone(), served.clone());
             let streaming = streaming.clone();
             let app = app.clone();
-            hyper::service::service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+            hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
                 busy.fetch_add(1, Ordering::AcqRel);
                 served.store(true, Ordering::Relaxed);
-                let stream = opens_stream(&request).then(|| {
-                    streaming.fetch_add(1, Ordering::AcqRel);
-                    streaming.clone()
-                });
+                let mark = StreamMark(streaming.clone());
+                request.extensions_mut().insert(mark.clone());
+                let session_stream = wants_session_stream(&request);
                 let flight = InFlight {
                     busy: busy.clone(),
                     rest_since: rest_since.clone(),
                     epoch,
-                    stream,
                 };
                 let mut app = app.clone();
                 async move {
@@ -389,8 +409,12 @@ impl Conn {
                     if health_only.is_some() {
                         close_after(&mut response);
                     }
+                    // A session's stream of server messages, once it is one, counts as a
+                    // stream: a GET holds no request's work.
+                    let streaming =
+                        (session_stream && is_event_stream(&response)).then(|| mark.begin());
                     // A stream (server-sent events) is in flight until it ends.
-                    Ok::<_, Infallible>(hold_until_sent(response, flight))
+                    Ok::<_, Infallible>(hold_until_sent(response, (flight, streaming)))
                 }
             })
         };
