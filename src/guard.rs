@@ -276,24 +276,29 @@ impl Guard {
     /// caller for one of the callers' tokens; on a server that asks for no token, a
     /// caller told apart by the token it sends anyway, or anonymous.
     pub fn principal(&self, headers: &HeaderMap) -> Principal {
-        let Some(given) = bearer(headers) else {
-            return Principal::anonymous();
-        };
+        self.identify(headers).unwrap_or_else(Principal::anonymous)
+    }
+
+    /// The caller a request's token names; `None` on a server that asks for a token,
+    /// when the request carries none or one it does not know. Every token is compared,
+    /// in constant time, so the time taken says nothing of which matched.
+    fn identify(&self, headers: &HeaderMap) -> Option<Principal> {
+        let given = bearer(headers);
         if !self.asks_token() {
-            return Principal::keyed(&given);
+            return Some(given.map_or_else(Principal::anonymous, |g| Principal::keyed(&g)));
         }
-        let given = digest(&given);
-        if self.token.as_ref().is_some_and(|t| same(&given, t)) {
-            return Principal::operator();
-        }
-        // Every caller's token is compared, so the time taken says nothing of which.
-        let mut found = None;
+        let given = digest(&given?);
+        let mut found = self
+            .token
+            .as_ref()
+            .filter(|t| same(&given, t))
+            .map(|_| Principal::operator());
         for (token, caller) in self.callers.iter() {
-            if same(&given, token) {
+            if same(&given, token) && found.is_none() {
                 found = Some(caller.clone());
             }
         }
-        found.unwrap_or_else(Principal::anonymous)
+        found
     }
 
     pub fn hosts(&self) -> Hosts {
@@ -304,8 +309,9 @@ impl Guard {
         self.origins
     }
 
-    /// Host, then Origin, then the token: the order both faces check a request in.
-    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+    /// Host, then Origin, then the token: the order both faces check a request in. A
+    /// request let in is its caller's ([`Guard::principal`]).
+    pub fn check(&self, uri: &Uri, headers: &HeaderMap) -> Result<Principal, Refusal> {
         self.host(uri, headers)?;
         self.origin(headers)?;
         self.token(headers)
@@ -381,25 +387,15 @@ impl Guard {
 
     /// With a token, refuses a request that does not carry it: 401 (a face may answer
     /// it with another status; see the module's notes).
-    pub fn token(&self, headers: &HeaderMap) -> Result<(), Refusal> {
-        if !self.asks_token() {
-            return Ok(());
+    pub fn token(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
+        if let Some(caller) = self.identify(headers) {
+            return Ok(caller);
         }
-        let known = |token: &str| {
-            let given = digest(token);
-            let operator = self.token.as_ref().is_some_and(|t| same(&given, t));
-            let caller = self
-                .callers
-                .iter()
-                .fold(false, |found, (t, _)| found | same(&given, t));
-            operator || caller
-        };
         let (logged, reason) = match bearer(headers) {
             None => (
                 "no bearer token",
                 "this server needs `Authorization: Bearer TOKEN` on every request",
             ),
-            Some(token) if known(&token) => return Ok(()),
             Some(_) => (
                 "a bearer token that is not this server's",
                 "the bearer token is not this server's: send `Authorization: Bearer TOKEN`",
@@ -758,7 +754,7 @@ mod tests {
             );
         }
         let h = headers(&[("authorization", "bearer  0123456789abcdef ")]);
-        assert_eq!(guard.token(&h), Ok(()));
+        assert_eq!(guard.token(&h).map(|_| ()), Ok(()));
     }
 
     #[test]

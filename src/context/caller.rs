@@ -19,7 +19,8 @@
 //! Over stdio and in a 2025-11-25 session the same rule holds: a session's caller is its
 //! requests' credential, so its tasks stay its own when it reconnects.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use sha2::{Digest, Sha256};
 
@@ -112,6 +113,95 @@ impl std::fmt::Display for Principal {
     }
 }
 
+/// Places held at once, in all and by caller, each count capped: what keeps one
+/// caller below the whole (the tasks a process runs, the listen streams it holds).
+pub struct Places {
+    limit: usize,
+    per_caller: usize,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    total: usize,
+    by_caller: HashMap<String, usize>,
+}
+
+/// Which cap a place was refused by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Full {
+    /// Every place is held.
+    All,
+    /// The caller holds its most.
+    Caller,
+}
+
+/// One place held; given back when dropped, however what held it ends.
+pub struct Place {
+    places: Arc<Places>,
+    caller: Option<String>,
+}
+
+impl Places {
+    /// At most `limit` places in all, and `per_caller` for any one caller.
+    pub fn new(limit: usize, per_caller: usize) -> Arc<Places> {
+        Arc::new(Places {
+            limit,
+            per_caller,
+            held: Mutex::default(),
+        })
+    }
+
+    fn held(&self) -> std::sync::MutexGuard<'_, Held> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A place for `caller` (`None`: counted in all only), or the cap that refuses it.
+    pub fn take(self: &Arc<Self>, caller: Option<&str>) -> Result<Place, Full> {
+        let mut held = self.held();
+        if held.total >= self.limit {
+            return Err(Full::All);
+        }
+        if let Some(caller) = caller {
+            let mine = held.by_caller.entry(caller.to_string()).or_default();
+            if *mine >= self.per_caller {
+                return Err(Full::Caller);
+            }
+            *mine += 1;
+        }
+        held.total += 1;
+        Ok(Place {
+            places: self.clone(),
+            caller: caller.map(str::to_string),
+        })
+    }
+
+    /// Places held now, in all.
+    pub fn total(&self) -> usize {
+        self.held().total
+    }
+
+    /// Places `caller` holds now.
+    pub fn of(&self, caller: &str) -> usize {
+        self.held().by_caller.get(caller).copied().unwrap_or(0)
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut held = self.places.held();
+        held.total = held.total.saturating_sub(1);
+        if let Some(caller) = &self.caller
+            && let Some(n) = held.by_caller.get_mut(caller)
+        {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                held.by_caller.remove(caller);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +215,21 @@ mod tests {
         assert!(Principal::operator().owns(Some("caller:bob")));
         assert!(Principal::operator().owns(None));
         assert!(!Principal::anonymous().owns(Some("caller:alice")));
+    }
+
+    #[test]
+    fn places_are_capped_in_all_and_by_caller_and_given_back_when_dropped() {
+        let places = Places::new(3, 2);
+        let a1 = places.take(Some("a")).unwrap();
+        let _a2 = places.take(Some("a")).unwrap();
+        assert_eq!(places.take(Some("a")).err(), Some(Full::Caller));
+        let _b = places.take(Some("b")).unwrap();
+        assert_eq!(places.take(None).err(), Some(Full::All));
+        assert_eq!((places.total(), places.of("a")), (3, 2));
+        drop(a1);
+        assert_eq!((places.total(), places.of("a")), (2, 1));
+        let _none = places.take(None).unwrap();
+        assert_eq!(places.of("b"), 1);
     }
 
     #[test]

@@ -112,7 +112,7 @@ async fn height_header(
 async fn check_request(State(guard): State<Guard>, request: Request, next: Next) -> Response {
     let checked = guard
         .check(request.uri(), request.headers())
-        .and_then(|()| crate::guard::body_type(request.method(), request.headers()));
+        .and_then(|_| crate::guard::body_type(request.method(), request.headers()));
     match checked {
         Ok(()) => next.run(request).await,
         Err(refused) => refuse(&refused),

@@ -26,9 +26,9 @@ const SWEEP_EVERY: Duration = Duration::from_secs(5);
 
 /// Parsed results by handle, least recently used dropped first past a byte budget.
 pub struct ParsedCache {
-    entries: HashMap<String, (Arc<Value>, usize, u64)>,
-    /// When each entry was last used.
-    used_at: HashMap<String, Instant>,
+    /// Each result with its JSON size, its place in the order of use, and when it was
+    /// last used.
+    entries: HashMap<String, (Arc<Value>, usize, u64, Instant)>,
     bytes: usize,
     clock: u64,
     budget: usize,
@@ -46,7 +46,6 @@ impl ParsedCache {
     pub fn with_budget(budget: usize) -> ParsedCache {
         ParsedCache {
             entries: HashMap::new(),
-            used_at: HashMap::new(),
             bytes: 0,
             clock: 0,
             budget,
@@ -56,14 +55,11 @@ impl ParsedCache {
     pub fn get(&mut self, handle: &str) -> Option<Arc<Value>> {
         self.clock += 1;
         let clock = self.clock;
-        let found = self.entries.get_mut(handle).map(|(data, _, used)| {
+        self.entries.get_mut(handle).map(|(data, _, used, at)| {
             *used = clock;
+            *at = Instant::now();
             Arc::clone(data)
-        });
-        if found.is_some() {
-            self.used_at.insert(handle.to_string(), Instant::now());
-        }
-        found
+        })
     }
 
     /// Lets go of the entries unused since `before`; returns them, for the caller to
@@ -71,9 +67,9 @@ impl ParsedCache {
     #[must_use]
     pub fn sweep(&mut self, before: Instant) -> Vec<Arc<Value>> {
         let idle: Vec<String> = self
-            .used_at
+            .entries
             .iter()
-            .filter(|(_, at)| **at < before)
+            .filter(|(_, (_, _, _, at))| *at < before)
             .map(|(h, _)| h.clone())
             .collect();
         idle.iter().filter_map(|h| self.remove(h)).collect()
@@ -97,15 +93,16 @@ impl ParsedCache {
             return dropped;
         }
         self.clock += 1;
-        self.entries
-            .insert(handle.to_string(), (data, bytes, self.clock));
-        self.used_at.insert(handle.to_string(), Instant::now());
+        self.entries.insert(
+            handle.to_string(),
+            (data, bytes, self.clock, Instant::now()),
+        );
         self.bytes += bytes;
         while self.bytes > self.budget {
             let Some(oldest) = self
                 .entries
                 .iter()
-                .min_by_key(|(_, (_, _, used))| *used)
+                .min_by_key(|(_, (_, _, used, _))| *used)
                 .map(|(h, _)| h.clone())
             else {
                 break;
@@ -116,8 +113,7 @@ impl ParsedCache {
     }
 
     pub fn remove(&mut self, handle: &str) -> Option<Arc<Value>> {
-        self.used_at.remove(handle);
-        let (data, bytes, _) = self.entries.remove(handle)?;
+        let (data, bytes, _, _) = self.entries.remove(handle)?;
         self.bytes -= bytes;
         Some(data)
     }

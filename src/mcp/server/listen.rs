@@ -28,6 +28,7 @@ use rmcp::service::SubscriptionContext;
 use serde_json::{Value, json};
 
 use crate::context::Principal;
+use crate::context::caller::{Full, Place, Places};
 use crate::entity::{ENTITY_URI, EntityId};
 use crate::error::ToolError;
 
@@ -42,20 +43,16 @@ pub const MAX_STREAMS_PER_CALLER: usize = 8;
 pub const STREAM_IDLE: Duration = Duration::from_secs(300);
 
 /// The listen streams open over HTTP, in all and by caller.
-#[derive(Default)]
-pub struct Streams(Mutex<StreamCount>);
+pub struct Streams(Arc<Places>);
 
-#[derive(Default)]
-struct StreamCount {
-    total: usize,
-    per: HashMap<String, usize>,
+impl Default for Streams {
+    fn default() -> Streams {
+        Streams(Places::new(MAX_STREAMS, MAX_STREAMS_PER_CALLER))
+    }
 }
 
 /// One open stream's place; given back when dropped (the stream's body ended).
-pub struct StreamSlot {
-    streams: Arc<Streams>,
-    caller: String,
-}
+pub type StreamSlot = Place;
 
 /// Why a stream was not opened: the caller's cap or the server's.
 pub enum NoRoom {
@@ -64,28 +61,20 @@ pub enum NoRoom {
 }
 
 impl Streams {
-    fn count(&self) -> std::sync::MutexGuard<'_, StreamCount> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
     /// A place for one more stream of `caller`, or why there is none.
-    pub fn take(self: &Arc<Self>, caller: &Principal) -> Result<StreamSlot, NoRoom> {
-        let mut count = self.count();
-        let mine = count.per.get(caller.id()).copied().unwrap_or(0);
-        if mine >= MAX_STREAMS_PER_CALLER {
-            return Err(NoRoom::Caller(
+    pub fn take(&self, caller: &Principal) -> Result<StreamSlot, NoRoom> {
+        self.0.take(Some(caller.id())).map_err(|full| match full {
+            Full::Caller => NoRoom::Caller(
                 ToolError::new(
                     crate::error::ErrorCode::RateLimitExceeded,
                     format!(
-                        "this caller has {mine} subscriptions/listen streams open, the most \
-                         it may; cancel one, or follow more entities on one stream"
+                        "this caller has {MAX_STREAMS_PER_CALLER} subscriptions/listen streams \
+                         open, the most it may; cancel one, or follow more entities on one stream"
                     ),
                 )
                 .with_extra("limit", json!(MAX_STREAMS_PER_CALLER)),
-            ));
-        }
-        if count.total >= MAX_STREAMS {
-            return Err(NoRoom::Server(
+            ),
+            Full::All => NoRoom::Server(
                 ToolError::new(
                     crate::error::ErrorCode::ResourceUnavailable,
                     format!(
@@ -95,32 +84,13 @@ impl Streams {
                 )
                 .with_extra("limit", json!(MAX_STREAMS))
                 .with_extra("retry_after_ms", json!(1000)),
-            ));
-        }
-        count.total += 1;
-        *count.per.entry(caller.id().to_string()).or_default() += 1;
-        Ok(StreamSlot {
-            streams: self.clone(),
-            caller: caller.id().to_string(),
+            ),
         })
     }
 
     /// Streams open now.
     pub fn open(&self) -> usize {
-        self.count().total
-    }
-}
-
-impl Drop for StreamSlot {
-    fn drop(&mut self) {
-        let mut count = self.streams.count();
-        count.total = count.total.saturating_sub(1);
-        if let Some(n) = count.per.get_mut(&self.caller) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                count.per.remove(&self.caller);
-            }
-        }
+        self.0.total()
     }
 }
 

@@ -81,15 +81,6 @@ pub struct LimitedLines<R> {
     initialized: bool,
 }
 
-/// Whether a message is an `initialize` request.
-fn is_initialize(message: &ClientJsonRpcMessage) -> bool {
-    matches!(
-        message,
-        rmcp::model::JsonRpcMessage::Request(r)
-            if matches!(r.request, rmcp::model::ClientRequest::InitializeRequest(_))
-    )
-}
-
 impl<R> LimitedLines<R> {
     pub fn new(inner: R, max: usize) -> (LimitedLines<R>, mpsc::UnboundedReceiver<Dropped>) {
         let (reports, rx) = mpsc::unbounded_channel();
@@ -196,7 +187,7 @@ impl<R> LimitedLines<R> {
                     if let Some(refused) = strict::needs_session(&message) {
                         return Err(Box::new(refused));
                     }
-                    self.initialized = is_initialize(&message);
+                    self.initialized = strict::is_initialize(&message);
                 }
                 Ok(message)
             });

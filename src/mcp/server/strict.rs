@@ -472,6 +472,12 @@ pub fn is_stateless(meta: &rmcp::model::RequestMetaObject) -> bool {
         .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
+/// Whether a message is an `initialize` request: a session begins with it.
+pub fn is_initialize(message: &ClientJsonRpcMessage) -> bool {
+    matches!(message, JsonRpcMessage::Request(r)
+        if matches!(r.request, ClientRequest::InitializeRequest(_)))
+}
+
 /// The refusal of a request that names a revision served in a session (2025-11-25 and
 /// before) in its `_meta`, sent where no session has begun (a stdio connection before
 /// its `initialize`): such a revision's requests belong to a session, and one served
@@ -481,7 +487,7 @@ pub fn needs_session(message: &ClientJsonRpcMessage) -> Option<Refusal> {
     let JsonRpcMessage::Request(r) = message else {
         return None;
     };
-    if matches!(r.request, ClientRequest::InitializeRequest(_)) {
+    if is_initialize(message) {
         return None;
     }
     let version = r.request.get_meta().protocol_version()?;

@@ -23,7 +23,7 @@
 //! responses ignored, as the extension asks for keys a task is not waiting on.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -33,6 +33,7 @@ use rmcp::model::{
 };
 use serde_json::{Value, json};
 
+use crate::context::caller::{Full, Place, Places};
 use crate::context::{CallContext, Principal};
 use crate::error::{ErrorCode, ToolError};
 use crate::store::HandleStore;
@@ -64,9 +65,8 @@ pub struct Tasks {
     store: Arc<dyn HandleStore>,
     /// The tasks running here, by id: how to stop each.
     running: Mutex<HashMap<String, CallContext>>,
-    count: AtomicUsize,
-    /// Tasks running here by caller id.
-    per_caller: Mutex<HashMap<String, usize>>,
+    /// The places of the tasks running here, in all and by caller.
+    places: Arc<Places>,
     /// Set by [`Tasks::shut_down`]: a task stopped now failed, it was not cancelled.
     shutting_down: AtomicBool,
 }
@@ -76,8 +76,7 @@ impl Tasks {
         Arc::new(Tasks {
             store,
             running: Mutex::default(),
-            count: AtomicUsize::new(0),
-            per_caller: Mutex::default(),
+            places: Places::new(MAX_RUNNING, MAX_RUNNING_PER_CALLER),
             shutting_down: AtomicBool::new(false),
         })
     }
@@ -88,51 +87,30 @@ impl Tasks {
 
     /// How many run here now.
     pub fn running_now(&self) -> usize {
-        self.count.load(Ordering::Acquire)
+        self.places.total()
     }
 
     /// Takes a running task's place for `owner`: one of the process's
     /// [`MAX_RUNNING`], and one of the caller's [`MAX_RUNNING_PER_CALLER`].
-    fn take_slot(self: &Arc<Self>, owner: Option<&str>) -> Result<Slot, ToolError> {
-        let full = |limit: usize, whose: &str| {
-            Err(ToolError::new(
-                ErrorCode::RateLimitExceeded,
-                format!(
-                    "{whose} runs {limit} tasks at once, the most it may; wait for one to \
-                     end or cancel one"
-                ),
-            )
-            .with_extra("limit", json!(limit)))
+    fn take_slot(&self, owner: Option<&str>) -> Result<Place, ToolError> {
+        let (limit, whose) = match self.places.take(owner) {
+            Ok(place) => return Ok(place),
+            Err(Full::All) => (MAX_RUNNING, "this server"),
+            Err(Full::Caller) => (MAX_RUNNING_PER_CALLER, "this caller"),
         };
-        let taken = self
-            .count
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                (n < MAX_RUNNING).then_some(n + 1)
-            });
-        if taken.is_err() {
-            return full(MAX_RUNNING, "this server");
-        }
-        // Made now, so that the process's place is given back on every way out.
-        let mut slot = Slot {
-            tasks: self.clone(),
-            owner: None,
-        };
-        if let Some(owner) = owner {
-            let mut per = self.per_caller.lock().unwrap_or_else(|e| e.into_inner());
-            let n = per.entry(owner.to_string()).or_default();
-            if *n >= MAX_RUNNING_PER_CALLER {
-                return full(MAX_RUNNING_PER_CALLER, "this caller");
-            }
-            *n += 1;
-            slot.owner = Some(owner.to_string());
-        }
-        Ok(slot)
+        Err(ToolError::new(
+            ErrorCode::RateLimitExceeded,
+            format!(
+                "{whose} runs {limit} tasks at once, the most it may; wait for one to end \
+                 or cancel one"
+            ),
+        )
+        .with_extra("limit", json!(limit)))
     }
 
     /// How many tasks `owner` runs here now.
     pub fn running_for(&self, owner: &str) -> usize {
-        let per = self.per_caller.lock().unwrap_or_else(|e| e.into_inner());
-        per.get(owner).copied().unwrap_or(0)
+        self.places.of(owner)
     }
 
     /// Starts `work` (the call, run with the context it is given) as a task of `owner`
@@ -369,32 +347,6 @@ impl Tasks {
 struct Record {
     tool: String,
     owner: Option<String>,
-}
-
-/// Gives a running task's places back however it ends: the process's, and its
-/// caller's when it has one.
-struct Slot {
-    tasks: Arc<Tasks>,
-    owner: Option<String>,
-}
-
-impl Drop for Slot {
-    fn drop(&mut self) {
-        self.tasks.count.fetch_sub(1, Ordering::AcqRel);
-        if let Some(owner) = self.owner.take() {
-            let mut per = self
-                .tasks
-                .per_caller
-                .lock()
-                .unwrap_or_else(|e| e.into_inner());
-            if let Some(n) = per.get_mut(&owner) {
-                *n = n.saturating_sub(1);
-                if *n == 0 {
-                    per.remove(&owner);
-                }
-            }
-        }
-    }
 }
 
 fn read(record: &Value) -> Option<DetailedTask> {

@@ -145,10 +145,9 @@ pub async fn check_request(
     next: Next,
 ) -> Response {
     match guard.check(request.uri(), request.headers()) {
-        Ok(()) => {
+        Ok(principal) => {
             // Who sent it rides with it to the server's handlers
             // ([`crate::context::caller`]).
-            let principal = guard.principal(request.headers());
             request.extensions_mut().insert(principal);
             next.run(request).await
         }
