@@ -288,6 +288,7 @@ fn main() {
                 balanced: false,
                 persistent: false,
                 shared_store: false,
+                otlp: None,
             },
         ),
         (
@@ -297,6 +298,7 @@ fn main() {
                 balanced: false,
                 persistent: false,
                 shared_store: true,
+                otlp: None,
             },
         ),
     ];
@@ -308,6 +310,7 @@ fn main() {
                 balanced: true,
                 persistent: false,
                 shared_store: true,
+                otlp: None,
             },
         ));
     }

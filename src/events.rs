@@ -39,6 +39,10 @@ pub struct GameEvent {
     /// The transaction it came from, when it came from one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tx_hash: Option<String>,
+    /// The span of the call that caused it, as a `traceparent`, when traces are on
+    /// ([`EventBus::publish`] fills it in): what it is published under to NATS.
+    #[serde(skip)]
+    pub trace: Option<String>,
 }
 
 /// A publisher of [`GameEvent`]s. Cloning shares the bus.
@@ -67,6 +71,9 @@ impl EventBus {
     pub fn publish(&self, mut event: GameEvent) -> u64 {
         let seq = self.seq.fetch_add(1, Ordering::Relaxed) + 1;
         event.seq = seq;
+        if event.trace.is_none() {
+            event.trace = crate::context::trace::current_traceparent();
+        }
         let _ = self.sender.send(event);
         seq
     }
@@ -201,6 +208,7 @@ mod tests {
             summary: format!("{id} online"),
             detail: Value::Null,
             tx_hash: None,
+            trace: None,
         }
     }
 

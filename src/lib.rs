@@ -28,6 +28,7 @@ pub mod references;
 pub mod rest;
 pub mod source;
 pub mod store;
+pub mod telemetry;
 pub mod text;
 pub mod throttle;
 pub mod tools;

@@ -17,6 +17,7 @@ use structs_console::source::GameSource;
 use structs_console::source::rest::{RestConfig, RestSource};
 use structs_console::source::sim::{BlockClock, SimSource, WorldConfig};
 use structs_console::source::switch::{SwitchSource, Switcher};
+use structs_console::telemetry::Telemetry;
 use structs_console::tui::Opening;
 use structs_console::tui::theme::Theme;
 
@@ -85,7 +86,69 @@ fn load_config(cli: &Cli) -> anyhow::Result<Config> {
     Ok(config)
 }
 
-fn init_logging(cli: &Cli) -> anyhow::Result<()> {
+/// Sets up the log (to `--log-file`, or stderr for every face but the console) and, when
+/// `--otlp` or the `OTEL_*` variables ask, the export of traces and metrics, whose
+/// exporter is returned to be shut down at the end.
+fn init_logging(cli: &Cli) -> anyhow::Result<Option<Telemetry>> {
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{Layer, Registry};
+    let telemetry =
+        structs_console::telemetry::Settings::from_env(cli.otlp.as_deref(), cli.otlp_content)
+            .map_err(anyhow::Error::msg)?
+            .map(Telemetry::start)
+            .transpose()?;
+    let mut filter = log_filter(cli)?;
+    let mut layers: Vec<Box<dyn Layer<Registry> + Send + Sync>> = Vec::new();
+    if let Some(t) = &telemetry {
+        filter = filter.add_directive(
+            format!("{}=trace", structs_console::context::trace::TARGET)
+                .parse()
+                .expect("a valid directive"),
+        );
+        layers.push(t.layer::<Registry>().boxed());
+    }
+    // The trace's own spans and events are not log lines.
+    let not_trace = tracing_subscriber::filter::filter_fn(|meta| {
+        meta.target() != structs_console::context::trace::TARGET
+    });
+    let fmt = tracing_subscriber::fmt::layer().with_ansi(false);
+    match (&cli.log_file, cli.headless || cli.command.is_some()) {
+        (Some(path), _) => {
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .map_err(|e| anyhow::anyhow!("cannot open log file {}: {e}", path.display()))?;
+            let fmt = fmt.with_writer(std::sync::Mutex::new(file));
+            layers.push(fmt.with_filter(not_trace).boxed());
+        }
+        // Headless, stdout carries the protocol, so logs go to stderr (serve-rest's too).
+        (None, true) => {
+            let fmt = fmt.with_writer(std::io::stderr);
+            layers.push(fmt.with_filter(not_trace).boxed());
+        }
+        // The console owns the terminal: no log output unless a file was given.
+        (None, false) if telemetry.is_none() => return Ok(None),
+        (None, false) => {
+            filter = tracing_subscriber::EnvFilter::new("off").add_directive(
+                format!("{}=trace", structs_console::context::trace::TARGET)
+                    .parse()
+                    .expect("a valid directive"),
+            )
+        }
+    }
+    // The library's repeated lines, once a line of its code every 10 s.
+    layers.push(quiet::LibraryThrottle::default().boxed());
+    tracing_subscriber::registry()
+        .with(layers)
+        .with(filter)
+        .init();
+    Ok(telemetry)
+}
+
+/// The log filter `--log-level` (or the command's default) gives.
+fn log_filter(cli: &Cli) -> anyhow::Result<tracing_subscriber::EnvFilter> {
     use tracing_subscriber::EnvFilter;
     let level = cli.log_level.clone().unwrap_or_else(|| match cli.command {
         // `client` says every failure itself, once, in plain words; the MCP library's
@@ -110,35 +173,7 @@ fn init_logging(cli: &Cli) -> anyhow::Result<()> {
     if !asked.contains("rmcp") {
         filter = filter.add_directive("rmcp::service=error".parse().expect("a valid directive"));
     }
-    use tracing_subscriber::layer::SubscriberExt;
-    use tracing_subscriber::util::SubscriberInitExt;
-    // The library's repeated lines, once a line of its code every 10 s.
-    let builder = tracing_subscriber::fmt().with_env_filter(filter);
-    match (&cli.log_file, cli.headless || cli.command.is_some()) {
-        (Some(path), _) => {
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)
-                .map_err(|e| anyhow::anyhow!("cannot open log file {}: {e}", path.display()))?;
-            builder
-                .with_ansi(false)
-                .with_writer(std::sync::Mutex::new(file))
-                .finish()
-                .with(quiet::LibraryThrottle::default())
-                .init();
-        }
-        // Headless, stdout carries the protocol, so logs go to stderr (serve-rest's too).
-        (None, true) => builder
-            .with_ansi(false)
-            .with_writer(std::io::stderr)
-            .finish()
-            .with(quiet::LibraryThrottle::default())
-            .init(),
-        // The console owns the terminal: no log output unless a file was given.
-        (None, false) => {}
-    }
-    Ok(())
+    Ok(filter)
 }
 
 /// The embedded world the command line describes.
@@ -423,7 +458,16 @@ async fn shutdown_signal() {
 }
 
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    init_logging(&cli)?;
+    let telemetry = init_logging(&cli)?;
+    let code = run_face(cli);
+    if let Some(t) = telemetry {
+        t.shutdown();
+    }
+    code
+}
+
+/// The face the command line names, run to its end.
+fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
     // Opened at the first search, not now.
     if let Some(choice) = structs_pow::backend::Choice::parse(&cli.pow_backend) {
         structs_pow::backend::configure(choice);

@@ -23,6 +23,7 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::{Map, Value, json};
 
+use crate::context::trace;
 use crate::entity::{EntityId, EntityKind};
 use crate::error::{ErrorCode, ToolError};
 use crate::events::{EventBus, EventFeed, FeedHealth, GameEvent, category};
@@ -251,7 +252,7 @@ impl NatsPublisher {
                     Err(_) => return,
                 };
                 let (subject, payload) = to_grass(&event);
-                match cl.publish(subject, payload.to_string().into()).await {
+                match publish_traced(&cl, &event, subject, payload.to_string()).await {
                     Ok(()) => {
                         c.events.fetch_add(1, Ordering::Relaxed);
                     }
@@ -474,6 +475,7 @@ pub fn from_grass(subject: &str, payload: &Value, height: u64) -> Option<GameEve
         summary,
         detail: detail_out,
         tx_hash: text("tx_hash").map(str::to_string),
+        trace: None,
     })
 }
 
@@ -482,6 +484,36 @@ fn plain(v: &Value) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     }
+}
+
+/// Publishes one event. An event a traced call caused is a PRODUCER span of that
+/// call (`publish {subject}`, by the messaging conventions), and carries its trace
+/// context in the message's headers, so a consumer can go on with the trace.
+async fn publish_traced(
+    client: &async_nats::Client,
+    event: &GameEvent,
+    subject: String,
+    payload: String,
+) -> Result<(), async_nats::PublishError> {
+    let Some(parent) = event.trace.as_deref().filter(|_| trace::on()) else {
+        return client.publish(subject, payload.into()).await;
+    };
+    use tracing::Instrument as _;
+    let span = tracing::info_span!(
+        target: trace::TARGET, "publish", otel.name = %format_args!("publish {subject}"),
+        otel.kind = "producer", messaging.system = "nats",
+        messaging.operation.type = "send", messaging.destination.name = %subject,
+        messaging.message.body.size = payload.len() as i64
+    );
+    trace::set_parent(&span, parent);
+    let mut headers = async_nats::HeaderMap::new();
+    for (name, value) in trace::headers_of(&span) {
+        headers.insert(name.as_str(), value.as_str());
+    }
+    client
+        .publish_with_headers(subject, headers, payload.into())
+        .instrument(span)
+        .await
 }
 
 #[cfg(test)]
@@ -501,6 +533,7 @@ mod tests {
             summary: "5-7 online".into(),
             detail: json!({"struct_id": "5-7", "status": "online", "status_old": "built"}),
             tx_hash: Some("AB".repeat(32)),
+            trace: None,
         };
         let (subject, payload) = to_grass(&event);
         assert_eq!(subject, "structs.planet.2-3.1-4");

@@ -17,7 +17,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("faces", &["tui", "mcp", "rest", "guard"]),
     (
         "assembly",
-        &["assembly", "config", "record", "nats", "briefing"],
+        &[
+            "assembly",
+            "config",
+            "record",
+            "nats",
+            "briefing",
+            "telemetry",
+        ],
     ),
     ("call pipeline", &["core"]),
     ("tools", &["tools"]),

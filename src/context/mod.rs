@@ -5,6 +5,7 @@
 pub mod caller;
 pub mod log;
 pub mod subscriptions;
+pub mod trace;
 
 pub use caller::Principal;
 

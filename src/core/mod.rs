@@ -254,7 +254,7 @@ impl CoreBuilder {
                 None => return Err(format!("references.tools.{name}: no tool of that name")),
             }
         }
-        let handle_store = match self.handle_store {
+        let handle_store: Arc<dyn HandleStore> = match self.handle_store {
             Some(store) => store,
             None if self.handles.store == "memory" => Arc::new(self.handles.memory_store()),
             // A Redis store has to be connected (async) before the core exists.
@@ -265,6 +265,12 @@ impl CoreBuilder {
                     self.handles.store
                 ));
             }
+        };
+        // Each read and write a span, when traces are exported.
+        let handle_store: Arc<dyn HandleStore> = if crate::context::trace::on() {
+            Arc::new(crate::store::traced::Traced::new(handle_store))
+        } else {
+            handle_store
         };
         Ok(Core {
             inner: Arc::new_cyclic(|weak| Inner {

@@ -8,9 +8,11 @@ use std::panic::AssertUnwindSafe;
 
 use futures_util::FutureExt;
 use serde_json::{Value, json};
+use tracing::Instrument as _;
+use tracing::field::Empty;
 
 use super::{Core, check_size, panic_text};
-use crate::context::{CallContext, CancelOnDrop};
+use crate::context::{CallContext, CancelOnDrop, trace};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles;
 use crate::handles::Shaping;
@@ -132,6 +134,12 @@ impl Prepared {
             // stops at once.
             let task = async move {
                 let mut value = result.await?;
+                let span = match references {
+                    ReferencePlan::Off => tracing::Span::none(),
+                    _ => tracing::info_span!(
+                        target: trace::TARGET, "references", structs.references.count = Empty
+                    ),
+                };
                 references::attach(
                     &resolver,
                     &world,
@@ -139,7 +147,12 @@ impl Prepared {
                     shaping.is_lean(),
                     &mut value,
                 )
+                .instrument(span.clone())
                 .await;
+                if !span.is_disabled() {
+                    let count = value["references"].as_object().map_or(0, |m| m.len());
+                    span.record("structs.references.count", count as i64);
+                }
                 handles.finish(tool, &shaping, value).await
             };
             match AssertUnwindSafe(ctx.scope(task)).catch_unwind().await {

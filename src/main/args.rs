@@ -167,6 +167,17 @@ pub(crate) struct Cli {
     #[arg(long, global = true)]
     pub(crate) log_file: Option<PathBuf>,
 
+    /// Send traces and metrics by OpenTelemetry (OTLP) to this collector, its base URL
+    /// (`http://localhost:4318`), as `OTEL_EXPORTER_OTLP_ENDPOINT` does; that and the
+    /// other standard `OTEL_*` variables turn it on without the flag. Off by default.
+    #[arg(long, global = true, value_name = "URL")]
+    pub(crate) otlp: Option<String>,
+
+    /// With traces on: put each tool call's arguments and result on its span
+    /// (`gen_ai.tool.call.arguments`, `.result`), redacted as a recording is.
+    #[arg(long, global = true)]
+    pub(crate) otlp_content: bool,
+
     /// Log filter (error, warn, info, debug, trace, or a tracing directive). The
     /// default is info, and warn for `client`, whose stderr a script reads (and nothing
     /// from the MCP library there: `client` says each failure itself).

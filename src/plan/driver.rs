@@ -5,6 +5,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use tracing::Instrument as _;
 
 use super::Caller;
 use super::exec::{self, Run, Status};
@@ -106,7 +107,7 @@ pub async fn together(
     let mut tasks = tokio::task::JoinSet::new();
     for i in steps {
         let (tools, run, call) = (tools.clone(), run.clone(), call.clone());
-        tasks.spawn(async move { exec::run_step(&tools, &run, i, &call).await });
+        tasks.spawn(async move { exec::run_step(&tools, &run, i, &call).await }.in_current_span());
     }
     while let Some(joined) = tasks.join_next().await {
         if let Err(e) = joined {

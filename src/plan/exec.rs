@@ -19,10 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tracing::Instrument as _;
 
 use super::Caller;
 use super::{Plan, StepView, Substitution, Unresolved};
-use crate::context::{CallContext, ProgressUpdate};
+use crate::context::{CallContext, ProgressUpdate, trace};
 use crate::error::{ErrorCode, ToolError};
 
 /// Where a step is.
@@ -496,8 +497,24 @@ fn retriable(e: &ToolError) -> bool {
 }
 
 /// Calls one step's tool with its retries and time limit. `parent` cancels it;
-/// `progress` receives its call's progress reports.
+/// `progress` receives its call's progress reports. The step is a span of the trace,
+/// each try of its tool call a child (`execute_tool {tool}`).
 pub async fn attempt(
+    tools: &Caller,
+    a: &Attempt,
+    parent: &CallContext,
+    progress: Option<Arc<dyn Fn(ProgressUpdate) + Send + Sync>>,
+) -> Outcome {
+    let span = tracing::info_span!(
+        target: trace::TARGET, "plan step",
+        otel.name = %format_args!("plan step {} {}", a.index, a.tool),
+        structs.plan.step = a.index as i64, gen_ai.tool.name = %a.tool
+    );
+    tries(tools, a, parent, progress).instrument(span).await
+}
+
+/// [`attempt`]'s tries.
+async fn tries(
     tools: &Caller,
     a: &Attempt,
     parent: &CallContext,
@@ -513,7 +530,14 @@ pub async fn attempt(
             let p = p.clone();
             ctx = ctx.with_progress(move |u| p(u));
         }
-        let call = tools.call(&a.tool, a.args.clone(), ctx);
+        let call = tools
+            .call(&a.tool, a.args.clone(), ctx)
+            .instrument(tracing::info_span!(
+                target: trace::TARGET, "execute_tool",
+                otel.name = %format_args!("execute_tool {}", a.tool),
+                gen_ai.operation.name = "execute_tool", gen_ai.tool.name = %a.tool,
+                structs.plan.attempt = i64::from(n)
+            ));
         let result = tokio::select! {
             r = tokio::time::timeout(a.timeout, call) => match r {
                 Ok(r) => r,
@@ -701,7 +725,9 @@ pub async fn execute(tools: &Caller, run: &Arc<Mutex<Run>>, parent: &CallContext
             let parent = parent.clone();
             let sink = progress_sink(run, a.index);
             let index = a.index;
-            let handle = tasks.spawn(async move { attempt(&tools, &a, &parent, Some(sink)).await });
+            let handle = tasks.spawn(
+                async move { attempt(&tools, &a, &parent, Some(sink)).await }.in_current_span(),
+            );
             ids.insert(handle.id(), index);
         }
         let Some(joined) = tasks.join_next_with_id().await else {

@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Map, Value, json};
+use tracing::Instrument as _;
 
 use super::Caller;
 use super::exec::{self, Run, Status};
@@ -396,11 +397,21 @@ impl Runs {
         }
         let tools = tools.clone();
         let task_run = wr.clone();
-        tokio::spawn(async move {
-            exec::execute(&tools, &task_run.run, &task_run.cancel).await;
-            *task_run.ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(tools.wall().now());
-            drop(slot);
-        });
+        // The run goes on after the call that started it answered: a span of its own
+        // in that call's trace.
+        let span = tracing::info_span!(
+            target: crate::context::trace::TARGET, "workflow run",
+            otel.name = %format_args!("workflow run wf_{n}"), structs.workflow.run = n as i64
+        );
+        tokio::spawn(
+            async move {
+                exec::execute(&tools, &task_run.run, &task_run.cancel).await;
+                *task_run.ended.lock().unwrap_or_else(|e| e.into_inner()) =
+                    Some(tools.wall().now());
+                drop(slot);
+            }
+            .instrument(span),
+        );
         Ok(wr)
     }
 

@@ -403,6 +403,11 @@ impl Recorder {
             json!(self.seq.fetch_add(1, Ordering::Relaxed) + 1),
         );
         line.insert("type".into(), json!(kind));
+        // The trace and span it was written in, when traces are exported.
+        if let Some((trace_id, span_id)) = crate::context::trace::current_ids() {
+            line.insert("trace_id".into(), json!(trace_id));
+            line.insert("span_id".into(), json!(span_id));
+        }
         line
     }
 
@@ -460,6 +465,27 @@ pub const SECRET_KEYS: &[&str] = &[
     "mnemonic",
     "private_key",
 ];
+
+/// The most of a value [`redacted_text`] keeps (a span attribute, not a log).
+pub const CONTENT_TEXT_MAX: usize = 8 * 1024;
+
+/// `v` as compact JSON with its secrets redacted as a log line's are, cut to
+/// [`CONTENT_TEXT_MAX`] bytes (at a character's edge, with `…` after): what a span may
+/// carry of a call's arguments or result.
+pub fn redacted_text(v: &Value) -> String {
+    let mut v = v.clone();
+    redact(&mut v, "", &mut Vec::new());
+    let mut text = v.to_string();
+    if text.len() > CONTENT_TEXT_MAX {
+        let mut end = CONTENT_TEXT_MAX;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
 
 /// Replaces, anywhere in `v`, the value of a key in [`SECRET_KEYS`] by a note of its
 /// size, and lists the dotted paths replaced.

@@ -8,8 +8,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
+use tracing::Instrument as _;
 
 use super::config::ReferenceConfig;
+use crate::context::trace;
 use crate::entity::EntityId;
 use crate::error::{ErrorCode, ToolError};
 use crate::source::World;
@@ -152,11 +154,20 @@ pub async fn resolve_all(
         for (i, id) in misses {
             let world = world.clone();
             let resolver = Arc::clone(resolver);
-            set.spawn(async move {
-                // The semaphore is never closed, so acquiring cannot fail.
-                let _permit = Arc::clone(&resolver.permits).acquire_owned().await.ok();
-                (i, id, fetch_one(&resolver.config, &world, id).await)
-            });
+            // Each fetch a span of the trace, under the call's (a task of its own
+            // would otherwise start a trace of its own).
+            let span = tracing::info_span!(
+                target: trace::TARGET, "reference fetch",
+                structs.entity.id = %id, structs.entity.kind = id.kind.name()
+            );
+            set.spawn(
+                async move {
+                    // The semaphore is never closed, so acquiring cannot fail.
+                    let _permit = Arc::clone(&resolver.permits).acquire_owned().await.ok();
+                    (i, id, fetch_one(&resolver.config, &world, id).await)
+                }
+                .instrument(span),
+            );
         }
         while let Some(joined) = set.join_next().await {
             match joined {

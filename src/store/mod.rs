@@ -10,6 +10,7 @@
 pub mod parsed;
 pub mod redis;
 pub mod tasks;
+pub mod traced;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -125,6 +126,11 @@ impl Missing {
 pub trait HandleStore: Send + Sync {
     /// `memory` or `redis`, for the console and errors.
     fn name(&self) -> &'static str;
+
+    /// The database server behind the store, for a trace's spans (`None`: in memory).
+    fn server(&self) -> Option<traced::Server> {
+        None
+    }
 
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>>;
 

@@ -375,6 +375,21 @@ fn parse_meta(handle: &str, f: &[Option<String>]) -> Option<HandleMeta> {
 }
 
 impl HandleStore for RedisStore {
+    fn server(&self) -> Option<super::traced::Server> {
+        let url = reqwest::Url::parse(&self.shown).ok()?;
+        Some(super::traced::Server {
+            system: "redis",
+            address: url.host_str()?.to_string(),
+            port: url.port().unwrap_or(6379),
+            namespace: url
+                .path()
+                .trim_start_matches('/')
+                .parse::<u32>()
+                .unwrap_or(0)
+                .to_string(),
+        })
+    }
+
     fn name(&self) -> &'static str {
         "redis"
     }

@@ -139,6 +139,7 @@ fn the_event_log_shows_the_feeds_events() {
         summary: "5-3 struct_health from NATS".into(),
         detail: json!({"struct_id": "5-3", "health": 2}),
         tx_hash: None,
+        trace: None,
     });
     app.settle();
     let frame = draw(&mut app, 120, 30);

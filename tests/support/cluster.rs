@@ -41,6 +41,8 @@ pub struct Cluster {
     /// Whether the servers keep their handles and tasks in Redis (else each its own
     /// memory).
     shared_store: bool,
+    /// Where the servers send traces (a collector's port), if anywhere.
+    otlp: Option<u16>,
 }
 
 /// What [`Cluster::start_with`] starts.
@@ -55,6 +57,9 @@ pub struct Setup {
     /// The servers keep handles and tasks in Redis (`--handle-store`); else each in its
     /// own memory, as one server alone would.
     pub shared_store: bool,
+    /// The port of an OTLP/HTTP collector on this host the servers send traces to
+    /// (`--otlp`), each naming itself `server{i}` in `service.instance.id`.
+    pub otlp: Option<u16>,
 }
 
 impl Default for Setup {
@@ -64,6 +69,7 @@ impl Default for Setup {
             balanced: false,
             persistent: false,
             shared_store: true,
+            otlp: None,
         }
     }
 }
@@ -128,6 +134,7 @@ impl Cluster {
             balanced,
             persistent,
             shared_store,
+            otlp,
         } = setup;
         let haproxy = if balanced {
             Some(installed("haproxy")?)
@@ -162,6 +169,7 @@ impl Cluster {
             haproxy: None,
             dir,
             shared_store,
+            otlp,
         };
         for i in 0..servers {
             cluster.launch(i);
@@ -220,6 +228,14 @@ impl Cluster {
             .args(["--log-level", "info"]);
         if self.shared_store {
             command.args(["--handle-store", &self.redis.url()]);
+        }
+        if let Some(port) = self.otlp {
+            command
+                .args(["--otlp", &format!("http://127.0.0.1:{port}")])
+                .env(
+                    "OTEL_RESOURCE_ATTRIBUTES",
+                    format!("service.instance.id=server{i}"),
+                );
         }
         let child = command
             .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")

@@ -12,6 +12,7 @@ pub mod docs;
 pub mod mcp;
 pub mod mcp_http;
 pub mod nats;
+pub mod otel;
 pub mod peers;
 pub mod redis;
 pub mod reference;

@@ -19,6 +19,8 @@ use super::traffic::lock;
 use super::{Remote, Unregister};
 use crate::context::CallContext;
 use crate::error::{ErrorCode, ToolError};
+use crate::mcp::wire::span::{Operation, Outcome, Request as SpanRequest, Side};
+use tracing::Instrument as _;
 
 /// The most pages a `list_all` follows before it stops (a server whose cursors never
 /// end would otherwise be read for ever).
@@ -123,6 +125,43 @@ impl Remote {
         params: Value,
         ctx: CallContext,
     ) -> Result<Value, ToolError> {
+        // A CLIENT span when tracing is on, its context sent in `_meta` (SEP-414).
+        let op = Operation::start(
+            Side::Client,
+            &SpanRequest {
+                protocol: Some(self.shared.protocol.as_str()),
+                ..SpanRequest::of_params(method, &params)
+            },
+            self.transport(),
+            None,
+        );
+        let Some(op) = op else {
+            return self.send_once(method, params, ctx).await;
+        };
+        let mut params = params;
+        op.inject(&mut params);
+        let answer = self
+            .send_once(method, params, ctx)
+            .instrument(op.span().clone())
+            .await;
+        op.end(match &answer {
+            Ok(v) if v["isError"] == Value::Bool(true) => Outcome::ToolError,
+            Ok(_) => Outcome::Ok,
+            Err(e) => match e.extra.get("jsonrpc_code").and_then(Value::as_i64) {
+                Some(code) => Outcome::Rpc(i32::try_from(code).unwrap_or(i32::MIN)),
+                None => Outcome::Failed(e.code.as_str()),
+            },
+        });
+        answer
+    }
+
+    /// [`Remote::request_once`] without its span.
+    async fn send_once(
+        &self,
+        method: &str,
+        params: Value,
+        ctx: CallContext,
+    ) -> Result<Value, ToolError> {
         let params = match params {
             Value::Null => json!({}),
             p @ Value::Object(_) => p,
@@ -174,6 +213,11 @@ impl Remote {
             .map_err(|e| self.unreachable(method, &e))?;
         let token = handle.progress_token.clone();
         let id = handle.id.clone();
+        if crate::context::trace::on() {
+            use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+            tracing::Span::current()
+                .set_attribute(crate::context::trace::attr::JSONRPC_ID, id.to_string());
+        }
         lock(&self.shared.progress).insert(token.clone(), ctx.clone());
         let _unregister = Unregister {
             sinks: self.shared.progress.clone(),
@@ -392,7 +436,7 @@ impl Remote {
 
     /// Whether the connection speaks the stateless revision (2026-07-28 or later),
     /// which has no session to keep a log level in and no `ping`.
-    fn stateless(&self) -> bool {
+    pub(crate) fn stateless(&self) -> bool {
         self.protocol_version().as_str() >= rmcp::model::ProtocolVersion::V_2026_07_28.as_str()
     }
 

@@ -233,6 +233,8 @@ pub struct Remote {
     listens: Mutex<std::collections::HashMap<String, tokio_util::sync::CancellationToken>>,
     /// Answers kept by the server's caching hints ([`cache`]).
     cache: cache::Cache,
+    /// When the connection was made (`mcp.client.session.duration`).
+    opened: std::time::Instant,
 }
 
 impl Remote {
@@ -314,6 +316,7 @@ impl Remote {
             rounds: Mutex::default(),
             listens: Mutex::default(),
             cache: cache::Cache::default(),
+            opened: std::time::Instant::now(),
         });
         if options.follow_height && remote.has_tool(BLOCK_HEIGHT_TOOL) {
             let _ = remote
@@ -394,6 +397,21 @@ impl Remote {
 
     /// Ends the session (a child is stopped, an HTTP session deleted).
     pub async fn close(&self) {
+        // A 2025-11-25 session's length, when traces are on (a stateless server has
+        // no session).
+        if !self.stateless()
+            && let Some(i) = crate::context::trace::instruments()
+        {
+            let transport = opentelemetry::KeyValue::new(
+                crate::context::trace::attr::TRANSPORT,
+                match self.transport() {
+                    crate::mcp::wire::span::Transport::Pipe => "pipe",
+                    crate::mcp::wire::span::Transport::Tcp => "tcp",
+                },
+            );
+            i.client_session
+                .record(self.opened.elapsed().as_secs_f64(), &[transport]);
+        }
         let token = self.service.cancellation_token();
         token.cancel();
         // Give the transport a moment to say goodbye (an HTTP DELETE).
@@ -455,6 +473,14 @@ impl Remote {
             }
         }
         outcome
+    }
+
+    /// How requests reach the server, for a span's `network.transport`.
+    pub(crate) fn transport(&self) -> crate::mcp::wire::span::Transport {
+        match self.target {
+            Target::Command(_) => crate::mcp::wire::span::Transport::Pipe,
+            Target::Url(_) => crate::mcp::wire::span::Transport::Tcp,
+        }
     }
 
     pub(crate) fn unreachable(&self, tool: &str, e: &ServiceError) -> ToolError {

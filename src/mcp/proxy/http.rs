@@ -215,6 +215,7 @@ impl Hub {
         notes: Arc<HostHeaders>,
         one_shot: bool,
     ) -> (Arc<HostSession>, DuplexStream) {
+        tap.spans().over_tcp();
         let (input, host_in) = tokio::io::duplex(PIPE_BYTES);
         let (host_out, output) = tokio::io::duplex(PIPE_BYTES);
         let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);

@@ -23,6 +23,7 @@ pub mod cli;
 mod headers;
 mod http;
 pub mod rules;
+mod spans;
 mod tap;
 mod upstream;
 
@@ -210,7 +211,7 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         let (recording, ruling) = (tap.active(), broker.active());
         let mut out = Vec::new();
         for piece in pieces {
-            let line = match piece {
+            let mut line = match piece {
                 Piece::Raw(bytes) => {
                     out.extend_from_slice(&bytes);
                     continue;
@@ -224,7 +225,9 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             // (`tool\u0073/call`): it is parsed, so no spelling of JSON gets a call
             // past the broker.
             let escaped = mentions(&line, b"\\u");
+            let traced = tap.spans().on();
             let look = recording
+                || traced
                 || ((mentions(&line, b"tools") || escaped)
                     && (ruling || escaped || mentions(&line, b"tools/list")))
                 || ((mentions(&line, b"cancelled") || escaped) && ruling);
@@ -238,8 +241,18 @@ async fn pump_up<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                         }
                         Decision::Pass
                     }
-                    Ok(m) => {
-                        let number = tap.host_sent(&m);
+                    Ok(mut m) => {
+                        // Its trace context written in when it had none, and its line
+                        // recorded in its span.
+                        let (changed, span) = if traced {
+                            tap.spans().request(&mut m)
+                        } else {
+                            (false, tracing::Span::none())
+                        };
+                        if changed && let Ok(bytes) = serde_json::to_vec(&m) {
+                            line = bytes;
+                        }
+                        let number = span.in_scope(|| tap.host_sent(&m));
                         broker.on_host_line(&with_newline(&line), &m, number)
                     }
                     Err(_) => Decision::Pass,
@@ -278,7 +291,8 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
     let mut reader = Reader::default();
     loop {
         let (pieces, ended) = reader.next(&mut from).await?;
-        let look = tap.active() || broker.expects_answers();
+        let traced = tap.spans().on();
+        let look = tap.active() || broker.expects_answers() || traced;
         let mut out = Vec::new();
         let mut messages = Vec::new();
         for piece in pieces {
@@ -291,7 +305,14 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             };
             let (decision, message) = if look {
                 match serde_json::from_slice::<Value>(&line) {
-                    Ok(m) => (broker.on_server_line(&m), Some(m)),
+                    Ok(m) => {
+                        let span = if traced {
+                            tap.spans().response(&m)
+                        } else {
+                            tracing::Span::none()
+                        };
+                        (broker.on_server_line(&m), Some((m, span)))
+                    }
                     Err(_) => (Decision::Pass, None),
                 }
             } else {
@@ -307,8 +328,8 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                 Decision::Replace(bytes, note) => {
                     // In order: what passed before it, then it.
                     write_to(&host, &out).await?;
-                    for m in messages.drain(..) {
-                        tap.host_gets_message(&m, None);
+                    for (m, span) in messages.drain(..) {
+                        span.in_scope(|| tap.host_gets_message(&m, None));
                     }
                     out.clear();
                     write_to(&host, &bytes).await?;
@@ -319,8 +340,8 @@ async fn pump_down<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
         if !out.is_empty() {
             write_to(&host, &out).await?;
         }
-        for m in &messages {
-            tap.host_gets_message(m, None);
+        for (m, span) in &messages {
+            span.in_scope(|| tap.host_gets_message(m, None));
         }
         if ended {
             return Ok(());
@@ -591,6 +612,7 @@ const PIPE_BYTES: usize = 1 << 20;
 /// its end (and the calls in flight are answered) or a signal.
 pub async fn run_upstream(upstream: Upstream, options: Options) -> ExitCode {
     let tap = Arc::new(Tap::new(options.recorder, upstream.shown().to_string()));
+    tap.spans().over_tcp();
     let board = Board::new(options.feed, options.faults);
     serve_commands(board.clone(), options.commands);
     let (server_in, upstream_reads) = tokio::io::duplex(PIPE_BYTES);

@@ -108,6 +108,8 @@ pub(crate) struct Tap {
     polls: Mutex<HashMap<String, String>>,
     /// The HTTP headers each request came with, behind the HTTP face.
     headers: Option<Arc<super::headers::HostHeaders>>,
+    /// The requests toward the server as spans, when traces are exported.
+    spans: Arc<super::spans::Spans>,
 }
 
 /// The calls followed past the request that made them, which the next request may
@@ -140,7 +142,13 @@ impl Tap {
             owns_followed: true,
             polls: Mutex::new(HashMap::new()),
             headers: None,
+            spans: Arc::default(),
         }
+    }
+
+    /// The spans of this tap's requests.
+    pub(super) fn spans(&self) -> &super::spans::Spans {
+        &self.spans
     }
 
     /// A tap for one request of a stateless host, beside this one: the same session
@@ -156,6 +164,8 @@ impl Tap {
             owns_followed: false,
             polls: Mutex::new(HashMap::new()),
             headers: Some(notes),
+            // Its own: another host's request may have the same id.
+            spans: Arc::default(),
         }
     }
 

@@ -155,7 +155,7 @@ impl Asker {
                 self.ask(tool, arguments, &bound, client),
             )));
         };
-        let nonce = self.codec.open_with(state, &bound).map_err(|e| {
+        let opened = self.codec.open_with(state, &bound).map_err(|e| {
             McpError::invalid_params(
                 format!(
                     "the requestState is not one this server gave for this call ({e}); \
@@ -164,6 +164,15 @@ impl Asker {
                 None,
             )
         })?;
+        // The nonce, and the span of the call that asked when traces are on: this round
+        // is linked to it.
+        let (nonce, asked_in) = match opened.iter().position(|b| *b == b' ') {
+            Some(at) => (&opened[..at], Some(&opened[at + 1..])),
+            None => (&opened[..], None),
+        };
+        if let Some(asked_in) = asked_in {
+            crate::context::trace::link_current(&String::from_utf8_lossy(asked_in));
+        }
         match responses.and_then(|r| r.get(CONFIRM_KEY)) {
             // Asked and not answered: ask again (SEP-2322).
             None => Ok(Decision::Answer(Outcome::Ask(
@@ -171,7 +180,7 @@ impl Asker {
             ))),
             Some(answer) => Ok(match decide(tool, answer) {
                 Decision::Run { .. } => Decision::Run {
-                    spend: Some(String::from_utf8_lossy(&nonce).into_owned()),
+                    spend: Some(String::from_utf8_lossy(nonce).into_owned()),
                 },
                 refused => refused,
             }),
@@ -222,8 +231,13 @@ impl Asker {
     ) -> InputRequiredResult {
         // A nonce of its own: what marks this question's state spent once answered yes.
         let nonce = crate::random::hex128();
+        let mut payload = nonce.into_bytes();
+        if let Some(asking) = crate::context::trace::current_traceparent() {
+            payload.push(b' ');
+            payload.extend_from_slice(asking.as_bytes());
+        }
         let state = self.codec.seal_with(
-            nonce.as_bytes(),
+            &payload,
             &SealOptions::new().associated_data(bound).ttl(STATE_TTL),
         );
         let request: InputRequest = serde_json::from_value(json!({

@@ -134,8 +134,16 @@ impl HttpServer {
             });
         }
         let server = server.serving_http();
-        let service =
-            StreamableHttpService::new(move || Ok(server.for_new_client()), sessions, config);
+        let service = StreamableHttpService::new(
+            move || {
+                Ok(super::traced::Traced::new(
+                    server.for_new_client(),
+                    crate::mcp::wire::span::Transport::Tcp,
+                ))
+            },
+            sessions,
+            config,
+        );
         let app = axum::Router::new()
             .nest_service(PATH, service)
             .layer(axum::middleware::from_fn_with_state(streams, check_message))

@@ -18,6 +18,7 @@ pub mod stateless;
 pub mod stdio;
 pub mod strict;
 pub mod tasks;
+pub mod traced;
 
 pub use resources::HANDLE_URI;
 pub use stdio::serve as serve_lines;

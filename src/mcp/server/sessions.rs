@@ -38,6 +38,21 @@ struct Activity {
     open: usize,
     /// When the last of them ended (or the session began).
     last: Instant,
+    /// When the session began.
+    began: Instant,
+}
+
+/// Records a session's length in `mcp.server.session.duration`, when traces are on.
+fn ended(a: &Activity) {
+    if let Some(i) = crate::context::trace::instruments() {
+        i.server_session.record(
+            a.began.elapsed().as_secs_f64(),
+            &[opentelemetry::KeyValue::new(
+                crate::context::trace::attr::TRANSPORT,
+                "tcp",
+            )],
+        );
+    }
 }
 
 #[derive(Default)]
@@ -89,7 +104,13 @@ impl Tracker {
             .collect();
         let idle: Vec<String> = {
             let mut st = self.lock();
-            st.sessions.retain(|id, _| live.contains(id));
+            st.sessions.retain(|id, a| {
+                let keep = live.contains(id);
+                if !keep {
+                    ended(a);
+                }
+                keep
+            });
             st.sessions
                 .iter()
                 .filter(|(_, a)| a.open == 0 && a.last.elapsed() >= self.limits.idle)
@@ -101,7 +122,9 @@ impl Tracker {
             if let Err(e) = manager.close_session(&session).await {
                 tracing::warn!(%e, "could not end an idle session");
             }
-            self.lock().sessions.remove(&id);
+            if let Some(a) = self.lock().sessions.remove(&id) {
+                ended(&a);
+            }
             tracing::info!(
                 idle_secs = self.limits.idle.as_secs(),
                 "ended an idle MCP session"
@@ -168,7 +191,9 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
             };
             if deleting && response.status().is_success() {
                 drop(open);
-                tracker.lock().sessions.remove(&id);
+                if let Some(a) = tracker.lock().sessions.remove(&id) {
+                    ended(&a);
+                }
                 return response;
             }
             crate::mcp::wire::listen::hold_until_sent(response, open)
@@ -200,6 +225,7 @@ pub async fn track(State(tracker): State<Arc<Tracker>>, request: Request, next: 
                     Activity {
                         open: 1,
                         last: Instant::now(),
+                        began: Instant::now(),
                     },
                 );
             }

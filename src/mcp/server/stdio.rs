@@ -321,11 +321,18 @@ where
 {
     let listens = server.pending_listens.clone();
     let tasks = server.tasks();
-    let service = server
+    let began = std::time::Instant::now();
+    let service = super::traced::Traced::new(server, crate::mcp::wire::span::Transport::Pipe)
         .serve(StdioTransport::following(read, write, max, listens))
         .await
         .map_err(|e| anyhow::anyhow!("MCP initialize failed: {e}"))?;
     service.waiting().await?;
+    // The session's length, when traces are on (a stdio connection is one session).
+    if let Some(i) = crate::context::trace::instruments() {
+        let pipe = opentelemetry::KeyValue::new(crate::context::trace::attr::TRANSPORT, "pipe");
+        i.server_session
+            .record(began.elapsed().as_secs_f64(), &[pipe]);
+    }
     // Nobody is left to poll them, but a shared store's readers would wait out the
     // staleness.
     tasks.shut_down(super::tasks::SHUT_DOWN_WAIT).await;

@@ -32,6 +32,7 @@ use rmcp::model::{
     CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task, TaskPayload, TaskStatus,
 };
 use serde_json::{Value, json};
+use tracing::Instrument as _;
 
 use crate::context::caller::{Full, Place, Places};
 use crate::context::{CallContext, Principal};
@@ -134,6 +135,7 @@ impl Tasks {
         let record = Record {
             tool: tool.to_string(),
             owner,
+            traceparent: crate::context::trace::current_traceparent(),
         };
         let id = crate::random::hex128();
         let created = now();
@@ -164,8 +166,10 @@ impl Tasks {
         self.running().insert(id.clone(), ctx.canceller());
         let me = self.clone();
         let running = task.clone();
+        let (span, counted) = traced(tool, &id);
         tokio::spawn(async move {
             let _slot = slot;
+            let _counted = counted;
             let call = work(ctx.clone());
             tokio::pin!(call);
             let mut beat = tokio::time::interval(HEARTBEAT);
@@ -208,7 +212,7 @@ impl Tasks {
             if let Err(e) = me.write(&record, &DetailedTask::new(done, payload)).await {
                 tracing::warn!(task = %running.task_id, "a task's end could not be stored: {}", e.message);
             }
-        });
+        }.instrument(span));
         Ok(CreateTaskResult::new(task))
     }
 
@@ -246,9 +250,14 @@ impl Tasks {
             return Err(unknown(id));
         };
         let task = read(&record).ok_or_else(|| unknown(id))?;
+        // A poll is linked to the call that made the task.
+        if let Some(made_in) = record["traceparent"].as_str() {
+            crate::context::trace::link_current(made_in);
+        }
         let owner = Record {
             tool: record["tool"].as_str().unwrap_or_default().to_string(),
             owner: record["owner"].as_str().map(str::to_string),
+            traceparent: record["traceparent"].as_str().map(str::to_string),
         };
         let server = record["server"].as_str().unwrap_or_default();
         Ok(self.judge(&owner, server, task).await)
@@ -337,16 +346,45 @@ impl Tasks {
         if let Some(owner) = &record.owner {
             value["owner"] = json!(owner);
         }
+        if let Some(traceparent) = &record.traceparent {
+            value["traceparent"] = json!(traceparent);
+        }
         self.store
             .put_record(&key(&task.task.task_id), value, TTL)
             .await
     }
 }
 
-/// What a task's record says beside the task: its tool and its owner.
+/// What a task's record says beside the task: its tool and its owner, and the span of
+/// the call that made it (when traces are on).
 struct Record {
     tool: String,
     owner: Option<String>,
+    traceparent: Option<String>,
+}
+
+/// The span a task's work runs in (of the call that made the task; it ends after the
+/// answer), and its place in `structs.tasks.running`, when traces are on.
+fn traced(tool: &str, id: &str) -> (tracing::Span, Option<Counted>) {
+    let span = tracing::info_span!(
+        target: crate::context::trace::TARGET, "task",
+        otel.name = %format_args!("task {tool}"), structs.task.id = %id,
+        gen_ai.tool.name = tool
+    );
+    let counted = crate::context::trace::instruments().map(|i| {
+        i.tasks_running.add(1, &[]);
+        Counted(i.tasks_running.clone())
+    });
+    (span, counted)
+}
+
+/// A task counted in `structs.tasks.running` until it ends.
+struct Counted(opentelemetry::metrics::UpDownCounter<i64>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.add(-1, &[]);
+    }
 }
 
 fn read(record: &Value) -> Option<DetailedTask> {

@@ -8,6 +8,7 @@
 pub mod http;
 pub mod listen;
 pub mod read;
+pub mod span;
 
 use rmcp::model::{ErrorCode as RpcCode, ErrorData, RequestId, ServerJsonRpcMessage};
 use serde_json::{Value, json};

@@ -12,6 +12,9 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tracing::Instrument as _;
+
+use crate::context::trace;
 
 use crate::error::{ErrorCode, ToolError};
 use crate::source::SourceHealth;
@@ -210,7 +213,21 @@ impl Client {
             if let Some(b) = &body {
                 request = request.json(b);
             }
-            let outcome = self.attempt(request, path, idempotent).await;
+            let span = http_span(&method, &url, query, attempt);
+            for (name, value) in trace::headers_of(&span) {
+                request = request.header(name, value);
+            }
+            let outcome = self
+                .attempt(request, path, idempotent)
+                .instrument(span.clone())
+                .await;
+            if let Err(f) = &outcome {
+                let kind = match f.error.extra.get("status").and_then(Value::as_u64) {
+                    Some(status) => status.to_string(),
+                    None => f.error.code.as_str().to_string(),
+                };
+                span.record("error.type", kind.as_str());
+            }
             self.record(started.elapsed(), outcome.as_ref().err());
             let failure = match outcome {
                 Ok(reply) => return Ok(reply),
@@ -272,6 +289,7 @@ impl Client {
             .await
             .map_err(|e| self.unavailable(&e, false, path, idempotent))?;
         let status = response.status();
+        tracing::Span::current().record("http.response.status_code", i64::from(status.as_u16()));
         let retry_after = retry_after(response.headers());
         self.hear_height(response.headers());
         let mut bytes = Vec::new();
@@ -377,6 +395,50 @@ impl Client {
             cache_reads: 0,
         }
     }
+}
+
+/// The span of one request to the node, by the HTTP client conventions: named by its
+/// method, its URL whole (credentials in it hidden), a resend counted.
+fn http_span(
+    method: &reqwest::Method,
+    url: &str,
+    query: &[(&str, String)],
+    attempt: u32,
+) -> tracing::Span {
+    if !trace::on() {
+        return tracing::Span::none();
+    }
+    let mut parsed = reqwest::Url::parse(url).ok();
+    let host = parsed
+        .as_ref()
+        .and_then(|u| u.host_str().map(str::to_string));
+    let port = parsed
+        .as_ref()
+        .and_then(reqwest::Url::port_or_known_default);
+    // Credentials in the URL stay out of the trace.
+    let mut full = match parsed.as_mut() {
+        Some(u) => {
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            u.to_string()
+        }
+        None => url.to_string(),
+    };
+    if !query.is_empty() {
+        let pairs: Vec<String> = query.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        full = format!("{full}?{}", pairs.join("&"));
+    }
+    let span = tracing::info_span!(
+        target: trace::TARGET, "http", otel.name = %method, otel.kind = "client",
+        http.request.method = %method, url.full = %full,
+        server.address = host.as_deref().unwrap_or_default(), server.port = i64::from(port.unwrap_or(0)),
+        http.response.status_code = tracing::field::Empty, error.type = tracing::field::Empty,
+        http.request.resend_count = tracing::field::Empty
+    );
+    if attempt > 0 {
+        span.record("http.request.resend_count", i64::from(attempt));
+    }
+    span
 }
 
 /// What a node's whole answer (`status`, `bytes`) means: its JSON, "object not found",

@@ -104,6 +104,7 @@ impl SimSource {
                     summary: c.summary,
                     detail: c.detail,
                     tx_hash: Some(tx_hash.clone()),
+                    trace: None,
                 };
                 e.seq = self.bus.publish(e.clone());
                 e

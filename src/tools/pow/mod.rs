@@ -7,11 +7,13 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use tracing::Instrument as _;
+use tracing::field::Empty;
 
 use super::{Env, Hints, Registry, ToolSpec, output};
 use super::{merge, opt_str};
 use crate::context::log::{Level, log};
-use crate::context::{CallContext, ProgressUpdate};
+use crate::context::{CallContext, ProgressUpdate, trace};
 use crate::error::{ErrorCode, ToolError};
 use crate::handles::Shaping;
 use crate::json::whole_number;
@@ -298,9 +300,23 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         wait_for_difficulty(&env, &ctx, &mut r, wait as u32).await?;
     }
     let required = pow::difficulty(r.age, r.range);
-    let search = start_search(&r, required, start_nonce, max, threads).await?;
-    let current_block = follow(&env, &ctx, &search, &r, required, max).await;
-    let (outcome, progress) = search.wait();
+    let span = tracing::info_span!(
+        target: trace::TARGET, "pow search",
+        structs.pow.action = r.work.action.name(), structs.entity.id = %r.work.entity_id,
+        structs.pow.difficulty = i64::from(required),
+        structs.pow.max_iterations = max as i64,
+        structs.pow.backend = Empty, structs.pow.threads = Empty, structs.pow.hashes = Empty,
+        structs.pow.hash_rate = Empty, structs.pow.outcome = Empty
+    );
+    let (current_block, outcome, progress) = async {
+        let search = start_search(&r, required, start_nonce, max, threads).await?;
+        let current_block = follow(&env, &ctx, &search, &r, required, max).await;
+        let (outcome, progress) = search.wait();
+        Ok::<_, ToolError>((current_block, outcome, progress))
+    }
+    .instrument(span.clone())
+    .await?;
+    trace_search(&span, &outcome, &progress);
     if ctx.wants_progress() {
         ctx.report(update(&progress, max, current_block));
     }
@@ -318,6 +334,35 @@ async fn calculate_proof_of_work(env: Env, args: Value) -> Result<Value, ToolErr
         .with_extra("best", best_json(&progress))
         .with_extra("next_start_nonce", json!(start_nonce + progress.iterations))),
         Outcome::Exhausted => Err(exhausted(&r, &progress, current_block, start_nonce, common)),
+    }
+}
+
+/// Puts how the search went on its span, and its rate in `structs.pow.hash_rate`.
+fn trace_search(span: &tracing::Span, outcome: &Outcome, progress: &Progress) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record(
+        "structs.pow.backend",
+        structs_pow::backend::kernel_name(progress.kernel),
+    );
+    span.record("structs.pow.threads", progress.threads as i64);
+    span.record("structs.pow.hashes", progress.iterations as i64);
+    span.record("structs.pow.hash_rate", progress.hashrate.round());
+    span.record(
+        "structs.pow.outcome",
+        match outcome {
+            Outcome::Found(_) => "found",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Exhausted => "exhausted",
+        },
+    );
+    if let Some(i) = trace::instruments() {
+        let kernel = structs_pow::backend::kernel_name(progress.kernel);
+        i.pow_hash_rate.record(
+            progress.hashrate,
+            &[opentelemetry::KeyValue::new("structs.pow.backend", kernel)],
+        );
     }
 }
 
@@ -422,6 +467,21 @@ async fn follow(
             );
         }
         ctx.report(update(&p, max, current_block));
+        // A progress event on the search's span.
+        if trace::on() {
+            use opentelemetry::KeyValue;
+            use tracing_opentelemetry::OpenTelemetrySpanExt as _;
+            let best = p.best.as_ref().map_or(0, |b| b.achieved);
+            tracing::Span::current().add_event(
+                "progress",
+                vec![
+                    KeyValue::new("structs.pow.hashes", p.iterations as i64),
+                    KeyValue::new("structs.pow.hash_rate", p.hashrate.round()),
+                    KeyValue::new("structs.pow.difficulty", i64::from(p.required)),
+                    KeyValue::new("structs.pow.best", i64::from(best)),
+                ],
+            );
+        }
     }
     current_block
 }

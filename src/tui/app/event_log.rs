@@ -193,6 +193,7 @@ mod tests {
             summary: format!("{id} online"),
             detail: Value::Null,
             tx_hash: None,
+            trace: None,
         }
     }
 

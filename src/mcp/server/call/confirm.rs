@@ -10,7 +10,9 @@ use rmcp::service::RequestContext;
 
 use super::super::{McpServer, ask, stateless};
 use super::Call;
+use crate::context::trace;
 use crate::mcp::server::ask::STATE_TTL;
+use tracing::Instrument as _;
 
 /// What a stateless request brings back from an earlier round.
 pub(super) struct Answers<'a> {
@@ -30,6 +32,30 @@ impl McpServer {
         if !(self.confirm_actions && asks) {
             return Ok(None);
         }
+        let span = tracing::info_span!(
+            target: trace::TARGET, "confirm", structs.confirm.decision = tracing::field::Empty
+        );
+        let answer = self
+            .decide(call, answers, context)
+            .instrument(span.clone())
+            .await;
+        let said = match &answer {
+            Ok(None) => "run",
+            Ok(Some(CallToolResponse::InputRequired(_))) => "asked",
+            Ok(Some(_)) => "refused",
+            Err(_) => "error",
+        };
+        span.record("structs.confirm.decision", said);
+        answer
+    }
+
+    /// The confirmation stage's decision.
+    async fn decide(
+        &self,
+        call: &Call,
+        answers: Answers<'_>,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<CallToolResponse>, McpError> {
         let decision = if stateless::is_stateless(context) {
             self.asker.confirm_stateless(
                 context,

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::super::stateless::Caller;
 use super::super::{McpServer, resources};
 use super::Call;
-use crate::context::CallContext;
+use crate::context::{CallContext, trace};
+use tracing::Instrument as _;
 
 impl McpServer {
     pub(super) async fn run(
@@ -18,6 +19,10 @@ impl McpServer {
         ctx: CallContext,
     ) -> CallToolResult {
         let given = call.given.map_or(Value::Null, Value::Object);
+        let span = tracing::info_span!(
+            target: trace::TARGET, "run", otel.name = %format_args!("run {}", call.tool),
+            gen_ai.tool.name = %call.tool
+        );
         let answer = crate::record::run_recorded(
             &self.core,
             caller.recorder.as_deref(),
@@ -26,6 +31,7 @@ impl McpServer {
             call.prepared,
             caller.context(ctx),
         )
+        .instrument(span)
         .await;
         match answer {
             Ok(value) => {
