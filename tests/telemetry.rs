@@ -66,7 +66,9 @@ fn stdio_requests_are_server_spans_by_the_conventions_under_the_agents_parent() 
     let Some(python) = otel::python() else { return };
     let dir = otel::scratch("stdio");
     let collector = Collector::start(&python, &dir);
-    let args = server_args(&collector);
+    let log = dir.join("session.jsonl");
+    let mut args = server_args(&collector);
+    args.extend(["--record".to_string(), log.display().to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut agent, _err) = Agent::start_stateless(&args, &dir);
     let init = ask(
@@ -158,6 +160,25 @@ fn stdio_requests_are_server_spans_by_the_conventions_under_the_agents_parent() 
         attr(by_id("5"), "mcp.resource.uri"),
         "structs://docs/overview"
     );
+    // The session log's lines of a call name its trace and the span they were written in.
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
+        .expect("the session log")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let recorded: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["call"] == 1 && (l["type"] == "request" || l["type"] == "response"))
+        .collect();
+    assert_eq!(recorded.len(), 2, "{lines:#?}");
+    let call_spans: Vec<&Value> = spans.iter().filter(|s| s["trace_id"] == TRACE).collect();
+    for line in recorded {
+        assert_eq!(line["trace_id"], TRACE, "{line}");
+        assert!(
+            call_spans.iter().any(|s| s["span_id"] == line["span_id"]),
+            "the line's span was exported: {line}"
+        );
+    }
     // The tool's run is a child of its call.
     let run = spans
         .iter()
@@ -892,4 +913,88 @@ fn two_servers_behind_haproxy_write_one_trace_and_a_poll_links_to_its_task() {
         assert_eq!(poll["links"][0]["trace_id"], made["trace_id"], "{poll:#}");
         assert_eq!(poll["links"][0]["span_id"], made["span_id"], "{poll:#}");
     }
+}
+
+#[test]
+fn replay_connect_runs_a_recorded_call_under_a_new_span_linked_to_the_recorded_one() {
+    let Some(python) = otel::python() else { return };
+    let dir = otel::scratch("replay");
+    let collector = Collector::start(&python, &dir);
+    let log = dir.join("recorded.jsonl");
+    let mut args = server_args(&collector);
+    args.extend([
+        "--paused".to_string(),
+        "--record".to_string(),
+        log.display().to_string(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut agent, _err) = Agent::start(&args, &dir);
+    let answer = ask(
+        &mut agent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "structs_query_player", "arguments": {"player_id": "1-1"},
+            "_meta": {"traceparent": traceparent()}}}),
+    );
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(agent.finish().success());
+    let recorded: Value = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|l| l["type"] == "response" && l["tool"] == "structs_query_player")
+        .expect("the recorded answer");
+    assert_eq!(recorded["trace_id"], TRACE);
+    // Run again on a server of its own, traced too.
+    let server = format!(
+        "{BIN} --headless --paused --log-level warn --otlp {}",
+        collector.url
+    );
+    let out = Command::new(BIN)
+        .args([
+            "replay",
+            &log.display().to_string(),
+            "--check",
+            "--connect",
+            &server,
+        ])
+        .args(["--otlp", &collector.url, "--log-level", "warn"])
+        .output()
+        .expect("run replay --check");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let spans = collector.spans_when("the replayed call", |s| {
+        s.iter().any(|s| s["name"] == "replay structs_query_player")
+            && s.iter()
+                .filter(|s| s["name"] == "tools/call structs_query_player")
+                .count()
+                >= 3
+    });
+    let replay = named(&spans, "replay structs_query_player");
+    assert_ne!(replay["trace_id"], TRACE, "a new trace");
+    assert_eq!(replay["links"][0]["trace_id"], TRACE, "{replay:#}");
+    assert_eq!(
+        replay["links"][0]["span_id"], recorded["span_id"],
+        "{replay:#}"
+    );
+    // Its call to the server, and the server's span, are in the new trace under it.
+    let trace = replay["trace_id"].as_str().unwrap();
+    let ours: Vec<Value> = spans
+        .iter()
+        .filter(|s| s["trace_id"] == trace)
+        .cloned()
+        .collect();
+    let client = ours
+        .iter()
+        .find(|s| s["kind"] == "CLIENT" && s["name"] == "tools/call structs_query_player")
+        .unwrap_or_else(|| panic!("no client span: {:?}", names(&ours)));
+    let served = ours
+        .iter()
+        .find(|s| s["kind"] == "SERVER" && s["name"] == "tools/call structs_query_player")
+        .unwrap_or_else(|| panic!("no server span: {:?}", names(&ours)));
+    assert!(descends(&ours, client, replay));
+    assert_eq!(served["parent_span_id"], client["span_id"]);
 }

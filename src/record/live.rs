@@ -93,6 +93,8 @@ pub struct LiveCall {
     /// answered) and the statuses of the task it became, oldest first (`round` and
     /// `task` lines of a version 2 log).
     pub rounds: Vec<Value>,
+    /// The trace its request was recorded in, or that the agent's `_meta` named.
+    pub trace_id: Option<String>,
 }
 
 /// A call held at a breakpoint of the proxy.
@@ -282,6 +284,7 @@ impl Live {
         }
         self.open.insert((session, call), index);
         let method = entry.other_method().map(str::to_string);
+        let trace_id = entry.trace();
         self.calls.push_back(LiveCall {
             session,
             call,
@@ -301,6 +304,7 @@ impl Live {
             injected: None,
             released: None,
             rounds: Vec::new(),
+            trace_id,
         });
         if self.calls.len() > LIVE_KEPT {
             self.let_go();

@@ -639,9 +639,31 @@ pub struct Entry {
     /// On a task line: what the task said of itself (`statusMessage`), when it said.
     #[serde(default)]
     pub status_message: Option<String>,
+    /// The trace the line was written in, when traces were exported (32 hex digits).
+    #[serde(default)]
+    pub trace_id: Option<String>,
+    /// The span the line was written in (16 hex digits).
+    #[serde(default)]
+    pub span_id: Option<String>,
 }
 
 impl Entry {
+    /// The span the line was written in, as a `traceparent`, when it names one.
+    pub fn recorded_span(&self) -> Option<String> {
+        let (trace, span) = (self.trace_id.as_ref()?, self.span_id.as_ref()?);
+        Some(format!("00-{trace}-{span}-01"))
+    }
+
+    /// The trace of a request's line: the one it was written in, else the one its
+    /// `_meta` names (`traceparent`, as an agent sent it).
+    pub fn trace(&self) -> Option<String> {
+        self.trace_id.clone().or_else(|| {
+            let parent = self.meta.as_ref()?["traceparent"].as_str()?;
+            let id = parent.split('-').nth(1)?;
+            (id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_string())
+        })
+    }
+
     /// A request for something other than a tool call (version 4): its method.
     pub fn other_method(&self) -> Option<&str> {
         self.method

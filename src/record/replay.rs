@@ -13,6 +13,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tracing::Instrument as _;
 
 use super::diff::{Change, Ignore};
 use super::shapes::{Compared, ShapeChange, compare};
@@ -126,6 +127,8 @@ pub struct Replayer {
     calls: Recorded,
     /// The recorded answers of the call about to run again ([`Replayer::give_answers`]).
     answers: Vec<Value>,
+    /// The span the call about to run again was recorded in ([`Replayer::link_next`]).
+    recorded_in: Option<String>,
     sessions: HashMap<String, Client>,
     /// Recorded handle → the fresh run's handle (across sessions: a client may fetch
     /// a handle another one made).
@@ -144,6 +147,7 @@ impl Replayer {
         Replayer {
             calls,
             answers: Vec::new(),
+            recorded_in: None,
             sessions: HashMap::new(),
             renamed: HashMap::new(),
         }
@@ -154,6 +158,13 @@ impl Replayer {
     /// same gets the same, and no other call can take them.
     pub fn give_answers(&mut self, answers: Vec<Value>) {
         self.answers = answers;
+    }
+
+    /// The span the next call run again was recorded in (a `traceparent`, from its
+    /// line's `trace_id` and `span_id`): with traces on, the call runs in a new span
+    /// (`replay {tool}`) linked to it.
+    pub fn link_next(&mut self, recorded_in: Option<String>) {
+        self.recorded_in = recorded_in;
     }
 
     /// Calls `tool` with the recorded `args` as `session` did; `recorded` is the
@@ -176,9 +187,17 @@ impl Replayer {
             .with_handles(client.handles.clone())
             .with_answers(std::mem::take(&mut self.answers))
             .following_tasks();
+        let span = tracing::info_span!(
+            target: crate::context::trace::TARGET, "replay",
+            otel.name = %format_args!("replay {tool}"), gen_ai.tool.name = tool
+        );
+        if let Some(recorded_in) = self.recorded_in.take() {
+            span.in_scope(|| crate::context::trace::link_current(&recorded_in));
+        }
         let fresh = self
             .calls
             .call_wire(tool, args, ctx)
+            .instrument(span)
             .await
             .unwrap_or_else(|e| e);
         if let Some(recorded) = recorded {
@@ -365,6 +384,8 @@ pub async fn check(core: &Core, path: &Path, ignore: &Ignore) -> std::io::Result
                         .remove(&(entry.session.clone(), call))
                         .unwrap_or_default(),
                 );
+                // The response's line names the span the call was answered in.
+                replayer.link_next(entry.recorded_span());
                 let fresh = replayer
                     .call(&entry.session, &tool, args, Some(&recorded))
                     .await;

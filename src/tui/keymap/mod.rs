@@ -317,6 +317,8 @@ pub enum Command {
     CycleVerbosity,
     /// Handles: copy the fetched page's JSON to the clipboard.
     CopyJson,
+    /// Live, Replay: copy the selected call's trace id to the clipboard.
+    CopyTraceId,
     /// PoW: type the parameters of a new job.
     NewJob,
     /// New-job prompt: plan the job typed.

@@ -325,6 +325,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(LIVE_AREAS, &[ch('A')], C::ToggleAnswerBreakpoint, "break answers", "Hold the answers to the selected call's tool at a breakpoint from now on (to change them on their way to the agent), or stop"),
     row(LIVE_AREAS, &[ch('B')], C::BreakAll, "break all", "Hold every call at a breakpoint from now on, or stop"),
     row(LIVE_AREAS, &[ch('c')], C::ContinueHeld, "continue", "Let the held call go on as it is"),
+    row(LIVE_AREAS, &[ch('t')], C::CopyTraceId, "copy trace", "Copy the selected call's trace id (the OpenTelemetry trace it ran in), to find it in a trace backend"),
     row(LIVE_AREAS, &[ch('e')], C::EditHeld, "edit", "Edit the held call's arguments (a held answer: the answer), then send it on"),
     row(LIVE_AREAS, &[ch('a')], C::AnswerHeld, "answer", "Answer the held call without the server: type the result"),
     row(LIVE_AREAS, &[ch('E')], C::ErrorHeld, "error", "Answer the held call with an error: type its code, message and details"),
@@ -410,6 +411,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(&[X::ServerHistory], &[ch('r')], C::RerunCall, "re-run", "Call it again with the same arguments"),
     row(SERVER_SECTIONS, ESC, C::Back, "tools", "Back to the tools"),
     row(&[X::Replay], ENTER, C::ReplayCall, "run again", "Run the selected call again on the current source and compare"),
+    row(REPLAY_AREAS, &[ch('t')], C::CopyTraceId, "copy trace", "Copy the selected call's trace id (the OpenTelemetry trace it ran in), to find it in a trace backend"),
 
     // Plans: the steps and the selected step's result share the run keys; the result
     // moves and opens like the other trees.

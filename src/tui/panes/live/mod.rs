@@ -111,6 +111,8 @@ pub(crate) struct LivePane {
     fetch: Option<HandleFetch>,
     /// The session logs written for Replay.
     exports: export::Exports,
+    /// Where `t` copies a call's trace id (none: the status line says so).
+    clipboard: Option<Box<dyn crate::tui::clipboard::Clipboard>>,
 }
 
 impl LivePane {
@@ -136,6 +138,29 @@ impl LivePane {
             rerun: None,
             fetch: None,
             exports: export::Exports::default(),
+            clipboard: None,
+        }
+    }
+
+    /// The pane copying to `clipboard`.
+    pub fn with_clipboard(mut self, clipboard: Box<dyn crate::tui::clipboard::Clipboard>) -> Self {
+        self.clipboard = Some(clipboard);
+        self
+    }
+
+    /// Copies the selected call's trace id.
+    fn copy_trace(&mut self, ctx: &mut Ctx<'_>) {
+        let trace = self.selected().and_then(|(_, c)| c.trace_id.clone());
+        let outcome = match (&trace, &mut self.clipboard) {
+            (None, _) => Err("this call ran in no trace".to_string()),
+            (Some(_), None) => Err("no clipboard here".to_string()),
+            (Some(t), Some(clipboard)) => clipboard
+                .copy(t)
+                .map(|way| format!("copied trace {t} {}", way.way())),
+        };
+        match outcome {
+            Ok(said) => ctx.status.info(said),
+            Err(why) => ctx.status.error(format!("nothing copied: {why}")),
         }
     }
 
@@ -467,6 +492,7 @@ impl Pane for LivePane {
             Command::Inspect => self.fetch_handle(ctx),
             Command::OpenInReplay => self.open_in_replay(ctx),
             Command::OpenLog => self.prompt = Some(String::new()),
+            Command::CopyTraceId => self.copy_trace(ctx),
             _ => {}
         }
     }
@@ -605,6 +631,9 @@ impl Pane for LivePane {
         if !self.filter.is_empty() {
             commands.push(Command::ClearFilter);
         }
+        if self.selected().is_some_and(|(_, c)| c.trace_id.is_some()) {
+            commands.push(Command::CopyTraceId);
+        }
         if self.selected_hold().is_some() {
             commands.extend([
                 Command::ContinueHeld,
@@ -650,6 +679,7 @@ mod tests {
 
     fn call(session: usize, tool: &str, status: crate::record::live::Status) -> LiveCall {
         LiveCall {
+            trace_id: None,
             session,
             call: 1,
             tool: tool.into(),
@@ -684,6 +714,65 @@ mod tests {
         let ok = call(12, "structs_list_entities", Status::Answered);
         assert!(!LivePane::passes("#1", &ok), "#1 is not #12");
         assert!(LivePane::passes("#12 ok", &ok));
+    }
+
+    /// A clipboard that keeps what it is given.
+    #[derive(Clone, Default)]
+    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl crate::tui::clipboard::Clipboard for Kept {
+        fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
+            self.0.lock().unwrap().push(text.to_string());
+            Ok(crate::tui::clipboard::Copied::System)
+        }
+    }
+
+    #[test]
+    fn a_calls_trace_id_is_shown_and_copied_and_a_call_without_one_says_so() {
+        use crate::tui::tab::Tab;
+        use crate::tui::testing::TestDesk;
+        let desk = &mut TestDesk::new(Tab::Live);
+        let kept = Kept::default();
+        let mut pane = LivePane::new().with_clipboard(Box::new(kept.clone()));
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        pane.feed_lines(&[
+            // Written in a traced call.
+            &format!(r#"{{"v":2,"ts":"t","session":"s","seq":1,"type":"request","call":1,"tool":"structs_query_player","arguments":{{}},"trace_id":"{trace}","span_id":"00f067aa0ba902b7"}}"#),
+            // Not traced here, but the agent's `_meta` named its trace.
+            r#"{"v":2,"ts":"t","session":"s","seq":2,"type":"request","call":2,"tool":"structs_query_planet","arguments":{},"meta":{"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}}"#,
+            r#"{"v":2,"ts":"t","session":"s","seq":3,"type":"request","call":3,"tool":"structs_query_fleet","arguments":{}}"#,
+        ]);
+        desk.press(&mut pane, Command::Top);
+        assert!(pane.commands().contains(&Command::CopyTraceId));
+        desk.press(&mut pane, Command::CopyTraceId);
+        assert_eq!(kept.0.lock().unwrap().as_slice(), [trace]);
+        assert!(
+            desk.status().is_some_and(|s| s.contains(trace)),
+            "{:?}",
+            desk.status()
+        );
+        // Drawn in the call's detail.
+        let (_, selected) = pane.selected().unwrap();
+        let lines = render::story_lines(selected, &crate::tui::theme::Theme::default());
+        let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            text.first().map(String::as_str),
+            Some(format!("trace {trace}").as_str())
+        );
+        desk.press(&mut pane, Command::Down);
+        desk.press(&mut pane, Command::CopyTraceId);
+        assert_eq!(
+            kept.0.lock().unwrap()[1],
+            "0af7651916cd43dd8448eb211c80319c"
+        );
+        desk.press(&mut pane, Command::Down);
+        assert!(
+            !pane.commands().contains(&Command::CopyTraceId),
+            "not offered"
+        );
+        pane.run(Command::CopyTraceId, &mut desk.ctx());
+        assert_eq!(kept.0.lock().unwrap().len(), 2, "nothing copied");
+        assert!(desk.status().is_some_and(|s| s.contains("no trace")));
     }
 
     /// The pane fed the calls of `tests/data/older-shapes.jsonl`: 2 query_player, 6

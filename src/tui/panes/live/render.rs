@@ -676,8 +676,14 @@ fn held_lines(hold: &Hold, ui: &Ui<'_>) -> Vec<Line<'static>> {
 
 /// What happened along the call: an answer put in the server's place, a release from
 /// a breakpoint, the rounds of input, and its progress while it runs.
-fn story_lines(call: &LiveCall, theme: &Theme) -> Vec<Line<'static>> {
+pub(super) fn story_lines(call: &LiveCall, theme: &Theme) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
+    if let Some(trace) = &call.trace_id {
+        lines.push(Line::from(vec![
+            Span::styled("trace ", theme.style(Role::Field)),
+            Span::styled(trace.clone(), theme.style(Role::Value)),
+        ]));
+    }
     if let Some(what) = &call.injected {
         lines.push(Line::from(Span::styled(
             if call.status == Status::Running {

@@ -129,6 +129,8 @@ pub(crate) struct ReplayPane {
     prompt: Option<String>,
     /// A call to select once the index has read it (a call the Live tab sent).
     pending: Option<Pending>,
+    /// Where `t` copies a call's trace id (none: the status line says so).
+    clipboard: Option<Box<dyn crate::tui::clipboard::Clipboard>>,
 }
 
 /// A call to select once indexed: its session id and number, and how many of the
@@ -152,6 +154,39 @@ impl ReplayPane {
             ignore: Ignore::default(),
             prompt: None,
             pending: None,
+            clipboard: None,
+        }
+    }
+
+    /// The pane copying to `clipboard`.
+    pub fn with_clipboard(mut self, clipboard: Box<dyn crate::tui::clipboard::Clipboard>) -> Self {
+        self.clipboard = Some(clipboard);
+        self
+    }
+
+    /// The trace the selected call ran in, as its request's line names it.
+    fn selected_trace(&self) -> Option<String> {
+        let log = self.log.as_ref()?;
+        if let Some(shown) = log.shown.as_ref().filter(|s| s.row == self.cursor.selected) {
+            return shown.request.as_ref()?.trace();
+        }
+        let (call, _, _) = log.index.call(self.cursor.selected)?;
+        log.index.entry(call.request).ok()?.trace()
+    }
+
+    /// Copies the selected call's trace id.
+    fn copy_trace(&mut self, ctx: &mut Ctx<'_>) {
+        let trace = self.selected_trace();
+        let outcome = match (&trace, &mut self.clipboard) {
+            (None, _) => Err("this call ran in no trace".to_string()),
+            (Some(_), None) => Err("no clipboard here".to_string()),
+            (Some(t), Some(clipboard)) => clipboard
+                .copy(t)
+                .map(|way| format!("copied trace {t} {}", way.way())),
+        };
+        match outcome {
+            Ok(said) => ctx.status.info(said),
+            Err(why) => ctx.status.error(format!("nothing copied: {why}")),
         }
     }
 
@@ -500,11 +535,17 @@ async fn rerun(
     if let Some(why) = NotRerun::of(&request.redacted, injected) {
         return Ok((recorded, Rerun::Skipped(why)));
     }
+    // With traces on, the run is a new span linked to the one the call was recorded in.
+    let recorded_in = response
+        .as_ref()
+        .and_then(|r| r.recorded_span())
+        .or_else(|| request.recorded_span());
     let args = request.arguments.unwrap_or(Value::Null);
     // What the agent answered in the call's rounds, for the server's questions.
     let answers = index.answers_of(&call, session).map_err(unreadable)?;
     let mut replayer = replayer.lock().await;
     replayer.give_answers(answers);
+    replayer.link_next(recorded_in);
     let fresh = replayer
         .call(session, tool, args, recorded.as_ref().map(|(v, _)| v))
         .await;
@@ -597,6 +638,7 @@ impl Pane for ReplayPane {
             Command::NextDifference => self.jump_difference(true, ctx),
             Command::PrevDifference => self.jump_difference(false, ctx),
             Command::OpenInPlans => self.open_plan(ctx),
+            Command::CopyTraceId => self.copy_trace(ctx),
             _ => {}
         }
     }
@@ -704,6 +746,9 @@ impl Pane for ReplayPane {
         }
         if log.different > 0 {
             commands.extend([Command::NextDifference, Command::PrevDifference]);
+        }
+        if self.selected_trace().is_some() {
+            commands.push(Command::CopyTraceId);
         }
         commands
     }
@@ -818,6 +863,48 @@ mod tests {
         desk.press(&mut pane, Command::ReplayCall);
         pane.poll(&mut desk.ctx());
         assert_eq!(pane.verdicts().0, 1, "{:?}", desk.status());
+    }
+
+    #[test]
+    fn a_calls_trace_id_is_copied_from_its_line() {
+        #[derive(Clone, Default)]
+        struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+        impl crate::tui::clipboard::Clipboard for Kept {
+            fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
+                self.0.lock().unwrap().push(text.to_string());
+                Ok(crate::tui::clipboard::Copied::System)
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("replay-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("traced.jsonl");
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        std::fs::write(
+            &path,
+            format!(
+                "{}\n{}\n{}\n",
+                format_args!(r#"{{"v":2,"ts":"2026-12-01T21:07:10.487210Z","session":"s","seq":1,"type":"request","call":1,"tool":"structs_query_player","arguments":{{"player_id":"1-1"}},"trace_id":"{trace}","span_id":"00f067aa0ba902b7"}}"#),
+                r#"{"v":2,"ts":"2026-12-01T21:07:10.487486Z","session":"s","seq":2,"type":"response","call":1,"tool":"structs_query_player","duration_ms":0.2,"result":{}}"#,
+                r#"{"v":2,"ts":"2026-12-01T21:07:10.488666Z","session":"s","seq":3,"type":"request","call":2,"tool":"structs_query_struct","arguments":{"struct_id":"5-1"}}"#,
+            ),
+        )
+        .unwrap();
+        let mut desk = TestDesk::new(Tab::Replay);
+        let kept = Kept::default();
+        let mut pane = ReplayPane::new().with_clipboard(Box::new(kept.clone()));
+        let replayer = desk.ctx().dispatcher.replayer();
+        pane.open(&path, replayer).expect("the log opens");
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while pane.calls() < 2 && std::time::Instant::now() < until {
+            pane.poll(&mut desk.ctx());
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        desk.press(&mut pane, Command::Top);
+        desk.press(&mut pane, Command::CopyTraceId);
+        assert_eq!(kept.0.lock().unwrap().as_slice(), [trace]);
+        desk.press(&mut pane, Command::Down);
+        assert!(!pane.commands().contains(&Command::CopyTraceId));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -385,6 +385,9 @@ fn call_facts(shown: &Shown) -> String {
         if let Some(h) = r.block_height {
             facts.push(format!("block {h}"));
         }
+        if let Some(trace) = r.trace() {
+            facts.push(format!("trace {trace}"));
+        }
     }
     facts.push(
         match (shown.call.response, shown.call.failed) {
