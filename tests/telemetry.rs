@@ -998,3 +998,105 @@ fn replay_connect_runs_a_recorded_call_under_a_new_span_linked_to_the_recorded_o
     assert!(descends(&ours, client, replay));
     assert_eq!(served["parent_span_id"], client["span_id"]);
 }
+
+#[test]
+fn an_event_a_call_causes_is_published_to_nats_in_the_calls_trace() {
+    let Some(python) = otel::python() else { return };
+    let Some(nats) = support::nats::NatsServer::start() else {
+        return;
+    };
+    let dir = otel::scratch("nats");
+    let collector = Collector::start(&python, &dir);
+    let mut args = server_args(&collector);
+    args.extend([
+        "--paused".to_string(),
+        "--publish-events".to_string(),
+        nats.url(),
+    ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut agent, _err) = Agent::start(&args, &dir);
+    let built = ask(
+        &mut agent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "structs_action_build_struct",
+            "arguments": {"player_id": "1-2", "struct_type": 14, "location_type": "planet"},
+            "_meta": {"traceparent": traceparent()}}}),
+    );
+    assert_eq!(built["result"]["isError"], false, "{built}");
+    // The publisher sends at its own pace: a moment before the server goes.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(agent.finish().success());
+    let spans = collector.spans_when("the publish span", |s| {
+        s.iter().any(|s| s["kind"] == "PRODUCER")
+    });
+    let call = spans
+        .iter()
+        .find(|s| s["name"] == "tools/call structs_action_build_struct")
+        .expect("the call's span");
+    let publish = spans.iter().find(|s| s["kind"] == "PRODUCER").unwrap();
+    assert_eq!(
+        publish["trace_id"], TRACE,
+        "in the agent's trace: {publish:#}"
+    );
+    assert!(
+        descends(&spans, publish, call),
+        "under the call: {publish:#}"
+    );
+    assert_eq!(attr(publish, "messaging.system"), "nats");
+    let subject = attr(publish, "messaging.destination.name")
+        .as_str()
+        .unwrap_or_default();
+    assert!(subject.starts_with("structs."), "{subject}");
+    assert_eq!(publish["name"], format!("publish {subject}"));
+}
+
+#[test]
+fn content_goes_on_the_span_only_when_asked_and_with_its_secrets_hidden() {
+    let Some(python) = otel::python() else { return };
+    let dir = otel::scratch("content");
+    let collector = Collector::start(&python, &dir);
+    let secret = "c2VjcmV0LXNpZ25lZC10cmFuc2FjdGlvbg==";
+    for content in [false, true] {
+        let mut args = server_args(&collector);
+        if content {
+            args.push("--otlp-content".to_string());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (mut agent, _err) = Agent::start(&args, &dir);
+        // A transaction's bytes are a secret a log never holds; the broadcast fails.
+        let answer = ask(
+            &mut agent,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "structs_query_player",
+                "arguments": {"player_id": "1-1", "tx_bytes": secret},
+                "_meta": {"traceparent": traceparent()}}}),
+        );
+        assert!(
+            answer.get("result").is_some() || answer.get("error").is_some(),
+            "{answer}"
+        );
+        assert!(agent.finish().success());
+    }
+    let spans = collector.spans_when("both runs' calls", |s| {
+        s.iter()
+            .filter(|s| s["name"] == "tools/call structs_query_player")
+            .count()
+            >= 2
+    });
+    let calls: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == "tools/call structs_query_player")
+        .collect();
+    let (with, without): (Vec<&Value>, Vec<&Value>) = calls
+        .iter()
+        .partition(|s| attr(s, "gen_ai.tool.call.arguments").is_string());
+    assert_eq!((with.len(), without.len()), (1, 1), "{calls:#?}");
+    assert!(attr(without[0], "gen_ai.tool.call.result").is_null());
+    let arguments = attr(with[0], "gen_ai.tool.call.arguments")
+        .as_str()
+        .unwrap();
+    assert!(arguments.contains("\"player_id\":\"1-1\""), "{arguments}");
+    assert!(arguments.contains("[redacted"), "{arguments}");
+    assert!(!arguments.contains(secret), "{arguments}");
+    assert!(attr(with[0], "gen_ai.tool.call.result").is_string());
+}
