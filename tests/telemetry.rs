@@ -771,6 +771,44 @@ fn phoenix_shows_a_call_with_references_from_a_node_and_a_proof_of_work_task_as_
         assert_eq!(get["attributes"]["server.address"], "127.0.0.1");
     }
 
+    // Over gRPC too (OTEL_EXPORTER_OTLP_PROTOCOL=grpc), to Phoenix's gRPC receiver.
+    if cfg!(feature = "otlp-grpc") {
+        let grpc_trace = "2cf7651916cd43dd8448eb211c80319e";
+        let mut agent = Command::new(BIN)
+            .args(["--headless", "--log-level", "warn", "--otlp", &phoenix.grpc])
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("a server sending over gRPC");
+        {
+            use std::io::Write as _;
+            let mut stdin = agent.stdin.take().unwrap();
+            for message in [
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "otel-test", "version": "1"}}}),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "structs_query_player", "arguments": {"player_id": "1-1"},
+                    "_meta": {"traceparent": format!("00-{grpc_trace}-d7ad6b7169203333-01")}}}),
+            ] {
+                writeln!(stdin, "{message}").unwrap();
+            }
+            // The answers, then the end of input.
+            let mut lines =
+                std::io::BufRead::lines(std::io::BufReader::new(agent.stdout.take().unwrap()));
+            let answered = lines.any(|l| l.is_ok_and(|l| l.contains("\"id\":1")));
+            assert!(answered, "the call over stdio is answered");
+        }
+        assert!(agent.wait().unwrap().success());
+        let spans = phoenix.trace_when(grpc_trace, |s| !s.is_empty());
+        assert_eq!(
+            spans[0]["name"], "tools/call structs_query_player",
+            "{spans:#?}"
+        );
+    }
+
     // The task: the call that made it → the task's work → its run → the search.
     let spans = phoenix.trace_when(task_trace, |s| s.iter().any(|s| s["name"] == "pow search"));
     let call = spans

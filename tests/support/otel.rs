@@ -201,6 +201,8 @@ pub struct Phoenix {
     child: Child,
     /// Its base URL: OTLP/HTTP on `/v1/traces`, its REST API on `/v1/projects/…`.
     pub url: String,
+    /// Its OTLP/gRPC endpoint.
+    pub grpc: String,
 }
 
 impl Phoenix {
@@ -226,6 +228,7 @@ impl Phoenix {
         let phoenix = Phoenix {
             child,
             url: format!("http://127.0.0.1:{port}"),
+            grpc: format!("http://127.0.0.1:{grpc}"),
         };
         let deadline = Instant::now() + Duration::from_secs(180);
         while super::cluster::http_status(&format!("{}/readyz", phoenix.url)) != Some(200) {
