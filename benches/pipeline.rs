@@ -4,8 +4,9 @@
 //! microseconds per call, three times in one run: with tracing off (as by default),
 //! on (each call a server span as the MCP server makes it, with its children, all
 //! sampled and sent to a collector on loopback), and on with a collector nobody
-//! answers at; each on figure is also given as a ratio of off. `PIPELINE_TRACING=off`
-//! runs the first alone (for callgrind).
+//! answers at; each mode in a process of its own (tracing, once on, stays on), the three
+//! in turn for `PIPELINE_ROUNDS` rounds (3), and the median of each given as a ratio of
+//! off's. `PIPELINE_TRACING=off|on|unreachable` runs one pass alone (for callgrind).
 //!
 //! The work is fixed (`PIPELINE_CALLS`, default 30,000), so the figure can also be
 //! taken as instructions, which do not move with the machine's load:
@@ -181,32 +182,82 @@ fn traced_pass(calls: usize, mode: Tracing) -> (std::time::Duration, usize, u64)
     (took, errors, drops.spans())
 }
 
+/// The mode `PIPELINE_TRACING` names, when this process runs one pass alone.
+fn mode_of(name: &str) -> Option<Tracing> {
+    match name {
+        "off" => Some(Tracing::Off),
+        "on" => Some(Tracing::On),
+        "unreachable" => Some(Tracing::Unreachable),
+        _ => None,
+    }
+}
+
+/// Runs one pass in a process of its own (tracing, once on, stays on in a process) and
+/// reads its microseconds per call.
+fn pass_apart(mode: &str, calls: usize) -> f64 {
+    let out = std::process::Command::new(std::env::current_exe().expect("this bench"))
+        .env("PIPELINE_TRACING", mode)
+        .env("PIPELINE_CALLS", calls.to_string())
+        .output()
+        .expect("a pass");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the {mode} pass failed: {text}");
+    print!("{text}");
+    text.lines()
+        .find_map(|l| l.strip_prefix("per-call-us "))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("the pass's figure")
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
 fn main() {
     let calls: usize = std::env::var("PIPELINE_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(30_000);
-    // Off first: once on, tracing stays on in this process.
-    let modes = match std::env::var("PIPELINE_TRACING").as_deref() {
-        Ok("off") => vec![Tracing::Off],
-        _ => vec![Tracing::Off, Tracing::On, Tracing::Unreachable],
-    };
-    let mut off = None;
-    for mode in modes {
+    if let Some(mode) = std::env::var("PIPELINE_TRACING")
+        .ok()
+        .as_deref()
+        .and_then(mode_of)
+    {
         let (took, errors, dropped) = traced_pass(calls, mode);
         let per_call = took.as_secs_f64() * 1e6 / calls as f64;
-        let ratio = off.map_or(String::new(), |o: f64| {
-            format!(", {:.3} of off", per_call / o)
-        });
         println!(
             "call pipeline, demo world, one caller, tracing {mode:?}: {calls} calls in {:.2} s, \
-             {:.0} calls/s, {per_call:.1} µs per call{ratio}, {errors} errors, {dropped} spans dropped",
+             {:.0} calls/s, {per_call:.1} µs per call, {errors} errors, {dropped} spans dropped",
             took.as_secs_f64(),
             calls as f64 / took.as_secs_f64(),
         );
+        println!("per-call-us {per_call}");
         assert_eq!(errors, 0, "every call answers");
-        if mode == Tracing::Off {
-            off = Some(per_call);
+        return;
+    }
+    // Each mode in a process of its own, the three in turn, three rounds; the median
+    // of each is compared with off's.
+    let rounds: usize = std::env::var("PIPELINE_ROUNDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut figures: Vec<(&str, Vec<f64>)> = vec![
+        ("off", Vec::new()),
+        ("on", Vec::new()),
+        ("unreachable", Vec::new()),
+    ];
+    for _ in 0..rounds {
+        for (mode, seen) in &mut figures {
+            seen.push(pass_apart(mode, calls));
         }
+    }
+    let off = median(figures[0].1.clone());
+    for (mode, seen) in figures {
+        let m = median(seen);
+        println!(
+            "tracing {mode}: median {m:.1} µs per call of {rounds} runs, {:.3} of off",
+            m / off
+        );
     }
 }

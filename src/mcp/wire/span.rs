@@ -154,12 +154,21 @@ impl Operation {
             Side::Server => "server",
             Side::Client => "client",
         };
+        // Every attribute given as the span is made: one pass through the layer, where
+        // setting each after costs a lookup of the span's data apiece.
+        let execute = request.tool.map(|_| "execute_tool");
         let span = tracing::info_span!(
-            target: trace::TARGET, "mcp", otel.name = %request.name(), otel.kind = kind
+            target: trace::TARGET, "mcp", otel.name = %request.name(), otel.kind = kind,
+            mcp.method.name = request.method, network.transport = transport.name(),
+            mcp.protocol.version = request.protocol, gen_ai.tool.name = request.tool,
+            gen_ai.operation.name = execute, gen_ai.prompt.name = request.prompt,
+            mcp.resource.uri = request.uri, jsonrpc.request.id = request.id.as_deref(),
+            mcp.session.id = request.session
         );
         if let Some(parent) = parent.filter(has_span) {
             let _ = span.set_parent(parent);
         }
+        // The duration metric's attributes: the span's, but for the ids.
         let mut metric = vec![
             KeyValue::new(attr::MCP_METHOD, request.method.to_string()),
             KeyValue::new(attr::TRANSPORT, transport.name()),
@@ -173,18 +182,6 @@ impl Operation {
         }
         if let Some(prompt) = request.prompt {
             metric.push(KeyValue::new(attr::PROMPT_NAME, prompt.to_string()));
-        }
-        for kv in &metric {
-            span.set_attribute(kv.key.clone(), kv.value.clone());
-        }
-        if let Some(uri) = request.uri {
-            span.set_attribute(attr::MCP_RESOURCE_URI, uri.to_string());
-        }
-        if let Some(id) = &request.id {
-            span.set_attribute(attr::JSONRPC_ID, id.clone());
-        }
-        if let Some(session) = request.session {
-            span.set_attribute(attr::MCP_SESSION, session.to_string());
         }
         Some(Operation {
             span,
