@@ -1138,3 +1138,70 @@ fn content_goes_on_the_span_only_when_asked_and_with_its_secrets_hidden() {
     assert!(!arguments.contains(secret), "{arguments}");
     assert!(attr(with[0], "gen_ai.tool.call.result").is_string());
 }
+
+#[test]
+fn an_input_round_is_linked_to_the_call_that_asked() {
+    let Some(python) = otel::python() else { return };
+    let dir = otel::scratch("rounds");
+    let collector = Collector::start(&python, &dir);
+    let (server, url) = http_server(&collector.url, &["--paused", "--confirm-actions"]);
+    let deactivate = json!({"name": "structs_action_submit_transaction", "arguments": {
+        "transaction": {"body": {"messages": [
+            {"@type": "/structs.structs.MsgStructDeactivate", "structId": "5-1"}]}}}});
+    let mut meta = meta_2026();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let mut params = deactivate.clone();
+    params["_meta"] = meta.clone();
+    let (asked, _) = post(
+        &url,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}),
+        None,
+    );
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    // The answer comes in a request of its own trace: no.
+    let mut params = deactivate;
+    meta.as_object_mut().unwrap().remove("traceparent");
+    params["_meta"] = meta;
+    params["requestState"] = asked["result"]["requestState"].clone();
+    params["inputResponses"] = json!({"confirm": {"action": "decline"}});
+    let (declined, _) = post(
+        &url,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}),
+        None,
+    );
+    assert_eq!(declined["result"]["isError"], true, "{declined}");
+    interrupt(server);
+    let spans = collector.spans_when("both rounds", |s| {
+        s.iter()
+            .filter(|s| s["name"] == "tools/call structs_action_submit_transaction")
+            .count()
+            >= 2
+    });
+    let calls: Vec<&Value> = spans
+        .iter()
+        .filter(|s| s["name"] == "tools/call structs_action_submit_transaction")
+        .collect();
+    let first = calls
+        .iter()
+        .find(|s| s["trace_id"] == TRACE)
+        .expect("the asking call");
+    let second = calls
+        .iter()
+        .find(|s| s["trace_id"] != TRACE)
+        .expect("the answering call");
+    assert_eq!(second["links"][0]["trace_id"], TRACE, "{second:#}");
+    assert_eq!(
+        second["links"][0]["span_id"], first["span_id"],
+        "{second:#}"
+    );
+    // Each round's decision is a span of its own.
+    let decisions: Vec<&Value> = spans.iter().filter(|s| s["name"] == "confirm").collect();
+    let said: Vec<&Value> = decisions
+        .iter()
+        .map(|d| attr(d, "structs.confirm.decision"))
+        .collect();
+    assert!(
+        said.contains(&&json!("asked")) && said.contains(&&json!("refused")),
+        "{said:?}"
+    );
+}

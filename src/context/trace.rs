@@ -130,10 +130,15 @@ pub fn current_ids() -> Option<(String, String)> {
 /// The current span's context as a `traceparent`, when tracing is on and a span is
 /// current: what a later request links back to (a round's state, a task's record).
 pub fn current_traceparent() -> Option<String> {
-    if !on() {
+    traceparent_of_span(&tracing::Span::current())
+}
+
+/// `span`'s context as a `traceparent`, when tracing is on and it is traced.
+pub fn traceparent_of_span(span: &tracing::Span) -> Option<String> {
+    if !on() || span.is_disabled() {
         return None;
     }
-    let cx = tracing::Span::current().context();
+    let cx = span.context();
     let span = cx.span();
     let sc = span.span_context();
     sc.is_valid().then(|| traceparent_of(sc))
@@ -149,11 +154,16 @@ pub fn set_parent(span: &tracing::Span, traceparent: &str) {
 /// Links the current span to the span `traceparent` names (a call an input round or a
 /// task poll belongs to); nothing when tracing is off or the text is not one.
 pub fn link_current(traceparent: &str) {
+    link(&tracing::Span::current(), traceparent);
+}
+
+/// Links `span` to the span `traceparent` names.
+pub fn link(span: &tracing::Span, traceparent: &str) {
     if !on() {
         return;
     }
     if let Some(sc) = parse_traceparent(traceparent) {
-        tracing::Span::current().add_link(sc);
+        span.add_link(sc);
     }
 }
 
@@ -188,8 +198,6 @@ pub struct Instruments {
     pub client_session: Histogram<f64>,
     /// `structs.pow.hash_rate`: the last proof-of-work search's hashes a second.
     pub pow_hash_rate: Gauge<f64>,
-    /// `structs.handles.bytes`: what the handle store holds.
-    pub handle_bytes: Gauge<u64>,
     /// `structs.tasks.running`: MCP tasks working now.
     pub tasks_running: UpDownCounter<i64>,
 }
@@ -230,11 +238,6 @@ pub fn instruments() -> Option<&'static Instruments> {
                 .f64_gauge("structs.pow.hash_rate")
                 .with_unit("{hash}/s")
                 .with_description("The last proof-of-work search's hashes a second")
-                .build(),
-            handle_bytes: meter
-                .u64_gauge("structs.handles.bytes")
-                .with_unit("By")
-                .with_description("The bytes the handle store holds")
                 .build(),
             tasks_running: meter
                 .i64_up_down_counter("structs.tasks.running")

@@ -129,10 +129,13 @@ impl Asker {
     ///
     /// `-32021` when the client did not declare elicitation; `-32602` for a
     /// `requestState` that is not one this server sealed for this caller and call, or
-    /// is too old.
+    /// is too old. With traces on, `round` (the request's span) is linked to the span
+    /// of the call that asked, which the state carries.
+    #[allow(clippy::too_many_arguments)]
     pub fn confirm_stateless(
         &self,
         context: &RequestContext<RoleServer>,
+        round: &tracing::Span,
         who: &str,
         tool: &str,
         arguments: Option<&Map<String, Value>>,
@@ -152,7 +155,7 @@ impl Asker {
         let client = client.as_ref().map(|c| c.name.as_str());
         let Some(state) = request_state else {
             return Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound, client),
+                self.ask(tool, arguments, &bound, client, round),
             )));
         };
         let opened = self.codec.open_with(state, &bound).map_err(|e| {
@@ -171,12 +174,12 @@ impl Asker {
             None => (&opened[..], None),
         };
         if let Some(asked_in) = asked_in {
-            crate::context::trace::link_current(&String::from_utf8_lossy(asked_in));
+            crate::context::trace::link(round, &String::from_utf8_lossy(asked_in));
         }
         match responses.and_then(|r| r.get(CONFIRM_KEY)) {
             // Asked and not answered: ask again (SEP-2322).
             None => Ok(Decision::Answer(Outcome::Ask(
-                self.ask(tool, arguments, &bound, client),
+                self.ask(tool, arguments, &bound, client, round),
             ))),
             Some(answer) => Ok(match decide(tool, answer) {
                 Decision::Run { .. } => Decision::Run {
@@ -228,11 +231,12 @@ impl Asker {
         arguments: Option<&Map<String, Value>>,
         bound: &[u8],
         who: Option<&str>,
+        round: &tracing::Span,
     ) -> InputRequiredResult {
         // A nonce of its own: what marks this question's state spent once answered yes.
         let nonce = crate::random::hex128();
         let mut payload = nonce.into_bytes();
-        if let Some(asking) = crate::context::trace::current_traceparent() {
+        if let Some(asking) = crate::context::trace::traceparent_of_span(round) {
             payload.push(b' ');
             payload.extend_from_slice(asking.as_bytes());
         }
@@ -532,12 +536,12 @@ mod tests {
         let asker = Asker::drawn();
         let a = args(r#"{"x": 1}"#);
         let bind = |args| binding("t", args, "caller:alice");
-        let asked = asker.ask("t", Some(&a), &bind(Some(&a)), None);
+        let asked = asker.ask("t", Some(&a), &bind(Some(&a)), None, &tracing::Span::none());
         let state = asked.request_state.unwrap();
         let nonce = asker.codec.open_with(&state, &bind(Some(&a))).unwrap();
         assert_eq!(nonce.len(), 32, "a nonce of 128 bits, as hex");
         // Each question its own nonce: what spends one leaves the other.
-        let again = asker.ask("t", Some(&a), &bind(Some(&a)), None);
+        let again = asker.ask("t", Some(&a), &bind(Some(&a)), None, &tracing::Span::none());
         let other_nonce = asker
             .codec
             .open_with(&again.request_state.unwrap(), &bind(Some(&a)))

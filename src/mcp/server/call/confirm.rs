@@ -35,8 +35,10 @@ impl McpServer {
         let span = tracing::info_span!(
             target: trace::TARGET, "confirm", structs.confirm.decision = tracing::field::Empty
         );
+        // The request's own span: a round is linked to the call that asked.
+        let round = tracing::Span::current();
         let answer = self
-            .decide(call, answers, context)
+            .decide(call, answers, context, &round)
             .instrument(span.clone())
             .await;
         let said = match &answer {
@@ -55,10 +57,12 @@ impl McpServer {
         call: &Call,
         answers: Answers<'_>,
         context: &RequestContext<RoleServer>,
+        round: &tracing::Span,
     ) -> Result<Option<CallToolResponse>, McpError> {
         let decision = if stateless::is_stateless(context) {
             self.asker.confirm_stateless(
                 context,
+                round,
                 self.principal(context).id(),
                 &call.tool,
                 call.given.as_ref(),
