@@ -6,10 +6,10 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Condvar, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use opentelemetry_sdk::error::{OTelSdkError, OTelSdkResult};
 use opentelemetry_sdk::metrics::Temporality;
@@ -160,29 +160,42 @@ fn block_on<F: Future>(mut future: Pin<&mut F>) -> F::Output {
     }
 }
 
-enum Message {
-    Span(Box<SpanData>),
-    /// Send what is queued, then answer.
-    Flush(SyncSender<OTelSdkResult>),
-    /// Send what is queued, shut the exporter down, answer and end.
-    Stop(SyncSender<OTelSdkResult>),
+/// What the sending thread is asked, beside the spans.
+#[derive(Default)]
+struct Buffer {
+    spans: Vec<SpanData>,
+    /// Flushes asked for: each answered once what was queued before it is sent.
+    flushes: Vec<SyncSender<OTelSdkResult>>,
+    /// A shutdown asked for: answered once the rest is sent and the exporter shut.
+    stop: Option<SyncSender<OTelSdkResult>>,
 }
 
-/// The span processor: a span that ends is queued (never waited on) and a thread sends
-/// batches of [`BATCH_SPANS`] at most, every [`BATCH_DELAY`].
-#[derive(Debug)]
+/// The buffer and the bell the sending thread waits on.
+#[derive(Default)]
+struct Shared {
+    buffer: Mutex<Buffer>,
+    bell: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Buffer> {
+        self.buffer.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The span processor: a span that ends is put in a buffer (never waited on, and no
+/// thread woken for it) and a thread sends what is there every [`BATCH_DELAY`], at
+/// once when [`BATCH_SPANS`] wait, in batches of that many at most. Past
+/// [`QUEUE_SPANS`] waiting a span is dropped and counted.
 pub struct Queue {
-    sender: SyncSender<Message>,
+    shared: Arc<Shared>,
     drops: Arc<Drops>,
-    /// Spans queued and not yet sent or dropped: at a shutdown that runs out of time,
-    /// what is left is counted as dropped.
-    waiting: Arc<AtomicU64>,
     thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
-impl std::fmt::Debug for Message {
+impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Message")
+        f.write_str("Queue")
     }
 }
 
@@ -197,33 +210,34 @@ impl Queue {
         driver: Driver,
         drops: Arc<Drops>,
     ) -> std::io::Result<Queue> {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(QUEUE_SPANS);
-        let waiting = Arc::new(AtomicU64::new(0));
+        let shared = Arc::new(Shared::default());
         let thread = std::thread::Builder::new()
             .name("otlp-spans".into())
             .spawn({
-                let (drops, waiting) = (drops.clone(), waiting.clone());
-                move || send_loop(&exporter, &driver, &receiver, &drops, &waiting)
+                let (shared, drops) = (shared.clone(), drops.clone());
+                move || send_loop(&exporter, &driver, &shared, &drops)
             })?;
         Ok(Queue {
-            sender,
+            shared,
             drops,
-            waiting,
             thread: Mutex::new(Some(thread)),
         })
     }
 
+    /// Asks the thread (`ask` files the answer's sender) and waits `wait` for its answer.
     fn ask(
         &self,
-        message: impl FnOnce(SyncSender<OTelSdkResult>) -> Message,
+        ask: impl FnOnce(&mut Buffer, SyncSender<OTelSdkResult>),
         wait: Duration,
     ) -> OTelSdkResult {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        self.sender
-            .send(message(tx))
-            .map_err(|_| OTelSdkError::AlreadyShutdown)?;
-        rx.recv_timeout(wait)
-            .map_err(|_| OTelSdkError::Timeout(wait))?
+        ask(&mut self.shared.lock(), tx);
+        self.shared.bell.notify_one();
+        match rx.recv_timeout(wait) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => Err(OTelSdkError::Timeout(wait)),
+            Err(RecvTimeoutError::Disconnected) => Err(OTelSdkError::AlreadyShutdown),
+        }
     }
 }
 
@@ -234,26 +248,30 @@ impl SpanProcessor for Queue {
         if !span.span_context.is_sampled() {
             return;
         }
-        match self.sender.try_send(Message::Span(Box::new(span))) {
-            Ok(()) => {
-                self.waiting.fetch_add(1, Ordering::Relaxed);
-            }
-            Err(TrySendError::Full(_)) => self
-                .drops
-                .spans_dropped(1, &format!("{QUEUE_SPANS} spans wait already")),
-            Err(TrySendError::Disconnected(_)) => {}
+        let mut buffer = self.shared.lock();
+        if buffer.spans.len() >= QUEUE_SPANS {
+            drop(buffer);
+            self.drops
+                .spans_dropped(1, &format!("{QUEUE_SPANS} spans wait already"));
+            return;
+        }
+        buffer.spans.push(span);
+        let full = buffer.spans.len() == BATCH_SPANS;
+        drop(buffer);
+        if full {
+            self.shared.bell.notify_one();
         }
     }
 
     fn force_flush(&self) -> OTelSdkResult {
-        self.ask(Message::Flush, Duration::from_secs(30))
+        self.ask(|b, tx| b.flushes.push(tx), Duration::from_secs(30))
     }
 
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
-        let answer = self.ask(Message::Stop, timeout);
+        let answer = self.ask(|b, tx| b.stop = Some(tx), timeout);
         if matches!(answer, Err(OTelSdkError::Timeout(_))) {
             // What the collector did not take in time is dropped with the process.
-            let left = self.waiting.swap(0, Ordering::Relaxed);
+            let left = std::mem::take(&mut self.shared.lock().spans).len() as u64;
             if left > 0 {
                 self.drops
                     .spans_dropped(left, "the collector did not take them before exit");
@@ -268,64 +286,51 @@ impl SpanProcessor for Queue {
     }
 }
 
-/// The sending thread: gathers spans into batches and sends each, counting a failed
-/// one as dropped.
-fn send_loop<E: SpanExporter>(
-    exporter: &E,
-    driver: &Driver,
-    receiver: &Receiver<Message>,
-    drops: &Drops,
-    waiting: &AtomicU64,
-) {
-    let mut batch: Vec<SpanData> = Vec::with_capacity(BATCH_SPANS);
-    let mut due: Option<Instant> = None;
-    let send = |batch: &mut Vec<SpanData>| {
-        if batch.is_empty() {
-            return Ok(());
-        }
-        let n = batch.len() as u64;
-        let result = driver.wait(exporter.export(std::mem::take(batch)));
-        // Taken off the count only now: were the exit to come first, these are lost.
-        let _ = waiting.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |w| {
-            Some(w.saturating_sub(n))
-        });
-        if let Err(e) = &result {
-            drops.spans_dropped(n, &e.to_string());
-        }
-        result
-    };
+/// The sending thread: takes what waits every [`BATCH_DELAY`] (or when rung) and sends
+/// it in batches, counting a failed one as dropped; answers flushes and the shutdown.
+fn send_loop<E: SpanExporter>(exporter: &E, driver: &Driver, shared: &Shared, drops: &Drops) {
     loop {
-        let message = match due {
-            Some(at) => receiver.recv_timeout(at.saturating_duration_since(Instant::now())),
-            None => receiver.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        let (spans, flushes, stop) = {
+            let mut buffer = shared.lock();
+            let idle = buffer.spans.len() < BATCH_SPANS
+                && buffer.flushes.is_empty()
+                && buffer.stop.is_none();
+            if idle {
+                buffer = shared
+                    .bell
+                    .wait_timeout(buffer, BATCH_DELAY)
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+            (
+                std::mem::take(&mut buffer.spans),
+                std::mem::take(&mut buffer.flushes),
+                buffer.stop.take(),
+            )
         };
-        match message {
-            Ok(Message::Span(span)) => {
-                batch.push(*span);
-                due.get_or_insert_with(|| Instant::now() + BATCH_DELAY);
-                if batch.len() >= BATCH_SPANS {
-                    let _ = send(&mut batch);
-                    due = None;
-                }
+        let mut failed: Option<String> = None;
+        let mut spans = spans;
+        while !spans.is_empty() {
+            let rest = spans.split_off(spans.len().min(BATCH_SPANS));
+            let n = spans.len() as u64;
+            let result = driver.wait(exporter.export(spans));
+            if let Err(e) = &result {
+                drops.spans_dropped(n, &e.to_string());
+                failed = Some(e.to_string());
             }
-            Ok(Message::Flush(answer)) => {
-                let _ = answer.send(send(&mut batch));
-                due = None;
-            }
-            Ok(Message::Stop(answer)) => {
-                let sent = send(&mut batch);
-                let _ = exporter.shutdown();
-                let _ = answer.send(sent);
-                return;
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                let _ = send(&mut batch);
-                due = None;
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let _ = send(&mut batch);
-                return;
-            }
+            spans = rest;
+        }
+        let answer = || match &failed {
+            None => Ok(()),
+            Some(why) => Err(OTelSdkError::InternalFailure(why.clone())),
+        };
+        for flush in flushes {
+            let _ = flush.send(answer());
+        }
+        if let Some(stop) = stop {
+            let _ = exporter.shutdown();
+            let _ = stop.send(answer());
+            return;
         }
     }
 }
@@ -448,7 +453,8 @@ mod tests {
         for _ in 0..n {
             tracer.start("s").end();
         }
-        let queued_at_most = (QUEUE_SPANS + BATCH_SPANS) as u64;
+        // At most a buffer taken by the thread and a buffer waiting.
+        let queued_at_most = (2 * QUEUE_SPANS) as u64;
         assert!(
             drops.spans() >= n as u64 - queued_at_most,
             "{}",
