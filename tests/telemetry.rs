@@ -1205,3 +1205,54 @@ fn an_input_round_is_linked_to_the_call_that_asked() {
         "{said:?}"
     );
 }
+
+#[test]
+fn each_plan_step_is_a_span_with_its_tool_call_under_it() {
+    let Some(python) = otel::python() else { return };
+    let dir = otel::scratch("plan");
+    let collector = Collector::start(&python, &dir);
+    let args = server_args(&collector);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (mut agent, _err) = Agent::start(&args, &dir);
+    let plan = json!({"steps": [
+        {"id": "players", "tool": "structs_list_players", "params": {"page_size": 2}},
+        {"tool": "structs_query_player",
+         "params": {"player_id": "${steps.players.data.players[0].Player.id}"}}
+    ]});
+    let answer = ask(
+        &mut agent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "structs_plan_execute", "arguments": plan,
+            "_meta": {"traceparent": traceparent()}}}),
+    );
+    assert_eq!(answer["result"]["isError"], false, "{answer}");
+    assert!(agent.finish().success());
+    let spans = collector.spans_when("the plan's steps", |s| {
+        s.iter()
+            .filter(|s| {
+                s["name"]
+                    .as_str()
+                    .is_some_and(|n| n.starts_with("plan step"))
+            })
+            .count()
+            >= 2
+    });
+    let call = named(&spans, "tools/call structs_plan_execute");
+    for (step, tool) in [(0, "structs_list_players"), (1, "structs_query_player")] {
+        let span = named(&spans, &format!("plan step {step} {tool}"));
+        assert_eq!(span["trace_id"], TRACE);
+        assert!(
+            descends(&spans, span, call),
+            "step {step} is under the call"
+        );
+        let run = spans
+            .iter()
+            .find(|s| {
+                s["name"] == format!("execute_tool {tool}")
+                    && s["parent_span_id"] == span["span_id"]
+            })
+            .unwrap_or_else(|| panic!("no tool call under step {step}: {:?}", names(&spans)));
+        assert_eq!(attr(run, "gen_ai.operation.name"), "execute_tool");
+        assert_eq!(attr(run, "gen_ai.tool.name"), tool);
+    }
+}
