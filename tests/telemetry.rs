@@ -413,6 +413,17 @@ fn client_sends_its_span_in_meta_and_the_server_span_is_its_child() {
     assert_eq!(attr(client, "network.transport"), "tcp");
     assert_eq!(attr(client, "gen_ai.tool.name"), "structs_query_player");
     assert!(attr(client, "jsonrpc.request.id").is_string());
+    // The client's duration metric, sent as it exited.
+    let point = collector
+        .metrics()
+        .into_iter()
+        .find(|m| {
+            m["name"] == "mcp.client.operation.duration"
+                && attr(m, "gen_ai.tool.name") == "structs_query_player"
+        })
+        .unwrap_or_else(|| panic!("no client duration: {:#?}", collector.metrics()));
+    assert_eq!(point["type"], "histogram");
+    assert!(point["count"].as_u64() >= Some(1));
 }
 
 /// Runs tests/otel/agent.py against `how` (`stdio COMMAND…` or `http URL`), its spans
@@ -944,6 +955,33 @@ fn two_servers_behind_haproxy_write_one_trace_and_a_poll_links_to_its_task() {
     assert_eq!(attr(put, "db.system.name"), "redis");
     assert_eq!(attr(put, "db.operation.name"), "put");
     assert_eq!(attr(put, "server.address"), "127.0.0.1");
+    // The search's rate and the tasks running, as the servers sent them at their end.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let metrics = loop {
+        let m = collector.metrics();
+        let has = |name: &str| m.iter().any(|p| p["name"] == name);
+        if (has("structs.pow.hash_rate") && has("structs.tasks.running"))
+            || Instant::now() > deadline
+        {
+            break m;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let rate = metrics
+        .iter()
+        .find(|p| p["name"] == "structs.pow.hash_rate")
+        .unwrap_or_else(|| panic!("no hash rate: {metrics:#?}"));
+    assert!(rate["value"].as_f64() > Some(0.0), "{rate}");
+    assert!(attr(rate, "structs.pow.backend").is_string());
+    let running: Vec<&Value> = metrics
+        .iter()
+        .filter(|p| p["name"] == "structs.tasks.running")
+        .collect();
+    assert!(!running.is_empty(), "{metrics:#?}");
+    assert!(
+        running.iter().all(|p| p["value"] == 0),
+        "the task ended: {running:#?}"
+    );
     // Every poll is a trace of its own, linked to the call that made the task.
     let polls: Vec<&Value> = spans.iter().filter(|s| s["name"] == "tasks/get").collect();
     for poll in polls {
