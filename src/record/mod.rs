@@ -659,8 +659,8 @@ impl Entry {
     pub fn trace(&self) -> Option<String> {
         self.trace_id.clone().or_else(|| {
             let parent = self.meta.as_ref()?["traceparent"].as_str()?;
-            let id = parent.split('-').nth(1)?;
-            (id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit())).then(|| id.to_string())
+            let sc = crate::context::trace::parse_traceparent(parent)?;
+            Some(sc.trace_id().to_string())
         })
     }
 

@@ -77,6 +77,13 @@ impl Settings {
         env: impl Fn(&str) -> Option<String>,
     ) -> Result<Option<Settings>, String> {
         let var = |name: &str| env(name).filter(|v| !v.trim().is_empty());
+        if let Some(url) = flag.filter(|u| !(u.starts_with("http://") || u.starts_with("https://")))
+        {
+            return Err(format!(
+                "--otlp {url:?} is not an http:// or https:// URL (a collector's base URL, \
+                 http://localhost:4318)"
+            ));
+        }
         if flag.is_none()
             && (var("OTEL_SDK_DISABLED").is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
                 || var("OTEL_TRACES_EXPORTER").is_some_and(|v| v.trim() == "none"))

@@ -25,6 +25,22 @@ impl Copied {
     }
 }
 
+/// Copies a call's trace id (`trace`, `None` when it ran in none) to `clipboard`, when
+/// the pane has one: what the status line says either way.
+///
+/// # Errors
+///
+/// Why nothing was copied.
+pub fn copy_trace(
+    clipboard: Option<&mut Box<dyn Clipboard>>,
+    trace: Option<&str>,
+) -> Result<String, String> {
+    let trace = trace.ok_or("this call ran in no trace")?;
+    let clipboard = clipboard.ok_or("no clipboard here")?;
+    let way = clipboard.copy(trace)?;
+    Ok(format!("copied trace {trace} {}", way.way()))
+}
+
 /// Something text can be copied to.
 pub trait Clipboard: Send {
     /// Copies `text` and says which way it went; the error says why nothing was

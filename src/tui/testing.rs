@@ -134,3 +134,24 @@ impl TestDesk {
         self.desk.status.message().map(|(_, text)| text)
     }
 }
+
+/// A clipboard that keeps what it is given, for a pane's tests.
+#[derive(Clone, Default)]
+pub struct KeptClipboard(pub std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl KeptClipboard {
+    /// Everything copied so far.
+    pub fn copied(&self) -> Vec<String> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl crate::tui::clipboard::Clipboard for KeptClipboard {
+    fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(text.to_string());
+        Ok(crate::tui::clipboard::Copied::System)
+    }
+}

@@ -404,10 +404,7 @@ impl Remote {
         {
             let transport = opentelemetry::KeyValue::new(
                 crate::context::trace::attr::TRANSPORT,
-                match self.transport() {
-                    crate::mcp::wire::span::Transport::Pipe => "pipe",
-                    crate::mcp::wire::span::Transport::Tcp => "tcp",
-                },
+                self.transport().name(),
             );
             i.client_session
                 .record(self.opened.elapsed().as_secs_f64(), &[transport]);

@@ -35,7 +35,8 @@ pub enum Transport {
 }
 
 impl Transport {
-    fn name(self) -> &'static str {
+    /// `network.transport`'s value.
+    pub fn name(self) -> &'static str {
         match self {
             Transport::Pipe => "pipe",
             Transport::Tcp => "tcp",
@@ -63,21 +64,14 @@ pub struct Request<'a> {
 impl<'a> Request<'a> {
     /// What a request's JSON (`method`, `params`, `id`) says of it.
     pub fn of_json(message: &'a Value) -> Request<'a> {
-        let params = &message["params"];
         let method = message["method"].as_str().unwrap_or_default();
-        let name = params["name"].as_str();
         Request {
-            method,
-            tool: name.filter(|_| method == "tools/call"),
-            prompt: name.filter(|_| method == "prompts/get"),
-            uri: params["uri"].as_str(),
             id: match &message["id"] {
                 Value::String(s) => Some(s.clone()),
                 Value::Number(n) => Some(n.to_string()),
                 _ => None,
             },
-            protocol: params["_meta"]["io.modelcontextprotocol/protocolVersion"].as_str(),
-            session: None,
+            ..Request::of_params(method, &message["params"])
         }
     }
 

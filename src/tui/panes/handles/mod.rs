@@ -692,15 +692,7 @@ mod tests {
     }
 
     /// What the pane copied.
-    #[derive(Clone, Default)]
-    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
-
-    impl Clipboard for Kept {
-        fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
-            self.0.lock().unwrap().push(text.to_string());
-            Ok(crate::tui::clipboard::Copied::System)
-        }
-    }
+    use crate::tui::testing::KeptClipboard as Kept;
 
     #[test]
     fn a_handle_is_listed_inspected_paged_and_copied() {

@@ -151,14 +151,7 @@ impl LivePane {
     /// Copies the selected call's trace id.
     fn copy_trace(&mut self, ctx: &mut Ctx<'_>) {
         let trace = self.selected().and_then(|(_, c)| c.trace_id.clone());
-        let outcome = match (&trace, &mut self.clipboard) {
-            (None, _) => Err("this call ran in no trace".to_string()),
-            (Some(_), None) => Err("no clipboard here".to_string()),
-            (Some(t), Some(clipboard)) => clipboard
-                .copy(t)
-                .map(|way| format!("copied trace {t} {}", way.way())),
-        };
-        match outcome {
+        match crate::tui::clipboard::copy_trace(self.clipboard.as_mut(), trace.as_deref()) {
             Ok(said) => ctx.status.info(said),
             Err(why) => ctx.status.error(format!("nothing copied: {why}")),
         }
@@ -716,23 +709,12 @@ mod tests {
         assert!(LivePane::passes("#12 ok", &ok));
     }
 
-    /// A clipboard that keeps what it is given.
-    #[derive(Clone, Default)]
-    struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
-
-    impl crate::tui::clipboard::Clipboard for Kept {
-        fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
-            self.0.lock().unwrap().push(text.to_string());
-            Ok(crate::tui::clipboard::Copied::System)
-        }
-    }
-
     #[test]
     fn a_calls_trace_id_is_shown_and_copied_and_a_call_without_one_says_so() {
         use crate::tui::tab::Tab;
         use crate::tui::testing::TestDesk;
         let desk = &mut TestDesk::new(Tab::Live);
-        let kept = Kept::default();
+        let kept = crate::tui::testing::KeptClipboard::default();
         let mut pane = LivePane::new().with_clipboard(Box::new(kept.clone()));
         let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
         pane.feed_lines(&[
@@ -745,7 +727,7 @@ mod tests {
         desk.press(&mut pane, Command::Top);
         assert!(pane.commands().contains(&Command::CopyTraceId));
         desk.press(&mut pane, Command::CopyTraceId);
-        assert_eq!(kept.0.lock().unwrap().as_slice(), [trace]);
+        assert_eq!(kept.copied(), [trace]);
         assert!(
             desk.status().is_some_and(|s| s.contains(trace)),
             "{:?}",
@@ -771,7 +753,7 @@ mod tests {
             "not offered"
         );
         pane.run(Command::CopyTraceId, &mut desk.ctx());
-        assert_eq!(kept.0.lock().unwrap().len(), 2, "nothing copied");
+        assert_eq!(kept.copied().len(), 2, "nothing copied");
         assert!(desk.status().is_some_and(|s| s.contains("no trace")));
     }
 

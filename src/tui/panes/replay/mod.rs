@@ -177,14 +177,7 @@ impl ReplayPane {
     /// Copies the selected call's trace id.
     fn copy_trace(&mut self, ctx: &mut Ctx<'_>) {
         let trace = self.selected_trace();
-        let outcome = match (&trace, &mut self.clipboard) {
-            (None, _) => Err("this call ran in no trace".to_string()),
-            (Some(_), None) => Err("no clipboard here".to_string()),
-            (Some(t), Some(clipboard)) => clipboard
-                .copy(t)
-                .map(|way| format!("copied trace {t} {}", way.way())),
-        };
-        match outcome {
+        match crate::tui::clipboard::copy_trace(self.clipboard.as_mut(), trace.as_deref()) {
             Ok(said) => ctx.status.info(said),
             Err(why) => ctx.status.error(format!("nothing copied: {why}")),
         }
@@ -867,14 +860,6 @@ mod tests {
 
     #[test]
     fn a_calls_trace_id_is_copied_from_its_line() {
-        #[derive(Clone, Default)]
-        struct Kept(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
-        impl crate::tui::clipboard::Clipboard for Kept {
-            fn copy(&mut self, text: &str) -> Result<crate::tui::clipboard::Copied, String> {
-                self.0.lock().unwrap().push(text.to_string());
-                Ok(crate::tui::clipboard::Copied::System)
-            }
-        }
         let dir = std::env::temp_dir().join(format!("replay-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("traced.jsonl");
@@ -890,7 +875,7 @@ mod tests {
         )
         .unwrap();
         let mut desk = TestDesk::new(Tab::Replay);
-        let kept = Kept::default();
+        let kept = crate::tui::testing::KeptClipboard::default();
         let mut pane = ReplayPane::new().with_clipboard(Box::new(kept.clone()));
         let replayer = desk.ctx().dispatcher.replayer();
         pane.open(&path, replayer).expect("the log opens");
@@ -901,7 +886,7 @@ mod tests {
         }
         desk.press(&mut pane, Command::Top);
         desk.press(&mut pane, Command::CopyTraceId);
-        assert_eq!(kept.0.lock().unwrap().as_slice(), [trace]);
+        assert_eq!(kept.copied(), [trace]);
         desk.press(&mut pane, Command::Down);
         assert!(!pane.commands().contains(&Command::CopyTraceId));
         let _ = std::fs::remove_dir_all(&dir);
