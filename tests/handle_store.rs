@@ -85,6 +85,14 @@ async fn suite(store: Arc<dyn HandleStore>) {
     )
     .await
     .unwrap();
+    // The size it reports (the `structs.store.bytes` metric) is the JSON held.
+    let held = s
+        .held_bytes()
+        .await
+        .unwrap()
+        .expect("the store counts its bytes");
+    let json = |v: &Value| serde_json::to_vec(v).unwrap().len();
+    assert_eq!(held, json(&data_a) + json(&data_b), "{held}");
 
     // Data comes back exactly, and each live get counts a hit.
     assert_eq!(get(s, a, t0).await.unwrap(), data_a);

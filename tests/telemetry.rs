@@ -69,6 +69,8 @@ fn stdio_requests_are_server_spans_by_the_conventions_under_the_agents_parent() 
     let log = dir.join("session.jsonl");
     let mut args = server_args(&collector);
     args.extend(["--record".to_string(), log.display().to_string()]);
+    // A world whose list of players is too big for one answer.
+    args.extend(["--world-size".to_string(), "200".to_string()]);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let (mut agent, _err) = Agent::start_stateless(&args, &dir);
     let init = ask(
@@ -107,6 +109,15 @@ fn stdio_requests_are_server_spans_by_the_conventions_under_the_agents_parent() 
                "params": {"uri": "structs://docs/overview"}}),
     );
     assert!(read["result"]["contents"].is_array(), "{read}");
+    // A result over the limit goes to the handle store, whose size is a metric.
+    let big = ask(
+        &mut agent,
+        call(6, "structs_list_players", json!({"page_size": 100})),
+    );
+    assert!(
+        big["result"]["structuredContent"]["result_handle"].is_string(),
+        "{big}"
+    );
     assert!(agent.finish().success());
 
     // Spans leave at exit at the latest.
@@ -212,6 +223,21 @@ fn stdio_requests_are_server_spans_by_the_conventions_under_the_agents_parent() 
     assert_eq!(attr(failed, "network.transport"), "pipe");
     assert!(failed["count"].as_u64() >= Some(1));
     assert_eq!(failed["bounds"][0], 0.01);
+    // A stdio connection is one session, its length sent at its end.
+    let all = collector.metrics();
+    let session = all
+        .iter()
+        .find(|m| m["name"] == "mcp.server.session.duration")
+        .unwrap_or_else(|| panic!("no session duration: {all:#?}"));
+    assert_eq!(attr(session, "network.transport"), "pipe");
+    assert_eq!(session["count"], 1, "{session}");
+    // What the handle store holds: the big result's JSON, at least.
+    let held = all
+        .iter()
+        .find(|m| m["name"] == "structs.store.bytes")
+        .unwrap_or_else(|| panic!("no store size: {all:#?}"));
+    assert_eq!(attr(held, "structs.store"), "memory");
+    assert!(held["value"].as_f64() > Some(25_000.0), "{held}");
 }
 
 /// Posts one JSON-RPC request to `url` and returns the answer (the JSON body, or the
@@ -379,6 +405,8 @@ fn client_sends_its_span_in_meta_and_the_server_span_is_its_child() {
     let (server, url) = http_server(&collector.url, &[]);
     let out = Command::new(BIN)
         .args(["client", "--connect", &url, "--otlp", &collector.url])
+        // A 2025-11-25 session, whose length each side measures.
+        .args(["--protocol-version", "2025-11-25"])
         .args([
             "call",
             "structs_query_player",
@@ -424,6 +452,18 @@ fn client_sends_its_span_in_meta_and_the_server_span_is_its_child() {
         .unwrap_or_else(|| panic!("no client duration: {:#?}", collector.metrics()));
     assert_eq!(point["type"], "histogram");
     assert!(point["count"].as_u64() >= Some(1));
+    // The session's length, from the client as it closed and from the server as the
+    // client ended it.
+    let all = collector.metrics();
+    for name in ["mcp.client.session.duration", "mcp.server.session.duration"] {
+        let session = all
+            .iter()
+            .find(|m| m["name"] == name)
+            .unwrap_or_else(|| panic!("no {name}: {all:#?}"));
+        assert_eq!(session["type"], "histogram");
+        assert_eq!(attr(session, "network.transport"), "tcp", "{session}");
+        assert_eq!(session["count"], 1, "{session}");
+    }
 }
 
 /// Runs tests/otel/agent.py against `how` (`stdio COMMAND…` or `http URL`), its spans

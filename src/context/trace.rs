@@ -200,6 +200,8 @@ pub struct Instruments {
     pub pow_hash_rate: Gauge<f64>,
     /// `structs.tasks.running`: MCP tasks working now.
     pub tasks_running: UpDownCounter<i64>,
+    /// `structs.store.bytes`: the JSON size of the results the handle store holds.
+    pub store_bytes: Gauge<u64>,
 }
 
 /// The histogram buckets the MCP conventions advise for durations, in seconds.
@@ -243,6 +245,11 @@ pub fn instruments() -> Option<&'static Instruments> {
                 .i64_up_down_counter("structs.tasks.running")
                 .with_unit("{task}")
                 .with_description("MCP tasks working now")
+                .build(),
+            store_bytes: meter
+                .u64_gauge("structs.store.bytes")
+                .with_unit("By")
+                .with_description("The JSON size of the results the handle store holds")
                 .build(),
         }
     }))

@@ -134,6 +134,12 @@ pub trait HandleStore: Send + Sync {
 
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>>;
 
+    /// The JSON size of the results held now, for the `structs.store.bytes` metric
+    /// (`None`: the store does not count them).
+    fn held_bytes(&self) -> BoxFuture<'_, Result<Option<usize>, ToolError>> {
+        Box::pin(async { Ok(None) })
+    }
+
     /// The result under `handle`, counting a hit, as of `now`.
     fn get(
         &self,
@@ -398,6 +404,11 @@ impl MemoryState {
 impl HandleStore for MemoryStore {
     fn name(&self) -> &'static str {
         "memory"
+    }
+
+    fn held_bytes(&self) -> BoxFuture<'_, Result<Option<usize>, ToolError>> {
+        let held = self.bytes();
+        Box::pin(async move { Ok(Some(held)) })
     }
 
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {

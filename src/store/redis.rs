@@ -394,6 +394,10 @@ impl HandleStore for RedisStore {
         "redis"
     }
 
+    fn held_bytes(&self) -> BoxFuture<'_, Result<Option<usize>, ToolError>> {
+        Box::pin(async move { self.bytes().await.map(Some) })
+    }
+
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
         Box::pin(async move {
             let json = serde_json::to_string(&*data).map_err(|e| {

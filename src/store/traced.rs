@@ -61,6 +61,24 @@ impl Traced {
         }
     }
 
+    /// Records what the store holds now in `structs.store.bytes`, off the call's path
+    /// (a Redis store is asked in a task of its own, outside the call's trace).
+    fn measure(&self) {
+        let Some(i) = trace::instruments() else {
+            return;
+        };
+        let inner = Arc::clone(&self.inner);
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        runtime.spawn(async move {
+            if let Ok(Some(held)) = inner.held_bytes().await {
+                let store = opentelemetry::KeyValue::new("structs.store", inner.name());
+                i.store_bytes.record(held as u64, &[store]);
+            }
+        });
+    }
+
     fn run<'a, T: 'a>(
         &'a self,
         operation: &'static str,
@@ -94,7 +112,16 @@ impl HandleStore for Traced {
     }
 
     fn put(&self, meta: HandleMeta, data: Arc<Value>) -> BoxFuture<'_, Result<(), ToolError>> {
-        self.run("put", "handles", self.inner.put(meta, data))
+        let put = self.run("put", "handles", self.inner.put(meta, data));
+        Box::pin(async move {
+            put.await?;
+            self.measure();
+            Ok(())
+        })
+    }
+
+    fn held_bytes(&self) -> BoxFuture<'_, Result<Option<usize>, ToolError>> {
+        self.inner.held_bytes()
     }
 
     fn get(
@@ -110,7 +137,14 @@ impl HandleStore for Traced {
     }
 
     fn cleanup(&self, now: DateTime<Utc>) -> BoxFuture<'_, Result<usize, ToolError>> {
-        self.run("cleanup", "handles", self.inner.cleanup(now))
+        let cleanup = self.run("cleanup", "handles", self.inner.cleanup(now));
+        Box::pin(async move {
+            let dropped = cleanup.await?;
+            if dropped > 0 {
+                self.measure();
+            }
+            Ok(dropped)
+        })
     }
 
     fn put_record(

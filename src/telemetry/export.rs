@@ -175,6 +175,10 @@ struct Buffer {
 struct Shared {
     buffer: Mutex<Buffer>,
     bell: Condvar,
+    /// Spans the thread has taken and not yet sent (or counted as failed).
+    sending: AtomicU64,
+    /// Set when the exit stopped waiting: what is still being sent was counted then.
+    gave_up: AtomicBool,
 }
 
 impl Shared {
@@ -270,8 +274,11 @@ impl SpanProcessor for Queue {
     fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
         let answer = self.ask(|b, tx| b.stop = Some(tx), timeout);
         if matches!(answer, Err(OTelSdkError::Timeout(_))) {
-            // What the collector did not take in time is dropped with the process.
-            let left = std::mem::take(&mut self.shared.lock().spans).len() as u64;
+            // What the collector did not take in time, waiting or on its way, is
+            // dropped with the process.
+            self.shared.gave_up.store(true, Ordering::SeqCst);
+            let waiting = std::mem::take(&mut self.shared.lock().spans).len() as u64;
+            let left = waiting + self.shared.sending.swap(0, Ordering::SeqCst);
             if left > 0 {
                 self.drops
                     .spans_dropped(left, "the collector did not take them before exit");
@@ -310,12 +317,20 @@ fn send_loop<E: SpanExporter>(exporter: &E, driver: &Driver, shared: &Shared, dr
         };
         let mut failed: Option<String> = None;
         let mut spans = spans;
+        shared.sending.store(spans.len() as u64, Ordering::SeqCst);
         while !spans.is_empty() {
             let rest = spans.split_off(spans.len().min(BATCH_SPANS));
             let n = spans.len() as u64;
             let result = driver.wait(exporter.export(spans));
+            let _ = shared
+                .sending
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |s| {
+                    Some(s.saturating_sub(n))
+                });
             if let Err(e) = &result {
-                drops.spans_dropped(n, &e.to_string());
+                if !shared.gave_up.load(Ordering::SeqCst) {
+                    drops.spans_dropped(n, &e.to_string());
+                }
                 failed = Some(e.to_string());
             }
             spans = rest;
@@ -388,6 +403,8 @@ mod tests {
         fail: bool,
         gate: Arc<(Mutex<bool>, std::sync::Condvar)>,
         kept: Arc<AtomicUsize>,
+        /// Exports begun.
+        begun: Arc<AtomicUsize>,
     }
 
     impl Fake {
@@ -396,6 +413,7 @@ mod tests {
                 fail,
                 gate: Arc::new((Mutex::new(open), std::sync::Condvar::new())),
                 kept: Arc::default(),
+                begun: Arc::default(),
             }
         }
 
@@ -407,6 +425,7 @@ mod tests {
 
     impl SpanExporter for Fake {
         async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+            self.begun.fetch_add(1, Ordering::SeqCst);
             let mut open = self.gate.0.lock().unwrap();
             while !*open {
                 open = self.gate.1.wait(open).unwrap();
@@ -466,5 +485,35 @@ mod tests {
         assert_eq!(drops.spans(), n as u64, "every span dropped is counted");
         assert_eq!(fake.kept.load(Ordering::Relaxed), 0);
         let _ = p.shutdown();
+    }
+
+    #[test]
+    fn at_an_exit_the_collector_never_answers_every_span_it_held_is_counted_once() {
+        let fake = Fake::new(true, false);
+        let drops = Arc::new(Drops::new("x".into()));
+        let p = provider(&fake, &drops);
+        let tracer = p.tracer("t");
+        // A full batch wakes the thread, which takes it and is stuck sending it.
+        for _ in 0..BATCH_SPANS {
+            tracer.start("s").end();
+        }
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while fake.begun.load(Ordering::SeqCst) == 0 && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        for _ in 0..10 {
+            tracer.start("s").end();
+        }
+        let answer = p.shutdown_with_timeout(Duration::from_millis(200));
+        assert!(answer.is_err(), "the exit did not wait past its time");
+        assert_eq!(
+            drops.spans(),
+            BATCH_SPANS as u64 + 10,
+            "on its way and waiting"
+        );
+        // The stuck export fails later: it was counted already.
+        fake.open();
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(drops.spans(), BATCH_SPANS as u64 + 10);
     }
 }
