@@ -25,6 +25,8 @@ use structs_console::tui::theme::Theme;
 mod args;
 #[path = "main/quiet.rs"]
 mod quiet;
+#[path = "main/recordings.rs"]
+mod recordings;
 
 use args::{Cli, Command};
 
@@ -490,6 +492,32 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {
         return watch(&cli, endpoint.as_deref(), *json);
+    }
+    if let Some(Command::Diff {
+        a,
+        b,
+        json,
+        filter,
+        context,
+        all,
+    }) = &cli.command
+    {
+        let context = (!*all).then_some(*context);
+        return Ok(recordings::diff(a, b, *json, filter.as_deref(), context));
+    }
+    if let Some(Command::Check {
+        file,
+        expect,
+        junit,
+        filter,
+    }) = &cli.command
+    {
+        return Ok(recordings::check(
+            file,
+            expect,
+            junit.as_deref(),
+            filter.as_deref(),
+        ));
     }
     if let Some(Command::Client(args)) = cli.command {
         let runtime = tokio::runtime::Runtime::new()?;

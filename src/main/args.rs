@@ -356,6 +356,48 @@ pub(crate) enum Command {
     /// Be an MCP client from the command line: connect to a server (`--connect`), send
     /// one request, print the answer as JSON, and exit 1 on an error answer.
     Client(structs_console::mcp::client::script::ClientArgs),
+    /// Compare two session logs: the calls aligned by sequence, as a text diff aligns
+    /// lines (`=` the same, `~` the same step ended differently, `-` only in A, `+` only
+    /// in B), then calls, errors, bytes and time per tool, A against B. Exits 0 when the
+    /// runs made the same steps with the same outcomes, 1 when they differ, 2 on an error.
+    Diff {
+        /// The first log (A).
+        a: PathBuf,
+        /// The second log (B).
+        b: PathBuf,
+        /// Print the comparison as one JSON object: counts, the table per tool, every
+        /// pair.
+        #[arg(long)]
+        json: bool,
+        /// Compare only the calls this filter matches (`tool:structs_query_*
+        /// -status:ok dur>200ms`; see the book's "Recording and replaying sessions").
+        #[arg(long, value_name = "FILTER")]
+        filter: Option<String>,
+        /// Pairs of the same step shown around each difference.
+        #[arg(long, value_name = "N", default_value_t = 2)]
+        context: usize,
+        /// Show every pair, not only the differences and their context.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Check a session log against expectations (a TOML file: limits on calls, errors,
+    /// durations and bytes, tools required and forbidden, argument patterns, order,
+    /// confirmations answered no, filter rules). Prints each expectation's verdict and
+    /// exits 1 when any is broken, 2 when the files do not read.
+    Check {
+        /// The session log.
+        file: PathBuf,
+        /// The expectations file (TOML).
+        #[arg(long, value_name = "EXPECT.toml")]
+        expect: PathBuf,
+        /// Also write the verdicts as JUnit XML to this file (for GitHub, GitLab,
+        /// Jenkins).
+        #[arg(long, value_name = "PATH")]
+        junit: Option<PathBuf>,
+        /// Check only the calls this filter matches.
+        #[arg(long, value_name = "FILTER")]
+        filter: Option<String>,
+    },
     /// Run a recorded session log (`--record`) again and compare the answers.
     Replay {
         /// The session log (JSON Lines).

@@ -54,8 +54,12 @@
 //! never fatal.
 
 pub mod call;
+pub mod calls;
+pub mod compare;
 pub mod diff;
+pub mod expect;
 pub mod feed;
+pub mod filter;
 pub mod index;
 pub mod live;
 pub mod replay;

@@ -1,0 +1,126 @@
+//! `diff` and `check`: two session logs compared, and one checked against expectations.
+//! Both read the logs only (no world, no network) and exit 0 when all is well, 1 when the
+//! runs differ or an expectation is broken, 2 when something does not read.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use structs_console::record::calls::{self, CallRecord, Run};
+use structs_console::record::{compare, expect, filter::Filter};
+
+/// Says `message` on stderr and gives exit code 2.
+fn failed(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+/// Reads `path` as a run, keeping the calls `filter` matches.
+fn read(path: &Path, filter: &Filter) -> Result<Run, String> {
+    let mut run = calls::read(path, &filter.needles)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    if !filter.is_empty() {
+        run.calls.retain(|c| filter.matches(c));
+    }
+    if run.problem_count > 0 {
+        eprintln!(
+            "{}: {} lines did not read and are left out ({})",
+            path.display(),
+            run.problem_count,
+            run.problems
+                .first()
+                .map(ToString::to_string)
+                .unwrap_or_default()
+        );
+    }
+    Ok(run)
+}
+
+fn parse_filter(filter: Option<&str>) -> Result<Filter, String> {
+    Filter::parse(filter.unwrap_or_default()).map_err(|e| format!("--filter: {e}"))
+}
+
+/// `diff A B`.
+pub fn diff(
+    a: &Path,
+    b: &Path,
+    json: bool,
+    filter: Option<&str>,
+    context: Option<usize>,
+) -> ExitCode {
+    let filter = match parse_filter(filter) {
+        Ok(f) => f,
+        Err(e) => return failed(e),
+    };
+    // The two logs are read side by side.
+    let (ra, rb) = std::thread::scope(|s| {
+        let ra = s.spawn(|| read(a, &filter));
+        let rb = read(b, &filter);
+        (
+            ra.join()
+                .unwrap_or_else(|_| Err("the reader stopped".into())),
+            rb,
+        )
+    });
+    let (ra, rb) = match (ra, rb) {
+        (Ok(ra), Ok(rb)) => (ra, rb),
+        (Err(e), _) | (_, Err(e)) => return failed(e),
+    };
+    let cmp = compare::compare(&ra.calls, &rb.calls);
+    let (na, nb) = (a.display().to_string(), b.display().to_string());
+    let sides: [(&str, &[CallRecord]); 2] = [(&na, &ra.calls), (&nb, &rb.calls)];
+    if json {
+        println!("{}", compare::to_json(&cmp, sides[0], sides[1]));
+    } else {
+        print!("{}", compare::render(&cmp, sides[0], sides[1], context));
+    }
+    if cmp.same() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// `check FILE --expect EXPECT.toml`.
+pub fn check(file: &Path, expect: &Path, junit: Option<&Path>, filter: Option<&str>) -> ExitCode {
+    let text = match std::fs::read_to_string(expect) {
+        Ok(t) => t,
+        Err(e) => return failed(format!("cannot read {}: {e}", expect.display())),
+    };
+    let (expectations, rules) = match expect::Expectations::parse(&text) {
+        Ok(parsed) => parsed,
+        Err(e) => return failed(format!("{}: {e}", expect.display())),
+    };
+    let filter = match parse_filter(filter) {
+        Ok(f) => f,
+        Err(e) => return failed(e),
+    };
+    // One reader looks for the words of the rules and of the filter alike.
+    let mut words = expect::Expectations::needles(&rules);
+    for w in &filter.needles {
+        if !words.contains(w) {
+            words.push(w.clone());
+        }
+    }
+    let (mut rules, mut filter) = (rules, filter);
+    for f in rules.iter_mut().chain(std::iter::once(&mut filter)) {
+        f.rebase(&words);
+    }
+    let run = match read(file, &filter) {
+        Ok(run) => run,
+        Err(e) => return failed(e),
+    };
+    let verdicts = expectations.check(&run, &rules);
+    let log = file.display().to_string();
+    print!("{}", expect::render(&verdicts, &log));
+    if let Some(path) = junit {
+        let now = chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S").to_string();
+        if let Err(e) = std::fs::write(path, expect::junit(&verdicts, &log, &now)) {
+            return failed(format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    if verdicts.iter().all(|v| v.passed) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
