@@ -371,7 +371,7 @@ pub(crate) enum Command {
         json: bool,
         /// Compare only the calls this filter matches (`tool:structs_query_*
         /// -status:ok dur>200ms`; see the book's "Recording and replaying sessions").
-        #[arg(long, value_name = "FILTER")]
+        #[arg(long, value_name = "FILTER", allow_hyphen_values = true)]
         filter: Option<String>,
         /// Pairs of the same step shown around each difference.
         #[arg(long, value_name = "N", default_value_t = 2)]
@@ -395,7 +395,7 @@ pub(crate) enum Command {
         #[arg(long, value_name = "PATH")]
         junit: Option<PathBuf>,
         /// Check only the calls this filter matches.
-        #[arg(long, value_name = "FILTER")]
+        #[arg(long, value_name = "FILTER", allow_hyphen_values = true)]
         filter: Option<String>,
     },
     /// Run a recorded session log (`--record`) again and compare the answers.

@@ -29,12 +29,13 @@ impl Peers {
             && peers.mcpdo().is_file()
             && peers.python().is_file()
             && peers.everything().is_file()
+            && peers.junit_schema().is_file()
         {
             return Some(peers);
         }
         let note = format!(
             "the MCP peers are not installed in {} (Node 22, @modelcontextprotocol/conformance 0.1.16 and 0.2.0-alpha.12 (as conformance-2026), \
-             @modelcontextprotocol/inspector, @modelcontextprotocol/server-everything, and the Python SDK in venv/); .ci/run installs them, or set STRUCTS_PEERS",
+             @modelcontextprotocol/inspector, @modelcontextprotocol/server-everything, the Python SDK and xmlschema in venv/, and junit-10.xsd); .ci/run installs them, or set STRUCTS_PEERS",
             peers.modules.display()
         );
         if under_ci() {
@@ -76,6 +77,16 @@ impl Peers {
         self.modules
             .parent()
             .map(|p| p.join("venv/bin/python"))
+            .unwrap_or_default()
+    }
+
+    /// The JUnit XML schema Jenkins' xUnit plugin publishes (`junit-10.xsd`, from
+    /// pytest's source distribution on PyPI, which tests its reports against it),
+    /// beside `node_modules`; `venv` has `xmlschema` to check a file against it.
+    pub fn junit_schema(&self) -> PathBuf {
+        self.modules
+            .parent()
+            .map(|p| p.join("junit-10.xsd"))
             .unwrap_or_default()
     }
 

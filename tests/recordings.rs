@@ -1,0 +1,216 @@
+//! Recordings a team tests with: an agent on the official Python MCP SDK
+//! (tests/data/recording_agent.py) recorded through the tap twice, the second run with
+//! one step changed. `diff` finds exactly that step, `check` fails the second run on an
+//! expectation it breaks, and its JUnit file passes the schema Jenkins' xUnit plugin
+//! publishes (checked by Python's `xmlschema`). The peers are installed by `.ci/run`.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use support::agent::{BIN, runtime_dir};
+use support::peers::Peers;
+
+fn path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+/// Runs the agent's `variant` through `proxy --record LOG` in front of the embedded
+/// server; returns the log and what the agent printed.
+fn record(peers: &Peers, dir: &Path, variant: &str) -> (PathBuf, String) {
+    let log = dir.join(format!("{variant}.jsonl"));
+    let out = Command::new(peers.python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/recording_agent.py"))
+        .arg(variant)
+        .args([BIN, "proxy", "--record", &path(&log), "--"])
+        .args([BIN, "--headless", "--paused"])
+        .output()
+        .expect("run the agent");
+    let printed = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success() && printed.contains("\"done\": true"),
+        "the agent failed: {printed}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (log, printed)
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run structs-console")
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Expectations the changed run breaks (an error, a planet it failed to find) and the
+/// first run keeps.
+const EXPECT: &str = r#"
+[calls]
+max = 9
+tools = { "structs_query_*" = { max = 4 } }
+
+[errors]
+max = 0
+
+[duration]
+max = "30s"
+
+[tools]
+required = ["structs_query_player", "tools/list"]
+forbidden = ["structs_action_*"]
+
+[[arguments]]
+tool = "structs_query_planet"
+pointer = "/planet_id"
+matches = "^2-[0-9]{1,2}$"
+
+[[order]]
+first = "tools/list"
+then = "structs_*"
+
+[[rule]]
+name = "no failed queries"
+filter = "tool:structs_query_* status:error"
+max = 0
+"#;
+
+#[test]
+fn two_runs_of_a_python_agent_diff_to_their_one_change_and_check_fails_the_second() {
+    let Some(peers) = Peers::find() else { return };
+    let dir = runtime_dir("recordings");
+    let (a, _) = record(&peers, &dir, "a");
+    let (b, _) = record(&peers, &dir, "b");
+
+    // The diff: every step the same but the planet's, which B asked for another of.
+    let out = run(&["diff", &path(&a), &path(&b), "--json"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the runs differ: {}",
+        text(&out)
+    );
+    let diff: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(diff["counts"]["removed"], 1, "{diff:#}");
+    assert_eq!(diff["counts"]["added"], 1, "{diff:#}");
+    assert_eq!(diff["counts"]["changed"], 0, "{diff:#}");
+    assert_eq!(diff["counts"]["same"], 8, "{diff:#}");
+    let differ: Vec<&Value> = diff["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["op"] != "same")
+        .collect();
+    assert_eq!(differ[0]["a"]["tool"], "structs_query_planet");
+    assert_eq!(differ[0]["a"]["arguments"]["planet_id"], "2-1");
+    assert_eq!(differ[0]["a"]["outcome"], "ok");
+    assert_eq!(differ[1]["b"]["arguments"]["planet_id"], "2-999");
+    assert_eq!(differ[1]["b"]["code"], "RESOURCE_NOT_FOUND");
+    let planet = diff["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["tool"] == "structs_query_planet")
+        .unwrap();
+    assert_eq!(
+        (&planet["a"]["errors"], &planet["b"]["errors"]),
+        (&0.into(), &1.into())
+    );
+    // As text: the two rows of the change, and the per-tool table.
+    let out = run(&["diff", &path(&a), &path(&b), "--context", "0"]);
+    let shown = text(&out);
+    let rows: Vec<&str> = shown
+        .lines()
+        .filter(|l| l.starts_with(['=', '~', '-', '+']) && !l.starts_with("---"))
+        .filter(|l| !l.starts_with("+++"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{shown}");
+    assert!(
+        rows[0].starts_with('-') && rows[0].contains(r#"{"planet_id":"2-1"}"#),
+        "{shown}"
+    );
+    assert!(
+        rows[1].starts_with('+') && rows[1].contains("error RESOURCE_NOT_FOUND"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("structs_query_planet") && shown.contains("0→1"),
+        "{shown}"
+    );
+    // A run is the same as itself.
+    let out = run(&["diff", &path(&a), &path(&a)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+
+    // The expectations: the first run keeps them, the second breaks three.
+    let expect = dir.join("expect.toml");
+    std::fs::write(&expect, EXPECT).unwrap();
+    let out = run(&["check", &path(&a), "--expect", &path(&expect)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let junit = dir.join("junit.xml");
+    let out = run(&[
+        "check",
+        &path(&b),
+        "--expect",
+        &path(&expect),
+        "--junit",
+        &path(&junit),
+    ]);
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    for broken in [
+        "FAIL errors.max",
+        "FAIL arguments structs_query_planet/planet_id",
+        "FAIL rule \"no failed queries\".max",
+    ] {
+        assert!(said.contains(broken), "{broken} in {said}");
+    }
+    assert_eq!(said.matches("FAIL").count(), 3, "{said}");
+    // The JUnit file is valid against the published schema, and says the same.
+    let checked = Command::new(peers.python())
+        .args([
+            "-c",
+            "import sys, xmlschema; s = xmlschema.XMLSchema(sys.argv[1]); s.validate(sys.argv[2]); \
+             d = s.to_dict(sys.argv[2]); suite = d['testsuite'][0]; \
+             print(suite['@tests'], suite['@failures'], \
+             sum(1 for c in suite['testcase'] if 'failure' in c))",
+        ])
+        .arg(peers.junit_schema())
+        .arg(&junit)
+        .output()
+        .expect("run xmlschema");
+    assert!(checked.status.success(), "{}", text(&checked));
+    let counts = String::from_utf8_lossy(&checked.stdout);
+    let expected_tests = said
+        .lines()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("FAIL"))
+        .count();
+    assert_eq!(counts.trim(), format!("{expected_tests} 3 3"), "{said}");
+    // A filter that leaves out the failed call: the second run keeps them again, but
+    // for the planet's argument.
+    let out = run(&[
+        "check",
+        &path(&b),
+        "--expect",
+        &path(&expect),
+        "--filter",
+        "-status:error",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // An expectations file that does not read exits 2, naming the key.
+    std::fs::write(&expect, "[calls]\nmaximum = 3\n").unwrap();
+    let out = run(&["check", &path(&b), "--expect", &path(&expect)]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("maximum"), "{}", text(&out));
+    let out = run(&["diff", &path(&a), &path(&b), "--filter", "colour:red"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("no key \"colour\""), "{}", text(&out));
+}
