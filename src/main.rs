@@ -490,6 +490,13 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
             Box::new(|args, runtime| embedded_server(&cli, args, runtime)),
         );
     }
+    if let Some(Command::ServeRecording { args, .. }) = &cli.command {
+        return structs_console::mcp::proxy::cli::run(
+            &args.proxy(),
+            cli.auth_token.clone(),
+            Box::new(|_, _| anyhow::bail!("serve-recording starts no server of its own")),
+        );
+    }
     if let Some(Command::Watch { endpoint, json }) = &cli.command {
         return watch(&cli, endpoint.as_deref(), *json);
     }

@@ -37,6 +37,18 @@ fn record(peers: &Peers, dir: &Path, variant: &str) -> (PathBuf, String) {
     (log, printed)
 }
 
+/// Runs the agent's `variant` against `serve-recording LOG` (with `more` options);
+/// returns what it printed.
+fn against_recording(peers: &Peers, log: &Path, variant: &str, more: &[&str]) -> Output {
+    Command::new(peers.python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/recording_agent.py"))
+        .arg(variant)
+        .args([BIN, "serve-recording", &path(log)])
+        .args(more)
+        .output()
+        .expect("run the agent")
+}
+
 fn run(args: &[&str]) -> Output {
     Command::new(BIN)
         .args(args)
@@ -213,4 +225,79 @@ fn two_runs_of_a_python_agent_diff_to_their_one_change_and_check_fails_the_secon
     let out = run(&["diff", &path(&a), &path(&b), "--filter", "colour:red"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("no key \"colour\""), "{}", text(&out));
+}
+
+#[test]
+fn an_agent_against_a_recording_of_itself_gets_the_same_bytes_and_a_miss_names_the_nearest() {
+    let Some(peers) = Peers::find() else { return };
+    let dir = runtime_dir("serve-recording");
+    let (a, printed) = record(&peers, &dir, "a");
+    // The same agent, no world behind it: every answer byte for byte as recorded.
+    let out = against_recording(&peers, &a, "a", &[]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), printed);
+
+    // A call the recording lacks: a JSON-RPC error naming the nearest recorded call.
+    let served = format!("{BIN} serve-recording {}", path(&a));
+    let out = run(&[
+        "client",
+        "--connect",
+        &served,
+        "call",
+        "structs_query_planet",
+        "--args",
+        r#"{"planet_id": "2-999"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("-32602"), "{said}");
+    assert!(
+        said.contains(
+            r#"the nearest it holds is tools/call structs_query_planet {\"planet_id\":\"2-1\"}"#
+        ),
+        "{said}"
+    );
+
+    // With a fallback, the miss goes to a real server, whose answer is recorded.
+    let more = dir.join("more.jsonl");
+    let fallback = format!("{BIN} --headless --paused");
+    let served = format!(
+        "{BIN} serve-recording {} --record {} --fallback '{fallback}'",
+        path(&a),
+        path(&more)
+    );
+    let out = run(&[
+        "client",
+        "--connect",
+        &served,
+        "call",
+        "structs_query_planet",
+        "--args",
+        r#"{"planet_id": "2-2"}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let answer: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        answer["structuredContent"]["planet"]["Planet"]["id"], "2-2",
+        "{answer:#}"
+    );
+    let recorded = std::fs::read_to_string(&more).unwrap();
+    assert!(
+        recorded
+            .lines()
+            .any(|l| l.contains(r#""type":"response""#) && l.contains(r#""id":"2-2""#)),
+        "{recorded}"
+    );
+    // The agent's other run against the recording: its changed step fails, the rest
+    // as recorded.
+    let out = against_recording(&peers, &a, "b", &[]);
+    assert!(
+        !out.status.success(),
+        "the changed step is not in the recording"
+    );
+    assert!(
+        text(&out).contains("the nearest it holds"),
+        "{}",
+        text(&out)
+    );
 }

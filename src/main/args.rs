@@ -341,6 +341,24 @@ pub(crate) enum Command {
         #[command(flatten)]
         world: World,
     },
+    /// Answer as the server a session log recorded: each request from the log, matched
+    /// by method and arguments, in recorded order for repeated ones; over stdio, or
+    /// streamable HTTP with --http (both protocol revisions). A request the log lacks gets
+    /// a JSON-RPC error naming the nearest recorded one, or goes to --fallback.
+    ServeRecording {
+        #[command(flatten)]
+        args: structs_console::mcp::proxy::cli::RecordingArgs,
+        /// With --http: the bearer token every request must carry, at least 16
+        /// characters. Prefer the environment variable: a flag shows in the process
+        /// list.
+        #[arg(
+            long,
+            value_name = "TOKEN",
+            env = "STRUCTS_CONSOLE_AUTH_TOKEN",
+            hide_env_values = true
+        )]
+        auth_token: Option<String>,
+    },
     /// Watch a server's traffic as it happens: a control endpoint (the socket of a
     /// `proxy` or of `--headless --control`), or a session log followed as it grows.
     /// Without one, the newest live endpoint. In a terminal it opens the console's
@@ -434,6 +452,7 @@ impl Cli {
                 world, auth_token, ..
             }) => (Some(world.over(&self.world)), auth_token.take()),
             Some(Command::Replay { world, .. }) => (Some(world.over(&self.world)), None),
+            Some(Command::ServeRecording { auth_token, .. }) => (None, auth_token.take()),
             Some(Command::Client(args)) => (None, args.auth_token.take()),
             _ => (None, None),
         };

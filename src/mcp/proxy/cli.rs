@@ -79,6 +79,12 @@ pub struct ProxyArgs {
     pub http_session_idle: u64,
     /// The server's command and its arguments, after `--` (with --embedded: more
     /// arguments for `--headless`).
+    /// Answer from this session log instead of a server (`serve-recording`).
+    #[arg(skip)]
+    pub recording: Option<PathBuf>,
+    /// With a recording: where a request the log lacks goes.
+    #[arg(skip)]
+    pub fallback: Option<(String, Option<String>)>,
     #[arg(
         last = true,
         required_unless_present_any = ["embedded", "upstream"],
@@ -112,7 +118,7 @@ pub fn run(
     token: Option<String>,
     embedded: MakeEmbedded<'_>,
 ) -> anyhow::Result<ExitCode> {
-    if args.http.is_some() && args.upstream.is_none() {
+    if args.http.is_some() && args.upstream.is_none() && args.recording.is_none() {
         anyhow::bail!(
             "--http needs --upstream URL: the proxy serves hosts over HTTP in front of an HTTP server"
         );
@@ -122,11 +128,14 @@ pub fn run(
         .as_deref()
         .map(|path| Faults::load(path).map_err(|e| anyhow::anyhow!("--faults: {e}")))
         .transpose()?;
-    let upstream = args
-        .upstream
-        .as_deref()
-        .map(|url| Upstream::new(url, args.upstream_token.clone()))
-        .transpose()?;
+    let upstream = match &args.recording {
+        Some(path) => Some(recording(path, args.fallback.as_ref())?),
+        None => args
+            .upstream
+            .as_deref()
+            .map(|url| Upstream::new(url, args.upstream_token.clone()))
+            .transpose()?,
+    };
     let command: Vec<String> = if args.embedded {
         let me = std::env::current_exe()
             .map_err(|e| anyhow::anyhow!("--embedded: cannot find this program: {e}"))?;
@@ -187,6 +196,85 @@ pub fn run(
         drop(published);
         Ok(code)
     })
+}
+
+/// A session log to answer from, misses going to `fallback` (its target and token).
+fn recording(path: &Path, fallback: Option<&(String, Option<String>)>) -> anyhow::Result<Upstream> {
+    let fallback = fallback
+        .map(|(spec, token)| {
+            crate::mcp::client::Target::parse(spec)
+                .map(|t| (t, token.clone()))
+                .map_err(|e| anyhow::anyhow!("--fallback: {e}"))
+        })
+        .transpose()?;
+    let recording = super::recorded::Recording::load(path, fallback)?;
+    tracing::info!(requests = recording.len(), "serving {}", recording.shown());
+    Ok(Upstream::recording(Arc::new(recording)))
+}
+
+/// `structs-console serve-recording FILE`: its own options, the proxy's where they
+/// mean the same.
+#[derive(Debug, clap::Args)]
+pub struct RecordingArgs {
+    /// The session log to answer from (`--record` of `--headless` or of `proxy`).
+    pub file: PathBuf,
+    /// Send each request the log lacks to this MCP server and give its answer: a
+    /// command line (started as a child, spoken to over stdio) or a streamable HTTP
+    /// URL. With --record, those answers are recorded with the rest.
+    #[arg(long, value_name = "TARGET")]
+    pub fallback: Option<String>,
+    /// The bearer token sent to a --fallback URL. Prefer the environment variable.
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "STRUCTS_CONSOLE_FALLBACK_TOKEN",
+        hide_env_values = true,
+        requires = "fallback"
+    )]
+    pub fallback_token: Option<String>,
+    /// Serve over streamable HTTP at this address (`127.0.0.1:8090`; the endpoint is
+    /// /mcp) instead of stdio: 2025-11-25 sessions and 2026-07-28 stateless requests
+    /// alike. Who may connect is --headless --http's rule (--auth-token,
+    /// --http-allow-remote).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// Let --http bind an address that is not loopback. Needs a bearer token.
+    #[arg(long, requires = "http")]
+    pub http_allow_remote: bool,
+    /// Record what is asked and answered to this session log (misses that went to
+    /// --fallback among them), appending.
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
+    /// Publish the traffic live on this control endpoint (a socket path, or
+    /// http://127.0.0.1:PORT), for `watch` and the Live tab. None unless given.
+    #[arg(long, value_name = "SOCKET|URL")]
+    pub control: Option<PathBuf>,
+}
+
+impl RecordingArgs {
+    /// The proxy's options that serve the recording.
+    pub fn proxy(&self) -> ProxyArgs {
+        ProxyArgs {
+            record: self.record.clone(),
+            no_control: self.control.is_none(),
+            control: self.control.clone(),
+            faults: None,
+            hold_timeout: super::HOLD_TIMEOUT.as_secs(),
+            embedded: false,
+            upstream: None,
+            upstream_token: None,
+            http: self.http.clone(),
+            http_allow_remote: self.http_allow_remote,
+            http_max_sessions: SessionLimits::DEFAULT_MAX,
+            http_session_idle: SessionLimits::DEFAULT_IDLE.as_secs(),
+            recording: Some(self.file.clone()),
+            fallback: self
+                .fallback
+                .clone()
+                .map(|f| (f, self.fallback_token.clone())),
+            command: Vec::new(),
+        }
+    }
 }
 
 /// Says on stdout where the proxy serves hosts (as `--headless --http` does).

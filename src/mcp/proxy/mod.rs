@@ -22,6 +22,7 @@ mod broker;
 pub mod cli;
 mod headers;
 mod http;
+pub mod recorded;
 pub mod rules;
 mod spans;
 mod tap;

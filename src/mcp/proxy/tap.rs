@@ -413,10 +413,16 @@ impl Tap {
                         continue;
                     }
                     let outcome = answer_of(m, tool_outcome);
-                    recorder.response_injected(
+                    // What the host got beyond the value, to be given again whole.
+                    let wire = m.get("result").and_then(|r| {
+                        let value = outcome.as_ref().unwrap_or_else(|e| e);
+                        crate::record::wire::shrink(r, value)
+                    });
+                    recorder.response_whole(
                         p.call,
                         &p.tool,
                         outcome.as_ref(),
+                        wire,
                         p.started.elapsed(),
                         &self.source,
                         injected.or(p.note.as_deref()),

@@ -52,6 +52,8 @@ pub struct Upstream {
     /// The headers the HTTP face's host sent with each request, sent on as they came
     /// ([`super::headers`]); `None` behind a stdio face.
     notes: Option<Arc<super::headers::HostHeaders>>,
+    /// A session log answering in the server's place (`serve-recording`).
+    recorded: Option<Arc<super::recorded::Recording>>,
 }
 
 impl Upstream {
@@ -79,7 +81,22 @@ impl Upstream {
             token,
             http,
             notes: None,
+            recorded: None,
         })
+    }
+
+    /// A recording answering in a server's place: each session passed to it is served
+    /// from the log ([`super::recorded`]).
+    pub fn recording(recording: Arc<super::recorded::Recording>) -> Upstream {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        Upstream {
+            url: String::new(),
+            shown: recording.shown().to_string(),
+            token: None,
+            http: reqwest::Client::new(),
+            notes: None,
+            recorded: Some(recording),
+        }
     }
 
     /// The same server, sending each request with the headers its host sent, as noted
@@ -105,6 +122,9 @@ impl Upstream {
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
+        if let Some(recording) = self.recorded {
+            return recording.run(input, output).await;
+        }
         let (tx, mut rx) = mpsc::unbounded_channel::<Vec<u8>>();
         let writer = tokio::spawn(async move {
             let mut output = output;
