@@ -236,9 +236,18 @@ fn embedded_server(
 }
 
 /// `structs-console watch`: the Live tab in a terminal, else the lines on stdout.
-fn watch(cli: &Cli, endpoint: Option<&std::path::Path>, json: bool) -> anyhow::Result<ExitCode> {
+fn watch(
+    cli: &Cli,
+    endpoint: Option<&std::path::Path>,
+    json: bool,
+    filter: Option<&str>,
+) -> anyhow::Result<ExitCode> {
     use structs_console::mcp::control;
-    if json || !std::io::stdout().is_terminal() {
+    let filter = filter
+        .map(structs_console::record::filter::Filter::parse)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--filter: {e}"))?;
+    if json || filter.is_some() || !std::io::stdout().is_terminal() {
         let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let what = match endpoint {
             Some(p) => p.to_path_buf(),
@@ -253,7 +262,11 @@ fn watch(cli: &Cli, endpoint: Option<&std::path::Path>, json: bool) -> anyhow::R
             }
         };
         // Until the endpoint closes; a followed file, until interrupted.
-        control::print_feed(&what, &mut std::io::stdout().lock(), stop)?;
+        let mut out = std::io::stdout().lock();
+        match &filter {
+            Some(filter) => control::print_feed_filtered(&what, &mut out, stop, filter)?,
+            None => control::print_feed(&what, &mut out, stop)?,
+        }
         return Ok(ExitCode::SUCCESS);
     }
     let config = load_config(cli)?;
@@ -497,8 +510,13 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
             Box::new(|_, _| anyhow::bail!("serve-recording starts no server of its own")),
         );
     }
-    if let Some(Command::Watch { endpoint, json }) = &cli.command {
-        return watch(&cli, endpoint.as_deref(), *json);
+    if let Some(Command::Watch {
+        endpoint,
+        json,
+        filter,
+    }) = &cli.command
+    {
+        return watch(&cli, endpoint.as_deref(), *json, filter.as_deref());
     }
     if let Some(Command::Diff {
         a,

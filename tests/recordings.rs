@@ -301,3 +301,72 @@ fn an_agent_against_a_recording_of_itself_gets_the_same_bytes_and_a_miss_names_t
         text(&out)
     );
 }
+
+#[test]
+fn watch_with_a_filter_prints_only_the_calls_it_matches_each_whole() {
+    use support::agent::{lines_of, until};
+    let dir = runtime_dir("watch-filter");
+    let log = dir.join("session.jsonl");
+    let line = |seq: u64, kind: &str, call: u64, rest: &str| {
+        format!(
+            r#"{{"v":5,"ts":"2026-12-01T10:00:{seq:02}Z","session":"s","seq":{seq},"type":"{kind}","call":{call},"tool":"structs_query_player",{rest}}}"#
+        )
+    };
+    let mut text = String::new();
+    for (n, fails) in [(1, false), (2, true), (3, false), (4, true)] {
+        text.push_str(&line(
+            2 * n - 1,
+            "request",
+            n,
+            &format!(r#""arguments":{{"player_id":"1-{n}"}}"#),
+        ));
+        text.push('\n');
+        let answer = if fails {
+            r#""duration_ms":3,"error":{"error":{"code":"RESOURCE_NOT_FOUND","message":"no"}}"#
+        } else {
+            r#""duration_ms":1,"result":{"ok":true}"#
+        };
+        text.push_str(&line(2 * n, "response", n, answer));
+        text.push('\n');
+        if n == 2 {
+            text.push_str(r#"{"v":5,"ts":"2026-12-01T10:00:04Z","session":"s","seq":40,"type":"notification","method":"notifications/progress","params":{}}"#);
+            text.push('\n');
+        }
+    }
+    std::fs::write(&log, text).unwrap();
+    let mut watcher = Command::new(BIN)
+        .args([
+            "watch",
+            &path(&log),
+            "--filter",
+            "status:error -code:NOT_FOUND",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let watched = lines_of(watcher.stdout.take().unwrap());
+    let seen = until(&watched, "the fourth call's answer", |v| {
+        v["call"] == 4 && v["type"] == "response"
+    });
+    let _ = watcher.kill();
+    let _ = watcher.wait();
+    let said: Vec<(String, u64)> = seen
+        .iter()
+        .map(|v| {
+            (
+                v["type"].as_str().unwrap().to_string(),
+                v["call"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [
+            ("request".to_string(), 2),
+            ("response".to_string(), 2),
+            ("request".to_string(), 4),
+            ("response".to_string(), 4)
+        ],
+        "{seen:#?}"
+    );
+}

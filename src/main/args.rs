@@ -370,6 +370,11 @@ pub(crate) enum Command {
         /// Print the lines even in a terminal.
         #[arg(long)]
         json: bool,
+        /// Print only the calls this filter matches, each whole once it has ended
+        /// (`tool:structs_query_* status:error dur>200ms`; see the book's "Recording and
+        /// replaying sessions"), as JSON Lines.
+        #[arg(long, value_name = "FILTER", allow_hyphen_values = true)]
+        filter: Option<String>,
     },
     /// Be an MCP client from the command line: connect to a server (`--connect`), send
     /// one request, print the answer as JSON, and exit 1 on an error answer.

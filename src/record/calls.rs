@@ -215,13 +215,22 @@ struct Reader {
     /// (session, call) → the call's row.
     open: HashMap<(u32, u64), usize>,
     first: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// Following a feed: calls are kept only while open ([`Reader::live`]) and handed
+    /// out when they end ([`Reader::ended`]), not gathered in [`Run::calls`].
+    follow: bool,
+    live: HashMap<(u32, u64), CallRecord>,
+    ended: Vec<CallRecord>,
 }
 
+/// A call's place: its session's number and its number in it.
+type CallKey = (u32, u64);
+
 impl Reader {
-    fn line(&mut self, buf: &[u8], number: u64, needles: &Needles) {
+    /// Takes in line `number`; returns the call it belongs to, if any.
+    fn line(&mut self, buf: &[u8], number: u64, needles: &Needles) -> Option<CallKey> {
         let text = buf.trim_ascii();
         if text.is_empty() {
-            return;
+            return None;
         }
         let parsed = match serde_json::from_slice::<Line>(text) {
             Ok(parsed) => parsed,
@@ -242,7 +251,7 @@ impl Reader {
                 if self.run.problems.len() < 100 {
                     self.run.problems.push(problem);
                 }
-                return;
+                return None;
             }
         };
         let session = self.session(&parsed.session);
@@ -252,20 +261,19 @@ impl Reader {
             needles.hits(text)
         };
         if parsed.kind == Kind::Request {
-            self.request(parsed, session, number, hits);
-            return;
+            return Some(self.request(parsed, session, number, hits));
         }
         if parsed.kind == Kind::Notification {
             self.run.notifications += 1;
-            return;
+            return None;
         }
-        let Some(row) = parsed
-            .call
-            .and_then(|c| self.open.get(&(session, c)).copied())
-        else {
-            return;
+        let key = (session, parsed.call?);
+        let call = if self.follow {
+            self.live.get_mut(&key)?
+        } else {
+            let row = *self.open.get(&key)?;
+            &mut self.run.calls[row]
         };
-        let call = &mut self.run.calls[row];
         call.text |= hits;
         match parsed.kind {
             Kind::Round => {
@@ -283,9 +291,13 @@ impl Reader {
                     (Some(error), _) => Outcome::Error(code_of(error)),
                     _ => Outcome::Ok,
                 };
-                self.open.remove(&(session, call.call));
+                self.open.remove(&key);
+                if let Some(done) = self.live.remove(&key) {
+                    self.ended.push(done);
+                }
             }
         }
+        Some(key)
     }
 
     fn session(&mut self, name: &str) -> u32 {
@@ -298,7 +310,7 @@ impl Reader {
         n
     }
 
-    fn request(&mut self, parsed: Line<'_>, session: u32, number: u64, hits: u64) {
+    fn request(&mut self, parsed: Line<'_>, session: u32, number: u64, hits: u64) -> CallKey {
         let at = chrono::DateTime::parse_from_rfc3339(&parsed.ts).ok();
         if self.first.is_none() {
             self.first = at;
@@ -313,9 +325,7 @@ impl Reader {
             .method
             .map_or_else(|| "tools/call".to_string(), Cow::into_owned);
         let call = parsed.call.unwrap_or(0);
-        let row = self.run.calls.len();
-        self.open.insert((session, call), row);
-        self.run.calls.push(CallRecord {
+        let record = CallRecord {
             session,
             call,
             line: number,
@@ -331,7 +341,85 @@ impl Reader {
             task_updates: 0,
             injected: None,
             text: hits,
+        };
+        let key = (session, call);
+        if self.follow {
+            self.live.insert(key, record);
+        } else {
+            self.open.insert(key, self.run.calls.len());
+            self.run.calls.push(record);
+        }
+        key
+    }
+}
+
+/// The most calls a [`Follower`] holds waiting for their responses; past it, the oldest
+/// is given out unanswered.
+pub const MAX_HELD: usize = 10_000;
+
+/// What a [`Follower`] gives out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Followed {
+    /// A call that ended (or was given up waiting), with its lines as they came.
+    Call(CallRecord, Vec<Vec<u8>>),
+    /// A line of no call: a notification, or the feed's own (`hello`, `lagged`).
+    Other(Vec<u8>),
+}
+
+/// A feed's lines folded into calls as they come (`watch --filter`, `check --follow`):
+/// a call's lines are held until its response, then given out with its record.
+pub struct Follower {
+    reader: Reader,
+    needles: Needles,
+    lines: HashMap<CallKey, Vec<Vec<u8>>>,
+    /// Calls held, oldest first.
+    order: std::collections::VecDeque<CallKey>,
+    number: u64,
+}
+
+impl Follower {
+    /// A follower noting which of `needles` each call's lines hold.
+    pub fn new(needles: &[String]) -> Follower {
+        Follower {
+            reader: Reader {
+                follow: true,
+                ..Reader::default()
+            },
+            needles: Needles::new(needles),
+            lines: HashMap::new(),
+            order: std::collections::VecDeque::new(),
+            number: 0,
+        }
+    }
+
+    /// Takes in one line (without its newline); returns what it completed.
+    pub fn push(&mut self, line: &[u8]) -> Vec<Followed> {
+        self.number += 1;
+        let Some(key) = self.reader.line(line, self.number, &self.needles) else {
+            return vec![Followed::Other(line.to_vec())];
+        };
+        let held = self.lines.entry(key).or_insert_with(|| {
+            self.order.push_back(key);
+            Vec::new()
         });
+        held.push(line.to_vec());
+        let mut out = Vec::new();
+        for call in std::mem::take(&mut self.reader.ended) {
+            let key = (call.session, call.call);
+            let lines = self.lines.remove(&key).unwrap_or_default();
+            self.order.retain(|k| *k != key);
+            out.push(Followed::Call(call, lines));
+        }
+        while self.lines.len() > MAX_HELD {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            let lines = self.lines.remove(&oldest).unwrap_or_default();
+            if let Some(call) = self.reader.live.remove(&oldest) {
+                out.push(Followed::Call(call, lines));
+            }
+        }
+        out
     }
 }
 
@@ -410,6 +498,41 @@ mod tests {
         assert_eq!((prompt.session, prompt.call), (1, 1));
         assert_eq!(planet.outcome, Outcome::Unanswered);
         assert_eq!(planet.bytes, 0);
+    }
+
+    #[test]
+    fn a_follower_gives_each_call_out_with_its_lines_when_it_ends() {
+        let mut f = Follower::new(&["alice".into()]);
+        let mut out = Vec::new();
+        for line in LOG.lines() {
+            out.extend(f.push(line.as_bytes()));
+        }
+        let calls: Vec<(&CallRecord, usize)> = out
+            .iter()
+            .filter_map(|o| match o {
+                Followed::Call(c, lines) => Some((c, lines.len())),
+                Followed::Other(_) => None,
+            })
+            .collect();
+        // The query ended first (its response came before the confirmation's).
+        assert_eq!(calls.len(), 3, "{out:?}");
+        assert_eq!(
+            (calls[0].0.tool.as_str(), calls[0].1),
+            ("structs_query_player", 2)
+        );
+        assert_eq!(calls[0].0.text, 1);
+        assert_eq!(
+            (calls[1].0.tool.as_str(), calls[1].1),
+            ("confirm_delete", 3)
+        );
+        assert_eq!(calls[1].0.declined, 1);
+        assert_eq!(calls[2].0.outcome.code(), Some("-32602"));
+        // The notification and the torn line pass as lines of no call.
+        let others = out
+            .iter()
+            .filter(|o| matches!(o, Followed::Other(_)))
+            .count();
+        assert_eq!(others, 2);
     }
 
     #[test]

@@ -59,9 +59,9 @@
 
 pub mod call;
 pub mod calls;
-mod entry;
 pub mod compare;
 pub mod diff;
+mod entry;
 pub mod expect;
 pub mod feed;
 pub mod filter;

@@ -575,6 +575,79 @@ pub fn print_feed(what: &Path, out: &mut dyn Write, stop: Arc<AtomicBool>) -> an
     Ok(())
 }
 
+/// As [`print_feed`], printing only the calls `filter` matches, each whole (its lines
+/// held until its response), with the notifications it matches (by method) and the
+/// feed's own lines.
+///
+/// # Errors
+///
+/// As [`print_feed`].
+pub fn print_feed_filtered(
+    what: &Path,
+    out: &mut dyn Write,
+    stop: Arc<AtomicBool>,
+    filter: &crate::record::filter::Filter,
+) -> anyhow::Result<()> {
+    use crate::record::calls::{Followed, Follower};
+    let (tx, rx) = std::sync::mpsc::channel();
+    let reader = open_feed(what, tx, stop)?.thread;
+    let mut follower = Follower::new(&filter.needles);
+    for fed in rx {
+        let line = match fed {
+            Fed::Line(line) => line,
+            Fed::Ended(why) => {
+                tracing::info!("{why}");
+                break;
+            }
+        };
+        for followed in follower.push(&line) {
+            let lines = match followed {
+                Followed::Call(call, lines) if filter.matches(&call) => lines,
+                Followed::Call(..) => continue,
+                Followed::Other(line) if other_matches(&line, filter) => vec![line],
+                Followed::Other(_) => continue,
+            };
+            for line in lines {
+                out.write_all(&line)?;
+                out.write_all(b"\n")?;
+            }
+            out.flush()?;
+        }
+    }
+    let _ = reader.join();
+    Ok(())
+}
+
+/// Whether a line of no call passes `filter`: a notification when the filter matches
+/// its method (as a call of that name that ended well); the feed's own lines always.
+fn other_matches(line: &[u8], filter: &crate::record::filter::Filter) -> bool {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(line) else {
+        return false;
+    };
+    if v["type"] != "notification" {
+        return true;
+    }
+    let method = v["method"].as_str().unwrap_or_default().to_string();
+    let as_call = crate::record::calls::CallRecord {
+        session: 0,
+        call: 0,
+        line: 0,
+        tool: method.clone(),
+        method,
+        arguments: serde_json::Value::Null,
+        at_ms: None,
+        duration_ms: None,
+        bytes: line.len() as u64,
+        outcome: crate::record::calls::Outcome::Ok,
+        rounds: 0,
+        declined: 0,
+        task_updates: 0,
+        injected: None,
+        text: 0,
+    };
+    filter.matches(&as_call)
+}
+
 /// Where a watcher writes its commands (one JSON object a line).
 pub type CommandStream = Box<dyn Write + Send>;
 
