@@ -361,7 +361,7 @@ pub const MAX_HELD: usize = 10_000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Followed {
     /// A call that ended (or was given up waiting), with its lines as they came.
-    Call(CallRecord, Vec<Vec<u8>>),
+    Call(Box<CallRecord>, Vec<Vec<u8>>),
     /// A line of no call: a notification, or the feed's own (`hello`, `lagged`).
     Other(Vec<u8>),
 }
@@ -408,7 +408,7 @@ impl Follower {
             let key = (call.session, call.call);
             let lines = self.lines.remove(&key).unwrap_or_default();
             self.order.retain(|k| *k != key);
-            out.push(Followed::Call(call, lines));
+            out.push(Followed::Call(Box::new(call), lines));
         }
         while self.lines.len() > MAX_HELD {
             let Some(oldest) = self.order.pop_front() else {
@@ -416,7 +416,7 @@ impl Follower {
             };
             let lines = self.lines.remove(&oldest).unwrap_or_default();
             if let Some(call) = self.reader.live.remove(&oldest) {
-                out.push(Followed::Call(call, lines));
+                out.push(Followed::Call(Box::new(call), lines));
             }
         }
         out
@@ -510,7 +510,7 @@ mod tests {
         let calls: Vec<(&CallRecord, usize)> = out
             .iter()
             .filter_map(|o| match o {
-                Followed::Call(c, lines) => Some((c, lines.len())),
+                Followed::Call(c, lines) => Some((&**c, lines.len())),
                 Followed::Other(_) => None,
             })
             .collect();

@@ -602,7 +602,7 @@ pub fn print_feed_filtered(
         };
         for followed in follower.push(&line) {
             let lines = match followed {
-                Followed::Call(call, lines) if filter.matches(&call) => lines,
+                Followed::Call(call, lines) if filter.matches(&*call) => lines,
                 Followed::Call(..) => continue,
                 Followed::Other(line) if other_matches(&line, filter) => vec![line],
                 Followed::Other(_) => continue,
