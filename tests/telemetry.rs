@@ -288,9 +288,15 @@ impl Drop for Running {
     }
 }
 
+/// The binary the HTTP server runs: `STRUCTS_RELEASE_BIN` when given (the release
+/// build, as a user runs it), else the test's own.
+fn server_bin() -> String {
+    std::env::var("STRUCTS_RELEASE_BIN").unwrap_or_else(|_| BIN.to_string())
+}
+
 /// The headless server over HTTP with traces on, its URL, and the process.
 fn http_server(otlp: &str, more: &[&str]) -> (Running, String) {
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(server_bin())
         .args(["--headless", "--http", "127.0.0.1:0", "--log-level", "warn"])
         .args(["--otlp", otlp])
         .args(more)
@@ -695,6 +701,49 @@ fn serve_rest() -> (Running, String) {
 }
 
 /// A Phoenix span's parent, and its id.
+/// Spans as an indented tree, children under their parent in start order, each with
+/// its kind and a few attributes.
+fn tree(spans: &[Value]) -> String {
+    fn walk(spans: &[Value], of: &str, depth: usize, out: &mut String) {
+        let mut children: Vec<&Value> = spans.iter().filter(|s| parent(s) == of).collect();
+        children.sort_by_key(|s| s["start_time"].as_str().unwrap_or_default().to_string());
+        for s in children {
+            let attrs = &s["attributes"];
+            let notes: Vec<String> = [
+                "gen_ai.tool.name",
+                "url.full",
+                "db.operation.name",
+                "structs.reference.id",
+                "structs.pow.backend",
+            ]
+            .iter()
+            .filter_map(|k| attrs.get(*k).map(|v| format!("{k}={v}")))
+            .collect();
+            out.push_str(&format!(
+                "{}{} [{}] {}\n",
+                "  ".repeat(depth),
+                s["name"].as_str().unwrap_or("?"),
+                s["span_kind"].as_str().unwrap_or("?"),
+                notes.join(" ")
+            ));
+            walk(spans, id(s), depth + 1, out);
+        }
+    }
+    let ids: Vec<&str> = spans.iter().map(id).collect();
+    let mut out = String::new();
+    let mut roots: Vec<&str> = spans
+        .iter()
+        .map(parent)
+        .filter(|p| !ids.contains(p))
+        .collect();
+    roots.sort_unstable();
+    roots.dedup();
+    for root in roots {
+        walk(spans, root, 0, &mut out);
+    }
+    out
+}
+
 fn parent(span: &Value) -> &str {
     span["parent_id"].as_str().unwrap_or_default()
 }
@@ -787,6 +836,8 @@ fn phoenix_shows_a_call_with_references_from_a_node_and_a_proof_of_work_task_as_
     let spans = phoenix.trace_when(call_trace, |s| {
         s.iter().filter(|s| s["name"] == "GET").count() >= 2
     });
+    // As Phoenix holds it (`--nocapture` shows it).
+    println!("trace {call_trace} in Phoenix:\n{}", tree(&spans));
     let call = spans
         .iter()
         .find(|s| s["name"] == "tools/call structs_query_player")
