@@ -69,7 +69,12 @@ pub fn diff(
     let (na, nb) = (a.display().to_string(), b.display().to_string());
     let sides: [(&str, &[CallRecord]); 2] = [(&na, &ra.calls), (&nb, &rb.calls)];
     if json {
-        println!("{}", compare::to_json(&cmp, sides[0], sides[1]));
+        let mut out = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+        if let Err(e) = compare::write_json(&cmp, sides[0], sides[1], &mut out)
+            .and_then(|()| std::io::Write::flush(&mut out))
+        {
+            return failed(format!("cannot write the comparison: {e}"));
+        }
     } else {
         print!("{}", compare::render(&cmp, sides[0], sides[1], context));
     }

@@ -204,27 +204,57 @@ fn added(i: usize) -> Pair {
 }
 
 /// A call as `diff --json` gives it.
-pub fn call_json(c: &CallRecord) -> Value {
-    json!({
-        "call": c.call,
-        "line": c.line,
-        "method": c.method,
-        "tool": c.tool,
-        "arguments": c.arguments,
-        "outcome": c.outcome.label(),
-        "code": c.outcome.code(),
-        "bytes": c.bytes,
-        "duration_ms": c.duration_ms,
-    })
+#[derive(serde::Serialize)]
+struct CallOut<'a> {
+    call: u64,
+    line: u64,
+    method: &'a str,
+    tool: &'a str,
+    arguments: &'a Value,
+    outcome: String,
+    code: Option<&'a str>,
+    bytes: u64,
+    duration_ms: Option<f64>,
 }
 
-/// The comparison as `diff --json` prints it: both logs, the counts, the per-tool table
-/// and every pair.
-pub fn to_json(cmp: &Comparison, a: (&str, &[CallRecord]), b: (&str, &[CallRecord])) -> Value {
+impl<'a> CallOut<'a> {
+    fn of(c: &'a CallRecord) -> CallOut<'a> {
+        CallOut {
+            call: c.call,
+            line: c.line,
+            method: &c.method,
+            tool: &c.tool,
+            arguments: &c.arguments,
+            outcome: c.outcome.label(),
+            code: c.outcome.code(),
+            bytes: c.bytes,
+            duration_ms: c.duration_ms,
+        }
+    }
+}
+
+/// A pair as `diff --json` gives it.
+#[derive(serde::Serialize)]
+struct PairOut<'a> {
+    op: &'static str,
+    a: Option<CallOut<'a>>,
+    b: Option<CallOut<'a>>,
+}
+
+/// Writes the comparison as `diff --json` prints it, one JSON object: both logs, the
+/// counts, the per-tool table and every pair, streamed (no whole copy is built).
+///
+/// # Errors
+///
+/// When `out` cannot be written.
+pub fn write_json(
+    cmp: &Comparison,
+    a: (&str, &[CallRecord]),
+    b: (&str, &[CallRecord]),
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
     let [same, changed, removed, added] = cmp.counts();
-    let side =
-        |i: Option<usize>, calls: &[CallRecord]| i.map_or(Value::Null, |i| call_json(&calls[i]));
-    json!({
+    let head = json!({
         "a": {"log": a.0, "calls": a.1.len()},
         "b": {"log": b.0, "calls": b.1.len()},
         "same": cmp.same(),
@@ -233,10 +263,30 @@ pub fn to_json(cmp: &Comparison, a: (&str, &[CallRecord]), b: (&str, &[CallRecor
             "tool": tool, "a": fa.to_json(), "b": fb.to_json(),
         })).collect::<Vec<_>>(),
         "total": {"a": cmp.total.0.to_json(), "b": cmp.total.1.to_json()},
-        "pairs": cmp.pairs.iter().map(|p| json!({
-            "op": p.op.name(), "a": side(p.a, a.1), "b": side(p.b, b.1),
-        })).collect::<Vec<_>>(),
     })
+    .to_string();
+    // The head without its closing brace, then the pairs.
+    out.write_all(&head.as_bytes()[..head.len() - 1])?;
+    out.write_all(b",\"pairs\":[")?;
+    for (i, p) in cmp.pairs.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        let pair = PairOut {
+            op: p.op.name(),
+            a: p.a.map(|i| CallOut::of(&a.1[i])),
+            b: p.b.map(|i| CallOut::of(&b.1[i])),
+        };
+        serde_json::to_writer(&mut *out, &pair)?;
+    }
+    out.write_all(b"]}\n")
+}
+
+/// The comparison as one JSON value ([`write_json`]'s).
+pub fn to_json(cmp: &Comparison, a: (&str, &[CallRecord]), b: (&str, &[CallRecord])) -> Value {
+    let mut bytes = Vec::new();
+    let _ = write_json(cmp, a, b, &mut bytes);
+    serde_json::from_slice(&bytes).unwrap_or(Value::Null)
 }
 
 /// A size for people: `812 B`, `12.4 KB`, `3.1 MB`.
