@@ -518,31 +518,8 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return watch(&cli, endpoint.as_deref(), *json, filter.as_deref());
     }
-    if let Some(Command::Diff {
-        a,
-        b,
-        json,
-        filter,
-        context,
-        all,
-    }) = &cli.command
-    {
-        let context = (!*all).then_some(*context);
-        return Ok(recordings::diff(a, b, *json, filter.as_deref(), context));
-    }
-    if let Some(Command::Check {
-        file,
-        expect,
-        junit,
-        filter,
-    }) = &cli.command
-    {
-        return Ok(recordings::check(
-            file,
-            expect,
-            junit.as_deref(),
-            filter.as_deref(),
-        ));
+    if let Some(code) = recordings::run(cli.command.as_ref()) {
+        return Ok(code);
     }
     if let Some(Command::Client(args)) = cli.command {
         let runtime = tokio::runtime::Runtime::new()?;

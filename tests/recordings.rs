@@ -370,3 +370,119 @@ fn watch_with_a_filter_prints_only_the_calls_it_matches_each_whole() {
         "{seen:#?}"
     );
 }
+
+/// Headless Chromium, or `None` (with a note; a failure under CI).
+fn chromium() -> Option<PathBuf> {
+    let found = ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        let note = "chromium is not installed (Debian's `chromium`; .ci/run installs it)";
+        assert!(std::env::var_os("CI").is_none(), "{note}");
+        eprintln!("skipped: {note}");
+    }
+    found
+}
+
+#[test]
+fn the_report_of_two_runs_renders_in_chromium_with_its_timeline_diff_verdict_and_search() {
+    let Some(peers) = Peers::find() else { return };
+    let Some(chromium) = chromium() else { return };
+    let dir = runtime_dir("report");
+    let (a, _) = record(&peers, &dir, "a");
+    let (b, _) = record(&peers, &dir, "b");
+    let expect = dir.join("expect.toml");
+    std::fs::write(&expect, EXPECT).unwrap();
+    let page = dir.join("report.html");
+    let out = run(&[
+        "report",
+        &path(&b),
+        &path(&a),
+        "-o",
+        &path(&page),
+        "--expect",
+        &path(&expect),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("src=\"http") && !html.contains("href=\"http"),
+        "self-contained"
+    );
+    let browse = |extra: &[String], hash: &str| {
+        let out = Command::new(&chromium)
+            .args([
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--hide-scrollbars",
+            ])
+            .arg(format!("--user-data-dir={}", path(&dir.join("chromium"))))
+            .args(extra)
+            .arg(format!("file://{}{hash}", path(&page)))
+            .output()
+            .expect("run chromium");
+        assert!(out.status.success(), "{}", text(&out));
+        out
+    };
+    // The page as the browser built it, its script run, searching for the guild.
+    let dom = String::from_utf8_lossy(
+        &browse(&["--dump-dom".to_string()], "#q=structs_query_guild").stdout,
+    )
+    .to_string();
+    assert_eq!(dom.matches("<rect class=\"call").count(), 9, "a bar a call");
+    assert_eq!(
+        dom.matches("<rect class=\"call error").count(),
+        1,
+        "the failed planet"
+    );
+    assert!(
+        dom.contains("id=\"diff-summary\">8 same, 0 changed, 1 only in this run, 1 only in"),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("class=\"op-added\"").count(), 1);
+    assert_eq!(dom.matches("class=\"op-removed\"").count(), 1);
+    assert!(dom.contains("id=\"verdict\" class=\"fail\""), "{dom}");
+    assert_eq!(
+        dom.matches("<tr class=\"fail\">").count(),
+        3,
+        "three broken expectations"
+    );
+    let calls = dom.matches("<details class=\"call\"").count();
+    assert_eq!(calls, 9);
+    let hidden = dom.matches("<details class=\"call\" hidden").count();
+    let shown: usize = dom
+        .split("<span id=\"shown\">")
+        .nth(1)
+        .and_then(|t| t.split('<').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count shown: {dom}"));
+    assert!(
+        shown >= 1 && shown < calls,
+        "the search narrowed the list: {shown}"
+    );
+    assert_eq!(hidden, calls - shown);
+    // A screenshot: the page draws.
+    let shot = dir.join("report.png");
+    browse(
+        &[
+            format!("--screenshot={}", path(&shot)),
+            "--window-size=1400,1800".to_string(),
+        ],
+        "",
+    );
+    let png = std::fs::read(&shot).expect("a screenshot");
+    assert_eq!(&png[1..4], b"PNG");
+    let (w, h) = (
+        u32::from_be_bytes(png[16..20].try_into().unwrap()),
+        u32::from_be_bytes(png[20..24].try_into().unwrap()),
+    );
+    assert_eq!((w, h), (1400, 1800));
+    assert!(
+        png.len() > 20_000,
+        "more than a blank page: {} bytes",
+        png.len()
+    );
+}

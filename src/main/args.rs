@@ -421,6 +421,23 @@ pub(crate) enum Command {
         #[arg(long, value_name = "FILTER", allow_hyphen_values = true)]
         filter: Option<String>,
     },
+    /// Write one self-contained HTML page of a session log to share: a timeline of the
+    /// calls, the table per tool, every call's request and answer (searchable), the diff
+    /// against a second log when given, and the verdict of --expect. It needs no server
+    /// and no network to open.
+    Report {
+        /// The session log.
+        file: PathBuf,
+        /// A second log to compare the first with.
+        other: Option<PathBuf>,
+        /// Where to write the page.
+        #[arg(short = 'o', long, value_name = "PATH", default_value = "report.html")]
+        output: PathBuf,
+        /// Check the log against these expectations (as `check --expect`) and show the
+        /// verdict.
+        #[arg(long, value_name = "EXPECT.toml")]
+        expect: Option<PathBuf>,
+    },
     /// Run a recorded session log (`--record`) again and compare the answers.
     Replay {
         /// The session log (JSON Lines).

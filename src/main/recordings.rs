@@ -5,8 +5,44 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::args::Command;
 use structs_console::record::calls::{self, CallRecord, Run};
 use structs_console::record::{compare, expect, filter::Filter};
+
+/// `diff`, `check` and `report`, when `command` is one of them.
+pub fn run(command: Option<&Command>) -> Option<ExitCode> {
+    if let Some(Command::Diff {
+        a,
+        b,
+        json,
+        filter,
+        context,
+        all,
+    }) = command
+    {
+        let context = (!*all).then_some(*context);
+        return Some(diff(a, b, *json, filter.as_deref(), context));
+    }
+    if let Some(Command::Report {
+        file,
+        other,
+        output,
+        expect,
+    }) = command
+    {
+        return Some(report(file, other.as_deref(), output, expect.as_deref()));
+    }
+    if let Some(Command::Check {
+        file,
+        expect,
+        junit,
+        filter,
+    }) = command
+    {
+        return Some(check(file, expect, junit.as_deref(), filter.as_deref()));
+    }
+    None
+}
 
 /// Says `message` on stderr and gives exit code 2.
 fn failed(message: String) -> ExitCode {
@@ -128,4 +164,58 @@ pub fn check(file: &Path, expect: &Path, junit: Option<&Path>, filter: Option<&s
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Reads an expectations file and checks `run` against it.
+fn verdicts(expect: &Path, file: &Path) -> Result<Vec<expect::Verdict>, String> {
+    let text = std::fs::read_to_string(expect)
+        .map_err(|e| format!("cannot read {}: {e}", expect.display()))?;
+    let (expectations, rules) =
+        expect::Expectations::parse(&text).map_err(|e| format!("{}: {e}", expect.display()))?;
+    let words = expect::Expectations::needles(&rules);
+    let run =
+        calls::read(file, &words).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    Ok(expectations.check(&run, &rules))
+}
+
+/// `report FILE [OTHER] -o PATH [--expect EXPECT.toml]`.
+pub fn report(file: &Path, other: Option<&Path>, output: &Path, expect: Option<&Path>) -> ExitCode {
+    use structs_console::record::report;
+    let none = Filter::default();
+    let run = match read(file, &none) {
+        Ok(run) => run,
+        Err(e) => return failed(e),
+    };
+    let texts = match report::texts(file) {
+        Ok(t) => t,
+        Err(e) => return failed(format!("cannot read {}: {e}", file.display())),
+    };
+    let other_run = match other.map(|o| read(o, &none)).transpose() {
+        Ok(r) => r,
+        Err(e) => return failed(e),
+    };
+    let cmp = other_run
+        .as_ref()
+        .map(|o| compare::compare(&run.calls, &o.calls));
+    let checked = match expect.map(|e| verdicts(e, file)).transpose() {
+        Ok(v) => v,
+        Err(e) => return failed(e),
+    };
+    let other_name = other.map(|o| o.display().to_string()).unwrap_or_default();
+    let log = file.display().to_string();
+    let page = report::render(&report::Report {
+        log: &log,
+        run: &run,
+        texts: &texts,
+        other: other_run
+            .as_ref()
+            .zip(cmp.as_ref())
+            .map(|(o, c)| (other_name.as_str(), o, c)),
+        verdicts: checked.as_deref(),
+    });
+    if let Err(e) = std::fs::write(output, page) {
+        return failed(format!("cannot write {}: {e}", output.display()));
+    }
+    println!("wrote {}", output.display());
+    ExitCode::SUCCESS
 }

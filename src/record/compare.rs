@@ -68,7 +68,7 @@ pub struct Figures {
 }
 
 impl Figures {
-    fn add(&mut self, c: &CallRecord) {
+    pub(crate) fn add(&mut self, c: &CallRecord) {
         self.calls += 1;
         self.errors += u64::from(c.outcome.is_error());
         self.bytes += c.bytes;

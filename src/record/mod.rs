@@ -68,6 +68,7 @@ pub mod filter;
 pub mod index;
 pub mod live;
 pub mod replay;
+pub mod report;
 pub mod shapes;
 pub mod wire;
 
