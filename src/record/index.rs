@@ -46,6 +46,18 @@ pub struct Call {
     pub duration_ms: Option<f64>,
     /// The response is an error.
     pub failed: bool,
+    /// The response came from a rule or a breakpoint, not the server.
+    pub injected: bool,
+}
+
+/// A call's time as the timeline draws it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    pub at_ms: Option<f64>,
+    /// None while it has no response.
+    pub duration_ms: Option<f64>,
+    pub failed: bool,
+    pub injected: bool,
 }
 
 /// What the index holds so far.
@@ -58,6 +70,8 @@ struct State {
     orphans: u64,
     problems: Vec<Problem>,
     problem_count: u64,
+    /// When a call asked for input or its task reported (ms since the first line), by row.
+    marks: HashMap<usize, Vec<f64>>,
     bytes_read: u64,
     done: bool,
     error: Option<String>,
@@ -104,6 +118,8 @@ struct Head<'a> {
     duration_ms: Option<f64>,
     #[serde(default)]
     error: Option<IgnoredAny>,
+    #[serde(default)]
+    injected: Option<IgnoredAny>,
 }
 
 impl LogIndex {
@@ -189,6 +205,31 @@ impl LogIndex {
                 )
             })
             .collect()
+    }
+
+    /// Every call's time and end as the timeline draws it: (start, duration, failed,
+    /// injected) from row `from` on, with the marks of each (rounds, task reports).
+    pub fn timings(&self, from: usize) -> (Vec<Timing>, HashMap<usize, Vec<f64>>) {
+        let s = self.read();
+        let rows = s
+            .calls
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .map(|c| Timing {
+                at_ms: c.at_ms,
+                duration_ms: c.duration_ms.filter(|_| c.response.is_some()),
+                failed: c.failed,
+                injected: c.injected,
+            })
+            .collect();
+        let marks = s
+            .marks
+            .iter()
+            .filter(|(row, _)| **row >= from)
+            .map(|(row, m)| (*row, m.clone()))
+            .collect();
+        (rows, marks)
     }
 
     pub fn call(&self, i: usize) -> Option<(Call, String, String)> {
@@ -309,12 +350,16 @@ impl LogIndex {
         s.sessions.append(&mut reader.new_names.0);
         s.tools.append(&mut reader.new_names.1);
         s.calls.append(&mut reader.batch);
-        for (row, span, duration, failed) in reader.answered.drain(..) {
+        for (row, span, duration, (failed, injected)) in reader.answered.drain(..) {
             if let Some(c) = s.calls.get_mut(row) {
                 c.response = Some(span);
                 c.duration_ms = duration;
                 c.failed = failed;
+                c.injected = injected;
             }
+        }
+        for (row, at) in reader.marks.drain(..) {
+            s.marks.entry(row).or_default().push(at);
         }
         s.problem_count += reader.problems.len() as u64;
         let room = PROBLEMS_KEPT.saturating_sub(s.problems.len());
@@ -328,6 +373,10 @@ impl LogIndex {
         }
     }
 }
+
+/// A response to a call already published: its row, its line, its duration, and
+/// whether it failed and was injected.
+type Answered = (usize, Span, Option<f64>, (bool, bool));
 
 /// The reader's side of the index: what it has gathered since it last published, and
 /// what it keeps to name sessions and tools and to pair responses with their requests.
@@ -343,7 +392,9 @@ struct Reader {
     /// Calls not published yet.
     batch: Vec<Call>,
     /// Responses to calls already published: (row, span, duration, failed).
-    answered: Vec<(usize, Span, Option<f64>, bool)>,
+    answered: Vec<Answered>,
+    /// Rounds and task reports not published yet: (row, ms since the first line).
+    marks: Vec<(usize, f64)>,
     /// Session and tool names not published yet.
     new_names: (Vec<String>, Vec<String>),
     /// Notifications, orphans.
@@ -387,7 +438,7 @@ impl Reader {
                     Kind::Notification => self.counts.0 += 1,
                     // A round belongs to its call, whose lines are the request and the
                     // response.
-                    Kind::Round | Kind::Task => {}
+                    Kind::Round | Kind::Task => self.mark(&head, session),
                     Kind::Request => self.request(&head, session, span),
                     Kind::Response => self.response(&head, session, span),
                 }
@@ -439,7 +490,20 @@ impl Reader {
             at_ms,
             duration_ms: None,
             failed: false,
+            injected: false,
         });
+    }
+
+    /// A round or a task's report: a mark on its call, at its time.
+    fn mark(&mut self, head: &Head<'_>, session: u32) {
+        let Some(&row) = head.call.and_then(|c| self.waiting.get(&(session, c))) else {
+            return;
+        };
+        let at = chrono::DateTime::parse_from_rfc3339(&head.ts).ok();
+        if let (Some(at), Some(first)) = (at, self.first_ts) {
+            let ms = (at - first).num_microseconds().unwrap_or(0) as f64 / 1e3;
+            self.marks.push((row, ms));
+        }
     }
 
     /// A response: its call's, whether that call is published yet or not; one no call
@@ -451,10 +515,14 @@ impl Reader {
                 c.response = Some(span);
                 c.duration_ms = head.duration_ms;
                 c.failed = head.error.is_some();
+                c.injected = head.injected.is_some();
             }
-            Some(row) => self
-                .answered
-                .push((row, span, head.duration_ms, head.error.is_some())),
+            Some(row) => self.answered.push((
+                row,
+                span,
+                head.duration_ms,
+                (head.error.is_some(), head.injected.is_some()),
+            )),
             None => self.counts.1 += 1,
         }
     }

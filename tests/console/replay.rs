@@ -422,3 +422,137 @@ fn the_console_records_the_calls_it_makes_and_replays_them_the_same() {
     assert_eq!(replay.replay_verdicts(), (calls, 0), "{tools:?}");
     let _ = std::fs::remove_file(&path);
 }
+
+#[test]
+fn the_timeline_draws_calls_in_lanes_with_rounds_errors_and_injected_answers() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-timeline-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("timeline.jsonl");
+    // Five calls over two seconds: 1 and 2 at once, 3 with a round of input, 4 failed,
+    // 5 answered by a breakpoint rule.
+    let line = |ts: &str, kind: &str, call: u64, tool: &str, rest: &str| {
+        format!(
+            r#"{{"v":5,"ts":"2026-12-01T10:00:{ts}Z","session":"s","type":"{kind}","call":{call},"tool":"{tool}"{rest}}}"#
+        )
+    };
+    let lines = [
+        line(
+            "00.000",
+            "request",
+            1,
+            "structs_query_player",
+            r#","arguments":{"player_id":"1-1"}"#,
+        ),
+        line(
+            "00.200",
+            "request",
+            2,
+            "structs_query_planet",
+            r#","arguments":{"planet_id":"2-1"}"#,
+        ),
+        line(
+            "00.600",
+            "response",
+            1,
+            "structs_query_player",
+            r#","duration_ms":600,"result":{}"#,
+        ),
+        line(
+            "00.700",
+            "response",
+            2,
+            "structs_query_planet",
+            r#","duration_ms":500,"result":{}"#,
+        ),
+        line(
+            "00.800",
+            "request",
+            3,
+            "structs_action_attack",
+            r#","arguments":{"target":"5-2"}"#,
+        ),
+        line(
+            "01.000",
+            "round",
+            3,
+            "structs_action_attack",
+            r#","round":1,"input_requests":{},"input_responses":{}"#,
+        ),
+        line(
+            "01.300",
+            "response",
+            3,
+            "structs_action_attack",
+            r#","duration_ms":500,"result":{}"#,
+        ),
+        line(
+            "01.400",
+            "request",
+            4,
+            "structs_query_player",
+            r#","arguments":{"player_id":"1-999"}"#,
+        ),
+        line(
+            "01.500",
+            "response",
+            4,
+            "structs_query_player",
+            r#","duration_ms":100,"error":{"error":{"code":"RESOURCE_NOT_FOUND"}}"#,
+        ),
+        line(
+            "01.600",
+            "request",
+            5,
+            "structs_query_guild",
+            r#","arguments":{"guild_id":"0-1"}"#,
+        ),
+        line(
+            "02.000",
+            "response",
+            5,
+            "structs_query_guild",
+            r#","duration_ms":400,"injected":"breakpoint: answered","result":{}"#,
+        ),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open the log");
+    app.settle_log();
+    press(&mut app, KeyCode::Char('v'));
+    let frame = draw(&mut app, 120, 24);
+    assert!(
+        frame.contains("Timeline · 5 calls in 2 lanes · call 1"),
+        "{frame}"
+    );
+    snapshot(
+        "replay_timeline_120x24",
+        "The Replay tab's timeline: five calls over two seconds, two at once in two lanes, a round of input marked on the attack, the failed query in the error colour, the breakpoint's answer hatched; the first call selected, its answer beside",
+        &mut app,
+        120,
+        24,
+    );
+    // The next call is selected on the timeline and shown in the detail.
+    press(&mut app, KeyCode::Down);
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("call 2 · structs_query_planet"), "{frame}");
+    // Zooming in around it halves the time in view; panning moves it.
+    let axis = |frame: &str| {
+        frame
+            .lines()
+            .find(|l| l.contains("┆0 ms"))
+            .map(str::to_string)
+    };
+    assert!(axis(&frame).is_some(), "{frame}");
+    press_n(&mut app, KeyCode::Char('+'), 3);
+    let zoomed = draw(&mut app, 120, 24);
+    assert!(
+        !zoomed.contains("┆1.5 s"),
+        "an eighth of the time: {zoomed}"
+    );
+    press_n(&mut app, KeyCode::Right, 8);
+    let panned = draw(&mut app, 120, 24);
+    assert_ne!(panned, zoomed);
+    // `v` again: the list.
+    press(&mut app, KeyCode::Char('v'));
+    assert!(!draw(&mut app, 120, 24).contains("Timeline ·"));
+}

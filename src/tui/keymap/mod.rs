@@ -390,6 +390,16 @@ pub enum Command {
     OpenInReplay,
     /// Replay: open another session log.
     OpenLog,
+    /// Replay: the calls on a time axis, or as a list again.
+    ToggleTimeline,
+    /// Timeline: half the time in view.
+    ZoomIn,
+    /// Timeline: twice the time in view.
+    ZoomOut,
+    /// Timeline: earlier.
+    PanLeft,
+    /// Timeline: later.
+    PanRight,
     /// Session log prompt: open the file typed.
     OpenLogFile,
     /// Server: fill in a call to the selected tool, in a form built from its schema.

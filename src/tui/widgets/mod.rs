@@ -3,7 +3,8 @@
 //! an entity's fields ([`fields`]) and the references tree ([`reference_tree`]), a
 //! handle's page ([`page`]), the cursor every list scrolls with ([`cursor`]), text
 //! fitted to columns ([`text`]), the tasks MCP servers run ([`tasks`]), the path prompt
-//! ([`prompt`]) and a text of several lines to edit ([`textarea`]).
+//! ([`prompt`]), a text of several lines to edit ([`textarea`]) and calls on a time axis
+//! ([`timeline`]).
 
 pub(crate) mod block;
 pub(crate) mod cursor;
@@ -15,6 +16,7 @@ pub(crate) mod reference_tree;
 pub(crate) mod tasks;
 pub(crate) mod text;
 pub(crate) mod textarea;
+pub(crate) mod timeline;
 pub(crate) mod tree;
 
 pub(crate) use block::area_block;

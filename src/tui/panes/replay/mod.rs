@@ -34,6 +34,7 @@ use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 
 mod render;
+mod timeline;
 
 pub(crate) use render::pretty;
 
@@ -131,6 +132,8 @@ pub(crate) struct ReplayPane {
     pending: Option<Pending>,
     /// Where `t` copies a call's trace id (none: the status line says so).
     clipboard: Option<Box<dyn crate::tui::clipboard::Clipboard>>,
+    /// The calls on a time axis instead of the list (`v`), when on.
+    timeline: Option<timeline::Timeline>,
 }
 
 /// A call to select once indexed: its session id and number, and how many of the
@@ -155,6 +158,7 @@ impl ReplayPane {
             prompt: None,
             pending: None,
             clipboard: None,
+            timeline: None,
         }
     }
 
@@ -219,6 +223,10 @@ impl ReplayPane {
             }
         }
         let index = LogIndex::open(path)?;
+        // A timeline on show starts again on the new log, fitted to it.
+        if self.timeline.is_some() {
+            self.timeline = Some(timeline::Timeline::new());
+        }
         self.log = Some(OpenLog {
             index,
             replayer: Arc::new(tokio::sync::Mutex::new(replayer)),
@@ -632,6 +640,17 @@ impl Pane for ReplayPane {
             Command::PrevDifference => self.jump_difference(false, ctx),
             Command::OpenInPlans => self.open_plan(ctx),
             Command::CopyTraceId => self.copy_trace(ctx),
+            Command::ToggleTimeline => {
+                self.timeline = match self.timeline {
+                    Some(_) => None,
+                    None => Some(timeline::Timeline::new()),
+                };
+            }
+            Command::ZoomIn | Command::ZoomOut | Command::PanLeft | Command::PanRight => {
+                if let Some(tl) = &mut self.timeline {
+                    tl.run(command, self.cursor.selected);
+                }
+            }
             _ => {}
         }
     }
@@ -743,6 +762,17 @@ impl Pane for ReplayPane {
         if self.selected_trace().is_some() {
             commands.push(Command::CopyTraceId);
         }
+        if !log.index.is_empty() {
+            commands.push(Command::ToggleTimeline);
+            if self.timeline.is_some() && self.focus == Focus::Calls {
+                commands.extend([
+                    Command::ZoomIn,
+                    Command::ZoomOut,
+                    Command::PanLeft,
+                    Command::PanRight,
+                ]);
+            }
+        }
         commands
     }
 
@@ -804,7 +834,11 @@ impl Pane for ReplayPane {
         } else {
             Layout::vertical([Constraint::Percentage(45), Constraint::Fill(1)]).areas(area)
         };
-        self.render_list(list_area, buf, ui);
+        if self.timeline.is_some() {
+            self.render_timeline(list_area, buf, ui);
+        } else {
+            self.render_list(list_area, buf, ui);
+        }
         self.load_shown();
         self.render_detail(detail_area, buf, ui);
     }
