@@ -1,6 +1,7 @@
 //! A timeline: calls as bars on a time axis, calls at the same time in lanes, the
 //! moments a call asked for input or its task reported as marks on its bar, errors and
-//! calls answered by a rule or a breakpoint drawn apart, the selected call highlighted.
+//! calls answered by a rule or a breakpoint drawn apart (every other call shaded, so calls
+//! one after another stay told apart), the selected call highlighted.
 //!
 //! The view is a window of time (`from`, `span`) the keys zoom and pan; a frame looks
 //! at every bar once, so 100,000 calls draw in a few milliseconds.
@@ -151,6 +152,9 @@ pub fn draw(
             "▒"
         } else if bar.injected {
             "▚"
+        } else if i % 2 == 1 {
+            // Calls one after another in a lane stay told apart.
+            "▓"
         } else {
             "█"
         };
@@ -257,7 +261,7 @@ mod tests {
             |y: u16| -> String { (0..20).map(|x| buf[(x, y)].symbol().to_string()).collect() };
         assert!(row(0).starts_with("┆0 ms"), "{}", row(0));
         assert_eq!(row(1), "████████┃██         ");
-        assert_eq!(row(2), "     ███████████████");
+        assert_eq!(row(2), "     ▓▓▓▓▓▓▓▓▓▓▓▓▓▓▓", "every other call shaded");
         let colours = |x: u16, y: u16| (buf[(x, y)].fg, buf[(x, y)].bg);
         let of = |role: Role| {
             let s = theme.style(role);
