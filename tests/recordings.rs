@@ -486,3 +486,64 @@ fn the_report_of_two_runs_renders_in_chromium_with_its_timeline_diff_verdict_and
         png.len()
     );
 }
+
+#[test]
+fn check_follow_stops_at_the_first_expectation_broken_for_good() {
+    use std::io::Write as _;
+    let dir = runtime_dir("check-follow");
+    let log = dir.join("live.jsonl");
+    let call = |n: u64, tool: &str| {
+        format!(
+            "{{\"v\":5,\"ts\":\"2026-12-01T10:00:0{n}Z\",\"session\":\"s\",\"type\":\"request\",\"call\":{n},\"tool\":\"{tool}\",\"arguments\":{{}}}}\n\
+             {{\"v\":5,\"ts\":\"2026-12-01T10:00:0{n}Z\",\"session\":\"s\",\"type\":\"response\",\"call\":{n},\"tool\":\"{tool}\",\"duration_ms\":2,\"result\":{{}}}}\n"
+        )
+    };
+    std::fs::write(&log, call(1, "structs_query_player")).unwrap();
+    let expect = dir.join("expect.toml");
+    // A minimum not reached yet does not stop it; a forbidden tool does.
+    std::fs::write(
+        &expect,
+        "[calls]\nmin = 5\n[tools]\nforbidden = [\"structs_action_*\"]\n",
+    )
+    .unwrap();
+    let junit = dir.join("junit.xml");
+    let mut checking = Command::new(BIN)
+        .args(["check", &path(&log), "--expect", &path(&expect), "--follow"])
+        .args(["--junit", &path(&junit)])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    assert!(
+        checking.try_wait().unwrap().is_none(),
+        "a minimum not reached yet is no reason to stop"
+    );
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    file.write_all(call(2, "structs_query_planet").as_bytes())
+        .unwrap();
+    file.write_all(call(3, "structs_action_attack").as_bytes())
+        .unwrap();
+    file.flush().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = checking.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "check did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = checking.wait_with_output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("FAIL tools.forbidden \"structs_action_*\""),
+        "{said}"
+    );
+    assert!(
+        said.contains("FAIL calls.min: calls: 3, at least 5 expected"),
+        "{said}"
+    );
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("failures=\"2\""), "{xml}");
+}

@@ -420,6 +420,13 @@ pub(crate) enum Command {
         /// Check only the calls this filter matches.
         #[arg(long, value_name = "FILTER", allow_hyphen_values = true)]
         filter: Option<String>,
+        /// FILE is a live feed (a control endpoint's socket or URL, or a log followed as
+        /// it grows): check each call as it ends, and exit 1 at the first expectation
+        /// broken for good (a limit passed, a forbidden tool, an argument, the order, a
+        /// refused confirmation), so a script can stop the agent there; the rest are
+        /// judged when the feed ends.
+        #[arg(long)]
+        follow: bool,
     },
     /// Write one self-contained HTML page of a session log to share: a timeline of the
     /// calls, the table per tool, every call's request and answer (searchable), the diff

@@ -37,9 +37,16 @@ pub fn run(command: Option<&Command>) -> Option<ExitCode> {
         expect,
         junit,
         filter,
+        follow,
     }) = command
     {
-        return Some(check(file, expect, junit.as_deref(), filter.as_deref()));
+        return Some(check(
+            file,
+            expect,
+            junit.as_deref(),
+            filter.as_deref(),
+            *follow,
+        ));
     }
     None
 }
@@ -122,7 +129,14 @@ pub fn diff(
 }
 
 /// `check FILE --expect EXPECT.toml`.
-pub fn check(file: &Path, expect: &Path, junit: Option<&Path>, filter: Option<&str>) -> ExitCode {
+/// (`--follow`: FILE is a live feed.)
+pub fn check(
+    file: &Path,
+    expect: &Path,
+    junit: Option<&Path>,
+    filter: Option<&str>,
+    follow: bool,
+) -> ExitCode {
     let text = match std::fs::read_to_string(expect) {
         Ok(t) => t,
         Err(e) => return failed(format!("cannot read {}: {e}", expect.display())),
@@ -146,9 +160,16 @@ pub fn check(file: &Path, expect: &Path, junit: Option<&Path>, filter: Option<&s
     for f in rules.iter_mut().chain(std::iter::once(&mut filter)) {
         f.rebase(&words);
     }
-    let run = match read(file, &filter) {
-        Ok(run) => run,
-        Err(e) => return failed(e),
+    let run = if follow {
+        match followed(file, &filter, &expectations, &rules, &words) {
+            Ok(run) => run,
+            Err(e) => return failed(e),
+        }
+    } else {
+        match read(file, &filter) {
+            Ok(run) => run,
+            Err(e) => return failed(e),
+        }
     };
     let verdicts = expectations.check(&run, &rules);
     let log = file.display().to_string();
@@ -218,4 +239,63 @@ pub fn report(file: &Path, other: Option<&Path>, output: &Path, expect: Option<&
     }
     println!("wrote {}", output.display());
     ExitCode::SUCCESS
+}
+
+/// Whether a broken verdict stays broken however the run goes on: a limit passed, a
+/// forbidden tool, an argument, the order, a refused confirmation. (A minimum, a
+/// required tool and a percentile can still come right.)
+fn broken_for_good(v: &expect::Verdict) -> bool {
+    !v.passed
+        && !v.name.ends_with(".min")
+        && !v.name.starts_with("tools.required")
+        && !v.name.starts_with("duration.p")
+}
+
+/// Reads the live feed at `what` call by call until it ends, or until an expectation
+/// is broken for good; returns the run so far.
+fn followed(
+    what: &Path,
+    filter: &Filter,
+    expectations: &expect::Expectations,
+    rules: &[Filter],
+    words: &[String],
+) -> Result<Run, String> {
+    use structs_console::record::calls::{Followed, Follower};
+    use structs_console::record::live::Fed;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _reading = structs_console::mcp::control::open_feed(what, tx, stop.clone())
+        .map_err(|e| format!("cannot follow {}: {e:#}", what.display()))?;
+    let mut follower = Follower::new(words);
+    let mut run = Run::default();
+    let mut fed = rx.recv().ok();
+    while let Some(item) = fed {
+        let line = match item {
+            Fed::Line(line) => line,
+            Fed::Ended(why) => {
+                eprintln!("{why}");
+                break;
+            }
+        };
+        let before = run.calls.len();
+        for out in follower.push(&line) {
+            if let Followed::Call(call, _) = out
+                && (filter.is_empty() || filter.matches(&*call))
+            {
+                run.calls.push(*call);
+            }
+        }
+        // Judged once what has come is in, not line by line.
+        fed = rx.try_recv().ok();
+        if fed.is_none() {
+            if run.calls.len() > before
+                && expectations.check(&run, rules).iter().any(broken_for_good)
+            {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                return Ok(run);
+            }
+            fed = rx.recv().ok();
+        }
+    }
+    Ok(run)
 }
