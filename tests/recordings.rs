@@ -547,3 +547,100 @@ fn check_follow_stops_at_the_first_expectation_broken_for_good() {
     let xml = std::fs::read_to_string(&junit).unwrap();
     assert!(xml.contains("failures=\"2\""), "{xml}");
 }
+
+/// Starts `args` (a server on `port`) and waits until it listens; killed when dropped.
+struct Listening(std::process::Child);
+
+impl Listening {
+    fn start(args: &[&str], port: u16) -> Listening {
+        let child = Command::new(BIN)
+            .args(args)
+            .env_remove("STRUCTS_CONSOLE_AUTH_TOKEN")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start a server");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{args:?} did not listen"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Listening(child)
+    }
+}
+
+impl Drop for Listening {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_stateless_2026_recording_is_served_over_http_as_it_was_recorded() {
+    let dir = runtime_dir("serve-2026");
+    let log = dir.join("stateless.jsonl");
+    let ports = [
+        support::daemon::free_port(),
+        support::daemon::free_port(),
+        support::daemon::free_port(),
+    ];
+    let addr = |p: u16| format!("127.0.0.1:{p}");
+    let url = |p: u16| format!("http://127.0.0.1:{p}/mcp");
+    let call = |p: u16| {
+        run(&[
+            "client",
+            "--connect",
+            &url(p),
+            "call",
+            "structs_query_player",
+            "--args",
+            r#"{"player_id": "1-2"}"#,
+        ])
+    };
+    // The client (2026-07-28, stateless) through the tap in front of the server.
+    let recorded = {
+        let _server = Listening::start(
+            &["--headless", "--paused", "--http", &addr(ports[0])],
+            ports[0],
+        );
+        let _tap = Listening::start(
+            &[
+                "proxy",
+                "--no-control",
+                "--upstream",
+                &url(ports[0]),
+                "--http",
+                &addr(ports[1]),
+                "--record",
+                &path(&log),
+            ],
+            ports[1],
+        );
+        call(ports[1])
+    };
+    assert!(recorded.status.success(), "{}", text(&recorded));
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        lines.contains(r#""method":"server/discover""#),
+        "a 2026-07-28 client: {lines}"
+    );
+    // The recording over HTTP, no server behind it: the same answer, byte for byte.
+    let _served = Listening::start(
+        &["serve-recording", &path(&log), "--http", &addr(ports[2])],
+        ports[2],
+    );
+    let served = call(ports[2]);
+    assert!(served.status.success(), "{}", text(&served));
+    assert_eq!(
+        String::from_utf8_lossy(&served.stdout),
+        String::from_utf8_lossy(&recorded.stdout)
+    );
+    let info = run(&["client", "--connect", &url(ports[2]), "info"]);
+    let info: Value = serde_json::from_slice(&info.stdout).expect("JSON");
+    assert_eq!(info["protocolVersion"], "2026-07-28", "{info:#}");
+}
