@@ -436,7 +436,7 @@ pub fn code_of(error: &Value) -> String {
 
 /// Whether a round's answers say no: never answered, a form declined or cancelled, or a
 /// field of the form answered `false` (a confirmation refused).
-fn answered_no(responses: Option<&Value>) -> bool {
+pub fn answered_no(responses: Option<&Value>) -> bool {
     let Some(Value::Object(answers)) = responses else {
         return true;
     };

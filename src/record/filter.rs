@@ -9,7 +9,7 @@
 //! |---|---|
 //! | `tool:GLOB` | the tool (or for another request its name, `prompts/get next`); `*` any run, `?` one character |
 //! | `method:GLOB` | the request's method (`tools/call`, `prompts/get`, …) |
-//! | `status:ok` / `error` / `unanswered` / `injected` | how the call ended; `injected`: answered by a rule or a breakpoint |
+//! | `status:ok` / `error` / `unanswered` / `injected` / `held` | how the call ended; `injected`: answered by a rule or a breakpoint; `held`: held at a breakpoint now (the Live tab) |
 //! | `code:CODE` | an error's code (`NOT_FOUND`, `-32602`) |
 //! | `dur>200ms`, `dur<=1s`, `dur=5ms` | the duration (`us`, `ms`, `s`, `m`; a bare number is ms) |
 //! | `bytes>10k`, `bytes<2mb` | the answer's size (`k`/`kb` = 1,000, `m`/`mb` = 1,000,000) |
@@ -47,6 +47,8 @@ pub enum Status {
     Error,
     Unanswered,
     Injected,
+    /// Held at a breakpoint now.
+    Held,
 }
 
 /// One test of a term.
@@ -86,6 +88,10 @@ pub trait Subject {
     fn method(&self) -> &str;
     fn status(&self) -> Status;
     fn injected(&self) -> bool;
+    /// Held at a breakpoint now (a call of a live feed).
+    fn held(&self) -> bool {
+        false
+    }
     fn code(&self) -> Option<&str>;
     fn duration_ms(&self) -> Option<f64>;
     fn bytes(&self) -> Option<u64>;
@@ -176,6 +182,7 @@ impl Filter {
             Test::Method(globs) => globs.iter().any(|g| glob(g, call.method())),
             Test::Status(wanted) => wanted.iter().any(|s| match s {
                 Status::Injected => call.injected(),
+                Status::Held => call.held(),
                 s => *s == call.status(),
             }),
             Test::Code(codes) => call
@@ -313,8 +320,9 @@ fn status(s: &str) -> Result<Status, String> {
         "error" | "err" | "failed" => Ok(Status::Error),
         "unanswered" | "pending" => Ok(Status::Unanswered),
         "injected" => Ok(Status::Injected),
+        "held" => Ok(Status::Held),
         _ => Err(format!(
-            "no status {s:?}: use ok, error, unanswered or injected"
+            "no status {s:?}: use ok, error, unanswered, injected or held"
         )),
     }
 }

@@ -97,6 +97,72 @@ pub struct LiveCall {
     pub trace_id: Option<String>,
 }
 
+/// A live call as the filter language sees it ([`super::filter`]): its words are its
+/// tool, its status, its arguments and its answer, in any case when the word is all
+/// lowercase.
+impl super::filter::Subject for LiveCall {
+    fn tool(&self) -> &str {
+        &self.tool
+    }
+    fn method(&self) -> &str {
+        self.method.as_deref().unwrap_or("tools/call")
+    }
+    fn status(&self) -> super::filter::Status {
+        use super::filter::Status as S;
+        match self.status {
+            Status::Running => S::Unanswered,
+            Status::Answered => S::Ok,
+            Status::Failed(_) | Status::Cancelled => S::Error,
+        }
+    }
+    fn injected(&self) -> bool {
+        self.injected.is_some()
+    }
+    fn held(&self) -> bool {
+        self.held.is_some()
+    }
+    fn code(&self) -> Option<&str> {
+        match &self.status {
+            Status::Failed(code) => Some(code),
+            Status::Cancelled => Some("TOOL_CANCELLED"),
+            _ => None,
+        }
+    }
+    fn duration_ms(&self) -> Option<f64> {
+        self.duration_ms
+    }
+    fn bytes(&self) -> Option<u64> {
+        self.size.map(|n| n as u64)
+    }
+    fn rounds(&self) -> u32 {
+        self.rounds
+            .iter()
+            .filter(|r| r.get("round").is_some())
+            .count() as u32
+    }
+    fn declined(&self) -> u32 {
+        self.rounds
+            .iter()
+            .filter(|r| r.get("round").is_some())
+            .filter(|r| super::calls::answered_no(r.get("inputResponses").filter(|v| !v.is_null())))
+            .count() as u32
+    }
+    fn holds(&self, _i: usize, word: &str) -> bool {
+        let exact = word.chars().any(char::is_uppercase);
+        let found = |text: &str| {
+            if exact {
+                text.contains(word)
+            } else {
+                text.to_lowercase().contains(word)
+            }
+        };
+        found(&self.tool)
+            || found(self.status.word())
+            || found(&self.arguments.to_string())
+            || self.answer.as_ref().is_some_and(|a| found(&a.to_string()))
+    }
+}
+
 /// A call held at a breakpoint of the proxy.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hold {

@@ -324,7 +324,7 @@ pub(crate) const ROWS: &[Row] = &[
     row(LIVE_TREES, ENTER, C::Toggle, "open/close", "Expand or collapse"),
     row(LIVE_TREES, TREE_BACK, C::Back, "back", "Back to the calls"),
     row(LIVE_AREAS, &[ch('f')], C::ToggleFollow, "follow", "Follow the newest call as calls come, or pause on the one selected"),
-    row(LIVE_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter the calls: #session, words of the tool or of the state (ok, failed, an error code)"),
+    row(LIVE_AREAS, &[ch('/')], C::StartFilter, "filter", "Filter the calls: #session, and the filter language of diff and check (tool:GLOB status:error dur>200ms code:X, words)"),
     row(LIVE_AREAS, &[ch('C')], C::ClearFilter, "clear filter", "Show every call again"),
     row(LIVE_AREAS, &[ch('b')], C::ToggleBreakpoint, "breakpoint", "Hold the selected call's tool at a breakpoint from now on, or stop holding it"),
     row(LIVE_AREAS, &[ch('A')], C::ToggleAnswerBreakpoint, "break answers", "Hold the answers to the selected call's tool at a breakpoint from now on (to change them on their way to the agent), or stop"),

@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 
 use crate::context::CallContext;
 use crate::error::ToolError;
+use crate::record::filter::Filter;
 use crate::record::live::{Live, LiveCall};
 use crate::tui::dispatch::{Reply, RequestId};
 use crate::tui::keymap::{Command, Scope};
@@ -265,22 +266,31 @@ impl LivePane {
         }
     }
 
-    /// True when `call` passes the filter: its words (`#session`, tool, status) hold
-    /// each of the filter's words.
+    /// True when `call` passes the filter: `#N` names its session, and the rest is the
+    /// filter language of `diff`, `check` and `watch` ([`crate::record::filter`]:
+    /// `tool:structs_query_* status:error dur>200ms`, bare words searched in its tool,
+    /// status, arguments and answer). Text that does not read as the language yet (a
+    /// term half typed) is searched for as words.
     fn passes(filter: &str, call: &LiveCall) -> bool {
-        if filter.is_empty() {
-            return true;
-        }
-        let tool = call.tool.to_lowercase();
-        let status = call.status.word().to_lowercase();
         let session = format!("#{}", call.session);
-        filter.to_lowercase().split_whitespace().all(|w| {
+        let mut rest = Vec::new();
+        for w in filter.split_whitespace() {
             if w.starts_with('#') {
-                w == session
+                if w != session {
+                    return false;
+                }
             } else {
-                tool.contains(w) || status.contains(w)
+                rest.push(w);
             }
-        })
+        }
+        let rest = rest.join(" ");
+        match Filter::parse(&rest) {
+            Ok(f) => f.matches(call),
+            Err(_) => rest.split_whitespace().all(|w| {
+                use crate::record::filter::Subject as _;
+                call.holds(0, &w.to_lowercase())
+            }),
+        }
     }
 
     /// Makes the rows again from the kept calls and the filter, keeping the selected
@@ -707,6 +717,17 @@ mod tests {
         let ok = call(12, "structs_list_entities", Status::Answered);
         assert!(!LivePane::passes("#1", &ok), "#1 is not #12");
         assert!(LivePane::passes("#12 ok", &ok));
+        // The language of diff, check and watch.
+        assert!(LivePane::passes(
+            "#2 status:error tool:structs_query_*",
+            &failed
+        ));
+        assert!(LivePane::passes("code:rate_limit_exceeded", &failed));
+        assert!(!LivePane::passes("-status:error", &failed));
+        assert!(LivePane::passes("-status:error tool:*list*", &ok));
+        assert!(!LivePane::passes("status:held", &ok));
+        // Half typed: searched for as words until it reads.
+        assert!(LivePane::passes("tool:", &failed) == failed.tool.contains("tool:"));
     }
 
     #[test]
