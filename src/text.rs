@@ -1,5 +1,23 @@
 //! Text helpers shared by every layer.
 
+/// `text` made safe inside XML or HTML, text or a quoted attribute: the five markup
+/// characters as entities, and the control characters XML 1.0 does not allow left out.
+pub fn escape_markup(text: &str) -> String {
+    let mut s = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            '\'' => s.push_str("&#39;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {}
+            c => s.push(c),
+        }
+    }
+    s
+}
+
 /// Levenshtein distance between two names (for "did you mean").
 pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();

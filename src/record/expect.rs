@@ -49,6 +49,7 @@ use serde::Deserialize;
 
 use super::calls::{CallRecord, Run};
 use super::filter::{self, Filter, glob};
+use crate::text::escape_markup as xml;
 
 /// A limit on a count.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
@@ -533,23 +534,6 @@ pub fn render(verdicts: &[Verdict], log: &str) -> String {
         let _ = writeln!(out, "  {}", v.name);
     }
     out
-}
-
-/// Escapes text for XML.
-fn xml(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => {}
-            c => s.push(c),
-        }
-    }
-    s
 }
 
 /// The verdicts as JUnit XML, one test case each, a broken one with its `<failure>`:

@@ -17,6 +17,7 @@ use super::calls::{CallRecord, Run};
 use super::compare::{self, Comparison, Op};
 use super::expect::Verdict;
 use super::{Kind, LogReader};
+use crate::text::escape_markup as esc;
 
 /// Calls the timeline draws at most.
 pub const TIMELINE_MAX: usize = 20_000;
@@ -83,22 +84,6 @@ fn pretty(v: &Value) -> String {
         let _ = write!(text, "\n… cut here: {whole} bytes in all");
     }
     text
-}
-
-/// Escapes text for HTML.
-fn esc(text: &str) -> String {
-    let mut s = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => s.push_str("&amp;"),
-            '<' => s.push_str("&lt;"),
-            '>' => s.push_str("&gt;"),
-            '"' => s.push_str("&quot;"),
-            '\'' => s.push_str("&#39;"),
-            c => s.push(c),
-        }
-    }
-    s
 }
 
 const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:24px;color:#1d2330}\
