@@ -46,6 +46,45 @@ type CallKey = (usize, u64);
 /// The plan tool whose calls open in the Plans pane.
 const PLAN_TOOL: &str = "structs_plan_execute";
 
+/// The Live tab's filter, read: `#N` names a session, the rest is the filter language
+/// (or, while it does not read yet, words to look for).
+struct LiveFilter {
+    session: Option<String>,
+    parsed: Result<Filter, Vec<String>>,
+}
+
+impl LiveFilter {
+    fn parse(text: &str) -> LiveFilter {
+        let (sessions, rest): (Vec<&str>, Vec<&str>) =
+            text.split_whitespace().partition(|w| w.starts_with('#'));
+        // Two different sessions match nothing; keep the first that differs to say so.
+        let session = sessions.first().map(|s| (*s).to_string());
+        let session = match sessions.iter().find(|s| Some(**s) != session.as_deref()) {
+            Some(_) => Some(String::new()),
+            None => session,
+        };
+        let rest = rest.join(" ");
+        let parsed = Filter::parse(&rest)
+            .map_err(|_| rest.split_whitespace().map(str::to_lowercase).collect());
+        LiveFilter { session, parsed }
+    }
+
+    fn passes(&self, call: &LiveCall) -> bool {
+        if let Some(s) = &self.session
+            && *s != format!("#{}", call.session)
+        {
+            return false;
+        }
+        match &self.parsed {
+            Ok(f) => f.matches(call),
+            Err(words) => words.iter().all(|w| {
+                use crate::record::filter::Subject as _;
+                call.holds(0, w)
+            }),
+        }
+    }
+}
+
 /// The longest filter, in bytes.
 const FILTER_MAX: usize = 200;
 
@@ -271,26 +310,9 @@ impl LivePane {
     /// `tool:structs_query_* status:error dur>200ms`, bare words searched in its tool,
     /// status, arguments and answer). Text that does not read as the language yet (a
     /// term half typed) is searched for as words.
+    #[cfg(test)]
     fn passes(filter: &str, call: &LiveCall) -> bool {
-        let session = format!("#{}", call.session);
-        let mut rest = Vec::new();
-        for w in filter.split_whitespace() {
-            if w.starts_with('#') {
-                if w != session {
-                    return false;
-                }
-            } else {
-                rest.push(w);
-            }
-        }
-        let rest = rest.join(" ");
-        match Filter::parse(&rest) {
-            Ok(f) => f.matches(call),
-            Err(_) => rest.split_whitespace().all(|w| {
-                use crate::record::filter::Subject as _;
-                call.holds(0, &w.to_lowercase())
-            }),
-        }
+        LiveFilter::parse(filter).passes(call)
     }
 
     /// Makes the rows again from the kept calls and the filter, keeping the selected
@@ -298,8 +320,10 @@ impl LivePane {
     fn refilter(&mut self) {
         let calls = self.live.calls();
         let chosen = self.selected_call_key();
+        // Read once, not once a call.
+        let filter = LiveFilter::parse(&self.filter);
         self.rows = (0..calls.len())
-            .filter(|i| Self::passes(&self.filter, &calls[*i]))
+            .filter(|i| filter.passes(&calls[*i]))
             .collect();
         self.seen_front = calls.front().map(|c| (c.session, c.call));
         if self.follow || chosen.is_none() {
