@@ -21,6 +21,11 @@
 //! redis_prefix = "structs-console"
 //! memory_limit_mb = 256          # the memory store's size; the oldest results go first
 //! redis_limit_mb = 256           # the Redis store's, for every server sharing it
+//!
+//! [redact]                       # what recordings never hold (record::redact)
+//! defaults = true                # the standard rules: tokens, keys, mnemonics
+//! keys = ["(?i)^session_key$"]   # a key matching: its whole value is hidden
+//! values = ['sk-live-\w{24}']    # the part of any string matching (or its group)
 //! ```
 
 use std::path::Path;
@@ -28,6 +33,7 @@ use std::path::Path;
 use serde::Deserialize;
 
 use crate::handles::HandleConfig;
+use crate::record::RedactConfig;
 use crate::references::ReferenceConfig;
 
 /// Everything the configuration file can set.
@@ -36,6 +42,7 @@ use crate::references::ReferenceConfig;
 pub struct Config {
     pub references: ReferenceConfig,
     pub handles: HandleConfig,
+    pub redact: RedactConfig,
 }
 
 impl Config {
@@ -50,6 +57,7 @@ impl Config {
         let config: Config = toml::from_str(text).map_err(|e| e.to_string())?;
         config.references.validate()?;
         config.handles.validate()?;
+        config.redact.validate()?;
         Ok(config)
     }
 }
@@ -84,6 +92,14 @@ mod tests {
         assert_eq!(c.handles.memory_limit_mb, 8);
         let e = Config::parse("[handles]\nmemory_limit_mb = 0\n").unwrap_err();
         assert!(e.contains("memory_limit_mb"), "{e}");
+        let c = Config::parse("[redact]\nkeys = [\"(?i)^pin$\"]\n").unwrap();
+        assert_eq!(c.redact.keys, ["(?i)^pin$"]);
+        assert!(
+            c.redact.defaults,
+            "the standard rules stay on unless turned off"
+        );
+        let e = Config::parse("[redact]\nvalues = [\"(\"]\n").unwrap_err();
+        assert!(e.contains("[redact] values rule"), "{e}");
         let e = Config::parse("[referencs]\n").unwrap_err();
         assert!(e.contains("referencs"), "{e}");
         let e = Config::parse("[references]\ninclude_references = \"most\"\n").unwrap_err();

@@ -11,6 +11,7 @@ use serde_json::json;
 use structs_console::Core;
 use structs_console::config::Config;
 use structs_console::nats::{NatsFeed, NatsPublisher};
+use structs_console::record::Redaction;
 use structs_console::references::{Include, OnError};
 use structs_console::rest::server::RestServer;
 use structs_console::source::GameSource;
@@ -202,9 +203,28 @@ fn sim_maker(cli: &Cli) -> impl Fn() -> Arc<SimSource> + Send + Sync + 'static {
     }
 }
 
-/// The `--record` session log, when asked for.
-fn open_recorder(cli: &Cli) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
-    structs_console::record::Recorder::maybe(cli.record.as_deref(), None)
+/// The `--record` session log, when asked for, hiding what `config`'s `[redact]` rules
+/// find.
+fn open_recorder(
+    cli: &Cli,
+    config: &Config,
+) -> anyhow::Result<Option<Arc<structs_console::record::Recorder>>> {
+    structs_console::record::Recorder::maybe(cli.record.as_deref(), None, redaction_of(config)?)
+}
+
+/// What the configuration's `[redact]` rules hide (the standard rules without one).
+fn redaction_of(config: &Config) -> anyhow::Result<Arc<Redaction>> {
+    Redaction::from_config(&config.redact)
+        .map(Arc::new)
+        .map_err(|e| anyhow::anyhow!(e))
+}
+
+/// The redaction rules of `--config`, for the commands that read or serve recordings.
+fn redaction(cli: &Cli) -> anyhow::Result<Arc<Redaction>> {
+    match &cli.config {
+        Some(path) => redaction_of(&Config::load(path).map_err(|e| anyhow::anyhow!(e))?),
+        None => Ok(Redaction::standard()),
+    }
 }
 
 /// `proxy --embedded`'s server: what `--headless ARGS` would serve, built on the
@@ -223,10 +243,11 @@ fn embedded_server(
     // it they win.
     inner.world = inner.world.over(&outer.world);
     let config = load_config(&inner)?;
+    let recorder = open_recorder(&inner, &config)?;
     let services = build_core(&inner, config, runtime, false)?;
     let mut server =
         structs_console::mcp::server::McpServer::new(services.core.clone(), services.docs.clone());
-    if let Some(r) = structs_console::record::Recorder::maybe(inner.record.as_deref(), None)? {
+    if let Some(r) = recorder {
         server = server.with_recorder(r);
     }
     Ok(structs_console::mcp::proxy::cli::Embedded {
@@ -501,6 +522,7 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
             args,
             cli.auth_token.clone(),
             Box::new(|args, runtime| embedded_server(&cli, args, runtime)),
+            redaction(&cli)?,
         );
     }
     if let Some(Command::ServeRecording { args, .. }) = &cli.command {
@@ -508,6 +530,7 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
             &args.proxy(),
             cli.auth_token.clone(),
             Box::new(|_, _| anyhow::bail!("serve-recording starts no server of its own")),
+            redaction(&cli)?,
         );
     }
     if let Some(Command::Watch {
@@ -518,7 +541,7 @@ fn run_face(cli: Cli) -> anyhow::Result<ExitCode> {
     {
         return watch(&cli, endpoint.as_deref(), *json, filter.as_deref());
     }
-    if let Some(code) = recordings::run(cli.command.as_ref()) {
+    if let Some(code) = recordings::run(&cli) {
         return Ok(code);
     }
     if let Some(Command::Client(args)) = cli.command {
@@ -638,13 +661,15 @@ fn run_headless(cli: &Cli, config: Config) -> anyhow::Result<ExitCode> {
     } else {
         structs_console::mcp::wire::stdio_runtime()?
     };
+    let redaction = redaction_of(&config)?;
     let services = build_core(cli, config, &runtime, false)?;
     let core = services.core.clone();
     let feed = cli
         .control
         .is_some()
         .then(structs_console::record::Feed::new);
-    let recorder = structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone())?;
+    let recorder =
+        structs_console::record::Recorder::maybe(cli.record.as_deref(), feed.clone(), redaction)?;
     let _endpoint = match feed {
         Some(feed) => Some(publish_headless(cli, &core, &runtime, feed)?),
         None => None,
@@ -758,6 +783,7 @@ fn run_console(
     }
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
+    let recorder = open_recorder(cli, &config)?;
     if let Some(spec) = connect {
         let target = structs_console::mcp::client::Target::parse(spec)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
@@ -782,7 +808,6 @@ fn run_console(
             remote.clone(),
             structs_console::clock::WallClock::System,
         );
-        let recorder = open_recorder(cli)?;
         structs_console::tui::run(
             core,
             theme,
@@ -807,7 +832,6 @@ fn run_console(
             cli.endpoint.clone(),
         )
     });
-    let recorder = open_recorder(cli)?;
     structs_console::tui::run(
         services.core.clone(),
         theme,

@@ -56,6 +56,9 @@ enum Example {
     Command(Vec<String>),
     /// Written like a call, but its arguments are not JSON (placeholders).
     Broken(String),
+    /// A TOML block that names its file in its first line (`# team.toml`): written to
+    /// the folder the command lines run in, for the lines after it to read.
+    File { name: String, text: String },
 }
 
 #[derive(Debug, Clone)]
@@ -230,6 +233,23 @@ fn examples(doc: &Path) -> Vec<Found> {
                     });
                 }
             }
+            "toml" => {
+                let first = b.text.lines().next().unwrap_or_default().trim();
+                if let Some(file) = first.strip_prefix("# ")
+                    && file.ends_with(".toml")
+                    && !file.contains(['/', ' '])
+                {
+                    out.push(Found {
+                        doc: name.clone(),
+                        line: b.line,
+                        text: file.to_string(),
+                        example: Example::File {
+                            name: file.to_string(),
+                            text: b.text.clone(),
+                        },
+                    });
+                }
+            }
             "sh" | "bash" | "shell" => {
                 for (n, l) in b.text.lines().enumerate() {
                     let words = shell_words(l);
@@ -308,7 +328,7 @@ fn every_tool_call_in_the_docs_runs_on_the_demo_world() {
                     ));
                     continue;
                 }
-                Example::Command(_) => continue,
+                Example::Command(_) | Example::File { .. } => continue,
             };
             let answer = runtime.block_on(run_call(&core, &sim, tool, args.clone()));
             let problem = match (&answer, fails_with) {
@@ -561,6 +581,10 @@ fn every_command_line_in_the_docs_starts() {
     let mut failures = Vec::new();
     for doc in documents() {
         for f in examples(&doc) {
+            if let Example::File { name, text } = &f.example {
+                std::fs::write(dir.join(name), text).unwrap();
+                continue;
+            }
             let Example::Command(args) = &f.example else {
                 continue;
             };

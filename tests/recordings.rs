@@ -644,3 +644,179 @@ fn a_stateless_2026_recording_is_served_over_http_as_it_was_recorded() {
     let info: Value = serde_json::from_slice(&info.stdout).expect("JSON");
     assert_eq!(info["protocolVersion"], "2026-07-28", "{info:#}");
 }
+
+/// Rules a team adds to the standard ones: a key of its own and a key format.
+const REDACT: &str = r#"
+[redact]
+keys = ["(?i)^session_key$"]
+values = ["sk-live-[0-9A-Za-z]{8,}"]
+"#;
+
+#[test]
+fn secrets_stay_out_of_the_tap_s_log_and_of_diff_report_and_serve_recording() {
+    let Some(peers) = Peers::find() else { return };
+    let dir = runtime_dir("redact");
+    let config = dir.join("redact.toml");
+    std::fs::write(&config, REDACT).unwrap();
+    let secrets = ["K-9f8e7d6c", "sk-live-AbCdEf123456"];
+    let holds = |text: &str, what: &str| {
+        for s in secrets {
+            assert!(!text.contains(s), "{what} holds {s}:\n{text}");
+        }
+        assert!(
+            text.contains("[redacted: "),
+            "{what} says nothing was hidden:\n{text}"
+        );
+    };
+
+    // The tap, told the rules: neither secret reaches the log, and the request line
+    // says which argument it does not hold.
+    let kept = dir.join("kept.jsonl");
+    let out = Command::new(peers.python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/recording_agent.py"))
+        .arg("secret")
+        .args([
+            BIN,
+            "proxy",
+            "--config",
+            &path(&config),
+            "--record",
+            &path(&kept),
+        ])
+        .args(["--", BIN, "--headless", "--paused"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let log = std::fs::read_to_string(&kept).unwrap();
+    holds(&log, "the tap's log");
+    assert!(log.contains(r#""redacted":["session_key"]"#), "{log}");
+    assert!(log.contains(r#""redacted":["player_id"]"#), "{log}");
+
+    // A log written without the rules holds both; what is made from it does not.
+    let (plain, _) = record(&peers, &dir, "secret");
+    let raw = std::fs::read_to_string(&plain).unwrap();
+    assert!(secrets.iter().all(|s| raw.contains(s)), "{raw}");
+    let cfg = path(&config);
+    let diff = run(&[
+        "diff",
+        "--config",
+        &cfg,
+        "--all",
+        &path(&plain),
+        &path(&kept),
+    ]);
+    holds(&text(&diff), "diff");
+    // With the secrets hidden alike, the two runs are the same run.
+    assert_eq!(diff.status.code(), Some(0), "{}", text(&diff));
+    let json = run(&[
+        "diff",
+        "--config",
+        &cfg,
+        "--json",
+        "--all",
+        &path(&plain),
+        &path(&plain),
+    ]);
+    holds(&text(&json), "diff --json");
+    let page = dir.join("report.html");
+    let report = run(&[
+        "report",
+        "--config",
+        &cfg,
+        &path(&plain),
+        "-o",
+        &path(&page),
+    ]);
+    assert!(report.status.success(), "{}", text(&report));
+    holds(&std::fs::read_to_string(&page).unwrap(), "the report");
+
+    // Served, the recording gives no secret back; the agent's own secret argument still
+    // finds its recorded call (a miss would name the nearest instead).
+    let served = against_recording(&peers, &plain, "secret", &["--config", &cfg]);
+    let said = text(&served);
+    assert!(served.status.success(), "{said}");
+    holds(&said, "serve-recording's answers");
+    assert!(said.contains("VALIDATION_UNKNOWN_FIELD"), "{said}");
+    assert!(!said.contains("the recording holds no"), "{said}");
+}
+
+#[test]
+fn a_call_recorded_as_a_task_is_served_as_a_task_with_its_result_byte_for_byte() {
+    let dir = runtime_dir("serve-task");
+    let (log, again) = (dir.join("task.jsonl"), dir.join("served.jsonl"));
+    let ports = [
+        support::daemon::free_port(),
+        support::daemon::free_port(),
+        support::daemon::free_port(),
+    ];
+    let addr = |p: u16| format!("127.0.0.1:{p}");
+    let url = |p: u16| format!("http://127.0.0.1:{p}/mcp");
+    // A proof-of-work search: long work, which the server runs as a task for a client
+    // that declares the extension (the console's client does).
+    let search = |p: u16| {
+        run(&[
+            "client",
+            "--connect",
+            &url(p),
+            "call",
+            "structs_calculate_proof_of_work",
+            "--args",
+            r#"{"action_type": "struct_build_complete", "entity_id": "5-1", "difficulty": 700, "block_start": 1, "age": 600}"#,
+        ])
+    };
+    let recorded = {
+        let _server = Listening::start(
+            &["--headless", "--paused", "--http", &addr(ports[0])],
+            ports[0],
+        );
+        let _tap = Listening::start(
+            &[
+                "proxy",
+                "--no-control",
+                "--upstream",
+                &url(ports[0]),
+                "--http",
+                &addr(ports[1]),
+                "--record",
+                &path(&log),
+            ],
+            ports[1],
+        );
+        search(ports[1])
+    };
+    assert!(recorded.status.success(), "{}", text(&recorded));
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        lines.contains(r#""type":"task""#) && lines.contains(r#""status":"completed""#),
+        "the search ran as a task: {lines}"
+    );
+    // Served: a task again, polled to the recorded result; the client prints what it
+    // printed then, byte for byte (the hash rate and time the search took among it).
+    let _served = Listening::start(
+        &[
+            "serve-recording",
+            &path(&log),
+            "--http",
+            &addr(ports[2]),
+            "--record",
+            &path(&again),
+        ],
+        ports[2],
+    );
+    let served = search(ports[2]);
+    assert!(served.status.success(), "{}", text(&served));
+    assert!(
+        String::from_utf8_lossy(&recorded.stdout).contains("\"nonce\""),
+        "{}",
+        text(&recorded)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&served.stdout),
+        String::from_utf8_lossy(&recorded.stdout)
+    );
+    let lines = std::fs::read_to_string(&again).unwrap();
+    assert!(
+        lines.contains(r#""type":"task""#) && lines.contains(r#""status":"completed""#),
+        "the recording gave a task: {lines}"
+    );
+}

@@ -185,7 +185,9 @@ pub(crate) struct Cli {
     pub(crate) log_level: Option<String>,
 
     /// Configuration file (TOML); see ARCHITECTURE.md for its tables. Flags override it.
-    #[arg(long, value_name = "FILE")]
+    /// Its `[redact]` rules apply to every command that writes, shows or serves a
+    /// recording.
+    #[arg(long, value_name = "FILE", global = true)]
     pub(crate) config: Option<PathBuf>,
 
     /// References a call gets when it does not say: off, on (all for single results,

@@ -5,12 +5,25 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use crate::args::Command;
+use crate::args::{Cli, Command};
 use structs_console::record::calls::{self, CallRecord, Run};
-use structs_console::record::{compare, expect, filter::Filter};
+use structs_console::record::{Redaction, compare, expect, filter::Filter};
 
-/// `diff`, `check` and `report`, when `command` is one of them.
-pub fn run(command: Option<&Command>) -> Option<ExitCode> {
+/// `diff`, `check` and `report`, when the command is one of them. Each hides what the
+/// `[redact]` rules of `--config` find in what it shows, as the recorder does.
+pub fn run(cli: &Cli) -> Option<ExitCode> {
+    let command = cli.command.as_ref();
+    if !matches!(
+        command,
+        Some(Command::Diff { .. } | Command::Report { .. } | Command::Check { .. })
+    ) {
+        return None;
+    }
+    let rules = match crate::redaction(cli) {
+        Ok(rules) => rules,
+        Err(e) => return Some(failed(format!("{e:#}"))),
+    };
+    let rules = &*rules;
     if let Some(Command::Diff {
         a,
         b,
@@ -21,7 +34,7 @@ pub fn run(command: Option<&Command>) -> Option<ExitCode> {
     }) = command
     {
         let context = (!*all).then_some(*context);
-        return Some(diff(a, b, *json, filter.as_deref(), context));
+        return Some(diff(rules, a, b, *json, filter.as_deref(), context));
     }
     if let Some(Command::Report {
         file,
@@ -30,7 +43,13 @@ pub fn run(command: Option<&Command>) -> Option<ExitCode> {
         expect,
     }) = command
     {
-        return Some(report(file, other.as_deref(), output, expect.as_deref()));
+        return Some(report(
+            rules,
+            file,
+            other.as_deref(),
+            output,
+            expect.as_deref(),
+        ));
     }
     if let Some(Command::Check {
         file,
@@ -41,6 +60,7 @@ pub fn run(command: Option<&Command>) -> Option<ExitCode> {
     }) = command
     {
         return Some(check(
+            rules,
             file,
             expect,
             junit.as_deref(),
@@ -57,12 +77,16 @@ fn failed(message: String) -> ExitCode {
     ExitCode::from(2)
 }
 
-/// Reads `path` as a run, keeping the calls `filter` matches.
-fn read(path: &Path, filter: &Filter) -> Result<Run, String> {
+/// Reads `path` as a run, keeping the calls `filter` matches, with what `rules` find
+/// in their arguments hidden.
+fn read(rules: &Redaction, path: &Path, filter: &Filter) -> Result<Run, String> {
     let mut run = calls::read(path, &filter.needles)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     if !filter.is_empty() {
         run.calls.retain(|c| filter.matches(c));
+    }
+    for c in &mut run.calls {
+        hide(rules, c);
     }
     if run.problem_count > 0 {
         eprintln!(
@@ -78,12 +102,20 @@ fn read(path: &Path, filter: &Filter) -> Result<Run, String> {
     Ok(run)
 }
 
+/// A call's arguments with what `rules` find hidden.
+fn hide(rules: &Redaction, call: &mut CallRecord) {
+    if !call.arguments.is_null() {
+        rules.apply(&mut call.arguments, "", &mut Vec::new());
+    }
+}
+
 fn parse_filter(filter: Option<&str>) -> Result<Filter, String> {
     Filter::parse(filter.unwrap_or_default()).map_err(|e| format!("--filter: {e}"))
 }
 
 /// `diff A B`.
 pub fn diff(
+    rules: &Redaction,
     a: &Path,
     b: &Path,
     json: bool,
@@ -96,8 +128,8 @@ pub fn diff(
     };
     // The two logs are read side by side.
     let (ra, rb) = std::thread::scope(|s| {
-        let ra = s.spawn(|| read(a, &filter));
-        let rb = read(b, &filter);
+        let ra = s.spawn(|| read(rules, a, &filter));
+        let rb = read(rules, b, &filter);
         (
             ra.join()
                 .unwrap_or_else(|_| Err("the reader stopped".into())),
@@ -131,6 +163,7 @@ pub fn diff(
 /// `check FILE --expect EXPECT.toml`.
 /// (`--follow`: FILE is a live feed.)
 pub fn check(
+    rules_of_redaction: &Redaction,
     file: &Path,
     expect: &Path,
     junit: Option<&Path>,
@@ -161,12 +194,19 @@ pub fn check(
         f.rebase(&words);
     }
     let run = if follow {
-        match followed(file, &filter, &expectations, &rules, &words) {
+        match followed(
+            rules_of_redaction,
+            file,
+            &filter,
+            &expectations,
+            &rules,
+            &words,
+        ) {
             Ok(run) => run,
             Err(e) => return failed(e),
         }
     } else {
-        match read(file, &filter) {
+        match read(rules_of_redaction, file, &filter) {
             Ok(run) => run,
             Err(e) => return failed(e),
         }
@@ -188,37 +228,50 @@ pub fn check(
 }
 
 /// Reads an expectations file and checks `run` against it.
-fn verdicts(expect: &Path, file: &Path) -> Result<Vec<expect::Verdict>, String> {
+fn verdicts(
+    rules_of_redaction: &Redaction,
+    expect: &Path,
+    file: &Path,
+) -> Result<Vec<expect::Verdict>, String> {
     let text = std::fs::read_to_string(expect)
         .map_err(|e| format!("cannot read {}: {e}", expect.display()))?;
     let (expectations, rules) =
         expect::Expectations::parse(&text).map_err(|e| format!("{}: {e}", expect.display()))?;
     let words = expect::Expectations::needles(&rules);
-    let run =
+    let mut run =
         calls::read(file, &words).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    for c in &mut run.calls {
+        hide(rules_of_redaction, c);
+    }
     Ok(expectations.check(&run, &rules))
 }
 
 /// `report FILE [OTHER] -o PATH [--expect EXPECT.toml]`.
-pub fn report(file: &Path, other: Option<&Path>, output: &Path, expect: Option<&Path>) -> ExitCode {
+pub fn report(
+    rules: &Redaction,
+    file: &Path,
+    other: Option<&Path>,
+    output: &Path,
+    expect: Option<&Path>,
+) -> ExitCode {
     use structs_console::record::report;
     let none = Filter::default();
-    let run = match read(file, &none) {
+    let run = match read(rules, file, &none) {
         Ok(run) => run,
         Err(e) => return failed(e),
     };
-    let texts = match report::texts(file) {
+    let texts = match report::texts(file, rules) {
         Ok(t) => t,
         Err(e) => return failed(format!("cannot read {}: {e}", file.display())),
     };
-    let other_run = match other.map(|o| read(o, &none)).transpose() {
+    let other_run = match other.map(|o| read(rules, o, &none)).transpose() {
         Ok(r) => r,
         Err(e) => return failed(e),
     };
     let cmp = other_run
         .as_ref()
         .map(|o| compare::compare(&run.calls, &o.calls));
-    let checked = match expect.map(|e| verdicts(e, file)).transpose() {
+    let checked = match expect.map(|e| verdicts(rules, e, file)).transpose() {
         Ok(v) => v,
         Err(e) => return failed(e),
     };
@@ -254,6 +307,7 @@ fn broken_for_good(v: &expect::Verdict) -> bool {
 /// Reads the live feed at `what` call by call until it ends, or until an expectation
 /// is broken for good; returns the run so far.
 fn followed(
+    redaction: &Redaction,
     what: &Path,
     filter: &Filter,
     expectations: &expect::Expectations,
@@ -279,9 +333,10 @@ fn followed(
         };
         let before = run.calls.len();
         for out in follower.push(&line) {
-            if let Followed::Call(call, _) = out
+            if let Followed::Call(mut call, _) = out
                 && (filter.is_empty() || filter.matches(&*call))
             {
+                hide(redaction, &mut call);
                 run.calls.push(*call);
             }
         }

@@ -67,6 +67,7 @@ pub mod feed;
 pub mod filter;
 pub mod index;
 pub mod live;
+pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod shapes;
@@ -84,6 +85,7 @@ use crate::source::SourceInfo;
 pub use call::{Recorded, call_recorded, run_recorded};
 pub use entry::{Entry, Kind, LogReader, Problem};
 pub use feed::Feed;
+pub use redact::{RedactConfig, Redaction};
 
 /// The log format's version, in every line (2: `round` lines; 3: answers in the
 /// chain's own shapes, `entity::records`; 4: requests other than tool calls; 5: a tool
@@ -108,6 +110,8 @@ struct LogFile {
     file: Option<Mutex<Sink>>,
     feed: Option<Feed>,
     failed_writes: AtomicU64,
+    /// What no line holds ([`redact`]).
+    redaction: Arc<Redaction>,
 }
 
 /// The file, and whether a write to it has failed since the last one that worked.
@@ -134,8 +138,19 @@ impl Recorder {
         Recorder::to(Some(path), None)
     }
 
-    /// A recorder writing to `path` (as [`Recorder::open`]), to `feed`, or to both.
+    /// A recorder writing to `path` (as [`Recorder::open`]), to `feed`, or to both, with
+    /// the standard redaction rules.
     pub fn to(path: Option<&Path>, feed: Option<Feed>) -> std::io::Result<Recorder> {
+        Recorder::redacting(path, feed, Redaction::standard())
+    }
+
+    /// As [`Recorder::to`], hiding what `redaction` finds in each line before it is
+    /// written.
+    pub fn redacting(
+        path: Option<&Path>,
+        feed: Option<Feed>,
+        redaction: Arc<Redaction>,
+    ) -> std::io::Result<Recorder> {
         let file = match path {
             Some(path) => {
                 // Made readable by its user alone, as the feed that carries the same
@@ -165,6 +180,7 @@ impl Recorder {
                 file,
                 feed,
                 failed_writes: AtomicU64::new(0),
+                redaction,
             }),
             session: new_session_id(),
             seq: AtomicU64::new(0),
@@ -172,17 +188,21 @@ impl Recorder {
         })
     }
 
-    /// A recorder writing to the session log at `path`, to a live `feed`, or both;
-    /// none when neither is asked for.
+    /// A recorder writing to the session log at `path`, to a live `feed`, or both,
+    /// hiding what `redaction` finds; none when neither is asked for.
     ///
     /// # Errors
     ///
     /// When the log cannot be opened (the message names `--record` and the file).
-    pub fn maybe(path: Option<&Path>, feed: Option<Feed>) -> anyhow::Result<Option<Arc<Recorder>>> {
+    pub fn maybe(
+        path: Option<&Path>,
+        feed: Option<Feed>,
+        redaction: Arc<Redaction>,
+    ) -> anyhow::Result<Option<Arc<Recorder>>> {
         if path.is_none() && feed.is_none() {
             return Ok(None);
         }
-        Recorder::to(path, feed)
+        Recorder::redacting(path, feed, redaction)
             .map(|r| Some(Arc::new(r)))
             .map_err(|e| {
                 let path = path.map(|p| p.display().to_string()).unwrap_or_default();
@@ -264,7 +284,7 @@ impl Recorder {
         line.insert("tool".into(), json!(tool));
         let mut arguments = arguments.clone();
         let mut hidden = Vec::new();
-        redact(&mut arguments, "", &mut hidden);
+        self.log.redaction.apply(&mut arguments, "", &mut hidden);
         line.insert("arguments".into(), arguments);
         if !hidden.is_empty() {
             line.insert("redacted".into(), json!(hidden));
@@ -272,7 +292,7 @@ impl Recorder {
         if let Some(token) = progress_token {
             line.insert("progress_token".into(), token.clone());
         }
-        keep_meta_and_headers(&mut line, meta, headers);
+        self.keep_meta_and_headers(&mut line, meta, headers);
         stamp_source(&mut line, source);
         self.write(line);
         call
@@ -301,12 +321,12 @@ impl Recorder {
             object.remove("_meta");
         }
         let mut hidden = Vec::new();
-        redact(&mut params, "", &mut hidden);
+        self.log.redaction.apply(&mut params, "", &mut hidden);
         line.insert("params".into(), params);
         if !hidden.is_empty() {
             line.insert("redacted".into(), json!(hidden));
         }
-        keep_meta_and_headers(&mut line, meta, headers);
+        self.keep_meta_and_headers(&mut line, meta, headers);
         stamp_source(&mut line, source);
         self.write(line);
         call
@@ -361,12 +381,26 @@ impl Recorder {
             "duration_ms".into(),
             json!((took.as_secs_f64() * 1e6).round() / 1e3),
         );
+        let rules = &self.log.redaction;
+        let mut hidden = Vec::new();
         match outcome {
-            Ok(v) => line.insert("result".into(), v.clone()),
-            Err(e) => line.insert("error".into(), e.clone()),
+            Ok(v) => {
+                let mut v = v.clone();
+                rules.apply_answer(&mut v, "result", &mut hidden);
+                line.insert("result".into(), v)
+            }
+            Err(e) => {
+                let mut e = e.clone();
+                rules.apply_answer(&mut e, "error", &mut hidden);
+                line.insert("error".into(), e)
+            }
         };
-        if let Some(wire) = wire {
+        if let Some(mut wire) = wire {
+            rules.apply_answer(&mut wire, "wire", &mut hidden);
             line.insert("wire".into(), wire);
+        }
+        if !hidden.is_empty() {
+            line.insert("redacted".into(), json!(hidden));
         }
         stamp_source(&mut line, source);
         self.write(line);
@@ -387,10 +421,13 @@ impl Recorder {
         line.insert("call".into(), json!(call));
         line.insert("tool".into(), json!(tool));
         line.insert("round".into(), json!(round));
-        line.insert("input_requests".into(), input_requests.clone());
+        let rules = &self.log.redaction;
+        line.insert(
+            "input_requests".into(),
+            rules.applied_answer(input_requests),
+        );
         let mut answered = input_responses.cloned().unwrap_or(Value::Null);
-        let mut hidden = Vec::new();
-        redact(&mut answered, "", &mut hidden);
+        rules.apply(&mut answered, "", &mut Vec::new());
         line.insert("input_responses".into(), answered);
         self.write(line);
     }
@@ -407,7 +444,11 @@ impl Recorder {
         line.insert("task_id".into(), json!(task_id));
         line.insert("status".into(), json!(status));
         if let Some(message) = message {
-            line.insert("status_message".into(), json!(message));
+            let shown = self.log.redaction.text(message);
+            line.insert(
+                "status_message".into(),
+                json!(shown.as_deref().unwrap_or(message)),
+            );
         }
         self.write(line);
     }
@@ -417,7 +458,7 @@ impl Recorder {
     pub fn notification(&self, method: &str, params: Value) {
         let mut line = self.head("notification");
         line.insert("method".into(), json!(method));
-        line.insert("params".into(), params);
+        line.insert("params".into(), self.log.redaction.applied_answer(&params));
         self.write(line);
     }
 
@@ -483,20 +524,6 @@ impl Recorder {
     }
 }
 
-/// Argument names whose values a log never holds: signed transactions and credentials.
-/// Compared without regard to case.
-pub const SECRET_KEYS: &[&str] = &[
-    "tx_bytes",
-    "token",
-    "auth_token",
-    "access_token",
-    "api_key",
-    "password",
-    "secret",
-    "mnemonic",
-    "private_key",
-];
-
 /// The most of a value [`redacted_text`] keeps (a span attribute, not a log).
 pub const CONTENT_TEXT_MAX: usize = 8 * 1024;
 
@@ -504,9 +531,7 @@ pub const CONTENT_TEXT_MAX: usize = 8 * 1024;
 /// [`CONTENT_TEXT_MAX`] bytes (at a character's edge, with `…` after): what a span may
 /// carry of a call's arguments or result.
 pub fn redacted_text(v: &Value) -> String {
-    let mut v = v.clone();
-    redact(&mut v, "", &mut Vec::new());
-    let mut text = v.to_string();
+    let mut text = Redaction::standard().applied(v).to_string();
     if text.len() > CONTENT_TEXT_MAX {
         let mut end = CONTENT_TEXT_MAX;
         while !text.is_char_boundary(end) {
@@ -518,53 +543,22 @@ pub fn redacted_text(v: &Value) -> String {
     text
 }
 
-/// Replaces, anywhere in `v`, the value of a key in [`SECRET_KEYS`] by a note of its
-/// size, and lists the dotted paths replaced.
-fn redact(v: &mut Value, path: &str, hidden: &mut Vec<String>) {
-    match v {
-        Value::Object(map) => {
-            for (key, value) in map.iter_mut() {
-                let at = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                if SECRET_KEYS.iter().any(|s| s.eq_ignore_ascii_case(key)) && !value.is_null() {
-                    let bytes = match &*value {
-                        Value::String(s) => s.len(),
-                        other => other.to_string().len(),
-                    };
-                    *value = json!(format!("[redacted: {bytes} bytes]"));
-                    hidden.push(at);
-                } else {
-                    redact(value, &at, hidden);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (i, item) in items.iter_mut().enumerate() {
-                redact(item, &format!("{path}.{i}"), hidden);
-            }
-        }
-        _ => {}
-    }
-}
-
 /// A request line keeps the `_meta` the client sent (secrets redacted) and the HTTP
 /// headers it came with, when there are any.
-fn keep_meta_and_headers(
-    line: &mut Map<String, Value>,
-    meta: Option<&Value>,
-    headers: Option<&Value>,
-) {
-    if let Some(meta) = meta.filter(|m| m.is_object()) {
-        let mut meta = meta.clone();
-        let mut secrets = Vec::new();
-        redact(&mut meta, "_meta", &mut secrets);
-        line.insert("meta".into(), meta);
-    }
-    if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
-        line.insert("headers".into(), headers.clone());
+impl Recorder {
+    fn keep_meta_and_headers(
+        &self,
+        line: &mut Map<String, Value>,
+        meta: Option<&Value>,
+        headers: Option<&Value>,
+    ) {
+        let rules = &self.log.redaction;
+        if let Some(meta) = meta.filter(|m| m.is_object()) {
+            line.insert("meta".into(), rules.applied(meta));
+        }
+        if let Some(headers) = headers.filter(|h| h.as_object().is_some_and(|o| !o.is_empty())) {
+            line.insert("headers".into(), rules.applied(headers));
+        }
     }
 }
 

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::calls::{CallRecord, Run};
 use super::compare::{self, Comparison, Op};
 use super::expect::Verdict;
-use super::{Kind, LogReader};
+use super::{Kind, LogReader, Redaction};
 use crate::text::escape_markup as esc;
 
 /// Calls the timeline draws at most.
@@ -38,12 +38,15 @@ pub struct Report<'a> {
 }
 
 /// Reads the requests and answers of the first [`LISTED_MAX`] calls of the log at
-/// `path`, each cut at [`TEXT_MAX`] bytes.
+/// `path`, each cut at [`TEXT_MAX`] bytes, with what `rules` find hidden.
 ///
 /// # Errors
 ///
 /// When the log cannot be read.
-pub fn texts(path: &Path) -> std::io::Result<HashMap<(String, u64), (String, String)>> {
+pub fn texts(
+    path: &Path,
+    rules: &Redaction,
+) -> std::io::Result<HashMap<(String, u64), (String, String)>> {
     let mut out: HashMap<(String, u64), (String, String)> = HashMap::new();
     let mut requests = 0;
     for item in LogReader::open(path)? {
@@ -57,12 +60,12 @@ pub fn texts(path: &Path) -> std::io::Result<HashMap<(String, u64), (String, Str
                     .arguments
                     .as_ref()
                     .or(entry.params.as_ref())
-                    .map_or_else(String::new, pretty);
+                    .map_or_else(String::new, |v| pretty(&rules.applied(v)));
                 out.insert(at, (asked, String::new()));
             }
             Kind::Response => {
                 if let Some((_, answer)) = out.get_mut(&at) {
-                    *answer = pretty(&entry.answer());
+                    *answer = pretty(&rules.applied_answer(&entry.answer()));
                 }
             }
             _ => {}

@@ -3,7 +3,8 @@ steps every run, one of which a variant changes, so that two recordings of it di
 exactly that step. It starts its server over stdio as a host does.
 
 argv: VARIANT COMMAND ARGS...   (VARIANT: `a`, or `b`, whose planet step asks for another
-planet, one the world lacks)
+planet, one the world lacks; or `secret`, two calls that carry secrets: one under a key a
+configuration hides, one as an id that comes back in the error)
 
 It prints one JSON line per step with what the SDK handed back, whole (the result as the
 SDK's model dumps it), then `{"done": true}`. Any failure it did not expect raises."""
@@ -24,7 +25,19 @@ def dump(result):
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+async def secrets(session):
+    for name, arguments in [
+        ("keyed", {"player_id": "1-1", "session_key": "K-9f8e7d6c"}),
+        ("bad id", {"player_id": "sk-live-AbCdEf123456"}),
+    ]:
+        result = await session.call_tool("structs_query_player", arguments)
+        say(step=name, result=dump(result))
+
+
 async def steps(session, variant):
+    if variant == "secret":
+        await secrets(session)
+        return
     tools = await session.list_tools()
     say(step="tools", names=sorted(t.name for t in tools.tools))
     planet = "2-1" if variant == "a" else "2-999"

@@ -12,7 +12,7 @@ use super::{Faults, Options, Upstream};
 use crate::mcp::control::{self, Endpoint};
 use crate::mcp::server::McpServer;
 use crate::mcp::wire::http::{HttpOptions, ListenLimits, SessionLimits};
-use crate::record::{Feed, Recorder};
+use crate::record::{Feed, Recorder, Redaction};
 
 /// The environment variable that gives `--upstream-token`.
 pub const UPSTREAM_TOKEN_ENV: &str = "STRUCTS_CONSOLE_UPSTREAM_TOKEN";
@@ -107,7 +107,7 @@ pub type MakeEmbedded<'a> =
 
 /// Runs `structs-console proxy`; `token` is `--auth-token`, which guards `--http`;
 /// `embedded` makes this binary's own server, which `--embedded` runs in the proxy's
-/// process.
+/// process; `redaction` is what the recording and the live feed never hold.
 ///
 /// # Errors
 ///
@@ -117,6 +117,7 @@ pub fn run(
     args: &ProxyArgs,
     token: Option<String>,
     embedded: MakeEmbedded<'_>,
+    redaction: Arc<Redaction>,
 ) -> anyhow::Result<ExitCode> {
     if args.http.is_some() && args.upstream.is_none() && args.recording.is_none() {
         anyhow::bail!(
@@ -129,7 +130,7 @@ pub fn run(
         .map(|path| Faults::load(path).map_err(|e| anyhow::anyhow!("--faults: {e}")))
         .transpose()?;
     let upstream = match &args.recording {
-        Some(path) => Some(recording(path, args.fallback.as_ref())?),
+        Some(path) => Some(recording(path, args.fallback.as_ref(), redaction.clone())?),
         None => args
             .upstream
             .as_deref()
@@ -164,7 +165,7 @@ pub fn run(
         None
     };
     runtime.block_on(async {
-        let (options, published) = options(args, faults, &description)?;
+        let (options, published) = options(args, faults, &description, redaction)?;
         if let Some(Embedded { server, keep }) = own {
             let code = super::run_embedded(server, options).await;
             drop(published);
@@ -199,7 +200,11 @@ pub fn run(
 }
 
 /// A session log to answer from, misses going to `fallback` (its target and token).
-fn recording(path: &Path, fallback: Option<&(String, Option<String>)>) -> anyhow::Result<Upstream> {
+fn recording(
+    path: &Path,
+    fallback: Option<&(String, Option<String>)>,
+    redaction: Arc<Redaction>,
+) -> anyhow::Result<Upstream> {
     let fallback = fallback
         .map(|(spec, token)| {
             crate::mcp::client::Target::parse(spec)
@@ -207,7 +212,7 @@ fn recording(path: &Path, fallback: Option<&(String, Option<String>)>) -> anyhow
                 .map_err(|e| anyhow::anyhow!("--fallback: {e}"))
         })
         .transpose()?;
-    let recording = super::recorded::Recording::load(path, fallback)?;
+    let recording = super::recorded::Recording::load(path, fallback, redaction)?;
     tracing::info!(requests = recording.len(), "serving {}", recording.shown());
     Ok(Upstream::recording(Arc::new(recording)))
 }
@@ -290,9 +295,11 @@ fn options(
     args: &ProxyArgs,
     faults: Option<Faults>,
     description: &str,
+    redaction: Arc<Redaction>,
 ) -> anyhow::Result<(Options, Option<Endpoint>)> {
     let feed = (!args.no_control).then(Feed::new);
-    let recorder: Option<Arc<Recorder>> = Recorder::maybe(args.record.as_deref(), feed.clone())?;
+    let recorder: Option<Arc<Recorder>> =
+        Recorder::maybe(args.record.as_deref(), feed.clone(), redaction)?;
     let mut hello = json!({"server": "proxy", "description": description});
     // Where the calls are kept too, so a watcher can open them whole (Replay).
     if let Some(path) = args

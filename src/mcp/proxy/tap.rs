@@ -217,10 +217,18 @@ impl Tap {
             return;
         };
         drop(tasks);
-        recorder.response_injected(
+        // A completed task's result is kept whole too, to be given again as it was.
+        let wire = (status == "completed")
+            .then(|| {
+                let value = outcome.as_ref().unwrap_or_else(|e| e);
+                crate::record::wire::shrink(&task["result"], value)
+            })
+            .flatten();
+        recorder.response_whole(
             p.call,
             &p.tool,
             outcome.as_ref(),
+            wire,
             p.started.elapsed(),
             &self.source,
             p.note.as_deref(),

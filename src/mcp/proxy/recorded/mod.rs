@@ -9,7 +9,8 @@
 //! requests (its `initialize` first) keep their own count, stateless requests (2026-07-28)
 //! share one. A tool call's result comes back as the host got it (version 5 logs keep it
 //! whole, [`crate::record::wire`]); a call that went through rounds of input asks for
-//! the same input again, round by round, before its answer.
+//! the same input again, round by round, before its answer. A call the server ran as a
+//! task is a task again for a client that declares the Tasks extension ([`tasks`]).
 //!
 //! A request the log lacks gets a JSON-RPC error naming the nearest recorded one
 //! (`-32602`; `-32601` when the log has no request of that method at all), or, with
@@ -29,7 +30,10 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::mcp::client::{Remote, Target};
-use crate::record::{Entry, Kind, LogReader, SECRET_KEYS};
+use crate::record::{Entry, Kind, LogReader, Redaction};
+
+mod tasks;
+use tasks::{Served, TaskSaid};
 
 /// The prefix of the `requestState` a recording gives a call in rounds.
 const STATE_PREFIX: &str = "structs-recording:";
@@ -49,13 +53,23 @@ struct Answer {
     method: String,
     /// What the log calls it (`structs_query_player`, `prompts/get next`).
     name: String,
-    /// Its params as matched (see [`normalize`]).
+    /// Its params as matched (see [`matched_params`]).
     params: Value,
     reply: Reply,
     /// What the server asked in each round of input, in order.
     rounds: Vec<Value>,
+    /// The task the call became, when it became one.
+    task: Option<TaskSaid>,
     /// The request's line in the log.
     line: u64,
+}
+
+/// A request read, waiting for its response.
+struct Open {
+    request: Entry,
+    line: u64,
+    rounds: Vec<Value>,
+    task: Option<TaskSaid>,
 }
 
 /// A session log loaded to answer from.
@@ -69,6 +83,10 @@ pub struct Recording {
     /// How far stateless requests have got through each key's answers.
     shared: Mutex<HashMap<u64, usize>>,
     fallback: Option<Fallback>,
+    /// The tasks given out, by id: where each has got to.
+    served: Mutex<HashMap<String, Served>>,
+    /// What no answer gives and no match depends on ([`crate::record::redact`]).
+    redaction: Arc<Redaction>,
 }
 
 /// The server misses go to, connected at the first.
@@ -78,26 +96,12 @@ struct Fallback {
     remote: tokio::sync::OnceCell<Arc<Remote>>,
 }
 
-/// `v` as a request is matched: a secret's value (a key of [`SECRET_KEYS`], which the log
-/// never holds) made null, anywhere.
-fn normalize(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => Value::Object(
-            m.iter()
-                .map(|(k, v)| {
-                    let secret = SECRET_KEYS.iter().any(|s| s.eq_ignore_ascii_case(k));
-                    (k.clone(), if secret { Value::Null } else { normalize(v) })
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(normalize).collect()),
-        other => other.clone(),
-    }
-}
-
 /// A request's params as matched: without `_meta` and the state of rounds; a tool
 /// call's as `{"name", "arguments"}`; `initialize` and `server/discover` by method alone.
-fn matched_params(method: &str, params: Option<&Value>) -> Value {
+/// What the redaction rules hide is blurred ([`Redaction::blurred`]): the log never held
+/// a secret, so a secret in its place matches any other.
+fn matched_params(rules: &Redaction, method: &str, params: Option<&Value>) -> Value {
+    let normalize = |v: &Value| rules.blurred(v);
     let params = params.cloned().unwrap_or(Value::Null);
     match method {
         "initialize" | "server/discover" => Value::Null,
@@ -118,6 +122,14 @@ fn matched_params(method: &str, params: Option<&Value>) -> Value {
             }
             other => normalize(&other),
         },
+    }
+}
+
+/// A reply with what the rules hide hidden (a log written under fewer rules holds it).
+fn redacted(rules: &Redaction, reply: Reply) -> Reply {
+    match reply {
+        Reply::Result(v) => Reply::Result(rules.applied_answer(&v)),
+        Reply::Error(e) => Reply::Error(rules.applied_answer(&e)),
     }
 }
 
@@ -156,7 +168,8 @@ fn other_reply(entry: &Entry) -> Reply {
 }
 
 impl Recording {
-    /// Reads the log at `path`; a miss goes to `fallback` when given.
+    /// Reads the log at `path`; a miss goes to `fallback` when given. What `redaction`
+    /// hides is never served.
     ///
     /// # Errors
     ///
@@ -164,10 +177,11 @@ impl Recording {
     pub fn load(
         path: &Path,
         fallback: Option<(Target, Option<String>)>,
+        redaction: Arc<Redaction>,
     ) -> anyhow::Result<Recording> {
         let mut reader = LogReader::open(path)
             .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
-        let mut open: HashMap<(String, u64), (Entry, u64, Vec<Value>)> = HashMap::new();
+        let mut open: HashMap<(String, u64), Open> = HashMap::new();
         let mut answers = Vec::new();
         loop {
             let Some(item) = reader.next() else { break };
@@ -177,16 +191,30 @@ impl Recording {
             let at = (entry.session.clone(), call);
             match entry.kind {
                 Kind::Request => {
-                    open.insert(at, (entry, line, Vec::new()));
+                    open.insert(
+                        at,
+                        Open {
+                            request: entry,
+                            line,
+                            rounds: Vec::new(),
+                            task: None,
+                        },
+                    );
                 }
                 Kind::Round => {
-                    if let Some((_, _, rounds)) = open.get_mut(&at) {
-                        rounds.push(entry.input_requests.clone().unwrap_or(Value::Null));
+                    if let Some(o) = open.get_mut(&at) {
+                        o.rounds
+                            .push(entry.input_requests.clone().unwrap_or(Value::Null));
+                    }
+                }
+                Kind::Task => {
+                    if let Some(o) = open.get_mut(&at) {
+                        TaskSaid::push(&mut o.task, &entry);
                     }
                 }
                 Kind::Response => {
-                    if let Some((request, line, rounds)) = open.remove(&at) {
-                        answers.push(Self::answer(&request, &entry, rounds, line));
+                    if let Some(o) = open.remove(&at) {
+                        answers.push(Self::answer(&redaction, o, &entry));
                     }
                 }
                 _ => {}
@@ -208,15 +236,23 @@ impl Recording {
             by_key,
             by_method,
             shared: Mutex::default(),
+            served: Mutex::default(),
             fallback: fallback.map(|(target, token)| Fallback {
                 target,
                 token,
                 remote: tokio::sync::OnceCell::new(),
             }),
+            redaction,
         })
     }
 
-    fn answer(request: &Entry, response: &Entry, rounds: Vec<Value>, line: u64) -> Answer {
+    fn answer(rules: &Redaction, open: Open, response: &Entry) -> Answer {
+        let Open {
+            request,
+            line,
+            rounds,
+            task,
+        } = open;
         let method = request
             .method
             .clone()
@@ -225,19 +261,26 @@ impl Recording {
         let (params, reply) = if method == "tools/call" {
             let params =
                 json!({"name": name, "arguments": request.arguments.clone().unwrap_or(json!({}))});
-            (matched_params(&method, Some(&params)), tool_reply(response))
+            (
+                matched_params(rules, &method, Some(&params)),
+                tool_reply(response),
+            )
         } else {
             (
-                matched_params(&method, request.params.as_ref()),
+                matched_params(rules, &method, request.params.as_ref()),
                 other_reply(response),
             )
         };
+        let reply = redacted(rules, reply);
+        let rounds = rounds.iter().map(|r| rules.applied_answer(r)).collect();
+        let task = task.map(|t| t.ended(rules, &reply, response));
         Answer {
             method,
             name,
             params,
             reply,
             rounds,
+            task,
             line,
         }
     }
@@ -269,6 +312,8 @@ impl Recording {
         // A session (its `initialize` first) counts its own way through repeated
         // requests; stateless requests share the recording's count.
         let mut own: Option<HashMap<u64, usize>> = None;
+        // Whether the session's client declared the Tasks extension when it began.
+        let mut tasks_declared = false;
         let mut first = true;
         while let Ok(Some(line)) = lines.next_line().await {
             let Ok(message) = serde_json::from_str::<Value>(&line) else {
@@ -278,9 +323,10 @@ impl Recording {
                 first = false;
                 if message["method"] == "initialize" {
                     own = Some(HashMap::new());
+                    tasks_declared = tasks::declared(&message["params"]["capabilities"]);
                 }
             }
-            let Some(reply) = self.reply(&message, own.as_mut()).await else {
+            let Some(reply) = self.reply(&message, own.as_mut(), tasks_declared).await else {
                 continue;
             };
             let mut bytes = reply.to_string().into_bytes();
@@ -294,7 +340,14 @@ impl Recording {
     }
 
     /// The JSON-RPC answer to `message`, or `None` for a notification or a response.
-    async fn reply(&self, message: &Value, own: Option<&mut HashMap<u64, usize>>) -> Option<Value> {
+    /// `tasks_declared`: the session's client declared the Tasks extension (a stateless
+    /// request declares it in its own `_meta`).
+    async fn reply(
+        &self,
+        message: &Value,
+        own: Option<&mut HashMap<u64, usize>>,
+        tasks_declared: bool,
+    ) -> Option<Value> {
         let id = message.get("id").filter(|id| !id.is_null())?.clone();
         let method = message["method"].as_str()?;
         let answered = |reply: Reply| match reply {
@@ -305,6 +358,14 @@ impl Recording {
             return Some(answered(Reply::Result(json!({}))));
         }
         let params = message.get("params");
+        let tasks_ok = tasks_declared
+            || tasks::declared(
+                &message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            );
+        // A task this recording gave out, asked after.
+        if let Some(reply) = self.task_method(method, params) {
+            return Some(answered(reply));
+        }
         // The next round of a call in rounds, by the state this recording gave it.
         if let Some(state) = params
             .and_then(|p| p["requestState"].as_str())
@@ -314,9 +375,9 @@ impl Recording {
                 .and_then(|(i, r)| Some((i.parse::<usize>().ok()?, r.parse::<usize>().ok()?)))
             && let Some(a) = self.answers.get(i)
         {
-            return Some(answered(self.round(i, a, round)));
+            return Some(answered(self.round(i, a, round, tasks_ok)));
         }
-        let matched = matched_params(method, params);
+        let matched = matched_params(&self.redaction, method, params);
         let k = key(method, &matched);
         let Some(found) = self.by_key.get(&k) else {
             return Some(answered(self.miss(method, params, &matched).await));
@@ -333,18 +394,20 @@ impl Recording {
             i
         };
         let a = &self.answers[i];
-        Some(answered(self.round(i, a, 0)))
+        Some(answered(self.round(i, a, 0, tasks_ok)))
     }
 
-    /// Answer `i` at round `round`: the input its server asked for next, or its reply.
-    fn round(&self, i: usize, a: &Answer, round: usize) -> Reply {
-        match a.rounds.get(round) {
-            Some(asked) => Reply::Result(json!({
+    /// Answer `i` at round `round`: the input its server asked for next, or its reply
+    /// (the task it became, to a client that may be given one).
+    fn round(&self, i: usize, a: &Answer, round: usize, tasks_ok: bool) -> Reply {
+        match (a.rounds.get(round), &a.task) {
+            (Some(asked), _) => Reply::Result(json!({
                 "resultType": "input_required",
                 "inputRequests": asked,
                 "requestState": format!("{STATE_PREFIX}{i}:{}", round + 1),
             })),
-            None => a.reply.clone(),
+            (None, Some(task)) if tasks_ok => self.task_created(i, task),
+            (None, _) => a.reply.clone(),
         }
     }
 
@@ -454,13 +517,13 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("structs-recorded-{}.jsonl", std::process::id()));
         std::fs::write(&path, LOG).unwrap();
-        let r = Recording::load(&path, None).unwrap();
+        let r = Recording::load(&path, None, Redaction::standard()).unwrap();
         let _ = std::fs::remove_file(&path);
         Arc::new(r)
     }
 
     async fn ask(r: &Arc<Recording>, own: Option<&mut HashMap<u64, usize>>, m: Value) -> Value {
-        r.reply(&m, own).await.expect("an answer")
+        r.reply(&m, own, false).await.expect("an answer")
     }
 
     fn call(id: u64, tool: &str, args: Value) -> Value {
@@ -513,7 +576,8 @@ mod tests {
         assert!(
             r.reply(
                 &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-                None
+                None,
+                false
             )
             .await
             .is_none()
