@@ -833,8 +833,12 @@ fn phoenix_shows_a_call_with_references_from_a_node_and_a_proof_of_work_task_as_
     drop(rest);
 
     // The query: server span → run → references → each fetch → its GET to the node.
+    // Phoenix takes spans in as they are exported: the server's span of the call ends
+    // (and comes) after those of the work under it.
     let spans = phoenix.trace_when(call_trace, |s| {
         s.iter().filter(|s| s["name"] == "GET").count() >= 2
+            && s.iter()
+                .any(|s| s["name"] == "tools/call structs_query_player")
     });
     // As Phoenix holds it (`--nocapture` shows it).
     println!("trace {call_trace} in Phoenix:\n{}", tree(&spans));

@@ -434,6 +434,7 @@ impl Live {
             });
         }
         call.rounds.push(json!({
+            "at": entry.ts,
             "task": entry.task_id,
             "status": entry.status,
             "statusMessage": entry.status_message,
@@ -444,6 +445,7 @@ impl Live {
     fn round(&mut self, session: usize, entry: &Entry) {
         if let Some(call) = self.open_call(session, entry) {
             call.rounds.push(json!({
+                "at": entry.ts,
                 "round": entry.round,
                 "inputRequests": entry.input_requests,
                 "inputResponses": entry.input_responses,

@@ -1094,3 +1094,35 @@ fn a_task_shows_its_progress_while_it_works() {
         "{frame}"
     );
 }
+
+#[test]
+fn the_timeline_draws_the_filtered_calls_with_a_held_one_marked() {
+    let (_rt, mut app) = console();
+    let lines = with_a_held_call();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    app.feed_live(&lines);
+    press(&mut app, KeyCode::Char('v'));
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("Timeline · "), "{frame}");
+    assert!(frame.contains('░'), "the held call: {frame}");
+    snapshot(
+        "live_timeline_100x30",
+        "Live on a timeline: two agents' calls over eight seconds in lanes, the failed ones in the error colour, the fault rule's answer hatched, the running search drawn to the end, the held query lit as the prompt; the held call selected, its detail below",
+        &mut app,
+        100,
+        30,
+    );
+    // The filter's calls alone.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "#1");
+    press(&mut app, KeyCode::Enter);
+    let frame = draw(&mut app, 100, 30);
+    assert!(frame.contains("filter #1"), "{frame}");
+    // Zoom and pan, then the list again.
+    press_n(&mut app, KeyCode::Char('+'), 2);
+    let zoomed = draw(&mut app, 100, 30);
+    press_n(&mut app, KeyCode::Right, 2);
+    assert_ne!(draw(&mut app, 100, 30), zoomed);
+    press(&mut app, KeyCode::Char('v'));
+    assert!(!draw(&mut app, 100, 30).contains("Timeline · "));
+}

@@ -556,3 +556,127 @@ fn the_timeline_draws_calls_in_lanes_with_rounds_errors_and_injected_answers() {
     press(&mut app, KeyCode::Char('v'));
     assert!(!draw(&mut app, 120, 24).contains("Timeline ·"));
 }
+
+/// A log of six calls, one second apart: queries of players, a planet (`planet`) and a
+/// guild, one failed, one after a round of input.
+fn six_calls(dir: &std::path::Path, name: &str, planet: &str) -> std::path::PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    let calls: [(&str, serde_json::Value, Option<&str>); 6] = [
+        ("structs_query_player", json!({"player_id": "1-1"}), None),
+        ("structs_query_planet", json!({"planet_id": planet}), None),
+        (
+            "structs_query_player",
+            json!({"player_id": "1-999"}),
+            Some("RESOURCE_NOT_FOUND"),
+        ),
+        ("structs_query_guild", json!({"guild_id": "0-1"}), None),
+        ("structs_list_players", json!({"page_size": 5}), None),
+        ("structs_query_player", json!({"player_id": "1-2"}), None),
+    ];
+    let mut lines = Vec::new();
+    for (i, (tool, args, error)) in calls.iter().enumerate() {
+        let call = i as u64 + 1;
+        lines.push(
+            json!({"v": 5, "ts": format!("2026-12-01T10:00:0{i}.000Z"), "session": "s",
+            "type": "request", "call": call, "tool": tool, "arguments": args}),
+        );
+        let mut answer = json!({"v": 5, "ts": format!("2026-12-01T10:00:0{i}.300Z"),
+            "session": "s", "type": "response", "call": call, "tool": tool,
+            "duration_ms": 300});
+        match error {
+            Some(code) => answer["error"] = json!({"error": {"code": code}}),
+            None => answer["result"] = json!({"id": call}),
+        }
+        lines.push(answer);
+    }
+    let text: Vec<String> = lines.iter().map(ToString::to_string).collect();
+    std::fs::write(&path, text.join("\n") + "\n").unwrap();
+    path
+}
+
+#[test]
+fn the_filter_lists_the_calls_that_match_and_counts_them() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-filter-{}", std::process::id()));
+    let path = six_calls(&dir, "six.jsonl", "2-1");
+    let (_rt, mut app) = console();
+    app.open_log(&path).expect("open the log");
+    app.settle_log();
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "tool:structs_query_player -status:error");
+    app.settle_filter();
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("2 of 6 match"), "{frame}");
+    snapshot(
+        "replay_filter_120x24",
+        "The Replay tab filtered as diff and check filter: the two player queries that did not fail, the count on the prompt and in the title, the first of them selected",
+        &mut app,
+        120,
+        24,
+    );
+    // Enter keeps it; Down moves to the next call that matches, call 6.
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Down);
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("call 6 · structs_query_player"), "{frame}");
+    assert!(!frame.contains("query_guild"), "{frame}");
+    // Words a log line holds (`text:`) are read again, then counted.
+    press(&mut app, KeyCode::Char('/'));
+    app.handle_key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('u'),
+        crossterm::event::KeyModifiers::CONTROL,
+    ));
+    type_text(&mut app, "text:1-999");
+    app.settle_filter();
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("1 of 6 match"), "{frame}");
+    // What does not read says why; Esc clears the filter.
+    type_text(&mut app, " dur>x");
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("dur"), "{frame}");
+    press(&mut app, KeyCode::Esc);
+    let frame = draw(&mut app, 120, 24);
+    assert!(!frame.contains("match"), "{frame}");
+    assert!(frame.contains("query_guild"), "{frame}");
+}
+
+#[test]
+fn two_logs_side_by_side_are_aligned_as_diff_aligns_them() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-compare-{}", std::process::id()));
+    let a = six_calls(&dir, "a.jsonl", "2-1");
+    let b = six_calls(&dir, "b.jsonl", "2-999");
+    let (_rt, mut app) = console();
+    app.open_log(&a).expect("open the log");
+    app.settle_log();
+    // `d` asks for the other log, as `f` does.
+    press(&mut app, KeyCode::Char('d'));
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("compare with ›"), "{frame}");
+    press(&mut app, KeyCode::Esc);
+    app.compare_log(&b).expect("compare");
+    app.settle_compare();
+    let frame = draw(&mut app, 120, 24);
+    assert!(
+        frame.contains("5 same, 0 changed, 1 only in a.jsonl, 1 only in b.jsonl"),
+        "{frame}"
+    );
+    // `n` goes to the first difference: the planet A asked for.
+    press(&mut app, KeyCode::Char('n'));
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("removed · the pair"), "{frame}");
+    assert!(frame.contains(r#"{"planet_id":"2-1"}"#), "{frame}");
+    snapshot(
+        "replay_compare_120x24",
+        "Two runs side by side in the Replay tab: five steps the same, the planet query of A removed and B's added in its place, the first of them selected with both sides' arguments and the totals under the pairs",
+        &mut app,
+        120,
+        24,
+    );
+    press(&mut app, KeyCode::Char('n'));
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("added · the pair"), "{frame}");
+    assert!(frame.contains(r#"{"planet_id":"2-999"}"#), "{frame}");
+    // `d` again: the log alone.
+    press(&mut app, KeyCode::Char('d'));
+    assert!(!draw(&mut app, 120, 24).contains("⟷"));
+}

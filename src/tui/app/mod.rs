@@ -308,6 +308,31 @@ impl App {
         }
     }
 
+    /// Compares the log open in Replay with `other`, side by side.
+    ///
+    /// # Errors
+    ///
+    /// When no log is open, or `other` cannot be opened.
+    pub fn compare_log(&mut self, other: &std::path::Path) -> std::io::Result<()> {
+        self.panes.replay.compare_with(other)
+    }
+
+    /// Waits (up to 30 s) until the Replay pane's comparison is read.
+    pub fn settle_compare(&mut self) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !self.panes.replay.compare_settled() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
+    /// Waits (up to 30 s) until the Replay pane's filter has read what it needs.
+    pub fn settle_filter(&mut self) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !self.panes.replay.filter_settled() && std::time::Instant::now() < until {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     /// The Replay pane's verdicts: calls run again, and how many of them differ.
     pub fn replay_verdicts(&self) -> (usize, usize) {
         self.panes.replay.verdicts()

@@ -79,6 +79,8 @@ pub enum Scope {
     ReplayDetail,
     /// The Replay pane's prompt for a session log to open, which takes typed text.
     ReplayPrompt,
+    /// The Replay pane's filter, which takes typed text.
+    ReplayFilter,
     /// The Live pane's list of calls.
     Live,
     /// The Live pane's selected call: its arguments and answer as a tree.
@@ -147,7 +149,7 @@ impl Scope {
             X::Plans | X::PlanResult | X::PlanPrompt | X::PlanPick | X::PlanTasks => Tab::Plans,
             X::Pow | X::PowPrompt | X::PowTasks => Tab::Pow,
             X::DocsSearch | X::DocsList | X::DocsView => Tab::Docs,
-            X::Replay | X::ReplayDetail | X::ReplayPrompt => Tab::Replay,
+            X::Replay | X::ReplayDetail | X::ReplayPrompt | X::ReplayFilter => Tab::Replay,
             X::Live
             | X::LiveDetail
             | X::LiveReferences
@@ -205,6 +207,7 @@ impl Scope {
             Scope::Replay => "Recorded calls",
             Scope::ReplayDetail => "Recorded and fresh answers",
             Scope::ReplayPrompt => "Session log to open",
+            Scope::ReplayFilter => "Replay filter",
             Scope::Live => "Live calls",
             Scope::LiveDetail => "Live call: arguments and answer",
             Scope::LiveReferences => "Live call: the answer's references",
@@ -392,6 +395,9 @@ pub enum Command {
     OpenLog,
     /// Replay: the calls on a time axis, or as a list again.
     ToggleTimeline,
+    /// The Replay tab: the open log and another side by side, aligned as `diff` aligns
+    /// them (or the log alone again).
+    CompareLogs,
     /// Timeline: half the time in view.
     ZoomIn,
     /// Timeline: twice the time in view.

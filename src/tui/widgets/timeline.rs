@@ -21,6 +21,8 @@ pub struct Bar {
     pub error: bool,
     /// Answered by a rule or a breakpoint, not by its server.
     pub injected: bool,
+    /// Held at a breakpoint now (a live call).
+    pub held: bool,
     /// When it asked for input, or its task reported.
     pub marks: Vec<f64>,
 }
@@ -141,6 +143,8 @@ pub fn draw(
         let y = area.y + 1 + (bar.lane - view.lane_top) as u16;
         let role = if Some(i) == selected {
             Role::Selected
+        } else if bar.held {
+            Role::Prompt
         } else if bar.error {
             Role::Error
         } else if bar.injected {
@@ -148,7 +152,9 @@ pub fn draw(
         } else {
             Role::IdLink
         };
-        let fill = if bar.end.is_none() {
+        let fill = if bar.held {
+            "░"
+        } else if bar.end.is_none() {
             "▒"
         } else if bar.injected {
             "▚"
@@ -207,6 +213,7 @@ mod tests {
             lane,
             error: false,
             injected: false,
+            held: false,
             marks: Vec::new(),
         }
     }

@@ -38,6 +38,8 @@ mod hold;
 mod render;
 
 use feed::Watch;
+
+mod timeline;
 use hold::{EditKind, Editing};
 
 /// A call by its session's number and its own number in that session.
@@ -153,6 +155,8 @@ pub(crate) struct LivePane {
     exports: export::Exports,
     /// Where `t` copies a call's trace id (none: the status line says so).
     clipboard: Option<Box<dyn crate::tui::clipboard::Clipboard>>,
+    /// The calls on a time axis instead of the list (`v`), when on.
+    timeline: Option<timeline::LiveTimeline>,
 }
 
 impl LivePane {
@@ -179,6 +183,7 @@ impl LivePane {
             fetch: None,
             exports: export::Exports::default(),
             clipboard: None,
+            timeline: None,
         }
     }
 
@@ -495,6 +500,15 @@ impl Pane for LivePane {
                 self.filter.clear();
                 self.refilter();
             }
+            Command::ToggleTimeline => {
+                self.timeline = match self.timeline {
+                    Some(_) => None,
+                    None => Some(timeline::LiveTimeline::default()),
+                };
+            }
+            Command::ZoomIn | Command::ZoomOut | Command::PanLeft | Command::PanRight => {
+                self.move_timeline(command);
+            }
             Command::RerunCall => self.rerun(ctx),
             Command::ToggleBreakpoint => self.toggle_breakpoint(false, "request", ctx),
             Command::BreakAll => self.toggle_breakpoint(true, "request", ctx),
@@ -691,6 +705,17 @@ impl Pane for LivePane {
                 commands.push(Command::OpenInPlans);
             }
             commands.push(Command::OpenInReplay);
+        }
+        if !self.rows.is_empty() {
+            commands.push(Command::ToggleTimeline);
+            if self.timeline.is_some() && self.focus == Focus::Calls {
+                commands.extend([
+                    Command::ZoomIn,
+                    Command::ZoomOut,
+                    Command::PanLeft,
+                    Command::PanRight,
+                ]);
+            }
         }
         commands
     }

@@ -161,8 +161,12 @@ impl LivePane {
         main
     }
 
-    /// The calls, a row each, under the feed's title and counts.
+    /// The calls, a row each, under the feed's title and counts (or on the timeline).
     fn render_list(&mut self, area: Rect, buf: &mut Buffer, ui: &Ui<'_>) {
+        if self.timeline.is_some() && !self.rows.is_empty() {
+            self.render_timeline(area, buf, ui);
+            return;
+        }
         let theme = ui.theme;
         let focused = self.focus == Focus::Calls;
         let footer = self.list_footer();

@@ -33,6 +33,8 @@ use crate::tui::widgets::cursor::{Cursor, SCROLLING, Scroll};
 use crate::tui::widgets::prompt;
 use crate::tui::widgets::prompt::PromptKey;
 
+mod compare;
+mod filter;
 mod render;
 mod timeline;
 
@@ -134,6 +136,12 @@ pub(crate) struct ReplayPane {
     clipboard: Option<Box<dyn crate::tui::clipboard::Clipboard>>,
     /// The calls on a time axis instead of the list (`v`), when on.
     timeline: Option<timeline::Timeline>,
+    /// The calls the filter (`/`) lets through.
+    filter: filter::RowFilter,
+    /// The open log and another side by side (`d`), when on.
+    compare: Option<compare::CompareView>,
+    /// The prompt asks for a log to compare with, not one to open.
+    prompt_compares: bool,
 }
 
 /// A call to select once indexed: its session id and number, and how many of the
@@ -159,6 +167,9 @@ impl ReplayPane {
             pending: None,
             clipboard: None,
             timeline: None,
+            filter: filter::RowFilter::default(),
+            compare: None,
+            prompt_compares: false,
         }
     }
 
@@ -193,6 +204,15 @@ impl ReplayPane {
             return EventState::NotConsumed;
         };
         match prompt::path_prompt_key(text, key, ctx, Scope::ReplayPrompt) {
+            PromptKey::Accept(path) if self.prompt_compares => {
+                self.prompt = None;
+                self.prompt_compares = false;
+                if path.is_empty() {
+                    ctx.status.info("no file given; nothing compared");
+                } else if let Err(e) = self.compare_with(std::path::Path::new(&path)) {
+                    ctx.status.error(format!("cannot compare with {path}: {e}"));
+                }
+            }
             PromptKey::Accept(path) => {
                 self.prompt = None;
                 if path.is_empty() {
@@ -207,7 +227,10 @@ impl ReplayPane {
                     }
                 }
             }
-            PromptKey::Cancel => self.prompt = None,
+            PromptKey::Cancel => {
+                self.prompt = None;
+                self.prompt_compares = false;
+            }
             PromptKey::Edited => {}
             PromptKey::NotMine => return EventState::NotConsumed,
         }
@@ -248,7 +271,31 @@ impl ReplayPane {
         self.detail_scroll.reset();
         self.focus = Focus::Calls;
         self.pending = None;
+        self.filter = filter::RowFilter::default();
+        self.compare = None;
         Ok(())
+    }
+
+    /// The open log and `other` side by side, aligned as `diff` aligns them.
+    ///
+    /// # Errors
+    ///
+    /// When no log is open, or `other` cannot be opened.
+    pub fn compare_with(&mut self, other: &std::path::Path) -> std::io::Result<()> {
+        let Some(log) = &self.log else {
+            return Err(std::io::Error::other("no session log is open to compare"));
+        };
+        std::fs::File::open(other)?;
+        let a = log.index.path().to_path_buf();
+        self.compare = Some(compare::CompareView::open(a, other.to_path_buf()));
+        Ok(())
+    }
+
+    /// True once a comparison asked for is read (or could not be).
+    pub(crate) fn compare_settled(&mut self) -> bool {
+        self.compare
+            .as_mut()
+            .is_none_or(compare::CompareView::settled)
     }
 
     /// Opens the log at `path` (as [`ReplayPane::open`]) and selects the call numbered
@@ -314,7 +361,12 @@ impl ReplayPane {
         let Some(log) = &mut self.log else {
             return found;
         };
-        log.drain(&self.ignore) || found
+        let filtered = self.filter.poll(&log.index);
+        let compared = self
+            .compare
+            .as_mut()
+            .is_some_and(compare::CompareView::poll);
+        log.drain(&self.ignore) || found || filtered || compared
     }
 
     /// The verdicts so far: calls run again, and how many of them differ.
@@ -615,17 +667,36 @@ impl OpenLog {
 
 impl Pane for ReplayPane {
     fn run(&mut self, command: Command, ctx: &mut Ctx<'_>) {
+        if let Some(c) = &mut self.compare {
+            if command == Command::CompareLogs {
+                self.compare = None;
+            } else {
+                c.run(command);
+            }
+            return;
+        }
         match command {
+            Command::CompareLogs => {
+                self.prompt = Some(String::new());
+                self.prompt_compares = true;
+            }
             Command::Up | Command::Down | Command::PrevPage | Command::NextPage
                 if self.focus == Focus::Detail =>
             {
                 self.detail_scroll.on(command);
             }
             command if SCROLLING.contains(&command) => {
-                if let Some(row) = self.cursor.target(command, self.calls()) {
+                let row = if self.filter.active() {
+                    self.filter.target(command, self.cursor.selected)
+                } else {
+                    self.cursor.target(command, self.calls())
+                };
+                if let Some(row) = row {
                     self.select(row);
                 }
             }
+            Command::StartFilter => self.filter.typing = true,
+            Command::ClearFilter => self.filter.clear(),
             Command::FocusNext | Command::FocusPrev => {
                 self.focus = match self.focus {
                     Focus::Calls => Focus::Detail,
@@ -658,6 +729,9 @@ impl Pane for ReplayPane {
     fn handle_key(&mut self, key: &KeyEvent, ctx: &mut Ctx<'_>) -> EventState {
         if self.prompt.is_some() {
             return self.prompt_key(key, ctx);
+        }
+        if self.filter.typing {
+            return self.filter_key(key, ctx);
         }
         self.run_key(key, ctx)
     }
@@ -715,6 +789,9 @@ impl Pane for ReplayPane {
         if self.prompt.is_some() {
             return Scope::ReplayPrompt;
         }
+        if self.filter.typing {
+            return Scope::ReplayFilter;
+        }
         match self.focus {
             Focus::Calls => Scope::Replay,
             Focus::Detail => Scope::ReplayDetail,
@@ -722,13 +799,33 @@ impl Pane for ReplayPane {
     }
 
     fn captures_text(&self) -> bool {
-        self.prompt.is_some()
+        self.prompt.is_some() || self.filter.typing
     }
 
     fn commands(&self) -> Vec<Command> {
         if let Some(p) = &self.prompt {
             let mut out = vec![Command::OpenLogFile, Command::Close];
             if !p.is_empty() {
+                out.extend([Command::EraseChar, Command::ClearText]);
+            }
+            return out;
+        }
+        if self.compare.is_some() {
+            return vec![
+                Command::Up,
+                Command::Down,
+                Command::NextPage,
+                Command::PrevPage,
+                Command::Top,
+                Command::Bottom,
+                Command::NextDifference,
+                Command::PrevDifference,
+                Command::CompareLogs,
+            ];
+        }
+        if self.filter.typing {
+            let mut out = vec![Command::KeepFilter, Command::DropFilter];
+            if !self.filter.text.is_empty() {
                 out.extend([Command::EraseChar, Command::ClearText]);
             }
             return out;
@@ -762,6 +859,7 @@ impl Pane for ReplayPane {
         if self.selected_trace().is_some() {
             commands.push(Command::CopyTraceId);
         }
+
         if !log.index.is_empty() {
             commands.push(Command::ToggleTimeline);
             if self.timeline.is_some() && self.focus == Focus::Calls {
@@ -772,6 +870,12 @@ impl Pane for ReplayPane {
                     Command::PanRight,
                 ]);
             }
+        }
+        if !log.index.is_empty() {
+            commands.extend([Command::StartFilter, Command::CompareLogs]);
+        }
+        if self.filter.active() {
+            commands.push(Command::ClearFilter);
         }
         commands
     }
@@ -787,16 +891,29 @@ impl Pane for ReplayPane {
                 .keymap
                 .key_label(Scope::ReplayPrompt, Command::OpenLogFile)
                 .unwrap_or_default();
+            let (label, what) = if self.prompt_compares {
+                (
+                    " compare with › ",
+                    "compares the open log with this one, side by side",
+                )
+            } else {
+                (
+                    " open log › ",
+                    "opens a session log (JSON Lines from --record)",
+                )
+            };
             Line::from(vec![
-                Span::styled(" open log › ", theme.style(Role::Prompt)),
+                Span::styled(label, theme.style(Role::Prompt)),
                 Span::styled(text.clone(), theme.style(Role::Text)),
                 Span::styled("█", theme.style(Role::Prompt)),
-                Span::styled(
-                    format!("   {accept} opens a session log (JSON Lines from --record)"),
-                    theme.style(Role::Muted),
-                ),
+                Span::styled(format!("   {accept} {what}"), theme.style(Role::Muted)),
             ])
             .render(line, buf);
+            main
+        } else if self.filter.typing && area.height > 1 {
+            let [main, line] =
+                Layout::vertical([Constraint::Min(0), Constraint::Length(1)]).areas(area);
+            self.render_filter_prompt(line, buf, ui);
             main
         } else {
             area
@@ -829,6 +946,10 @@ impl Pane for ReplayPane {
             return;
         }
         self.drain();
+        if let Some(c) = &mut self.compare {
+            c.render(area, buf, ui);
+            return;
+        }
         let [list_area, detail_area] = if area.width >= 100 {
             Layout::horizontal([Constraint::Percentage(42), Constraint::Fill(1)]).areas(area)
         } else {
@@ -845,93 +966,4 @@ impl Pane for ReplayPane {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tui::tab::Tab;
-    use crate::tui::testing::TestDesk;
-
-    /// The pane with `tests/data/older-shapes.jsonl` open and indexed.
-    fn opened(desk: &mut TestDesk) -> ReplayPane {
-        let mut pane = ReplayPane::new();
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/older-shapes.jsonl");
-        let replayer = desk.ctx().dispatcher.replayer();
-        pane.open(&path, replayer).expect("the log opens");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while pane.calls() < 11 && std::time::Instant::now() < until {
-            pane.poll(&mut desk.ctx());
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        pane
-    }
-
-    #[test]
-    fn a_log_is_indexed_and_its_calls_are_moved_through() {
-        let mut desk = TestDesk::new(Tab::Replay);
-        let mut pane = opened(&mut desk);
-        assert_eq!(pane.calls(), 11, "the log records 11 calls");
-        assert_eq!(pane.scope(), Scope::Replay);
-        desk.press(&mut pane, Command::Down);
-        desk.press(&mut pane, Command::Down);
-        assert_eq!(pane.cursor.selected, 2);
-        desk.press(&mut pane, Command::Bottom);
-        assert_eq!(pane.cursor.selected, 10);
-        desk.press(&mut pane, Command::FocusNext);
-        assert_eq!(pane.scope(), Scope::ReplayDetail);
-        desk.press(&mut pane, Command::FocusPrev);
-        assert_eq!(pane.scope(), Scope::Replay);
-    }
-
-    #[test]
-    fn a_call_run_again_gets_a_verdict() {
-        let mut desk = TestDesk::new(Tab::Replay);
-        let mut pane = opened(&mut desk);
-        assert_eq!(pane.verdicts(), (0, 0));
-        desk.press(&mut pane, Command::ReplayCall);
-        pane.poll(&mut desk.ctx());
-        assert_eq!(pane.verdicts().0, 1, "{:?}", desk.status());
-    }
-
-    #[test]
-    fn a_calls_trace_id_is_copied_from_its_line() {
-        let dir = std::env::temp_dir().join(format!("replay-trace-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("traced.jsonl");
-        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
-        std::fs::write(
-            &path,
-            format!(
-                "{}\n{}\n{}\n",
-                format_args!(r#"{{"v":2,"ts":"2026-12-01T21:07:10.487210Z","session":"s","seq":1,"type":"request","call":1,"tool":"structs_query_player","arguments":{{"player_id":"1-1"}},"trace_id":"{trace}","span_id":"00f067aa0ba902b7"}}"#),
-                r#"{"v":2,"ts":"2026-12-01T21:07:10.487486Z","session":"s","seq":2,"type":"response","call":1,"tool":"structs_query_player","duration_ms":0.2,"result":{}}"#,
-                r#"{"v":2,"ts":"2026-12-01T21:07:10.488666Z","session":"s","seq":3,"type":"request","call":2,"tool":"structs_query_struct","arguments":{"struct_id":"5-1"}}"#,
-            ),
-        )
-        .unwrap();
-        let mut desk = TestDesk::new(Tab::Replay);
-        let kept = crate::tui::testing::KeptClipboard::default();
-        let mut pane = ReplayPane::new().with_clipboard(Box::new(kept.clone()));
-        let replayer = desk.ctx().dispatcher.replayer();
-        pane.open(&path, replayer).expect("the log opens");
-        let until = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while pane.calls() < 2 && std::time::Instant::now() < until {
-            pane.poll(&mut desk.ctx());
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        }
-        desk.press(&mut pane, Command::Top);
-        desk.press(&mut pane, Command::CopyTraceId);
-        assert_eq!(kept.copied(), [trace]);
-        desk.press(&mut pane, Command::Down);
-        assert!(!pane.commands().contains(&Command::CopyTraceId));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn the_prompt_for_another_log_starts_empty() {
-        let mut desk = TestDesk::new(Tab::Replay);
-        let mut pane = ReplayPane::new();
-        desk.press(&mut pane, Command::OpenLog);
-        assert_eq!(pane.prompt.as_deref(), Some(""));
-        assert_eq!(pane.scope(), Scope::ReplayPrompt);
-    }
-}
+mod tests;

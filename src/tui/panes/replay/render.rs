@@ -31,7 +31,7 @@ impl ReplayPane {
             } else {
                 Role::Border
             }))
-            .title(list_title(log, &p, theme))
+            .title(list_title(log, &p, &self.filter, theme))
             .title_bottom(
                 Line::from(Span::styled(list_footer(log, &p), theme.style(Role::Muted)))
                     .right_aligned(),
@@ -43,6 +43,11 @@ impl ReplayPane {
         }
         let rows = usize::from(inner.height - 1);
         self.cursor.scroll(rows);
+        if let Some(matched) = &self.filter.rows {
+            let at = matched.partition_point(|&r| r < self.cursor.selected);
+            self.filter.cursor.selected = at.min(matched.len().saturating_sub(1));
+            self.filter.cursor.scroll(rows);
+        }
         let width = usize::from(inner.width);
         self.render_calls(log, &Columns::new(p.calls, width), inner, buf, theme);
         if p.calls == 0 {
@@ -80,13 +85,23 @@ impl ReplayPane {
             width,
             theme.style(Role::Muted),
         );
-        for (k, (call, tool, _session)) in log
-            .index
-            .window(self.cursor.top, rows)
-            .into_iter()
-            .enumerate()
-        {
-            let row = self.cursor.top + k;
+        // The rows on show: the filter's, else the log's in order.
+        let shown: Vec<(usize, Call, String)> = match &self.filter.rows {
+            Some(matched) => matched
+                .iter()
+                .skip(self.filter.cursor.top)
+                .take(rows)
+                .filter_map(|&row| log.index.call(row).map(|(c, t, _)| (row, c, t)))
+                .collect(),
+            None => log
+                .index
+                .window(self.cursor.top, rows)
+                .into_iter()
+                .enumerate()
+                .map(|(k, (c, t, _))| (self.cursor.top + k, c, t))
+                .collect(),
+        };
+        for (k, (row, call, tool)) in shown.into_iter().enumerate() {
             let chosen = row == self.cursor.selected;
             let (again, again_role) = rerun_cell(log, row);
             let mark = if chosen { SELECTED_MARK } else { "  " };
@@ -169,20 +184,45 @@ impl ReplayPane {
 
 /// The list's title: the log's name, its calls and sessions, and how much of it is
 /// read while it is being read.
-fn list_title(log: &OpenLog, p: &Progress, theme: &Theme) -> Line<'static> {
+fn list_title(
+    log: &OpenLog,
+    p: &Progress,
+    filter: &super::filter::RowFilter,
+    theme: &Theme,
+) -> Line<'static> {
+    let filtered = filter.active() || (filter.reading() && !filter.text.trim().is_empty());
+    // Filtered, the count that match comes first, then the filter.
+    let calls = if filtered {
+        filter.count(p.calls)
+    } else {
+        format!(
+            "{} call{}",
+            grouped(p.calls),
+            if p.calls == 1 { "" } else { "s" }
+        )
+    };
     let mut title = vec![
         Span::styled(format!(" {}", log.file_name), theme.style(Role::Title)),
         Span::styled(
+            format!(" · {calls}"),
+            theme.style(if filtered { Role::Prompt } else { Role::Muted }),
+        ),
+    ];
+    if filtered {
+        title.push(Span::styled(
+            format!(" · {}", filter.text.trim()),
+            theme.style(Role::Prompt),
+        ));
+    } else {
+        title.push(Span::styled(
             format!(
-                " · {} call{} · {} session{}",
-                grouped(p.calls),
-                if p.calls == 1 { "" } else { "s" },
+                " · {} session{}",
                 p.sessions,
                 if p.sessions == 1 { "" } else { "s" }
             ),
             theme.style(Role::Muted),
-        ),
-    ];
+        ));
+    }
     if !p.done {
         let pct = (p.bytes_read * 100)
             .checked_div(p.total_bytes)

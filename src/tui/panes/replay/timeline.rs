@@ -62,6 +62,7 @@ impl Timeline {
                 lane: 0,
                 error: t.failed,
                 injected: t.injected,
+                held: false,
                 marks: marks.get(&i).cloned().unwrap_or_default(),
             })
             .collect();
