@@ -126,9 +126,11 @@ pub fn render(r: &Report<'_>) -> String {
         "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>structs-console report: {log}</title><style>{STYLE}</style></head><body>\
          <h1>Session report: {log}</h1>\
-         <p id=\"summary\">{n} calls, {errors} errors, {size}, over {time}.</p>",
+         <p id=\"summary\">{n} call{ns}, {errors} error{es}, {size}, over {time}.</p>",
         log = esc(r.log),
         n = calls.len(),
+        ns = if calls.len() == 1 { "" } else { "s" },
+        es = if errors == 1 { "" } else { "s" },
         size = compare::size(bytes),
         time = compare::millis(span_ms),
     );
