@@ -620,6 +620,15 @@ fn the_filter_lists_the_calls_that_match_and_counts_them() {
     let frame = draw(&mut app, 120, 24);
     assert!(frame.contains("call 6 · structs_query_player"), "{frame}");
     assert!(!frame.contains("query_guild"), "{frame}");
+    // The timeline draws the filter's calls alone, the selected one among them.
+    press(&mut app, KeyCode::Char('v'));
+    let frame = draw(&mut app, 120, 24);
+    assert!(
+        frame.contains("Timeline · 2 calls in 1 lane · filter tool:")
+            && frame.contains("call 6 · structs_query_player"),
+        "{frame}"
+    );
+    press(&mut app, KeyCode::Char('v'));
     // Words a log line holds (`text:`) are read again, then counted.
     press(&mut app, KeyCode::Char('/'));
     app.handle_key(crossterm::event::KeyEvent::new(

@@ -59,6 +59,9 @@ pub(super) struct RowFilter {
     pub error: Option<String>,
     /// The index's length when the rows were made.
     made_at: usize,
+    /// Counts the times the rows were made (what was drawn of them stays while it
+    /// does not change).
+    pub generation: u64,
 }
 
 impl RowFilter {
@@ -121,6 +124,7 @@ impl RowFilter {
             return;
         }
         self.rows = Some(self.matching(&filter, index));
+        self.generation += 1;
         self.made_at = index.len();
         self.keep_selection_in_rows();
     }

@@ -22,6 +22,25 @@ pub(super) struct Timeline {
     view: Option<View>,
     /// The index's (calls, bytes read, done) when the bars were built.
     seen: (usize, u64, bool),
+    /// The filter's calls alone, in lanes of their own: for which making of the
+    /// filter's rows, the bars, and their lanes.
+    filtered: Option<(u64, Vec<Bar>, u32)>,
+}
+
+/// `bars` laid again in lanes of their own.
+fn relaid(mut bars: Vec<Bar>) -> (Vec<Bar>, u32) {
+    let mut order: Vec<usize> = (0..bars.len()).collect();
+    order.sort_by(|&a, &b| bars[a].start.total_cmp(&bars[b].start));
+    let lanes = timeline::lanes(
+        order
+            .iter()
+            .map(|&i| (bars[i].start, bars[i].end.unwrap_or(f64::INFINITY))),
+    );
+    for (&i, &lane) in order.iter().zip(&lanes) {
+        bars[i].lane = lane;
+    }
+    let count = lanes.iter().max().map_or(0, |m| m + 1);
+    (bars, count)
 }
 
 impl Timeline {
@@ -31,6 +50,7 @@ impl Timeline {
             lanes: 0,
             view: None,
             seen: (usize::MAX, 0, false),
+            filtered: None,
         }
     }
 
@@ -42,6 +62,7 @@ impl Timeline {
             return;
         }
         self.seen = seen;
+        self.filtered = None;
         let (timings, marks) = index.timings(0);
         let start = |i: usize| timings[i].at_ms.unwrap_or(0.0);
         let mut order: Vec<usize> = (0..timings.len()).collect();
@@ -76,6 +97,20 @@ impl Timeline {
         self.bars = bars;
     }
 
+    /// The bars of `rows` alone (the filter's), laid in lanes again; kept while the
+    /// rows and the index stay as they are.
+    fn filter_to(&mut self, rows: &[usize], key: u64) {
+        if self.filtered.as_ref().is_some_and(|(k, _, _)| *k == key) {
+            return;
+        }
+        let bars = rows
+            .iter()
+            .filter_map(|&r| self.bars.get(r).cloned())
+            .collect();
+        let (bars, lanes) = relaid(bars);
+        self.filtered = Some((key, bars, lanes));
+    }
+
     /// Zooms and pans; true when the command was the timeline's.
     pub(super) fn run(&mut self, command: Command, selected: usize) -> bool {
         let at = self.bars.get(selected).map(|b| b.start);
@@ -103,7 +138,16 @@ impl ReplayPane {
             return;
         };
         tl.refresh(&log.index);
-        let selected = self.cursor.selected;
+        // With a filter in force, its calls alone; the selection is the list's.
+        let (bars, lanes, selected) = match &self.filter.rows {
+            Some(rows) => {
+                tl.filter_to(rows, self.filter.generation);
+                let at = rows.partition_point(|&r| r < self.cursor.selected);
+                let (_, bars, lanes) = tl.filtered.as_ref().expect("just made");
+                (bars, *lanes, at)
+            }
+            None => (&tl.bars, tl.lanes, self.cursor.selected),
+        };
         let block = Block::bordered()
             .border_type(BorderType::Rounded)
             .border_style(theme.style(if self.focus == Focus::Calls {
@@ -113,30 +157,35 @@ impl ReplayPane {
             }));
         let inner = block.inner(area);
         let lanes_shown = u32::from(inner.height.saturating_sub(1));
-        if let (Some(view), Some(bar)) = (&mut tl.view, tl.bars.get(selected)) {
+        if let (Some(view), Some(bar)) = (&mut tl.view, bars.get(selected)) {
             view.show(bar, lanes_shown);
         }
-        let view = tl.view.unwrap_or(View::fit(&tl.bars));
+        let view = tl.view.unwrap_or(View::fit(bars));
         let title = Line::from(vec![
             Span::styled(" Timeline ", theme.style(Role::Title)),
             Span::styled(
                 format!(
-                    "· {} calls in {} lane{} · call {} ",
-                    tl.bars.len(),
-                    tl.lanes,
-                    if tl.lanes == 1 { "" } else { "s" },
-                    selected + 1
+                    "· {} calls in {} lane{}{} · call {} ",
+                    bars.len(),
+                    lanes,
+                    if lanes == 1 { "" } else { "s" },
+                    if self.filter.active() {
+                        format!(" · filter {}", self.filter.text.trim())
+                    } else {
+                        String::new()
+                    },
+                    self.cursor.selected + 1
                 ),
                 theme.style(Role::Muted),
             ),
         ]);
-        let hidden = tl.lanes.saturating_sub(view.lane_top + lanes_shown);
+        let hidden = lanes.saturating_sub(view.lane_top + lanes_shown);
         let footer = if view.lane_top > 0 || hidden > 0 {
             format!(
                 " lanes {}–{} of {} ",
                 view.lane_top + 1,
-                view.lane_top + lanes_shown.min(tl.lanes),
-                tl.lanes
+                view.lane_top + lanes_shown.min(lanes),
+                lanes
             )
         } else {
             String::new()
@@ -147,6 +196,6 @@ impl ReplayPane {
                 Line::from(Span::styled(footer, theme.style(Role::Muted))).right_aligned(),
             )
             .render(area, buf);
-        timeline::draw(&tl.bars, Some(selected), &view, inner, buf, theme);
+        timeline::draw(bars, Some(selected), &view, inner, buf, theme);
     }
 }
