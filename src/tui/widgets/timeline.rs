@@ -85,6 +85,22 @@ impl View {
     }
 }
 
+/// Lays `bars` in lanes (each bar the first lane free at its start; a bar with no end
+/// holds its lane to the end); returns how many lanes they take.
+pub fn lay(bars: &mut [Bar]) -> u32 {
+    let mut order: Vec<usize> = (0..bars.len()).collect();
+    order.sort_by(|&a, &b| bars[a].start.total_cmp(&bars[b].start));
+    let taken = lanes(
+        order
+            .iter()
+            .map(|&i| (bars[i].start, bars[i].end.unwrap_or(f64::INFINITY))),
+    );
+    for (&i, &lane) in order.iter().zip(&taken) {
+        bars[i].lane = lane;
+    }
+    taken.iter().max().map_or(0, |m| m + 1)
+}
+
 /// Lanes for `spans` (start, end) in start order: each the first lane free at its start.
 pub fn lanes(spans: impl Iterator<Item = (f64, f64)>) -> Vec<u32> {
     let mut ends: Vec<f64> = Vec::new();

@@ -85,17 +85,7 @@ impl LiveTimeline {
                 }
             })
             .collect();
-        let mut order: Vec<usize> = (0..bars.len()).collect();
-        order.sort_by(|&a, &b| bars[a].start.total_cmp(&bars[b].start));
-        let lanes = timeline::lanes(
-            order
-                .iter()
-                .map(|&i| (bars[i].start, bars[i].end.unwrap_or(f64::INFINITY))),
-        );
-        for (&i, &lane) in order.iter().zip(&lanes) {
-            bars[i].lane = lane;
-        }
-        let count = lanes.iter().max().map_or(0, |m| m + 1);
+        let count = timeline::lay(&mut bars);
         (bars, count)
     }
 }

@@ -27,22 +27,6 @@ pub(super) struct Timeline {
     filtered: Option<(u64, Vec<Bar>, u32)>,
 }
 
-/// `bars` laid again in lanes of their own.
-fn relaid(mut bars: Vec<Bar>) -> (Vec<Bar>, u32) {
-    let mut order: Vec<usize> = (0..bars.len()).collect();
-    order.sort_by(|&a, &b| bars[a].start.total_cmp(&bars[b].start));
-    let lanes = timeline::lanes(
-        order
-            .iter()
-            .map(|&i| (bars[i].start, bars[i].end.unwrap_or(f64::INFINITY))),
-    );
-    for (&i, &lane) in order.iter().zip(&lanes) {
-        bars[i].lane = lane;
-    }
-    let count = lanes.iter().max().map_or(0, |m| m + 1);
-    (bars, count)
-}
-
 impl Timeline {
     pub(super) fn new() -> Timeline {
         Timeline {
@@ -65,15 +49,7 @@ impl Timeline {
         self.filtered = None;
         let (timings, marks) = index.timings(0);
         let start = |i: usize| timings[i].at_ms.unwrap_or(0.0);
-        let mut order: Vec<usize> = (0..timings.len()).collect();
-        order.sort_by(|&a, &b| start(a).total_cmp(&start(b)));
         // A call not answered yet holds its lane to the end.
-        let lanes = timeline::lanes(order.iter().map(|&i| {
-            let end = timings[i]
-                .duration_ms
-                .map_or(f64::INFINITY, |d| start(i) + d);
-            (start(i), end)
-        }));
         let mut bars: Vec<Bar> = timings
             .iter()
             .enumerate()
@@ -87,10 +63,7 @@ impl Timeline {
                 marks: marks.get(&i).cloned().unwrap_or_default(),
             })
             .collect();
-        for (&i, &lane) in order.iter().zip(&lanes) {
-            bars[i].lane = lane;
-        }
-        self.lanes = lanes.iter().max().map_or(0, |m| m + 1);
+        self.lanes = timeline::lay(&mut bars);
         if self.view.is_none() || !p.done {
             self.view = Some(View::fit(&bars));
         }
@@ -103,11 +76,11 @@ impl Timeline {
         if self.filtered.as_ref().is_some_and(|(k, _, _)| *k == key) {
             return;
         }
-        let bars = rows
+        let mut bars: Vec<Bar> = rows
             .iter()
             .filter_map(|&r| self.bars.get(r).cloned())
             .collect();
-        let (bars, lanes) = relaid(bars);
+        let lanes = timeline::lay(&mut bars);
         self.filtered = Some((key, bars, lanes));
     }
 
