@@ -784,6 +784,7 @@ fn run_console(
     let theme = Theme::load(&cli.theme).map_err(|e| anyhow::anyhow!("{e}"))?;
     let runtime = tokio::runtime::Runtime::new()?;
     let recorder = open_recorder(cli, &config)?;
+    let redaction = Some(redaction_of(&config)?);
     if let Some(spec) = connect {
         let target = structs_console::mcp::client::Target::parse(spec)
             .map_err(|e| anyhow::anyhow!("--connect: {e}"))?;
@@ -817,6 +818,7 @@ fn run_console(
                 open,
                 attached: Some(remote),
                 log_file: cli.log_file.as_deref(),
+                redaction: redaction.clone(),
                 ..Default::default()
             },
         )?;
@@ -842,6 +844,7 @@ fn run_console(
             open,
             attached: None,
             log_file: cli.log_file.as_deref(),
+            redaction,
         },
     )?;
     Ok(ExitCode::SUCCESS)

@@ -73,6 +73,7 @@ pub fn run(core: Core, theme: Theme, runtime: &Runtime, setup: Setup<'_>) -> any
         open,
         attached,
         log_file,
+        redaction,
     } = setup;
     let mut terminal = match ratatui::try_init() {
         Ok(terminal) => terminal,
@@ -101,6 +102,9 @@ pub fn run(core: Core, theme: Theme, runtime: &Runtime, setup: Setup<'_>) -> any
     };
     if let Some(switcher) = switcher {
         app = app.with_switcher(switcher);
+    }
+    if let Some(redaction) = redaction {
+        app = app.with_redaction(redaction);
     }
     if let Some(remote) = attached {
         app = app.with_server(remote);
@@ -160,6 +164,9 @@ pub struct Setup<'a> {
     pub attached: Option<std::sync::Arc<crate::mcp::client::Remote>>,
     /// Where what is written to fd 2 goes while the console runs (`--log-file`).
     pub log_file: Option<&'a std::path::Path>,
+    /// What the logs the console shows side by side never show (`[redact]`); the
+    /// standard rules when none.
+    pub redaction: Option<std::sync::Arc<crate::record::Redaction>>,
 }
 
 /// Gives fd 2 back when the console ends, letting the last lines reach the log file.

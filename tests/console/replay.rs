@@ -689,3 +689,32 @@ fn two_logs_side_by_side_are_aligned_as_diff_aligns_them() {
     press(&mut app, KeyCode::Char('d'));
     assert!(!draw(&mut app, 120, 24).contains("⟷"));
 }
+
+#[test]
+fn the_comparison_hides_what_the_configs_redaction_rules_name() {
+    let dir = std::env::temp_dir().join(format!("structs-replay-redact-{}", std::process::id()));
+    let a = six_calls(&dir, "a.jsonl", "2-1");
+    // A log written before the team's rule: its planet id is what the rule hides.
+    let b = six_calls(&dir, "b.jsonl", "sk-live-AbCdEf123456");
+    let rules =
+        structs_console::record::Redaction::from_config(&structs_console::record::RedactConfig {
+            defaults: true,
+            keys: Vec::new(),
+            values: vec!["sk-live-[0-9A-Za-z]{8,}".into()],
+        })
+        .unwrap();
+    let (_rt, app) = console();
+    let mut app = app.with_redaction(Arc::new(rules));
+    app.open_log(&a).expect("open the log");
+    app.settle_log();
+    app.compare_log(&b).expect("compare");
+    app.settle_compare();
+    press_n(&mut app, KeyCode::Char('n'), 2);
+    let frame = draw(&mut app, 120, 24);
+    assert!(frame.contains("added · the pair"), "{frame}");
+    assert!(
+        frame.contains(r#"{"planet_id":"[redacted: 20 bytes]"}"#),
+        "{frame}"
+    );
+    assert!(!frame.contains("sk-live"), "{frame}");
+}

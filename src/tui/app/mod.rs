@@ -210,6 +210,13 @@ impl App {
 
     /// Lets the source dialog switch the core's source (the core must have been built
     /// over `switcher.switch`).
+    /// The console hiding what `redaction` finds in the logs it sets side by side (the
+    /// `[redact]` rules of `--config`).
+    pub fn with_redaction(mut self, redaction: std::sync::Arc<crate::record::Redaction>) -> App {
+        self.panes.replay.set_redaction(redaction);
+        self
+    }
+
     pub fn with_switcher(mut self, switcher: crate::source::switch::Switcher) -> App {
         self.source = SourceDialog::new(Some(std::sync::Arc::new(switcher)));
         self

@@ -6,9 +6,10 @@
 //! size and time; under them, the selected pair's arguments and outcomes, and the totals.
 //!
 //! Both logs are read on a thread of their own, as `diff` reads them (results skipped),
-//! with the standard redaction rules applied to the arguments shown.
+//! with the redaction rules (`[redact]` of `--config`) applied to the arguments shown.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 
 use ratatui::buffer::Buffer;
@@ -52,9 +53,8 @@ fn name_of(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Reads a log's calls with their arguments' secrets hidden.
-fn read(path: &Path) -> Result<Vec<CallRecord>, String> {
-    let rules = Redaction::standard();
+/// Reads a log's calls with what `rules` find in their arguments hidden.
+fn read(path: &Path, rules: &Redaction) -> Result<Vec<CallRecord>, String> {
     let mut run =
         calls::read(path, &[]).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     for c in &mut run.calls {
@@ -65,12 +65,12 @@ fn read(path: &Path) -> Result<Vec<CallRecord>, String> {
 
 impl CompareView {
     /// Starts reading `a` and `b` and aligning them.
-    pub(super) fn open(a: PathBuf, b: PathBuf) -> CompareView {
+    pub(super) fn open(a: PathBuf, b: PathBuf, rules: Arc<Redaction>) -> CompareView {
         let names = (name_of(&a), name_of(&b));
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let aligned = read(&a).and_then(|ra| {
-                let rb = read(&b)?;
+            let aligned = read(&a, &rules).and_then(|ra| {
+                let rb = read(&b, &rules)?;
                 let cmp = cmp::compare(&ra, &rb);
                 Ok(Aligned { a: ra, b: rb, cmp })
             });

@@ -142,6 +142,8 @@ pub(crate) struct ReplayPane {
     compare: Option<compare::CompareView>,
     /// The prompt asks for a log to compare with, not one to open.
     prompt_compares: bool,
+    /// What the comparison never shows of the logs' arguments.
+    redaction: Arc<crate::record::Redaction>,
 }
 
 /// A call to select once indexed: its session id and number, and how many of the
@@ -170,6 +172,7 @@ impl ReplayPane {
             filter: filter::RowFilter::default(),
             compare: None,
             prompt_compares: false,
+            redaction: crate::record::Redaction::standard(),
         }
     }
 
@@ -287,8 +290,17 @@ impl ReplayPane {
         };
         std::fs::File::open(other)?;
         let a = log.index.path().to_path_buf();
-        self.compare = Some(compare::CompareView::open(a, other.to_path_buf()));
+        self.compare = Some(compare::CompareView::open(
+            a,
+            other.to_path_buf(),
+            self.redaction.clone(),
+        ));
         Ok(())
+    }
+
+    /// What the comparison hides of the logs' arguments (the `[redact]` rules).
+    pub(crate) fn set_redaction(&mut self, redaction: Arc<crate::record::Redaction>) {
+        self.redaction = redaction;
     }
 
     /// True once a comparison asked for is read (or could not be).
