@@ -310,7 +310,7 @@ pub fn millis(ms: f64) -> String {
 }
 
 /// What a side of a pair did: `ok 1.2 KB 3.1 ms`.
-fn did(c: &CallRecord) -> String {
+pub fn did(c: &CallRecord) -> String {
     let took = c.duration_ms.map(millis).unwrap_or_else(|| "-".into());
     format!("{} {} {}", c.outcome.label(), size(c.bytes), took)
 }

@@ -257,7 +257,7 @@ impl CompareView {
                         "{name} call {} · {} · {}",
                         i.unwrap_or(0) + 1,
                         c.tool,
-                        did(c)
+                        cmp::did(c)
                     ),
                     format!("  {}", c.arguments_text()),
                 ],
@@ -303,14 +303,8 @@ fn cell(i: usize, c: &CallRecord) -> String {
         "{:>5} {} {}",
         grouped(i + 1),
         c.tool.trim_start_matches("structs_"),
-        did(c)
+        cmp::did(c)
     )
-}
-
-/// What a call did: `ok 1.2 KB 3.1 ms`.
-fn did(c: &CallRecord) -> String {
-    let took = c.duration_ms.map(cmp::millis).unwrap_or_else(|| "-".into());
-    format!("{} {} {took}", c.outcome.label(), cmp::size(c.bytes))
 }
 
 fn role_of(op: Op) -> Role {

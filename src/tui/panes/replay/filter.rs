@@ -59,6 +59,9 @@ pub(super) struct RowFilter {
     pub error: Option<String>,
     /// The index's length when the rows were made.
     made_at: usize,
+    /// Each call's row by its session and number, and the index's length it was made
+    /// at: made once per length, not once per key typed.
+    row_of: (usize, HashMap<(String, u64), usize>),
     /// Counts the times the rows were made (what was drawn of them stays while it
     /// does not change).
     pub generation: u64,
@@ -123,7 +126,16 @@ impl RowFilter {
             }
             return;
         }
-        self.rows = Some(self.matching(&filter, index));
+        if self.row_of.0 != index.len() || self.row_of.1.is_empty() {
+            let rows = index
+                .window(0, index.len())
+                .into_iter()
+                .enumerate()
+                .map(|(row, (call, _, session))| ((session, call.call), row))
+                .collect();
+            self.row_of = (index.len(), rows);
+        }
+        self.rows = Some(self.matching(&filter));
         self.generation += 1;
         self.made_at = index.len();
         self.keep_selection_in_rows();
@@ -185,16 +197,11 @@ impl RowFilter {
     }
 
     /// The rows of the calls `filter` matches, in the list's order.
-    fn matching(&self, filter: &Filter, index: &LogIndex) -> Vec<usize> {
+    fn matching(&self, filter: &Filter) -> Vec<usize> {
         let Some(read) = &self.read else {
             return Vec::new();
         };
-        let rows: HashMap<(String, u64), usize> = index
-            .window(0, index.len())
-            .into_iter()
-            .enumerate()
-            .map(|(row, (call, _, session))| ((session, call.call), row))
-            .collect();
+        let rows = &self.row_of.1;
         let mut out: Vec<usize> = read
             .calls
             .iter()
