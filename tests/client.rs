@@ -138,7 +138,9 @@ fn the_conformance_suites_client_scenarios_pass() {
 /// The 2026-07-28 suite's client scenarios that need no authorization server: a tool
 /// call, the `_meta` and headers of every request, and the rounds of a server that asks
 /// for input (the state echoed as it came, a new id for each retry, no state where none
-/// was given); the `Mcp-Method` and `Mcp-Name` headers of each kind of request; a tool
+/// was given); the `Mcp-Method` and `Mcp-Name` headers of each kind of request; the
+/// `Mcp-Param-*` headers of `x-mcp-header` arguments, and a tool whose annotations are
+/// invalid left out of the list; a tool
 /// schema's network `$ref` never fetched, and its 2020-12 keywords kept as they came.
 #[test]
 fn the_2026_suites_client_scenarios_pass() {
@@ -148,6 +150,8 @@ fn the_2026_suites_client_scenarios_pass() {
         "request-metadata",
         "sep-2322-client-request-state",
         "http-standard-headers",
+        "http-custom-headers",
+        "http-invalid-tool-headers",
         "json-schema-ref-no-deref",
         "json-schema-2020-12-preservation",
     ] {

@@ -17,14 +17,17 @@ use crate::error::{ErrorCode, ToolError};
 use crate::handles;
 use crate::handles::Shaping;
 use crate::references::{self, ReferencePlan};
-use crate::tools::{Handler, Hints};
+use crate::tools::{Handler, Hints, Origin, TaskSupport};
 
 /// A tool call whose arguments passed every check, ready to run.
 pub struct Prepared {
     core: Core,
     tool: &'static str,
     hints: Hints,
-    long: bool,
+    tasks: TaskSupport,
+    /// Where the tool comes from: only a catalog tool's answer gets references,
+    /// shaping and handles.
+    origin: Origin,
     handler: Handler,
     /// The arguments as the handler reads them: renamed, nulls dropped, the
     /// reference and shaping options taken out.
@@ -50,27 +53,29 @@ impl Core {
         registered.prepare(&mut args)?;
         let spec = registered.spec();
         // A forwarded tool's server attaches references, shapes and stores its own
-        // results: its arguments go on as given.
-        let (references, shaping) = if self.inner.forwarded {
-            (ReferencePlan::Off, handles::Request::default())
-        } else {
-            let plan = references::config::plan(
-                self.inner.references.config(),
-                tool,
-                spec.references,
-                &mut args,
-            )?;
-            let shaping = match spec.shaping {
-                Shaping::Standard => handles::Request::take(&mut args),
-                Shaping::Own => handles::Request::default(),
+        // results, and a content tool's answer is its own: its arguments go on as given.
+        let (references, shaping) =
+            if self.inner.forwarded || registered.origin() != Origin::Catalog {
+                (ReferencePlan::Off, handles::Request::default())
+            } else {
+                let plan = references::config::plan(
+                    self.inner.references.config(),
+                    tool,
+                    spec.references,
+                    &mut args,
+                )?;
+                let shaping = match spec.shaping {
+                    Shaping::Standard => handles::Request::take(&mut args),
+                    Shaping::Own => handles::Request::default(),
+                };
+                (plan, shaping)
             };
-            (plan, shaping)
-        };
         Ok(Prepared {
             core: self.clone(),
             tool: spec.name,
             hints: spec.hints,
-            long: registered.is_long(),
+            tasks: registered.task_support(),
+            origin: registered.origin(),
             handler: registered.handler().clone(),
             args,
             references,
@@ -98,7 +103,19 @@ impl Prepared {
     /// Whether the call is long work: it reports its progress, and runs as a task for
     /// a client that declared the extension.
     pub fn is_long(&self) -> bool {
-        self.long
+        self.tasks != TaskSupport::Never
+    }
+
+    /// Whether the call runs only as a task: a client that did not declare the
+    /// extension is refused.
+    pub fn requires_task(&self) -> bool {
+        self.tasks == TaskSupport::Required
+    }
+
+    /// Whether the answer is an MCP tool result as the tool wrote it
+    /// ([`Origin::Content`]), sent as it is, rather than JSON to wrap.
+    pub fn answers_content(&self) -> bool {
+        self.origin == Origin::Content
     }
 
     /// Runs the call: the handler → references attached → shaped, and a result over
@@ -119,12 +136,23 @@ impl Prepared {
             args,
             references,
             shaping,
+            origin,
             ..
         } = self;
         let world = core.world();
         let result = handler(core.env(world.clone(), shaping.clone()), args);
         let result = if core.inner.forwarded {
             ctx.scope(result).await
+        } else if origin == Origin::Content {
+            // A panic is the server's failure, not the tool's answer: the caller gets
+            // it as a protocol error.
+            match AssertUnwindSafe(ctx.scope(result)).catch_unwind().await {
+                Ok(result) => result,
+                Err(panic) => Err(ToolError::new(
+                    ErrorCode::ToolExecutionFailed,
+                    format!("{tool} failed unexpectedly: {}", panic_text(panic)),
+                )),
+            }
         } else {
             let resolver = core.inner.references.clone();
             let handles = core.inner.handles.clone();

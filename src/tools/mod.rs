@@ -23,7 +23,9 @@ pub mod validate;
 pub mod workflow;
 
 pub use env::Env;
-pub use registry::{Handler, Hints, NULL_NOTE, RegisteredTool, Registry, ToolSpec};
+pub use registry::{
+    Handler, Hints, NULL_NOTE, Origin, RegisteredTool, Registry, TaskSupport, ToolSpec,
+};
 
 use std::sync::Arc;
 

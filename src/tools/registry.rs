@@ -121,10 +121,40 @@ pub struct RegisteredTool {
     /// Other names an argument may be given by (the catalog's), each with the name
     /// the tool reads.
     aliases: Vec<(&'static str, &'static str)>,
-    /// Another server's tool: its arguments are forwarded as given.
-    forwarded: bool,
-    /// Long work ([`Registry::long_running`]).
-    long: bool,
+    /// Where the tool comes from, which says what the core does around its calls.
+    origin: Origin,
+    /// Whether its calls run as tasks ([`Registry::long_running`],
+    /// [`Registry::task_required`]).
+    tasks: TaskSupport,
+}
+
+/// Where a tool comes from, which says what the core does around its calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    /// The Structs catalog: the catalog's other argument names, references, shaping
+    /// and handles; its answer is JSON, shown as text and as `structuredContent`.
+    Catalog,
+    /// Another server's (`--connect`): its arguments go on as given, and its answer is
+    /// that server's.
+    Forwarded,
+    /// A tool of the server's own outside the catalog, whose answer is an MCP tool
+    /// result as its handler writes it: content blocks (text, images, audio, embedded
+    /// resources) and `isError` ([`Registry::add_content`]).
+    Content,
+}
+
+/// Whether a tool's calls run as tasks (MCP's Tasks extension).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TaskSupport {
+    /// Answered while the request waits.
+    #[default]
+    Never,
+    /// Long work: it reports its progress, and runs as a task for a client that
+    /// declared the extension (and while the request waits for one that did not).
+    Optional,
+    /// Runs only as a task: a client that did not declare the extension is refused
+    /// with `-32021`, naming the extension it lacks.
+    Required,
 }
 
 /// What every local tool's input schema says of `null`.
@@ -141,7 +171,17 @@ impl RegisteredTool {
 
     /// Whether a call is long work: it reports its progress, and may run as a task.
     pub fn is_long(&self) -> bool {
-        self.long
+        self.tasks != TaskSupport::Never
+    }
+
+    /// Whether its calls run as tasks.
+    pub fn task_support(&self) -> TaskSupport {
+        self.tasks
+    }
+
+    /// Where the tool comes from.
+    pub fn origin(&self) -> Origin {
+        self.origin
     }
 
     /// Readies `args` for the tool ([`RegisteredTool::normalize`]) and checks them
@@ -156,7 +196,7 @@ impl RegisteredTool {
     /// (at any depth the schema describes). Runs before the schema check, for calls
     /// and for plan validation alike.
     fn normalize(&self, args: &mut Value) -> Result<(), ToolError> {
-        if self.forwarded {
+        if self.origin != Origin::Catalog {
             return Ok(());
         }
         for &(alias, name) in &self.aliases {
@@ -192,6 +232,9 @@ impl RegisteredTool {
 #[derive(Default)]
 pub struct Registry {
     tools: BTreeMap<&'static str, RegisteredTool>,
+    /// The names in the order they were registered, when the registry lists them so
+    /// ([`Registry::in_registration_order`]); by name otherwise.
+    order: Option<Vec<&'static str>>,
 }
 
 impl Registry {
@@ -260,6 +303,12 @@ impl Registry {
             };
             schema.insert("description".into(), json!(note));
         }
+        // Every schema names its dialect, the one MCP takes by default.
+        if let Some(schema) = spec.input_schema.as_object_mut() {
+            schema
+                .entry("$schema")
+                .or_insert_with(|| json!(schema::DIALECT));
+        }
         let schema = ArgSchema::compile(&spec.input_schema)
             .unwrap_or_else(|e| panic!("input schema of {} does not compile: {e}", spec.name));
         assert!(
@@ -270,6 +319,9 @@ impl Registry {
         spec.output_schema = super::output::compose(&spec);
         let name = spec.name;
         let handler: Handler = Arc::new(move |env, args| Box::pin(handler(env, args)));
+        if let Some(order) = &mut self.order {
+            order.push(name);
+        }
         let previous = self.tools.insert(
             name,
             RegisteredTool {
@@ -277,8 +329,8 @@ impl Registry {
                 schema,
                 handler,
                 aliases: Vec::new(),
-                forwarded: false,
-                long: false,
+                origin: Origin::Catalog,
+                tasks: TaskSupport::Never,
             },
         );
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -337,7 +389,16 @@ impl Registry {
         self.tools
             .get_mut(tool)
             .unwrap_or_else(|| panic!("{tool} is marked long-running but not registered"))
-            .long = true;
+            .tasks = TaskSupport::Optional;
+    }
+
+    /// Marks `tool` as work that runs only as a task ([`TaskSupport::Required`]).
+    /// Panics when the tool is not registered, as [`Registry::long_running`] does.
+    pub fn task_required(&mut self, tool: &str) {
+        self.tools
+            .get_mut(tool)
+            .unwrap_or_else(|| panic!("{tool} is marked task-only but not registered"))
+            .tasks = TaskSupport::Required;
     }
 
     /// Adds another server's tool, which forwards its calls there: its arguments are
@@ -348,9 +409,25 @@ impl Registry {
     /// server still checks it). A name already registered keeps its first
     /// registration.
     pub fn add_forwarded(&mut self, spec: ToolSpec, handler: Handler) {
+        self.add_as_given(spec, handler, Origin::Forwarded);
+    }
+
+    /// Adds a tool of the server's own outside the catalog ([`Origin::Content`]): its
+    /// input schema, title, hints and output schema as given, its arguments checked
+    /// against that schema and passed as given, and its answer the MCP tool result its
+    /// handler writes (`{"content": [...], "isError": ...}`), which a server sends as
+    /// it is. A name already registered keeps its first registration.
+    pub fn add_content(&mut self, spec: ToolSpec, handler: Handler) {
+        self.add_as_given(spec, handler, Origin::Content);
+    }
+
+    fn add_as_given(&mut self, spec: ToolSpec, handler: Handler, origin: Origin) {
         let name = spec.name;
         if self.tools.contains_key(name) {
             return;
+        }
+        if let Some(order) = &mut self.order {
+            order.push(name);
         }
         let schema = ArgSchema::compile(&spec.input_schema).unwrap_or_else(|e| {
             tracing::warn!(
@@ -370,8 +447,8 @@ impl Registry {
                 schema,
                 handler,
                 aliases: Vec::new(),
-                forwarded: true,
-                long: false,
+                origin,
+                tasks: TaskSupport::Never,
             },
         );
     }
@@ -381,13 +458,30 @@ impl Registry {
         self.tools.get(name)
     }
 
-    /// Every registered tool, by name.
+    /// A registry that lists its tools in the order they are registered rather than by
+    /// name: for a server whose list is read in order (the conformance suite calls the
+    /// first tool listed).
+    pub fn in_registration_order() -> Registry {
+        Registry {
+            tools: BTreeMap::new(),
+            order: Some(Vec::new()),
+        }
+    }
+
+    /// Every registered tool, by name (or in registration order, where kept).
     pub fn iter(&self) -> impl Iterator<Item = &RegisteredTool> {
-        self.tools.values()
+        self.names().filter_map(|name| self.tools.get(name))
     }
 
     /// Every registered tool's name, in order.
     pub fn names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.tools.keys().copied()
+        let (ordered, by_name) = match &self.order {
+            Some(order) => (Some(order.iter().copied()), None),
+            None => (None, Some(self.tools.keys().copied())),
+        };
+        ordered
+            .into_iter()
+            .flatten()
+            .chain(by_name.into_iter().flatten())
     }
 }

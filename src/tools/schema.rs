@@ -6,6 +6,11 @@ use serde_json::{Value, json};
 
 use crate::error::{ErrorCode, ToolError};
 
+/// The JSON Schema dialect every tool schema names (`$schema`): 2020-12, which MCP
+/// takes where a schema names none, so that a client reads `$defs`, `$anchor`,
+/// `allOf`/`anyOf` and `if`/`then`/`else` as the tool means them.
+pub const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
 /// A compiled input schema.
 pub struct ArgSchema {
     validator: jsonschema::Validator,

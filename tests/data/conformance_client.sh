@@ -31,6 +31,26 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
     printf '%s\n' "tools" "call test_headers" "call my-hyphenated-tool" "resources" \
       "read 'file:///path/to/file%20name.txt'" "prompts" "prompt test_prompt" |
       exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
+  http-custom-headers)
+    # The tool list, then the scenario's calls (from MCP_CONFORMANCE_CONTEXT) in one
+    # session: the client mirrors each x-mcp-header argument into its Mcp-Param-*
+    # header, Base64 where the value needs it.
+    python3 -c '
+import json, os, shlex
+print("tools")
+for call in json.loads(os.environ["MCP_CONFORMANCE_CONTEXT"])["toolCalls"]:
+    print("call", call["name"], "--args", shlex.quote(json.dumps(call["arguments"])))' |
+      exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
+  http-invalid-tool-headers)
+    # Every tool the client lists is called: a tool whose x-mcp-header annotations
+    # are invalid must not be among them, and the valid one must.
+    tools=$("$bin" client "${extra[@]}" --connect "$url" tools) || exit 1
+    printf '%s' "$tools" | python3 -c '
+import json, shlex, sys
+for tool in json.load(sys.stdin)["tools"]:
+    args = {k: "x" for k in tool["inputSchema"].get("required", [])}
+    print("call", tool["name"], "--args", shlex.quote(json.dumps(args)))' |
+      exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
   json-schema-ref-no-deref)
     # The tool list, whose schema points at a network $ref (the scenario's server
     # serves nothing else): the client must not fetch it.

@@ -119,7 +119,9 @@ async fn every_tool_answers_as_its_output_schema_says() {
     let mine = || Some(structs_console::context::caller::LOCAL.to_string());
     let ended = tasks
         .start("structs_plan_execute", mine(), |_| async {
-            rmcp::model::CallToolResult::structured(json!({"status": "succeeded", "steps": []}))
+            Ok(rmcp::model::CallToolResult::structured(
+                json!({"status": "succeeded", "steps": []}),
+            ))
         })
         .await
         .unwrap()
@@ -133,7 +135,9 @@ async fn every_tool_answers_as_its_output_schema_says() {
             mine(),
             |ctx| async move {
                 ctx.cancelled().await;
-                rmcp::model::CallToolResult::structured(json!({"valid": false}))
+                Ok(rmcp::model::CallToolResult::structured(
+                    json!({"valid": false}),
+                ))
             },
         )
         .await

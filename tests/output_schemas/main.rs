@@ -133,6 +133,19 @@ impl Checker {
                 .clone(),
             );
             assert_eq!(schema["type"], "object", "{name}: MCP wants an object");
+            // Both schemas name the 2020-12 dialect, and are valid schemas of it.
+            let dialect = "https://json-schema.org/draft/2020-12/schema";
+            for (which, schema) in [
+                ("inputSchema", &*t.input_schema),
+                ("outputSchema", schema.as_object().unwrap()),
+            ] {
+                assert_eq!(schema["$schema"], dialect, "{name}: {which}'s $schema");
+                let schema = Value::Object(schema.clone());
+                assert!(
+                    jsonschema::draft202012::meta::is_valid(&schema),
+                    "{name}: {which} is not a 2020-12 schema"
+                );
+            }
             let whole = jsonschema::validator_for(&schema)
                 .unwrap_or_else(|e| panic!("the outputSchema of {name} does not compile: {e}"));
             schemas.insert(

@@ -37,9 +37,33 @@ impl Headless {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd
-            .spawn()
-            .expect("spawn structs-console --headless --http");
+        Headless::spawn(cmd).await
+    }
+
+    /// The conformance suite's server (`examples/conformance_server`, which `cargo
+    /// test` builds beside the tests) with `args`.
+    #[allow(dead_code)]
+    pub async fn conformance_server(args: &[&str]) -> Headless {
+        // target/debug/deps/TEST → target/debug/examples/conformance_server
+        let exe = std::env::current_exe().expect("the test's path");
+        let bin = exe
+            .parent()
+            .and_then(std::path::Path::parent)
+            .expect("the target folder")
+            .join("examples/conformance_server");
+        assert!(bin.exists(), "{} is built by cargo test", bin.display());
+        let mut cmd = tokio::process::Command::new(bin);
+        cmd.args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        Headless::spawn(cmd).await
+    }
+
+    /// Spawns `cmd` and waits for the line that says where it listens.
+    async fn spawn(mut cmd: tokio::process::Command) -> Headless {
+        let mut child = cmd.spawn().expect("spawn the MCP server");
         let stdout = child.stdout.take().expect("stdout");
         let mut lines = tokio::io::BufReader::new(stdout).lines();
         let line = tokio::time::timeout(std::time::Duration::from_secs(60), lines.next_line())

@@ -10,6 +10,7 @@ pub mod complete;
 pub mod http;
 pub mod listen;
 pub mod logging;
+pub mod offer;
 pub mod prompts;
 pub mod resources;
 pub mod sessions;
@@ -95,6 +96,8 @@ pub struct McpServer {
     confirm_actions: bool,
     /// How long a listen stream may carry nothing before it is ended.
     pub(crate) stream_idle: std::time::Duration,
+    /// Resources and prompts offered besides the core's ([`McpServer::with_offer`]).
+    offer: Option<Arc<dyn offer::Offer>>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -135,6 +138,7 @@ impl McpServer {
             pending_listens: Arc::default(),
             confirm_actions: false,
             stream_idle: listen::STREAM_IDLE,
+            offer: None,
         }
     }
 
@@ -162,6 +166,7 @@ impl McpServer {
             pending_listens: self.pending_listens.clone(),
             confirm_actions: self.confirm_actions,
             stream_idle: self.stream_idle,
+            offer: self.offer.clone(),
         }
     }
 
@@ -171,6 +176,12 @@ impl McpServer {
     pub fn serving_http(mut self) -> McpServer {
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         self.scope = stateless::Scope::Shared { recorder };
+        self
+    }
+
+    /// Serves `offer`'s resources, templates and prompts besides the core's ([`offer`]).
+    pub fn with_offer(mut self, offer: Arc<dyn offer::Offer>) -> McpServer {
+        self.offer = Some(offer);
         self
     }
 
@@ -526,6 +537,16 @@ impl ServerHandler for McpServer {
         ))
     }
 
+    /// A tool as listed, for rmcp's HTTP transport to check a `tools/call`'s
+    /// `Mcp-Param-*` headers against the arguments its `x-mcp-header` properties name
+    /// (a missing, undecodable or contradicting header is `-32020`, HTTP 400).
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools
+            .iter()
+            .find(|(tool, _)| tool.name == name)
+            .map(|(tool, _)| tool.clone())
+    }
+
     async fn list_prompts(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -537,11 +558,13 @@ impl ServerHandler for McpServer {
         if !stateless::is_stateless(&context) {
             self.ensure_prompt_watcher(context.peer.clone());
         }
+        let mut listed: Vec<_> = all.iter().map(prompts::PromptSpec::to_mcp).collect();
+        if let Some(offer) = &self.offer {
+            listed.extend(offer.prompts());
+        }
         Ok(stateless::hint!(
             &context,
-            ListPromptsResult::with_all_items(
-                all.iter().map(prompts::PromptSpec::to_mcp).collect(),
-            ),
+            ListPromptsResult::with_all_items(listed),
             stateless::Hints::Volatile
         ))
     }
@@ -553,6 +576,14 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         Box::pin(async {
             let mut request = request;
+            let given = request.arguments.clone().unwrap_or_default();
+            if let Some(offered) = self
+                .offer
+                .as_ref()
+                .and_then(|o| o.prompt(&request.name, &given))
+            {
+                return offered.map(Into::into);
+            }
             if let Some(asked) = self.ask_for_choices(&mut request, &context).await? {
                 return Ok(asked);
             }
@@ -717,6 +748,13 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         async {
+            if self
+                .offer
+                .as_ref()
+                .is_some_and(|o| o.watchable(&request.uri))
+            {
+                return Ok(());
+            }
             let id = Self::entity_of(&request.uri)?;
             match self.core.source().get(id).await {
                 Ok(Some(_)) => {}
@@ -745,6 +783,13 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         async {
+            if self
+                .offer
+                .as_ref()
+                .is_some_and(|o| o.watchable(&request.uri))
+            {
+                return Ok(());
+            }
             let id = Self::entity_of(&request.uri)?;
             self.subscriptions.unsubscribe_entity(id, "resource");
             Ok(())

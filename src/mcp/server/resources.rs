@@ -171,6 +171,9 @@ impl McpServer {
                     .with_description(format!("{} doc: {}", doc.doc_type, doc.summary)),
             );
         }
+        if let Some(offer) = &self.offer {
+            resources.extend(offer.resources());
+        }
         // Handles come and go with every call.
         Ok(stateless::hint!(
             &context,
@@ -184,7 +187,7 @@ impl McpServer {
         &self,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        let templates = ListResourceTemplatesResult::with_all_items(vec![
+        let mut all = vec![
             ResourceTemplate::new(format!("{ENTITY_URI}{{id}}"), "entity").with_description(
                 "An entity in the chain's JSON shape; subscribe to be told when it changes",
             ),
@@ -200,7 +203,11 @@ impl McpServer {
                 .with_description(
                     "A reference doc's Markdown body (structs_docs_search finds docs; structs_docs_get adds metadata and links)",
                 ),
-        ]);
+        ];
+        if let Some(offer) = &self.offer {
+            all.extend(offer.templates());
+        }
+        let templates = ListResourceTemplatesResult::with_all_items(all);
         Ok(stateless::hint!(
             &context,
             templates,
@@ -216,6 +223,9 @@ impl McpServer {
     ) -> Result<ReadResourceResponse, McpError> {
         let context = &context;
         async {
+            if let Some(read) = self.offer.as_ref().and_then(|o| o.read(&request.uri)) {
+                return Ok(stateless::hint!(context, read?, stateless::Hints::Fixed).into());
+            }
             let schemas = Schemas::global();
             if let Some(text) = schemas.get(&request.uri) {
                 let read = ReadResourceResult::new(vec![

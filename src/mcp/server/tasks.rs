@@ -129,7 +129,7 @@ impl Tasks {
     ) -> Result<CreateTaskResult, ToolError>
     where
         F: FnOnce(CallContext) -> Fut + Send + 'static,
-        Fut: std::future::Future<Output = CallToolResult> + Send + 'static,
+        Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
         let slot = self.take_slot(owner.as_deref())?;
         let record = Record {
@@ -194,21 +194,11 @@ impl Tasks {
             let mut done = running.clone();
             done.last_updated_at = now();
             done.status_message = None;
-            let payload = if ctx.is_cancelled() && me.shutting_down.load(Ordering::Acquire) {
+            let shut_down = ctx.is_cancelled() && me.shutting_down.load(Ordering::Acquire);
+            if shut_down {
                 done.status_message = Some(SHUT_DOWN.to_string());
-                TaskPayload::Failed {
-                    error: failure(SHUT_DOWN),
-                }
-            } else if ctx.is_cancelled() {
-                TaskPayload::Cancelled
-            } else {
-                match serde_json::to_value(&result) {
-                    Ok(Value::Object(result)) => TaskPayload::Completed { result },
-                    _ => TaskPayload::Failed {
-                        error: failure("the result could not be written"),
-                    },
-                }
-            };
+            }
+            let payload = ended(result, ctx.is_cancelled(), shut_down);
             if let Err(e) = me.write(&record, &DetailedTask::new(done, payload)).await {
                 tracing::warn!(task = %running.task_id, "a task's end could not be stored: {}", e.message);
             }
@@ -396,6 +386,36 @@ fn now() -> String {
 }
 
 /// A failed task's JSON-RPC error.
+/// How a task's work ended, as its record says: stopped by the server's shutdown,
+/// cancelled, completed with the tool's answer (an error result included), or failed
+/// with the server's error (a protocol error).
+fn ended(
+    result: Result<CallToolResult, McpError>,
+    cancelled: bool,
+    shut_down: bool,
+) -> TaskPayload {
+    if shut_down {
+        return TaskPayload::Failed {
+            error: failure(SHUT_DOWN),
+        };
+    }
+    if cancelled {
+        return TaskPayload::Cancelled;
+    }
+    match result.map(|r| serde_json::to_value(&r)) {
+        Ok(Ok(Value::Object(result))) => TaskPayload::Completed { result },
+        Ok(_) => TaskPayload::Failed {
+            error: failure("the result could not be written"),
+        },
+        Err(error) => TaskPayload::Failed {
+            error: match serde_json::to_value(&error) {
+                Ok(Value::Object(error)) => error,
+                _ => failure(&error.message),
+            },
+        },
+    }
+}
+
 fn failure(message: &str) -> JsonObject {
     let mut error = JsonObject::new();
     error.insert("code".into(), json!(-32603));
@@ -428,7 +448,7 @@ mod tests {
         tasks
             .start("structs_calculate_proof_of_work", None, |ctx| async move {
                 ctx.cancelled().await;
-                CallToolResult::structured(json!({"valid": false}))
+                Ok(CallToolResult::structured(json!({"valid": false})))
             })
             .await
             .unwrap()
@@ -446,12 +466,47 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_tool_that_answers_an_error_completes_and_a_server_error_fails() {
+        let tasks = Tasks::new(Arc::new(MemoryStore::default()));
+        let answered = tasks
+            .start("failing_job", None, |_| async {
+                Ok(CallToolResult::error(vec![
+                    rmcp::model::ContentBlock::text("no"),
+                ]))
+            })
+            .await
+            .unwrap();
+        let broke = tasks
+            .start("protocol_error_job", None, |_| async {
+                Err(McpError::internal_error("it broke", Some(json!({"at": 3}))))
+            })
+            .await
+            .unwrap();
+        until(&tasks, &answered.task.task_id, TaskStatus::Completed).await;
+        until(&tasks, &broke.task.task_id, TaskStatus::Failed).await;
+        let answered =
+            serde_json::to_value(tasks.get(&answered.task.task_id, None).await.unwrap()).unwrap();
+        assert_eq!(answered["result"]["isError"], true, "{answered}");
+        assert!(answered.get("error").is_none(), "{answered}");
+        let broke =
+            serde_json::to_value(tasks.get(&broke.task.task_id, None).await.unwrap()).unwrap();
+        assert_eq!(
+            broke["error"],
+            json!({"code": -32603, "message": "it broke", "data": {"at": 3}}),
+            "{broke}"
+        );
+        assert!(broke.get("result").is_none(), "{broke}");
+    }
+
+    #[tokio::test]
     async fn the_store_lists_each_task_with_its_tool_newest_first() {
         let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
         let tasks = Tasks::new(store.clone());
         let quick = tasks
             .start("structs_plan_execute", None, |_| async {
-                CallToolResult::structured(json!({"status": "succeeded", "steps": [{}]}))
+                Ok(CallToolResult::structured(
+                    json!({"status": "succeeded", "steps": [{}]}),
+                ))
             })
             .await
             .unwrap();
@@ -513,7 +568,7 @@ mod tests {
                 tasks
                     .start("structs_calculate_proof_of_work", owner, |ctx| async move {
                         ctx.cancelled().await;
-                        CallToolResult::structured(json!({"valid": false}))
+                        Ok(CallToolResult::structured(json!({"valid": false})))
                     })
                     .await
             }

@@ -78,7 +78,7 @@ pub fn compose(spec: &ToolSpec) -> Value {
     defs.insert("error".into(), crate::error::wire_schema());
     choices.push(json!({"$ref": "#/$defs/partial"}));
     choices.push(json!({"$ref": "#/$defs/error"}));
-    json!({"type": "object", "anyOf": choices, "$defs": defs})
+    json!({"$schema": crate::tools::schema::DIALECT, "type": "object", "anyOf": choices, "$defs": defs})
 }
 
 /// The `references` map a reference-capable tool adds.

@@ -4,7 +4,8 @@
 //! 1. **prepare** (here): the tool looked up and its arguments checked, once;
 //! 2. **confirm** ([`confirm`]): a person asked first, where the operator wants that;
 //! 3. **task** ([`task`]): long work answered at once as a task, for a client that
-//!    declared the extension;
+//!    declared the extension (a task-only tool refuses one that did not, before the
+//!    confirm stage asks anyone);
 //! 4. **now** ([`now`]): otherwise run while the request waits, its progress reported
 //!    and its cancellation followed;
 //! 5. **run** ([`run`]): the call run as its caller makes it, recorded, and wrapped as
@@ -54,6 +55,7 @@ impl McpServer {
             ..
         } = request;
         let call = self.prepare(name, arguments)?;
+        let as_task = task::runs_as_task(&call, &context)?;
         let answers = confirm::Answers {
             state: request_state.as_deref(),
             responses: input_responses.as_ref(),
@@ -65,10 +67,10 @@ impl McpServer {
         if !caller.sessionless {
             self.ensure_watcher(context.peer.clone());
         }
-        if task::runs_as_task(&call, &context) {
+        if as_task {
             return Ok(self.start_task(call, caller).await);
         }
-        Ok(self.run_now(call, caller, &context).await.into())
+        self.run_now(call, caller, &context).await.map(Into::into)
     }
 
     /// The first stage: one lookup and one check. An unknown tool is a protocol error,

@@ -26,7 +26,7 @@ impl McpServer {
         call: Call,
         caller: Caller,
         context: &RequestContext<RoleServer>,
-    ) -> CallToolResult {
+    ) -> Result<CallToolResult, rmcp::ErrorData> {
         let (ctx, forwarder) = match context.meta.get_progress_token() {
             Some(token) => {
                 let (tx, rx) = mpsc::unbounded_channel::<ProgressUpdate>();

@@ -1,7 +1,10 @@
 //! The run stage: the call run as its caller makes it (the one context builder,
 //! [`Caller::context`]), recorded, and wrapped as the answer: the result as text and
-//! as `structuredContent`, or the error object with `isError: true`.
+//! as `structuredContent`, or the error object with `isError: true`. A content tool's
+//! answer ([`crate::tools::Origin::Content`]) is its own MCP tool result, sent as it is,
+//! and its failure the server's error.
 
+use rmcp::ErrorData as McpError;
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
@@ -17,7 +20,8 @@ impl McpServer {
         caller: &Caller,
         call: Call,
         ctx: CallContext,
-    ) -> CallToolResult {
+    ) -> Result<CallToolResult, McpError> {
+        let content = call.prepared.as_ref().is_ok_and(|p| p.answers_content());
         let given = call.given.map_or(Value::Null, Value::Object);
         let span = tracing::info_span!(
             target: trace::TARGET, "run", otel.name = %format_args!("run {}", call.tool),
@@ -33,7 +37,10 @@ impl McpServer {
         )
         .instrument(span)
         .await;
-        match answer {
+        if content {
+            return as_written(&call.tool, answer.map_err(|(e, _)| e));
+        }
+        Ok(match answer {
             Ok(value) => {
                 let link = resources::handle_link(&value);
                 let mut result = CallToolResult::structured(value);
@@ -44,6 +51,33 @@ impl McpServer {
                 result
             }
             Err((_, error)) => CallToolResult::structured_error(error),
+        })
+    }
+}
+
+/// A content tool's answer as it wrote it; its failure (a panic, or an answer that is
+/// not a tool result) the server's internal error, which a task records as `failed`.
+fn as_written(
+    tool: &str,
+    answer: Result<Value, crate::error::ToolError>,
+) -> Result<CallToolResult, McpError> {
+    match answer {
+        Ok(value) => {
+            let mut result: CallToolResult = serde_json::from_value(value).map_err(|e| {
+                McpError::internal_error(
+                    format!("{tool} answered something other than a tool result: {e}"),
+                    None,
+                )
+            })?;
+            // A result is complete (2026-07-28's `resultType`), as every other answer is.
+            result
+                .result_type
+                .get_or_insert(rmcp::model::ResultType::COMPLETE);
+            Ok(result)
         }
+        Err(error) => Err(McpError::internal_error(
+            error.message.clone(),
+            Some(serde_json::json!({"code": error.code})),
+        )),
     }
 }

@@ -1,21 +1,38 @@
 //! The task stage: long work, for a client that declared the Tasks extension, is
 //! answered at once with a task and runs on ([`super::super::tasks`]).
 
-use rmcp::RoleServer;
-use rmcp::model::{CallToolResponse, CallToolResult};
+use rmcp::model::{CallToolResponse, CallToolResult, ClientCapabilities};
 use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer};
 
 use super::super::McpServer;
 use super::super::stateless::Caller;
 use super::Call;
-use crate::core::Prepared;
 
 /// Whether `call` runs as a task: long work, and a client that declared the extension.
-pub(super) fn runs_as_task(call: &Call, context: &RequestContext<RoleServer>) -> bool {
+///
+/// # Errors
+///
+/// `-32021` for a tool that runs only as a task ([`Prepared::requires_task`]), called
+/// by a client that did not declare the extension: its data names the extension
+/// (`requiredCapabilities.extensions`). Checked before anyone is asked or anything
+/// runs.
+pub(super) fn runs_as_task(
+    call: &Call,
+    context: &RequestContext<RoleServer>,
+) -> Result<bool, McpError> {
     let declared = context
         .client_capabilities()
         .is_some_and(|caps| caps.supports_tasks());
-    declared && call.prepared.as_ref().is_ok_and(Prepared::is_long)
+    let Ok(prepared) = &call.prepared else {
+        return Ok(false);
+    };
+    if prepared.requires_task() && !declared {
+        return Err(McpError::missing_required_client_capability(
+            ClientCapabilities::builder().enable_tasks().build(),
+        ));
+    }
+    Ok(declared && prepared.is_long())
 }
 
 impl McpServer {

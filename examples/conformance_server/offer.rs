@@ -1,0 +1,157 @@
+//! The suite's fixture resources, template and prompts, offered beside the core's
+//! through the layer's [`Offer`].
+
+use rmcp::ErrorData as McpError;
+use rmcp::model::{
+    GetPromptResult, JsonObject, Prompt, PromptArgument, PromptMessage, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate,
+};
+use serde_json::{Value, json};
+use structs_console::mcp::server::offer::Offer;
+
+use super::tools::PNG;
+
+const STATIC_TEXT: &str = "test://static-text";
+const STATIC_BINARY: &str = "test://static-binary";
+const WATCHED: &str = "test://watched-resource";
+const TEMPLATE: &str = "test://template/{id}/data";
+
+/// The fixtures.
+pub struct Fixtures;
+
+/// A message as the scenario writes it.
+fn message(v: Value) -> PromptMessage {
+    serde_json::from_value(v).expect("a fixture message is a prompt message")
+}
+
+fn argument(name: &str, description: &str) -> PromptArgument {
+    PromptArgument::new(name)
+        .with_description(description)
+        .with_required(true)
+}
+
+/// A required argument's value, or `-32602` naming it.
+fn given<'a>(arguments: &'a JsonObject, name: &str) -> Result<&'a str, McpError> {
+    arguments
+        .get(name)
+        .and_then(Value::as_str)
+        .ok_or_else(|| McpError::invalid_params(format!("{name} is required"), None))
+}
+
+impl Offer for Fixtures {
+    fn resources(&self) -> Vec<Resource> {
+        vec![
+            Resource::new(STATIC_TEXT, "static text")
+                .with_description("A fixed text resource")
+                .with_mime_type("text/plain"),
+            Resource::new(STATIC_BINARY, "static binary")
+                .with_description("A fixed PNG image")
+                .with_mime_type("image/png"),
+            Resource::new(WATCHED, "watched resource")
+                .with_description("A resource to subscribe to")
+                .with_mime_type("text/plain"),
+        ]
+    }
+
+    fn templates(&self) -> Vec<ResourceTemplate> {
+        vec![
+            ResourceTemplate::new(TEMPLATE, "template data")
+                .with_description("Data for an id")
+                .with_mime_type("application/json"),
+        ]
+    }
+
+    fn read(&self, uri: &str) -> Option<Result<ReadResourceResult, McpError>> {
+        let contents = match uri {
+            STATIC_TEXT => {
+                ResourceContents::text("This is the content of the static text resource.", uri)
+                    .with_mime_type("text/plain")
+            }
+            STATIC_BINARY => ResourceContents::blob(PNG, uri).with_mime_type("image/png"),
+            WATCHED => ResourceContents::text("watched", uri).with_mime_type("text/plain"),
+            _ => {
+                let id = uri
+                    .strip_prefix("test://template/")?
+                    .strip_suffix("/data")?;
+                if id.is_empty() || id.contains('/') {
+                    return None;
+                }
+                let data =
+                    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")});
+                ResourceContents::text(data.to_string(), uri).with_mime_type("application/json")
+            }
+        };
+        Some(Ok(ReadResourceResult::new(vec![contents])))
+    }
+
+    fn prompts(&self) -> Vec<Prompt> {
+        vec![
+            Prompt::new(
+                "test_simple_prompt",
+                Some("A prompt without arguments"),
+                None,
+            ),
+            Prompt::new(
+                "test_prompt_with_arguments",
+                Some("A prompt with two arguments"),
+                Some(vec![
+                    argument("arg1", "First test argument"),
+                    argument("arg2", "Second test argument"),
+                ]),
+            ),
+            Prompt::new(
+                "test_prompt_with_embedded_resource",
+                Some("A prompt embedding a resource"),
+                Some(vec![argument(
+                    "resourceUri",
+                    "URI of the resource to embed",
+                )]),
+            ),
+            Prompt::new(
+                "test_prompt_with_image",
+                Some("A prompt with an image"),
+                None,
+            ),
+        ]
+    }
+
+    fn prompt(
+        &self,
+        name: &str,
+        arguments: &JsonObject,
+    ) -> Option<Result<GetPromptResult, McpError>> {
+        let text =
+            |t: String| message(json!({"role": "user", "content": {"type": "text", "text": t}}));
+        let messages = match name {
+            "test_simple_prompt" => Ok(vec![text("This is a simple prompt for testing.".into())]),
+            "test_prompt_with_arguments" => (|| {
+                let (a, b) = (given(arguments, "arg1")?, given(arguments, "arg2")?);
+                Ok(vec![text(format!(
+                    "Prompt with arguments: arg1='{a}', arg2='{b}'"
+                ))])
+            })(),
+            "test_prompt_with_embedded_resource" => given(arguments, "resourceUri").map(|uri| {
+                vec![
+                    message(
+                        json!({"role": "user", "content": {"type": "resource", "resource": {
+                        "uri": uri, "mimeType": "text/plain",
+                        "text": "Embedded resource content for testing."}}}),
+                    ),
+                    text("Please process the embedded resource above.".into()),
+                ]
+            }),
+            "test_prompt_with_image" => Ok(vec![
+                message(
+                    json!({"role": "user", "content": {"type": "image", "data": PNG, "mimeType": "image/png"}}),
+                ),
+                text("Please analyze the image above.".into()),
+            ]),
+            _ => return None,
+        };
+        Some(messages.map(GetPromptResult::new))
+    }
+
+    fn watchable(&self, uri: &str) -> bool {
+        uri == WATCHED
+    }
+}
