@@ -101,7 +101,7 @@ async fn the_conformance_server_passes_the_2025_suite_outside_its_baseline() {
     )
     .await;
     server.stop().await;
-    judge("2025-11-25", &log, ok, &dir, 34);
+    judge("2025-11-25", &log, ok, &dir, 46);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,5 +118,5 @@ async fn the_conformance_server_passes_the_2026_suite_outside_its_baseline() {
     )
     .await;
     server.stop().await;
-    judge("2026-07-28", &log, ok, &dir, 232);
+    judge("2026-07-28", &log, ok, &dir, 247);
 }

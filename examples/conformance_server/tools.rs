@@ -77,6 +77,60 @@ async fn sleep(ctx: &CallContext, for_: Duration) -> bool {
 
 type Answer = Result<Value, ToolError>;
 
+/// Asks the client `method` with `params` and says what came back as the tool's text,
+/// after `said`; a client that could not be asked is the tool's error (one that did not
+/// declare the capability gets `-32021` from the layer).
+async fn ask(method: &'static str, params: Value, said: fn(&Value) -> String) -> Answer {
+    match CallContext::current().ask_client(method, params).await {
+        Ok(answer) => Ok(text(said(&answer))),
+        Err(why) => {
+            Ok(json!({"isError": true, "content": [{"type": "text", "text": why.to_string()}]}))
+        }
+    }
+}
+
+/// An elicitation's answer as the suite's tools say it.
+fn elicited(answer: &Value) -> String {
+    format!(
+        "Elicitation completed: action={}, content={}",
+        answer["action"].as_str().unwrap_or_default(),
+        answer.get("content").unwrap_or(&Value::Null)
+    )
+}
+
+/// The form of `test_elicitation_sep1034_defaults`: a default for every primitive type.
+fn defaults_form() -> Value {
+    json!({"message": "Please review and update the form fields with defaults",
+    "requestedSchema": {"type": "object", "properties": {
+        "name": {"type": "string", "description": "User name", "default": "John Doe"},
+        "age": {"type": "integer", "description": "User age", "default": 30},
+        "score": {"type": "number", "description": "User score", "default": 95.5},
+        "status": {"type": "string", "description": "User status",
+            "enum": ["active", "inactive", "pending"], "default": "active"},
+        "verified": {"type": "boolean", "description": "Verification status", "default": true}
+    }}})
+}
+
+/// The form of `test_elicitation_sep1330_enums`: the five kinds of choice.
+fn enums_form() -> Value {
+    let titled = |prefix: &str, word: &str| {
+        json!([
+            {"const": format!("{prefix}1"), "title": format!("First {word}")},
+            {"const": format!("{prefix}2"), "title": format!("Second {word}")},
+            {"const": format!("{prefix}3"), "title": format!("Third {word}")}
+        ])
+    };
+    json!({"message": "Please select options from the enum fields",
+    "requestedSchema": {"type": "object", "properties": {
+        "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+        "titledSingle": {"type": "string", "oneOf": titled("value", "Option")},
+        "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+            "enumNames": ["Option One", "Option Two", "Option Three"]},
+        "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+        "titledMulti": {"type": "array", "items": {"anyOf": titled("value", "Choice")}}
+    }}})
+}
+
 /// A declarative table: each fixture's name, description, input schema and answer.
 fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
     fn handler<F, Fut>(f: F) -> Handler
@@ -164,6 +218,19 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
             }),
         ),
         (
+            "test_logging_tool",
+            "Logs one message: sent only to a caller that asked for a log level.",
+            no_arguments(),
+            handler(|_| async {
+                CallContext::current().log(
+                    Level::Info,
+                    "conformance",
+                    json!("test_logging_tool ran"),
+                );
+                Ok(text("logged"))
+            }),
+        ),
+        (
             "test_tool_with_progress",
             "Reports its progress three times.",
             no_arguments(),
@@ -198,6 +265,63 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
                     "Region: {}",
                     args["region"].as_str().unwrap_or_default()
                 )))
+            }),
+        ),
+        (
+            "test_sampling",
+            "Asks the client's model to complete a prompt.",
+            json!({"type": "object", "properties": {"prompt": {"type": "string"}}, "required": ["prompt"]}),
+            handler(|args| async move {
+                let params = json!({"messages": [{"role": "user", "content": {"type": "text",
+                    "text": args["prompt"].as_str().unwrap_or_default()}}], "maxTokens": 100});
+                ask("sampling/createMessage", params, |a| {
+                    format!(
+                        "LLM response: {}",
+                        a["content"]["text"].as_str().unwrap_or_default()
+                    )
+                })
+                .await
+            }),
+        ),
+        (
+            "test_elicitation",
+            "Asks the user for a name and an email.",
+            json!({"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}),
+            handler(|args| async move {
+                let params = json!({"message": args["message"].as_str().unwrap_or_default(),
+                    "requestedSchema": {"type": "object", "properties": {
+                        "username": {"type": "string", "description": "User's response"},
+                        "email": {"type": "string", "description": "User's email address"}},
+                    "required": ["username", "email"]}});
+                ask("elicitation/create", params, |a| {
+                    format!(
+                        "User response: action={}, content={}",
+                        a["action"].as_str().unwrap_or_default(),
+                        a.get("content").unwrap_or(&Value::Null)
+                    )
+                })
+                .await
+            }),
+        ),
+        (
+            "test_elicitation_sep1034_defaults",
+            "Asks for a form whose every field has a default.",
+            no_arguments(),
+            handler(|_| async { ask("elicitation/create", defaults_form(), elicited).await }),
+        ),
+        (
+            "test_elicitation_sep1330_enums",
+            "Asks for a form with every kind of choice.",
+            no_arguments(),
+            handler(|_| async { ask("elicitation/create", enums_form(), elicited).await }),
+        ),
+        (
+            "test_missing_capability",
+            "Needs the client's sampling: a client that did not declare it is refused.",
+            no_arguments(),
+            handler(|_| async {
+                let params = json!({"messages": [{"role": "user", "content": {"type": "text", "text": "ping"}}], "maxTokens": 10});
+                ask("sampling/createMessage", params, |_| "sampled".to_string()).await
             }),
         ),
         (

@@ -33,6 +33,42 @@ pub struct ProgressUpdate {
 
 type Sink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 
+/// Asks the calling client something while a call runs: an MCP request
+/// (`sampling/createMessage`, `elicitation/create`, `roots/list`) and its params, to the
+/// client's answer ([`CallContext::with_client`]).
+pub type ClientAsk = Arc<
+    dyn Fn(
+            &'static str,
+            Value,
+        ) -> std::pin::Pin<Box<dyn Future<Output = Result<Value, Unasked>> + Send>>
+        + Send
+        + Sync,
+>;
+
+/// Why the client was not asked, or gave no answer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unasked {
+    /// The client did not declare the capability the request needs (`sampling`,
+    /// `elicitation`, `roots`): a server answers the call with `-32021` naming it.
+    Undeclared(&'static str),
+    /// There is no client to ask in the call's way (the console's own calls, a task, a
+    /// stateless request: rounds of input for a tool are not built yet).
+    NoClient(String),
+    /// The client was asked and answered with an error, or went away.
+    Failed(String),
+}
+
+impl std::fmt::Display for Unasked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unasked::Undeclared(capability) => {
+                write!(f, "the client did not declare the {capability} capability")
+            }
+            Unasked::NoClient(why) | Unasked::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
 /// Where a call's trail goes ([`CallContext::with_trail`]).
 type TrailSink = Arc<dyn Fn(Value) + Send + Sync>;
 
@@ -66,6 +102,11 @@ pub struct CallContext {
     answers: Option<Arc<std::sync::Mutex<std::collections::VecDeque<Value>>>>,
     /// Who makes the call ([`caller`]); `None` for the console itself, which sees all.
     owner: Option<Principal>,
+    /// How the calling client is asked something mid-call; `None` where it cannot be.
+    client: Option<ClientAsk>,
+    /// Why the client could not be asked mid-call, once a tool tried and could not:
+    /// a server answers the call with `-32021` rather than the tool's answer.
+    unasked: Arc<std::sync::Mutex<Option<Unasked>>>,
 }
 
 /// Proof-of-work searches one client may run at once.
@@ -262,6 +303,8 @@ impl CallContext {
             background: false,
             answers: None,
             owner: self.owner.clone(),
+            client: None,
+            unasked: Arc::default(),
         }
     }
 
@@ -281,6 +324,8 @@ impl CallContext {
             background: false,
             answers: None,
             owner: self.owner.clone(),
+            client: self.client.clone(),
+            unasked: Arc::default(),
         }
     }
 
@@ -296,6 +341,43 @@ impl CallContext {
         if let Some(sink) = &self.log {
             sink(level, logger, data);
         }
+    }
+
+    /// The calling client can be asked something mid-call through `ask`.
+    pub fn with_client(mut self, ask: ClientAsk) -> Self {
+        self.client = Some(ask);
+        self
+    }
+
+    /// Asks the calling client `method` with `params` and waits for its answer (or the
+    /// call's cancellation).
+    ///
+    /// # Errors
+    ///
+    /// [`Unasked`]: no client to ask, one that did not declare the capability (kept,
+    /// for [`CallContext::unasked`]), or one that answered with an error.
+    pub async fn ask_client(&self, method: &'static str, params: Value) -> Result<Value, Unasked> {
+        let Some(ask) = &self.client else {
+            return Err(Unasked::NoClient(format!(
+                "{method}: this call has no client that can be asked mid-call"
+            )));
+        };
+        let answer = tokio::select! {
+            answer = ask(method, params) => answer,
+            () = self.cancelled() => Err(Unasked::Failed(format!("{method}: the call was cancelled"))),
+        };
+        if let Err(e @ Unasked::Undeclared(_)) = &answer {
+            *self.unasked.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
+        }
+        answer
+    }
+
+    /// The capability a tool needed of the client and the client did not declare.
+    pub fn unasked(&self) -> Option<Unasked> {
+        self.unasked
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Marks the call as one with no session behind it (a stateless request).

@@ -6,6 +6,7 @@
 
 pub mod ask;
 mod call;
+mod client_ask;
 pub mod complete;
 pub mod http;
 pub mod listen;
@@ -214,12 +215,18 @@ impl McpServer {
             log,
             sessionless: false,
             principal: principal.clone(),
+            client: None,
         };
         if !stateless::is_stateless(context) {
             self.log.connect(context.peer.clone());
-            return own(Some(self.log.clone()));
+            let mut caller = own(Some(self.log.clone()));
+            caller.client = Some(client_ask::asker(
+                context.peer.clone(),
+                context.client_capabilities(),
+            ));
+            return caller;
         }
-        match &self.scope {
+        let mut caller = match &self.scope {
             // A stateless request's work counts with every other of its caller's.
             stateless::Scope::Shared { recorder } => stateless::Caller::sessionless(
                 principal.clone(),
@@ -230,7 +237,9 @@ impl McpServer {
             stateless::Scope::Connection => {
                 own(stateless::request_log(context, self.recorder.clone()))
             }
-        }
+        };
+        caller.client = Some(client_ask::unreachable(context.client_capabilities()));
+        caller
     }
 
     /// Who sent `context`'s request ([`crate::context::caller`]): over HTTP, what the

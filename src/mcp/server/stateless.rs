@@ -82,6 +82,9 @@ pub struct Caller {
     pub sessionless: bool,
     /// Who the caller is: what it makes is its own, and it sees only its own.
     pub principal: Principal,
+    /// How a call asks its client mid-call: a session's connection; `None` for a
+    /// stateless request and a task.
+    pub client: Option<crate::context::ClientAsk>,
 }
 
 impl Caller {
@@ -100,6 +103,7 @@ impl Caller {
             log,
             sessionless: true,
             principal,
+            client: None,
         }
     }
 
@@ -119,6 +123,9 @@ impl Caller {
         }
         if self.sessionless {
             ctx = ctx.without_session();
+        }
+        if let Some(client) = &self.client {
+            ctx = ctx.with_client(client.clone());
         }
         ctx
     }

@@ -22,6 +22,8 @@ impl McpServer {
         ctx: CallContext,
     ) -> Result<CallToolResult, McpError> {
         let content = call.prepared.as_ref().is_ok_and(|p| p.answers_content());
+        // The same context as the call's (its clones share what they learn).
+        let asked = ctx.clone();
         let given = call.given.map_or(Value::Null, Value::Object);
         let span = tracing::info_span!(
             target: trace::TARGET, "run", otel.name = %format_args!("run {}", call.tool),
@@ -37,6 +39,11 @@ impl McpServer {
         )
         .instrument(span)
         .await;
+        // A tool that needed a capability the client did not declare: the call's
+        // answer is -32021 naming it, whatever the tool made of it.
+        if let Some(crate::context::Unasked::Undeclared(capability)) = asked.unasked() {
+            return Err(super::super::client_ask::undeclared(capability));
+        }
         if content {
             return as_written(&call.tool, answer.map_err(|(e, _)| e));
         }

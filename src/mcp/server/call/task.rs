@@ -40,6 +40,8 @@ impl McpServer {
     pub(super) async fn start_task(&self, call: Call, mut caller: Caller) -> CallToolResponse {
         // Nothing of the request outlives its answer: no log stream to write to.
         caller.log = None;
+        // Nor a connection to ask the client on: a task's client polls it.
+        caller.client = None;
         let server = self.clone();
         let tool = call.tool.to_string();
         let owner = Some(caller.principal.id().to_string());
