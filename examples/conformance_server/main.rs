@@ -13,6 +13,7 @@
 //! whose `SKILL.md` files are served as skills (the suite's skills scenarios).
 
 mod offer;
+mod rounds;
 mod tools;
 
 use std::sync::Arc;

@@ -7,6 +7,8 @@ use rmcp::model::{
     Resource, ResourceContents, ResourceTemplate,
 };
 use serde_json::{Value, json};
+use structs_console::context::Unasked;
+use structs_console::mcp::server::ask::rounds::{Inputs, refusal};
 use structs_console::mcp::server::offer::Offer;
 
 use super::tools::PNG;
@@ -112,6 +114,11 @@ impl Offer for Fixtures {
                 Some("A prompt with an image"),
                 None,
             ),
+            Prompt::new(
+                "test_input_required_result_prompt",
+                Some("A prompt that asks the user for its context first"),
+                None,
+            ),
         ]
     }
 
@@ -119,6 +126,7 @@ impl Offer for Fixtures {
         &self,
         name: &str,
         arguments: &JsonObject,
+        inputs: &Inputs,
     ) -> Option<Result<GetPromptResult, McpError>> {
         let text =
             |t: String| message(json!({"role": "user", "content": {"type": "text", "text": t}}));
@@ -146,6 +154,20 @@ impl Offer for Fixtures {
                 ),
                 text("Please analyze the image above.".into()),
             ]),
+            "test_input_required_result_prompt" => {
+                let form = json!({"message": "What context should the prompt use?",
+                    "requestedSchema": {"type": "object",
+                        "properties": {"context": {"type": "string"}}, "required": ["context"]}});
+                match inputs.answer("user_context", "elicitation/create", form) {
+                    Ok(a) => Ok(vec![text(format!(
+                        "Answer with this context in mind: {}",
+                        a["content"]["context"].as_str().unwrap_or_default()
+                    ))]),
+                    // Asked in the next round: the layer sends the question, not this.
+                    Err(Unasked::InRound(_)) => Ok(Vec::new()),
+                    Err(why) => Err(refusal(why)),
+                }
+            }
             _ => return None,
         };
         Some(messages.map(GetPromptResult::new))

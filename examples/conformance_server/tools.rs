@@ -59,7 +59,7 @@ fn schema_2020_12() -> Value {
     })
 }
 
-fn text(t: impl Into<String>) -> Value {
+pub fn text(t: impl Into<String>) -> Value {
     json!({"content": [{"type": "text", "text": t.into()}]})
 }
 
@@ -75,13 +75,19 @@ async fn sleep(ctx: &CallContext, for_: Duration) -> bool {
     }
 }
 
-type Answer = Result<Value, ToolError>;
+pub type Answer = Result<Value, ToolError>;
+
+/// A fixture's answer to come.
+pub type Fut = std::pin::Pin<Box<dyn std::future::Future<Output = Answer> + Send>>;
 
 /// Asks the client `method` with `params` and says what came back as the tool's text,
 /// after `said`; a client that could not be asked is the tool's error (one that did not
 /// declare the capability gets `-32021` from the layer).
 async fn ask(method: &'static str, params: Value, said: fn(&Value) -> String) -> Answer {
-    match CallContext::current().ask_client(method, params).await {
+    match CallContext::current()
+        .ask_client("answer", method, params)
+        .await
+    {
         Ok(answer) => Ok(text(said(&answer))),
         Err(why) => {
             Ok(json!({"isError": true, "content": [{"type": "text", "text": why.to_string()}]}))
@@ -369,7 +375,13 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
 pub fn registry() -> Registry {
     // Listed as registered: the suite calls the first tool listed with no arguments.
     let mut registry = Registry::in_registration_order();
-    for (name, description, input_schema, handler) in fixtures() {
+    let asking = super::rounds::fixtures()
+        .into_iter()
+        .map(|(name, description, run)| {
+            let handler: Handler = Arc::new(move |_env, _args| run());
+            (name, description, no_arguments(), handler)
+        });
+    for (name, description, input_schema, handler) in fixtures().into_iter().chain(asking) {
         let spec = ToolSpec {
             name,
             description,

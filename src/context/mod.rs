@@ -33,11 +33,13 @@ pub struct ProgressUpdate {
 
 type Sink = Arc<dyn Fn(ProgressUpdate) + Send + Sync>;
 
-/// Asks the calling client something while a call runs: an MCP request
+/// Asks the calling client something while a call runs: under a key of the tool's
+/// (what a stateless round names the question by), an MCP request
 /// (`sampling/createMessage`, `elicitation/create`, `roots/list`) and its params, to the
 /// client's answer ([`CallContext::with_client`]).
-pub type ClientAsk = Arc<
+pub type AskFn = Arc<
     dyn Fn(
+            String,
             &'static str,
             Value,
         ) -> std::pin::Pin<Box<dyn Future<Output = Result<Value, Unasked>> + Send>>
@@ -45,14 +47,27 @@ pub type ClientAsk = Arc<
         + Sync,
 >;
 
+/// How a call's client is asked: the asking, and the capabilities the client declared.
+#[derive(Clone)]
+pub struct ClientAsk {
+    /// Asks one question.
+    pub ask: AskFn,
+    /// The capabilities the client declared (`sampling`, `elicitation`, `roots`).
+    pub declared: Vec<&'static str>,
+}
+
 /// Why the client was not asked, or gave no answer.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Unasked {
     /// The client did not declare the capability the request needs (`sampling`,
     /// `elicitation`, `roots`): a server answers the call with `-32021` naming it.
     Undeclared(&'static str),
-    /// There is no client to ask in the call's way (the console's own calls, a task, a
-    /// stateless request: rounds of input for a tool are not built yet).
+    /// The question goes out in the call's answer (a stateless request's
+    /// `input_required` round): the client answers it when it calls again, and the
+    /// tool is run again with the answer. The tool ends here; what it answers now is
+    /// not sent.
+    InRound(String),
+    /// There is no client to ask in the call's way (the console's own calls, a task).
     NoClient(String),
     /// The client was asked and answered with an error, or went away.
     Failed(String),
@@ -63,6 +78,12 @@ impl std::fmt::Display for Unasked {
         match self {
             Unasked::Undeclared(capability) => {
                 write!(f, "the client did not declare the {capability} capability")
+            }
+            Unasked::InRound(key) => {
+                write!(
+                    f,
+                    "{key} is asked in the call's answer, to be answered in the next round"
+                )
             }
             Unasked::NoClient(why) | Unasked::Failed(why) => f.write_str(why),
         }
@@ -349,27 +370,45 @@ impl CallContext {
         self
     }
 
-    /// Asks the calling client `method` with `params` and waits for its answer (or the
-    /// call's cancellation).
+    /// Asks the calling client `method` with `params`, as the question `key` (unique in
+    /// the call), and waits for its answer (or the call's cancellation). On a
+    /// stateless request the question goes out in the call's answer
+    /// ([`Unasked::InRound`]) and the tool is run again with every answer so far: a tool
+    /// that asks does so before it changes anything, and asks the same questions under
+    /// the same keys each time.
     ///
     /// # Errors
     ///
     /// [`Unasked`]: no client to ask, one that did not declare the capability (kept,
-    /// for [`CallContext::unasked`]), or one that answered with an error.
-    pub async fn ask_client(&self, method: &'static str, params: Value) -> Result<Value, Unasked> {
-        let Some(ask) = &self.client else {
+    /// for [`CallContext::unasked`]), a question asked in the answer, or a client that
+    /// answered with an error.
+    pub async fn ask_client(
+        &self,
+        key: &str,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Value, Unasked> {
+        let Some(client) = &self.client else {
             return Err(Unasked::NoClient(format!(
                 "{method}: this call has no client that can be asked mid-call"
             )));
         };
         let answer = tokio::select! {
-            answer = ask(method, params) => answer,
+            answer = (client.ask)(key.to_string(), method, params) => answer,
             () = self.cancelled() => Err(Unasked::Failed(format!("{method}: the call was cancelled"))),
         };
         if let Err(e @ Unasked::Undeclared(_)) = &answer {
             *self.unasked.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
         }
         answer
+    }
+
+    /// Whether the calling client declared `capability` (`sampling`, `elicitation`,
+    /// `roots`): what a tool reads to ask only what can be answered.
+    pub fn client_declares(&self, capability: &str) -> bool {
+        self.client
+            .as_ref()
+            .is_some_and(|c| c.declared.contains(&capability))
     }
 
     /// The capability a tool needed of the client and the client did not declare.

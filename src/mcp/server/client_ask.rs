@@ -1,21 +1,16 @@
-//! A tool asking its client mid-call, in a session: the request sent to the client on
-//! the call's own connection, once the client declared the capability it needs.
+//! A tool asking its client mid-call: in a session, the request sent to the client on
+//! the call's own connection; on a stateless request, the question kept for the call's
+//! `input_required` answer ([`super::rounds`]). Either way only once the client declared
+//! the capability the request needs.
+
+use std::sync::Arc;
 
 use rmcp::model::{ClientCapabilities, ServerRequest};
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 
+use super::ask::rounds::{Inputs, capability};
 use crate::context::{ClientAsk, Unasked};
-
-/// The capability a request to the client needs, by its method.
-fn capability(method: &str) -> Option<&'static str> {
-    match method {
-        "sampling/createMessage" => Some("sampling"),
-        "elicitation/create" => Some("elicitation"),
-        "roots/list" => Some("roots"),
-        _ => None,
-    }
-}
 
 /// Whether `caps` declares `capability`.
 fn declares(caps: Option<&ClientCapabilities>, capability: &str) -> bool {
@@ -27,20 +22,36 @@ fn declares(caps: Option<&ClientCapabilities>, capability: &str) -> bool {
     })
 }
 
+/// The capabilities of `caps` a tool may ask under.
+pub(super) fn declared(caps: Option<&ClientCapabilities>) -> Vec<&'static str> {
+    ["sampling", "elicitation", "roots"]
+        .into_iter()
+        .filter(|c| declares(caps, c))
+        .collect()
+}
+
+/// The capability `method` needs, or why it cannot be asked at all.
+fn needed(method: &str, caps: Option<&ClientCapabilities>) -> Result<(), Unasked> {
+    let Some(needed) = capability(method) else {
+        return Err(Unasked::Failed(format!(
+            "{method} is not a request a server sends its client"
+        )));
+    };
+    if declares(caps, needed) {
+        Ok(())
+    } else {
+        Err(Unasked::Undeclared(needed))
+    }
+}
+
 /// How a session's calls ask `peer`, whose declared capabilities are `caps`.
 pub(super) fn asker(peer: Peer<RoleServer>, caps: Option<ClientCapabilities>) -> ClientAsk {
-    std::sync::Arc::new(move |method: &'static str, params: Value| {
+    let declared = declared(caps.as_ref());
+    let ask = Arc::new(move |_key: String, method: &'static str, params: Value| {
         let peer = peer.clone();
-        let caps = caps.clone();
+        let checked = needed(method, caps.as_ref());
         Box::pin(async move {
-            let Some(needed) = capability(method) else {
-                return Err(Unasked::Failed(format!(
-                    "{method} is not a request a server sends its client"
-                )));
-            };
-            if !declares(caps.as_ref(), needed) {
-                return Err(Unasked::Undeclared(needed));
-            }
+            checked?;
             let request: ServerRequest =
                 serde_json::from_value(json!({"method": method, "params": params}))
                     .map_err(|e| Unasked::Failed(format!("{method}: {e}")))?;
@@ -49,37 +60,28 @@ pub(super) fn asker(peer: Peer<RoleServer>, caps: Option<ClientCapabilities>) ->
                 .await
                 .map_err(|e| Unasked::Failed(format!("{method}: {e}")))?;
             serde_json::to_value(answer).map_err(|e| Unasked::Failed(format!("{method}: {e}")))
-        })
-    })
+        }) as std::pin::Pin<Box<dyn Future<Output = Result<Value, Unasked>> + Send>>
+    });
+    ClientAsk { ask, declared }
 }
 
-/// How a stateless request's calls ask: a capability the request did not declare is
-/// still refused as such (`-32021`), and a declared one finds no connection to ask on:
-/// rounds of input for a tool's own questions are not built yet.
-pub(super) fn unreachable(caps: Option<ClientCapabilities>) -> ClientAsk {
-    std::sync::Arc::new(move |method: &'static str, _params: Value| {
-        let declared = capability(method).is_some_and(|c| declares(caps.as_ref(), c));
-        let answer = match capability(method) {
-            Some(needed) if !declared => Err(Unasked::Undeclared(needed)),
-            _ => Err(Unasked::NoClient(format!(
-                "{method}: a stateless request's tool cannot ask its client yet (no input rounds for tools)"
-            ))),
-        };
+/// How a stateless request's calls ask: each question answered from `inputs`, or kept
+/// for the call's `input_required` answer. A capability the request did not declare is
+/// refused as such (`-32021`).
+pub(super) fn in_rounds(inputs: Arc<Inputs>) -> ClientAsk {
+    let declared = inputs.declared().to_vec();
+    let ask = Arc::new(move |key: String, method: &'static str, params: Value| {
+        let answer = inputs.answer(&key, method, params);
         Box::pin(async move { answer })
-    })
-}
-
-/// The `-32021` for a call that needed `capability` of a client that did not declare
-/// it, its `data.requiredCapabilities` naming it.
-pub(super) fn undeclared(capability: &str) -> rmcp::ErrorData {
-    let required: ClientCapabilities =
-        serde_json::from_value(json!({ capability: {} })).unwrap_or_default();
-    rmcp::ErrorData::missing_required_client_capability(required)
+            as std::pin::Pin<Box<dyn Future<Output = Result<Value, Unasked>> + Send>>
+    });
+    ClientAsk { ask, declared }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::server::ask::rounds::undeclared;
 
     #[test]
     fn each_request_needs_its_capability_and_the_error_names_it() {
@@ -87,8 +89,15 @@ mod tests {
         assert!(declares(Some(&caps), "elicitation"));
         assert!(!declares(Some(&caps), "sampling"));
         assert!(!declares(None, "elicitation"));
-        assert_eq!(capability("sampling/createMessage"), Some("sampling"));
-        assert_eq!(capability("tools/list"), None);
+        assert_eq!(declared(Some(&caps)), vec!["elicitation"]);
+        assert_eq!(
+            needed("sampling/createMessage", Some(&caps)),
+            Err(Unasked::Undeclared("sampling"))
+        );
+        assert!(matches!(
+            needed("tools/list", Some(&caps)),
+            Err(Unasked::Failed(_))
+        ));
         let e = serde_json::to_value(undeclared("sampling")).unwrap();
         assert_eq!(e["code"], -32021);
         assert_eq!(e["data"]["requiredCapabilities"], json!({"sampling": {}}));

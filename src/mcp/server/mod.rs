@@ -226,7 +226,7 @@ impl McpServer {
             ));
             return caller;
         }
-        let mut caller = match &self.scope {
+        match &self.scope {
             // A stateless request's work counts with every other of its caller's.
             stateless::Scope::Shared { recorder } => stateless::Caller::sessionless(
                 principal.clone(),
@@ -237,9 +237,7 @@ impl McpServer {
             stateless::Scope::Connection => {
                 own(stateless::request_log(context, self.recorder.clone()))
             }
-        };
-        caller.client = Some(client_ask::unreachable(context.client_capabilities()));
-        caller
+        }
     }
 
     /// Who sent `context`'s request ([`crate::context::caller`]): over HTTP, what the
@@ -585,13 +583,8 @@ impl ServerHandler for McpServer {
     ) -> Result<GetPromptResponse, McpError> {
         Box::pin(async {
             let mut request = request;
-            let given = request.arguments.clone().unwrap_or_default();
-            if let Some(offered) = self
-                .offer
-                .as_ref()
-                .and_then(|o| o.prompt(&request.name, &given))
-            {
-                return offered.map(Into::into);
+            if let Some(offered) = self.offered_prompt(&request, &context).await {
+                return offered;
             }
             if let Some(asked) = self.ask_for_choices(&mut request, &context).await? {
                 return Ok(asked);

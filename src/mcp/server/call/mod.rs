@@ -19,7 +19,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResponse, JsonObject};
 use rmcp::service::RequestContext;
 use serde_json::Value;
 
-use super::{McpServer, strict};
+use super::{McpServer, ask, client_ask, strict};
 use crate::core::Prepared;
 use crate::error::{ErrorCode, ToolError};
 
@@ -54,8 +54,28 @@ impl McpServer {
             input_responses,
             ..
         } = request;
-        let call = self.prepare(name, arguments)?;
+        let stateless = super::stateless::is_stateless(&context);
+        let call = self.prepare(name, arguments, stateless)?;
         let as_task = task::runs_as_task(&call, &context)?;
+        // A stateless request's answers to the tool's own questions, from this round
+        // and the earlier ones its state carries.
+        let inputs = if stateless && call.prepared.is_ok() {
+            let bound = ask::binding(
+                &call.tool,
+                call.given.as_ref(),
+                self.principal(&context).id(),
+            );
+            let inputs = self.asker.inputs(
+                bound,
+                request_state.as_deref(),
+                input_responses.as_ref(),
+                "call",
+            )?;
+            let declared = client_ask::declared(context.client_capabilities().as_ref());
+            Some(std::sync::Arc::new(inputs.declaring(declared)))
+        } else {
+            None
+        };
         let answers = confirm::Answers {
             state: request_state.as_deref(),
             responses: input_responses.as_ref(),
@@ -63,14 +83,27 @@ impl McpServer {
         if let Some(answer) = self.confirm(&call, answers, &context).await? {
             return Ok(answer);
         }
-        let caller = self.caller(&context);
+        let confirmed =
+            self.confirm_actions && call.prepared.as_ref().is_ok_and(|p| p.is_destructive());
+        let mut caller = self.caller(&context);
+        if let Some(inputs) = &inputs {
+            caller.client = Some(client_ask::in_rounds(inputs.clone()));
+        }
         if !caller.sessionless {
             self.ensure_watcher(context.peer.clone());
         }
         if as_task {
             return Ok(self.start_task(call, caller).await);
         }
-        self.run_now(call, caller, &context).await.map(Into::into)
+        let answer = self.run_now(call, caller, &context).await;
+        // The tool asked what this round could not answer: the questions go out, and
+        // what the tool made of their absence does not.
+        if let Some(inputs) = inputs
+            && let Some(asked) = self.asker.next_round(&inputs, confirmed)?
+        {
+            return Ok(CallToolResponse::InputRequired(asked));
+        }
+        answer.map(Into::into)
     }
 
     /// The first stage: one lookup and one check. An unknown tool is a protocol error,
@@ -79,10 +112,11 @@ impl McpServer {
         &self,
         tool: Cow<'static, str>,
         given: Option<JsonObject>,
+        stateless: bool,
     ) -> Result<Call, McpError> {
         // The arguments as given are kept only for who reads them: the person asked to
-        // confirm, and the log.
-        let keep = self.confirm_actions || self.records();
+        // confirm, the log, and a stateless request's state (sealed to them).
+        let keep = self.confirm_actions || self.records() || stateless;
         let (args, given) = match given {
             Some(map) if keep => (Value::Object(map.clone()), Some(map)),
             given => (given.map_or(Value::Null, Value::Object), None),

@@ -42,7 +42,7 @@ impl McpServer {
         // A tool that needed a capability the client did not declare: the call's
         // answer is -32021 naming it, whatever the tool made of it.
         if let Some(crate::context::Unasked::Undeclared(capability)) = asked.unasked() {
-            return Err(super::super::client_ask::undeclared(capability));
+            return Err(super::super::ask::rounds::undeclared(capability));
         }
         if content {
             return as_written(&call.tool, answer.map_err(|(e, _)| e));

@@ -39,6 +39,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{ErrorCode, ToolError};
 
+pub mod rounds;
+
 /// The environment variable holding the key that seals `requestState` (at least 32
 /// bytes), for servers that must accept each other's states.
 pub const KEY_ENV: &str = "STRUCTS_CONSOLE_STATE_KEY";
@@ -84,7 +86,7 @@ pub enum Outcome {
 
 /// The key that seals what a question carries to its answer.
 pub struct Asker {
-    codec: RequestStateCodec,
+    pub(super) codec: RequestStateCodec,
 }
 
 impl Asker {
@@ -167,6 +169,11 @@ impl Asker {
                 None,
             )
         })?;
+        // A state of the call's own rounds, given once it was confirmed: spent by this
+        // round, as a confirmation's is.
+        if let Some(nonce) = rounds::confirmed_nonce(&opened) {
+            return Ok(Decision::Run { spend: Some(nonce) });
+        }
         // The nonce, and the span of the call that asked when traces are on: this round
         // is linked to it.
         let (nonce, asked_in) = match opened.iter().position(|b| *b == b' ') {
@@ -258,7 +265,7 @@ impl Asker {
 /// What a state is sealed to: the caller, the tool and a digest of its arguments, their
 /// keys in order (a client may send the same arguments back with its keys in another
 /// order). Another caller's state does not open.
-fn binding(tool: &str, arguments: Option<&Map<String, Value>>, who: &str) -> Vec<u8> {
+pub(super) fn binding(tool: &str, arguments: Option<&Map<String, Value>>, who: &str) -> Vec<u8> {
     let args = arguments.map(|a| crate::json::canonical(&Value::Object(a.clone())));
     let args = serde_json::to_vec(&args).unwrap_or_default();
     let mut bound = who.as_bytes().to_vec();
