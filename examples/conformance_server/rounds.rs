@@ -192,6 +192,45 @@ pub async fn streaming_elicitation() -> Answer {
     )
 }
 
+/// Asks to delete `filename` and does so once told yes: as a task, it waits
+/// `input_required` for the answer.
+pub async fn confirm_delete(filename: String) -> Answer {
+    let params = json!({"message": format!("Delete {filename}?"), "requestedSchema": {
+        "type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}});
+    Ok(match ask("confirm", "elicitation/create", params).await {
+        Ok(a) if a["action"] == "accept" && a["content"]["confirm"] == true => {
+            text(format!("Deleted {filename}"))
+        }
+        Ok(_) => text(format!("Kept {filename}: not confirmed")),
+        Err(e) => e,
+    })
+}
+
+/// Two questions at once: as a task, both open together, answerable one at a time.
+pub async fn multi_input() -> Answer {
+    let (name, ok) = tokio::join!(
+        ask(
+            "name",
+            "elicitation/create",
+            form("What is your name?", "name")
+        ),
+        ask(
+            "confirm",
+            "elicitation/create",
+            form("Go ahead?", "confirm")
+        ),
+    );
+    Ok(match (name, ok) {
+        (Ok(n), Ok(c)) => text(format!(
+            "{} said {} and {}",
+            field(&n, "name"),
+            n["action"].as_str().unwrap_or_default(),
+            c["action"].as_str().unwrap_or_default()
+        )),
+        (Err(e), _) | (_, Err(e)) => e,
+    })
+}
+
 /// A fixture: its name, its description and how it runs.
 type Fixture = (&'static str, &'static str, fn() -> super::tools::Fut);
 
@@ -242,6 +281,11 @@ pub fn fixtures() -> Vec<Fixture> {
             "test_streaming_elicitation",
             "Asks the user one question.",
             || Box::pin(streaming_elicitation()),
+        ),
+        (
+            "multi_input",
+            "Asks two questions at once; a task for a client that can take one.",
+            || Box::pin(multi_input()),
         ),
     ]
 }

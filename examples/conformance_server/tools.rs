@@ -352,6 +352,15 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
             }),
         ),
         (
+            "confirm_delete",
+            "Deletes a file once the user confirms; a task for a client that can take one.",
+            json!({"type": "object", "properties": {"filename": {"type": "string"}}, "required": ["filename"]}),
+            handler(|args| async move {
+                let name = args["filename"].as_str().unwrap_or_default().to_string();
+                super::rounds::confirm_delete(name).await
+            }),
+        ),
+        (
             "failing_job",
             "Runs only as a task, and ends with a tool error after a second.",
             no_arguments(),
@@ -395,6 +404,8 @@ pub fn registry() -> Registry {
         registry.add_content(spec, handler);
     }
     registry.long_running("slow_compute");
+    registry.long_running("confirm_delete");
+    registry.long_running("multi_input");
     registry.long_running("protocol_error_job");
     registry.task_required("failing_job");
     registry

@@ -53,6 +53,15 @@ pub fn owner_key(owner: &str, id: &str) -> String {
     format!("{OWNER_PREFIX}{owner}:{id}")
 }
 
+/// Where an answer to a question of task `id` waits for the server running it:
+/// `task:{id}:input:{key}`.
+const INPUT_INFIX: &str = ":input:";
+
+/// The key of the answer to task `id`'s question `question`, given on another server.
+pub fn input_key(id: &str, question: &str) -> String {
+    format!("{PREFIX}{id}{INPUT_INFIX}{question}")
+}
+
 /// The key of the flag asking task `id` to stop, read by the server running it.
 pub fn cancel_key(id: &str) -> String {
     format!("{PREFIX}{id}{CANCEL_SUFFIX}")
@@ -61,7 +70,7 @@ pub fn cancel_key(id: &str) -> String {
 /// Whether a record still says `working` though its server has not rewritten it for
 /// over [`STALE_AFTER`]: that server stopped, and the task will never end.
 pub fn went_quiet(record: &Value, now: DateTime<Utc>) -> bool {
-    if record["status"] != "working" {
+    if record["status"] != "working" && record["status"] != "input_required" {
         return false;
     }
     let beat = record["lastUpdatedAt"]
@@ -231,7 +240,7 @@ pub async fn list(
     };
     let mut found: Vec<Value> = records
         .into_iter()
-        .filter(|(key, _)| !key.ends_with(CANCEL_SUFFIX))
+        .filter(|(key, _)| !key.ends_with(CANCEL_SUFFIX) && !key.contains(INPUT_INFIX))
         .map(|(_, record)| record)
         .filter(|r| r["taskId"].is_string())
         .filter(|r| visible(r, who))

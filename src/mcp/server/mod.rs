@@ -19,6 +19,7 @@ pub mod skills;
 pub mod stateless;
 pub mod stdio;
 pub mod strict;
+pub mod task_input;
 pub mod tasks;
 pub mod traced;
 
@@ -717,7 +718,11 @@ impl ServerHandler for McpServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         let who = self.principal(&context);
-        Box::pin(self.tasks.update(&request.task_id, Some(&who))).await
+        Box::pin(
+            self.tasks
+                .update(&request.task_id, Some(&who), &request.input_responses),
+        )
+        .await
     }
 
     async fn cancel_task(

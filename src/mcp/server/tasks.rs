@@ -19,8 +19,12 @@
 //! - a server that is shut down stops the tasks it still runs and records each as
 //!   `failed`, saying so ([`Tasks::shut_down`]), so no client waits out the staleness.
 //!
-//! This server's tasks never ask for input, so `tasks/update` is acknowledged and its
-//! responses ignored, as the extension asks for keys a task is not waiting on.
+//! A task's tool may ask its client ([`super::task_input`]): the task is then
+//! `input_required`, its open questions in `inputRequests`, until `tasks/update`
+//! answers them. An update is acknowledged once the task's record shows it; answers to
+//! questions not open are ignored, as the extension asks. An update given to another
+//! server sharing the store waits there for the server running the task, which reads
+//! it at its next heartbeat.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,17 +33,19 @@ use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
-    CallToolResult, CreateTaskResult, DetailedTask, JsonObject, Task, TaskPayload, TaskStatus,
+    CallToolResult, CreateTaskResult, DetailedTask, InputResponses, JsonObject, Task, TaskPayload,
+    TaskStatus,
 };
 use serde_json::{Value, json};
 use tracing::Instrument as _;
 
+use super::task_input::Waiting;
 use crate::context::caller::{Full, Place, Places};
 use crate::context::{CallContext, Principal};
 use crate::error::{ErrorCode, ToolError};
 use crate::store::HandleStore;
 pub use crate::store::tasks::{STALE_AFTER, TTL};
-use crate::store::tasks::{cancel_key, key};
+use crate::store::tasks::{cancel_key, input_key, key};
 
 /// Tasks one process runs at once; one more is answered `RATE_LIMIT_EXCEEDED`.
 pub const MAX_RUNNING: usize = 32;
@@ -70,6 +76,8 @@ pub struct Tasks {
     places: Arc<Places>,
     /// Set by [`Tasks::shut_down`]: a task stopped now failed, it was not cancelled.
     shutting_down: AtomicBool,
+    /// The open questions of the tasks running here, by id.
+    waiting: Mutex<HashMap<String, Arc<Waiting>>>,
 }
 
 impl Tasks {
@@ -79,6 +87,7 @@ impl Tasks {
             running: Mutex::default(),
             places: Places::new(MAX_RUNNING, MAX_RUNNING_PER_CALLER),
             shutting_down: AtomicBool::new(false),
+            waiting: Mutex::default(),
         })
     }
 
@@ -131,6 +140,27 @@ impl Tasks {
         F: FnOnce(CallContext) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
+        self.start_asking(tool, owner, Vec::new(), work).await
+    }
+
+    /// [`Tasks::start`], for a client that declared `declared` (`elicitation`,
+    /// `sampling`, `roots`): the task's tool may ask it under those, and the task waits
+    /// `input_required` for the answers ([`super::task_input`]).
+    ///
+    /// # Errors
+    ///
+    /// As [`Tasks::start`].
+    pub async fn start_asking<F, Fut>(
+        self: &Arc<Self>,
+        tool: &str,
+        owner: Option<String>,
+        declared: Vec<&'static str>,
+        work: F,
+    ) -> Result<CreateTaskResult, ToolError>
+    where
+        F: FnOnce(CallContext) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
         let slot = self.take_slot(owner.as_deref())?;
         let record = Record {
             tool: tool.to_string(),
@@ -158,12 +188,16 @@ impl Tasks {
         // sees how far it is.
         let progress: Arc<Mutex<Option<String>>> = Arc::default();
         let sink = progress.clone();
-        let ctx = CallContext::new().with_progress(move |u: crate::context::ProgressUpdate| {
-            if !u.message.is_empty() {
-                *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(u.message);
-            }
-        });
+        let waiting = Waiting::new();
+        let ctx = CallContext::new()
+            .with_progress(move |u: crate::context::ProgressUpdate| {
+                if !u.message.is_empty() {
+                    *sink.lock().unwrap_or_else(|e| e.into_inner()) = Some(u.message);
+                }
+            })
+            .with_client(waiting.asker(declared));
         self.running().insert(id.clone(), ctx.canceller());
+        self.waiting_on().insert(id.clone(), waiting.clone());
         let me = self.clone();
         let running = task.clone();
         let (span, counted) = traced(tool, &id);
@@ -177,20 +211,22 @@ impl Tasks {
             let result = loop {
                 tokio::select! {
                     result = &mut call => break result,
+                    () = waiting.changed() => {
+                        let said = progress.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                        me.beat(&record, &running, said, &waiting).await;
+                    }
                     _ = beat.tick() => {
                         if me.cancel_asked(&running.task_id).await {
                             ctx.cancel();
                         }
-                        let mut alive = running.clone();
-                        alive.last_updated_at = now();
-                        if let Some(said) = progress.lock().unwrap_or_else(|e| e.into_inner()).clone() {
-                            alive.status_message = Some(said);
-                        }
-                        let _ = me.write(&record, &DetailedTask::new(alive, TaskPayload::Working)).await;
+                        me.answers_elsewhere(&running.task_id, &waiting).await;
+                        let said = progress.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                        me.beat(&record, &running, said, &waiting).await;
                     }
                 }
             };
             me.running().remove(&running.task_id);
+            me.waiting_on().remove(&running.task_id);
             let mut done = running.clone();
             done.last_updated_at = now();
             done.status_message = None;
@@ -202,6 +238,8 @@ impl Tasks {
             if let Err(e) = me.write(&record, &DetailedTask::new(done, payload)).await {
                 tracing::warn!(task = %running.task_id, "a task's end could not be stored: {}", e.message);
             }
+            // An update waiting for its answer to show sees the end instead.
+            waiting.written(u64::MAX);
         }.instrument(span));
         Ok(CreateTaskResult::new(task))
     }
@@ -257,7 +295,11 @@ impl Tasks {
     /// `failed`, saying so (and is written so, still naming the server that ran it).
     async fn judge(&self, about: &Record, server: &str, mut task: DetailedTask) -> DetailedTask {
         let id = task.task.task_id.clone();
-        if task.status() == TaskStatus::Working && !self.running().contains_key(&id) {
+        let open = matches!(
+            task.status(),
+            TaskStatus::Working | TaskStatus::InputRequired
+        );
+        if open && !self.running().contains_key(&id) {
             let record = serde_json::to_value(&task).unwrap_or_default();
             if crate::store::tasks::went_quiet(&record, chrono::Utc::now()) {
                 let mut failed = task.task.clone();
@@ -297,14 +339,82 @@ impl Tasks {
         Ok(())
     }
 
-    /// `tasks/update`: this server's tasks wait on no input, so the responses are
-    /// acknowledged and ignored; an unknown task is refused.
+    /// `tasks/update`: gives a task of `who` the answers to its open questions. Running
+    /// here, the answers go to its tool at once, and the update is acknowledged once the
+    /// task's record shows them (at most [`HEARTBEAT`] later); running on another
+    /// server, they wait in the store for that server's next heartbeat. Answers to
+    /// questions not open, and to a task that has ended, are ignored.
     ///
     /// # Errors
     ///
     /// `-32602` for a task this store does not know, or another caller's.
-    pub async fn update(&self, id: &str, who: Option<&Principal>) -> Result<(), McpError> {
-        self.get(id, who).await.map(|_| ())
+    pub async fn update(
+        &self,
+        id: &str,
+        who: Option<&Principal>,
+        responses: &InputResponses,
+    ) -> Result<(), McpError> {
+        let task = self.get(id, who).await?;
+        if task.status().is_terminal() || responses.is_empty() {
+            return Ok(());
+        }
+        let here = self.waiting_on().get(id).cloned();
+        let Some(waiting) = here else {
+            for (question, answer) in responses {
+                self.store
+                    .put_record(&input_key(id, question), answer.clone(), TTL)
+                    .await
+                    .map_err(unavailable)?;
+            }
+            return Ok(());
+        };
+        if let Some(made) = waiting.answer(responses) {
+            waiting.shown(made, HEARTBEAT).await;
+        }
+        Ok(())
+    }
+
+    fn waiting_on(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Waiting>>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A running task's record rewritten: `working`, or `input_required` with its open
+    /// questions; `said` the work's latest progress.
+    async fn beat(&self, record: &Record, running: &Task, said: Option<String>, waiting: &Waiting) {
+        let made = waiting.current();
+        let mut alive = running.clone();
+        alive.last_updated_at = now();
+        let payload = match waiting.requests() {
+            Some(input_requests) => {
+                alive.status_message = Some(format!("{} waits on its client's input", record.tool));
+                TaskPayload::InputRequired { input_requests }
+            }
+            None => {
+                if let Some(said) = said {
+                    alive.status_message = Some(said);
+                }
+                TaskPayload::Working
+            }
+        };
+        if self
+            .write(record, &DetailedTask::new(alive, payload))
+            .await
+            .is_ok()
+        {
+            waiting.written(made);
+        }
+    }
+
+    /// Answers to a running task's open questions given on another server.
+    async fn answers_elsewhere(&self, id: &str, waiting: &Waiting) {
+        for question in waiting.keys() {
+            let key = input_key(id, &question);
+            if let Ok(Some(answer)) = self.store.get_record(&key).await {
+                let mut given = InputResponses::new();
+                given.insert(question, answer);
+                waiting.answer(&given);
+            }
+        }
     }
 
     async fn cancel_asked(&self, id: &str) -> bool {
@@ -463,6 +573,65 @@ mod tests {
             );
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// A task that asks its client two questions at once and says their answers.
+    async fn asking(tasks: &Arc<Tasks>) -> String {
+        let made = tasks
+            .start_asking("asks", None, vec!["elicitation"], |ctx| async move {
+                let form = json!({"message": "?", "requestedSchema": {"type": "object", "properties": {}}});
+                let (a, b) = tokio::join!(
+                    ctx.ask_client("a", "elicitation/create", form.clone()),
+                    ctx.ask_client("b", "elicitation/create", form),
+                );
+                let said = format!("{} {}", a.unwrap()["action"], b.unwrap()["action"]);
+                Ok(CallToolResult::structured(json!({"said": said})))
+            })
+            .await
+            .unwrap();
+        made.task.task_id
+    }
+
+    fn answers(keys: &[&str], action: &str) -> InputResponses {
+        keys.iter()
+            .map(|k| (k.to_string(), json!({"action": action})))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn a_task_waits_on_its_questions_and_an_update_answers_them_here_or_elsewhere() {
+        let store: Arc<dyn HandleStore> = Arc::new(MemoryStore::default());
+        let here = Tasks::new(store.clone());
+        let id = asking(&here).await;
+        until(&here, &id, TaskStatus::InputRequired).await;
+        let open = |t: DetailedTask| match t.payload {
+            TaskPayload::InputRequired { input_requests } => {
+                input_requests.into_keys().collect::<Vec<_>>()
+            }
+            other => panic!("not waiting: {other:?}"),
+        };
+        assert_eq!(open(here.get(&id, None).await.unwrap()), ["a", "b"]);
+        // One answered here: acknowledged once the record lists only the other.
+        here.update(&id, None, &answers(&["a", "zz"], "accept"))
+            .await
+            .unwrap();
+        assert_eq!(open(here.get(&id, None).await.unwrap()), ["b"]);
+        // The other answered on a server sharing the store: read at the next heartbeat.
+        let elsewhere = Tasks::new(store.clone());
+        elsewhere
+            .update(&id, None, &answers(&["b"], "decline"))
+            .await
+            .unwrap();
+        until(&here, &id, TaskStatus::Completed).await;
+        let done = serde_json::to_value(here.get(&id, None).await.unwrap()).unwrap();
+        assert_eq!(
+            done["result"]["structuredContent"]["said"], "\"accept\" \"decline\"",
+            "{done}"
+        );
+        // An update of an ended task is acknowledged and changes nothing.
+        here.update(&id, None, &answers(&["a"], "cancel"))
+            .await
+            .unwrap();
     }
 
     #[tokio::test]

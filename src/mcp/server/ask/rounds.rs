@@ -72,10 +72,13 @@ pub fn capability(method: &str) -> Option<&'static str> {
     }
 }
 
-/// Whether `answer` is not a result of `method`.
-fn malformed(method: &str, answer: &Value) -> Option<()> {
-    let object = answer.as_object()?;
-    let ok = match method {
+/// Whether `answer` is a result of `method`: an elicitation's has an `action`, a
+/// sampled message a `role` and a `content`, a roots list its `roots`.
+pub fn is_result(method: &str, answer: &Value) -> bool {
+    let Some(object) = answer.as_object() else {
+        return false;
+    };
+    match method {
         "elicitation/create" => object
             .get("action")
             .and_then(Value::as_str)
@@ -83,8 +86,7 @@ fn malformed(method: &str, answer: &Value) -> Option<()> {
         "sampling/createMessage" => object.get("role").is_some() && object.get("content").is_some(),
         "roots/list" => object.get("roots").is_some_and(Value::is_array),
         _ => true,
-    };
-    (!ok).then_some(())
+    }
 }
 
 impl Inputs {
@@ -105,10 +107,10 @@ impl Inputs {
         if !self.declared.contains(&needed) {
             return Err(Unasked::Undeclared(needed));
         }
-        let answer = self.given.get(key).filter(|answer| match answer {
-            Value::Object(_) => malformed(method, answer).is_none(),
-            _ => false,
-        });
+        let answer = self
+            .given
+            .get(key)
+            .filter(|answer| is_result(method, answer));
         let Some(answer) = answer else {
             self.pending
                 .lock()

@@ -93,7 +93,8 @@ impl McpServer {
             self.ensure_watcher(context.peer.clone());
         }
         if as_task {
-            return Ok(self.start_task(call, caller).await);
+            let declared = client_ask::declared(context.client_capabilities().as_ref());
+            return Ok(self.start_task(call, caller, declared).await);
         }
         let answer = self.run_now(call, caller, &context).await;
         // The tool asked what this round could not answer: the questions go out, and

@@ -37,17 +37,23 @@ pub(super) fn runs_as_task(
 
 impl McpServer {
     /// The task made and answered; its work runs on after the answer.
-    pub(super) async fn start_task(&self, call: Call, mut caller: Caller) -> CallToolResponse {
+    pub(super) async fn start_task(
+        &self,
+        call: Call,
+        mut caller: Caller,
+        declared: Vec<&'static str>,
+    ) -> CallToolResponse {
         // Nothing of the request outlives its answer: no log stream to write to.
         caller.log = None;
-        // Nor a connection to ask the client on: a task's client polls it.
+        // Nor a connection to ask the client on: a task's client polls it, and answers
+        // its questions with tasks/update.
         caller.client = None;
         let server = self.clone();
         let tool = call.tool.to_string();
         let owner = Some(caller.principal.id().to_string());
         let started = self
             .tasks
-            .start(&tool, owner, move |ctx| async move {
+            .start_asking(&tool, owner, declared, move |ctx| async move {
                 server.run(&caller, call, ctx).await
             })
             .await;
