@@ -21,6 +21,16 @@ const TEMPLATE: &str = "test://template/{id}/data";
 /// The fixtures.
 pub struct Fixtures;
 
+/// How many prompts `test_trigger_prompt_change` added, told to whoever listens.
+static ADDED: std::sync::LazyLock<tokio::sync::watch::Sender<u64>> =
+    std::sync::LazyLock::new(|| tokio::sync::watch::channel(0).0);
+
+/// Adds one prompt to the list (`test_dynamic_prompt_N`), and says its name.
+pub fn add_prompt() -> String {
+    ADDED.send_modify(|n| *n += 1);
+    format!("test_dynamic_prompt_{}", *ADDED.borrow())
+}
+
 /// A message as the scenario writes it.
 fn message(v: Value) -> PromptMessage {
     serde_json::from_value(v).expect("a fixture message is a prompt message")
@@ -86,8 +96,19 @@ impl Offer for Fixtures {
         Some(Ok(ReadResourceResult::new(vec![contents])))
     }
 
+    fn prompt_changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        Some(ADDED.subscribe())
+    }
+
     fn prompts(&self) -> Vec<Prompt> {
-        vec![
+        let added = (1..=*ADDED.borrow()).map(|n| {
+            Prompt::new(
+                format!("test_dynamic_prompt_{n}"),
+                Some("A prompt added by test_trigger_prompt_change"),
+                None,
+            )
+        });
+        let fixed = vec![
             Prompt::new(
                 "test_simple_prompt",
                 Some("A prompt without arguments"),
@@ -119,7 +140,8 @@ impl Offer for Fixtures {
                 Some("A prompt that asks the user for its context first"),
                 None,
             ),
-        ]
+        ];
+        fixed.into_iter().chain(added).collect()
     }
 
     fn prompt(
@@ -167,6 +189,15 @@ impl Offer for Fixtures {
                     Err(Unasked::InRound(_)) => Ok(Vec::new()),
                     Err(why) => Err(refusal(why)),
                 }
+            }
+            dynamic if dynamic.starts_with("test_dynamic_prompt_") => {
+                let n: u64 = dynamic["test_dynamic_prompt_".len()..].parse().ok()?;
+                if n == 0 || n > *ADDED.borrow() {
+                    return None;
+                }
+                Ok(vec![text(format!(
+                    "This is {dynamic}, added while serving."
+                ))])
             }
             _ => return None,
         };

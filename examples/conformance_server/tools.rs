@@ -331,6 +331,17 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
             }),
         ),
         (
+            "test_trigger_prompt_change",
+            "Adds a prompt to the list: listeners hear that the prompt list changed.",
+            no_arguments(),
+            handler(|_| async {
+                Ok(text(format!(
+                    "Added the prompt {}",
+                    super::offer::add_prompt()
+                )))
+            }),
+        ),
+        (
             "greet",
             "Greets someone, at once.",
             json!({"type": "object", "properties": {"name": {"type": "string"}}}),

@@ -306,15 +306,7 @@ pub async fn listen(
         .then(|| server.core.events().map(|bus| bus.subscribe()))
         .flatten();
     let prompts = accepted.prompts_list_changed == Some(true);
-    let mut docs = server.docs.changes();
-    docs.mark_unchanged();
-    let listed = || -> Vec<(String, String)> {
-        super::prompts::catalog(server.docs.current().as_deref())
-            .into_iter()
-            .map(|p| (p.name, p.description))
-            .collect()
-    };
-    let mut last = listed();
+    let mut prompt_changes = PromptChanges::new(server);
     let note = |method: &str, params: serde_json::Value| {
         if let Some(r) = &recorder {
             r.notification(method, params);
@@ -366,18 +358,77 @@ pub async fn listen(
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => events = None,
             },
-            changed = docs.changed(), if prompts => {
-                if changed.is_err() {
+            changed = prompt_changes.next(), if prompts => {
+                if changed.is_none() {
                     return Ok(());
                 }
-                let now = listed();
-                if now != last {
-                    last = now;
-                    note("notifications/prompts/list_changed", serde_json::Value::Null);
-                    if sink.notify_prompt_list_changed().await.is_err() {
-                        return Ok(());
+                note("notifications/prompts/list_changed", serde_json::Value::Null);
+                if sink.notify_prompt_list_changed().await.is_err() {
+                    return Ok(());
+                }
+                quiet.as_mut().reset(tokio::time::Instant::now() + idle);
+            }
+        }
+    }
+}
+
+/// What tells a listen stream the prompt list changed: the docs (their skills and
+/// playbooks are prompts), and an offer's own list.
+struct PromptChanges<'a> {
+    server: &'a super::McpServer,
+    docs: tokio::sync::watch::Receiver<u64>,
+    offered: Option<tokio::sync::watch::Receiver<u64>>,
+    last: Vec<(String, String)>,
+}
+
+impl<'a> PromptChanges<'a> {
+    fn new(server: &'a super::McpServer) -> PromptChanges<'a> {
+        let mut docs = server.docs.changes();
+        docs.mark_unchanged();
+        let mut offered = server.offer.as_ref().and_then(|o| o.prompt_changes());
+        if let Some(rx) = offered.as_mut() {
+            rx.mark_unchanged();
+        }
+        let mut changes = PromptChanges {
+            server,
+            docs,
+            offered,
+            last: Vec::new(),
+        };
+        changes.last = changes.listed();
+        changes
+    }
+
+    fn listed(&self) -> Vec<(String, String)> {
+        super::prompts::catalog(self.server.docs.current().as_deref())
+            .into_iter()
+            .map(|p| (p.name, p.description))
+            .collect()
+    }
+
+    /// The next change of the list; `None` once the docs can no longer change.
+    async fn next(&mut self) -> Option<()> {
+        loop {
+            let offered = async {
+                match self.offered.as_mut() {
+                    Some(rx) => rx.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                changed = self.docs.changed() => {
+                    changed.ok()?;
+                    let now = self.listed();
+                    if now != self.last {
+                        self.last = now;
+                        return Some(());
                     }
-                    quiet.as_mut().reset(tokio::time::Instant::now() + idle);
+                }
+                alive = offered => {
+                    if alive {
+                        return Some(());
+                    }
+                    self.offered = None;
                 }
             }
         }

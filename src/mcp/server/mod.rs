@@ -443,13 +443,37 @@ impl McpServer {
         };
         let mut last = listed(docs.current());
         changes.mark_unchanged();
+        // An offer's prompt list changes apart from the docs.
+        let mut offered = self.offer.as_ref().and_then(|o| o.prompt_changes());
+        if let Some(rx) = offered.as_mut() {
+            rx.mark_unchanged();
+        }
         *slot = Some(tokio::spawn(async move {
-            while changes.changed().await.is_ok() {
-                let now = listed(docs.current());
-                if now == last {
-                    continue;
+            loop {
+                let from_offer = async {
+                    match offered.as_mut() {
+                        Some(rx) => rx.changed().await.is_ok(),
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() {
+                            return;
+                        }
+                        let now = listed(docs.current());
+                        if now == last {
+                            continue;
+                        }
+                        last = now;
+                    }
+                    alive = from_offer => {
+                        if !alive {
+                            offered = None;
+                            continue;
+                        }
+                    }
                 }
-                last = now;
                 if let Some(r) = &recorder {
                     r.notification("notifications/prompts/list_changed", Value::Null);
                 }

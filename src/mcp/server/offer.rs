@@ -50,6 +50,13 @@ pub trait Offer: Send + Sync {
         None
     }
 
+    /// Told each time this offer's prompt list changes (the value is a count); `None`
+    /// for a list that never does. The layer sends `notifications/prompts/list_changed`
+    /// to a session that listed prompts and to each listen stream that asked for it.
+    fn prompt_changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        None
+    }
+
     /// Whether `uri` is one of this offer's that a client may subscribe to. The layer
     /// acknowledges the subscription; an offer has no way yet to say its resources
     /// changed, so no `notifications/resources/updated` follows.
