@@ -342,6 +342,21 @@ fn fixtures() -> Vec<(&'static str, &'static str, Value, Handler)> {
             }),
         ),
         (
+            "test_reconnection",
+            "Closes its response stream mid-call; its answer reaches the client on the resumed stream.",
+            no_arguments(),
+            handler(|_| async {
+                let ctx = CallContext::current();
+                let closed = ctx.close_stream(Duration::from_millis(500)).await;
+                sleep(&ctx, Duration::from_millis(700)).await;
+                Ok(text(if closed {
+                    "Reconnection test completed: this answer followed the stream's close"
+                } else {
+                    "Reconnection test completed: this call had no stream of its own to close"
+                }))
+            }),
+        ),
+        (
             "greet",
             "Greets someone, at once.",
             json!({"type": "object", "properties": {"name": {"type": "string"}}}),

@@ -90,6 +90,14 @@ impl std::fmt::Display for Unasked {
     }
 }
 
+/// Closes a call's response stream after telling the client to come back in the
+/// given time; true where it was open and is closed.
+pub type StreamCloser = Arc<
+    dyn Fn(std::time::Duration) -> std::pin::Pin<Box<dyn Future<Output = bool> + Send>>
+        + Send
+        + Sync,
+>;
+
 /// Where a call's trail goes ([`CallContext::with_trail`]).
 type TrailSink = Arc<dyn Fn(Value) + Send + Sync>;
 
@@ -125,6 +133,8 @@ pub struct CallContext {
     owner: Option<Principal>,
     /// How the calling client is asked something mid-call; `None` where it cannot be.
     client: Option<ClientAsk>,
+    /// Closes the call's response stream, for the client to resume it later.
+    stream: Option<StreamCloser>,
     /// Why the client could not be asked mid-call, once a tool tried and could not:
     /// a server answers the call with `-32021` rather than the tool's answer.
     unasked: Arc<std::sync::Mutex<Option<Unasked>>>,
@@ -325,6 +335,7 @@ impl CallContext {
             answers: None,
             owner: self.owner.clone(),
             client: None,
+            stream: None,
             unasked: Arc::default(),
         }
     }
@@ -346,6 +357,7 @@ impl CallContext {
             answers: None,
             owner: self.owner.clone(),
             client: self.client.clone(),
+            stream: None,
             unasked: Arc::default(),
         }
     }
@@ -401,6 +413,23 @@ impl CallContext {
             *self.unasked.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
         }
         answer
+    }
+
+    /// The call's response stream is closed by `close`.
+    pub fn with_stream_closer(mut self, close: StreamCloser) -> Self {
+        self.stream = Some(close);
+        self
+    }
+
+    /// Closes the call's response stream (a 2025-11-25 session over HTTP, SSE polling):
+    /// the client is told to come back after `retry` and resumes the stream, where the
+    /// call's answer reaches it whenever it is sent. False where the call has no stream
+    /// of its own to close (stdio, a stateless request, a task, the console).
+    pub async fn close_stream(&self, retry: std::time::Duration) -> bool {
+        match &self.stream {
+            Some(close) => close(retry).await,
+            None => false,
+        }
     }
 
     /// Whether the calling client declared `capability` (`sampling`, `elicitation`,

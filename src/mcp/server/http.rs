@@ -111,7 +111,7 @@ impl HttpServer {
         // session does not hold a minute of them.
         manager.session_config.completed_cache_ttl = COMPLETED_CACHE;
         manager.session_config.init_timeout = Some(INIT_TIMEOUT);
-        let sessions = Arc::new(manager);
+        let sessions = Arc::new(super::polling::Resumable::new(manager));
         let tracker = Tracker::new(options.sessions);
         let draining = CancellationToken::new();
         let streams: Arc<super::listen::Streams> = Arc::default();
@@ -128,12 +128,12 @@ impl HttpServer {
                 loop {
                     tokio::select! {
                         _ = stop.cancelled() => return,
-                        _ = tokio::time::sleep(every) => tracker.sweep(&sessions).await,
+                        _ = tokio::time::sleep(every) => tracker.sweep(sessions.local()).await,
                     }
                 }
             });
         }
-        let server = server.serving_http();
+        let server = server.serving_http().with_polling(sessions.clone());
         let service = StreamableHttpService::new(
             move || {
                 Ok(super::traced::Traced::new(
@@ -245,7 +245,7 @@ pub use crate::mcp::wire::listen::HEALTH_PATH;
 #[derive(Clone)]
 struct Health {
     core: crate::core::Core,
-    sessions: Arc<LocalSessionManager>,
+    sessions: Arc<super::polling::Resumable>,
     streams: Arc<super::listen::Streams>,
     draining: CancellationToken,
 }
@@ -261,7 +261,7 @@ async fn health_status(
 ) -> (axum::http::StatusCode, axum::Json<serde_json::Value>) {
     let draining = h.draining.is_cancelled();
     let status = h.core.status();
-    let sessions = h.sessions.sessions.read().await.len();
+    let sessions = h.sessions.local().sessions.read().await.len();
     let pow = crate::pow::backend::global().stats();
     let code = if draining {
         axum::http::StatusCode::SERVICE_UNAVAILABLE

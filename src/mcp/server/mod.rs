@@ -12,6 +12,7 @@ pub mod http;
 pub mod listen;
 pub mod logging;
 pub mod offer;
+pub mod polling;
 pub mod prompts;
 pub mod resources;
 pub mod sessions;
@@ -100,6 +101,9 @@ pub struct McpServer {
     pub(crate) stream_idle: std::time::Duration,
     /// Resources and prompts offered besides the core's ([`McpServer::with_offer`]).
     offer: Option<Arc<dyn offer::Offer>>,
+    /// The HTTP face's sessions, where a call closes its response stream
+    /// ([`polling`]).
+    polling: Option<Arc<polling::Resumable>>,
 }
 
 /// The task sending `notifications/resources/updated`; stopped when the server goes.
@@ -141,6 +145,7 @@ impl McpServer {
             confirm_actions: false,
             stream_idle: listen::STREAM_IDLE,
             offer: None,
+            polling: None,
         }
     }
 
@@ -169,6 +174,7 @@ impl McpServer {
             confirm_actions: self.confirm_actions,
             stream_idle: self.stream_idle,
             offer: self.offer.clone(),
+            polling: self.polling.clone(),
         }
     }
 
@@ -179,6 +185,34 @@ impl McpServer {
         let recorder = self.recorder.as_ref().map(|r| Arc::new(r.new_session()));
         self.scope = stateless::Scope::Shared { recorder };
         self
+    }
+
+    /// A session's calls may close their response streams in `sessions` ([`polling`]).
+    pub fn with_polling(mut self, sessions: Arc<polling::Resumable>) -> McpServer {
+        self.polling = Some(sessions);
+        self
+    }
+
+    /// How a session call over HTTP closes its response stream: by its session id and
+    /// its request's id.
+    fn stream_closer(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<crate::context::StreamCloser> {
+        let sessions = self.polling.clone()?;
+        let session = context
+            .extensions
+            .get::<axum::http::request::Parts>()?
+            .headers
+            .get("mcp-session-id")?
+            .to_str()
+            .ok()?
+            .to_string();
+        let request = serde_json::to_string(&context.id).ok()?;
+        Some(Arc::new(move |retry| {
+            let (sessions, session, request) = (sessions.clone(), session.clone(), request.clone());
+            Box::pin(async move { sessions.close(&session, &request, retry).await })
+        }))
     }
 
     /// Serves `offer`'s resources, templates and prompts besides the core's ([`offer`]).
@@ -217,6 +251,7 @@ impl McpServer {
             sessionless: false,
             principal: principal.clone(),
             client: None,
+            stream: None,
         };
         if !stateless::is_stateless(context) {
             self.log.connect(context.peer.clone());
@@ -225,6 +260,7 @@ impl McpServer {
                 context.peer.clone(),
                 context.client_capabilities(),
             ));
+            caller.stream = self.stream_closer(context);
             return caller;
         }
         match &self.scope {

@@ -85,6 +85,8 @@ pub struct Caller {
     /// How a call asks its client mid-call: a session's connection; `None` for a
     /// stateless request and a task.
     pub client: Option<crate::context::ClientAsk>,
+    /// How a call closes its response stream (a session over HTTP); `None` elsewhere.
+    pub stream: Option<crate::context::StreamCloser>,
 }
 
 impl Caller {
@@ -104,6 +106,7 @@ impl Caller {
             sessionless: true,
             principal,
             client: None,
+            stream: None,
         }
     }
 
@@ -126,6 +129,9 @@ impl Caller {
         }
         if let Some(client) = &self.client {
             ctx = ctx.with_client(client.clone());
+        }
+        if let Some(close) = &self.stream {
+            ctx = ctx.with_stream_closer(close.clone());
         }
         ctx
     }
