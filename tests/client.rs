@@ -168,6 +168,64 @@ fn the_2026_suites_client_scenarios_pass() {
     }
 }
 
+/// Every client scenario of both suites (`--suite all`: the authorization, skills and
+/// pending ones too) passes outside its baseline, which names the gap behind each
+/// failure; a baseline entry that passes fails the run too. The totals are printed
+/// (`--nocapture`).
+#[test]
+fn every_client_scenario_of_both_suites_passes_outside_its_baseline() {
+    let Some(peers) = Peers::find() else { return };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance_client.sh");
+    // The checks passed today: fewer is a scenario the client no longer serves.
+    for (suite, era, baseline, passed) in [
+        (
+            peers.conformance(),
+            "2025-11-25",
+            "conformance-client-baseline.yaml",
+            11,
+        ),
+        (
+            peers.conformance_2026(),
+            "2026-07-28",
+            "conformance-client-2026-baseline.yaml",
+            75,
+        ),
+    ] {
+        let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(baseline);
+        let dir =
+            std::env::temp_dir().join(format!("structs-client-suite-{}-{era}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut cmd = peers.command(&suite);
+        cmd.args(["client", "--command"])
+            .arg(format!("bash {}", script.display()))
+            .args(["--suite", "all", "--expected-failures"])
+            .arg(&baseline)
+            .arg("-o")
+            .arg(&dir)
+            .env("STRUCTS_CONSOLE_BIN", BIN)
+            .env_remove("CLIENT_PROTOCOL");
+        let out = cmd.output().expect("run the conformance suite");
+        let log = format!(
+            "{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let checks = checks_in(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let count = |status: &str| checks.iter().filter(|c| c["status"] == status).count();
+        println!(
+            "client, {era}: {} checks passed, {} failed, {} warnings",
+            count("SUCCESS"),
+            count("FAILURE"),
+            count("WARNING")
+        );
+        assert!(out.status.success(), "{era}: outside the baseline\n{log}");
+        assert!(count("SUCCESS") >= passed, "{era}: {log}");
+    }
+}
+
 /// Runs one client scenario of the suite at `suite` against `structs-console client`
 /// (offering `protocol`, or the newest) and checks that every judged check passed: the
 /// checks.

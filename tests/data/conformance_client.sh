@@ -63,6 +63,16 @@ tools = json.load(sys.stdin)["tools"]
 focal = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")
 print(json.dumps({"schema": focal["inputSchema"]}))') || exit 1
     exec "$bin" client "${extra[@]}" --connect "$url" call json_schema_echo --args "$schema" ;;
+  auth/*)
+    # What a user does: list the tools and call each. The client does no OAuth yet, so
+    # a server that asks for it (401 and WWW-Authenticate) is refused, and the
+    # scenario's checks fail as the client baseline says.
+    tools=$("$bin" client "${extra[@]}" --connect "$url" tools) || exit 1
+    printf '%s' "$tools" | python3 -c '
+import json, shlex, sys
+for tool in json.load(sys.stdin)["tools"]:
+    print("call", tool["name"])' |
+      exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
   *)
     echo "conformance_client.sh: no mapping for scenario '${MCP_CONFORMANCE_SCENARIO:-}'" >&2
     exit 2 ;;
