@@ -168,6 +168,35 @@ fn the_2026_suites_client_scenarios_pass() {
     }
 }
 
+/// A server's skill loaded as a host loads it: listed, then its `SKILL.md` and every
+/// other file read, each checked against the entry (a file that differs is refused:
+/// the 2026 suite's `sep-2640-client-verify-*` scenarios serve such files).
+#[test]
+fn a_skill_is_listed_then_loaded_with_every_file_checked() {
+    let docs = support::docs::TempDocs::copy_of("skills-docs");
+    let server = format!("{} --docs {}", ours(), docs.root().display());
+    let listed = ok(&client(&server, &["skills"]));
+    let names = names(&listed, "skills", "uri");
+    assert_eq!(names, ["skill://structs-scouting/SKILL.md"], "{listed:#}");
+    let loaded = ok(&client(&server, &["skill", "structs-scouting"]));
+    assert_eq!(loaded["skill"], "structs-scouting");
+    let files = loaded["files"].as_array().unwrap();
+    assert!(files.len() >= 2, "{loaded:#}");
+    for file in files {
+        let uri = file["uri"].as_str().unwrap();
+        let rel = uri.replace("skill://", "skills/");
+        assert_eq!(file["text"], docs.read(&rel).as_str(), "{uri}");
+    }
+    // A skill the server does not list: exit 1, saying so.
+    let out = client(&server, &["skill", "no-such-skill"]);
+    assert_eq!(out.status.code(), Some(1));
+    let (said, _) = answer(&out);
+    assert!(
+        said.to_string().contains("lists no skill no-such-skill"),
+        "{said}"
+    );
+}
+
 /// Every client scenario of both suites (`--suite all`: the authorization, skills and
 /// pending ones too) passes outside its baseline, which names the gap behind each
 /// failure; a baseline entry that passes fails the run too. The totals are printed
@@ -188,7 +217,7 @@ fn every_client_scenario_of_both_suites_passes_outside_its_baseline() {
             peers.conformance_2026(),
             "2026-07-28",
             "conformance-client-2026-baseline.yaml",
-            75,
+            79,
         ),
     ] {
         let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -63,6 +63,13 @@ tools = json.load(sys.stdin)["tools"]
 focal = next(t for t in tools if t["name"] == "json_schema_2020_12_tool")
 print(json.dumps({"schema": focal["inputSchema"]}))') || exit 1
     exec "$bin" client "${extra[@]}" --connect "$url" call json_schema_echo --args "$schema" ;;
+  sep-2640-client-no-prefetch)
+    # The skills listed: nothing of them is read until one is loaded.
+    exec "$bin" client "${extra[@]}" --connect "$url" skills ;;
+  sep-2640-client-verify-*)
+    # The scenario's one skill loaded: its SKILL.md is checked against its entry, and a
+    # mismatch refuses the skill (exit 1) before any other file is read.
+    exec "$bin" client "${extra[@]}" --connect "$url" skill pdf-processing ;;
   auth/*)
     # What a user does: list the tools and call each. The client does no OAuth yet, so
     # a server that asks for it (401 and WWW-Authenticate) is refused, and the

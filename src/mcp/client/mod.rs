@@ -31,6 +31,7 @@ mod listen;
 mod open;
 pub mod rounds;
 pub mod script;
+mod skills;
 pub mod tasks;
 mod traffic;
 mod words;

@@ -112,6 +112,12 @@ pub enum ClientRequestCmd {
     },
     /// `resources/read`.
     Read { uri: String },
+    /// `skills/list` (the Skills extension), every page: nothing of a skill is read.
+    Skills,
+    /// Loads the skill NAME as a host would: its `SKILL.md` read and checked against
+    /// the entry `skills/list` gave (size, SHA-256 digest, front matter), then each of
+    /// its other files; exits 1, reading nothing more, at the first that differs.
+    Skill { name: String },
     /// `resources/subscribe`, then wait for updates to the resource; exits 1 when
     /// fewer than --updates arrive within --wait.
     Subscribe {
@@ -441,6 +447,10 @@ enum Ask {
     Read {
         uri: String,
     },
+    Skills,
+    Skill {
+        name: String,
+    },
     Subscribe {
         uri: String,
         updates: usize,
@@ -491,6 +501,8 @@ fn prepare(request: &ClientRequestCmd) -> Result<Ask, String> {
             cursor: cursor.clone(),
         },
         C::Read { uri } => Ask::Read { uri: uri.clone() },
+        C::Skills => Ask::Skills,
+        C::Skill { name } => Ask::Skill { name: name.clone() },
         C::Subscribe { uri, updates, wait } => Ask::Subscribe {
             uri: uri.clone(),
             updates: *updates,
@@ -568,6 +580,8 @@ async fn ask(
                 .await?),
         },
         Ask::Read { uri } => ok(remote.read_resource(uri).await?),
+        Ask::Skills => ok(super::skills::list(remote).await?),
+        Ask::Skill { name } => ok(super::skills::load(remote, name).await?),
         Ask::Subscribe { uri, updates, wait } => {
             remote.subscribe(uri, true).await?;
             let got = wait_for(
