@@ -231,6 +231,24 @@ pub async fn multi_input() -> Answer {
     })
 }
 
+/// Asks the user's name in rounds, then becomes a task and greets them from it.
+pub async fn tool_with_task() -> Answer {
+    let ctx = CallContext::current();
+    let name = match ask(
+        "user_name",
+        "elicitation/create",
+        form("What is your name?", "name"),
+    )
+    .await
+    {
+        Ok(a) => field(&a, "name"),
+        Err(e) => return Ok(e),
+    };
+    ctx.become_task();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    Ok(text(format!("Hello, {name}! (answered by the task)")))
+}
+
 /// A fixture: its name, its description and how it runs.
 type Fixture = (&'static str, &'static str, fn() -> super::tools::Fut);
 
@@ -281,6 +299,11 @@ pub fn fixtures() -> Vec<Fixture> {
             "test_streaming_elicitation",
             "Asks the user one question.",
             || Box::pin(streaming_elicitation()),
+        ),
+        (
+            "test_tool_with_task",
+            "Asks the user's name, then runs on as a task that greets them.",
+            || Box::pin(tool_with_task()),
         ),
         (
             "multi_input",

@@ -432,6 +432,8 @@ pub fn registry() -> Registry {
     registry.long_running("slow_compute");
     registry.long_running("confirm_delete");
     registry.long_running("multi_input");
+    registry.task_required("test_tool_with_task");
+    registry.asks_before_task("test_tool_with_task");
     registry.long_running("protocol_error_job");
     registry.task_required("failing_job");
     registry

@@ -98,6 +98,9 @@ pub type StreamCloser = Arc<
         + Sync,
 >;
 
+/// Where [`CallContext::become_task`] tells the layer, once.
+type Escalation = Arc<std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>>>;
+
 /// Where a call's trail goes ([`CallContext::with_trail`]).
 type TrailSink = Arc<dyn Fn(Value) + Send + Sync>;
 
@@ -135,6 +138,9 @@ pub struct CallContext {
     client: Option<ClientAsk>,
     /// Closes the call's response stream, for the client to resume it later.
     stream: Option<StreamCloser>,
+    /// Told when the call's questions are answered and its long work begins: the
+    /// caller is answered with a task ([`CallContext::become_task`]).
+    escalation: Option<Escalation>,
     /// Why the client could not be asked mid-call, once a tool tried and could not:
     /// a server answers the call with `-32021` rather than the tool's answer.
     unasked: Arc<std::sync::Mutex<Option<Unasked>>>,
@@ -336,6 +342,7 @@ impl CallContext {
             owner: self.owner.clone(),
             client: None,
             stream: None,
+            escalation: None,
             unasked: Arc::default(),
         }
     }
@@ -358,6 +365,7 @@ impl CallContext {
             owner: self.owner.clone(),
             client: self.client.clone(),
             stream: None,
+            escalation: None,
             unasked: Arc::default(),
         }
     }
@@ -413,6 +421,25 @@ impl CallContext {
             *self.unasked.lock().unwrap_or_else(|p| p.into_inner()) = Some(e.clone());
         }
         answer
+    }
+
+    /// [`CallContext::become_task`] tells `to`.
+    pub fn with_escalation(mut self, to: tokio::sync::oneshot::Sender<()>) -> Self {
+        self.escalation = Some(Arc::new(std::sync::Mutex::new(Some(to))));
+        self
+    }
+
+    /// Says that the call's questions are answered and its long work begins (a tool
+    /// registered with [`crate::tools::Registry::asks_before_task`]): a caller that
+    /// follows tasks is answered with the call's task now, and the work goes on as
+    /// that task. True where the call became a task; false where it goes on as it was
+    /// (a session, a caller without the extension, a call already a task).
+    pub fn become_task(&self) -> bool {
+        let to = self
+            .escalation
+            .as_ref()
+            .and_then(|e| e.lock().unwrap_or_else(|p| p.into_inner()).take());
+        to.is_some_and(|to| to.send(()).is_ok())
     }
 
     /// The call's response stream is closed by `close`.

@@ -25,6 +25,8 @@ pub struct Prepared {
     tool: &'static str,
     hints: Hints,
     tasks: TaskSupport,
+    /// Whether it asks its client before its long work becomes a task.
+    asks_first: bool,
     /// Where the tool comes from: only a catalog tool's answer gets references,
     /// shaping and handles.
     origin: Origin,
@@ -75,6 +77,7 @@ impl Core {
             tool: spec.name,
             hints: spec.hints,
             tasks: registered.task_support(),
+            asks_first: registered.asks_first(),
             origin: registered.origin(),
             handler: registered.handler().clone(),
             args,
@@ -110,6 +113,12 @@ impl Prepared {
     /// extension is refused.
     pub fn requires_task(&self) -> bool {
         self.tasks == TaskSupport::Required
+    }
+
+    /// Whether it asks its client before its long work becomes a task
+    /// ([`crate::tools::Registry::asks_before_task`]).
+    pub fn asks_first(&self) -> bool {
+        self.asks_first
     }
 
     /// Whether the answer is an MCP tool result as the tool wrote it

@@ -126,6 +126,8 @@ pub struct RegisteredTool {
     /// Whether its calls run as tasks ([`Registry::long_running`],
     /// [`Registry::task_required`]).
     tasks: TaskSupport,
+    /// Whether it asks its client before its long work ([`Registry::asks_before_task`]).
+    asks_first: bool,
 }
 
 /// Where a tool comes from, which says what the core does around its calls.
@@ -177,6 +179,11 @@ impl RegisteredTool {
     /// Whether its calls run as tasks.
     pub fn task_support(&self) -> TaskSupport {
         self.tasks
+    }
+
+    /// Whether it asks its client before its long work.
+    pub fn asks_first(&self) -> bool {
+        self.asks_first
     }
 
     /// Where the tool comes from.
@@ -331,6 +338,7 @@ impl Registry {
                 aliases: Vec::new(),
                 origin: Origin::Catalog,
                 tasks: TaskSupport::Never,
+                asks_first: false,
             },
         );
         assert!(previous.is_none(), "tool {name} registered twice");
@@ -392,6 +400,22 @@ impl Registry {
             .tasks = TaskSupport::Optional;
     }
 
+    /// Marks `tool`, one that runs as a task, as asking its client before its long work
+    /// (SEP-2663's composition with SEP-2322): on a stateless request it is run at once,
+    /// its questions go out in `input_required` rounds, and it becomes a task only when
+    /// it says so ([`crate::context::CallContext::become_task`]), once they are answered.
+    pub fn asks_before_task(&mut self, tool: &str) {
+        let registered = self
+            .tools
+            .get_mut(tool)
+            .unwrap_or_else(|| panic!("{tool} is marked as asking first but not registered"));
+        assert!(
+            registered.tasks != TaskSupport::Never,
+            "{tool} asks before its task but runs none"
+        );
+        registered.asks_first = true;
+    }
+
     /// Marks `tool` as work that runs only as a task ([`TaskSupport::Required`]).
     /// Panics when the tool is not registered, as [`Registry::long_running`] does.
     pub fn task_required(&mut self, tool: &str) {
@@ -449,6 +473,7 @@ impl Registry {
                 aliases: Vec::new(),
                 origin,
                 tasks: TaskSupport::Never,
+                asks_first: false,
             },
         );
     }

@@ -60,6 +60,8 @@ pub struct Inputs {
     pending: Mutex<BTreeMap<String, Value>>,
     /// The capabilities the client declared; a question needing another is refused.
     declared: Vec<&'static str>,
+    /// Set once the call became a task: a question left is no longer asked in rounds.
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// The capability a request to the client needs, by its method.
@@ -112,6 +114,11 @@ impl Inputs {
             .get(key)
             .filter(|answer| is_result(method, answer));
         let Some(answer) = answer else {
+            if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+                return Err(Unasked::NoClient(format!(
+                    "{key}: the call became a task; its questions are asked before that"
+                )));
+            }
             self.pending
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -137,6 +144,12 @@ impl Inputs {
     /// The questions kept, by key, as `{"method", "params"}`; none are kept after.
     pub fn take_questions(&self) -> BTreeMap<String, Value> {
         std::mem::take(&mut *self.pending.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
+    /// No more questions go out in rounds: the call became a task.
+    pub fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// The capabilities questions may be asked under.
@@ -199,6 +212,7 @@ impl Asker {
             used: Mutex::default(),
             pending: Mutex::default(),
             declared: vec!["sampling", "elicitation", "roots"],
+            closed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -394,6 +408,24 @@ mod tests {
             Err(Unasked::Undeclared("roots"))
         );
         assert!(!only.asked());
+    }
+
+    #[test]
+    fn once_the_call_became_a_task_no_question_goes_out_in_rounds() {
+        let asker = Asker::default();
+        let alice = json!({"action": "accept", "content": {"name": "Alice"}});
+        let round = inputs(&asker, None, json!({"name": alice})).unwrap();
+        round.close();
+        // What was answered still is; a new question is not asked.
+        assert_eq!(
+            round.answer("name", "elicitation/create", name()),
+            Ok(alice)
+        );
+        assert!(matches!(
+            round.answer("colour", "elicitation/create", name()),
+            Err(Unasked::NoClient(_))
+        ));
+        assert!(!round.asked());
     }
 
     #[test]

@@ -93,6 +93,10 @@ impl McpServer {
             self.ensure_watcher(context.peer.clone());
         }
         if as_task {
+            let asks_first = call.prepared.as_ref().is_ok_and(|p| p.asks_first());
+            if let Some(inputs) = inputs.filter(|_| asks_first) {
+                return self.ask_then_task(call, caller, inputs, confirmed).await;
+            }
             let declared = client_ask::declared(context.client_capabilities().as_ref());
             return Ok(self.start_task(call, caller, declared).await);
         }

@@ -5,9 +5,13 @@ use rmcp::model::{CallToolResponse, CallToolResult, ClientCapabilities};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
+use std::sync::Arc;
+
 use super::super::McpServer;
+use super::super::ask::rounds::Inputs;
 use super::super::stateless::Caller;
 use super::Call;
+use crate::context::CallContext;
 
 /// Whether `call` runs as a task: long work, and a client that declared the extension.
 ///
@@ -36,6 +40,57 @@ pub(super) fn runs_as_task(
 }
 
 impl McpServer {
+    /// A tool that asks before its long work ([`crate::tools::Registry::asks_before_task`]),
+    /// on a stateless request of a client that follows tasks: run at once with the
+    /// answers of its rounds. Its questions unanswered go out as an `input_required`
+    /// round, and no task is made; once it says its long work begins
+    /// ([`CallContext::become_task`]) the caller gets its task and the work goes on as
+    /// that task; a tool that ends first is answered as it ended.
+    pub(super) async fn ask_then_task(
+        &self,
+        call: Call,
+        caller: Caller,
+        inputs: Arc<Inputs>,
+        confirmed: bool,
+    ) -> Result<CallToolResponse, McpError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let ctx = CallContext::new().with_escalation(tx);
+        let stop = ctx.canceller();
+        let tool = call.tool.to_string();
+        let owner = Some(caller.principal.id().to_string());
+        let server = self.clone();
+        let mut run = tokio::spawn(async move { server.run(&caller, call, ctx).await });
+        if rx.await.is_err() {
+            // The tool ended without becoming a task: asked, or answered.
+            let done = joined(run.await);
+            if let Some(asked) = self.asker.next_round(&inputs, confirmed)? {
+                return Ok(CallToolResponse::InputRequired(asked));
+            }
+            return done.map(Into::into);
+        }
+        inputs.close();
+        let cancel = stop.clone();
+        let started = self
+            .tasks
+            .start(&tool, owner, move |task: CallContext| async move {
+                tokio::select! {
+                    done = &mut run => joined(done),
+                    () = task.cancelled() => {
+                        cancel.cancel();
+                        joined(run.await)
+                    }
+                }
+            })
+            .await;
+        Ok(match started {
+            Ok(task) => CallToolResponse::Task(task),
+            Err(error) => {
+                stop.cancel();
+                CallToolResult::structured_error(error.to_json(&self.core.timestamp())).into()
+            }
+        })
+    }
+
     /// The task made and answered; its work runs on after the answer.
     pub(super) async fn start_task(
         &self,
@@ -64,4 +119,16 @@ impl McpServer {
             }
         }
     }
+}
+
+/// A spawned run's answer; a run that panicked is the server's error.
+fn joined(
+    run: Result<Result<CallToolResult, McpError>, tokio::task::JoinError>,
+) -> Result<CallToolResult, McpError> {
+    run.unwrap_or_else(|e| {
+        Err(McpError::internal_error(
+            format!("the call's work ended abnormally: {e}"),
+            None,
+        ))
+    })
 }
