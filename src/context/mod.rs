@@ -98,8 +98,9 @@ pub type StreamCloser = Arc<
         + Sync,
 >;
 
-/// Where [`CallContext::become_task`] tells the layer, once.
-type Escalation = Arc<std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>>>;
+/// Where [`CallContext::become_task`] tells the layer, once, and what it does first.
+type Escalation =
+    Arc<std::sync::Mutex<Option<(tokio::sync::oneshot::Sender<()>, Box<dyn FnOnce() + Send>)>>>;
 
 /// Where a call's trail goes ([`CallContext::with_trail`]).
 type TrailSink = Arc<dyn Fn(Value) + Send + Sync>;
@@ -423,9 +424,14 @@ impl CallContext {
         answer
     }
 
-    /// [`CallContext::become_task`] tells `to`.
-    pub fn with_escalation(mut self, to: tokio::sync::oneshot::Sender<()>) -> Self {
-        self.escalation = Some(Arc::new(std::sync::Mutex::new(Some(to))));
+    /// [`CallContext::become_task`] runs `first`, then tells `to`.
+    pub fn with_escalation(
+        mut self,
+        to: tokio::sync::oneshot::Sender<()>,
+        first: impl FnOnce() + Send + 'static,
+    ) -> Self {
+        let once: Box<dyn FnOnce() + Send> = Box::new(first);
+        self.escalation = Some(Arc::new(std::sync::Mutex::new(Some((to, once)))));
         self
     }
 
@@ -435,11 +441,14 @@ impl CallContext {
     /// that task. True where the call became a task; false where it goes on as it was
     /// (a session, a caller without the extension, a call already a task).
     pub fn become_task(&self) -> bool {
-        let to = self
+        let taken = self
             .escalation
             .as_ref()
             .and_then(|e| e.lock().unwrap_or_else(|p| p.into_inner()).take());
-        to.is_some_and(|to| to.send(()).is_ok())
+        taken.is_some_and(|(to, first)| {
+            first();
+            to.send(()).is_ok()
+        })
     }
 
     /// The call's response stream is closed by `close`.

@@ -48,7 +48,9 @@ pub async fn load(remote: &Remote, name: &str) -> Result<Value, ToolError> {
     let resources: Vec<Value> = entry["resources"].as_array().cloned().unwrap_or_default();
     let of = |u: &str| resources.iter().find(|r| r["uri"] == u).cloned();
     // The skill's own file first: nothing else is read unless it passes.
-    let main = of(&uri).unwrap_or_else(|| json!({"uri": uri}));
+    let Some(main) = of(&uri) else {
+        return Err(refused(&uri, "the entry gives no size or digest for it"));
+    };
     let text = fetch(remote, &main).await?;
     if let Some(why) = frontmatter_differs(&text, &entry["frontmatter"]) {
         return Err(refused(&uri, &why));
@@ -93,12 +95,15 @@ async fn fetch(remote: &Remote, entry: &Value) -> Result<String, ToolError> {
 
 /// What of `bytes` differs from the entry's `size` and `digest` (`sha256:HEX`).
 fn differs(bytes: &[u8], entry: &Value) -> Option<String> {
-    if let Some(size) = entry["size"].as_u64()
-        && size != bytes.len() as u64
-    {
+    let Some(size) = entry["size"].as_u64() else {
+        return Some("the entry gives no size".into());
+    };
+    if size != bytes.len() as u64 {
         return Some(format!("{} bytes, the entry says {size}", bytes.len()));
     }
-    let digest = entry["digest"].as_str()?;
+    let Some(digest) = entry["digest"].as_str() else {
+        return Some("the entry gives no digest".into());
+    };
     let Some(want) = digest.strip_prefix("sha256:") else {
         return Some(format!(
             "its digest {digest} is not one this client checks (sha256:)"
@@ -169,7 +174,17 @@ mod tests {
                 .unwrap()
                 .contains("digest")
         );
-        let md5 = json!({"digest": "md5:abc"});
+        let md5 = json!({"size": 1, "digest": "md5:abc"});
+        assert!(
+            differs(b"x", &json!({"size": 1}))
+                .unwrap()
+                .contains("no digest")
+        );
+        assert!(
+            differs(b"x", &json!({"digest": "sha256:00"}))
+                .unwrap()
+                .contains("no size")
+        );
         assert!(
             differs(b"x", &md5)
                 .unwrap()

@@ -78,6 +78,10 @@ impl super::McpServer {
         context: &RequestContext<RoleServer>,
     ) -> Option<Result<GetPromptResponse, McpError>> {
         let offer = self.offer.clone()?;
+        // Another's prompt (the core's): its own rounds, its own state.
+        if !offer.prompts().iter().any(|p| p.name == request.name) {
+            return None;
+        }
         let given = request.arguments.clone().unwrap_or_default();
         let caps = context.client_capabilities();
         let declared = super::client_ask::declared(caps.as_ref());
@@ -92,6 +96,7 @@ impl super::McpServer {
                 request.request_state.as_deref(),
                 request.input_responses.as_ref(),
                 "prompt",
+                false,
             ) {
                 Ok(inputs) => inputs.declaring(declared),
                 Err(e) => return Some(Err(e)),
@@ -106,18 +111,22 @@ impl super::McpServer {
         // A session: each round's questions asked on the connection, in turn.
         let ask = super::client_ask::asker(context.peer.clone(), caps);
         let mut answers = InputResponses::new();
-        for _ in 0..=MAX_SESSION_ROUNDS {
-            let inputs = match self
-                .asker
-                .inputs(bound.clone(), None, Some(&answers), "prompt")
-            {
-                Ok(inputs) => inputs.declaring(declared.clone()),
-                Err(e) => return Some(Err(e)),
-            };
+        for round in 0..=MAX_SESSION_ROUNDS {
+            let inputs =
+                match self
+                    .asker
+                    .inputs(bound.clone(), None, Some(&answers), "prompt", false)
+                {
+                    Ok(inputs) => inputs.declaring(declared.clone()),
+                    Err(e) => return Some(Err(e)),
+                };
             let got = offer.prompt(&request.name, &given, &inputs)?;
             let questions = inputs.take_questions();
             if questions.is_empty() {
                 return Some(got.map(Into::into));
+            }
+            if round == MAX_SESSION_ROUNDS {
+                break;
             }
             for (key, question) in questions {
                 // Kept by `Inputs::answer`, which takes only these three.

@@ -27,6 +27,11 @@ use rmcp::transport::streamable_http_server::session::{
 /// call that old has long had its chance to close its stream).
 pub const REMEMBERED: usize = 4096;
 
+/// The longest `retry` a closed stream asks for: a finished call's answer is kept for
+/// a resuming client a few seconds only (the HTTP face keeps them 10 s), and a client
+/// told to come back later would find it gone.
+pub const MAX_RETRY: Duration = Duration::from_secs(5);
+
 /// A request of a session: its session id, and its JSON-RPC id as JSON text.
 type Call = (String, String);
 
@@ -61,9 +66,11 @@ impl Resumable {
 
     fn remember(&self, call: Call, stream: u64) {
         let mut streams = self.streams();
-        if streams.of.insert(call.clone(), stream).is_none() {
-            streams.order.push_back(call);
+        if streams.of.insert(call.clone(), stream).is_some() {
+            // An id used again: its place in the order is the new one's.
+            streams.order.retain(|c| *c != call);
         }
+        streams.order.push_back(call);
         while streams.order.len() > REMEMBERED {
             if let Some(old) = streams.order.pop_front() {
                 streams.of.remove(&old);
@@ -72,9 +79,10 @@ impl Resumable {
     }
 
     /// Closes the response stream of `request` (JSON-RPC id, as JSON text) in
-    /// `session`, after a priming event asking the client to come back in `retry`.
-    /// False where there is no such stream open.
+    /// `session`, after a priming event asking the client to come back in `retry` (at
+    /// most [`MAX_RETRY`]). False where there is no such stream open.
     pub async fn close(&self, session: &str, request: &str, retry: Duration) -> bool {
+        let retry = retry.min(MAX_RETRY);
         let key = (session.to_string(), request.to_string());
         let Some(stream) = self.streams().of.remove(&key) else {
             return false;

@@ -15,6 +15,10 @@ use tokio::sync::{Notify, oneshot, watch};
 use super::ask::rounds::{capability, is_result};
 use crate::context::{ClientAsk, Unasked};
 
+/// How long a task's question waits for its answer (a task's own lifetime): then the
+/// tool is told it was not answered, and the task goes on or ends as the tool decides.
+pub const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_secs(600);
+
 /// One open question: what was asked, and where its answer goes.
 struct Open {
     request: Value,
@@ -73,7 +77,8 @@ impl Waiting {
                 let (tx, rx) = oneshot::channel();
                 {
                     let mut open = me.open();
-                    if open.contains_key(&key) {
+                    // A question whose asker stopped waiting is no longer open.
+                    if open.get(&key).is_some_and(|o| !o.answer.is_closed()) {
                         return Err(Unasked::Failed(format!(
                             "the question {key} is already open"
                         )));
@@ -88,9 +93,19 @@ impl Waiting {
                     );
                 }
                 me.change();
-                rx.await.map_err(|_| {
-                    Unasked::Failed(format!("{key}: the task ended before it was answered"))
-                })
+                match tokio::time::timeout(ANSWER_WITHIN, rx).await {
+                    Ok(answer) => answer.map_err(|_| {
+                        Unasked::Failed(format!("{key}: the task ended before it was answered"))
+                    }),
+                    Err(_) => {
+                        me.open().remove(&key);
+                        me.change();
+                        Err(Unasked::Failed(format!(
+                            "{key} was not answered within {} s",
+                            ANSWER_WITHIN.as_secs()
+                        )))
+                    }
+                }
             }) as std::pin::Pin<Box<dyn Future<Output = Result<Value, Unasked>> + Send>>
         });
         ClientAsk { ask, declared }
@@ -101,6 +116,7 @@ impl Waiting {
         let open = self.open();
         let requests: InputRequests = open
             .iter()
+            .filter(|(_, o)| !o.answer.is_closed())
             .filter_map(|(key, o)| {
                 let request: InputRequest = serde_json::from_value(o.request.clone()).ok()?;
                 Some((key.clone(), request))
@@ -111,7 +127,11 @@ impl Waiting {
 
     /// The keys of the open questions.
     pub fn keys(&self) -> Vec<String> {
-        self.open().keys().cloned().collect()
+        self.open()
+            .iter()
+            .filter(|(_, o)| !o.answer.is_closed())
+            .map(|(key, _)| key.clone())
+            .collect()
     }
 
     /// Gives each open question its answer among `responses`; answers to questions not

@@ -360,7 +360,12 @@ impl Tasks {
         }
         let here = self.waiting_on().get(id).cloned();
         let Some(waiting) = here else {
-            for (question, answer) in responses {
+            // Only the questions the task's record lists as open wait for its server.
+            let open = match &task.payload {
+                TaskPayload::InputRequired { input_requests } => input_requests.clone(),
+                _ => Default::default(),
+            };
+            for (question, answer) in responses.iter().filter(|(q, _)| open.contains_key(*q)) {
                 self.store
                     .put_record(&input_key(id, question), answer.clone(), TTL)
                     .await
@@ -409,10 +414,17 @@ impl Tasks {
     async fn answers_elsewhere(&self, id: &str, waiting: &Waiting) {
         for question in waiting.keys() {
             let key = input_key(id, &question);
-            if let Ok(Some(answer)) = self.store.get_record(&key).await {
+            if let Ok(Some(answer)) = self.store.get_record(&key).await
+                && !answer.is_null()
+            {
                 let mut given = InputResponses::new();
                 given.insert(question, answer);
                 waiting.answer(&given);
+                // Used: a question asked again under its key waits for a new answer.
+                let _ = self
+                    .store
+                    .put_record(&key, Value::Null, HEARTBEAT * 5)
+                    .await;
             }
         }
     }

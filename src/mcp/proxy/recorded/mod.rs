@@ -514,8 +514,13 @@ mod tests {
 "#;
 
     fn recording() -> Arc<Recording> {
-        let path =
-            std::env::temp_dir().join(format!("structs-recorded-{}.jsonl", std::process::id()));
+        // A file of each call's own: the tests run at once in one process.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "structs-recorded-{}-{}.jsonl",
+            std::process::id(),
+            MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
         std::fs::write(&path, LOG).unwrap();
         let r = Recording::load(&path, None, Redaction::standard()).unwrap();
         let _ = std::fs::remove_file(&path);

@@ -232,9 +232,12 @@ mod tests {
 "#;
 
     fn recording() -> Arc<Recording> {
+        // A file of each call's own: the tests run at once in one process.
+        static MADE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         let path = std::env::temp_dir().join(format!(
-            "structs-recorded-tasks-{}.jsonl",
-            std::process::id()
+            "structs-recorded-tasks-{}-{}.jsonl",
+            std::process::id(),
+            MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
         ));
         std::fs::write(&path, LOG).unwrap();
         let r = Recording::load(&path, None, Redaction::standard()).unwrap();

@@ -16,8 +16,9 @@
 //! A state altered, too old ([`STATE_TTL`]) or of another call is `-32602`. An answer
 //! that is not the result its request asks for (an elicitation's `action`, a sampled
 //! message, a roots list) is no answer: the question is asked again. Answers to
-//! questions not asked are ignored, and a question left unanswered is asked again. The
-//! answers a state carries are capped ([`MAX_STATE_BYTES`]).
+//! questions not asked are not carried to the next round, and a question left
+//! unanswered is asked again. The answers a state carries are capped
+//! ([`MAX_STATE_BYTES`]).
 //!
 //! A call confirmed under `--confirm-actions` stays confirmed across its rounds: each
 //! state it is given carries a nonce of its own, spent by the round that uses it.
@@ -183,8 +184,8 @@ pub fn refusal(why: Unasked) -> McpError {
 
 impl Asker {
     /// The answers of a stateless request bound to `bound`: those its `requestState`
-    /// carries and its `inputResponses` (a confirmation's answer aside). A state of a
-    /// confirmation carries none.
+    /// carries and its `inputResponses` (the answer under [`CONFIRM_KEY`] aside where
+    /// `confirming`: the confirm stage's). A state of a confirmation carries none.
     ///
     /// # Errors
     ///
@@ -196,13 +197,14 @@ impl Asker {
         state: Option<&str>,
         responses: Option<&InputResponses>,
         what: &str,
+        confirming: bool,
     ) -> Result<Inputs, McpError> {
         let mut given = match state {
             Some(state) => self.open_carried(state, &bound, what)?.answers,
             None => Map::new(),
         };
         for (key, answer) in responses.into_iter().flatten() {
-            if key != CONFIRM_KEY {
+            if !(confirming && key == CONFIRM_KEY) {
                 given.insert(key.clone(), answer.clone());
             }
         }
@@ -304,7 +306,13 @@ mod tests {
 
     fn inputs(asker: &Asker, state: Option<&str>, responses: Value) -> Result<Inputs, McpError> {
         let responses: InputResponses = serde_json::from_value(responses).unwrap();
-        asker.inputs(b"caller\0t\0args".to_vec(), state, Some(&responses), "call")
+        asker.inputs(
+            b"caller\0t\0args".to_vec(),
+            state,
+            Some(&responses),
+            "call",
+            false,
+        )
     }
 
     fn name() -> Value {
@@ -380,7 +388,7 @@ mod tests {
             .err()
             .unwrap();
         assert_eq!(e.code.0, -32602);
-        let foreign = asker.inputs(b"other".to_vec(), Some(&state), None, "call");
+        let foreign = asker.inputs(b"other".to_vec(), Some(&state), None, "call", false);
         assert!(foreign.is_err());
         let opened = asker.codec.open_with(&state, b"caller\0t\0args").unwrap();
         assert_eq!(confirmed_nonce(&opened).map(|n| n.len()), Some(32));

@@ -59,6 +59,8 @@ impl McpServer {
         let as_task = task::runs_as_task(&call, &context)?;
         // A stateless request's answers to the tool's own questions, from this round
         // and the earlier ones its state carries.
+        let confirmed =
+            self.confirm_actions && call.prepared.as_ref().is_ok_and(|p| p.is_destructive());
         let inputs = if stateless && call.prepared.is_ok() {
             let bound = ask::binding(
                 &call.tool,
@@ -70,6 +72,7 @@ impl McpServer {
                 request_state.as_deref(),
                 input_responses.as_ref(),
                 "call",
+                confirmed,
             )?;
             let declared = client_ask::declared(context.client_capabilities().as_ref());
             Some(std::sync::Arc::new(inputs.declaring(declared)))
@@ -83,8 +86,6 @@ impl McpServer {
         if let Some(answer) = self.confirm(&call, answers, &context).await? {
             return Ok(answer);
         }
-        let confirmed =
-            self.confirm_actions && call.prepared.as_ref().is_ok_and(|p| p.is_destructive());
         let mut caller = self.caller(&context);
         if let Some(inputs) = &inputs {
             caller.client = Some(client_ask::in_rounds(inputs.clone()));
@@ -95,7 +96,9 @@ impl McpServer {
         if as_task {
             let asks_first = call.prepared.as_ref().is_ok_and(|p| p.asks_first());
             if let Some(inputs) = inputs.filter(|_| asks_first) {
-                return self.ask_then_task(call, caller, inputs, confirmed).await;
+                return self
+                    .ask_then_task(call, caller, inputs, confirmed, &context)
+                    .await;
             }
             let declared = client_ask::declared(context.client_capabilities().as_ref());
             return Ok(self.start_task(call, caller, declared).await);

@@ -49,27 +49,40 @@ impl McpServer {
     pub(super) async fn ask_then_task(
         &self,
         call: Call,
-        caller: Caller,
+        mut caller: Caller,
         inputs: Arc<Inputs>,
         confirmed: bool,
+        request: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let ctx = CallContext::new().with_escalation(tx);
-        let stop = ctx.canceller();
+        // Nothing of the request outlives its answer, and the work may outlive it.
+        caller.log = None;
+        caller.stream = None;
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        // No question goes out in rounds once the call is a task.
+        let closing = inputs.clone();
+        let ctx = CallContext::new().with_escalation(tx, move || closing.close());
+        // Until the task holds the work, the work stops with the request.
+        let mut stop = StopUnlessKept(Some(ctx.canceller()));
         let tool = call.tool.to_string();
         let owner = Some(caller.principal.id().to_string());
         let server = self.clone();
         let mut run = tokio::spawn(async move { server.run(&caller, call, ctx).await });
-        if rx.await.is_err() {
+        let ended = tokio::select! {
+            escalated = &mut rx => if escalated.is_ok() { None } else { Some(joined((&mut run).await)) },
+            done = &mut run => Some(joined(done)),
+            () = request.ct.cancelled() => {
+                stop.cancel();
+                Some(joined((&mut run).await))
+            }
+        };
+        if let Some(done) = ended {
             // The tool ended without becoming a task: asked, or answered.
-            let done = joined(run.await);
             if let Some(asked) = self.asker.next_round(&inputs, confirmed)? {
                 return Ok(CallToolResponse::InputRequired(asked));
             }
             return done.map(Into::into);
         }
-        inputs.close();
-        let cancel = stop.clone();
+        let cancel = stop.keep();
         let started = self
             .tasks
             .start(&tool, owner, move |task: CallContext| async move {
@@ -85,7 +98,6 @@ impl McpServer {
         Ok(match started {
             Ok(task) => CallToolResponse::Task(task),
             Err(error) => {
-                stop.cancel();
                 CallToolResult::structured_error(error.to_json(&self.core.timestamp())).into()
             }
         })
@@ -101,8 +113,9 @@ impl McpServer {
         // Nothing of the request outlives its answer: no log stream to write to.
         caller.log = None;
         // Nor a connection to ask the client on: a task's client polls it, and answers
-        // its questions with tasks/update.
+        // its questions with tasks/update; nor a response stream of its own to close.
         caller.client = None;
+        caller.stream = None;
         let server = self.clone();
         let tool = call.tool.to_string();
         let owner = Some(caller.principal.id().to_string());
@@ -131,4 +144,27 @@ fn joined(
             None,
         ))
     })
+}
+
+/// Cancels a call's work when dropped, unless kept: a request dropped before its work
+/// became a task takes the work with it.
+struct StopUnlessKept(Option<CallContext>);
+
+impl StopUnlessKept {
+    fn cancel(&self) {
+        if let Some(stop) = &self.0 {
+            stop.cancel();
+        }
+    }
+
+    /// The work is another's to stop now: its canceller.
+    fn keep(&mut self) -> CallContext {
+        self.0.take().unwrap_or_default()
+    }
+}
+
+impl Drop for StopUnlessKept {
+    fn drop(&mut self) {
+        self.cancel();
+    }
 }
