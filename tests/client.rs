@@ -235,14 +235,7 @@ fn every_client_scenario_of_both_suites_passes_outside_its_baseline() {
             .arg(&dir)
             .env("STRUCTS_CONSOLE_BIN", BIN)
             .env_remove("CLIENT_PROTOCOL");
-        let out = cmd.output().expect("run the conformance suite");
-        let log = format!(
-            "{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let checks = checks_in(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
+        let (out, log, checks) = suite_run(cmd, &dir);
         let count = |status: &str| checks.iter().filter(|c| c["status"] == status).count();
         println!(
             "client, {era}: {} checks passed, {} failed, {} warnings",
@@ -286,14 +279,7 @@ fn client_scenario(
         Some(v) => cmd.env("CLIENT_PROTOCOL", v),
         None => cmd.env_remove("CLIENT_PROTOCOL"),
     };
-    let out = cmd.output().expect("run the conformance suite");
-    let log = format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let checks = checks_in(&dir);
-    let _ = std::fs::remove_dir_all(&dir);
+    let (out, log, checks) = suite_run(cmd, &dir);
     assert!(out.status.success(), "{scenario}:\n{log}");
     // INFO says what happened; SKIPPED, what the scenario could not exercise (a 2026
     // client sends no `initialize` for its header to be checked on).
@@ -306,6 +292,20 @@ fn client_scenario(
         assert_eq!(check["status"], "SUCCESS", "{scenario}: {check:#}\n{log}");
     }
     checks
+}
+
+/// Runs the suite's `cmd`, writing to `dir`: its exit, its output, and the checks it
+/// wrote (the folder is removed after).
+fn suite_run(mut cmd: Command, dir: &Path) -> (Output, String, Vec<Value>) {
+    let out = cmd.output().expect("run the conformance suite");
+    let log = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checks = checks_in(dir);
+    let _ = std::fs::remove_dir_all(dir);
+    (out, log, checks)
 }
 
 /// Every `checks.json` under the suite's output folder.

@@ -1046,7 +1046,9 @@ fn fault_rules_fire_at_their_rates_with_a_fixed_seed_as_the_python_sdk_sees_it()
         .filter(|l| l["injected"] == "dropped response (rule 2)")
     {
         assert_eq!(l["error"]["error"]["code"], "TOOL_CANCELLED", "{l}");
-        assert!(l["duration_ms"].as_f64().unwrap() >= 2000.0, "{l}");
+        // The SDK's 2 s run from before the request reached the proxy, whose clock
+        // starts when it did: a little under 2 s here.
+        assert!(l["duration_ms"].as_f64().unwrap() >= 1900.0, "{l}");
     }
     // The calls no rule touched run again; the others got answers changed on their
     // way (an error, cut, dropped, padded), so they are not.
