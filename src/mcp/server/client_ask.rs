@@ -9,7 +9,7 @@ use rmcp::model::{ClientCapabilities, ServerRequest};
 use rmcp::{Peer, RoleServer};
 use serde_json::{Value, json};
 
-use super::ask::rounds::{Inputs, capability};
+use super::ask::rounds::{Inputs, may_ask};
 use crate::context::{ClientAsk, Unasked};
 
 /// Whether `caps` declares `capability`.
@@ -30,26 +30,13 @@ pub(super) fn declared(caps: Option<&ClientCapabilities>) -> Vec<&'static str> {
         .collect()
 }
 
-/// The capability `method` needs, or why it cannot be asked at all.
-fn needed(method: &str, caps: Option<&ClientCapabilities>) -> Result<(), Unasked> {
-    let Some(needed) = capability(method) else {
-        return Err(Unasked::Failed(format!(
-            "{method} is not a request a server sends its client"
-        )));
-    };
-    if declares(caps, needed) {
-        Ok(())
-    } else {
-        Err(Unasked::Undeclared(needed))
-    }
-}
-
 /// How a session's calls ask `peer`, whose declared capabilities are `caps`.
 pub(super) fn asker(peer: Peer<RoleServer>, caps: Option<ClientCapabilities>) -> ClientAsk {
     let declared = declared(caps.as_ref());
+    let allowed = declared.clone();
     let ask = Arc::new(move |_key: String, method: &'static str, params: Value| {
         let peer = peer.clone();
-        let checked = needed(method, caps.as_ref());
+        let checked = may_ask(method, &allowed);
         Box::pin(async move {
             checked?;
             let request: ServerRequest =
@@ -91,11 +78,11 @@ mod tests {
         assert!(!declares(None, "elicitation"));
         assert_eq!(declared(Some(&caps)), vec!["elicitation"]);
         assert_eq!(
-            needed("sampling/createMessage", Some(&caps)),
+            may_ask("sampling/createMessage", &declared(Some(&caps))),
             Err(Unasked::Undeclared("sampling"))
         );
         assert!(matches!(
-            needed("tools/list", Some(&caps)),
+            may_ask("tools/list", &declared(Some(&caps))),
             Err(Unasked::Failed(_))
         ));
         let e = serde_json::to_value(undeclared("sampling")).unwrap();

@@ -12,7 +12,7 @@ use rmcp::model::{InputRequest, InputRequests, InputResponses};
 use serde_json::{Value, json};
 use tokio::sync::{Notify, oneshot, watch};
 
-use super::ask::rounds::{capability, is_result};
+use super::ask::rounds::{is_result, may_ask};
 use crate::context::{ClientAsk, Unasked};
 
 /// How long a task's question waits for its answer (a task's own lifetime): then the
@@ -63,17 +63,9 @@ impl Waiting {
         let allowed = declared.clone();
         let ask = Arc::new(move |key: String, method: &'static str, params: Value| {
             let me = me.clone();
-            let needed = capability(method);
-            let allowed = allowed.clone();
+            let checked = may_ask(method, &allowed);
             Box::pin(async move {
-                let Some(needed) = needed else {
-                    return Err(Unasked::Failed(format!(
-                        "{method} is not a request a server sends its client"
-                    )));
-                };
-                if !allowed.contains(&needed) {
-                    return Err(Unasked::Undeclared(needed));
-                }
+                checked?;
                 let (tx, rx) = oneshot::channel();
                 {
                     let mut open = me.open();

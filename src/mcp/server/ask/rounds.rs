@@ -92,6 +92,22 @@ pub fn is_result(method: &str, answer: &Value) -> bool {
     }
 }
 
+/// Whether a question `method` may be asked of a client that declared `declared`:
+/// [`Unasked::Failed`] for a method that is no question, [`Unasked::Undeclared`] for a
+/// capability the client did not declare. The one check of every way a tool asks.
+pub fn may_ask(method: &str, declared: &[&'static str]) -> Result<(), Unasked> {
+    let Some(needed) = capability(method) else {
+        return Err(Unasked::Failed(format!(
+            "{method} is not a request a server sends its client"
+        )));
+    };
+    if declared.contains(&needed) {
+        Ok(())
+    } else {
+        Err(Unasked::Undeclared(needed))
+    }
+}
+
 impl Inputs {
     /// The answer to the question `key`, or the question kept to go out.
     ///
@@ -102,14 +118,7 @@ impl Inputs {
     /// that is not a result of `method` (asked again), [`Unasked::Failed`] for a method
     /// that is not a question.
     pub fn answer(&self, key: &str, method: &'static str, params: Value) -> Result<Value, Unasked> {
-        let Some(needed) = capability(method) else {
-            return Err(Unasked::Failed(format!(
-                "{method} is not a request a server sends its client"
-            )));
-        };
-        if !self.declared.contains(&needed) {
-            return Err(Unasked::Undeclared(needed));
-        }
+        may_ask(method, &self.declared)?;
         let answer = self
             .given
             .get(key)

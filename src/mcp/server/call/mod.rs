@@ -57,6 +57,8 @@ impl McpServer {
         let stateless = super::stateless::is_stateless(&context);
         let call = self.prepare(name, arguments, stateless)?;
         let as_task = task::runs_as_task(&call, &context)?;
+        // What the client may be asked, in rounds or by its task.
+        let declared = client_ask::declared(context.client_capabilities().as_ref());
         // A stateless request's answers to the tool's own questions, from this round
         // and the earlier ones its state carries.
         let confirmed =
@@ -74,8 +76,7 @@ impl McpServer {
                 "call",
                 confirmed,
             )?;
-            let declared = client_ask::declared(context.client_capabilities().as_ref());
-            Some(std::sync::Arc::new(inputs.declaring(declared)))
+            Some(std::sync::Arc::new(inputs.declaring(declared.clone())))
         } else {
             None
         };
@@ -100,7 +101,6 @@ impl McpServer {
                     .ask_then_task(call, caller, inputs, confirmed, &context)
                     .await;
             }
-            let declared = client_ask::declared(context.client_capabilities().as_ref());
             return Ok(self.start_task(call, caller, declared).await);
         }
         let answer = self.run_now(call, caller, &context).await;
