@@ -124,7 +124,7 @@ fn the_conformance_suites_client_scenarios_pass() {
         ("sse-retry", None),
     ];
     for (scenario, protocol) in runs {
-        let checks = client_scenario(&peers, &peers.conformance(), scenario, protocol);
+        let checks = client_scenario(&peers, &peers.conformance(), scenario, protocol, &[]);
         if let Some(v) = protocol {
             let sent = checks
                 .iter()
@@ -155,7 +155,7 @@ fn the_2026_suites_client_scenarios_pass() {
         "json-schema-ref-no-deref",
         "json-schema-2020-12-preservation",
     ] {
-        let checks = client_scenario(&peers, &peers.conformance_2026(), scenario, None);
+        let checks = client_scenario(&peers, &peers.conformance_2026(), scenario, None, &[]);
         if scenario == "sep-2322-client-request-state" {
             let echoed = checks
                 .iter()
@@ -211,13 +211,13 @@ fn every_client_scenario_of_both_suites_passes_outside_its_baseline() {
             peers.conformance(),
             "2025-11-25",
             "conformance-client-baseline.yaml",
-            11,
+            333,
         ),
         (
             peers.conformance_2026(),
             "2026-07-28",
             "conformance-client-2026-baseline.yaml",
-            79,
+            554,
         ),
     ] {
         let baseline = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -248,14 +248,49 @@ fn every_client_scenario_of_both_suites_passes_outside_its_baseline() {
     }
 }
 
+/// OAuth as a person does it, in the browser (curl plays it: it opens the URL the
+/// client prints and follows the redirect back to the client's loopback listener):
+/// metadata discovered, a client registered, PKCE, the resource named as published;
+/// then a step-up asking for the new scope with the old.
+#[test]
+fn oauth_in_the_browser_authorizes_and_steps_up() {
+    let Some(peers) = Peers::find() else { return };
+    let browser = [("OAUTH_BROWSER", "1")];
+    for (scenario, wanted) in [
+        (
+            "auth/metadata-default",
+            &[
+                "client-registration",
+                "pkce-verifier-matches-challenge",
+                "resource-parameter-matches-prm",
+            ][..],
+        ),
+        (
+            "auth/scope-step-up",
+            &["scope-step-up-initial", "scope-step-up-escalation"][..],
+        ),
+    ] {
+        let checks = client_scenario(&peers, &peers.conformance_2026(), scenario, None, &browser);
+        for id in wanted {
+            assert!(
+                checks
+                    .iter()
+                    .any(|c| c["id"] == *id && c["status"] == "SUCCESS"),
+                "{scenario}: {id} missing\n{checks:#?}"
+            );
+        }
+    }
+}
+
 /// Runs one client scenario of the suite at `suite` against `structs-console client`
-/// (offering `protocol`, or the newest) and checks that every judged check passed: the
-/// checks.
+/// (offering `protocol`, or the newest; the script's environment given `env`) and
+/// checks that every judged check passed: the checks.
 fn client_scenario(
     peers: &Peers,
     suite: &Path,
     scenario: &str,
     protocol: Option<&str>,
+    env: &[(&str, &str)],
 ) -> Vec<Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance_client.sh");
     // The two suites share scenario names, and their tests run at once.
@@ -274,7 +309,8 @@ fn client_scenario(
         .arg(format!("bash {}", script.display()))
         .args(["--scenario", scenario, "-o"])
         .arg(&dir)
-        .env("STRUCTS_CONSOLE_BIN", BIN);
+        .env("STRUCTS_CONSOLE_BIN", BIN)
+        .envs(env.iter().copied());
     match protocol {
         Some(v) => cmd.env("CLIENT_PROTOCOL", v),
         None => cmd.env_remove("CLIENT_PROTOCOL"),

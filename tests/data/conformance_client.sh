@@ -71,15 +71,63 @@ print(json.dumps({"schema": focal["inputSchema"]}))') || exit 1
     # mismatch refuses the skill (exit 1) before any other file is read.
     exec "$bin" client "${extra[@]}" --connect "$url" skill pdf-processing ;;
   auth/*)
-    # What a user does: list the tools and call each. The client does no OAuth yet, so
-    # a server that asks for it (401 and WWW-Authenticate) is refused, and the
-    # scenario's checks fail as the client baseline says.
-    tools=$("$bin" client "${extra[@]}" --connect "$url" tools) || exit 1
-    printf '%s' "$tools" | python3 -c '
-import json, shlex, sys
-for tool in json.load(sys.stdin)["tools"]:
-    print("call", tool["name"])' |
-      exec "$bin" client "${extra[@]}" --connect "$url" session - ;;
+    # What a user does: list the tools and call the scenario's one tool, in one
+    # session, authorizing as the server asks (the suite's servers authorize without
+    # a person, so the client fetches the authorization URL itself). The context
+    # gives what the operator would: pre-registered credentials, a key, a workload
+    # token, an enterprise IdP; the scenario says which grant.
+    oauth=(--oauth fetch --oauth-client-metadata-url https://conformance-test.local/client-metadata.json)
+    ctx="${MCP_CONFORMANCE_CONTEXT:-}"
+    field() { printf '%s' "$ctx" | python3 -c 'import json,sys; print(json.load(sys.stdin).get(sys.argv[1]) or "")' "$1"; }
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' EXIT
+    if [ -n "$ctx" ]; then
+      [ -n "$(field client_id)" ] && oauth+=(--oauth-client-id "$(field client_id)")
+      [ -n "$(field client_secret)" ] && export STRUCTS_CONSOLE_OAUTH_CLIENT_SECRET="$(field client_secret)"
+      if [ -n "$(field private_key_pem)" ]; then
+        field private_key_pem > "$dir/key.pem"
+        oauth+=(--oauth-private-key "$dir/key.pem")
+      fi
+      if [ -n "$(field valid_jwt)" ]; then
+        field valid_jwt > "$dir/assertion.jwt"
+        oauth+=(--oauth-grant jwt-bearer --oauth-assertion-file "$dir/assertion.jwt")
+      fi
+      if [ -n "$(field idp_id_token)" ]; then
+        field idp_id_token > "$dir/id.jwt"
+        oauth+=(--oauth-grant enterprise --oauth-id-token-file "$dir/id.jwt"
+          --oauth-idp-token-endpoint "$(field idp_token_endpoint)"
+          --oauth-idp-client-id "$(field idp_client_id)")
+      fi
+    fi
+    case "$MCP_CONFORMANCE_SCENARIO" in
+      auth/client-credentials-*) oauth+=(--oauth-grant client-credentials) ;;
+    esac
+    # The suite starts every scenario at once. The authorization ones start 2 s late,
+    # so that the one timed scenario (sse-retry: a reconnect at most 200 ms late, done
+    # within a second) does not share a small machine with twenty authorizations.
+    sleep 2
+    if [ -z "${OAUTH_BROWSER:-}" ]; then
+      printf '%s\n' tools "call test-tool" |
+        "$bin" client "${extra[@]}" "${oauth[@]}" --connect "$url" session -
+      exit
+    fi
+    # OAUTH_BROWSER=1: the way a person authorizes, with curl for the browser. The
+    # client prints the authorization URL on stderr; curl opens it and follows its
+    # redirect back to the client's loopback listener.
+    oauth[1]=browser
+    mkfifo "$dir/stderr"
+    (
+      while IFS= read -r line; do
+        printf '%s\n' "$line" >&2
+        case "$line" in "  http"*) curl -sL -o /dev/null "${line#  }" & ;; esac
+      done < "$dir/stderr"
+      wait
+    ) &
+    printf '%s\n' tools "call test-tool" |
+      "$bin" client "${extra[@]}" "${oauth[@]}" --connect "$url" session - 2> "$dir/stderr"
+    status=$?
+    wait
+    exit "$status" ;;
   *)
     echo "conformance_client.sh: no mapping for scenario '${MCP_CONFORMANCE_SCENARIO:-}'" >&2
     exit 2 ;;

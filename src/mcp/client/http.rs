@@ -8,6 +8,11 @@
 //! (the TypeScript SDK does), loses the message when the POST wins the race. So
 //! [`open`](super::open) waits, after the handshake, until the GET has been answered
 //! (a stream, a refusal, an error) or [`STREAM_WAIT`] has passed.
+//!
+//! Where the server may ask for OAuth, every request carries what the
+//! [`Authorizer`] says (`Authorization`, a DPoP proof), and a request the server
+//! challenges (401, or 403 for a scope) is sent again once the authorizer has a token
+//! for it, or fails with the authorizer's reason.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -21,6 +26,8 @@ use rmcp::transport::streamable_http_client::{
 };
 use sse_stream::Sse;
 use tokio::sync::watch;
+
+use super::oauth::Authorizer;
 
 /// How long the first request after a handshake waits for the session's stream.
 pub(super) const STREAM_WAIT: Duration = Duration::from_secs(2);
@@ -41,16 +48,60 @@ enum Stream {
 pub(super) struct Gated {
     inner: reqwest::Client,
     stream: Arc<watch::Sender<Stream>>,
+    auth: Option<Arc<Authorizer>>,
 }
 
 type Events = BoxStream<'static, Result<Sse, SseError>>;
 type Headers = HashMap<HeaderName, HeaderValue>;
+type Answer<T> = Result<T, StreamableHttpError<reqwest::Error>>;
 
 impl Gated {
-    pub(super) fn new(inner: reqwest::Client) -> Self {
+    pub(super) fn new(inner: reqwest::Client, auth: Option<Arc<Authorizer>>) -> Self {
         Self {
             inner,
             stream: Arc::new(watch::Sender::new(Stream::NotExpected)),
+            auth,
+        }
+    }
+
+    /// `send` (given the token header and the headers to send), authorized: sent
+    /// again after each challenge the authorizer answers with a token.
+    async fn authorized<T, F, Fut>(
+        &self,
+        method: &str,
+        uri: &str,
+        auth_header: Option<String>,
+        custom: Headers,
+        send: F,
+    ) -> Answer<T>
+    where
+        F: Fn(Option<String>, Headers) -> Fut,
+        Fut: Future<Output = Answer<T>>,
+    {
+        let Some(auth) = &self.auth else {
+            return send(auth_header, custom).await;
+        };
+        let mut tries = 0;
+        loop {
+            let (extra, generation) = auth.headers(method, uri);
+            let mut headers = custom.clone();
+            headers.extend(extra);
+            let answer = send(None, headers).await;
+            let (challenge, forbidden) = match &answer {
+                Err(StreamableHttpError::AuthRequired(e)) => (&e.www_authenticate_header, false),
+                Err(StreamableHttpError::InsufficientScope(e)) => {
+                    (&e.www_authenticate_header, true)
+                }
+                _ => return answer,
+            };
+            if let Err(why) = auth
+                .challenged(uri, challenge, forbidden, generation, &mut tries)
+                .await
+            {
+                return Err(StreamableHttpError::UnexpectedServerResponse(
+                    format!("authorization failed: {why}").into(),
+                ));
+            }
         }
     }
 
@@ -103,8 +154,21 @@ impl StreamableHttpClient for Gated {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let initialize = is_initialize(&message);
         let answer = self
-            .inner
-            .post_message(uri, message, session_id, auth_header, custom_headers)
+            .authorized(
+                "POST",
+                &uri,
+                auth_header,
+                custom_headers,
+                |token, headers| {
+                    self.inner.post_message(
+                        uri.clone(),
+                        message.clone(),
+                        session_id.clone(),
+                        token,
+                        headers,
+                    )
+                },
+            )
             .await;
         self.posted(initialize, &answer);
         answer
@@ -121,14 +185,21 @@ impl StreamableHttpClient for Gated {
     ) -> Result<StreamableHttpPostResponse, StreamableHttpError<Self::Error>> {
         let initialize = is_initialize(&message);
         let answer = self
-            .inner
-            .post_message_with_max_sse_event_size(
-                uri,
-                message,
-                session_id,
+            .authorized(
+                "POST",
+                &uri,
                 auth_header,
                 custom_headers,
-                max_sse_event_size,
+                |token, headers| {
+                    self.inner.post_message_with_max_sse_event_size(
+                        uri.clone(),
+                        message.clone(),
+                        session_id.clone(),
+                        token,
+                        headers,
+                        max_sse_event_size,
+                    )
+                },
             )
             .await;
         self.posted(initialize, &answer);
@@ -142,9 +213,17 @@ impl StreamableHttpClient for Gated {
         auth_header: Option<String>,
         custom_headers: Headers,
     ) -> Result<(), StreamableHttpError<Self::Error>> {
-        self.inner
-            .delete_session(uri, session_id, auth_header, custom_headers)
-            .await
+        self.authorized(
+            "DELETE",
+            &uri,
+            auth_header,
+            custom_headers,
+            |token, headers| {
+                self.inner
+                    .delete_session(uri.clone(), session_id.clone(), token, headers)
+            },
+        )
+        .await
     }
 
     async fn get_stream(
@@ -156,8 +235,21 @@ impl StreamableHttpClient for Gated {
         custom_headers: Headers,
     ) -> Result<Events, StreamableHttpError<Self::Error>> {
         let answer = self
-            .inner
-            .get_stream(uri, session_id, last_event_id, auth_header, custom_headers)
+            .authorized(
+                "GET",
+                &uri,
+                auth_header,
+                custom_headers,
+                |token, headers| {
+                    self.inner.get_stream(
+                        uri.clone(),
+                        session_id.clone(),
+                        last_event_id.clone(),
+                        token,
+                        headers,
+                    )
+                },
+            )
             .await;
         self.answered();
         answer
@@ -173,14 +265,21 @@ impl StreamableHttpClient for Gated {
         max_sse_event_size: usize,
     ) -> Result<Events, StreamableHttpError<Self::Error>> {
         let answer = self
-            .inner
-            .get_stream_with_max_sse_event_size(
-                uri,
-                session_id,
-                last_event_id,
+            .authorized(
+                "GET",
+                &uri,
                 auth_header,
                 custom_headers,
-                max_sse_event_size,
+                |token, headers| {
+                    self.inner.get_stream_with_max_sse_event_size(
+                        uri.clone(),
+                        session_id.clone(),
+                        last_event_id.clone(),
+                        token,
+                        headers,
+                        max_sse_event_size,
+                    )
+                },
             )
             .await;
         self.answered();

@@ -28,6 +28,7 @@ mod handler;
 mod http;
 mod inspect;
 mod listen;
+pub mod oauth;
 mod open;
 pub mod rounds;
 pub mod script;
@@ -191,6 +192,8 @@ pub struct Options {
     /// `structs_query_block_height` at once, then one now and then) for the console's
     /// header. `client` does not: its request is the only call it makes.
     pub follow_height: bool,
+    /// OAuth, for a URL server that asks for it (without `token`); `None` refuses it.
+    pub oauth: Option<oauth::Config>,
 }
 
 impl Default for Options {
@@ -206,6 +209,7 @@ impl Default for Options {
             answers: Answers::Operator,
             follow_height: true,
             tasks: false,
+            oauth: None,
         }
     }
 }
@@ -537,6 +541,13 @@ impl Attach<'_> {
         let (target, options) = (self.target, self.options);
         let attempts = options.protocol.attempts();
         let last = attempts.len() - 1;
+        // One authorizer for every attempt: a token got in one is used by the next.
+        let auth = match (&options.oauth, &options.token, target) {
+            (Some(config), None, Target::Url(url)) => {
+                Some(oauth::Authorizer::new(config.clone(), url)?)
+            }
+            _ => None,
+        };
         for (n, (lifecycle, version)) in attempts.into_iter().enumerate() {
             let shared = Arc::new(Shared {
                 progress: ProgressSinks::default(),
@@ -553,6 +564,7 @@ impl Attach<'_> {
             let started = open(
                 target,
                 options.token.as_deref(),
+                auth.clone(),
                 self.wire,
                 listener,
                 lifecycle,

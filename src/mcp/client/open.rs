@@ -60,6 +60,7 @@ where
 pub(super) async fn open(
     target: &Target,
     token: Option<&str>,
+    auth: Option<Arc<super::oauth::Authorizer>>,
     wire: &Arc<Wire>,
     listener: Listener,
     lifecycle: ClientLifecycleMode,
@@ -87,7 +88,7 @@ pub(super) async fn open(
             if let Some(token) = token {
                 config = config.auth_header(token.to_string());
             }
-            let client = http::Gated::new(reqwest::Client::new());
+            let client = http::Gated::new(reqwest::Client::new(), auth);
             let transport = Logged {
                 inner: StreamableHttpClientTransport::with_client(client.clone(), config),
                 wire: wire.clone(),

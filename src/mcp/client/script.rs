@@ -82,6 +82,9 @@ pub struct ClientArgs {
     #[arg(long)]
     pub notifications: bool,
 
+    #[command(flatten)]
+    pub oauth: super::oauth::OAuthArgs,
+
     #[command(subcommand)]
     pub request: ClientRequestCmd,
 }
@@ -230,6 +233,7 @@ impl ClientArgs {
             }),
             follow_height: false,
             tasks: true,
+            oauth: self.oauth.config()?,
         })
     }
 }

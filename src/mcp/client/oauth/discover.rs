@@ -1,0 +1,362 @@
+//! Finding who authorizes a server: the server's challenge (`WWW-Authenticate`), its
+//! protected resource metadata (RFC 9728), and its authorization server's metadata
+//! (RFC 8414, or OpenID Connect discovery), with the 2025-03-26 fallbacks for a server
+//! that publishes neither.
+
+use serde_json::Value;
+use url::Url;
+
+/// One challenge of a `WWW-Authenticate` header: its scheme and parameters.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Challenge {
+    pub(crate) scheme: String,
+    pub(crate) params: Vec<(String, String)>,
+}
+
+impl Challenge {
+    pub(crate) fn param(&self, name: &str) -> Option<&str> {
+        self.params
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The challenges of a `WWW-Authenticate` header (RFC 9110 §11.6.1): each a scheme
+/// followed by `name=value` or `name="quoted value"` parameters, comma-separated.
+pub(crate) fn challenges(header: &str) -> Vec<Challenge> {
+    let mut out: Vec<Challenge> = Vec::new();
+    let mut rest = header.trim();
+    while !rest.is_empty() {
+        rest = rest.trim_start_matches([',', ' ', '\t']);
+        let token_end = rest
+            .find(|c: char| c == '=' || c == ',' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        let token = &rest[..token_end];
+        let after = rest[token_end..].trim_start_matches([' ', '\t']);
+        if token.is_empty() {
+            break;
+        }
+        if let Some(value_start) = after.strip_prefix('=')
+            && !value_start.starts_with('=')
+        {
+            // A parameter of the current challenge.
+            let (value, remainder) = param_value(value_start.trim_start());
+            if let Some(current) = out.last_mut() {
+                current.params.push((token.to_string(), value));
+            }
+            rest = remainder;
+        } else {
+            // A new scheme (a token68 after it is kept as no parameter).
+            out.push(Challenge {
+                scheme: token.to_string(),
+                params: Vec::new(),
+            });
+            rest = after;
+        }
+    }
+    out
+}
+
+/// A parameter's value (quoted with backslash escapes, or a bare token) and what
+/// follows it.
+fn param_value(s: &str) -> (String, &str) {
+    if let Some(quoted) = s.strip_prefix('"') {
+        let mut value = String::new();
+        let mut chars = quoted.char_indices();
+        while let Some((i, c)) = chars.next() {
+            match c {
+                '\\' => {
+                    if let Some((_, next)) = chars.next() {
+                        value.push(next);
+                    }
+                }
+                '"' => return (value, &quoted[i + 1..]),
+                c => value.push(c),
+            }
+        }
+        (value, "")
+    } else {
+        let end = s.find([',', ' ', '\t']).unwrap_or(s.len());
+        (s[..end].to_string(), &s[end..])
+    }
+}
+
+/// What the server's 401 or 403 said: where its resource metadata is, the scope it
+/// wants, the error, and whether it asks for DPoP.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Asked {
+    pub(crate) resource_metadata: Option<String>,
+    pub(crate) scope: Option<String>,
+    pub(crate) error: Option<String>,
+    pub(crate) dpop: bool,
+}
+
+impl Asked {
+    pub(crate) fn read(header: &str) -> Asked {
+        let all = challenges(header);
+        // Prefer the challenge that names the metadata; any carries the rest.
+        let get = |name: &str| all.iter().find_map(|c| c.param(name)).map(str::to_string);
+        Asked {
+            resource_metadata: get("resource_metadata"),
+            scope: get("scope").filter(|s| !s.trim().is_empty()),
+            error: get("error"),
+            dpop: all.iter().any(|c| c.scheme.eq_ignore_ascii_case("DPoP")),
+        }
+    }
+}
+
+/// The protected resource metadata the client goes by.
+#[derive(Debug, Clone)]
+pub(crate) struct Resource {
+    /// The resource identifier, exactly as published (sent as `resource`).
+    pub(crate) resource: String,
+    /// The authorization server's issuer identifier.
+    pub(crate) issuer: String,
+    pub(crate) scopes_supported: Vec<String>,
+}
+
+/// The authorization server's metadata, as far as the client uses it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Server {
+    pub(crate) issuer: String,
+    pub(crate) authorization_endpoint: String,
+    pub(crate) token_endpoint: String,
+    pub(crate) registration_endpoint: Option<String>,
+    pub(crate) scopes_supported: Vec<String>,
+    pub(crate) token_endpoint_auth_methods: Option<Vec<String>>,
+    pub(crate) iss_parameter_supported: bool,
+    pub(crate) client_id_metadata_document_supported: bool,
+    pub(crate) dpop_algs: Vec<String>,
+    /// Guessed by the 2025-03-26 fallback: the server published no metadata at all.
+    pub(crate) guessed: bool,
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The well-known URLs of a resource's metadata, in the order RFC 9728 and the MCP
+/// specification try them: the one the challenge named, the path-based one, the root.
+pub(crate) fn resource_metadata_urls(server: &Url, named: Option<&str>) -> Vec<String> {
+    let mut urls = Vec::new();
+    if let Some(named) = named {
+        urls.push(named.to_string());
+    }
+    let origin = origin(server);
+    let path = server.path().trim_end_matches('/');
+    if !path.is_empty() {
+        urls.push(format!(
+            "{origin}/.well-known/oauth-protected-resource{path}"
+        ));
+    }
+    urls.push(format!("{origin}/.well-known/oauth-protected-resource"));
+    urls
+}
+
+/// The well-known URLs of an authorization server's metadata (RFC 8414 §3.1, then
+/// OpenID Connect discovery, both with the issuer's path inserted, then appended).
+pub(crate) fn server_metadata_urls(issuer: &Url) -> Vec<String> {
+    let origin = origin(issuer);
+    let path = issuer.path().trim_end_matches('/');
+    if path.is_empty() {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server"),
+            format!("{origin}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{origin}/.well-known/oauth-authorization-server{path}"),
+            format!("{origin}/.well-known/openid-configuration{path}"),
+            format!("{origin}{path}/.well-known/openid-configuration"),
+        ]
+    }
+}
+
+/// `scheme://host[:port]`, no slash after.
+pub(crate) fn origin(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// Reads protected resource metadata and checks it is the server's: the published
+/// resource must be the server's URL or one above it (same origin, a path prefix), or
+/// the metadata could send the client's grant to someone else's resource.
+pub(crate) fn resource(doc: &Value, server: &Url) -> Result<Resource, String> {
+    let resource = doc["resource"]
+        .as_str()
+        .ok_or("the resource metadata has no `resource`")?
+        .to_string();
+    let published = Url::parse(&resource)
+        .map_err(|e| format!("the resource metadata's `resource` {resource:?} is no URL: {e}"))?;
+    let within = |prefix: &str, path: &str| {
+        let prefix = prefix.trim_end_matches('/');
+        path == prefix || path.starts_with(&format!("{prefix}/")) || prefix.is_empty()
+    };
+    if origin(&published) != origin(server) || !within(published.path(), server.path()) {
+        return Err(format!(
+            "the resource metadata is for {resource}, not for {server}: refused, as a \
+             token for it could be used elsewhere"
+        ));
+    }
+    let issuer = doc["authorization_servers"]
+        .as_array()
+        .and_then(|a| a.first())
+        .and_then(Value::as_str)
+        .ok_or("the resource metadata names no authorization server")?
+        .to_string();
+    Ok(Resource {
+        resource,
+        issuer,
+        scopes_supported: strings(&doc["scopes_supported"]),
+    })
+}
+
+/// Reads authorization server metadata fetched for `issuer`, whose `issuer` must be
+/// that identifier exactly (RFC 8414 §3.3).
+pub(crate) fn server(doc: &Value, issuer: &str) -> Result<Server, String> {
+    let said = doc["issuer"].as_str().unwrap_or_default();
+    if said != issuer {
+        return Err(format!(
+            "the authorization server metadata fetched for {issuer} says its issuer is \
+             {said:?}: refused (RFC 8414 §3.3)"
+        ));
+    }
+    let endpoint = |name: &str| {
+        doc[name]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| format!("the authorization server metadata has no `{name}`"))
+    };
+    Ok(Server {
+        issuer: issuer.to_string(),
+        authorization_endpoint: endpoint("authorization_endpoint").unwrap_or_default(),
+        token_endpoint: endpoint("token_endpoint")?,
+        registration_endpoint: doc["registration_endpoint"].as_str().map(str::to_string),
+        scopes_supported: strings(&doc["scopes_supported"]),
+        token_endpoint_auth_methods: doc["token_endpoint_auth_methods_supported"]
+            .is_array()
+            .then(|| strings(&doc["token_endpoint_auth_methods_supported"])),
+        iss_parameter_supported: doc["authorization_response_iss_parameter_supported"]
+            .as_bool()
+            .unwrap_or(false),
+        client_id_metadata_document_supported: doc["client_id_metadata_document_supported"]
+            .as_bool()
+            .unwrap_or(false),
+        dpop_algs: strings(&doc["dpop_signing_alg_values_supported"]),
+        guessed: false,
+    })
+}
+
+/// The issuer of metadata found at a server's origin under the 2025-03-26 rules (no
+/// resource metadata): the one it says, where that is of the same origin.
+pub(crate) fn legacy_issuer(doc: &Value, origin_url: &Url) -> Result<String, String> {
+    let said = doc["issuer"].as_str().unwrap_or_default();
+    match Url::parse(said) {
+        Ok(url) if origin(&url) == origin(origin_url) => Ok(said.to_string()),
+        _ => Err(format!(
+            "the authorization server metadata at {} says its issuer is {said:?}, of \
+             another origin: refused",
+            origin(origin_url)
+        )),
+    }
+}
+
+/// The 2025-03-26 fallback for a server with no metadata at all: the endpoints at
+/// the root of the server's origin.
+pub(crate) fn fallback_server(issuer: &str) -> Server {
+    Server {
+        issuer: issuer.to_string(),
+        authorization_endpoint: format!("{issuer}/authorize"),
+        token_endpoint: format!("{issuer}/token"),
+        registration_endpoint: Some(format!("{issuer}/register")),
+        guessed: true,
+        ..Server::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_challenge_is_read_with_quoted_and_bare_parameters() {
+        let asked = Asked::read(
+            r#"Bearer error="insufficient_scope", scope="a b", resource_metadata="http://h/.well-known/x", error_description="say \"no\"""#,
+        );
+        assert_eq!(asked.error.as_deref(), Some("insufficient_scope"));
+        assert_eq!(asked.scope.as_deref(), Some("a b"));
+        assert_eq!(
+            asked.resource_metadata.as_deref(),
+            Some("http://h/.well-known/x")
+        );
+        assert!(!asked.dpop);
+        let all = challenges(r#"DPoP error=use_dpop_nonce, Bearer realm="r""#);
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[0].param("error"), Some("use_dpop_nonce"));
+        assert_eq!(all[1].scheme, "Bearer");
+        assert!(Asked::read("DPoP resource_metadata=\"u\"").dpop);
+    }
+
+    #[test]
+    fn metadata_urls_follow_the_specified_order() {
+        let server = Url::parse("http://h:1/mcp").unwrap();
+        assert_eq!(
+            resource_metadata_urls(&server, None),
+            [
+                "http://h:1/.well-known/oauth-protected-resource/mcp",
+                "http://h:1/.well-known/oauth-protected-resource"
+            ]
+        );
+        let issuer = Url::parse("http://a/tenant1").unwrap();
+        assert_eq!(
+            server_metadata_urls(&issuer),
+            [
+                "http://a/.well-known/oauth-authorization-server/tenant1",
+                "http://a/.well-known/openid-configuration/tenant1",
+                "http://a/tenant1/.well-known/openid-configuration"
+            ]
+        );
+    }
+
+    #[test]
+    fn resource_metadata_for_another_resource_is_refused() {
+        let server = Url::parse("http://localhost:9/mcp").unwrap();
+        let doc = |r: &str| json!({"resource": r, "authorization_servers": ["http://as"]});
+        assert!(resource(&doc("http://localhost:9/mcp"), &server).is_ok());
+        assert!(resource(&doc("http://localhost:9"), &server).is_ok());
+        for other in [
+            "https://evil.example.com/mcp",
+            "http://localhost:9/mcpx",
+            "http://localhost:10/mcp",
+        ] {
+            let err = resource(&doc(other), &server).unwrap_err();
+            assert!(err.contains("refused"), "{other}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_legacy_servers_metadata_may_name_an_issuer_of_its_own_origin_only() {
+        let at = Url::parse("http://h:1").unwrap();
+        let doc = |i: &str| json!({"issuer": i});
+        assert_eq!(
+            legacy_issuer(&doc("http://h:1/oauth"), &at).unwrap(),
+            "http://h:1/oauth"
+        );
+        assert!(legacy_issuer(&doc("http://evil:1/oauth"), &at).is_err());
+        assert!(legacy_issuer(&json!({}), &at).is_err());
+    }
+
+    #[test]
+    fn metadata_whose_issuer_differs_is_refused_without_normalizing() {
+        let doc = json!({"issuer": "http://as/", "token_endpoint": "http://as/token"});
+        assert!(server(&doc, "http://as").unwrap_err().contains("refused"));
+        assert!(server(&doc, "http://as/").is_ok());
+    }
+}

@@ -1,0 +1,540 @@
+//! Getting a token: discovery's HTTP, each grant's token request, the authorization
+//! code's round trip through a browser (or a fetch), and the token endpoint's client
+//! authentication and DPoP.
+
+use std::collections::BTreeSet;
+
+use reqwest::header::HeaderName;
+use serde_json::Value;
+use url::Url;
+
+use super::discover::{self, Asked, Resource, Server};
+use super::jose;
+use super::{
+    Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, encode, lock, read, said,
+};
+
+/// What a token endpoint gave.
+pub(super) struct Got {
+    pub(super) access: String,
+    pub(super) dpop: bool,
+    pub(super) refresh: Option<String>,
+}
+
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
+const TOKEN_EXCHANGE: &str = "urn:ietf:params:oauth:grant-type:token-exchange";
+const ID_JAG: &str = "urn:ietf:params:oauth:token-type:id-jag";
+const ID_TOKEN: &str = "urn:ietf:params:oauth:token-type:id_token";
+const ASSERTION_TYPE: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+type Form = Vec<(&'static str, String)>;
+
+/// RFC 6749 §2.3.1: each half of Basic credentials form-encoded first.
+fn basic_credentials(id: &str, secret: &str) -> String {
+    let enc = |s: &str| {
+        s.bytes()
+            .map(|b| match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                    (b as char).to_string()
+                }
+                b => format!("%{b:02X}"),
+            })
+            .collect::<String>()
+    };
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(format!("{}:{}", enc(id), enc(secret)))
+}
+
+impl Authorizer {
+    /// A JSON document at `url`, or `None` where there is none (any status but 2xx).
+    async fn get_json(&self, url: &str) -> Result<Option<Value>, Failure> {
+        let answer = self
+            .http
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+            .map_err(|e| format!("cannot read {url}: {e}"))?;
+        if !answer.status().is_success() {
+            return Ok(None);
+        }
+        Ok(answer.json::<Value>().await.ok().filter(Value::is_object))
+    }
+
+    /// The resource metadata and the authorization server behind this server; for a
+    /// server with no resource metadata, the 2025-03-26 rules (its origin as the
+    /// authorization server, its metadata or else its default endpoints).
+    pub(super) async fn discover(
+        &self,
+        asked: &Asked,
+    ) -> Result<(Option<Resource>, Server), Failure> {
+        let mut resource = None;
+        for url in
+            discover::resource_metadata_urls(&self.server, asked.resource_metadata.as_deref())
+        {
+            if let Some(doc) = self.get_json(&url).await? {
+                resource = Some(discover::resource(&doc, &self.server).map_err(Refusal)?);
+                break;
+            }
+        }
+        let issuer = resource
+            .as_ref()
+            .map_or_else(|| discover::origin(&self.server), |r| r.issuer.clone());
+        let issuer_url = Url::parse(&issuer)
+            .map_err(|e| format!("the authorization server {issuer:?} is no URL: {e}"))?;
+        for url in discover::server_metadata_urls(&issuer_url) {
+            if let Some(doc) = self.get_json(&url).await? {
+                let expected = match &resource {
+                    Some(_) => issuer.clone(),
+                    // Under the 2025-03-26 rules nobody named the issuer: the server's
+                    // origin is the authorization server, and the metadata found there
+                    // says its issuer, which must be of that origin.
+                    None => discover::legacy_issuer(&doc, &issuer_url).map_err(Refusal)?,
+                };
+                let server = discover::server(&doc, &expected).map_err(Refusal)?;
+                return Ok((resource, server));
+            }
+        }
+        if resource.is_some() {
+            return Err(Failure::Failed(format!(
+                "the authorization server {issuer} publishes no metadata"
+            )));
+        }
+        Ok((None, discover::fallback_server(&issuer)))
+    }
+
+    /// A token by the configured grant.
+    pub(super) async fn grant(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+        resource: &str,
+        scopes: &BTreeSet<String>,
+    ) -> Result<Got, Failure> {
+        let scope = scopes.iter().cloned().collect::<Vec<_>>().join(" ");
+        let mut form: Form = vec![("resource", resource.to_string())];
+        if !scope.is_empty() {
+            form.push(("scope", scope.clone()));
+        }
+        match &self.config.grant {
+            Grant::AuthorizationCode(how) => {
+                let redirect = self.redirect(flow).await?;
+                let client = self.client(flow, server, &redirect).await?;
+                self.authorization_code(flow, server, &client, resource, &scope, *how)
+                    .await
+            }
+            Grant::ClientCredentials => {
+                form.insert(0, ("grant_type", "client_credentials".into()));
+                let client = self.preregistered(server)?;
+                self.token(flow, server, Some(&client), form).await
+            }
+            Grant::JwtBearer { assertion } => {
+                form.insert(0, ("grant_type", JWT_BEARER.into()));
+                form.insert(1, ("assertion", assertion.clone()));
+                let client = self
+                    .config
+                    .client_id
+                    .is_some()
+                    .then(|| self.preregistered(server));
+                self.token(flow, server, client.transpose()?.as_ref(), form)
+                    .await
+            }
+            Grant::Enterprise { .. } => {
+                let assertion = self.exchange(server, resource, &scope).await?;
+                form.insert(0, ("grant_type", JWT_BEARER.into()));
+                form.insert(1, ("assertion", assertion));
+                let client = self.preregistered(server)?;
+                self.token(flow, server, Some(&client), form).await
+            }
+        }
+    }
+
+    /// A new token from the refresh token, for the same resource.
+    pub(super) async fn refresh(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+        resource: &str,
+        refresh: &str,
+    ) -> Result<Got, Failure> {
+        let client = flow.clients.get(&server.issuer).cloned();
+        let form = vec![
+            ("grant_type", "refresh_token".to_string()),
+            ("refresh_token", refresh.to_string()),
+            ("resource", resource.to_string()),
+        ];
+        let mut got = self.token(flow, server, client.as_ref(), form).await?;
+        got.refresh = got.refresh.or_else(|| Some(refresh.to_string()));
+        Ok(got)
+    }
+
+    /// SEP-990's first step: the IdP's ID token exchanged at the IdP for an identity
+    /// assertion grant (ID-JAG) for this authorization server and resource.
+    async fn exchange(
+        &self,
+        server: &Server,
+        resource: &str,
+        scope: &str,
+    ) -> Result<String, Failure> {
+        let Grant::Enterprise {
+            idp_token_endpoint,
+            idp_client_id,
+            id_token,
+        } = &self.config.grant
+        else {
+            return Err(Failure::Failed("no enterprise IdP configured".into()));
+        };
+        let mut form: Form = vec![
+            ("grant_type", TOKEN_EXCHANGE.into()),
+            ("requested_token_type", ID_JAG.into()),
+            ("subject_token", id_token.clone()),
+            ("subject_token_type", ID_TOKEN.into()),
+            ("audience", server.issuer.clone()),
+            ("resource", resource.to_string()),
+        ];
+        if !scope.is_empty() {
+            form.push(("scope", scope.to_string()));
+        }
+        if let Some(id) = idp_client_id {
+            form.push(("client_id", id.clone()));
+        }
+        let answer = self
+            .http
+            .post(idp_token_endpoint)
+            .header(
+                reqwest::header::CONTENT_TYPE,
+                "application/x-www-form-urlencoded",
+            )
+            .body(encode(&form))
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the IdP's token endpoint: {e}"))?;
+        let (status, body) = read(answer).await;
+        if !status.is_success() {
+            return Err(Failure::Failed(format!(
+                "the IdP refused the token exchange: {}",
+                said(&body, status)
+            )));
+        }
+        body["access_token"]
+            .as_str()
+            .map(str::to_string)
+            .ok_or_else(|| Failure::Failed("the IdP's token exchange gave no access_token".into()))
+    }
+
+    /// The client the operator gave, with the token endpoint authentication it can
+    /// do: a private key, a secret (Basic where the server takes it), or none.
+    pub(super) fn preregistered(&self, server: &Server) -> Result<Client, Failure> {
+        let id = self.config.client_id.clone().ok_or_else(|| {
+            Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
+        })?;
+        let offered = |m: &str| {
+            server
+                .token_endpoint_auth_methods
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == m))
+        };
+        let method = if self.config.private_key.is_some() {
+            "private_key_jwt"
+        } else if self.config.client_secret.is_some() {
+            if offered("client_secret_basic") || !offered("client_secret_post") {
+                "client_secret_basic"
+            } else {
+                "client_secret_post"
+            }
+        } else {
+            "none"
+        };
+        Ok(Client {
+            id,
+            secret: self.config.client_secret.clone(),
+            method: method.into(),
+        })
+    }
+
+    /// A token request: the form, the client's authentication, and a DPoP proof where
+    /// DPoP is in use (sent again once with the server's nonce when it asks for one).
+    pub(super) async fn token(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+        client: Option<&Client>,
+        mut form: Form,
+    ) -> Result<Got, Failure> {
+        let mut basic = None;
+        if let Some(client) = client {
+            match client.method.as_str() {
+                "client_secret_basic" => {
+                    basic = Some(basic_credentials(
+                        &client.id,
+                        client.secret.as_deref().unwrap_or_default(),
+                    ));
+                }
+                "client_secret_post" => {
+                    form.push(("client_id", client.id.clone()));
+                    form.push(("client_secret", client.secret.clone().unwrap_or_default()));
+                }
+                "private_key_jwt" => {
+                    let key = self.config.private_key.as_ref().ok_or_else(|| {
+                        Failure::Failed("private_key_jwt needs --oauth-private-key".into())
+                    })?;
+                    form.push(("client_id", client.id.clone()));
+                    form.push(("client_assertion_type", ASSERTION_TYPE.into()));
+                    form.push((
+                        "client_assertion",
+                        key.client_assertion(&client.id, &server.issuer),
+                    ));
+                }
+                _ => form.push(("client_id", client.id.clone())),
+            }
+        }
+        let dpop = lock(&self.dpop).clone();
+        for attempt in 0..2 {
+            let mut request = self
+                .http
+                .post(&server.token_endpoint)
+                .header(
+                    reqwest::header::CONTENT_TYPE,
+                    "application/x-www-form-urlencoded",
+                )
+                .header(reqwest::header::ACCEPT, "application/json")
+                .body(encode(&form));
+            if let Some(basic) = &basic {
+                request = request.header(reqwest::header::AUTHORIZATION, format!("Basic {basic}"));
+            }
+            if let Some(key) = &dpop {
+                let proof = key.dpop_proof(
+                    "POST",
+                    &server.token_endpoint,
+                    None,
+                    flow.as_nonce.as_deref(),
+                );
+                request = request.header(HeaderName::from_static("dpop"), proof);
+            }
+            let answer = request
+                .send()
+                .await
+                .map_err(|e| format!("cannot reach the token endpoint: {e}"))?;
+            let nonce = answer
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let (status, body) = read(answer).await;
+            if nonce.is_some() {
+                flow.as_nonce.clone_from(&nonce);
+            }
+            if !status.is_success() {
+                if attempt == 0
+                    && body["error"] == "use_dpop_nonce"
+                    && nonce.is_some()
+                    && dpop.is_some()
+                {
+                    continue;
+                }
+                return Err(Failure::Failed(format!(
+                    "the token endpoint refused: {}",
+                    said(&body, status)
+                )));
+            }
+            let access = body["access_token"]
+                .as_str()
+                .ok_or_else(|| Failure::Failed("the token endpoint gave no access_token".into()))?;
+            let kind = body["token_type"].as_str().unwrap_or("Bearer");
+            return Ok(Got {
+                access: access.to_string(),
+                dpop: kind.eq_ignore_ascii_case("DPoP") && dpop.is_some(),
+                refresh: body["refresh_token"].as_str().map(str::to_string),
+            });
+        }
+        Err(Failure::Failed(
+            "the token endpoint asked for a DPoP nonce twice".into(),
+        ))
+    }
+}
+
+impl Authorizer {
+    /// The authorization code grant: the authorization request (PKCE S256, a state,
+    /// the resource, the scope), its answer checked (state; `iss` against the issuer,
+    /// RFC 9207), then the code exchanged.
+    async fn authorization_code(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+        client: &Client,
+        resource: &str,
+        scope: &str,
+        how: Authorize,
+    ) -> Result<Got, Failure> {
+        let (listener, redirect) = flow
+            .redirect
+            .clone()
+            .ok_or_else(|| Failure::Failed("no redirect listener".into()))?;
+        let verifier = jose::random(32);
+        let state = jose::random(16);
+        let mut url = Url::parse(&server.authorization_endpoint)
+            .map_err(|e| format!("the authorization endpoint is no URL: {e}"))?;
+        {
+            let mut q = url.query_pairs_mut();
+            q.append_pair("response_type", "code")
+                .append_pair("client_id", &client.id)
+                .append_pair("redirect_uri", &redirect)
+                .append_pair("state", &state)
+                .append_pair("code_challenge", &jose::s256(&verifier))
+                .append_pair("code_challenge_method", "S256")
+                .append_pair("resource", resource);
+            if !scope.is_empty() {
+                q.append_pair("scope", scope);
+            }
+        }
+        let back = match how {
+            Authorize::Fetch => self.fetch_redirect(&url).await?,
+            Authorize::Browser => super::register::browser_redirect(&listener, &url).await?,
+        };
+        let code = answer_code(&back, &state, server)?;
+        let form = vec![
+            ("grant_type", "authorization_code".to_string()),
+            ("code", code),
+            ("redirect_uri", redirect),
+            ("code_verifier", verifier),
+            ("resource", resource.to_string()),
+        ];
+        self.token(flow, server, Some(client), form).await
+    }
+
+    /// The redirect the authorization endpoint answers with, read without following.
+    async fn fetch_redirect(&self, url: &Url) -> Result<Url, Failure> {
+        let answer = self
+            .http
+            .get(url.as_str())
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the authorization endpoint: {e}"))?;
+        let location = answer
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .ok_or_else(|| {
+                format!(
+                    "the authorization endpoint answered {} with no redirect: it wants a \
+                     person (use --oauth browser)",
+                    answer.status()
+                )
+            })?;
+        url.join(location)
+            .map_err(|e| Failure::Failed(format!("the redirect is no URL: {e}")))
+    }
+}
+
+/// The code from the authorization response, after its checks: no error, the state
+/// sent, and an `iss` that is the issuer exactly (required where the server says it
+/// sends one).
+fn answer_code(back: &Url, state: &str, server: &Server) -> Result<String, Failure> {
+    let get = |name: &str| -> Vec<String> {
+        back.query_pairs()
+            .filter(|(k, _)| k == name)
+            .map(|(_, v)| v.into_owned())
+            .collect()
+    };
+    if let Some(error) = get("error").first() {
+        let description = get("error_description")
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        return Err(Failure::Failed(format!(
+            "the authorization was refused: {error} {description}"
+        )));
+    }
+    if get("state") != [state] {
+        return Err(Failure::Failed(
+            "the authorization response's state is not the one sent: refused".into(),
+        ));
+    }
+    match get("iss").as_slice() {
+        [] if server.iss_parameter_supported => {
+            return Err(Refusal(
+                "the authorization server says it sends `iss`, and its answer has none: refused (RFC 9207)".into(),
+            )
+            .into());
+        }
+        [] => {}
+        [iss] if *iss == server.issuer => {}
+        other => {
+            return Err(Refusal(format!(
+                "the authorization response's iss {other:?} is not the issuer {}: refused (RFC 9207)",
+                server.issuer
+            ))
+            .into());
+        }
+    }
+    match get("code").as_slice() {
+        [code] if !code.is_empty() => Ok(code.clone()),
+        _ => Err(Failure::Failed(
+            "the authorization response has no code".into(),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn server(iss_supported: bool) -> Server {
+        Server {
+            issuer: "http://as".into(),
+            iss_parameter_supported: iss_supported,
+            ..Server::default()
+        }
+    }
+
+    fn code(query: &str, supported: bool) -> Result<String, String> {
+        let back = Url::parse(&format!("http://127.0.0.1:1/callback?{query}")).unwrap();
+        answer_code(&back, "s1", &server(supported)).map_err(|f| match f {
+            Failure::Refused(Refusal(why)) => format!("refused for good: {why}"),
+            Failure::Failed(why) => why,
+        })
+    }
+
+    #[test]
+    fn the_authorization_response_is_checked_as_rfc_9207_says() {
+        assert_eq!(
+            code("code=c&state=s1&iss=http%3A%2F%2Fas", true).unwrap(),
+            "c"
+        );
+        assert_eq!(code("code=c&state=s1", false).unwrap(), "c");
+        for (query, supported, says) in [
+            ("code=c&state=s1", true, "has none"),
+            (
+                "code=c&state=s1&iss=http%3A%2F%2Fas%2F",
+                true,
+                "is not the issuer",
+            ),
+            (
+                "code=c&state=s1&iss=https%3A%2F%2Fevil",
+                false,
+                "is not the issuer",
+            ),
+            ("code=c&state=s2&iss=http%3A%2F%2Fas", true, "state"),
+            ("error=access_denied&state=s1", true, "access_denied"),
+            ("state=s1&iss=http%3A%2F%2Fas", true, "no code"),
+        ] {
+            let err = code(query, supported).unwrap_err();
+            assert!(err.contains(says), "{query}: {err}");
+        }
+        assert!(
+            code("code=c&state=s1", true)
+                .unwrap_err()
+                .starts_with("refused for good")
+        );
+    }
+
+    #[test]
+    fn basic_credentials_encode_each_half_first() {
+        use base64::Engine as _;
+        let encoded = basic_credentials("a:b c", "p%w");
+        let plain = base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .unwrap();
+        assert_eq!(String::from_utf8(plain).unwrap(), "a%3Ab%20c:p%25w");
+    }
+}

@@ -1,0 +1,233 @@
+//! The client at an authorization server, for the authorization code grant: the one
+//! the operator pre-registered, a Client ID Metadata Document URL where the server
+//! takes one, or one registered there (RFC 7591); and the loopback redirect the
+//! browser comes back to.
+
+use std::sync::Arc;
+
+use serde_json::json;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::TcpListener;
+use url::Url;
+
+use super::discover::Server;
+use super::{Authorizer, Client, Failure, Flow, read, said};
+
+/// The most of a browser's request to the redirect that is read.
+const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
+
+impl Authorizer {
+    /// The loopback redirect URI, its listener bound on first use and kept, so that a
+    /// registered client's redirect stays valid for the process.
+    pub(super) async fn redirect(&self, flow: &mut Flow) -> Result<String, Failure> {
+        if let Some((_, uri)) = &flow.redirect {
+            return Ok(uri.clone());
+        }
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| format!("cannot listen for the authorization's redirect: {e}"))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| format!("cannot listen for the authorization's redirect: {e}"))?
+            .port();
+        let uri = format!("http://127.0.0.1:{port}/callback");
+        flow.redirect = Some((Arc::new(listener), uri.clone()));
+        Ok(uri)
+    }
+
+    /// This authorization server's client: kept from before, pre-registered, the
+    /// metadata document URL, or registered now.
+    pub(super) async fn client(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+        redirect: &str,
+    ) -> Result<Client, Failure> {
+        if let Some(client) = flow.clients.get(&server.issuer) {
+            return Ok(client.clone());
+        }
+        let client = if self.config.client_id.is_some() {
+            self.preregistered(server)?
+        } else if let Some(url) = self
+            .config
+            .client_metadata_url
+            .as_ref()
+            .filter(|_| server.client_id_metadata_document_supported)
+        {
+            Client {
+                id: url.clone(),
+                secret: None,
+                method: "none".into(),
+            }
+        } else if let Some(endpoint) = &server.registration_endpoint {
+            self.register(endpoint, server, redirect).await?
+        } else {
+            return Err(Failure::Failed(format!(
+                "the authorization server {} registers no clients and takes no client \
+                 metadata URL: give a client id (--oauth-client-id)",
+                server.issuer
+            )));
+        };
+        flow.clients.insert(server.issuer.clone(), client.clone());
+        Ok(client)
+    }
+
+    /// Dynamic client registration, as a native application: a public client where
+    /// the server takes one, else one with a secret.
+    async fn register(
+        &self,
+        endpoint: &str,
+        server: &Server,
+        redirect: &str,
+    ) -> Result<Client, Failure> {
+        let offered = |m: &str| {
+            server
+                .token_endpoint_auth_methods
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|x| x == m))
+        };
+        let method = ["none", "client_secret_basic", "client_secret_post"]
+            .into_iter()
+            .find(|m| offered(m))
+            .unwrap_or("client_secret_basic");
+        let answer = self
+            .http
+            .post(endpoint)
+            .json(&json!({
+                "client_name": "structs-console",
+                "redirect_uris": [redirect],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "response_types": ["code"],
+                "token_endpoint_auth_method": method,
+                "application_type": "native",
+            }))
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the registration endpoint: {e}"))?;
+        let (status, body) = read(answer).await;
+        if !status.is_success() {
+            return Err(Failure::Failed(format!(
+                "the authorization server refused to register the client: {}",
+                said(&body, status)
+            )));
+        }
+        let id = body["client_id"]
+            .as_str()
+            .ok_or_else(|| Failure::Failed("the registration gave no client_id".into()))?;
+        let secret = body["client_secret"].as_str().map(str::to_string);
+        // The method the server registered; where it says none, the one asked for
+        // (Basic, if it gave a secret to a client that asked to be public).
+        let asked = if secret.is_some() && method == "none" {
+            "client_secret_basic"
+        } else {
+            method
+        };
+        let method = body["token_endpoint_auth_method"]
+            .as_str()
+            .unwrap_or(asked)
+            .to_string();
+        Ok(Client {
+            id: id.to_string(),
+            secret,
+            method,
+        })
+    }
+}
+
+/// The browser's way: the URL is printed on stderr, and the redirect is awaited on the
+/// loopback listener (other paths are answered 404 and the wait goes on).
+pub(super) async fn browser_redirect(listener: &TcpListener, url: &Url) -> Result<Url, Failure> {
+    eprintln!(
+        "structs-console: the server asks for authorization. Open this URL in a browser:\n\n  {url}\n"
+    );
+    loop {
+        let (mut stream, _) = listener
+            .accept()
+            .await
+            .map_err(|e| format!("the authorization's redirect listener failed: {e}"))?;
+        let mut buf = vec![0u8; MAX_REDIRECT_REQUEST];
+        let mut len = 0;
+        while len < buf.len() {
+            match stream.read(&mut buf[len..]).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => len += n,
+            }
+            if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
+                break;
+            }
+        }
+        let head = String::from_utf8_lossy(&buf[..len]);
+        let target = head
+            .lines()
+            .next()
+            .and_then(|line| line.strip_prefix("GET "))
+            .and_then(|rest| rest.split(' ').next())
+            .unwrap_or_default()
+            .to_string();
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let back = Url::parse(&format!("http://{local}{target}")).ok();
+        let Some(back) = back.filter(|u| u.path() == "/callback") else {
+            let _ = stream
+                .write_all(
+                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+                )
+                .await;
+            continue;
+        };
+        let page = "<!doctype html><title>structs-console</title><p>Authorization received. \
+                    You can close this page and return to the terminal.</p>";
+        let _ = stream
+            .write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n\
+                     content-length: {}\r\nconnection: close\r\n\r\n{page}",
+                    page.len()
+                )
+                .as_bytes(),
+            )
+            .await;
+        return Ok(back);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_redirect_listener_takes_the_callback_and_answers_other_paths_404() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let browser = tokio::spawn(async move {
+            let http = reqwest::Client::new();
+            let other = http
+                .get(format!("http://127.0.0.1:{port}/favicon.ico"))
+                .send()
+                .await
+                .unwrap();
+            let back = http
+                .get(format!("http://127.0.0.1:{port}/callback?code=c1&state=s"))
+                .send()
+                .await
+                .unwrap();
+            (
+                other.status().as_u16(),
+                back.status().as_u16(),
+                back.text().await.unwrap(),
+            )
+        });
+        let url = Url::parse("http://as/authorize").unwrap();
+        let wait = std::time::Duration::from_secs(20);
+        let back = tokio::time::timeout(wait, browser_redirect(&listener, &url))
+            .await
+            .expect("the browser came back")
+            .ok()
+            .unwrap();
+        assert_eq!(back.path(), "/callback");
+        assert_eq!(back.query(), Some("code=c1&state=s"));
+        let (other, ok, page) = browser.await.unwrap();
+        assert_eq!((other, ok), (404, 200));
+        assert!(page.contains("Authorization received"), "{page}");
+    }
+}
