@@ -132,6 +132,16 @@ pub(crate) struct Server {
     pub(crate) guessed: bool,
 }
 
+impl Server {
+    /// Whether the token endpoint takes this client authentication (all do, where the
+    /// metadata does not say).
+    pub(crate) fn offers_auth(&self, method: &str) -> bool {
+        self.token_endpoint_auth_methods
+            .as_ref()
+            .is_none_or(|list| list.iter().any(|m| m == method))
+    }
+}
+
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()
         .map(|a| {

@@ -11,7 +11,7 @@ use url::Url;
 use super::discover::{self, Asked, Resource, Server};
 use super::jose;
 use super::{
-    Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, encode, lock, read, said,
+    Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, encode, lock, read, said, success,
 };
 
 /// What a token endpoint gave.
@@ -209,13 +209,7 @@ impl Authorizer {
             .send()
             .await
             .map_err(|e| format!("cannot reach the IdP's token endpoint: {e}"))?;
-        let (status, body) = read(answer).await;
-        if !status.is_success() {
-            return Err(Failure::Failed(format!(
-                "the IdP refused the token exchange: {}",
-                said(&body, status)
-            )));
-        }
+        let body = success(answer, "the IdP refused the token exchange").await?;
         body["access_token"]
             .as_str()
             .map(str::to_string)
@@ -228,16 +222,12 @@ impl Authorizer {
         let id = self.config.client_id.clone().ok_or_else(|| {
             Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
         })?;
-        let offered = |m: &str| {
-            server
-                .token_endpoint_auth_methods
-                .as_ref()
-                .is_none_or(|list| list.iter().any(|x| x == m))
-        };
         let method = if self.config.private_key.is_some() {
             "private_key_jwt"
         } else if self.config.client_secret.is_some() {
-            if offered("client_secret_basic") || !offered("client_secret_post") {
+            if server.offers_auth("client_secret_basic")
+                || !server.offers_auth("client_secret_post")
+            {
                 "client_secret_basic"
             } else {
                 "client_secret_post"

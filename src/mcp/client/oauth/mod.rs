@@ -405,3 +405,16 @@ pub(crate) fn said(body: &Value, status: reqwest::StatusCode) -> String {
         _ => format!("HTTP {status}"),
     }
 }
+
+/// A JSON answer that must be a success: its body, or `{what}: {error}`.
+pub(crate) async fn success(answer: reqwest::Response, what: &str) -> Result<Value, Failure> {
+    let (status, body) = read(answer).await;
+    if status.is_success() {
+        Ok(body)
+    } else {
+        Err(Failure::Failed(format!("{what}: {}", said(&body, status))))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -11,7 +11,7 @@ use tokio::net::TcpListener;
 use url::Url;
 
 use super::discover::Server;
-use super::{Authorizer, Client, Failure, Flow, read, said};
+use super::{Authorizer, Client, Failure, Flow, success};
 
 /// The most of a browser's request to the redirect that is read.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
@@ -80,15 +80,9 @@ impl Authorizer {
         server: &Server,
         redirect: &str,
     ) -> Result<Client, Failure> {
-        let offered = |m: &str| {
-            server
-                .token_endpoint_auth_methods
-                .as_ref()
-                .is_none_or(|list| list.iter().any(|x| x == m))
-        };
         let method = ["none", "client_secret_basic", "client_secret_post"]
             .into_iter()
-            .find(|m| offered(m))
+            .find(|m| server.offers_auth(m))
             .unwrap_or("client_secret_basic");
         let answer = self
             .http
@@ -104,13 +98,11 @@ impl Authorizer {
             .send()
             .await
             .map_err(|e| format!("cannot reach the registration endpoint: {e}"))?;
-        let (status, body) = read(answer).await;
-        if !status.is_success() {
-            return Err(Failure::Failed(format!(
-                "the authorization server refused to register the client: {}",
-                said(&body, status)
-            )));
-        }
+        let body = success(
+            answer,
+            "the authorization server refused to register the client",
+        )
+        .await?;
         let id = body["client_id"]
             .as_str()
             .ok_or_else(|| Failure::Failed("the registration gave no client_id".into()))?;
