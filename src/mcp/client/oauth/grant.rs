@@ -379,7 +379,9 @@ impl Authorizer {
         }
         let back = match how {
             Authorize::Fetch => self.fetch_redirect(&url).await?,
-            Authorize::Browser => super::register::browser_redirect(&listener, &url).await?,
+            Authorize::Browser => {
+                super::register::browser_redirect(&listener, &url, &flow.why).await?
+            }
         };
         let code = answer_code(&back, &state, server)?;
         let form = vec![

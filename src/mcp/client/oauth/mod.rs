@@ -113,6 +113,8 @@ struct Flow {
     redirect: Option<(Arc<tokio::net::TcpListener>, String)>,
     /// The authorization server's last DPoP nonce.
     as_nonce: Option<String>,
+    /// Why a person is asked now: shown with the URL to open.
+    why: String,
 }
 
 /// OAuth for one server URL: the token, and how to get another.
@@ -213,8 +215,9 @@ impl Authorizer {
         }
         let mut flow = self.flow.lock().await;
         let current = lock(&self.token).as_ref().map_or(0, |t| t.generation);
-        if !forbidden && current != generation {
-            // Another request got a newer token meanwhile.
+        if current != generation {
+            // Another request got a newer token meanwhile (a step-up's too): the
+            // request goes again with it first.
             return Ok(());
         }
         if *authorizations >= MAX_AUTHORIZATIONS {
@@ -277,6 +280,16 @@ impl Authorizer {
     ) -> Result<(), Failure> {
         let (resource, server) = self.discover(asked).await?;
         let scopes = self.scopes(flow, asked, resource.as_ref(), &server, forbidden)?;
+        flow.why = if forbidden {
+            let new: Vec<&str> = scopes
+                .iter()
+                .filter(|s| !flow.scopes.contains(*s))
+                .map(String::as_str)
+                .collect();
+            format!("asks for more access (scope {})", new.join(" "))
+        } else {
+            "asks for authorization".into()
+        };
         let same_server = flow.issuer.as_deref() == Some(server.issuer.as_str());
         let refresh = lock(&self.token)
             .as_ref()
@@ -343,6 +356,13 @@ impl Authorizer {
         };
         let mut scopes = named.clone();
         if forbidden {
+            if named.is_empty() {
+                return Err(Failure::Failed(
+                    "the server refused the token for its scope (403) and named no scope \
+                     to ask for"
+                        .into(),
+                ));
+            }
             if named.is_subset(&flow.scopes) {
                 return Err(Failure::Failed(format!(
                     "the server wants scope {:?}, which was asked for and not granted",

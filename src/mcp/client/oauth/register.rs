@@ -128,10 +128,12 @@ impl Authorizer {
 
 /// The browser's way: the URL is printed on stderr, and the redirect is awaited on the
 /// loopback listener (other paths are answered 404 and the wait goes on).
-pub(super) async fn browser_redirect(listener: &TcpListener, url: &Url) -> Result<Url, Failure> {
-    eprintln!(
-        "structs-console: the server asks for authorization. Open this URL in a browser:\n\n  {url}\n"
-    );
+pub(super) async fn browser_redirect(
+    listener: &TcpListener,
+    url: &Url,
+    why: &str,
+) -> Result<Url, Failure> {
+    eprintln!("structs-console: the server {why}. Open this URL in a browser:\n\n  {url}\n");
     loop {
         let (mut stream, _) = listener
             .accept()
@@ -211,7 +213,7 @@ mod tests {
         });
         let url = Url::parse("http://as/authorize").unwrap();
         let wait = std::time::Duration::from_secs(20);
-        let back = tokio::time::timeout(wait, browser_redirect(&listener, &url))
+        let back = tokio::time::timeout(wait, browser_redirect(&listener, &url, "asks"))
             .await
             .expect("the browser came back")
             .ok()
