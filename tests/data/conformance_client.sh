@@ -83,6 +83,7 @@ print(json.dumps({"schema": focal["inputSchema"]}))') || exit 1
     trap 'rm -rf "$dir"' EXIT
     if [ -n "$ctx" ]; then
       [ -n "$(field client_id)" ] && oauth+=(--oauth-client-id "$(field client_id)")
+      [ -n "$(field issuer)" ] && oauth+=(--oauth-issuer "$(field issuer)")
       [ -n "$(field client_secret)" ] && export STRUCTS_CONSOLE_OAUTH_CLIENT_SECRET="$(field client_secret)"
       if [ -n "$(field private_key_pem)" ]; then
         field private_key_pem > "$dir/key.pem"

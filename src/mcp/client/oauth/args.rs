@@ -28,6 +28,12 @@ pub struct OAuthArgs {
     #[arg(long = "oauth-client-id", value_name = "ID")]
     pub client_id: Option<String>,
 
+    /// The authorization server (its issuer URL) the pre-registered client or the
+    /// workload's assertion is for: they are sent to no other. Without it they go to
+    /// the first the server names, and to no other after.
+    #[arg(long = "oauth-issuer", value_name = "URL")]
+    pub issuer: Option<String>,
+
     /// The pre-registered client's secret. Prefer the environment variable: a flag
     /// shows in the process list.
     #[arg(
@@ -132,6 +138,7 @@ impl OAuthArgs {
         };
         Ok(Some(Config {
             grant,
+            issuer: self.issuer.clone(),
             client_id: self.client_id.clone(),
             client_secret: self.client_secret.clone(),
             private_key,

@@ -37,9 +37,12 @@ pub(crate) fn challenges(header: &str) -> Vec<Challenge> {
         if token.is_empty() {
             break;
         }
-        if let Some(value_start) = after.strip_prefix('=')
-            && !value_start.starts_with('=')
-        {
+        if after.starts_with("==") || (after.starts_with('=') && token68_end(after)) {
+            // A token68 padded with `=` after the scheme: kept as no parameter.
+            rest = after.trim_start_matches('=');
+            continue;
+        }
+        if let Some(value_start) = after.strip_prefix('=') {
             // A parameter of the current challenge.
             let (value, remainder) = param_value(value_start.trim_start());
             if let Some(current) = out.last_mut() {
@@ -56,6 +59,16 @@ pub(crate) fn challenges(header: &str) -> Vec<Challenge> {
         }
     }
     out
+}
+
+/// Whether `=…` after a token is token68 padding: only `=` up to a comma or the end.
+fn token68_end(after: &str) -> bool {
+    after
+        .trim_start_matches('=')
+        .trim_start()
+        .chars()
+        .next()
+        .is_none_or(|c| c == ',')
 }
 
 /// A parameter's value (quoted with backslash escapes, or a bare token) and what
@@ -130,6 +143,8 @@ pub(crate) struct Server {
     pub(crate) dpop_algs: Vec<String>,
     /// Guessed by the 2025-03-26 fallback: the server published no metadata at all.
     pub(crate) guessed: bool,
+    /// `code_challenge_methods_supported` lists S256.
+    pub(crate) pkce_s256: bool,
 }
 
 impl Server {
@@ -260,7 +275,40 @@ pub(crate) fn server(doc: &Value, issuer: &str) -> Result<Server, String> {
             .unwrap_or(false),
         dpop_algs: strings(&doc["dpop_signing_alg_values_supported"]),
         guessed: false,
+        pkce_s256: strings(&doc["code_challenge_methods_supported"])
+            .iter()
+            .any(|m| m == "S256"),
     })
+}
+
+/// Refuses endpoints that would carry a code, a secret or a token in the clear to a
+/// host the MCP traffic does not already go to: each must be `https`, or on a loopback
+/// host, or of the MCP server's own origin.
+pub(crate) fn endpoints_safe(server: &Server, mcp: &Url) -> Result<(), String> {
+    let loopback = |url: &Url| match url.host() {
+        Some(url::Host::Domain(d)) => d == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    let endpoints = [
+        Some(&server.authorization_endpoint),
+        Some(&server.token_endpoint),
+        server.registration_endpoint.as_ref(),
+    ];
+    for endpoint in endpoints.into_iter().flatten().filter(|e| !e.is_empty()) {
+        let url = Url::parse(endpoint).map_err(|e| {
+            format!("the authorization server's endpoint {endpoint:?} is no URL: {e}")
+        })?;
+        let safe = url.scheme() == "https" || loopback(&url) || origin(&url) == origin(mcp);
+        if !safe {
+            return Err(format!(
+                "the authorization server's endpoint {endpoint} is plain http to another \
+                 host: refused"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The issuer of metadata found at a server's origin under the 2025-03-26 rules (no
@@ -312,6 +360,9 @@ mod tests {
         assert_eq!(all[0].param("error"), Some("use_dpop_nonce"));
         assert_eq!(all[1].scheme, "Bearer");
         assert!(Asked::read("DPoP resource_metadata=\"u\"").dpop);
+        let padded = challenges(r#"Negotiate abc==, Bearer resource_metadata="m""#);
+        assert_eq!(padded.len(), 2, "{padded:?}");
+        assert_eq!(padded[1].param("resource_metadata"), Some("m"));
     }
 
     #[test]
@@ -361,6 +412,25 @@ mod tests {
         );
         assert!(legacy_issuer(&doc("http://evil:1/oauth"), &at).is_err());
         assert!(legacy_issuer(&json!({}), &at).is_err());
+    }
+
+    #[test]
+    fn endpoints_in_the_clear_go_only_where_the_traffic_already_goes() {
+        let mcp = Url::parse("http://10.0.0.5:8000/mcp").unwrap();
+        let with = |token: &str| Server {
+            token_endpoint: token.into(),
+            ..Server::default()
+        };
+        for ok in [
+            "https://as.example/token",
+            "http://localhost:9/token",
+            "http://127.0.0.1:9/token",
+            "http://10.0.0.5:8000/token",
+        ] {
+            assert!(endpoints_safe(&with(ok), &mcp).is_ok(), "{ok}");
+        }
+        let err = endpoints_safe(&with("http://as.example/token"), &mcp).unwrap_err();
+        assert!(err.contains("refused"), "{err}");
     }
 
     #[test]

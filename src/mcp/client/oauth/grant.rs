@@ -47,18 +47,25 @@ fn basic_credentials(id: &str, secret: &str) -> String {
 
 impl Authorizer {
     /// A JSON document at `url`, or `None` where there is none (any status but 2xx).
-    async fn get_json(&self, url: &str) -> Result<Option<Value>, Failure> {
-        let answer = self
+    /// A URL that cannot be reached is no document either: the next is tried.
+    async fn get_json(&self, url: &str) -> Option<Value> {
+        let answer = match self
             .http
             .get(url)
             .header(reqwest::header::ACCEPT, "application/json")
             .send()
             .await
-            .map_err(|e| format!("cannot read {url}: {e}"))?;
+        {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::debug!(url, error = %e, "OAuth metadata not read");
+                return None;
+            }
+        };
         if !answer.status().is_success() {
-            return Ok(None);
+            return None;
         }
-        Ok(answer.json::<Value>().await.ok().filter(Value::is_object))
+        answer.json::<Value>().await.ok().filter(Value::is_object)
     }
 
     /// The resource metadata and the authorization server behind this server; for a
@@ -72,7 +79,7 @@ impl Authorizer {
         for url in
             discover::resource_metadata_urls(&self.server, asked.resource_metadata.as_deref())
         {
-            if let Some(doc) = self.get_json(&url).await? {
+            if let Some(doc) = self.get_json(&url).await {
                 resource = Some(discover::resource(&doc, &self.server).map_err(Refusal)?);
                 break;
             }
@@ -83,7 +90,7 @@ impl Authorizer {
         let issuer_url = Url::parse(&issuer)
             .map_err(|e| format!("the authorization server {issuer:?} is no URL: {e}"))?;
         for url in discover::server_metadata_urls(&issuer_url) {
-            if let Some(doc) = self.get_json(&url).await? {
+            if let Some(doc) = self.get_json(&url).await {
                 let expected = match &resource {
                     Some(_) => issuer.clone(),
                     // Under the 2025-03-26 rules nobody named the issuer: the server's
@@ -92,6 +99,7 @@ impl Authorizer {
                     None => discover::legacy_issuer(&doc, &issuer_url).map_err(Refusal)?,
                 };
                 let server = discover::server(&doc, &expected).map_err(Refusal)?;
+                discover::endpoints_safe(&server, &self.server).map_err(Refusal)?;
                 return Ok((resource, server));
             }
         }
@@ -129,6 +137,7 @@ impl Authorizer {
                 self.token(flow, server, Some(&client), form).await
             }
             Grant::JwtBearer { assertion } => {
+                self.credentials_go_to(server)?;
                 form.insert(0, ("grant_type", JWT_BEARER.into()));
                 form.insert(1, ("assertion", assertion.clone()));
                 let client = self
@@ -157,7 +166,15 @@ impl Authorizer {
         resource: &str,
         refresh: &str,
     ) -> Result<Got, Failure> {
-        let client = flow.clients.get(&server.issuer).cloned();
+        let client = match flow.clients.get(&server.issuer) {
+            Some(client) => Some(client.clone()),
+            None => self
+                .config
+                .client_id
+                .is_some()
+                .then(|| self.preregistered(server))
+                .transpose()?,
+        };
         let form = vec![
             ("grant_type", "refresh_token".to_string()),
             ("refresh_token", refresh.to_string()),
@@ -222,6 +239,7 @@ impl Authorizer {
         let id = self.config.client_id.clone().ok_or_else(|| {
             Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
         })?;
+        self.credentials_go_to(server)?;
         let method = if self.config.private_key.is_some() {
             "private_key_jwt"
         } else if self.config.client_secret.is_some() {
@@ -249,37 +267,13 @@ impl Authorizer {
         flow: &mut Flow,
         server: &Server,
         client: Option<&Client>,
-        mut form: Form,
+        form: Form,
     ) -> Result<Got, Failure> {
-        let mut basic = None;
-        if let Some(client) = client {
-            match client.method.as_str() {
-                "client_secret_basic" => {
-                    basic = Some(basic_credentials(
-                        &client.id,
-                        client.secret.as_deref().unwrap_or_default(),
-                    ));
-                }
-                "client_secret_post" => {
-                    form.push(("client_id", client.id.clone()));
-                    form.push(("client_secret", client.secret.clone().unwrap_or_default()));
-                }
-                "private_key_jwt" => {
-                    let key = self.config.private_key.as_ref().ok_or_else(|| {
-                        Failure::Failed("private_key_jwt needs --oauth-private-key".into())
-                    })?;
-                    form.push(("client_id", client.id.clone()));
-                    form.push(("client_assertion_type", ASSERTION_TYPE.into()));
-                    form.push((
-                        "client_assertion",
-                        key.client_assertion(&client.id, &server.issuer),
-                    ));
-                }
-                _ => form.push(("client_id", client.id.clone())),
-            }
-        }
         let dpop = lock(&self.dpop).clone();
         for attempt in 0..2 {
+            // Each attempt authenticates anew: an assertion is good for one request.
+            let mut form = form.clone();
+            let basic = self.authenticate(server, client, &mut form)?;
             let mut request = self
                 .http
                 .post(&server.token_endpoint)
@@ -360,6 +354,14 @@ impl Authorizer {
             .redirect
             .clone()
             .ok_or_else(|| Failure::Failed("no redirect listener".into()))?;
+        if !server.guessed && !server.pkce_s256 {
+            return Err(Refusal(format!(
+                "the authorization server {} does not say it takes PKCE with S256 \
+                 (code_challenge_methods_supported): refused, as the specification says",
+                server.issuer
+            ))
+            .into());
+        }
         let verifier = jose::random(32);
         let state = jose::random(16);
         let mut url = Url::parse(&server.authorization_endpoint)
@@ -378,9 +380,9 @@ impl Authorizer {
             }
         }
         let back = match how {
-            Authorize::Fetch => self.fetch_redirect(&url).await?,
+            Authorize::Fetch => self.fetch_redirect(&url, &redirect).await?,
             Authorize::Browser => {
-                super::register::browser_redirect(&listener, &url, &flow.why).await?
+                super::register::browser_redirect(&listener, &url, &state, &flow.why).await?
             }
         };
         let code = answer_code(&back, &state, server)?;
@@ -395,7 +397,7 @@ impl Authorizer {
     }
 
     /// The redirect the authorization endpoint answers with, read without following.
-    async fn fetch_redirect(&self, url: &Url) -> Result<Url, Failure> {
+    async fn fetch_redirect(&self, url: &Url, redirect: &str) -> Result<Url, Failure> {
         let answer = self
             .http
             .get(url.as_str())
@@ -413,8 +415,81 @@ impl Authorizer {
                     answer.status()
                 )
             })?;
-        url.join(location)
-            .map_err(|e| Failure::Failed(format!("the redirect is no URL: {e}")))
+        let back = url
+            .join(location)
+            .map_err(|e| Failure::Failed(format!("the redirect is no URL: {e}")))?;
+        let expected = Url::parse(redirect).map_err(|e| e.to_string())?;
+        if back.origin() != expected.origin() || back.path() != expected.path() {
+            return Err(Failure::Failed(format!(
+                "the authorization endpoint redirected to {}, not back to the client: it \
+                 wants a person (use --oauth browser)",
+                back.origin().ascii_serialization()
+            )));
+        }
+        Ok(back)
+    }
+}
+
+impl Authorizer {
+    /// The client's authentication at the token endpoint, added to `form`; the
+    /// credentials for an `Authorization: Basic` header where that is the method.
+    fn authenticate(
+        &self,
+        server: &Server,
+        client: Option<&Client>,
+        form: &mut Form,
+    ) -> Result<Option<String>, Failure> {
+        let Some(client) = client else {
+            return Ok(None);
+        };
+        match client.method.as_str() {
+            "client_secret_basic" => {
+                return Ok(Some(basic_credentials(
+                    &client.id,
+                    client.secret.as_deref().unwrap_or_default(),
+                )));
+            }
+            "client_secret_post" => {
+                form.push(("client_id", client.id.clone()));
+                form.push(("client_secret", client.secret.clone().unwrap_or_default()));
+            }
+            "private_key_jwt" => {
+                let key = self.config.private_key.as_ref().ok_or_else(|| {
+                    Failure::Failed("private_key_jwt needs --oauth-private-key".into())
+                })?;
+                form.push(("client_id", client.id.clone()));
+                form.push(("client_assertion_type", ASSERTION_TYPE.into()));
+                form.push((
+                    "client_assertion",
+                    key.client_assertion(&client.id, &server.issuer),
+                ));
+            }
+            _ => form.push(("client_id", client.id.clone())),
+        }
+        Ok(None)
+    }
+
+    /// Refuses to show the operator's own credentials (a pre-registered client, a
+    /// workload's assertion) to an authorization server other than theirs: the one
+    /// `--oauth-issuer` names, else the first they were used with in this process.
+    fn credentials_go_to(&self, server: &Server) -> Result<(), Failure> {
+        let mut bound = lock(&self.credentials_issuer);
+        let expected = self
+            .config
+            .issuer
+            .clone()
+            .or_else(|| bound.clone())
+            .unwrap_or_else(|| server.issuer.clone());
+        if expected != server.issuer {
+            return Err(Refusal(format!(
+                "the server sends the client to the authorization server {}, and the \
+                 credentials given are for {expected}: refused (--oauth-issuer names theirs)",
+                server.issuer
+            ))
+            .into());
+        }
+        *bound = Some(expected);
+        Ok(())
     }
 }
 
@@ -428,6 +503,11 @@ fn answer_code(back: &Url, state: &str, server: &Server) -> Result<String, Failu
             .map(|(_, v)| v.into_owned())
             .collect()
     };
+    if get("state") != [state] {
+        return Err(Failure::Failed(
+            "the authorization response's state is not the one sent: refused".into(),
+        ));
+    }
     if let Some(error) = get("error").first() {
         let description = get("error_description")
             .first()
@@ -436,11 +516,6 @@ fn answer_code(back: &Url, state: &str, server: &Server) -> Result<String, Failu
         return Err(Failure::Failed(format!(
             "the authorization was refused: {error} {description}"
         )));
-    }
-    if get("state") != [state] {
-        return Err(Failure::Failed(
-            "the authorization response's state is not the one sent: refused".into(),
-        ));
     }
     match get("iss").as_slice() {
         [] if server.iss_parameter_supported => {

@@ -45,7 +45,7 @@ pub enum Authorize {
 }
 
 /// The grant the client asks for a token by.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum Grant {
     /// Authorization code with PKCE (a person authorizes).
     AuthorizationCode(Authorize),
@@ -66,9 +66,12 @@ pub enum Grant {
 }
 
 /// What the operator told the client about OAuth.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     pub grant: Grant,
+    /// The authorization server the operator's own credentials are for (a
+    /// pre-registered client's, a workload's assertion): they go to no other.
+    pub issuer: Option<String>,
     /// A pre-registered client id (and its secret or key).
     pub client_id: Option<String>,
     pub client_secret: Option<String>,
@@ -76,6 +79,26 @@ pub struct Config {
     pub(crate) private_key: Option<Arc<Es256>>,
     /// A Client ID Metadata Document URL, the client id where the server takes one.
     pub client_metadata_url: Option<String>,
+}
+
+// Written by hand, so that no secret, assertion or ID token is ever printed.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let grant = match &self.grant {
+            Grant::AuthorizationCode(how) => format!("AuthorizationCode({how:?})"),
+            Grant::ClientCredentials => "ClientCredentials".into(),
+            Grant::JwtBearer { .. } => "JwtBearer".into(),
+            Grant::Enterprise { .. } => "Enterprise".into(),
+        };
+        f.debug_struct("Config")
+            .field("grant", &grant)
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret.as_ref().map(|_| "…"))
+            .field("private_key", &self.private_key.as_ref().map(|_| "…"))
+            .field("client_metadata_url", &self.client_metadata_url)
+            .finish()
+    }
 }
 
 /// A token in use.
@@ -130,6 +153,8 @@ pub struct Authorizer {
     rs_nonce: Mutex<Option<String>>,
     /// Why the client stopped for good (see the module's words).
     refused: Mutex<Option<String>>,
+    /// The authorization server the operator's credentials first went to.
+    credentials_issuer: Mutex<Option<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -163,6 +188,7 @@ impl Authorizer {
             dpop: Mutex::default(),
             rs_nonce: Mutex::default(),
             refused: Mutex::default(),
+            credentials_issuer: Mutex::default(),
         }))
     }
 
@@ -326,7 +352,9 @@ impl Authorizer {
             },
         };
         flow.issuer = Some(server.issuer.clone());
-        flow.scopes.extend(scopes);
+        // A step-up's scopes hold those asked before; a plain new token's, those
+        // asked now.
+        flow.scopes = scopes;
         let mut token = lock(&self.token);
         let generation = token.as_ref().map_or(0, |t| t.generation) + 1;
         *token = Some(Token {

@@ -16,6 +16,9 @@ use super::{Authorizer, Client, Failure, Flow, success};
 /// The most of a browser's request to the redirect that is read.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
 
+/// How long a connection to the redirect listener may take to send its request.
+const REDIRECT_READ: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Authorizer {
     /// The loopback redirect URI, its listener bound on first use and kept, so that a
     /// registered client's redirect stays valid for the process.
@@ -131,6 +134,7 @@ impl Authorizer {
 pub(super) async fn browser_redirect(
     listener: &TcpListener,
     url: &Url,
+    state: &str,
     why: &str,
 ) -> Result<Url, Failure> {
     eprintln!("structs-console: the server {why}. Open this URL in a browser:\n\n  {url}\n");
@@ -139,49 +143,66 @@ pub(super) async fn browser_redirect(
             .accept()
             .await
             .map_err(|e| format!("the authorization's redirect listener failed: {e}"))?;
-        let mut buf = vec![0u8; MAX_REDIRECT_REQUEST];
-        let mut len = 0;
-        while len < buf.len() {
-            match stream.read(&mut buf[len..]).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => len += n,
-            }
-            if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
-                break;
-            }
-        }
-        let head = String::from_utf8_lossy(&buf[..len]);
-        let target = head
-            .lines()
-            .next()
-            .and_then(|line| line.strip_prefix("GET "))
-            .and_then(|rest| rest.split(' ').next())
-            .unwrap_or_default()
-            .to_string();
-        let local = listener.local_addr().map_err(|e| e.to_string())?;
-        let back = Url::parse(&format!("http://{local}{target}")).ok();
-        let Some(back) = back.filter(|u| u.path() == "/callback") else {
-            let _ = stream
-                .write_all(
-                    b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-                )
-                .await;
+        // A connection that says nothing (a browser's preconnect) is let go.
+        let Ok(target) = tokio::time::timeout(REDIRECT_READ, request_target(&mut stream)).await
+        else {
             continue;
         };
-        let page = "<!doctype html><title>structs-console</title><p>Authorization received. \
-                    You can close this page and return to the terminal.</p>";
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let back = Url::parse(&format!("http://{local}{target}"))
+            .ok()
+            .filter(|u| u.path() == "/callback");
+        // Only this authorization's answer ends the wait: another (a stale tab, a
+        // page that guessed the port) is turned away.
+        let ours = back
+            .as_ref()
+            .is_some_and(|u| u.query_pairs().any(|(k, v)| k == "state" && v == state));
+        let (status, page) = match (&back, ours) {
+            (Some(_), true) => (
+                "200 OK",
+                "Authorization received. You can close this page and return to the terminal.",
+            ),
+            (Some(_), false) => ("400 Bad Request", "This is not the authorization awaited."),
+            (None, _) => ("404 Not Found", ""),
+        };
+        let page = format!("<!doctype html><title>structs-console</title><p>{page}</p>");
         let _ = stream
             .write_all(
                 format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\n\
+                    "HTTP/1.1 {status}\r\ncontent-type: text/html; charset=utf-8\r\n\
                      content-length: {}\r\nconnection: close\r\n\r\n{page}",
                     page.len()
                 )
                 .as_bytes(),
             )
             .await;
-        return Ok(back);
+        if let (Some(back), true) = (back, ours) {
+            return Ok(back);
+        }
     }
+}
+
+/// The target of the request on `stream` (`/callback?…`), read up to its blank line
+/// or [`MAX_REDIRECT_REQUEST`] bytes; empty where it is no GET.
+async fn request_target(stream: &mut tokio::net::TcpStream) -> String {
+    let mut buf = vec![0u8; MAX_REDIRECT_REQUEST];
+    let mut len = 0;
+    while len < buf.len() {
+        match stream.read(&mut buf[len..]).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => len += n,
+        }
+        if buf[..len].windows(4).any(|w| w == b"\r\n\r\n") {
+            break;
+        }
+    }
+    let head = String::from_utf8_lossy(&buf[..len]);
+    head.lines()
+        .next()
+        .and_then(|line| line.strip_prefix("GET "))
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_default()
+        .to_string()
 }
 
 #[cfg(test)]
@@ -200,28 +221,38 @@ mod tests {
                 .send()
                 .await
                 .unwrap();
+            let stale = http
+                .get(format!(
+                    "http://127.0.0.1:{port}/callback?code=c0&state=old"
+                ))
+                .send()
+                .await
+                .unwrap();
             let back = http
                 .get(format!("http://127.0.0.1:{port}/callback?code=c1&state=s"))
                 .send()
                 .await
                 .unwrap();
             (
-                other.status().as_u16(),
-                back.status().as_u16(),
+                [
+                    other.status().as_u16(),
+                    stale.status().as_u16(),
+                    back.status().as_u16(),
+                ],
                 back.text().await.unwrap(),
             )
         });
         let url = Url::parse("http://as/authorize").unwrap();
         let wait = std::time::Duration::from_secs(20);
-        let back = tokio::time::timeout(wait, browser_redirect(&listener, &url, "asks"))
+        let back = tokio::time::timeout(wait, browser_redirect(&listener, &url, "s", "asks"))
             .await
             .expect("the browser came back")
             .ok()
             .unwrap();
         assert_eq!(back.path(), "/callback");
         assert_eq!(back.query(), Some("code=c1&state=s"));
-        let (other, ok, page) = browser.await.unwrap();
-        assert_eq!((other, ok), (404, 200));
+        let (statuses, page) = browser.await.unwrap();
+        assert_eq!(statuses, [404, 400, 200]);
         assert!(page.contains("Authorization received"), "{page}");
     }
 }

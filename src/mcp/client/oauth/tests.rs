@@ -34,6 +34,7 @@ async fn metadata(State(s): State<Seen>) -> Json<Value> {
         "registration_endpoint": format!("{}/register", s.base),
         "scopes_supported": ["read", "offline_access"],
         "authorization_response_iss_parameter_supported": true,
+        "code_challenge_methods_supported": ["S256"],
     }))
 }
 
@@ -113,6 +114,7 @@ async fn a_token_is_got_refreshed_and_not_got_twice_for_one_challenge() {
     let url = format!("{}/mcp", seen.base);
     let config = Config {
         grant: Grant::AuthorizationCode(Authorize::Fetch),
+        issuer: None,
         client_id: None,
         client_secret: None,
         private_key: None,
