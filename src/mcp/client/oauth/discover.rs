@@ -1,10 +1,13 @@
 //! Finding who authorizes a server: the server's challenge (`WWW-Authenticate`), its
 //! protected resource metadata (RFC 9728), and its authorization server's metadata
 //! (RFC 8414, or OpenID Connect discovery), with the 2025-03-26 fallbacks for a server
-//! that publishes neither.
+//! that publishes neither: the documents read (`Authorizer::discover`) and the rules
+//! they are checked by.
 
 use serde_json::Value;
 use url::Url;
+
+use super::{Failure, Refusal};
 
 /// One challenge of a `WWW-Authenticate` header: its scheme and parameters.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -335,6 +338,71 @@ pub(crate) fn fallback_server(issuer: &str) -> Server {
         registration_endpoint: Some(format!("{issuer}/register")),
         guessed: true,
         ..Server::default()
+    }
+}
+
+impl super::Authorizer {
+    /// A JSON document at `url`, or `None` where there is none (any status but 2xx).
+    /// A URL that cannot be reached is no document either: the next is tried.
+    async fn get_json(&self, url: &str) -> Option<Value> {
+        let answer = match self
+            .http
+            .get(url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .send()
+            .await
+        {
+            Ok(answer) => answer,
+            Err(e) => {
+                tracing::debug!(url, error = %e, "OAuth metadata not read");
+                return None;
+            }
+        };
+        if !answer.status().is_success() {
+            return None;
+        }
+        answer.json::<Value>().await.ok().filter(Value::is_object)
+    }
+
+    /// The resource metadata and the authorization server behind this server; for a
+    /// server with no resource metadata, the 2025-03-26 rules (its origin as the
+    /// authorization server, its metadata or else its default endpoints).
+    pub(super) async fn discover(
+        &self,
+        asked: &Asked,
+    ) -> Result<(Option<Resource>, Server), Failure> {
+        let mut found = None;
+        for url in resource_metadata_urls(&self.server, asked.resource_metadata.as_deref()) {
+            if let Some(doc) = self.get_json(&url).await {
+                found = Some(resource(&doc, &self.server).map_err(Refusal)?);
+                break;
+            }
+        }
+        let issuer = found
+            .as_ref()
+            .map_or_else(|| origin(&self.server), |r| r.issuer.clone());
+        let issuer_url = Url::parse(&issuer)
+            .map_err(|e| format!("the authorization server {issuer:?} is no URL: {e}"))?;
+        for url in server_metadata_urls(&issuer_url) {
+            if let Some(doc) = self.get_json(&url).await {
+                let expected = match &found {
+                    Some(_) => issuer.clone(),
+                    // Under the 2025-03-26 rules nobody named the issuer: the server's
+                    // origin is the authorization server, and the metadata found there
+                    // says its issuer, which must be of that origin.
+                    None => legacy_issuer(&doc, &issuer_url).map_err(Refusal)?,
+                };
+                let server = server(&doc, &expected).map_err(Refusal)?;
+                endpoints_safe(&server, &self.server).map_err(Refusal)?;
+                return Ok((found, server));
+            }
+        }
+        if found.is_some() {
+            return Err(Failure::Failed(format!(
+                "the authorization server {issuer} publishes no metadata"
+            )));
+        }
+        Ok((None, fallback_server(&issuer)))
     }
 }
 

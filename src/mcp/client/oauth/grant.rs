@@ -1,14 +1,13 @@
-//! Getting a token: discovery's HTTP, each grant's token request, the authorization
+//! Getting a token: each grant's token request, the authorization
 //! code's round trip through a browser (or a fetch), and the token endpoint's client
 //! authentication and DPoP.
 
 use std::collections::BTreeSet;
 
 use reqwest::header::HeaderName;
-use serde_json::Value;
 use url::Url;
 
-use super::discover::{self, Asked, Resource, Server};
+use super::discover::Server;
 use super::jose;
 use super::{
     Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, encode, lock, read, said, success,
@@ -46,71 +45,6 @@ fn basic_credentials(id: &str, secret: &str) -> String {
 }
 
 impl Authorizer {
-    /// A JSON document at `url`, or `None` where there is none (any status but 2xx).
-    /// A URL that cannot be reached is no document either: the next is tried.
-    async fn get_json(&self, url: &str) -> Option<Value> {
-        let answer = match self
-            .http
-            .get(url)
-            .header(reqwest::header::ACCEPT, "application/json")
-            .send()
-            .await
-        {
-            Ok(answer) => answer,
-            Err(e) => {
-                tracing::debug!(url, error = %e, "OAuth metadata not read");
-                return None;
-            }
-        };
-        if !answer.status().is_success() {
-            return None;
-        }
-        answer.json::<Value>().await.ok().filter(Value::is_object)
-    }
-
-    /// The resource metadata and the authorization server behind this server; for a
-    /// server with no resource metadata, the 2025-03-26 rules (its origin as the
-    /// authorization server, its metadata or else its default endpoints).
-    pub(super) async fn discover(
-        &self,
-        asked: &Asked,
-    ) -> Result<(Option<Resource>, Server), Failure> {
-        let mut resource = None;
-        for url in
-            discover::resource_metadata_urls(&self.server, asked.resource_metadata.as_deref())
-        {
-            if let Some(doc) = self.get_json(&url).await {
-                resource = Some(discover::resource(&doc, &self.server).map_err(Refusal)?);
-                break;
-            }
-        }
-        let issuer = resource
-            .as_ref()
-            .map_or_else(|| discover::origin(&self.server), |r| r.issuer.clone());
-        let issuer_url = Url::parse(&issuer)
-            .map_err(|e| format!("the authorization server {issuer:?} is no URL: {e}"))?;
-        for url in discover::server_metadata_urls(&issuer_url) {
-            if let Some(doc) = self.get_json(&url).await {
-                let expected = match &resource {
-                    Some(_) => issuer.clone(),
-                    // Under the 2025-03-26 rules nobody named the issuer: the server's
-                    // origin is the authorization server, and the metadata found there
-                    // says its issuer, which must be of that origin.
-                    None => discover::legacy_issuer(&doc, &issuer_url).map_err(Refusal)?,
-                };
-                let server = discover::server(&doc, &expected).map_err(Refusal)?;
-                discover::endpoints_safe(&server, &self.server).map_err(Refusal)?;
-                return Ok((resource, server));
-            }
-        }
-        if resource.is_some() {
-            return Err(Failure::Failed(format!(
-                "the authorization server {issuer} publishes no metadata"
-            )));
-        }
-        Ok((None, discover::fallback_server(&issuer)))
-    }
-
     /// A token by the configured grant.
     pub(super) async fn grant(
         &self,
@@ -231,33 +165,6 @@ impl Authorizer {
             .as_str()
             .map(str::to_string)
             .ok_or_else(|| Failure::Failed("the IdP's token exchange gave no access_token".into()))
-    }
-
-    /// The client the operator gave, with the token endpoint authentication it can
-    /// do: a private key, a secret (Basic where the server takes it), or none.
-    pub(super) fn preregistered(&self, server: &Server) -> Result<Client, Failure> {
-        let id = self.config.client_id.clone().ok_or_else(|| {
-            Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
-        })?;
-        self.credentials_go_to(server)?;
-        let method = if self.config.private_key.is_some() {
-            "private_key_jwt"
-        } else if self.config.client_secret.is_some() {
-            if server.offers_auth("client_secret_basic")
-                || !server.offers_auth("client_secret_post")
-            {
-                "client_secret_basic"
-            } else {
-                "client_secret_post"
-            }
-        } else {
-            "none"
-        };
-        Ok(Client {
-            id,
-            secret: self.config.client_secret.clone(),
-            method: method.into(),
-        })
     }
 
     /// A token request: the form, the client's authentication, and a DPoP proof where
@@ -467,29 +374,6 @@ impl Authorizer {
             _ => form.push(("client_id", client.id.clone())),
         }
         Ok(None)
-    }
-
-    /// Refuses to show the operator's own credentials (a pre-registered client, a
-    /// workload's assertion) to an authorization server other than theirs: the one
-    /// `--oauth-issuer` names, else the first they were used with in this process.
-    fn credentials_go_to(&self, server: &Server) -> Result<(), Failure> {
-        let mut bound = lock(&self.credentials_issuer);
-        let expected = self
-            .config
-            .issuer
-            .clone()
-            .or_else(|| bound.clone())
-            .unwrap_or_else(|| server.issuer.clone());
-        if expected != server.issuer {
-            return Err(Refusal(format!(
-                "the server sends the client to the authorization server {}, and the \
-                 credentials given are for {expected}: refused (--oauth-issuer names theirs)",
-                server.issuer
-            ))
-            .into());
-        }
-        *bound = Some(expected);
-        Ok(())
     }
 }
 

@@ -157,9 +157,7 @@ pub struct Authorizer {
     credentials_issuer: Mutex<Option<String>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+use super::traffic::lock;
 
 /// Headers to add to a request.
 pub(crate) type Headers = Vec<(HeaderName, HeaderValue)>;

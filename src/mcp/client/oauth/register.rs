@@ -11,7 +11,7 @@ use tokio::net::TcpListener;
 use url::Url;
 
 use super::discover::Server;
-use super::{Authorizer, Client, Failure, Flow, success};
+use super::{Authorizer, Client, Failure, Flow, Refusal, lock, success};
 
 /// The most of a browser's request to the redirect that is read.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
@@ -73,6 +73,56 @@ impl Authorizer {
         };
         flow.clients.insert(server.issuer.clone(), client.clone());
         Ok(client)
+    }
+
+    /// The client the operator gave, with the token endpoint authentication it can
+    /// do: a private key, a secret (Basic where the server takes it), or none.
+    pub(super) fn preregistered(&self, server: &Server) -> Result<Client, Failure> {
+        let id = self.config.client_id.clone().ok_or_else(|| {
+            Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
+        })?;
+        self.credentials_go_to(server)?;
+        let method = if self.config.private_key.is_some() {
+            "private_key_jwt"
+        } else if self.config.client_secret.is_some() {
+            if server.offers_auth("client_secret_basic")
+                || !server.offers_auth("client_secret_post")
+            {
+                "client_secret_basic"
+            } else {
+                "client_secret_post"
+            }
+        } else {
+            "none"
+        };
+        Ok(Client {
+            id,
+            secret: self.config.client_secret.clone(),
+            method: method.into(),
+        })
+    }
+
+    /// Refuses to show the operator's own credentials (a pre-registered client, a
+    /// workload's assertion) to an authorization server other than theirs: the one
+    /// `--oauth-issuer` names, else the first they were used with in this process.
+    pub(super) fn credentials_go_to(&self, server: &Server) -> Result<(), Failure> {
+        let mut bound = lock(&self.credentials_issuer);
+        let expected = self
+            .config
+            .issuer
+            .clone()
+            .or_else(|| bound.clone())
+            .unwrap_or_else(|| server.issuer.clone());
+        if expected != server.issuer {
+            return Err(Refusal(format!(
+                "the server sends the client to the authorization server {}, and the \
+                 credentials given are for {expected}: refused (--oauth-issuer names theirs)",
+                server.issuer
+            ))
+            .into());
+        }
+        *bound = Some(expected);
+        Ok(())
     }
 
     /// Dynamic client registration, as a native application: a public client where
