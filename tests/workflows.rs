@@ -372,9 +372,13 @@ fn mine_refine_convert_runs_both_proofs_at_once_and_refines_the_mined_ore() {
         )
         .await;
         let id = started["workflow_id"].as_str().unwrap().to_string();
-        // Both proofs wait at the same time.
+        // Both proofs wait at the same time. The refining proof starts beside the
+        // first `player` read, so wait for that read to finish (it can be slow on a
+        // loaded machine): then the two proofs are all that runs.
         let m = watch(&core, &id, |m| {
-            step_status(m, "mine_proof") == "running" && step_status(m, "refine_proof") == "running"
+            step_status(m, "mine_proof") == "running"
+                && step_status(m, "refine_proof") == "running"
+                && step_status(m, "player") == "succeeded"
         })
         .await;
         assert_eq!(m["progress"]["running"], 2);
