@@ -10,7 +10,8 @@ use url::Url;
 use super::discover::Server;
 use super::jose;
 use super::{
-    Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, encode, lock, read, said, success,
+    Authorize, Authorizer, Client, Failure, Flow, Grant, Refusal, dpop_nonce, encode, read, said,
+    success,
 };
 
 /// What a token endpoint gave.
@@ -52,43 +53,62 @@ impl Authorizer {
         server: &Server,
         resource: &str,
         scopes: &BTreeSet<String>,
+        why: &str,
     ) -> Result<Got, Failure> {
         let scope = scopes.iter().cloned().collect::<Vec<_>>().join(" ");
-        let mut form: Form = vec![("resource", resource.to_string())];
-        if !scope.is_empty() {
-            form.push(("scope", scope.clone()));
-        }
-        match &self.config.grant {
+        let (grant_type, assertion, client) = match &self.config.grant {
             Grant::AuthorizationCode(how) => {
-                let redirect = self.redirect(flow).await?;
-                let client = self.client(flow, server, &redirect).await?;
-                self.authorization_code(flow, server, &client, resource, &scope, *how)
-                    .await
+                return self
+                    .authorization_code(flow, server, resource, &scope, *how, why)
+                    .await;
             }
-            Grant::ClientCredentials => {
-                form.insert(0, ("grant_type", "client_credentials".into()));
-                let client = self.preregistered(server)?;
-                self.token(flow, server, Some(&client), form).await
-            }
+            Grant::ClientCredentials => (
+                "client_credentials",
+                None,
+                Some(self.preregistered(flow, server)?),
+            ),
             Grant::JwtBearer { assertion } => {
-                self.credentials_go_to(server)?;
-                form.insert(0, ("grant_type", JWT_BEARER.into()));
-                form.insert(1, ("assertion", assertion.clone()));
-                let client = self
-                    .config
-                    .client_id
-                    .is_some()
-                    .then(|| self.preregistered(server));
-                self.token(flow, server, client.transpose()?.as_ref(), form)
-                    .await
+                self.credentials_go_to(flow, server)?;
+                let client = self.given_client(flow, server)?;
+                (JWT_BEARER, Some(assertion.clone()), client)
             }
-            Grant::Enterprise { .. } => {
-                let assertion = self.exchange(server, resource, &scope).await?;
-                form.insert(0, ("grant_type", JWT_BEARER.into()));
-                form.insert(1, ("assertion", assertion));
-                let client = self.preregistered(server)?;
-                self.token(flow, server, Some(&client), form).await
+            Grant::Enterprise {
+                idp_token_endpoint,
+                idp_client_id,
+                id_token,
+            } => {
+                let assertion = self
+                    .exchange(
+                        server,
+                        resource,
+                        &scope,
+                        idp_token_endpoint,
+                        idp_client_id.as_deref(),
+                        id_token,
+                    )
+                    .await?;
+                (
+                    JWT_BEARER,
+                    Some(assertion),
+                    Some(self.preregistered(flow, server)?),
+                )
             }
+        };
+        let mut form: Form = vec![("grant_type", grant_type.into())];
+        form.extend(assertion.map(|a| ("assertion", a)));
+        form.push(("resource", resource.to_string()));
+        if !scope.is_empty() {
+            form.push(("scope", scope));
+        }
+        self.token(flow, server, client.as_ref(), form).await
+    }
+
+    /// The pre-registered client where the operator gave a client id, else none.
+    fn given_client(&self, flow: &mut Flow, server: &Server) -> Result<Option<Client>, Failure> {
+        if self.config.client_id.is_some() {
+            self.preregistered(flow, server).map(Some)
+        } else {
+            Ok(None)
         }
     }
 
@@ -102,12 +122,7 @@ impl Authorizer {
     ) -> Result<Got, Failure> {
         let client = match flow.clients.get(&server.issuer) {
             Some(client) => Some(client.clone()),
-            None => self
-                .config
-                .client_id
-                .is_some()
-                .then(|| self.preregistered(server))
-                .transpose()?,
+            None => self.given_client(flow, server)?,
         };
         let form = vec![
             ("grant_type", "refresh_token".to_string()),
@@ -126,19 +141,14 @@ impl Authorizer {
         server: &Server,
         resource: &str,
         scope: &str,
+        idp_token_endpoint: &str,
+        idp_client_id: Option<&str>,
+        id_token: &str,
     ) -> Result<String, Failure> {
-        let Grant::Enterprise {
-            idp_token_endpoint,
-            idp_client_id,
-            id_token,
-        } = &self.config.grant
-        else {
-            return Err(Failure::Failed("no enterprise IdP configured".into()));
-        };
         let mut form: Form = vec![
             ("grant_type", TOKEN_EXCHANGE.into()),
             ("requested_token_type", ID_JAG.into()),
-            ("subject_token", id_token.clone()),
+            ("subject_token", id_token.to_string()),
             ("subject_token_type", ID_TOKEN.into()),
             ("audience", server.issuer.clone()),
             ("resource", resource.to_string()),
@@ -147,7 +157,7 @@ impl Authorizer {
             form.push(("scope", scope.to_string()));
         }
         if let Some(id) = idp_client_id {
-            form.push(("client_id", id.clone()));
+            form.push(("client_id", id.to_string()));
         }
         let answer = self
             .http
@@ -176,7 +186,7 @@ impl Authorizer {
         client: Option<&Client>,
         form: Form,
     ) -> Result<Got, Failure> {
-        let dpop = lock(&self.dpop).clone();
+        let dpop = self.dpop.get();
         for attempt in 0..2 {
             // Each attempt authenticates anew: an assertion is good for one request.
             let mut form = form.clone();
@@ -206,11 +216,7 @@ impl Authorizer {
                 .send()
                 .await
                 .map_err(|e| format!("cannot reach the token endpoint: {e}"))?;
-            let nonce = answer
-                .headers()
-                .get("dpop-nonce")
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string);
+            let nonce = dpop_nonce(&answer);
             let (status, body) = read(answer).await;
             if nonce.is_some() {
                 flow.as_nonce.clone_from(&nonce);
@@ -252,15 +258,13 @@ impl Authorizer {
         &self,
         flow: &mut Flow,
         server: &Server,
-        client: &Client,
         resource: &str,
         scope: &str,
         how: Authorize,
+        why: &str,
     ) -> Result<Got, Failure> {
-        let (listener, redirect) = flow
-            .redirect
-            .clone()
-            .ok_or_else(|| Failure::Failed("no redirect listener".into()))?;
+        let (listener, redirect) = self.redirect(flow).await?;
+        let client = self.client(flow, server, &redirect).await?;
         if !server.guessed && !server.pkce_s256 {
             return Err(Refusal(format!(
                 "the authorization server {} does not say it takes PKCE with S256 \
@@ -289,7 +293,7 @@ impl Authorizer {
         let back = match how {
             Authorize::Fetch => self.fetch_redirect(&url, &redirect).await?,
             Authorize::Browser => {
-                super::register::browser_redirect(&listener, &url, &state, &flow.why).await?
+                super::register::browser_redirect(&listener, &url, &state, why).await?
             }
         };
         let code = answer_code(&back, &state, server)?;
@@ -300,7 +304,7 @@ impl Authorizer {
             ("code_verifier", verifier),
             ("resource", resource.to_string()),
         ];
-        self.token(flow, server, Some(client), form).await
+        self.token(flow, server, Some(&client), form).await
     }
 
     /// The redirect the authorization endpoint answers with, read without following.

@@ -136,8 +136,8 @@ struct Flow {
     redirect: Option<(Arc<tokio::net::TcpListener>, String)>,
     /// The authorization server's last DPoP nonce.
     as_nonce: Option<String>,
-    /// Why a person is asked now: shown with the URL to open.
-    why: String,
+    /// The authorization server the operator's credentials first went to.
+    credentials_issuer: Option<String>,
 }
 
 /// OAuth for one server URL: the token, and how to get another.
@@ -148,13 +148,11 @@ pub struct Authorizer {
     flow: tokio::sync::Mutex<Flow>,
     token: Mutex<Option<Token>>,
     /// The key DPoP proofs are signed with, made when a server first offers DPoP.
-    dpop: Mutex<Option<Arc<Es256>>>,
+    dpop: std::sync::OnceLock<Es256>,
     /// The resource server's last DPoP nonce.
     rs_nonce: Mutex<Option<String>>,
     /// Why the client stopped for good (see the module's words).
     refused: Mutex<Option<String>>,
-    /// The authorization server the operator's credentials first went to.
-    credentials_issuer: Mutex<Option<String>>,
 }
 
 use super::traffic::lock;
@@ -183,10 +181,9 @@ impl Authorizer {
             http,
             flow: tokio::sync::Mutex::default(),
             token: Mutex::default(),
-            dpop: Mutex::default(),
+            dpop: std::sync::OnceLock::new(),
             rs_nonce: Mutex::default(),
             refused: Mutex::default(),
-            credentials_issuer: Mutex::default(),
         }))
     }
 
@@ -202,7 +199,7 @@ impl Authorizer {
             headers.push((reqwest::header::AUTHORIZATION, v));
         }
         if token.dpop
-            && let Some(key) = lock(&self.dpop).clone()
+            && let Some(key) = self.dpop.get()
         {
             let nonce = lock(&self.rs_nonce).clone();
             let proof = key.dpop_proof(method, url, Some(&token.access), nonce.as_deref());
@@ -285,12 +282,7 @@ impl Authorizer {
             .send()
             .await
             .map_err(|e| format!("cannot ask the server for its DPoP nonce: {e}"))?;
-        let nonce = answer
-            .headers()
-            .get("dpop-nonce")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-            .ok_or("the server asked for a DPoP nonce and gave none")?;
+        let nonce = dpop_nonce(&answer).ok_or("the server asked for a DPoP nonce and gave none")?;
         *lock(&self.rs_nonce) = Some(nonce);
         Ok(())
     }
@@ -304,7 +296,7 @@ impl Authorizer {
     ) -> Result<(), Failure> {
         let (resource, server) = self.discover(asked).await?;
         let scopes = self.scopes(flow, asked, resource.as_ref(), &server, forbidden)?;
-        flow.why = if forbidden {
+        let why = if forbidden {
             let new: Vec<&str> = scopes
                 .iter()
                 .filter(|s| !flow.scopes.contains(*s))
@@ -324,7 +316,7 @@ impl Authorizer {
             flow.issuer = None;
         }
         if server.dpop_algs.iter().any(|a| a == "ES256") || asked.dpop {
-            lock(&self.dpop).get_or_insert_with(|| Arc::new(Es256::generate()));
+            self.dpop.get_or_init(Es256::generate);
         }
         let resource_id = resource
             .as_ref()
@@ -338,7 +330,7 @@ impl Authorizer {
         };
         let got = match refreshed {
             Some(got) => got,
-            None => match self.grant(flow, &server, &resource_id, &scopes).await {
+            None => match self.grant(flow, &server, &resource_id, &scopes, &why).await {
                 Ok(got) => got,
                 Err(Failure::Failed(why)) if server.guessed => {
                     return Err(Failure::Failed(format!(
@@ -441,6 +433,15 @@ pub(crate) async fn read(answer: reqwest::Response) -> (reqwest::StatusCode, Val
     let status = answer.status();
     let body = answer.json::<Value>().await.unwrap_or(Value::Null);
     (status, body)
+}
+
+/// The `DPoP-Nonce` an answer carries, if any (RFC 9449).
+pub(crate) fn dpop_nonce(answer: &reqwest::Response) -> Option<String> {
+    answer
+        .headers()
+        .get("dpop-nonce")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// An OAuth error answer in words: `error: error_description`, or the status.

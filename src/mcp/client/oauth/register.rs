@@ -11,7 +11,7 @@ use tokio::net::TcpListener;
 use url::Url;
 
 use super::discover::Server;
-use super::{Authorizer, Client, Failure, Flow, Refusal, lock, success};
+use super::{Authorizer, Client, Failure, Flow, Refusal, success};
 
 /// The most of a browser's request to the redirect that is read.
 const MAX_REDIRECT_REQUEST: usize = 16 * 1024;
@@ -22,9 +22,12 @@ const REDIRECT_READ: std::time::Duration = std::time::Duration::from_secs(5);
 impl Authorizer {
     /// The loopback redirect URI, its listener bound on first use and kept, so that a
     /// registered client's redirect stays valid for the process.
-    pub(super) async fn redirect(&self, flow: &mut Flow) -> Result<String, Failure> {
-        if let Some((_, uri)) = &flow.redirect {
-            return Ok(uri.clone());
+    pub(super) async fn redirect(
+        &self,
+        flow: &mut Flow,
+    ) -> Result<(Arc<TcpListener>, String), Failure> {
+        if let Some(redirect) = &flow.redirect {
+            return Ok(redirect.clone());
         }
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
@@ -34,8 +37,9 @@ impl Authorizer {
             .map_err(|e| format!("cannot listen for the authorization's redirect: {e}"))?
             .port();
         let uri = format!("http://127.0.0.1:{port}/callback");
-        flow.redirect = Some((Arc::new(listener), uri.clone()));
-        Ok(uri)
+        let redirect = (Arc::new(listener), uri);
+        flow.redirect = Some(redirect.clone());
+        Ok(redirect)
     }
 
     /// This authorization server's client: kept from before, pre-registered, the
@@ -50,7 +54,7 @@ impl Authorizer {
             return Ok(client.clone());
         }
         let client = if self.config.client_id.is_some() {
-            self.preregistered(server)?
+            self.preregistered(flow, server)?
         } else if let Some(url) = self
             .config
             .client_metadata_url
@@ -77,11 +81,15 @@ impl Authorizer {
 
     /// The client the operator gave, with the token endpoint authentication it can
     /// do: a private key, a secret (Basic where the server takes it), or none.
-    pub(super) fn preregistered(&self, server: &Server) -> Result<Client, Failure> {
+    pub(super) fn preregistered(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+    ) -> Result<Client, Failure> {
         let id = self.config.client_id.clone().ok_or_else(|| {
             Failure::Failed("this grant needs a client id (--oauth-client-id)".into())
         })?;
-        self.credentials_go_to(server)?;
+        self.credentials_go_to(flow, server)?;
         let method = if self.config.private_key.is_some() {
             "private_key_jwt"
         } else if self.config.client_secret.is_some() {
@@ -105,13 +113,16 @@ impl Authorizer {
     /// Refuses to show the operator's own credentials (a pre-registered client, a
     /// workload's assertion) to an authorization server other than theirs: the one
     /// `--oauth-issuer` names, else the first they were used with in this process.
-    pub(super) fn credentials_go_to(&self, server: &Server) -> Result<(), Failure> {
-        let mut bound = lock(&self.credentials_issuer);
+    pub(super) fn credentials_go_to(
+        &self,
+        flow: &mut Flow,
+        server: &Server,
+    ) -> Result<(), Failure> {
         let expected = self
             .config
             .issuer
             .clone()
-            .or_else(|| bound.clone())
+            .or_else(|| flow.credentials_issuer.clone())
             .unwrap_or_else(|| server.issuer.clone());
         if expected != server.issuer {
             return Err(Refusal(format!(
@@ -121,7 +132,7 @@ impl Authorizer {
             ))
             .into());
         }
-        *bound = Some(expected);
+        flow.credentials_issuer = Some(expected);
         Ok(())
     }
 
